@@ -158,10 +158,22 @@ def role(fn, ty, name):
     if ty == 'const void **' and name == 'ppExportTable':
         return 'out'
     m = re.match(r'^(.*\w) \*$', ty)
-    if m and not ty.startswith('const') and SCALAR_OUT.match(m.group(1)) \
-            and m.group(1) not in STRUCTS:
+    if m and not ty.startswith('const') and (scalar_like(m.group(1)) or m.group(1) == 'CUuuid'):
         return 'out'
     return ''
+ENUMS = set(re.findall(r'typedef enum \w+ \{[^}]*\} (\w+);', s))
+def scalar_like(t):
+    """a value the driver writes through a pointer: C scalar, enum, handle"""
+    for _ in range(10):
+        if t in ENUMS or re.match(r'^(int|unsigned int|unsigned|size_t|float|unsigned long long|'
+                                  r'unsigned char|unsigned short|long long|void \*|cuuint\d+_t)$', t):
+            return True
+        if re.match(r'^struct \w+ ?\*$', t):
+            return True
+        if t not in alias:
+            return False
+        t = alias[t]
+    return False
 # struct types passed by pointer are never "out scalars"
 STRUCTS = set(re.findall(r'typedef struct \w+ \{[^}]*\} (\w+);', s))
 STRUCTS |= {a for a, b in alias.items() if b in STRUCTS}

@@ -1,0 +1,149 @@
+# tdtrace: GNU Make build. `make`, `make check`, `make check-tsan`, `make bench`,
+# `make install PREFIX=DIR [DESTDIR=...]`.
+#
+# Sources are picked up by directory, so a new file needs no Makefile edit:
+#   src/common/   shared by every binary (API table, xlat, print layer, ...)
+#   src/emu/      the emulated GPU: lib/tdtrace/emu/libcuda.so.1
+#   src/shim/     the interposer:   lib/tdtrace/libcuda.so.1
+#   src/audit/    the loader-audit library: lib/tdtrace/libtdaudit.so
+#   src/tdtrace/, src/policy/, src/ioctl/   the supervisor: bin/tdtrace
+#   tests/unit/test_NAME.c   one cmocka suite per module
+#                            (test_emu_*.c link the emulator statically)
+
+CC      ?= cc
+BUILD   ?= build
+SAN     ?=
+PREFIX  ?= /usr/local
+DESTDIR ?=
+VERSION := 0.1.0
+
+GEN := $(BUILD)/gen
+WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+        -Wswitch-enum -Wformat=2 -Wno-format-nonliteral
+OPT  ?= -O2 -g
+ifeq ($(SAN),asan)
+  OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+endif
+ifeq ($(SAN),tsan)
+  OPT := -O1 -g -fsanitize=thread
+endif
+CPPFLAGS += -D_GNU_SOURCE -DTD_VERSION='"$(VERSION)"' -Iinclude -Iinclude/tdtrace -Isrc/common -I$(GEN)
+CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
+LDFLAGS  += $(OPT) -pthread
+
+all: tdtrace emu shim audit tests
+.PHONY: all tdtrace emu shim audit tests check check-tsan test unit e2e bench install clean gen
+
+# ---- generated code ---------------------------------------------------
+XLAT_IN := $(sort $(wildcard src/xlat/*.in))
+GEN_OUT := $(GEN)/cuda_enums.h $(GEN)/td_api.h $(GEN)/td_xlat.h $(GEN)/td_xlat.c \
+           $(GEN)/td_api_table.c $(GEN)/shim_wrappers.c $(GEN)/emu_stubs.c
+$(BUILD)/apigen: tools/apigen.c src/api/apiparse.c src/api/apiparse.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -o $@ tools/apigen.c src/api/apiparse.c
+$(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/types.def $(XLAT_IN)
+	@mkdir -p $(GEN)
+	$(BUILD)/apigen $(GEN) src/api/cuda.api src/api/types.def $(XLAT_IN)
+	@touch $@
+$(GEN_OUT): $(GEN)/.stamp
+gen: $(GEN)/.stamp
+
+# ---- objects ----------------------------------------------------------
+$(BUILD)/obj/%.o: %.c $(GEN)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+$(BUILD)/obj/gen/%.o: $(GEN)/%.c $(GEN)/.stamp
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Isrc/emu -Isrc/shim -MMD -MP -c -o $@ $<
+objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+COMMON_OBJ := $(call objs,$(wildcard src/common/*.c)) $(BUILD)/obj/gen/td_api_table.o $(BUILD)/obj/gen/td_xlat.o
+EMU_OBJ    := $(call objs,$(wildcard src/emu/*.c)) $(BUILD)/obj/gen/emu_stubs.o
+SHIM_OBJ   := $(call objs,$(wildcard src/shim/*.c)) $(BUILD)/obj/gen/shim_wrappers.o
+AUDIT_OBJ  := $(call objs,$(wildcard src/audit/*.c))
+CORE_OBJ   := $(call objs,$(filter-out src/tdtrace/main.c,$(wildcard src/tdtrace/*.c src/policy/*.c src/ioctl/*.c)))
+MAIN_OBJ   := $(call objs,src/tdtrace/main.c)
+
+$(BUILD)/libtdcommon.a: $(COMMON_OBJ)
+	@rm -f $@; ar rcs $@ $^
+$(BUILD)/libtdcore.a: $(CORE_OBJ)
+	@rm -f $@; ar rcs $@ $^
+$(BUILD)/libemu.a: $(EMU_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+EMU_LIBS  := -lzstd -llz4 -lm -ldl
+CORE_LIBS := -lseccomp -ldw -lelf -lm
+LIBDIR := $(BUILD)/lib/tdtrace
+EMU_SO   := $(LIBDIR)/emu/libcuda.so.1
+SHIM_SO  := $(LIBDIR)/libcuda.so.1
+AUDIT_SO := $(LIBDIR)/libtdaudit.so
+TDTRACE  := $(BUILD)/bin/tdtrace
+
+$(EMU_SO): $(EMU_OBJ) $(BUILD)/libtdcommon.a
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs $(LDFLAGS) -o $@ $(EMU_OBJ) $(BUILD)/libtdcommon.a $(EMU_LIBS)
+	ln -sf libcuda.so.1 $(@D)/libcuda.so
+$(SHIM_SO): $(SHIM_OBJ) $(BUILD)/libtdcommon.a
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs $(LDFLAGS) -o $@ $(SHIM_OBJ) $(BUILD)/libtdcommon.a -ldl
+	ln -sf libcuda.so.1 $(@D)/libcuda.so
+$(AUDIT_SO): $(AUDIT_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-z,defs $(LDFLAGS) -o $@ $(AUDIT_OBJ)
+$(TDTRACE): $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a $(CORE_LIBS)
+
+emu: $(EMU_SO)
+shim: $(SHIM_SO)
+audit: $(if $(AUDIT_OBJ),$(AUDIT_SO))
+tdtrace: $(if $(wildcard src/tdtrace/main.c),$(TDTRACE))
+
+# ---- tests ------------------------------------------------------------
+UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+$(BUILD)/tests/test_emu_%: tests/unit/test_emu_%.c $(BUILD)/libemu.a $(BUILD)/libtdcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc/emu $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libemu.a $(BUILD)/libtdcommon.a $(EMU_LIBS) $(LDFLAGS) -lcmocka
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc -Isrc/api -Isrc/tdtrace -Isrc/shim $(CFLAGS) -Wno-missing-prototypes -o $@ $< src/api/apiparse.c $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS) -lcmocka
+tests: $(UNIT_BIN) e2e-build
+
+E2E_SRC := $(sort $(wildcard tests/e2e/*.c))
+E2E_BIN := $(patsubst tests/e2e/%.c,$(BUILD)/e2e/%,$(E2E_SRC))
+$(BUILD)/e2e/%: tests/e2e/%.c $(EMU_SO)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -fno-omit-frame-pointer -o $@ $< -L$(LIBDIR)/emu -l:libcuda.so.1 $(LDFLAGS)
+e2e-build: $(E2E_BIN)
+
+unit: $(UNIT_BIN)
+	@tests/run-unit.sh $(UNIT_BIN)
+e2e: all
+	@BUILD=$(BUILD) tests/e2e/run.sh
+test: unit e2e
+
+check:
+	$(MAKE) test
+	$(MAKE) test SAN=asan BUILD=build-asan
+check-tsan:
+	$(MAKE) test SAN=tsan BUILD=build-tsan
+
+bench: all
+	@BUILD=$(BUILD) bench/run.sh
+
+# ---- install ----------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/tdtrace/emu $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(TDTRACE) $(DESTDIR)$(PREFIX)/bin/tdtrace
+	install -m 755 $(SHIM_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/libcuda.so.1
+	install -m 755 $(EMU_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/emu/libcuda.so.1
+	ln -sf libcuda.so.1 $(DESTDIR)$(PREFIX)/lib/tdtrace/emu/libcuda.so
+	$(if $(AUDIT_OBJ),install -m 755 $(AUDIT_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/libtdaudit.so)
+	install -m 644 man/tdtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/tdtrace.1
+	install -m 644 man/tdtrace.policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/tdtrace.policy.5
+
+clean:
+	rm -rf build build-asan build-tsan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,193 @@
+/* tdtrace's own declarations of the CUDA 13 driver API's types.
+ *
+ * NVIDIA's headers are not redistributable and the build must not need the
+ * toolkit, so the project carries the ABI facts it relies on: handle and
+ * scalar types, the structures that are passed by value or whose fields the
+ * emulator reads, and (through the generated cuda_enums.h) every enum.
+ * Structures that only ever travel by pointer are declared incomplete.
+ * Function prototypes come from the API table: see cuda_api.h. */
+#ifndef TDTRACE_CUDA_H
+#define TDTRACE_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CUDA_VERSION 13000
+#define CUDAAPI
+
+typedef uint32_t cuuint32_t;
+typedef uint64_t cuuint64_t;
+
+typedef unsigned int CUdeviceptr_v1;
+typedef unsigned long long CUdeviceptr_v2;
+typedef CUdeviceptr_v2 CUdeviceptr;
+typedef int CUdevice_v1;
+typedef CUdevice_v1 CUdevice;
+typedef unsigned long long CUtexObject;
+typedef unsigned long long CUsurfObject;
+typedef unsigned long long CUmemGenericAllocationHandle;
+typedef cuuint64_t CUgraphConditionalHandle;
+typedef unsigned int CUlogIterator;
+
+/* opaque handles */
+#define TD_HANDLE(name, tag) typedef struct tag *name
+TD_HANDLE(CUcontext, CUctx_st);
+TD_HANDLE(CUmodule, CUmod_st);
+TD_HANDLE(CUfunction, CUfunc_st);
+TD_HANDLE(CUlibrary, CUlib_st);
+TD_HANDLE(CUkernel, CUkern_st);
+TD_HANDLE(CUarray, CUarray_st);
+TD_HANDLE(CUmipmappedArray, CUmipmappedArray_st);
+TD_HANDLE(CUtexref, CUtexref_st);
+TD_HANDLE(CUsurfref, CUsurfref_st);
+TD_HANDLE(CUevent, CUevent_st);
+TD_HANDLE(CUstream, CUstream_st);
+TD_HANDLE(CUgraphicsResource, CUgraphicsResource_st);
+TD_HANDLE(CUexternalMemory, CUextMemory_st);
+TD_HANDLE(CUexternalSemaphore, CUextSemaphore_st);
+TD_HANDLE(CUgraph, CUgraph_st);
+TD_HANDLE(CUgraphNode, CUgraphNode_st);
+TD_HANDLE(CUgraphExec, CUgraphExec_st);
+TD_HANDLE(CUmemoryPool, CUmemPoolHandle_st);
+TD_HANDLE(CUuserObject, CUuserObject_st);
+TD_HANDLE(CUlinkState, CUlinkState_st);
+TD_HANDLE(CUgreenCtx, CUgreenCtx_st);
+TD_HANDLE(CUdevResourceDesc, CUdevResourceDesc_st);
+TD_HANDLE(CUasyncCallbackHandle, CUasyncCallbackEntry_st);
+TD_HANDLE(CUlogsCallbackHandle, CUlogsCallbackEntry_st);
+#undef TD_HANDLE
+
+#define CU_STREAM_LEGACY     ((CUstream)0x1)
+#define CU_STREAM_PER_THREAD ((CUstream)0x2)
+#define CU_DEVICE_CPU        ((CUdevice)-1)
+#define CU_DEVICE_INVALID    ((CUdevice)-2)
+#define CU_LAUNCH_PARAM_END            ((void *)0x00)
+#define CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
+#define CU_LAUNCH_PARAM_BUFFER_SIZE    ((void *)0x02)
+#define CU_IPC_HANDLE_SIZE 64
+
+#include "cuda_enums.h"   /* generated from src/xlat/NAME.in */
+
+typedef CUlaunchAttributeID CUstreamAttrID;
+typedef CUlaunchAttributeID CUkernelNodeAttrID;
+typedef int CUdevResourceType;
+typedef int CUoutput_mode;
+
+/* structures passed by value */
+typedef struct CUuuid_st { char bytes[16]; } CUuuid;
+typedef struct CUipcEventHandle_st { char reserved[CU_IPC_HANDLE_SIZE]; } CUipcEventHandle;
+typedef struct CUipcMemHandle_st { char reserved[CU_IPC_HANDLE_SIZE]; } CUipcMemHandle;
+typedef struct CUmemLocation_st { CUmemLocationType type; int id; } CUmemLocation;
+
+/* structures whose fields the emulator reads or writes */
+typedef struct CUDA_MEMCPY2D_st {
+    size_t srcXInBytes, srcY;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    size_t srcPitch;
+    size_t dstXInBytes, dstY;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    size_t dstPitch;
+    size_t WidthInBytes, Height;
+} CUDA_MEMCPY2D;
+
+typedef struct CUdevprop_st {
+    int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], sharedMemPerBlock,
+        totalConstantMemory, SIMDWidth, memPitch, regsPerBlock, clockRate, textureAlign;
+} CUdevprop;
+
+typedef struct CUexecAffinityParam_st {
+    CUexecAffinityType type;
+    union { struct { unsigned int val; } smCount; } param;
+} CUexecAffinityParam;
+
+typedef struct CUctxCigParam_st { CUcigDataType sharedDataType; void *sharedData; } CUctxCigParam;
+typedef struct CUctxCreateParams_st {
+    CUexecAffinityParam *execAffinityParams;
+    int numExecAffinityParams;
+    CUctxCigParam *cigParams;
+} CUctxCreateParams;
+
+typedef struct CUmemAllocationProp_st {
+    CUmemAllocationType type;
+    CUmemAllocationHandleType requestedHandleTypes;
+    CUmemLocation location;
+    void *win32HandleMetaData;
+    struct {
+        unsigned char compressionType, gpuDirectRDMACapable;
+        unsigned short usage;
+        unsigned char reserved[4];
+    } allocFlags;
+} CUmemAllocationProp;
+
+typedef struct CUmemPoolProps_st {
+    CUmemAllocationType allocType;
+    CUmemAllocationHandleType handleTypes;
+    CUmemLocation location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+} CUmemPoolProps;
+
+typedef union CUlaunchAttributeValue_union {
+    char pad[64];
+    struct { unsigned int x, y, z; } clusterDim;
+    int priority;
+} CUlaunchAttributeValue;
+typedef struct CUlaunchAttribute_st {
+    CUlaunchAttributeID id;
+    char pad[8 - sizeof(CUlaunchAttributeID)];
+    CUlaunchAttributeValue value;
+} CUlaunchAttribute;
+typedef CUlaunchAttributeValue CUstreamAttrValue;
+typedef CUlaunchAttributeValue CUkernelNodeAttrValue;
+
+typedef struct CUlaunchConfig_st {
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+    CUlaunchAttribute *attrs;
+    unsigned int numAttrs;
+} CUlaunchConfig;
+
+/* callbacks */
+typedef void (*CUhostFn)(void *userData);
+typedef void (*CUstreamCallback)(CUstream hStream, CUresult status, void *userData);
+typedef size_t (*CUoccupancyB2DSize)(int blockSize);
+typedef struct CUasyncNotificationInfo_st CUasyncNotificationInfo;
+typedef void (*CUasyncCallback)(CUasyncNotificationInfo *info, void *userData,
+                                CUasyncCallbackHandle callback);
+typedef void (*CUlogsCallback)(void *data, CUlogLevel logLevel, char *message, size_t length);
+
+/* structures that only travel by pointer: incomplete here */
+#define TD_STRUCT(name) typedef struct name##_st name
+TD_STRUCT(CUDA_ARRAY3D_DESCRIPTOR); TD_STRUCT(CUDA_ARRAY3D_DESCRIPTOR_v1);
+TD_STRUCT(CUDA_ARRAY_DESCRIPTOR); TD_STRUCT(CUDA_ARRAY_DESCRIPTOR_v1);
+TD_STRUCT(CUDA_ARRAY_MEMORY_REQUIREMENTS); TD_STRUCT(CUDA_ARRAY_SPARSE_PROPERTIES);
+TD_STRUCT(CUDA_BATCH_MEM_OP_NODE_PARAMS); TD_STRUCT(CUDA_EXTERNAL_MEMORY_BUFFER_DESC);
+TD_STRUCT(CUDA_EXTERNAL_MEMORY_HANDLE_DESC); TD_STRUCT(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC);
+TD_STRUCT(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC); TD_STRUCT(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS);
+TD_STRUCT(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS); TD_STRUCT(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS);
+TD_STRUCT(CUDA_EXT_SEM_WAIT_NODE_PARAMS); TD_STRUCT(CUDA_GRAPH_INSTANTIATE_PARAMS);
+TD_STRUCT(CUDA_HOST_NODE_PARAMS); TD_STRUCT(CUDA_KERNEL_NODE_PARAMS);
+TD_STRUCT(CUDA_KERNEL_NODE_PARAMS_v1); TD_STRUCT(CUDA_LAUNCH_PARAMS);
+TD_STRUCT(CUDA_MEMCPY2D_v1); TD_STRUCT(CUDA_MEMCPY3D); TD_STRUCT(CUDA_MEMCPY3D_BATCH_OP);
+TD_STRUCT(CUDA_MEMCPY3D_PEER); TD_STRUCT(CUDA_MEMCPY3D_v1); TD_STRUCT(CUDA_MEMSET_NODE_PARAMS);
+TD_STRUCT(CUDA_MEM_ALLOC_NODE_PARAMS); TD_STRUCT(CUDA_RESOURCE_DESC);
+TD_STRUCT(CUDA_RESOURCE_VIEW_DESC); TD_STRUCT(CUDA_TEXTURE_DESC);
+TD_STRUCT(CUarrayMapInfo); TD_STRUCT(CUcheckpointCheckpointArgs); TD_STRUCT(CUcheckpointLockArgs);
+TD_STRUCT(CUcheckpointRestoreArgs); TD_STRUCT(CUcheckpointUnlockArgs);
+TD_STRUCT(CUdevResource); TD_STRUCT(CUgraphEdgeData); TD_STRUCT(CUgraphExecUpdateResultInfo);
+TD_STRUCT(CUgraphNodeParams); TD_STRUCT(CUmemAccessDesc); TD_STRUCT(CUmemDecompressParams);
+TD_STRUCT(CUmemPoolPtrExportData); TD_STRUCT(CUmemcpyAttributes); TD_STRUCT(CUmulticastObjectProp);
+TD_STRUCT(CUstreamBatchMemOpParams); TD_STRUCT(CUtensorMap);
+#undef TD_STRUCT
+
+#endif

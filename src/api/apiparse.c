@@ -1,0 +1,316 @@
+#include "apiparse.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *skip_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+static int is_blank_or_comment(const char *p)
+{
+    p = skip_ws(p);
+    return *p == '\0' || *p == '\n' || *p == '#';
+}
+
+/* copy a word of [A-Za-z0-9_] into out; returns the end */
+static const char *word(const char *p, char *out, size_t outlen)
+{
+    size_t n = 0;
+    while (isalnum((unsigned char)*p) || *p == '_') {
+        if (n + 1 < outlen)
+            out[n++] = *p;
+        p++;
+    }
+    out[n] = '\0';
+    return p;
+}
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    char *b = s;
+    while (isspace((unsigned char)*b))
+        b++;
+    memmove(s, b, strlen(b) + 1);
+}
+
+/* normalise "T*", "T *", "T  * *" to "T *" / "T **" */
+static void norm_type(const char *in, char *out, size_t outlen)
+{
+    size_t n = 0;
+    int pending_space = 0;
+    for (const char *p = in; *p && n + 2 < outlen; p++) {
+        if (isspace((unsigned char)*p)) {
+            pending_space = 1;
+            continue;
+        }
+        if (*p == '*') {
+            if (n && out[n - 1] != '*')
+                out[n++] = ' ';
+            out[n++] = '*';
+            pending_space = 0;
+            continue;
+        }
+        if (pending_space && n)
+            out[n++] = ' ';
+        pending_space = 0;
+        out[n++] = *p;
+    }
+    out[n] = '\0';
+}
+
+static int parse_param(char *text, struct ap_param *pp, char *err, size_t errlen)
+{
+    memset(pp, 0, sizeof(*pp));
+    trim(text);
+    static const struct { const char *kw; enum ap_role role; } roles[] = {
+        { "out ", AP_OUT }, { "str ", AP_STR }, { "outstr ", AP_OUTSTR },
+        { "outpstr ", AP_OUTPSTR },
+    };
+    for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+        size_t k = strlen(roles[i].kw);
+        if (strncmp(text, roles[i].kw, k) == 0) {
+            pp->role = roles[i].role;
+            memmove(text, text + k, strlen(text + k) + 1);
+            trim(text);
+            break;
+        }
+    }
+    char *eq = strchr(text, '=');
+    if (eq) {
+        *eq = '\0';
+        word(eq + 1, pp->xlat, sizeof(pp->xlat));
+        if (!pp->xlat[0]) {
+            snprintf(err, errlen, "empty table name after '='");
+            return -1;
+        }
+        trim(text);
+    }
+    size_t n = strlen(text);
+    size_t e = n;
+    while (e && (isalnum((unsigned char)text[e - 1]) || text[e - 1] == '_'))
+        e--;
+    if (e == n || e == 0) {
+        snprintf(err, errlen, "parameter '%s' needs a type and a name", text);
+        return -1;
+    }
+    if (n - e >= sizeof(pp->name)) {
+        snprintf(err, errlen, "parameter name too long");
+        return -1;
+    }
+    memcpy(pp->name, text + e, n - e);
+    pp->name[n - e] = '\0';
+    text[e] = '\0';
+    norm_type(text, pp->type, sizeof(pp->type));
+    if (!pp->type[0]) {
+        snprintf(err, errlen, "parameter '%s' has no type", pp->name);
+        return -1;
+    }
+    if ((pp->role == AP_OUT || pp->role == AP_OUTSTR || pp->role == AP_OUTPSTR) &&
+        !strchr(pp->type, '*')) {
+        snprintf(err, errlen, "'%s' is an output but its type '%s' is no pointer",
+                 pp->name, pp->type);
+        return -1;
+    }
+    return 0;
+}
+
+int ap_parse_fn(const char *line, struct ap_fn *fn, char *err, size_t errlen)
+{
+    if (is_blank_or_comment(line))
+        return 0;
+    memset(fn, 0, sizeof(*fn));
+    const char *p = skip_ws(line);
+    p = word(p, fn->family, sizeof(fn->family));
+    if (!fn->family[0]) {
+        snprintf(err, errlen, "expected a family name");
+        return -1;
+    }
+    p = word(skip_ws(p), fn->name, sizeof(fn->name));
+    if (strncmp(fn->name, "cu", 2) != 0) {
+        snprintf(err, errlen, "expected an entry point name starting with 'cu'");
+        return -1;
+    }
+    p = skip_ws(p);
+    if (*p != '@') {
+        snprintf(err, errlen, "%s: expected '@versions'", fn->name);
+        return -1;
+    }
+    p++;
+    if (*p == '-') {
+        p++;
+    } else {
+        for (;;) {
+            char *end;
+            long v = strtol(p, &end, 10);
+            if (end == p || v <= 0 || v > 1000000) {
+                snprintf(err, errlen, "%s: bad version list", fn->name);
+                return -1;
+            }
+            if (fn->nversions == AP_MAX_VERSIONS) {
+                snprintf(err, errlen, "%s: too many versions", fn->name);
+                return -1;
+            }
+            fn->versions[fn->nversions++] = (int)v;
+            p = end;
+            if (*p != ',')
+                break;
+            p++;
+        }
+    }
+    p = skip_ws(p);
+    if (*p != '(') {
+        snprintf(err, errlen, "%s: expected '('", fn->name);
+        return -1;
+    }
+    const char *close = strrchr(p, ')');
+    if (!close) {
+        snprintf(err, errlen, "%s: missing ')'", fn->name);
+        return -1;
+    }
+    if (*skip_ws(close + 1) && *skip_ws(close + 1) != '\n') {
+        snprintf(err, errlen, "%s: text after ')'", fn->name);
+        return -1;
+    }
+    size_t len = (size_t)(close - p - 1);
+    char *buf = malloc(len + 1);
+    if (!buf) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    memcpy(buf, p + 1, len);
+    buf[len] = '\0';
+    int rc = 0;
+    char *save = NULL;
+    trim(buf);
+    if (buf[0]) {
+        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            if (fn->nparams == AP_MAX_PARAMS) {
+                snprintf(err, errlen, "%s: too many parameters", fn->name);
+                rc = -1;
+                break;
+            }
+            char perr[160];
+            if (parse_param(tok, &fn->params[fn->nparams], perr, sizeof(perr)) < 0) {
+                snprintf(err, errlen, "%s: %s", fn->name, perr);
+                rc = -1;
+                break;
+            }
+            fn->nparams++;
+        }
+    }
+    free(buf);
+    return rc < 0 ? -1 : 1;
+}
+
+void ap_pointee(const char *type, char *out, size_t outlen)
+{
+    out[0] = '\0';
+    const char *t = type;
+    if (strncmp(t, "const ", 6) == 0)
+        t += 6;
+    size_t n = strlen(t);
+    if (n < 2 || t[n - 1] != '*')
+        return;
+    n--;
+    while (n && t[n - 1] == ' ')
+        n--;
+    if (n + 1 > outlen)
+        n = outlen - 1;
+    memcpy(out, t, n);
+    out[n] = '\0';
+}
+
+void ap_base_name(const char *name, char *out, size_t outlen, int *per_thread)
+{
+    snprintf(out, outlen, "%s", name);
+    size_t n = strlen(out);
+    *per_thread = 0;
+    if (n > 5 && (strcmp(out + n - 5, "_ptds") == 0 || strcmp(out + n - 5, "_ptsz") == 0)) {
+        out[n - 5] = '\0';
+        *per_thread = 1;
+        n -= 5;
+    }
+    /* strip a trailing _v<digits> */
+    size_t e = n;
+    while (e && isdigit((unsigned char)out[e - 1]))
+        e--;
+    if (e < n && e >= 2 && out[e - 1] == 'v' && out[e - 2] == '_')
+        out[e - 2] = '\0';
+}
+
+int ap_parse_xlat(const char *line, struct ap_xlat_row *row, char *err, size_t errlen)
+{
+    const char *p = skip_ws(line);
+    if (strncmp(p, "#flags", 6) == 0)
+        return 2;
+    if (is_blank_or_comment(line))
+        return 0;
+    memset(row, 0, sizeof(*row));
+    p = word(p, row->name, sizeof(row->name));
+    if (!row->name[0]) {
+        snprintf(err, errlen, "expected a constant name");
+        return -1;
+    }
+    p = skip_ws(p);
+    char *end;
+    int neg = 0;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    row->value = strtoull(p, &end, 0);
+    if (end == p) {
+        snprintf(err, errlen, "%s: expected a value", row->name);
+        return -1;
+    }
+    if (neg)
+        row->value = (unsigned long long)-(long long)row->value;
+    p = skip_ws(end);
+    snprintf(row->text, sizeof(row->text), "%s", p);
+    trim(row->text);
+    return 1;
+}
+
+int ap_parse_type(const char *line, struct ap_type *t, char *err, size_t errlen)
+{
+    if (is_blank_or_comment(line))
+        return 0;
+    memset(t, 0, sizeof(*t));
+    /* the type is everything before the last two words */
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", line);
+    trim(buf);
+    char *last = strrchr(buf, ' ');
+    if (!last) {
+        snprintf(err, errlen, "expected: type kind size");
+        return -1;
+    }
+    char *end;
+    long size = strtol(last + 1, &end, 10);
+    if (*end || size <= 0 || size > 64) {
+        snprintf(err, errlen, "bad size '%s'", last + 1);
+        return -1;
+    }
+    t->size = (int)size;
+    *last = '\0';
+    trim(buf);
+    char *kind = strrchr(buf, ' ');
+    if (!kind) {
+        snprintf(err, errlen, "expected: type kind size");
+        return -1;
+    }
+    snprintf(t->kind, sizeof(t->kind), "%s", kind + 1);
+    *kind = '\0';
+    trim(buf);
+    norm_type(buf, t->type, sizeof(t->type));
+    return 1;
+}

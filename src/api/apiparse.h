@@ -1,0 +1,54 @@
+/* Parsing of the declarative API table (src/api/cuda.api), the type table
+ * (src/api/types.def) and the constant tables (src/xlat/NAME.in). Used by the
+ * build-time generator (tools/apigen.c) and its tests. Pure functions:
+ * they read text and fill structures, and return 0 or -1 with a message. */
+#ifndef TD_APIPARSE_H
+#define TD_APIPARSE_H
+
+#include <stddef.h>
+
+#define AP_MAX_PARAMS 16
+#define AP_MAX_VERSIONS 8
+#define AP_NAME 64
+#define AP_TYPE 64
+
+enum ap_role { AP_IN = 0, AP_OUT, AP_STR, AP_OUTSTR, AP_OUTPSTR };
+
+struct ap_param {
+    char type[AP_TYPE];   /* C type as written, e.g. "const char *" */
+    char name[AP_NAME];
+    char xlat[AP_NAME];   /* "=NAME" annotation, or "" */
+    enum ap_role role;
+};
+
+struct ap_fn {
+    char family[16];
+    char name[AP_NAME];
+    int nversions;
+    int versions[AP_MAX_VERSIONS];
+    int nparams;
+    struct ap_param params[AP_MAX_PARAMS];
+};
+
+/* Parse one row of cuda.api. Returns 1 for a row, 0 for a blank or comment
+ * line, -1 on error (message in err). */
+int ap_parse_fn(const char *line, struct ap_fn *fn, char *err, size_t errlen);
+
+/* The pointee type of "T *" ("const T *" keeps no const), or "" if the type
+ * is not a pointer. */
+void ap_pointee(const char *type, char *out, size_t outlen);
+
+/* The base name cuGetProcAddress knows a symbol by: the name without its
+ * _vN and _ptds/_ptsz suffixes. *per_thread is set for _ptds/_ptsz. */
+void ap_base_name(const char *name, char *out, size_t outlen, int *per_thread);
+
+struct ap_xlat_row { char name[AP_NAME * 2]; unsigned long long value; char text[200]; };
+/* Parse one row of an xlat file: 1 row, 0 blank/comment, 2 the "#flags"
+ * marker, -1 error. */
+int ap_parse_xlat(const char *line, struct ap_xlat_row *row, char *err, size_t errlen);
+
+struct ap_type { char type[AP_TYPE]; char kind[16]; int size; };
+/* Parse one row of types.def: 1 row, 0 blank/comment, -1 error. */
+int ap_parse_type(const char *line, struct ap_type *t, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,7 @@
+#include "emu.h"
+
+CUresult emu_unsupported(int fn)
+{
+    (void)fn;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
