@@ -1,0 +1,168 @@
+/* Device profiles: every CUDA 13 attribute answers, bad ids fail, and the
+ * values agree with the real cards and with the profile structure. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "profiles.h"
+#include "xlat.h"
+
+static const char *const names[] = { "h100", "a100", "t4" };
+#define NPROF (sizeof names / sizeof names[0])
+
+static int attr(const struct emu_profile *p, int ordinal, int a)
+{
+    int v = 0x5a5a5a5a;
+    assert_int_equal(emu_profile_attr(p, ordinal, a, &v), CUDA_SUCCESS);
+    return v;
+}
+
+/* The ids the CUDA runtime queries at initialisation, all of which must
+ * succeed (cudart-private-interface §2). */
+static const int runtime_ids[] = {
+    75, 76, 40, 16, 18, 19, 21, 77, 22, 23, 73, 74, 70, 71, 72, 45, 46, 24, 25,
+    26, 47, 48, 49, 52, 42, 43, 27, 28, 29, 53, 54, 55, 56, 57, 58, 59, 60, 61,
+    62, 63, 64, 65, 66, 67, 68, 31, 32, 33, 34, 50, 35, 41, 37, 38, 108, 39, 30,
+    51, 8, 97, 81, 12, 82, 10, 11, 1, 2, 3, 4, 5, 6, 7, 9, 14, 78, 79, 80, 83,
+    84, 85, 86, 88, 89, 90, 91, 95, 100, 101, 106, 109, 111, 99, 112, 113, 114,
+    115, 116, 117, 118, 119, 120, 121, 125, 129, 130, 131, 133, 134, 139, 140, 143,
+};
+
+static void test_every_attribute_answers(void **state)
+{
+    (void)state;
+    const struct td_xlat *x = &td_xlats[TD_X_CUdevice_attribute];
+    assert_true(x->n >= 147);
+    for (size_t i = 0; i < NPROF; i++) {
+        const struct emu_profile *p = emu_profile_find(names[i]);
+        assert_non_null(p);
+        for (int k = 0; k < x->n; k++)
+            for (int ord = 0; ord < 3; ord++)
+                (void)attr(p, ord, (int)x->v[k].value);
+        for (size_t k = 0; k < sizeof runtime_ids / sizeof runtime_ids[0]; k++)
+            (void)attr(p, 0, runtime_ids[k]);
+    }
+}
+
+static void test_invalid_attribute(void **state)
+{
+    (void)state;
+    const struct emu_profile *p = emu_profile_default();
+    int v = 7;
+    static const int bad[] = { 0, -1, 148, 149, 200, 1000, -2147483647 - 1, 2147483647 };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(emu_profile_attr(p, 0, bad[i], &v), CUDA_ERROR_INVALID_VALUE);
+        assert_int_equal(v, 7);
+    }
+    assert_int_equal(emu_profile_attr(NULL, 0, 1, &v), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(emu_profile_attr(p, 0, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(emu_profile_attr(p, -1, 1, &v), CUDA_ERROR_INVALID_VALUE);
+}
+
+static void test_known_values(void **state)
+{
+    (void)state;
+    const struct emu_profile *h = emu_profile_find("h100");
+    const struct emu_profile *a = emu_profile_find("a100");
+    const struct emu_profile *t = emu_profile_find("t4");
+
+    assert_int_equal(attr(h, 0, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT), 132);
+    assert_int_equal(attr(h, 0, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR), 9);
+    assert_int_equal(attr(h, 0, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR), 0);
+    assert_int_equal(attr(h, 0, CU_DEVICE_ATTRIBUTE_WARP_SIZE), 32);
+    assert_int_equal(attr(h, 0, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK), 1024);
+    assert_int_equal(attr(h, 0, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN), 232448);
+    assert_int_equal(attr(h, 0, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), 50 << 20);
+    assert_int_equal(attr(h, 0, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH), 1);
+
+    assert_int_equal(attr(a, 0, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT), 108);
+    assert_int_equal(attr(a, 0, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR), 8);
+    assert_int_equal(attr(a, 0, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR), 2048);
+    assert_int_equal(attr(a, 0, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH), 0);
+
+    assert_int_equal(attr(t, 0, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT), 40);
+    assert_int_equal(attr(t, 0, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR), 7);
+    assert_int_equal(attr(t, 0, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR), 5);
+    assert_int_equal(attr(t, 0, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR), 1024);
+    assert_int_equal(attr(t, 0, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH), 256);
+    /* a 16 GB card : deviceQuery reports 15110 MBytes (15843721216 bytes) */
+    assert_true(t->total_mem == 15843721216ULL);
+
+    /* aliases answer like the names they share an id with */
+    assert_int_equal(attr(h, 0, CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK), 49152);
+    assert_int_equal(attr(h, 0, CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK), 65536);
+    assert_int_equal(attr(h, 0, CU_DEVICE_ATTRIBUTE_NUMA_ID), -1);
+}
+
+/* The structure's fields and the attribute table are one source. */
+static void test_struct_matches_table(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NPROF; i++) {
+        const struct emu_profile *p = emu_profile_find(names[i]);
+        assert_string_equal(p->name, names[i]);
+        assert_non_null(p->gpu_name);
+        assert_true(p->total_mem > 1ULL << 30);
+        assert_int_equal(attr(p, 0, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT), p->multiprocessors);
+        assert_int_equal(attr(p, 0, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR), p->cc_major);
+        assert_int_equal(attr(p, 0, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR), p->cc_minor);
+        int pci = attr(p, 0, CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID);
+        assert_int_equal((unsigned)pci >> 16, (unsigned)p->pci_device_id);
+        assert_int_equal(pci & 0xffff, 0x10de);
+        /* opt-in shared memory never exceeds what an SM has */
+        assert_true(attr(p, 0, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN) <=
+                    attr(p, 0, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR));
+    }
+}
+
+static void test_pci_per_ordinal(void **state)
+{
+    (void)state;
+    const struct emu_profile *p = emu_profile_default();
+    int seen[256] = {0};
+    for (int ord = 0; ord < 64; ord++) {
+        int bus = attr(p, ord, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
+        assert_in_range(bus, 0, 255);
+        assert_int_equal(seen[bus], 0);
+        seen[bus] = 1;
+        assert_int_equal(attr(p, ord, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID), 0);
+        assert_int_equal(attr(p, ord, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID), 0);
+        /* and stable */
+        assert_int_equal(attr(p, ord, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID), bus);
+    }
+    assert_int_equal(attr(p, 0, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID), 0x18);
+}
+
+static void test_names_and_find(void **state)
+{
+    (void)state;
+    assert_ptr_equal(emu_profile_default(), emu_profile_find("h100"));
+    assert_string_equal(emu_profile_default()->gpu_name, "NVIDIA H100 80GB HBM3");
+    assert_ptr_equal(emu_profile_find("H100"), emu_profile_find("h100"));
+    assert_ptr_equal(emu_profile_find("A100"), emu_profile_find("a100"));
+    assert_ptr_equal(emu_profile_find("T4"), emu_profile_find("t4"));
+    assert_null(emu_profile_find("v100"));
+    assert_null(emu_profile_find(""));
+    assert_null(emu_profile_find("h1000"));
+    assert_null(emu_profile_find(NULL));
+    assert_string_equal(emu_profile_names(), "h100, a100, t4");
+    for (size_t i = 0; i < NPROF; i++)
+        assert_non_null(strstr(emu_profile_names(), names[i]));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_attribute_answers),
+        cmocka_unit_test(test_invalid_attribute),
+        cmocka_unit_test(test_known_values),
+        cmocka_unit_test(test_struct_matches_table),
+        cmocka_unit_test(test_pci_per_ordinal),
+        cmocka_unit_test(test_names_and_find),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
