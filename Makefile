@@ -19,7 +19,7 @@ VERSION := 0.1.0
 
 GEN := $(BUILD)/gen
 WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
-        -Wswitch-enum -Wformat=2 -Wno-format-nonliteral
+        -Wswitch-enum -Wformat=2 -Wno-format-nonliteral -Wno-format-truncation
 OPT  ?= -O2 -g
 ifeq ($(SAN),asan)
   OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -43,7 +43,7 @@ $(BUILD)/apigen: tools/apigen.c src/api/apiparse.c src/api/apiparse.h
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -o $@ tools/apigen.c src/api/apiparse.c
 $(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/types.def $(XLAT_IN)
 	@mkdir -p $(GEN)
-	$(BUILD)/apigen $(GEN) src/api/cuda.api src/api/types.def $(XLAT_IN)
+	@echo "  GEN     $(GEN)"; $(BUILD)/apigen $(GEN) src/api/cuda.api src/api/types.def $(XLAT_IN)
 	@touch $@
 $(GEN_OUT): $(GEN)/.stamp
 gen: $(GEN)/.stamp
@@ -61,7 +61,8 @@ COMMON_OBJ := $(call objs,$(wildcard src/common/*.c)) $(BUILD)/obj/gen/td_api_ta
 EMU_OBJ    := $(call objs,$(wildcard src/emu/*.c)) $(BUILD)/obj/gen/emu_stubs.o
 SHIM_OBJ   := $(call objs,$(wildcard src/shim/*.c)) $(BUILD)/obj/gen/shim_wrappers.o
 AUDIT_OBJ  := $(call objs,$(wildcard src/audit/*.c))
-CORE_OBJ   := $(call objs,$(filter-out src/tdtrace/main.c,$(wildcard src/tdtrace/*.c src/policy/*.c src/ioctl/*.c)))
+CORE_DIRS  ?= src/tdtrace src/policy src/ioctl
+CORE_OBJ   := $(call objs,$(filter-out src/tdtrace/main.c,$(wildcard $(addsuffix /*.c,$(CORE_DIRS)))))
 MAIN_OBJ   := $(call objs,src/tdtrace/main.c)
 
 $(BUILD)/libtdcommon.a: $(COMMON_OBJ)

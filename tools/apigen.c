@@ -382,8 +382,11 @@ static void gen_table(const char *dir)
     fprintf(f, "\nconst struct td_fn_info td_fns[TD_FN__COUNT] = {\n");
     for (int i = 0; i < nfns; i++) {
         const struct ap_fn *fn = &fns[i];
-        fprintf(f, "    [TD_FN_%s] = { \"%s\", TD_FAM_%s, %d, ", fn->name, fn->name, fn->family,
-                fn->nparams);
+        char base[AP_NAME];
+        int pt;
+        ap_base_name(fn->name, base, sizeof(base), &pt);
+        fprintf(f, "    [TD_FN_%s] = { \"%s\", \"%s\", TD_FAM_%s, %d, ", fn->name, fn->name, base,
+                fn->family, fn->nparams);
         if (fn->nparams)
             fprintf(f, "p_%s },\n", fn->name);
         else

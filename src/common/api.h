@@ -54,6 +54,7 @@ struct td_param {
 
 struct td_fn_info {
     const char *name;
+    const char *base;     /* the name without _vN, _ptds, _ptsz */
     unsigned char family; /* enum td_family */
     unsigned char nparams;
     const struct td_param *params;

@@ -1,0 +1,83 @@
+/* The interposer (lib/tdtrace/libcuda.so.1): the runtime behind the
+ * generated wrappers (shim_wrappers.c). Each wrapper packs its arguments
+ * into u64s, asks td_enter whether to call the backend (the policy may
+ * deny or inject), calls it, and hands the result to td_leave, which
+ * writes one record into tdtrace's ring. */
+#ifndef TD_SHIM_H
+#define TD_SHIM_H
+
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "api.h"
+
+#define TD_EXPORT __attribute__((visibility("default")))
+#define TD_PTR(x) ((uint64_t)(uintptr_t)(x))
+#define TD_BLOB(x) td_blob8(&(x), sizeof(x))
+
+struct td_call {
+    uint64_t t0;
+    int fn;
+    uint8_t verdict, applied;
+    uint32_t rule_line;
+};
+
+static inline uint64_t td_f2u(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof(u));
+    return u;
+}
+
+static inline uint64_t td_blob8(const void *p, size_t n)
+{
+    uint64_t v = 0;
+    memcpy(&v, p, n < sizeof(v) ? n : sizeof(v));
+    return v;
+}
+
+static inline uint64_t td_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* set when a policy is loaded: td_enter then consults it */
+extern int td_shim_policy_active;
+
+/* the policy's say on a call: 1 to call the backend, 0 if *r is decided */
+int td_shim_policy(int fn, struct td_call *c, const uint64_t *a, CUresult *r);
+
+static inline int td_enter(int fn, struct td_call *c, const uint64_t *a, CUresult *r)
+{
+    c->fn = fn;
+    c->verdict = 0;
+    c->applied = 0;
+    c->rule_line = 0;
+    c->t0 = td_now();
+    if (__builtin_expect(td_shim_policy_active, 0))
+        return td_shim_policy(fn, c, a, r);
+    return 1;
+}
+
+/* the function the wrapper calls for fn: the backend's, or an override */
+void *td_real(int fn);
+/* result of a call the backend does not have */
+CUresult td_missing(int fn);
+/* record the call */
+void td_leave(const struct td_call *c, const uint64_t *a, CUresult r);
+
+/* every wrapper, by id (generated) */
+extern void *const td_shim_fns[TD_FN__COUNT];
+
+/* shim internals shared between its files */
+void *td_backend_fn(int fn);
+void td_set_backend_fn(int fn, void *p);
+void *td_shim_override(int fn);
+/* path of the real driver, as the loader would find it, skipping tdtrace's
+ * own directories; 0 or -1 */
+int td_find_driver(const char *own_dir, char *out, size_t outlen);
+
+#endif

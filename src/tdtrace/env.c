@@ -1,0 +1,95 @@
+/* The injection environment: what every traced process must have in its
+ * environment for the loader to put tdtrace's shim in front of the driver.
+ * Built once; used for the first exec and to restore it at any later
+ * execve whose environment lacks it (env -i, execve with its own envp). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+
+static struct td_env_var vars[TD_ENV_MAX];
+static int nvars;
+
+static void add(const char *name, const char *value)
+{
+    if (nvars == TD_ENV_MAX)
+        die("too many environment variables");
+    size_t n = strlen(name) + strlen(value) + 2;
+    char *s = malloc(n);
+    if (!s)
+        die("out of memory");
+    snprintf(s, n, "%s=%s", name, value);
+    vars[nvars].name = name;
+    vars[nvars].entry = s;
+    nvars++;
+}
+
+void td_env_build(const char *libdir, const char *ring_path, const struct td_opts *o)
+{
+    char buf[8192];
+    const char *ldp = getenv("LD_LIBRARY_PATH");
+    if (ldp && *ldp)
+        snprintf(buf, sizeof(buf), "%s:%s", libdir, ldp);
+    else
+        snprintf(buf, sizeof(buf), "%s", libdir);
+    add("LD_LIBRARY_PATH", buf);
+    const char *aud = getenv("LD_AUDIT");
+    if (aud && *aud)
+        snprintf(buf, sizeof(buf), "%s/libtdaudit.so:%s", libdir, aud);
+    else
+        snprintf(buf, sizeof(buf), "%s/libtdaudit.so", libdir);
+    add("LD_AUDIT", buf);
+    add("TDTRACE_LIBDIR", libdir);
+    add("TDTRACE_RING", ring_path);
+    add("TDTRACE_ORIG_LD_LIBRARY_PATH", ldp ? ldp : "");
+    add("TDTRACE_BACKEND", o->backend ? o->backend : "auto");
+    if (o->driver)
+        add("TDTRACE_DRIVER", o->driver);
+}
+
+void td_env_add(const char *name, const char *value)
+{
+    add(name, value);
+}
+
+const struct td_env_var *td_env_vars(int *n)
+{
+    *n = nvars;
+    return vars;
+}
+
+static int is_ours(const char *entry)
+{
+    for (int i = 0; i < nvars; i++) {
+        size_t k = strlen(vars[i].name);
+        if (strncmp(entry, vars[i].name, k) == 0 && entry[k] == '=')
+            return 1;
+    }
+    return 0;
+}
+
+int td_env_complete(char *const *envp, int n)
+{
+    int found = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < nvars; j++)
+            if (strcmp(envp[i], vars[j].entry) == 0)
+                found++;
+    return found >= nvars;
+}
+
+char **td_env_merge(char *const *envp, int n)
+{
+    char **out = calloc((size_t)n + (size_t)nvars + 1, sizeof(char *));
+    if (!out)
+        return NULL;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (!is_ours(envp[i]))
+            out[k++] = envp[i];
+    for (int j = 0; j < nvars; j++)
+        out[k++] = vars[j].entry;
+    out[k] = NULL;
+    return out;
+}

@@ -1,0 +1,180 @@
+/* Command-line options. Parsing only records what was asked; main.c acts. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tdtrace.h"
+
+void td_usage(FILE *f)
+{
+    fputs(
+"usage: tdtrace [options] [--] command [args...]\n"
+"Run a command and trace every CUDA driver call it makes.\n"
+"\n"
+"Output:\n"
+"  -o FILE             write the trace to FILE (default: stderr)\n"
+"  -T                  show the time spent in each call\n"
+"  -t, -tt, -ttt       prefix each line with the time of day, with microseconds,\n"
+"                      or as seconds since the epoch\n"
+"  -s STRSIZE          show at most STRSIZE characters of a string (default 64)\n"
+"  -q                  quieter: no backend and policy banner\n"
+"  -v                  verbose: explain error results\n"
+"Filtering:\n"
+"  -e trace=SET        trace only SET: names (cuMemAlloc matches its _v2 too),\n"
+"                      /regex, %class (%device %context %memory %copy %stream\n"
+"                      %event %module %launch %graph %driver %other), all, none;\n"
+"                      a leading ! negates\n"
+"  -e status=SET       only calls that were successful and/or failed\n"
+"Backend:\n"
+"  --backend=auto|driver|emulate\n"
+"                      where calls go: the real NVIDIA driver, the emulated GPU,\n"
+"                      or the driver if it finds a device (default auto)\n"
+"  --emulate           the same as --backend=emulate\n"
+"  --driver=PATH       the real libcuda.so.1 to use\n"
+"Transport:\n"
+"  --bounded           never make the program wait for tdtrace: drop records\n"
+"                      when the buffer is full, and say how many\n"
+"  --buffer-size=SIZE  size of the record buffer (default 16M)\n"
+"Misc:\n"
+"  -h, --help          this help\n"
+"  -V, --version       the version\n"
+"\n"
+"See tdtrace(1) and tdtrace.policy(5).\n", f);
+}
+
+static unsigned long long parse_size_opt(const char *s, const char *what)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    default: break;
+    }
+    if (shift && *end == 'i')
+        end++;
+    if (shift && (*end == 'B' || *end == 'b'))
+        end++;
+    if (end == s || *end || (shift && v > (~0ULL >> shift)))
+        die("invalid %s '%s'", what, s);
+    return v << shift;
+}
+
+enum {
+    OPT_JSON = 256, OPT_NO_FOLLOW, OPT_BACKEND, OPT_DRIVER, OPT_EMULATE, OPT_BOUNDED,
+    OPT_BUFSIZE,
+};
+
+void td_parse_options(struct td_opts *o, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "help", no_argument, 0, 'h' },
+        { "version", no_argument, 0, 'V' },
+        { "output", required_argument, 0, 'o' },
+        { "backend", required_argument, 0, OPT_BACKEND },
+        { "emulate", no_argument, 0, OPT_EMULATE },
+        { "driver", required_argument, 0, OPT_DRIVER },
+        { "bounded", no_argument, 0, OPT_BOUNDED },
+        { "buffer-size", required_argument, 0, OPT_BUFSIZE },
+        { 0, 0, 0, 0 },
+    };
+    memset(o, 0, sizeof(*o));
+    o->follow = 1;
+    o->strsize = 64;
+    o->bufsize = 16u << 20;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+:o:Tte:s:qvhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            o->outfile = optarg;
+            break;
+        case 'T':
+            o->show_time = 1;
+            break;
+        case 't':
+            if (o->tstamp < 3)
+                o->tstamp++;
+            break;
+        case 'e':
+            if (strncmp(optarg, "trace=", 6) == 0) {
+                o->trace_expr = optarg + 6;
+            } else if (strncmp(optarg, "status=", 7) == 0) {
+                char *copy = strdup(optarg + 7), *save = NULL;
+                if (!copy)
+                    die("out of memory");
+                for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                    if (strcmp(t, "successful") == 0)
+                        o->status |= TD_STATUS_SUCCESSFUL;
+                    else if (strcmp(t, "failed") == 0)
+                        o->status |= TD_STATUS_FAILED;
+                    else if (strcmp(t, "all") == 0)
+                        o->status |= TD_STATUS_SUCCESSFUL | TD_STATUS_FAILED;
+                    else
+                        die("invalid status '%s' (use successful, failed or all)", t);
+                }
+                free(copy);
+            } else if (strchr(optarg, '=') == NULL) {
+                o->trace_expr = optarg; /* -e SET is -e trace=SET */
+            } else {
+                die("invalid -e qualifier '%.*s' (use trace= or status=)",
+                    (int)strcspn(optarg, "="), optarg);
+            }
+            break;
+        case 's': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || end == optarg || v < 0 || v > 1 << 20)
+                die("invalid -s argument '%s'", optarg);
+            o->strsize = (int)v;
+            break;
+        }
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'v':
+            o->verbose = 1;
+            break;
+        case 'h':
+            td_usage(stdout);
+            exit(0);
+        case 'V':
+            printf("tdtrace %s\n", TD_VERSION);
+            exit(0);
+        case OPT_BACKEND:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "driver") && strcmp(optarg, "emulate"))
+                die("invalid --backend '%s' (use auto, driver or emulate)", optarg);
+            o->backend = optarg;
+            break;
+        case OPT_EMULATE:
+            o->backend = "emulate";
+            break;
+        case OPT_DRIVER:
+            o->driver = optarg;
+            break;
+        case OPT_BOUNDED:
+            o->bounded = 1;
+            break;
+        case OPT_BUFSIZE:
+            o->bufsize = parse_size_opt(optarg, "--buffer-size");
+            if (o->bufsize < 65536 || (o->bufsize & (o->bufsize - 1)))
+                die("--buffer-size must be a power of two of at least 64K");
+            break;
+        case ':':
+            die("option '%s' requires an argument\nTry 'tdtrace -h' for more information.",
+                argv[optind - 1]);
+        case '?':
+        default:
+            if (optopt)
+                die("invalid option -- '%c'\nTry 'tdtrace -h' for more information.", optopt);
+            die("unrecognized option '%s'\nTry 'tdtrace -h' for more information.",
+                argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        die("must have PROG [ARGS]\nTry 'tdtrace -h' for more information.");
+    o->cmd = argv + optind;
+}

@@ -1,0 +1,12 @@
+#ifndef TD_SUMMARY_H
+#define TD_SUMMARY_H
+
+#include "tdtrace.h"
+
+void td_summary_init(const struct td_opts *o);
+void td_summary_hello(int pid);
+void td_summary_call(const struct td_rec *rec, uint32_t len);
+void td_summary_exit(int pid);
+void td_summary_print(void);
+
+#endif
