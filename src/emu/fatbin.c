@@ -307,12 +307,12 @@ static unsigned vec_count(const struct tok *t)
 
 static int is_pow2(unsigned long long v) { return v && !(v & (v - 1)); }
 
-#define MAX_STMT 4096   /* tokens kept of one top-level statement */
+#define MAX_STMT 4096   /* tokens kept of one top-level statement; the rest
+                           (absurdly long parameter lists) are dropped */
 
 struct stmt {
     struct tok t[MAX_STMT];
     int n;
-    int overflow;
     int has_eq;         /* an initializer started */
     unsigned long long init_elems; /* leaf values in a brace initializer */
 };
@@ -460,7 +460,7 @@ static int parse_vars(const struct stmt *st, int at, struct emu_image *img)
     return 0;
 }
 
-static int stmt_process(struct stmt *st, struct emu_image *img, int want_entries)
+static int stmt_process(struct stmt *st, struct emu_image *img)
 {
     int rc = 0;
     for (int i = 0; i < st->n; i++) {
@@ -471,13 +471,12 @@ static int stmt_process(struct stmt *st, struct emu_image *img, int want_entries
             tok_is(t, ".common"))
             continue;
         if (tok_is(t, ".entry"))
-            rc = want_entries ? parse_entry(st, i, img) : 0;
+            rc = parse_entry(st, i, img);
         else if (tok_is(t, ".global") || tok_is(t, ".const"))
-            rc = want_entries ? parse_vars(st, i, img) : 0;
+            rc = parse_vars(st, i, img);
         break;
     }
     st->n = 0;
-    st->overflow = 0;
     st->has_eq = 0;
     st->init_elems = 0;
     return rc;
@@ -530,7 +529,7 @@ static void skip_line_directive(struct lexer *lx, const struct tok *d)
     }
 }
 
-static int ptx_parse(const char *text, size_t len, struct emu_image *img, int want_entries)
+static int ptx_parse(const char *text, size_t len, struct emu_image *img)
 {
     struct lexer lx = { text, text + len };
     struct stmt *st = calloc(1, sizeof *st);
@@ -548,7 +547,7 @@ static int ptx_parse(const char *text, size_t len, struct emu_image *img, int wa
             continue;
         }
         if (tok_punct(&t, ';')) {
-            if ((rc = stmt_process(st, img, want_entries)))
+            if ((rc = stmt_process(st, img)))
                 break;
             continue;
         }
@@ -558,7 +557,7 @@ static int ptx_parse(const char *text, size_t len, struct emu_image *img, int wa
                 continue;
             }
             /* a body: the statement before it is complete */
-            if ((rc = stmt_process(st, img, want_entries)))
+            if ((rc = stmt_process(st, img)))
                 break;
             skip_braces(&lx, NULL);
             continue;
@@ -567,8 +566,6 @@ static int ptx_parse(const char *text, size_t len, struct emu_image *img, int wa
             st->has_eq = 1;
         if (st->n < MAX_STMT)
             st->t[st->n++] = t;
-        else
-            st->overflow = 1;
     }
     free(st);
     return rc;
@@ -576,7 +573,7 @@ static int ptx_parse(const char *text, size_t len, struct emu_image *img, int wa
 
 int emu_ptx_parse(const char *text, size_t len, struct emu_image *img)
 {
-    return ptx_parse(text, strnlen(text, len), img, 1);
+    return ptx_parse(text, strnlen(text, len), img);
 }
 
 /* Does text begin, after white space and comments, with a PTX directive?
@@ -713,9 +710,9 @@ static int cubin_params(const struct elf *e, int sec, struct emu_ptx_entry *ent)
     return 0;
 }
 
-/* Kernels and variables from a cubin's symbol table. want_entries: take the
- * entries (only when no PTX gave them). Returns 0, -1 out of memory, 1 not
- * a usable ELF. */
+/* Kernels (unless img already has entries, e.g. from PTX) and variables
+ * from a cubin's symbol table. Returns 0, -1 out of memory, 1 not a usable
+ * ELF (err says why). */
 static int cubin_parse(const unsigned char *d, size_t len, struct emu_image *img, char *err,
                        size_t errlen)
 {
@@ -953,7 +950,7 @@ static CUresult fb_load(const unsigned char *d, size_t len, struct emu_image *im
         off += ehs + psz;
     }
     if (rc == CUDA_SUCCESS && img->nptx > 0) {
-        if (ptx_parse(img->ptx[0], img->ptx_len[0], img, 1))
+        if (ptx_parse(img->ptx[0], img->ptx_len[0], img))
             rc = CUDA_ERROR_OUT_OF_MEMORY;
     } else if (rc == CUDA_SUCCESS && first_elf && first_elf_len) {
         /* machine code only: its kernels can be named though not run; a
@@ -1036,7 +1033,7 @@ CUresult emu_image_load(const void *image, size_t len, struct emu_image *out, ch
         if (!txt || add_ptx(out, txt, tl))
             rc = CUDA_ERROR_OUT_OF_MEMORY;
         else
-            rc = ptx_parse(out->ptx[0], tl, out, 1) ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+            rc = ptx_parse(out->ptx[0], tl, out) ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
     }
     if (rc != CUDA_SUCCESS) {
         if (rc == CUDA_ERROR_OUT_OF_MEMORY && err && errlen && !err[0])

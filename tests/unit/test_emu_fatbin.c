@@ -1,7 +1,7 @@
 /* CUDA images: PTX parsing, fatbinaries (plain, zstd, LZ4), the runtime's
  * wrapper, cubins, and robustness against truncated and corrupted images.
- * With nvcc on PATH (or in /usr/local/cuda/bin) real nvcc output is
- * checked too; without it those tests are skipped. */
+ * With nvcc on PATH (or in /usr/local/cuda/bin, or named by TD_NVCC) real
+ * nvcc output is checked too; without it those tests are skipped. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -633,8 +633,14 @@ static void test_ptx_prefixes(void **state)
 static char nvcc[512];
 static char tmpdir[64];
 
+/* TD_NVCC names the compiler to use; set but empty, none is used. */
 static int find_nvcc(void)
 {
+    const char *env = getenv("TD_NVCC");
+    if (env) {
+        snprintf(nvcc, sizeof nvcc, "%s", env);
+        return env[0] && access(nvcc, X_OK) == 0;
+    }
     const char *path = getenv("PATH");
     if (path) {
         char *dup = strdup(path), *save = NULL;
@@ -676,8 +682,10 @@ static const struct gexp nvcc_globals[] = {
 static int nvcc_setup(void **state)
 {
     (void)state;
-    if (!find_nvcc())
+    if (!find_nvcc()) {
+        nvcc[0] = 0;
         return 0;
+    }
     snprintf(tmpdir, sizeof tmpdir, "/tmp/td_fatbin_XXXXXX");
     if (!mkdtemp(tmpdir)) {
         nvcc[0] = 0;
@@ -732,7 +740,7 @@ static unsigned char *slurp(const char *name, size_t *n)
 static void nvcc_check(const char *file, int expect_ptx)
 {
     if (!nvcc[0] || !tmpdir[0]) {
-        printf("    skipped: nvcc not found on PATH or in /usr/local/cuda/bin\n");
+        printf("    skipped: nvcc not found (PATH, /usr/local/cuda/bin, TD_NVCC)\n");
         skip();
     }
     size_t n;
