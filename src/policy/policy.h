@@ -1,0 +1,159 @@
+/* The policy file: what tdtrace may change about the calls it traces.
+ *
+ * Parse, then act: td_policy_parse/load turn text into an immutable
+ * struct td_policy (command-line options are applied on top with
+ * td_policy_apply_option before the program starts); td_policy_eval is a
+ * pure function of the policy and one call, safe from any thread.
+ * Nothing here exits, aborts or keeps global state: the module is linked
+ * into the injected shim too. The grammar is in man/tdtrace.policy.5. */
+#ifndef TD_POLICY_H
+#define TD_POLICY_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct td_policy;                         /* opaque, immutable after parse */
+
+struct td_policy_error {
+    char file[256];                       /* the file, or "--OPTION" for a command-line option */
+    int line, col;                        /* 1-based; 0 when there is no position */
+    char msg[512];
+};
+
+/* Parse text (len bytes, need not be NUL-terminated) named file (NULL:
+ * "<policy>"). 0, or -1 with err filled and *out NULL. */
+int td_policy_parse(const char *text, size_t len, const char *file,
+                    struct td_policy **out, struct td_policy_error *err);
+/* Read and parse a file (at most TD_POLICY_MAX_SIZE bytes). */
+#define TD_POLICY_MAX_SIZE (1 << 20)
+int td_policy_load(const char *path, struct td_policy **out, struct td_policy_error *err);
+/* The built-in defaults: mode audit, backend auto, no rules. NULL only
+ * when out of memory. */
+struct td_policy *td_policy_defaults(void);
+/* Apply one command-line option, named without "--", with its value
+ * (NULL when given without '='). Options: inject, deny, memory-limit,
+ * backend, emulate, policy-mode, gpu-dev, ioctl-deny. A rule replaces the
+ * file's rule for the same target. 0, or -1 with err naming the option. */
+int td_policy_apply_option(struct td_policy *p, const char *opt, const char *value,
+                           struct td_policy_error *err);
+/* Find the policy file: cli_path (--policy=), else env_value
+ * ($TDTRACE_POLICY), else the nearest tdtrace.policy in cwd or a parent;
+ * "none" in cli_path or env_value means the defaults. Writes the path, or
+ * "" for the defaults. 0, or -1 with errno set when the file given by
+ * cli_path or env_value is unreadable or the path does not fit. */
+int td_policy_locate(const char *cli_path, const char *env_value, const char *cwd,
+                     char *path, size_t pathlen);
+void td_policy_free(struct td_policy *p);
+
+/* The normalised text, one statement per line, as --check-policy prints
+ * it; parsing it gives the same policy (and the same text). 0 or -1. */
+int td_policy_write(const struct td_policy *p, FILE *f);
+/* With TD_POLICY_WRITE_ORIGINS, each statement is preceded by a
+ * "#@ FILE:LINE" line naming where the rule came from; the parser takes
+ * such lines as the origin of the next statement, so a policy handed to
+ * the shim as text still marks calls with the user's file:line. */
+#define TD_POLICY_WRITE_ORIGINS 1
+int td_policy_write_ex(const struct td_policy *p, FILE *f, int flags);
+/* "FILE:LINE:COL: msg", "FILE: msg" (no position); returns snprintf's. */
+int td_policy_format_error(const struct td_policy_error *e, char *buf, size_t n);
+
+/* ---- queries used by the supervisor and the shim at start ---------- */
+enum { TD_BACKEND_AUTO, TD_BACKEND_DRIVER, TD_BACKEND_EMULATE };
+int td_policy_backend(const struct td_policy *p);  /* TD_BACKEND_* */
+int td_policy_enforce(const struct td_policy *p);  /* 1 enforce, 0 audit */
+
+struct td_emulate_cfg {
+    int devices;                 /* 1 when not given */
+    const char *profile;         /* "h100", "a100", "t4"; "h100" when not given */
+    unsigned long long memory;   /* bytes per device; 0: the profile's own */
+    const char *file; int line;  /* the emulate statement; NULL, 0 if none */
+};
+void td_policy_emulate(const struct td_policy *p, struct td_emulate_cfg *out);
+
+/* Device rules, in the order given. In hide and count, N counts the
+ * backend's devices; in remap, n is the ordinal the program asks for and
+ * m a backend ordinal. */
+#define TD_POLICY_MAX_DEVICES 64
+enum td_dev_kind { TD_DEV_HIDE, TD_DEV_REMAP, TD_DEV_COUNT };
+struct td_device_rule {
+    enum td_dev_kind kind;
+    int n;                       /* HIDE: backend ordinal; REMAP: program's ordinal; COUNT: K */
+    int m;                       /* REMAP: backend ordinal; else -1 */
+    const char *file; int line;
+};
+size_t td_policy_device_rule_count(const struct td_policy *p);
+const struct td_device_rule *td_policy_device_rule(const struct td_policy *p, size_t i);
+/* The devices the program sees when the backend has backend_count: map[v]
+ * is the backend ordinal behind visible ordinal v, or -1 for a slot that
+ * exists only because a remap names a higher ordinal and has no device
+ * (report CUDA_ERROR_INVALID_DEVICE). Returns the visible count (may be
+ * more than maxmap; only maxmap entries are written). Hidden devices are
+ * left out and the rest renumbered, as under CUDA_VISIBLE_DEVICES; then
+ * "devices K" keeps the first K; then each remap sets its slot. */
+int td_policy_device_map(const struct td_policy *p, int backend_count, int *map, int maxmap);
+
+/* The memory limit for a backend device (-1: the limit for all devices),
+ * in bytes, or 0 for none; file/line (may be NULL) name the rule.
+ * cuMemGetInfo should report min(limit, real) as total. */
+unsigned long long td_policy_memory_limit(const struct td_policy *p, int device,
+                                          const char **file, int *line);
+
+/* The default trace filter (strace -e trace= syntax), or NULL. */
+const char *td_policy_trace(const struct td_policy *p);
+
+/* Extra device-node globs to treat as GPUs. */
+size_t td_policy_gpu_dev_count(const struct td_policy *p);
+const char *td_policy_gpu_dev(const struct td_policy *p, size_t i);
+
+/* ioctl deny rules; the ioctl module resolves names. */
+struct td_ioctl_deny {
+    const char *name;            /* e.g. "NV_ESC_RM_CONTROL", or NULL when given by number */
+    unsigned long number;        /* when name is NULL */
+    int err;                     /* errno value to fail with (EPERM by default) */
+    const char *dev;             /* device-node glob, or NULL for every GPU node */
+    const char *file; int line;
+};
+size_t td_policy_ioctl_deny_count(const struct td_policy *p);
+const struct td_ioctl_deny *td_policy_ioctl_deny(const struct td_policy *p, size_t i);
+
+/* ---- data about entry points ------------------------------------------ */
+enum td_alloc_kind {
+    TD_ALLOC_NONE, TD_ALLOC_PLAIN, TD_ALLOC_PITCHED, TD_ALLOC_MANAGED,
+    TD_ALLOC_ASYNC, TD_ALLOC_POOL, TD_ALLOC_VMM, TD_ALLOC_ARRAY,
+    TD_ALLOC_GRAPH_NODE,         /* cuGraphAddMemAllocNode; cuGraphAddNode* when the node allocates */
+    TD_ALLOC_GRAPH_EXEC,         /* cuGraphInstantiate*: the graph's allocation nodes */
+};
+/* The kind of device allocation fn (a td_fn id) makes, or TD_ALLOC_NONE. */
+int td_policy_is_alloc(int fn);
+/* 1 when fn gives device memory back (frees, VMM release, array destroy,
+ * graph exec destroy, pool and graph-memory trims). */
+int td_policy_is_free(int fn);
+
+/* ---- evaluation: a pure function, no I/O, no global state ------------ */
+struct td_call_ctx {
+    int fn;                      /* td_fn id */
+    unsigned long long nth;      /* 1-based count of calls of fn in this process, including this one */
+    int device;                  /* backend ordinal, -1 if none */
+    unsigned long long alloc_bytes; /* bytes this call would allocate, 0 if none */
+    unsigned long long in_use;   /* device bytes in use now under this tdtrace, on that device */
+};
+enum td_action { TD_ACT_PASS, TD_ACT_DENY, TD_ACT_INJECT, TD_ACT_LIMIT /* over memory limit */,
+                 TD_ACT_DELAY /* inject delay only */ };
+struct td_verdict {
+    enum td_action action;
+    int result;                  /* CUresult to return (DENY, INJECT, LIMIT) */
+    unsigned long long delay_ns; /* sleep before the call (INJECT, DELAY) */
+    int applied;                 /* 0 in audit mode: only "would have" */
+    const char *file; int line;  /* the rule; NULL, 0 for PASS */
+};
+/* Precedence: deny, then an inject with an error, then the memory limit,
+ * then a delay-only inject. */
+void td_policy_eval(const struct td_policy *p, const struct td_call_ctx *c, struct td_verdict *v);
+
+/* ---- value parsers, shared with the command line --------------------- */
+/* "64MiB", "8G", "1.5G", "4096": bytes. 0 or -1 with why set. */
+int td_policy_parse_size(const char *s, unsigned long long *out, const char **why);
+/* "10ms", "1s", "500us", "20ns", "250" (microseconds, as strace). */
+int td_policy_parse_duration(const char *s, unsigned long long *ns, const char **why);
+
+#endif

@@ -1,0 +1,225 @@
+/* Evaluation of one call against a policy, and the queries the supervisor
+ * and the shim make at start. Everything here only reads the policy. */
+#include "policy_int.h"
+
+#include <string.h>
+
+/* ---- which entry points allocate or free device memory ---------------------- */
+
+static const struct { unsigned short fn; unsigned char kind; } alloc_fns[] = {
+    { TD_FN_cuMemAlloc, TD_ALLOC_PLAIN },
+    { TD_FN_cuMemAlloc_v2, TD_ALLOC_PLAIN },
+    { TD_FN_cuMemAllocPitch, TD_ALLOC_PITCHED },
+    { TD_FN_cuMemAllocPitch_v2, TD_ALLOC_PITCHED },
+    { TD_FN_cuMemAllocManaged, TD_ALLOC_MANAGED },
+    { TD_FN_cuMemAllocAsync, TD_ALLOC_ASYNC },
+    { TD_FN_cuMemAllocAsync_ptsz, TD_ALLOC_ASYNC },
+    { TD_FN_cuMemAllocFromPoolAsync, TD_ALLOC_POOL },
+    { TD_FN_cuMemAllocFromPoolAsync_ptsz, TD_ALLOC_POOL },
+    { TD_FN_cuMemCreate, TD_ALLOC_VMM },
+    { TD_FN_cuArrayCreate, TD_ALLOC_ARRAY },
+    { TD_FN_cuArrayCreate_v2, TD_ALLOC_ARRAY },
+    { TD_FN_cuArray3DCreate, TD_ALLOC_ARRAY },
+    { TD_FN_cuArray3DCreate_v2, TD_ALLOC_ARRAY },
+    { TD_FN_cuMipmappedArrayCreate, TD_ALLOC_ARRAY },
+    { TD_FN_cuGraphAddMemAllocNode, TD_ALLOC_GRAPH_NODE },
+    { TD_FN_cuGraphAddNode, TD_ALLOC_GRAPH_NODE },
+    { TD_FN_cuGraphAddNode_v2, TD_ALLOC_GRAPH_NODE },
+    { TD_FN_cuGraphInstantiate, TD_ALLOC_GRAPH_EXEC },
+    { TD_FN_cuGraphInstantiate_v2, TD_ALLOC_GRAPH_EXEC },
+    { TD_FN_cuGraphInstantiateWithFlags, TD_ALLOC_GRAPH_EXEC },
+    { TD_FN_cuGraphInstantiateWithParams, TD_ALLOC_GRAPH_EXEC },
+    { TD_FN_cuGraphInstantiateWithParams_ptsz, TD_ALLOC_GRAPH_EXEC },
+};
+
+static const unsigned short free_fns[] = {
+    TD_FN_cuMemFree, TD_FN_cuMemFree_v2, TD_FN_cuMemFreeAsync, TD_FN_cuMemFreeAsync_ptsz,
+    TD_FN_cuMemRelease, TD_FN_cuArrayDestroy, TD_FN_cuMipmappedArrayDestroy,
+    TD_FN_cuGraphExecDestroy, TD_FN_cuMemPoolTrimTo, TD_FN_cuDeviceGraphMemTrim,
+};
+
+int td_policy_is_alloc(int fn)
+{
+    for (size_t i = 0; i < sizeof alloc_fns / sizeof alloc_fns[0]; i++)
+        if (alloc_fns[i].fn == fn)
+            return alloc_fns[i].kind;
+    return TD_ALLOC_NONE;
+}
+
+int td_policy_is_free(int fn)
+{
+    for (size_t i = 0; i < sizeof free_fns / sizeof free_fns[0]; i++)
+        if (free_fns[i] == fn)
+            return 1;
+    return 0;
+}
+
+/* ---- evaluation ------------------------------------------------------------------- */
+
+static const struct pol_limit *limit_for(const struct td_policy *p, int device)
+{
+    const struct pol_limit *all = NULL;
+    for (int i = 0; i < p->nlimits; i++) {
+        if (device >= 0 && p->limits[i].device == device)
+            return &p->limits[i];
+        if (p->limits[i].device < 0)
+            all = &p->limits[i];
+    }
+    return all;
+}
+
+static int when_matches(const struct pol_call *r, unsigned long long nth)
+{
+    return nth >= r->first && nth <= r->last && (nth - r->first) % r->step == 0;
+}
+
+void td_policy_eval(const struct td_policy *p, const struct td_call_ctx *c, struct td_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->action = TD_ACT_PASS;
+    if (!p || !c || c->fn < 0 || c->fn >= TD_FN__COUNT)
+        return;
+
+    const struct pol_call *delay = NULL;
+    int d = p->deny_for[c->fn];
+    if (d >= 0) {
+        const struct pol_call *r = &p->denies[d];
+        v->action = TD_ACT_DENY;
+        v->result = r->error;
+        v->file = r->loc.file;
+        v->line = r->loc.line;
+        goto done;
+    }
+    int i = p->inject_for[c->fn];
+    if (i >= 0 && when_matches(&p->injects[i], c->nth)) {
+        const struct pol_call *r = &p->injects[i];
+        if (r->has_error) {
+            v->action = TD_ACT_INJECT;
+            v->result = r->error;
+            v->delay_ns = r->has_delay ? r->delay_ns : 0;
+            v->file = r->loc.file;
+            v->line = r->loc.line;
+            goto done;
+        }
+        delay = r;
+    }
+    if (c->alloc_bytes && td_policy_is_alloc(c->fn)) {
+        const struct pol_limit *l = limit_for(p, c->device);
+        if (l && (c->in_use > l->bytes || c->alloc_bytes > l->bytes - c->in_use)) {
+            v->action = TD_ACT_LIMIT;
+            v->result = CUDA_ERROR_OUT_OF_MEMORY;
+            v->file = l->loc.file;
+            v->line = l->loc.line;
+            goto done;
+        }
+    }
+    if (delay) {
+        v->action = TD_ACT_DELAY;
+        v->delay_ns = delay->delay_ns;
+        v->file = delay->loc.file;
+        v->line = delay->loc.line;
+    }
+done:
+    v->applied = v->action != TD_ACT_PASS && p->enforce;
+}
+
+/* ---- queries ----------------------------------------------------------------------- */
+
+int td_policy_backend(const struct td_policy *p)
+{
+    return p ? p->backend : TD_BACKEND_AUTO;
+}
+
+int td_policy_enforce(const struct td_policy *p)
+{
+    return p ? p->enforce : 0;
+}
+
+void td_policy_emulate(const struct td_policy *p, struct td_emulate_cfg *out)
+{
+    memset(out, 0, sizeof *out);
+    out->devices = p ? p->emu_devices : 1;
+    out->profile = td_pol_profiles[p ? p->emu_profile : 0];
+    out->memory = p ? p->emu_memory : 0;
+    if (p && p->emu_set) {
+        out->file = p->emu_loc.file;
+        out->line = p->emu_loc.line;
+    }
+}
+
+size_t td_policy_device_rule_count(const struct td_policy *p)
+{
+    return p ? (size_t)p->ndevs : 0;
+}
+
+const struct td_device_rule *td_policy_device_rule(const struct td_policy *p, size_t i)
+{
+    return p && i < (size_t)p->ndevs ? &p->devs[i] : NULL;
+}
+
+int td_policy_device_map(const struct td_policy *p, int backend_count, int *map, int maxmap)
+{
+    int vis[TD_POLICY_MAX_DEVICES];
+    int n = 0;
+    if (backend_count > TD_POLICY_MAX_DEVICES)
+        backend_count = TD_POLICY_MAX_DEVICES;
+    for (int b = 0; b < backend_count; b++) {
+        int hidden = 0;
+        for (int i = 0; p && i < p->ndevs; i++)
+            hidden |= p->devs[i].kind == TD_DEV_HIDE && p->devs[i].n == b;
+        if (!hidden)
+            vis[n++] = b;
+    }
+    for (int i = 0; p && i < p->ndevs; i++)
+        if (p->devs[i].kind == TD_DEV_COUNT && p->devs[i].n < n)
+            n = p->devs[i].n;
+    for (int i = n; i < TD_POLICY_MAX_DEVICES; i++)
+        vis[i] = -1;
+    for (int i = 0; p && i < p->ndevs; i++) {
+        const struct td_device_rule *d = &p->devs[i];
+        if (d->kind != TD_DEV_REMAP)
+            continue;
+        vis[d->n] = d->m < backend_count ? d->m : -1;
+        if (d->n >= n)
+            n = d->n + 1;
+    }
+    for (int i = 0; map && i < n && i < maxmap; i++)
+        map[i] = vis[i];
+    return n;
+}
+
+unsigned long long td_policy_memory_limit(const struct td_policy *p, int device,
+                                          const char **file, int *line)
+{
+    const struct pol_limit *l = p ? limit_for(p, device) : NULL;
+    if (file)
+        *file = l ? l->loc.file : NULL;
+    if (line)
+        *line = l ? l->loc.line : 0;
+    return l ? l->bytes : 0;
+}
+
+const char *td_policy_trace(const struct td_policy *p)
+{
+    return p ? p->trace.s : NULL;
+}
+
+size_t td_policy_gpu_dev_count(const struct td_policy *p)
+{
+    return p ? (size_t)p->ngpudevs : 0;
+}
+
+const char *td_policy_gpu_dev(const struct td_policy *p, size_t i)
+{
+    return p && i < (size_t)p->ngpudevs ? p->gpudevs[i].s : NULL;
+}
+
+size_t td_policy_ioctl_deny_count(const struct td_policy *p)
+{
+    return p ? (size_t)p->nioctls : 0;
+}
+
+const struct td_ioctl_deny *td_policy_ioctl_deny(const struct td_policy *p, size_t i)
+{
+    return p && i < (size_t)p->nioctls ? &p->ioctls[i] : NULL;
+}

@@ -1,0 +1,93 @@
+/* The policy module's insides, shared by its files only. */
+#ifndef TD_POLICY_INT_H
+#define TD_POLICY_INT_H
+
+#include "api.h"
+#include "policy.h"
+#include "xlat.h"
+
+#define POL_MAX_RULES 4096        /* of each kind */
+#define POL_MAX_WORDS 32          /* per statement */
+#define POL_UNBOUNDED (~0ULL)     /* when= without a last call */
+
+struct pol_loc { const char *file; int line; };
+
+/* one target of a deny or inject: a function name or "%class" */
+struct pol_item {
+    char *text;
+    int family;                   /* the class, or -1 for a name */
+    int col;                      /* where it was written (for messages) */
+};
+
+/* deny and inject rules */
+struct pol_call {
+    struct pol_item *items;
+    int nitems;
+    int has_error, error;         /* CUresult */
+    unsigned long long first, last, step;  /* inject's when= */
+    int has_when;
+    int has_delay;
+    unsigned long long delay_ns;
+    struct pol_loc loc;
+};
+
+struct pol_limit {
+    int device;                   /* backend ordinal, -1 for every device */
+    unsigned long long bytes;
+    struct pol_loc loc;
+};
+
+struct pol_str { char *s; struct pol_loc loc; };
+
+struct td_policy {
+    char **files;                 /* interned names rules point into */
+    int nfiles;
+
+    int enforce, mode_set;
+    struct pol_loc mode_loc;
+    int backend, backend_set;
+    struct pol_loc backend_loc;
+    int emu_set, emu_devices, emu_profile;
+    unsigned long long emu_memory;
+    struct pol_loc emu_loc;
+
+    struct td_device_rule *devs;
+    int ndevs;
+    struct pol_limit *limits;
+    int nlimits;
+    struct pol_call *denies;
+    int ndenies;
+    struct pol_call *injects;
+    int ninjects;
+    struct pol_str trace;         /* s NULL when none */
+    struct pol_str *gpudevs;
+    int ngpudevs;
+    struct td_ioctl_deny *ioctls;
+    int nioctls;
+
+    /* resolved at the end of each change: the rule that applies to each
+     * function, -1 for none */
+    short deny_for[TD_FN__COUNT];
+    short inject_for[TD_FN__COUNT];
+};
+
+/* policy_util.c */
+extern const char *const td_pol_profiles[];
+int td_pol_profile_find(const char *name);
+int td_pol_errno_find(const char *name);
+const char *td_pol_errno_name(int e);
+const char *td_pol_errno_suggest(const char *word);
+/* the candidate nearest to word (case-insensitive edit distance), or NULL */
+struct pol_cands {
+    const char *(*get)(const void *ctx, int i);
+    const void *ctx;
+    int n;
+};
+const char *td_pol_suggest(const char *word, const struct pol_cands *c);
+const char *td_pol_suggest_list(const char *word, const char *const *list);
+/* fn's name is name with only _vN/_ptds/_ptsz suffixes added: 1 */
+int td_pol_variant_of(const char *fn, const char *name);
+int td_pol_write_size(unsigned long long v, char *buf, size_t n);
+int td_pol_write_duration(unsigned long long ns, char *buf, size_t n);
+
+#endif
