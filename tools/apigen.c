@@ -408,23 +408,26 @@ static void gen_table(const char *dir)
 
     static struct proc procs[MAX_FNS * AP_MAX_VERSIONS];
     int np = 0;
+    /* per-thread variants are found from the symbol a version selects */
     for (int i = 0; i < nfns; i++)
         for (int v = 0; v < fns[i].nversions; v++) {
-            struct proc *p = &procs[np++];
+            struct proc *p = &procs[np];
             ap_base_name(fns[i].name, p->base, sizeof(p->base), &p->per_thread);
+            if (p->per_thread)
+                continue;
             p->version = fns[i].versions[v];
             p->fn = i;
+            np++;
         }
     qsort(procs, (size_t)np, sizeof(procs[0]), cmp_proc);
     for (int i = 1; i < np; i++)
         if (cmp_proc(&procs[i - 1], &procs[i]) == 0)
-            fail("%s and %s both answer %s@%d%s", fns[procs[i - 1].fn].name,
-                 fns[procs[i].fn].name, procs[i].base, procs[i].version,
-                 procs[i].per_thread ? " (per-thread)" : "");
+            fail("%s and %s both answer %s@%d", fns[procs[i - 1].fn].name,
+                 fns[procs[i].fn].name, procs[i].base, procs[i].version);
     fprintf(f, "const struct td_proc td_procs[] = {\n");
     for (int i = 0; i < np; i++)
-        fprintf(f, "    { \"%s\", %d, %d, TD_FN_%s },\n", procs[i].base, procs[i].version,
-                procs[i].per_thread, fns[procs[i].fn].name);
+        fprintf(f, "    { \"%s\", %d, TD_FN_%s },\n", procs[i].base, procs[i].version,
+                fns[procs[i].fn].name);
     fprintf(f, "};\nconst unsigned td_nprocs = %d;\n", np);
     close_out(f);
 }

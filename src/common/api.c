@@ -1,5 +1,6 @@
 #include "api.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,26 +35,20 @@ const char *td_family_name(int family)
     return family >= 0 && family < TD_FAM__COUNT ? family_names[family] : "?";
 }
 
-/* td_procs is sorted by (base, per_thread, version) */
-static int proc_cmp(const char *base, int per_thread, const struct td_proc *p)
-{
-    int c = strcmp(base, p->base);
-    return c ? c : per_thread - p->per_thread;
-}
-
-/* index of the newest row with (base, per_thread) and version <= version */
-static int proc_find(const char *base, int per_thread, int version, int *exists)
+/* index of the newest row of base with version <= version; td_procs is
+ * sorted by (base, version) */
+static int proc_find(const char *base, int version, int *exists)
 {
     unsigned lo = 0, hi = td_nprocs;
-    while (lo < hi) { /* first row >= (base, per_thread) */
+    while (lo < hi) { /* first row >= base */
         unsigned mid = (lo + hi) / 2;
-        if (proc_cmp(base, per_thread, &td_procs[mid]) > 0)
+        if (strcmp(base, td_procs[mid].base) > 0)
             lo = mid + 1;
         else
             hi = mid;
     }
     int best = -1;
-    for (unsigned i = lo; i < td_nprocs && proc_cmp(base, per_thread, &td_procs[i]) == 0; i++) {
+    for (unsigned i = lo; i < td_nprocs && strcmp(base, td_procs[i].base) == 0; i++) {
         *exists = 1;
         if (td_procs[i].version <= version)
             best = (int)i;
@@ -67,14 +62,23 @@ int td_proc_lookup(const char *symbol, int version, int per_thread, int *version
     *version_too_low = 0;
     if (!symbol || !*symbol)
         return -1;
-    if (per_thread) {
-        int i = proc_find(symbol, 1, version, &exists);
-        if (i >= 0)
-            return td_procs[i].fn;
+    int i = proc_find(symbol, version, &exists);
+    if (i < 0) {
+        *version_too_low = exists;
+        return -1;
     }
-    int i = proc_find(symbol, 0, version, &exists);
-    if (i >= 0)
-        return td_procs[i].fn;
-    *version_too_low = exists;
-    return -1;
+    int fn = td_procs[i].fn;
+    if (per_thread) {
+        /* the per-thread-default-stream variant of the symbol that version
+         * selects, where it has one */
+        static const char *const sfx[] = { "_ptds", "_ptsz" };
+        for (int k = 0; k < 2; k++) {
+            char name[128];
+            snprintf(name, sizeof(name), "%s%s", td_fns[fn].name, sfx[k]);
+            int pt = td_api_find(name);
+            if (pt >= 0)
+                return pt;
+        }
+    }
+    return fn;
 }

@@ -64,7 +64,6 @@ struct td_fn_info {
 struct td_proc {
     const char *base;
     int version;
-    int per_thread;
     unsigned short fn;
 };
 
@@ -80,7 +79,8 @@ int td_family_find(const char *name);
 const char *td_family_name(int family);
 
 /* cuGetProcAddress's rule: the newest implementation of symbol whose ABI
- * version is at most version; per_thread prefers the _ptds/_ptsz variant.
+ * version is at most version; per_thread then takes that symbol's
+ * _ptds/_ptsz variant where it has one.
  * Returns the function id, or -1 (CUDA_ERROR_NOT_FOUND). *version_too_low
  * is set when the symbol exists only at newer versions. */
 int td_proc_lookup(const char *symbol, int version, int per_thread, int *version_too_low);

@@ -1,0 +1,141 @@
+/* The API-table row parser used by the build-time generator. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "apiparse.h"
+
+static void test_row(void **state)
+{
+    (void)state;
+    struct ap_fn fn;
+    char err[256];
+    int rc = ap_parse_fn("memory   cuMemAllocPitch_v2  @3020  (out CUdeviceptr * dptr, out size_t * pPitch, "
+                         "size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)\n",
+                         &fn, err, sizeof(err));
+    assert_int_equal(rc, 1);
+    assert_string_equal(fn.family, "memory");
+    assert_string_equal(fn.name, "cuMemAllocPitch_v2");
+    assert_int_equal(fn.nversions, 1);
+    assert_int_equal(fn.versions[0], 3020);
+    assert_int_equal(fn.nparams, 5);
+    assert_int_equal(fn.params[0].role, AP_OUT);
+    assert_string_equal(fn.params[0].type, "CUdeviceptr *");
+    assert_string_equal(fn.params[0].name, "dptr");
+    assert_string_equal(fn.params[4].type, "unsigned int");
+    assert_int_equal(fn.params[4].role, AP_IN);
+}
+
+static void test_roles_and_tables(void **state)
+{
+    (void)state;
+    struct ap_fn fn;
+    char err[256];
+    assert_int_equal(ap_parse_fn("driver cuGetProcAddress_v2 @12000 (str const char * symbol, out void ** pfn, "
+                                 "int cudaVersion, cuuint64_t flags=CUdriverProcAddress_flags, "
+                                 "out CUdriverProcAddressQueryResult * symbolStatus)",
+                                 &fn, err, sizeof(err)), 1);
+    assert_int_equal(fn.params[0].role, AP_STR);
+    assert_string_equal(fn.params[0].type, "const char *");
+    assert_string_equal(fn.params[3].xlat, "CUdriverProcAddress_flags");
+    assert_string_equal(fn.params[1].type, "void **");
+    assert_int_equal(ap_parse_fn("device cuDeviceGetName @2000,3000 (outstr char *name, int len, CUdevice dev)",
+                                 &fn, err, sizeof(err)), 1);
+    assert_int_equal(fn.nversions, 2);
+    assert_int_equal(fn.versions[1], 3000);
+    assert_int_equal(fn.params[0].role, AP_OUTSTR);
+    assert_int_equal(ap_parse_fn("driver cuProfilerStart @- ()", &fn, err, sizeof(err)), 1);
+    assert_int_equal(fn.nversions, 0);
+    assert_int_equal(fn.nparams, 0);
+}
+
+static void test_blank_and_errors(void **state)
+{
+    (void)state;
+    struct ap_fn fn;
+    char err[256];
+    assert_int_equal(ap_parse_fn("   # comment\n", &fn, err, sizeof(err)), 0);
+    assert_int_equal(ap_parse_fn("\n", &fn, err, sizeof(err)), 0);
+    static const struct { const char *line, *msg; } bad[] = {
+        { "memory", "expected an entry point name" },
+        { "memory foo @1 ()", "expected an entry point name" },
+        { "memory cuX (int a)", "expected '@versions'" },
+        { "memory cuX @x (int a)", "bad version list" },
+        { "memory cuX @1 int a", "expected '('" },
+        { "memory cuX @1 (int a", "missing ')'" },
+        { "memory cuX @1 (int a) junk", "text after ')'" },
+        { "memory cuX @1 (a)", "needs a type and a name" },
+        { "memory cuX @1 (out int a)", "is no pointer" },
+        { "memory cuX @1 (int a=)", "empty table name" },
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = '\0';
+        assert_int_equal(ap_parse_fn(bad[i].line, &fn, err, sizeof(err)), -1);
+        if (!strstr(err, bad[i].msg))
+            fail_msg("'%s': got '%s', want '%s'", bad[i].line, err, bad[i].msg);
+    }
+}
+
+static void test_base_and_pointee(void **state)
+{
+    (void)state;
+    char out[64];
+    int pt;
+    ap_base_name("cuMemcpyHtoD_v2_ptds", out, sizeof(out), &pt);
+    assert_string_equal(out, "cuMemcpyHtoD");
+    assert_int_equal(pt, 1);
+    ap_base_name("cuLaunchKernel_ptsz", out, sizeof(out), &pt);
+    assert_string_equal(out, "cuLaunchKernel");
+    ap_base_name("cuCtxCreate_v4", out, sizeof(out), &pt);
+    assert_string_equal(out, "cuCtxCreate");
+    assert_int_equal(pt, 0);
+    ap_base_name("cuMemcpy3D_v2", out, sizeof(out), &pt);
+    assert_string_equal(out, "cuMemcpy3D");
+    ap_base_name("cuInit", out, sizeof(out), &pt);
+    assert_string_equal(out, "cuInit");
+    ap_pointee("CUdeviceptr *", out, sizeof(out));
+    assert_string_equal(out, "CUdeviceptr");
+    ap_pointee("const char **", out, sizeof(out));
+    assert_string_equal(out, "char *");
+    ap_pointee("int", out, sizeof(out));
+    assert_string_equal(out, "");
+}
+
+static void test_xlat_and_types(void **state)
+{
+    (void)state;
+    struct ap_xlat_row row;
+    struct ap_type t;
+    char err[256];
+    assert_int_equal(ap_parse_xlat("#flags\n", &row, err, sizeof(err)), 2);
+    assert_int_equal(ap_parse_xlat("# c\n", &row, err, sizeof(err)), 0);
+    assert_int_equal(ap_parse_xlat("CUDA_ERROR_OUT_OF_MEMORY 2 out of memory\n", &row, err, sizeof(err)), 1);
+    assert_string_equal(row.name, "CUDA_ERROR_OUT_OF_MEMORY");
+    assert_int_equal(row.value, 2);
+    assert_string_equal(row.text, "out of memory");
+    assert_int_equal(ap_parse_xlat("CU_X 0x10\n", &row, err, sizeof(err)), 1);
+    assert_int_equal(row.value, 16);
+    assert_int_equal(ap_parse_xlat("CU_X\n", &row, err, sizeof(err)), -1);
+    assert_int_equal(ap_parse_type("unsigned long long   uint   8\n", &t, err, sizeof(err)), 1);
+    assert_string_equal(t.type, "unsigned long long");
+    assert_string_equal(t.kind, "uint");
+    assert_int_equal(t.size, 8);
+    assert_int_equal(ap_parse_type("void*  ptr 8\n", &t, err, sizeof(err)), 1);
+    assert_string_equal(t.type, "void *");
+    assert_int_equal(ap_parse_type("int int 99\n", &t, err, sizeof(err)), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_row),
+        cmocka_unit_test(test_roles_and_tables),
+        cmocka_unit_test(test_blank_and_errors),
+        cmocka_unit_test(test_base_and_pointee),
+        cmocka_unit_test(test_xlat_and_types),
+    };
+    return cmocka_run_group_tests_name("apiparse", tests, NULL, NULL);
+}

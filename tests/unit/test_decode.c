@@ -1,0 +1,246 @@
+/* Decoding call records into text and JSON, and surviving bad records. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tdtrace.h"
+#include "xlat.h"
+
+struct builder { _Alignas(8) unsigned char buf[TD_RING_MAXREC]; uint32_t len; };
+
+static struct td_rec *start(struct builder *b, const char *fn, int result, int nargs,
+                            const uint64_t *args)
+{
+    memset(b, 0, sizeof(*b));
+    struct td_rec *r = (struct td_rec *)b->buf;
+    int id = td_api_find(fn);
+    assert_true(id >= 0);
+    r->fn = (uint16_t)id;
+    r->nargs = (uint8_t)(nargs < 0 ? td_fns[id].nparams : nargs);
+    r->result = result;
+    b->len = sizeof(*r);
+    memcpy(b->buf + b->len, args, (size_t)r->nargs * 8);
+    b->len += (uint32_t)r->nargs * 8;
+    return r;
+}
+
+static void item(struct builder *b, int arg, int kind, const void *data, size_t n, uint32_t flags)
+{
+    struct td_item *it = (struct td_item *)(b->buf + b->len);
+    it->arg = (uint8_t)arg;
+    it->kind = (uint8_t)kind;
+    it->len = (uint16_t)n;
+    it->flags = flags;
+    memcpy(it + 1, data, n);
+    b->len += (uint32_t)(sizeof(*it) + ((n + 7) & ~(size_t)7));
+    ((struct td_rec *)b->buf)->nitems++;
+}
+
+static char *render(struct builder *b, enum tp_format fmt, int strsize, int verbose)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    struct tp p;
+    tp_init(&p, fmt, f);
+    p.strsize = strsize;
+    if (fmt == TP_JSON)
+        tp_raw(&p, "{");
+    td_print_call(&p, (const struct td_rec *)b->buf, b->len, verbose);
+    if (fmt == TP_JSON)
+        tp_raw(&p, "}");
+    tp_line_end(&p);
+    tp_free(&p);
+    fclose(f);
+    text[strcspn(text, "\n")] = '\0';
+    return text;
+}
+
+static void expect(struct builder *b, const char *want)
+{
+    char *got = render(b, TP_TEXT, 64, 0);
+    if (strcmp(got, want) != 0)
+        fail_msg("got  '%s'\nwant '%s'", got, want);
+    free(got);
+}
+
+static void test_out_values(void **state)
+{
+    (void)state;
+    struct builder b;
+    uint64_t a[] = { 0x7ffd1000, 4096 };
+    start(&b, "cuMemAlloc_v2", 0, -1, a);
+    uint64_t dptr = 0x7f2a40000000ULL;
+    item(&b, 0, TD_IT_OUT, &dptr, 8, 0);
+    expect(&b, "cuMemAlloc_v2(&0x7f2a40000000, 4096) = CUDA_SUCCESS");
+    /* failed: no out-value, the pointer itself */
+    start(&b, "cuMemAlloc_v2", 2, -1, a);
+    expect(&b, "cuMemAlloc_v2(0x7ffd1000, 4096) = CUDA_ERROR_OUT_OF_MEMORY (2)");
+    char *v = render(&b, TP_TEXT, 64, 1);
+    assert_non_null(strstr(v, "= CUDA_ERROR_OUT_OF_MEMORY (2) (The API call failed"));
+    free(v);
+}
+
+static void test_enums_flags_streams(void **state)
+{
+    (void)state;
+    struct builder b;
+    uint64_t a[] = { 0x1000, 16, 0 };
+    start(&b, "cuDeviceGetAttribute", 0, -1, a);
+    int v = 1024;
+    item(&b, 0, TD_IT_OUT, &v, 4, 0);
+    expect(&b, "cuDeviceGetAttribute(&1024, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0) = CUDA_SUCCESS");
+    uint64_t s[] = { 0x2000, 1 };
+    start(&b, "cuStreamCreate", 0, -1, s);
+    uint64_t h = 0x55aa00;
+    item(&b, 0, TD_IT_OUT, &h, 8, 0);
+    expect(&b, "cuStreamCreate(&0x55aa00, CU_STREAM_NON_BLOCKING) = CUDA_SUCCESS");
+    uint64_t s0[] = { 0x2000, 0 };
+    start(&b, "cuStreamCreate", 0, -1, s0);
+    expect(&b, "cuStreamCreate(0x2000, CU_STREAM_DEFAULT) = CUDA_SUCCESS");
+    uint64_t hf[] = { 0x3000, 0x10, 0x3 | 0x40 };
+    start(&b, "cuMemHostAlloc", 0, -1, hf);
+    expect(&b, "cuMemHostAlloc(0x3000, 16, CU_MEMHOSTALLOC_PORTABLE|CU_MEMHOSTALLOC_DEVICEMAP|0x40)"
+               " = CUDA_SUCCESS");
+    uint64_t sy[] = { 1 };
+    start(&b, "cuStreamSynchronize", 0, -1, sy);
+    expect(&b, "cuStreamSynchronize(CU_STREAM_LEGACY) = CUDA_SUCCESS");
+    uint64_t sy0[] = { 0 };
+    start(&b, "cuStreamSynchronize", 400, -1, sy0);
+    expect(&b, "cuStreamSynchronize(NULL) = CUDA_ERROR_INVALID_HANDLE (400)");
+    uint64_t neg[] = { 0x1000, 0xfffffffe };
+    start(&b, "cuDeviceGet", 101, -1, neg);
+    expect(&b, "cuDeviceGet(0x1000, -2) = CUDA_ERROR_INVALID_DEVICE (101)");
+}
+
+static void test_strings(void **state)
+{
+    (void)state;
+    struct builder b;
+    uint64_t a[] = { 0x1000, 0x2000, 13000, 2, 0x3000 };
+    start(&b, "cuGetProcAddress_v2", 0, -1, a);
+    item(&b, 0, TD_IT_STR, "cuMemcpyHtoD", 12, 0);
+    uint64_t fnp = 0x7f0011223344ULL;
+    item(&b, 1, TD_IT_OUT, &fnp, 8, 0);
+    int st = 0;
+    item(&b, 4, TD_IT_OUT, &st, 4, 0);
+    expect(&b, "cuGetProcAddress_v2(\"cuMemcpyHtoD\", &0x7f0011223344, 13000, "
+               "CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &CU_GET_PROC_ADDRESS_SUCCESS) = CUDA_SUCCESS");
+    char *t = render(&b, TP_TEXT, 4, 0);
+    assert_non_null(strstr(t, "(\"cuMe\"..., "));
+    free(t);
+    /* quotes and control characters are escaped */
+    uint64_t n[] = { 0x1000, 256, 0 };
+    start(&b, "cuDeviceGetName", 0, -1, n);
+    item(&b, 0, TD_IT_STR, "a\"b\n\001", 5, 0);
+    expect(&b, "cuDeviceGetName(\"a\\\"b\\n\\1\", 256, 0) = CUDA_SUCCESS");
+    uint64_t e[] = { 2, 0x1000 };
+    start(&b, "cuGetErrorName", 0, -1, e);
+    item(&b, 1, TD_IT_STR, "CUDA_ERROR_OUT_OF_MEMORY", 24, 0);
+    expect(&b, "cuGetErrorName(CUDA_ERROR_OUT_OF_MEMORY, &\"CUDA_ERROR_OUT_OF_MEMORY\") = CUDA_SUCCESS");
+}
+
+static void test_json(void **state)
+{
+    (void)state;
+    struct builder b;
+    uint64_t a[] = { 0x7ffd1000, 4096 };
+    start(&b, "cuMemAlloc_v2", 0, -1, a);
+    uint64_t dptr = 0x7f2a40000000ULL;
+    item(&b, 0, TD_IT_OUT, &dptr, 8, 0);
+    char *j = render(&b, TP_JSON, 64, 0);
+    assert_string_equal(j, "{\"call\":\"cuMemAlloc_v2\",\"args\":{\"dptr\":\"0x7f2a40000000\","
+                           "\"bytesize\":4096},\"ret\":0,\"retname\":\"CUDA_SUCCESS\"}");
+    free(j);
+}
+
+/* a record is untrusted: nothing in it may crash the decoder */
+static void test_corrupt(void **state)
+{
+    (void)state;
+    struct builder b;
+    uint64_t a[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    start(&b, "cuMemAlloc_v2", 0, 5, a); /* wrong argument count */
+    char *t = render(&b, TP_TEXT, 64, 0);
+    assert_non_null(strstr(t, "<corrupt>"));
+    free(t);
+    start(&b, "cuMemAlloc_v2", 0, -1, a);
+    ((struct td_rec *)b.buf)->fn = 0xffff; /* no such function */
+    t = render(&b, TP_TEXT, 64, 0);
+    assert_non_null(strstr(t, "?("));
+    free(t);
+    /* items whose lengths run past the record */
+    start(&b, "cuGetErrorName", 0, -1, a);
+    item(&b, 1, TD_IT_STR, "xxxxxxxx", 8, 0);
+    struct td_item *it = (struct td_item *)(b.buf + sizeof(struct td_rec) + 16);
+    it->len = 60000;
+    t = render(&b, TP_TEXT, 64, 0);
+    free(t);
+    ((struct td_rec *)b.buf)->nitems = 250;
+    it->len = 8;
+    t = render(&b, TP_TEXT, 64, 0);
+    free(t);
+    /* random records of every length */
+    srand(42);
+    for (int round = 0; round < 20000; round++) {
+        struct builder r;
+        for (size_t i = 0; i < sizeof(r.buf); i++)
+            r.buf[i] = (unsigned char)rand();
+        struct td_rec *rec = (struct td_rec *)r.buf;
+        rec->fn = (uint16_t)(rand() % (TD_FN__COUNT + 5));
+        if (round % 2 && rec->fn < TD_FN__COUNT)
+            rec->nargs = td_fns[rec->fn].nparams;
+        rec->nitems = (uint8_t)(rand() % 6);
+        r.len = (uint32_t)(rand() % (int)sizeof(r.buf));
+        if (r.len < sizeof(struct td_rec))
+            r.len = sizeof(struct td_rec);
+        t = render(&r, round % 3 ? TP_TEXT : TP_JSON, rand() % 80, round % 5 == 0);
+        free(t);
+    }
+}
+
+static void test_trace_set(void **state)
+{
+    (void)state;
+    uint8_t m[1024];
+    char err[256];
+#define ON(name) ((m[td_api_find(name) >> 3] >> (td_api_find(name) & 7)) & 1)
+    assert_int_equal(td_trace_set("cuMemAlloc", m, sizeof(m), err, sizeof(err)), 0);
+    assert_true(ON("cuMemAlloc") && ON("cuMemAlloc_v2"));
+    assert_false(ON("cuMemFree_v2"));
+    assert_int_equal(td_trace_set("%memory,cuInit", m, sizeof(m), err, sizeof(err)), 0);
+    assert_true(ON("cuMemFree_v2") && ON("cuInit") && ON("cuMemGetInfo_v2"));
+    assert_false(ON("cuMemcpyHtoD_v2") || ON("cuStreamCreate"));
+    assert_int_equal(td_trace_set("!%copy", m, sizeof(m), err, sizeof(err)), 0);
+    assert_true(ON("cuInit"));
+    assert_false(ON("cuMemcpyHtoD_v2") || ON("cuMemsetD8_v2"));
+    assert_int_equal(td_trace_set("/^cuEvent(Record|Query)", m, sizeof(m), err, sizeof(err)), 0);
+    assert_true(ON("cuEventRecord") && ON("cuEventRecord_ptsz") && ON("cuEventQuery"));
+    assert_false(ON("cuEventCreate"));
+    assert_int_equal(td_trace_set("none", m, sizeof(m), err, sizeof(err)), 0);
+    assert_false(ON("cuInit"));
+    assert_int_equal(td_trace_set("cuNope", m, sizeof(m), err, sizeof(err)), -1);
+    assert_string_equal(err, "invalid function name 'cuNope'");
+    assert_int_equal(td_trace_set("%nope", m, sizeof(m), err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "invalid class '%nope'"));
+    assert_int_equal(td_trace_set("/(", m, sizeof(m), err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "invalid regular expression"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_out_values),
+        cmocka_unit_test(test_enums_flags_streams),
+        cmocka_unit_test(test_strings),
+        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_corrupt),
+        cmocka_unit_test(test_trace_set),
+    };
+    return cmocka_run_group_tests_name("decode", tests, NULL, NULL);
+}
