@@ -1,11 +1,38 @@
 /* The emulated GPU: internal interface shared by the src/emu family files.
  * The exported CUDA entry points are the emulator's public interface; every
  * entry point it does not implement gets a weak body (generated
- * emu_stubs.c) that returns emu_unsupported(). */
+ * emu_stubs.c) that returns emu_unsupported().
+ *
+ * Objects. Every handle the program sees (context, stream, event, module,
+ * function, library, kernel, memory pool) points at a struct that starts
+ * with struct emu_obj and is entered in one registry (obj.c). A handle is
+ * looked up there before it is dereferenced, so a stale or made-up handle
+ * is an error, never a crash. Lookups take a reference; the registry holds
+ * one too, dropped when the object is destroyed.
+ *
+ * Memory. Every allocation (device, managed, page-locked host, registered
+ * host range) is one struct emu_alloc in a sorted address map (memory.c);
+ * pointers are validated there, with bounds, in O(log n).
+ *
+ * Streams. One worker thread per stream runs its operations in order
+ * (stream.c). The legacy default stream and the per-thread default streams
+ * are streams too; the implicit synchronisation of the legacy stream is a
+ * list of (stream, sequence number) dependencies added to an operation when
+ * it is submitted.
+ *
+ * Locks, outermost first: ctx->lock, stream->lock, event->lock; the
+ * registry lock and the memory-map lock are leaves. No lock is held while
+ * a user callback runs. */
 #ifndef TD_EMU_H
 #define TD_EMU_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "api.h"
+#include "profiles.h"
 
 #define TD_EXPORT __attribute__((visibility("default")))
 
@@ -14,5 +41,235 @@ CUresult emu_unsupported(int fn);
 
 /* Every entry point's function in this library, by id (generated). */
 extern void *const emu_fns[TD_FN__COUNT];
+
+#define EMU_DRIVER_VERSION 13000
+#define EMU_MAX_DEVICES    64
+#define EMU_ALLOC_ALIGN    256     /* alignment of device allocations */
+#define EMU_PITCH_ALIGN    512     /* cuMemAllocPitch row alignment */
+#define EMU_MAX_CTX_STACK  64
+
+/* ---- config.c: the environment ------------------------------------- */
+struct emu_config {
+    int ndevices;                       /* TDTRACE_EMU_DEVICES (default 1) */
+    const struct emu_profile *profile;  /* TDTRACE_EMU_PROFILE (default h100) */
+    unsigned long long memory;          /* TDTRACE_EMU_MEMORY; 0: profile's */
+    int nvisible;                       /* CUDA_VISIBLE_DEVICES applied */
+    int visible[EMU_MAX_DEVICES];       /* visible ordinal -> physical index */
+};
+/* "123", "4K", "16MiB", "2GB", "1T" (binary multiples). 0 on success. */
+int emu_parse_size(const char *s, unsigned long long *out);
+/* "4" -> 4 in [0, EMU_MAX_DEVICES]. 0 on success. */
+int emu_parse_count(const char *s, int *out);
+/* CUDA_VISIBLE_DEVICES as the driver reads it: comma-separated indices or
+ * GPU-<uuid> (a unique prefix will do); parsing stops at the first invalid
+ * or repeated entry. uuids[i] is physical device i's UUID. Returns how many
+ * devices are visible, their physical indices in out. */
+int emu_parse_visible(const char *s, int ndev, const CUuuid *uuids, int *out);
+/* The device UUID of physical device phys of profile p. */
+void emu_make_uuid(const struct emu_profile *p, int phys, CUuuid *out);
+/* Formats a UUID as the driver does for CUDA_VISIBLE_DEVICES / nvidia-smi:
+ * "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (41 bytes with the NUL). */
+void emu_format_uuid(const CUuuid *u, char out[41]);
+/* Reads the environment into cfg. 0, or -1 with a message in err. */
+int emu_config_load(struct emu_config *cfg, char *err, size_t errlen);
+
+/* ---- driver.c -------------------------------------------------------- */
+/* CUDA_SUCCESS once cuInit has succeeded, else CUDA_ERROR_NOT_INITIALIZED. */
+CUresult emu_check_init(void);
+#define EMU_INIT_OR_RETURN() do { CUresult r_ = emu_check_init(); if (r_) return r_; } while (0)
+
+/* ---- obj.c: the handle registry ------------------------------------- */
+enum emu_type {
+    EMU_T_CTX = 1, EMU_T_STREAM, EMU_T_EVENT, EMU_T_MODULE, EMU_T_FUNC,
+    EMU_T_LIBRARY, EMU_T_KERNEL, EMU_T_POOL,
+};
+struct emu_ctx;
+struct emu_obj {
+    struct emu_obj *hnext;       /* registry chain */
+    int type;                    /* enum emu_type */
+    int registered;              /* under the registry lock */
+    atomic_int refs;
+    struct emu_ctx *ctx;         /* owner, or NULL (libraries, kernels, pools) */
+    void (*release)(struct emu_obj *o);  /* frees it at the last reference */
+};
+/* refs = 1 (the registry's, once registered) */
+void emu_obj_init(struct emu_obj *o, int type, struct emu_ctx *ctx,
+                  void (*release)(struct emu_obj *));
+void emu_obj_register(struct emu_obj *o);
+/* The live object for handle h of that type with a reference taken, or NULL. */
+void *emu_obj_get(const void *h, int type);
+void emu_obj_ref(struct emu_obj *o);
+void emu_obj_put(struct emu_obj *o);
+/* Removes o from the registry: 1 if this call did it (the caller then owns
+ * the registry's reference), 0 if it was already gone. */
+int emu_obj_unregister(struct emu_obj *o);
+/* Unregisters every object of type owned by ctx, calls fn on each (with
+ * the registry's reference, which fn must drop). */
+void emu_obj_drop_ctx(struct emu_ctx *ctx, int type, void (*fn)(struct emu_obj *));
+
+/* ---- device.c -------------------------------------------------------- */
+struct emu_pool;
+struct emu_device {
+    int ordinal;                 /* as the program sees it */
+    int phys;                    /* index before CUDA_VISIBLE_DEVICES */
+    const struct emu_profile *prof;
+    CUuuid uuid;
+    unsigned long long total_mem;
+    pthread_mutex_t mem_lock;    /* the counters below */
+    unsigned long long used, peak;
+    unsigned long long nallocs, total_allocs;
+    struct emu_ctx *primary;     /* permanent */
+    struct emu_pool *default_pool; /* permanent, made at init */
+    struct emu_pool *cur_pool;   /* cuDeviceSetMemPool (under mem_lock) */
+};
+extern int emu_ndevices;
+extern struct emu_device *emu_devices;
+/* Sets the devices up from cfg (cuInit). */
+CUresult emu_devices_init(const struct emu_config *cfg);
+/* The device for ordinal d, or NULL. */
+struct emu_device *emu_device(CUdevice d);
+/* A device attribute (the one source of every value reported). */
+CUresult emu_device_attr(const struct emu_device *dev, int attr, int *value);
+int emu_device_attr_or(const struct emu_device *dev, int attr, int dflt);
+
+/* ---- context.c ------------------------------------------------------- */
+struct emu_stream;
+struct emu_ctx {
+    struct emu_obj o;
+    struct emu_device *dev;
+    int primary;
+    unsigned long long id;
+    pthread_mutex_t lock;          /* everything below */
+    int active;                    /* created: until destroyed; primary: retained */
+    int retains;                   /* primary: retain count */
+    unsigned flags;
+    unsigned primary_flags;        /* primary: cuDevicePrimaryCtxSetFlags */
+    struct emu_stream *streams;    /* every stream of the context */
+    struct emu_stream *legacy;     /* the NULL stream, made on first use */
+    size_t limits[10];
+};
+/* The calling thread's current context, validated and referenced.
+ * CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT (none, or an
+ * inactive primary), CUDA_ERROR_CONTEXT_IS_DESTROYED. */
+CUresult emu_ctx_current(struct emu_ctx **out);
+/* h, or the current context when h is NULL; referenced. */
+CUresult emu_ctx_resolve(CUcontext h, struct emu_ctx **out);
+void emu_ctx_put(struct emu_ctx *c);
+/* Waits until all work of every stream of c is done. */
+void emu_ctx_sync(struct emu_ctx *c);
+
+/* ---- memory.c -------------------------------------------------------- */
+/* GLOBAL: a module's variable (device memory only the module frees) */
+enum emu_mem_kind { EMU_MEM_DEVICE = 1, EMU_MEM_MANAGED, EMU_MEM_HOST, EMU_MEM_REGISTERED, EMU_MEM_GLOBAL };
+struct emu_alloc {
+    uintptr_t base;
+    size_t size;
+    size_t acct;                 /* bytes counted against the device */
+    int kind;                    /* enum emu_mem_kind */
+    unsigned flags;              /* host-alloc / register / attach flags */
+    struct emu_ctx *ctx;         /* owner (referenced) */
+    struct emu_device *dev;
+    struct emu_pool *pool;       /* cuMemAllocFromPoolAsync/cuMemAllocAsync */
+    unsigned long long id;       /* CU_POINTER_ATTRIBUTE_BUFFER_ID */
+    void *mem;                   /* what to free (NULL: registered range) */
+    size_t maplen;               /* mmap length, 0 for malloc */
+    atomic_int refs;
+};
+/* The allocation holding [p, p+len) (len 0: just p), referenced.
+ * CUDA_ERROR_INVALID_VALUE if there is none. */
+CUresult emu_mem_find(uintptr_t p, size_t len, struct emu_alloc **out);
+/* Like emu_mem_find; NULL without error when p is not in any allocation. */
+struct emu_alloc *emu_mem_lookup(uintptr_t p);
+void emu_alloc_put(struct emu_alloc *a);
+/* Device allocation in ctx (accounted); used by modules for globals. */
+CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flags,
+                       struct emu_pool *pool, uintptr_t *out);
+/* Removes the allocation at base (exactly) of the given kinds (bitmask of
+ * 1 << kind). CUDA_ERROR_INVALID_VALUE if none. */
+CUresult emu_mem_release(uintptr_t base, unsigned kinds);
+/* Frees every allocation owned by ctx (context destroy / reset). */
+void emu_mem_drop_ctx(struct emu_ctx *ctx);
+struct emu_mem_stats {
+    unsigned long long current;   /* bytes allocated now */
+    unsigned long long peak;      /* most bytes ever allocated at once */
+    unsigned long long count;     /* live allocations */
+    unsigned long long total;     /* allocations ever made */
+    unsigned long long total_mem; /* the device's size */
+};
+/* Statistics of device dev (ordinal). 0, or -1 for an unknown device. */
+int emu_mem_stats(int dev, struct emu_mem_stats *st);
+/* memory pools */
+struct emu_pool {
+    struct emu_obj o;
+    struct emu_device *dev;
+    int is_default;
+    pthread_mutex_t lock;
+    unsigned long long threshold, used, used_high, reserved_high;
+    int reuse[4];
+};
+CUresult emu_pools_init(struct emu_device *dev);
+void emu_pool_account(struct emu_pool *p, long long delta);
+
+/* ---- stream.c -------------------------------------------------------- */
+struct emu_op;
+typedef void (*emu_op_fn)(struct emu_op *op);
+struct emu_dep { struct emu_stream *s; uint64_t seq; };
+struct emu_op {
+    struct emu_op *next;
+    uint64_t seq;
+    emu_op_fn run;                  /* does the work (worker thread or inline) */
+    emu_op_fn fini;                 /* releases what the op holds (or NULL); the op is freed after */
+    int inline_ok;                  /* may run on the caller's thread when idle */
+    int ndeps, capdeps;
+    struct emu_dep *deps;
+    struct emu_stream *stream;      /* set on submit */
+};
+enum emu_stream_kind { EMU_S_USER, EMU_S_LEGACY, EMU_S_PTDS };
+struct emu_stream {
+    struct emu_obj o;
+    struct emu_stream *cnext;       /* ctx->streams, under ctx->lock */
+    struct emu_ctx *sctx;           /* referenced */
+    int kind;                       /* enum emu_stream_kind */
+    unsigned flags;
+    int priority;
+    unsigned long long id;
+    pthread_mutex_t lock;           /* queue and worker state */
+    pthread_cond_t work_cv, done_cv;
+    struct emu_op *head, *tail;
+    uint64_t enq_seq;               /* under lock */
+    _Atomic uint64_t done_seq;      /* last op finished */
+    _Atomic uint64_t pub_enq;       /* copy of enq_seq for lock-free peeks */
+    int worker, sleeping, exiting, nwaiters;
+};
+/* Resolves a stream handle for the calling thread. NULL means the legacy
+ * stream, or this thread's default stream when ptds; CU_STREAM_LEGACY and
+ * CU_STREAM_PER_THREAD as named. Referenced. */
+CUresult emu_stream_resolve(CUstream h, int ptds, struct emu_stream **out);
+void emu_stream_put(struct emu_stream *s);
+/* Allocates an op of size bytes (>= sizeof(struct emu_op)), zeroed. */
+void *emu_op_new(size_t size, emu_op_fn run, emu_op_fn fini);
+/* Adds a dependency: op starts only after s has finished op number seq. */
+int emu_op_dep(struct emu_op *op, struct emu_stream *s, uint64_t seq);
+/* Queues op on s after the implicit dependencies of the legacy stream.
+ * The op is owned by the stream from here (also on error). */
+CUresult emu_stream_submit(struct emu_stream *s, struct emu_op *op, uint64_t *seq_out);
+/* Runs op on the calling thread once everything it would have waited for
+ * on s is done (synchronous copies), then frees it. */
+CUresult emu_stream_exec(struct emu_stream *s, struct emu_op *op);
+/* Waits until s has finished op number seq. */
+void emu_stream_wait(struct emu_stream *s, uint64_t seq);
+int emu_stream_reached(struct emu_stream *s, uint64_t seq);
+/* Waits for all work submitted so far. */
+void emu_stream_sync(struct emu_stream *s);
+/* Destroys: unregisters, lets pending work finish, frees at the end. */
+void emu_stream_destroy(struct emu_stream *s);
+/* Destroys every stream of ctx (context destroy / reset), after work ends. */
+void emu_stream_drop_ctx(struct emu_ctx *ctx);
+/* Monotonic nanoseconds. */
+uint64_t emu_now_ns(void);
+
+/* ---- event.c, module.c ---------------------------------------------- */
+void emu_event_drop_ctx(struct emu_ctx *ctx);
+void emu_module_drop_ctx(struct emu_ctx *ctx);
 
 #endif

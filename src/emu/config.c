@@ -1,0 +1,192 @@
+/* The emulator's configuration, from the environment (read once, by cuInit):
+ *
+ *   TDTRACE_EMU_DEVICES=N     number of devices, 0..64 (default 1)
+ *   TDTRACE_EMU_PROFILE=NAME  h100, a100 or t4 (default h100)
+ *   TDTRACE_EMU_MEMORY=SIZE   memory per device: bytes, or K/M/G/T
+ *                             (binary), optionally followed by iB or B
+ *   CUDA_VISIBLE_DEVICES      as the real driver: indices or GPU-<uuid>
+ */
+#include "emu.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int emu_parse_size(const char *s, unsigned long long *out)
+{
+    if (!s)
+        return -1;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (shift && (end[0] == 'i' || end[0] == 'I') && (end[1] == 'B' || end[1] == 'b'))
+        end += 2;
+    else if (*end == 'B' || *end == 'b')
+        end++;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end)
+        return -1;
+    if (shift && v > (~0ULL >> shift))
+        return -1;
+    *out = v << shift;
+    return 0;
+}
+
+int emu_parse_count(const char *s, int *out)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 0 || v > EMU_MAX_DEVICES)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* splitmix64: a stable, well-mixed UUID from the profile name and index */
+static unsigned long long mix64(unsigned long long x)
+{
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+void emu_make_uuid(const struct emu_profile *p, int phys, CUuuid *out)
+{
+    unsigned long long h = 0xcbf29ce484222325ULL; /* FNV-1a of the name */
+    for (const char *c = p->name; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+    unsigned long long a = mix64(h ^ (unsigned long long)phys);
+    unsigned long long b = mix64(a ^ 0x7464747261636521ULL); /* "tdtrace!" */
+    for (int i = 0; i < 8; i++) {
+        out->bytes[i] = (char)(a >> (8 * i));
+        out->bytes[8 + i] = (char)(b >> (8 * i));
+    }
+}
+
+void emu_format_uuid(const CUuuid *u, char out[41])
+{
+    const unsigned char *b = (const unsigned char *)u->bytes;
+    snprintf(out, 41, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10],
+             b[11], b[12], b[13], b[14], b[15]);
+}
+
+/* "GPU-xxxx..." (a prefix of the UUID, dashes optional) -> index, or -1
+ * when it matches no device or more than one. */
+static int match_uuid(const char *s, size_t n, int ndev, const CUuuid *uuids)
+{
+    if (n < 5 || strncasecmp(s, "GPU-", 4) != 0)
+        return -1;
+    int found = -1;
+    for (int d = 0; d < ndev; d++) {
+        char full[41];
+        emu_format_uuid(&uuids[d], full);
+        size_t i = 4, j = 4;
+        while (i < n && full[j]) {
+            if (s[i] == '-' && full[j] != '-') { i++; continue; }
+            if (full[j] == '-' && s[i] != '-') { j++; continue; }
+            if (tolower((unsigned char)s[i]) != full[j])
+                break;
+            i++, j++;
+        }
+        if (i == n) {
+            if (found >= 0)
+                return -1; /* ambiguous */
+            found = d;
+        }
+    }
+    return found;
+}
+
+int emu_parse_visible(const char *s, int ndev, const CUuuid *uuids, int *out)
+{
+    int n = 0;
+    while (*s && n < ndev) {
+        while (isspace((unsigned char)*s))
+            s++;
+        size_t len = strcspn(s, ",");
+        size_t tl = len;
+        while (tl && isspace((unsigned char)s[tl - 1]))
+            tl--;
+        int idx = -1;
+        if (tl && isdigit((unsigned char)s[0])) {
+            size_t k = 0;
+            long v = 0;
+            while (k < tl && isdigit((unsigned char)s[k]) && v <= EMU_MAX_DEVICES)
+                v = v * 10 + (s[k++] - '0');
+            if (k == tl && v < ndev)
+                idx = (int)v;
+        } else if (tl) {
+            idx = match_uuid(s, tl, ndev, uuids);
+        }
+        if (idx < 0)
+            break;
+        for (int i = 0; i < n; i++)
+            if (out[i] == idx)
+                return n; /* a repeated device ends the list */
+        out[n++] = idx;
+        s += len;
+        if (*s == ',')
+            s++;
+        else
+            break;
+    }
+    return n;
+}
+
+int emu_config_load(struct emu_config *cfg, char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->ndevices = 1;
+    cfg->profile = emu_profile_default();
+    const char *v;
+    if ((v = getenv("TDTRACE_EMU_DEVICES")) && *v && emu_parse_count(v, &cfg->ndevices)) {
+        snprintf(err, errlen, "TDTRACE_EMU_DEVICES=%s: not a number of devices (0 to %d)",
+                 v, EMU_MAX_DEVICES);
+        return -1;
+    }
+    if ((v = getenv("TDTRACE_EMU_PROFILE")) && *v && !(cfg->profile = emu_profile_find(v))) {
+        snprintf(err, errlen, "TDTRACE_EMU_PROFILE=%s: unknown profile (known: %s)",
+                 v, emu_profile_names());
+        return -1;
+    }
+    if ((v = getenv("TDTRACE_EMU_MEMORY")) && *v &&
+        (emu_parse_size(v, &cfg->memory) || cfg->memory == 0)) {
+        snprintf(err, errlen, "TDTRACE_EMU_MEMORY=%s: not a size (bytes, or K/M/G/T with optional iB/B)", v);
+        return -1;
+    }
+    CUuuid uuids[EMU_MAX_DEVICES];
+    for (int i = 0; i < cfg->ndevices; i++)
+        emu_make_uuid(cfg->profile, i, &uuids[i]);
+    v = getenv("CUDA_VISIBLE_DEVICES");
+    if (v) {
+        cfg->nvisible = emu_parse_visible(v, cfg->ndevices, uuids, cfg->visible);
+    } else {
+        cfg->nvisible = cfg->ndevices;
+        for (int i = 0; i < cfg->ndevices; i++)
+            cfg->visible[i] = i;
+    }
+    return 0;
+}

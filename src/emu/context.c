@@ -1,0 +1,641 @@
+/* Contexts: the permanent primary context of each device, created contexts,
+ * and each thread's stack of current contexts. */
+#include "emu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_ullong next_ctx_id = 1;
+
+/* The calling thread's context stack. Entries are validated through the
+ * registry before use: a context destroyed elsewhere stays on the stack. */
+static __thread struct emu_ctx *ctx_stack[EMU_MAX_CTX_STACK];
+static __thread int ctx_depth;
+
+static const size_t limit_defaults[10] = {
+    [CU_LIMIT_STACK_SIZE] = 1024,
+    [CU_LIMIT_PRINTF_FIFO_SIZE] = 1048576,
+    [CU_LIMIT_MALLOC_HEAP_SIZE] = 8388608,
+    [CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH] = 2,
+    [CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT] = 2048,
+    [CU_LIMIT_MAX_L2_FETCH_GRANULARITY] = 64,
+    [CU_LIMIT_PERSISTING_L2_CACHE_SIZE] = 0,
+};
+
+static void ctx_release(struct emu_obj *o)
+{
+    struct emu_ctx *c = (struct emu_ctx *)o;
+    if (c->primary)
+        return; /* permanent */
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+static struct emu_ctx *ctx_new(struct emu_device *dev, int primary)
+{
+    struct emu_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    emu_obj_init(&c->o, EMU_T_CTX, NULL, ctx_release);
+    c->dev = dev;
+    c->primary = primary;
+    c->id = atomic_fetch_add(&next_ctx_id, 1);
+    pthread_mutex_init(&c->lock, NULL);
+    memcpy(c->limits, limit_defaults, sizeof c->limits);
+    return c;
+}
+
+CUresult emu_ctx_init_primary(struct emu_device *dev);
+CUresult emu_ctx_init_primary(struct emu_device *dev)
+{
+    struct emu_ctx *c = ctx_new(dev, 1);
+    if (!c)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    emu_obj_register(&c->o);
+    dev->primary = c;
+    return CUDA_SUCCESS;
+}
+
+void emu_ctx_put(struct emu_ctx *c)
+{
+    if (c)
+        emu_obj_put(&c->o);
+}
+
+static int ctx_active(struct emu_ctx *c)
+{
+    pthread_mutex_lock(&c->lock);
+    int a = c->active;
+    pthread_mutex_unlock(&c->lock);
+    return a;
+}
+
+/* h referenced, checked live and active */
+static CUresult ctx_get(CUcontext h, struct emu_ctx **out, CUresult gone)
+{
+    struct emu_ctx *c = emu_obj_get(h, EMU_T_CTX);
+    if (!c)
+        return gone;
+    if (!ctx_active(c)) {
+        emu_ctx_put(c);
+        return CUDA_ERROR_INVALID_CONTEXT;
+    }
+    *out = c;
+    return CUDA_SUCCESS;
+}
+
+CUresult emu_ctx_current(struct emu_ctx **out)
+{
+    EMU_INIT_OR_RETURN();
+    if (ctx_depth == 0 || !ctx_stack[ctx_depth - 1])
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return ctx_get((CUcontext)ctx_stack[ctx_depth - 1], out, CUDA_ERROR_CONTEXT_IS_DESTROYED);
+}
+
+CUresult emu_ctx_resolve(CUcontext h, struct emu_ctx **out)
+{
+    EMU_INIT_OR_RETURN();
+    if (!h)
+        return emu_ctx_current(out);
+    return ctx_get(h, out, CUDA_ERROR_INVALID_CONTEXT);
+}
+
+/* Waits for every stream's work (snapshot of the list, then wait). */
+void emu_ctx_sync(struct emu_ctx *c)
+{
+    struct emu_stream *snap[64];
+    uint64_t seqs[64];
+    for (;;) {
+        int n = 0, more = 0;
+        pthread_mutex_lock(&c->lock);
+        for (struct emu_stream *s = c->streams; s; s = s->cnext) {
+            uint64_t e = atomic_load(&s->pub_enq);
+            if (atomic_load(&s->done_seq) >= e)
+                continue;
+            if (n == 64) {
+                more = 1;
+                break;
+            }
+            emu_obj_ref(&s->o);
+            snap[n] = s;
+            seqs[n++] = e;
+        }
+        pthread_mutex_unlock(&c->lock);
+        for (int i = 0; i < n; i++) {
+            emu_stream_wait(snap[i], seqs[i]);
+            emu_stream_put(snap[i]);
+        }
+        if (!more)
+            return;
+    }
+}
+
+/* Everything the context owns goes: after its work has finished. */
+static void ctx_teardown(struct emu_ctx *c)
+{
+    emu_ctx_sync(c);
+    emu_stream_drop_ctx(c);
+    emu_event_drop_ctx(c);
+    emu_module_drop_ctx(c);
+    emu_mem_drop_ctx(c);
+    pthread_mutex_lock(&c->lock);
+    memcpy(c->limits, limit_defaults, sizeof c->limits);
+    pthread_mutex_unlock(&c->lock);
+}
+
+static CUresult check_ctx_flags(unsigned flags)
+{
+    if (flags & ~(unsigned)CU_CTX_FLAGS_MASK)
+        return CUDA_ERROR_INVALID_VALUE;
+    switch (flags & CU_CTX_SCHED_MASK) {
+    case CU_CTX_SCHED_AUTO: case CU_CTX_SCHED_SPIN: case CU_CTX_SCHED_YIELD:
+    case CU_CTX_SCHED_BLOCKING_SYNC:
+        return CUDA_SUCCESS;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+/* ---- the stack ------------------------------------------------------- */
+
+TD_EXPORT CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
+{
+    EMU_INIT_OR_RETURN();
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pctx = ctx_depth ? (CUcontext)ctx_stack[ctx_depth - 1] : NULL;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
+{
+    EMU_INIT_OR_RETURN();
+    if (!ctx) {
+        if (ctx_depth)
+            ctx_stack[--ctx_depth] = NULL;
+        return CUDA_SUCCESS;
+    }
+    struct emu_ctx *c = emu_obj_get(ctx, EMU_T_CTX);
+    if (!c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    /* an inactive primary context may be made current (the runtime does
+     * that before retaining it) */
+    if (ctx_depth == 0)
+        ctx_depth = 1;
+    ctx_stack[ctx_depth - 1] = c;
+    emu_ctx_put(c);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
+{
+    EMU_INIT_OR_RETURN();
+    if (!ctx)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    struct emu_ctx *c = emu_obj_get(ctx, EMU_T_CTX);
+    if (!c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    emu_ctx_put(c);
+    if (ctx_depth == EMU_MAX_CTX_STACK)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    ctx_stack[ctx_depth++] = c;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx)
+{
+    return cuCtxPushCurrent_v2(ctx);
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx)
+{
+    EMU_INIT_OR_RETURN();
+    if (ctx_depth == 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    struct emu_ctx *c = ctx_stack[--ctx_depth];
+    ctx_stack[ctx_depth] = NULL;
+    if (pctx)
+        *pctx = (CUcontext)c;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxPopCurrent(CUcontext *pctx)
+{
+    return cuCtxPopCurrent_v2(pctx);
+}
+
+/* ---- created contexts ------------------------------------------------ */
+
+static CUresult ctx_create(CUcontext *pctx, unsigned flags, CUdevice dev)
+{
+    EMU_INIT_OR_RETURN();
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_device *d = emu_device(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    if (check_ctx_flags(flags))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (ctx_depth == EMU_MAX_CTX_STACK)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    struct emu_ctx *c = ctx_new(d, 0);
+    if (!c)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    c->active = 1;
+    c->flags = flags;
+    emu_obj_register(&c->o);
+    ctx_stack[ctx_depth++] = c;
+    *pctx = (CUcontext)c;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+    return ctx_create(pctx, flags, dev);
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+    return ctx_create(pctx, flags, dev);
+}
+
+static CUresult check_affinity(const CUexecAffinityParam *p, int n, struct emu_device *d)
+{
+    if (n < 0 || (n > 0 && !p))
+        return CUDA_ERROR_INVALID_VALUE;
+    for (int i = 0; i < n; i++) {
+        if (p[i].type != CU_EXEC_AFFINITY_TYPE_SM_COUNT)
+            return CUDA_ERROR_INVALID_VALUE;
+        if (d && p[i].param.smCount.val > (unsigned)d->prof->multiprocessors)
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray,
+                                          int numParams, unsigned int flags, CUdevice dev)
+{
+    EMU_INIT_OR_RETURN();
+    if (check_affinity(paramsArray, numParams, emu_device(dev)))
+        return CUDA_ERROR_INVALID_VALUE;
+    return ctx_create(pctx, flags, dev);
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams,
+                                          unsigned int flags, CUdevice dev)
+{
+    EMU_INIT_OR_RETURN();
+    if (ctxCreateParams) {
+        if (ctxCreateParams->cigParams)
+            return CUDA_ERROR_NOT_SUPPORTED; /* no graphics interop here */
+        if (check_affinity(ctxCreateParams->execAffinityParams,
+                           ctxCreateParams->numExecAffinityParams, emu_device(dev)))
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    return ctx_create(pctx, flags, dev);
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
+{
+    EMU_INIT_OR_RETURN();
+    if (!ctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_ctx *c = emu_obj_get(ctx, EMU_T_CTX);
+    if (!c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (c->primary) {
+        emu_ctx_put(c);
+        return CUDA_ERROR_INVALID_CONTEXT;
+    }
+    if (!emu_obj_unregister(&c->o)) { /* another thread got there first */
+        emu_ctx_put(c);
+        return CUDA_ERROR_INVALID_CONTEXT;
+    }
+    ctx_teardown(c);
+    pthread_mutex_lock(&c->lock);
+    c->active = 0;
+    pthread_mutex_unlock(&c->lock);
+    if (ctx_depth && ctx_stack[ctx_depth - 1] == c)
+        ctx_stack[--ctx_depth] = NULL;
+    emu_ctx_put(c); /* ours */
+    emu_ctx_put(c); /* the registry's */
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxDestroy(CUcontext ctx)
+{
+    return cuCtxDestroy_v2(ctx);
+}
+
+/* ---- primary contexts ------------------------------------------------ */
+
+TD_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+    EMU_INIT_OR_RETURN();
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_device *d = emu_device(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    struct emu_ctx *c = d->primary;
+    pthread_mutex_lock(&c->lock);
+    if (!c->active) {
+        c->active = 1;
+        c->flags = c->primary_flags;
+    }
+    c->retains++;
+    pthread_mutex_unlock(&c->lock);
+    *pctx = (CUcontext)c;
+    return CUDA_SUCCESS;
+}
+
+/* Deactivates the primary context: its resources go */
+static void primary_reset(struct emu_ctx *c)
+{
+    ctx_teardown(c);
+    pthread_mutex_lock(&c->lock);
+    c->active = 0;
+    c->retains = 0;
+    pthread_mutex_unlock(&c->lock);
+}
+
+TD_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_device *d = emu_device(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    struct emu_ctx *c = d->primary;
+    pthread_mutex_lock(&c->lock);
+    if (c->retains == 0) {
+        pthread_mutex_unlock(&c->lock);
+        return CUDA_ERROR_INVALID_CONTEXT;
+    }
+    int last = --c->retains == 0;
+    pthread_mutex_unlock(&c->lock);
+    if (last)
+        primary_reset(c);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+    return cuDevicePrimaryCtxRelease_v2(dev);
+}
+
+TD_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_device *d = emu_device(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    primary_reset(d->primary);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
+{
+    return cuDevicePrimaryCtxReset_v2(dev);
+}
+
+TD_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_device *d = emu_device(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    if (!flags || !active)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_ctx *c = d->primary;
+    pthread_mutex_lock(&c->lock);
+    *flags = c->active ? c->flags : c->primary_flags;
+    *active = c->active;
+    pthread_mutex_unlock(&c->lock);
+    return CUDA_SUCCESS;
+}
+
+static CUresult primary_set_flags(CUdevice dev, unsigned flags, int v2)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_device *d = emu_device(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    if (check_ctx_flags(flags))
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_ctx *c = d->primary;
+    pthread_mutex_lock(&c->lock);
+    if (c->active && !v2) {
+        pthread_mutex_unlock(&c->lock);
+        return CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
+    }
+    c->primary_flags = flags;
+    if (c->active)
+        c->flags = flags;
+    pthread_mutex_unlock(&c->lock);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
+{
+    return primary_set_flags(dev, flags, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
+{
+    return primary_set_flags(dev, flags, 1);
+}
+
+/* ---- queries --------------------------------------------------------- */
+
+TD_EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    if (device)
+        *device = c->dev->ordinal;
+    emu_ctx_put(c);
+    return device ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_resolve(ctx, &c);
+    if (r)
+        return r;
+    if (device)
+        *device = c->dev->ordinal;
+    emu_ctx_put(c);
+    return device ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_resolve(ctx, &c);
+    if (r)
+        return r;
+    emu_ctx_sync(c);
+    emu_ctx_put(c);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
+{
+    return cuCtxSynchronize_v2(NULL);
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_resolve(ctx, &c);
+    if (r)
+        return r;
+    emu_ctx_put(c);
+    if (!version)
+        return CUDA_ERROR_INVALID_VALUE;
+    *version = 3020;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_resolve(ctx, &c);
+    if (r)
+        return r;
+    if (ctxId)
+        *ctxId = c->id;
+    emu_ctx_put(c);
+    return ctxId ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    if (flags) {
+        pthread_mutex_lock(&c->lock);
+        *flags = c->flags;
+        pthread_mutex_unlock(&c->lock);
+    }
+    emu_ctx_put(c);
+    return flags ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    r = check_ctx_flags(flags);
+    if (r == CUDA_SUCCESS) {
+        pthread_mutex_lock(&c->lock);
+        c->flags = flags;
+        if (c->primary)
+            c->primary_flags = flags;
+        pthread_mutex_unlock(&c->lock);
+    }
+    emu_ctx_put(c);
+    return r;
+}
+
+static int limit_supported(int limit)
+{
+    switch (limit) {
+    case CU_LIMIT_STACK_SIZE: case CU_LIMIT_PRINTF_FIFO_SIZE: case CU_LIMIT_MALLOC_HEAP_SIZE:
+    case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH: case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
+    case CU_LIMIT_MAX_L2_FETCH_GRANULARITY: case CU_LIMIT_PERSISTING_L2_CACHE_SIZE:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    if (!pvalue)
+        r = CUDA_ERROR_INVALID_VALUE;
+    else if (!limit_supported((int)limit))
+        r = CUDA_ERROR_UNSUPPORTED_LIMIT;
+    else {
+        pthread_mutex_lock(&c->lock);
+        *pvalue = c->limits[limit];
+        pthread_mutex_unlock(&c->lock);
+    }
+    emu_ctx_put(c);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    if (!limit_supported((int)limit)) {
+        emu_ctx_put(c);
+        return CUDA_ERROR_UNSUPPORTED_LIMIT;
+    }
+    if (limit == CU_LIMIT_MAX_L2_FETCH_GRANULARITY && value > 128)
+        r = CUDA_ERROR_INVALID_VALUE;
+    if (limit == CU_LIMIT_PERSISTING_L2_CACHE_SIZE &&
+        value > (size_t)emu_device_attr_or(c->dev, CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, 0))
+        r = CUDA_ERROR_INVALID_VALUE;
+    if (limit == CU_LIMIT_STACK_SIZE && value > (1u << 20))
+        r = CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS) {
+        pthread_mutex_lock(&c->lock);
+        c->limits[limit] = value;
+        pthread_mutex_unlock(&c->lock);
+    }
+    emu_ctx_put(c);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    emu_ctx_put(c);
+    if (leastPriority)
+        *leastPriority = 0;
+    if (greatestPriority)
+        *greatestPriority = -5;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    emu_ctx_put(c);
+    if (!pconfig)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pconfig = CU_FUNC_CACHE_PREFER_NONE;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    emu_ctx_put(c);
+    /* a preference; the emulator has no cache to configure */
+    return (unsigned)config <= CU_FUNC_CACHE_PREFER_EQUAL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}

@@ -1,0 +1,403 @@
+/* Copies and memsets, 1-D and 2-D, synchronous and asynchronous. Every
+ * device-side range is validated in the address map (bounds included)
+ * before anything is queued; the operation holds references on the
+ * allocations it touches, so a free cannot pull memory from under it.
+ *
+ * Synchronous forms wait for what the stream (the legacy one, or the
+ * thread's default stream for _ptds) would have waited for, then copy on
+ * the calling thread. Asynchronous copies from or to pageable host memory
+ * (not page-locked by cuMemHostAlloc/cuMemHostRegister) behave the same,
+ * as the real driver's staging makes them synchronous for the host. */
+#include "emu.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* one side of a copy */
+struct side {
+    uintptr_t p;               /* start */
+    struct emu_alloc *a;       /* allocation, or NULL for pageable host memory */
+};
+
+struct copy_op {
+    struct emu_op op;
+    struct side dst, src;
+    size_t width, height, dpitch, spitch;
+};
+
+struct set_op {
+    struct emu_op op;
+    struct side dst;
+    size_t width, height, pitch; /* width in elements */
+    unsigned elem, value;
+};
+
+static void put_sides(struct side *a, struct side *b)
+{
+    emu_alloc_put(a->a);
+    if (b)
+        emu_alloc_put(b->a);
+}
+
+static void run_copy(struct emu_op *op)
+{
+    struct copy_op *c = (struct copy_op *)op;
+    char *d = (char *)c->dst.p;
+    const char *s = (const char *)c->src.p;
+    if (c->height == 1 || (c->dpitch == c->width && c->spitch == c->width)) {
+        memmove(d, s, c->width * c->height);
+        return;
+    }
+    for (size_t y = 0; y < c->height; y++)
+        memmove(d + y * c->dpitch, s + y * c->spitch, c->width);
+}
+
+static void fini_copy(struct emu_op *op)
+{
+    struct copy_op *c = (struct copy_op *)op;
+    put_sides(&c->dst, &c->src);
+}
+
+static void fill(char *d, size_t n, unsigned elem, unsigned value)
+{
+    if (elem == 1) {
+        memset(d, (int)(value & 0xff), n);
+        return;
+    }
+    size_t bytes = n * elem, done = elem;
+    if (elem == 2) {
+        unsigned short v = (unsigned short)value;
+        memcpy(d, &v, 2);
+    } else {
+        memcpy(d, &value, 4);
+    }
+    while (done < bytes) { /* doubling copies: memcpy speed */
+        size_t k = done < bytes - done ? done : bytes - done;
+        memcpy(d + done, d, k);
+        done += k;
+    }
+}
+
+static void run_set(struct emu_op *op)
+{
+    struct set_op *s = (struct set_op *)op;
+    char *d = (char *)s->dst.p;
+    if (s->height == 1 || s->pitch == s->width * s->elem) {
+        fill(d, s->width * s->height, s->elem, s->value);
+        return;
+    }
+    for (size_t y = 0; y < s->height; y++)
+        fill(d + y * s->pitch, s->width, s->elem, s->value);
+}
+
+static void fini_set(struct emu_op *op)
+{
+    put_sides(&((struct set_op *)op)->dst, NULL);
+}
+
+/* ---- validation ------------------------------------------------------ */
+
+/* extent of a 2-D range: (h-1)*pitch + w, or -1 on overflow */
+static int extent(size_t w, size_t h, size_t pitch, size_t *out)
+{
+    if (h == 0 || w == 0) {
+        *out = 0;
+        return 0;
+    }
+    if (h > 1 && pitch < w)
+        return -1;
+    if (h - 1 > ((size_t)-1 - w) / (pitch ? pitch : 1))
+        return -1;
+    *out = (h - 1) * pitch + w;
+    return 0;
+}
+
+/* A device-side range: must lie in one allocation. */
+static CUresult dev_side(uintptr_t p, size_t len, struct side *out)
+{
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    out->p = p;
+    return emu_mem_find(p, len, &out->a);
+}
+
+/* A host-side range: bounds-checked if it is memory the emulator knows,
+ * trusted (pageable host memory) otherwise. */
+static CUresult host_side(uintptr_t p, size_t len, struct side *out)
+{
+    if (!p || p + len < p)
+        return CUDA_ERROR_INVALID_VALUE;
+    out->p = p;
+    out->a = emu_mem_lookup(p);
+    if (out->a && len > out->a->size - (p - out->a->base)) {
+        emu_alloc_put(out->a);
+        out->a = NULL;
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* pageable: no allocation, or a managed/device one (always "pinned" here) */
+static int pageable(const struct side *s)
+{
+    return s->a == NULL;
+}
+
+/* Runs or queues op on stream h. async: queue, unless pageable memory is
+ * involved. Takes the op in every case. */
+static CUresult issue(struct emu_op *op, CUstream h, int ptds, int async, int has_pageable)
+{
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(h, ptds, &s);
+    if (r) {
+        op->fini(op);
+        free(op);
+        return r;
+    }
+    if (async && !has_pageable)
+        r = emu_stream_submit(s, op, NULL);
+    else
+        r = emu_stream_exec(s, op);
+    emu_stream_put(s);
+    return r;
+}
+
+enum dir { D_HTOD, D_DTOH, D_DTOD, D_ANY };
+
+static CUresult copy1d(uintptr_t dst, uintptr_t src, size_t n, enum dir dir, CUstream h,
+                       int ptds, int async)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    emu_ctx_put(c);
+    if (n == 0)
+        return CUDA_SUCCESS;
+    struct side d = { 0, NULL }, s = { 0, NULL };
+    switch (dir) {
+    case D_HTOD: r = dev_side(dst, n, &d); if (!r) r = host_side(src, n, &s); break;
+    case D_DTOH: r = host_side(dst, n, &d); if (!r) r = dev_side(src, n, &s); break;
+    case D_DTOD: r = dev_side(dst, n, &d); if (!r) r = dev_side(src, n, &s); break;
+    case D_ANY:  r = host_side(dst, n, &d); if (!r) r = host_side(src, n, &s); break;
+    }
+    if (r) {
+        put_sides(&d, &s);
+        return r;
+    }
+    struct copy_op *op = emu_op_new(sizeof *op, run_copy, fini_copy);
+    if (!op) {
+        put_sides(&d, &s);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    op->dst = d;
+    op->src = s;
+    op->width = n;
+    op->height = 1;
+    return issue(&op->op, h, ptds, async, pageable(&d) || pageable(&s));
+}
+
+#define U(x) ((uintptr_t)(x))
+
+TD_EXPORT CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copy1d(U(dst), U(src), n, D_ANY, NULL, 0, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copy1d(U(dst), U(src), n, D_ANY, NULL, 1, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h) { return copy1d(U(dst), U(src), n, D_ANY, h, 0, 1); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h) { return copy1d(U(dst), U(src), n, D_ANY, h, 1, 1); }
+
+TD_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { return copy1d(U(d), U(s), n, D_HTOD, NULL, 0, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr d, const void *s, size_t n) { return copy1d(U(d), U(s), n, D_HTOD, NULL, 1, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream h) { return copy1d(U(d), U(s), n, D_HTOD, h, 0, 1); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr d, const void *s, size_t n, CUstream h) { return copy1d(U(d), U(s), n, D_HTOD, h, 1, 1); }
+
+TD_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { return copy1d(U(d), U(s), n, D_DTOH, NULL, 0, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *d, CUdeviceptr s, size_t n) { return copy1d(U(d), U(s), n, D_DTOH, NULL, 1, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, CUstream h) { return copy1d(U(d), U(s), n, D_DTOH, h, 0, 1); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2_ptsz(void *d, CUdeviceptr s, size_t n, CUstream h) { return copy1d(U(d), U(s), n, D_DTOH, h, 1, 1); }
+
+TD_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy1d(U(d), U(s), n, D_DTOD, NULL, 0, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2_ptds(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy1d(U(d), U(s), n, D_DTOD, NULL, 1, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h) { return copy1d(U(d), U(s), n, D_DTOD, h, 0, 1); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h) { return copy1d(U(d), U(s), n, D_DTOD, h, 1, 1); }
+
+static CUresult peer(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n,
+                     CUstream h, int ptds, int async)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_ctx *c1 = emu_obj_get(dc, EMU_T_CTX), *c2 = emu_obj_get(sc, EMU_T_CTX);
+    CUresult r = c1 && c2 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+    emu_ctx_put(c1);
+    emu_ctx_put(c2);
+    if (r)
+        return r;
+    return copy1d(U(d), U(s), n, D_DTOD, h, ptds, async);
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n)
+{
+    return peer(d, dc, s, sc, n, NULL, 0, 0);
+}
+TD_EXPORT CUresult CUDAAPI cuMemcpyPeer_ptds(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n)
+{
+    return peer(d, dc, s, sc, n, NULL, 1, 0);
+}
+TD_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream h)
+{
+    return peer(d, dc, s, sc, n, h, 0, 1);
+}
+TD_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync_ptsz(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream h)
+{
+    return peer(d, dc, s, sc, n, h, 1, 1);
+}
+
+/* ---- 2-D -------------------------------------------------------------- */
+
+static CUresult side2d(CUmemorytype type, const void *host, CUdeviceptr dev, size_t x, size_t y,
+                       size_t pitch, size_t w, size_t h, struct side *out)
+{
+    size_t ext;
+    if (extent(w, h, pitch, &ext))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (y && y > ((size_t)-1 - x) / (pitch ? pitch : 1))
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t off = y * pitch + x;
+    switch ((int)type) {
+    case CU_MEMORYTYPE_HOST:
+        if (!host)
+            return CUDA_ERROR_INVALID_VALUE;
+        return host_side(U(host) + off, ext, out);
+    case CU_MEMORYTYPE_DEVICE:
+        if (!dev)
+            return CUDA_ERROR_INVALID_VALUE;
+        return dev_side(U(dev) + off, ext, out);
+    case CU_MEMORYTYPE_UNIFIED:
+        if (!dev)
+            return CUDA_ERROR_INVALID_VALUE;
+        return host_side(U(dev) + off, ext, out);
+    case CU_MEMORYTYPE_ARRAY:
+        return CUDA_ERROR_NOT_SUPPORTED; /* CUDA arrays are not emulated */
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream h, int ptds, int async)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    emu_ctx_put(c);
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (p->WidthInBytes == 0 || p->Height == 0)
+        return CUDA_SUCCESS;
+    const size_t maxpitch = 0x7fffffff;
+    if ((p->Height > 1 && (p->srcPitch < p->WidthInBytes + p->srcXInBytes ||
+                           p->dstPitch < p->WidthInBytes + p->dstXInBytes)) ||
+        p->srcPitch > maxpitch || p->dstPitch > maxpitch)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct side d = { 0, NULL }, s = { 0, NULL };
+    r = side2d(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstPitch,
+               p->WidthInBytes, p->Height, &d);
+    if (!r)
+        r = side2d(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcPitch,
+                   p->WidthInBytes, p->Height, &s);
+    if (r) {
+        put_sides(&d, &s);
+        return r;
+    }
+    struct copy_op *op = emu_op_new(sizeof *op, run_copy, fini_copy);
+    if (!op) {
+        put_sides(&d, &s);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    op->dst = d;
+    op->src = s;
+    op->width = p->WidthInBytes;
+    op->height = p->Height;
+    op->dpitch = p->dstPitch;
+    op->spitch = p->srcPitch;
+    return issue(&op->op, h, ptds, async, pageable(&d) || pageable(&s));
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *p) { return copy2d(p, NULL, 0, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *p) { return copy2d(p, NULL, 1, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *p) { return copy2d(p, NULL, 0, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *p) { return copy2d(p, NULL, 1, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream h) { return copy2d(p, h, 0, 1); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *p, CUstream h) { return copy2d(p, h, 1, 1); }
+
+/* ---- memset ------------------------------------------------------------ */
+
+static CUresult memset2d(CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem, size_t w,
+                         size_t hgt, CUstream h, int ptds, int async)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    emu_ctx_put(c);
+    if (!dst || (dst & (elem - 1)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (w == 0 || hgt == 0)
+        return CUDA_SUCCESS;
+    if (w > ((size_t)-1) / elem)
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t ext;
+    if (extent(w * elem, hgt, pitch, &ext))
+        return CUDA_ERROR_INVALID_VALUE;
+    struct side d = { 0, NULL };
+    r = dev_side(U(dst), ext, &d);
+    if (r)
+        return r;
+    struct set_op *op = emu_op_new(sizeof *op, run_set, fini_set);
+    if (!op) {
+        put_sides(&d, NULL);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    op->dst = d;
+    op->width = w;
+    op->height = hgt;
+    op->pitch = pitch;
+    op->elem = elem;
+    op->value = value;
+    return issue(&op->op, h, ptds, async, 0);
+}
+
+#define SET1(name, T, elem, ptds, async) \
+    TD_EXPORT CUresult CUDAAPI name(CUdeviceptr d, T v, size_t n) \
+    { return memset2d(d, n * (elem), v, elem, n, 1, NULL, ptds, async); }
+#define SET1A(name, T, elem, ptds) \
+    TD_EXPORT CUresult CUDAAPI name(CUdeviceptr d, T v, size_t n, CUstream h) \
+    { return memset2d(d, n * (elem), v, elem, n, 1, h, ptds, 1); }
+#define SET2(name, T, elem, ptds) \
+    TD_EXPORT CUresult CUDAAPI name(CUdeviceptr d, size_t pitch, T v, size_t w, size_t hgt) \
+    { return memset2d(d, pitch, v, elem, w, hgt, NULL, ptds, 0); }
+#define SET2A(name, T, elem, ptds) \
+    TD_EXPORT CUresult CUDAAPI name(CUdeviceptr d, size_t pitch, T v, size_t w, size_t hgt, CUstream h) \
+    { return memset2d(d, pitch, v, elem, w, hgt, h, ptds, 1); }
+
+SET1(cuMemsetD8_v2, unsigned char, 1, 0, 0)
+SET1(cuMemsetD8_v2_ptds, unsigned char, 1, 1, 0)
+SET1(cuMemsetD16_v2, unsigned short, 2, 0, 0)
+SET1(cuMemsetD16_v2_ptds, unsigned short, 2, 1, 0)
+SET1(cuMemsetD32_v2, unsigned int, 4, 0, 0)
+SET1(cuMemsetD32_v2_ptds, unsigned int, 4, 1, 0)
+SET1A(cuMemsetD8Async, unsigned char, 1, 0)
+SET1A(cuMemsetD8Async_ptsz, unsigned char, 1, 1)
+SET1A(cuMemsetD16Async, unsigned short, 2, 0)
+SET1A(cuMemsetD16Async_ptsz, unsigned short, 2, 1)
+SET1A(cuMemsetD32Async, unsigned int, 4, 0)
+SET1A(cuMemsetD32Async_ptsz, unsigned int, 4, 1)
+SET2(cuMemsetD2D8_v2, unsigned char, 1, 0)
+SET2(cuMemsetD2D8_v2_ptds, unsigned char, 1, 1)
+SET2(cuMemsetD2D16_v2, unsigned short, 2, 0)
+SET2(cuMemsetD2D16_v2_ptds, unsigned short, 2, 1)
+SET2(cuMemsetD2D32_v2, unsigned int, 4, 0)
+SET2(cuMemsetD2D32_v2_ptds, unsigned int, 4, 1)
+SET2A(cuMemsetD2D8Async, unsigned char, 1, 0)
+SET2A(cuMemsetD2D8Async_ptsz, unsigned char, 1, 1)
+SET2A(cuMemsetD2D16Async, unsigned short, 2, 0)
+SET2A(cuMemsetD2D16Async_ptsz, unsigned short, 2, 1)
+SET2A(cuMemsetD2D32Async, unsigned int, 4, 0)
+SET2A(cuMemsetD2D32Async_ptsz, unsigned int, 4, 1)

@@ -1,0 +1,117 @@
+/* Initialisation, version, error strings, entry-point lookup. */
+#include "emu.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "xlat.h"
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static CUresult init_result = CUDA_ERROR_NOT_INITIALIZED;
+static atomic_int init_done;
+
+static void do_init(void)
+{
+    struct emu_config cfg;
+    char err[256];
+    if (emu_config_load(&cfg, err, sizeof err)) {
+        fprintf(stderr, "tdtrace-emu: %s\n", err);
+        init_result = CUDA_ERROR_NO_DEVICE;
+        return;
+    }
+    if (cfg.nvisible == 0) {
+        init_result = CUDA_ERROR_NO_DEVICE;
+        return;
+    }
+    init_result = emu_devices_init(&cfg);
+    if (init_result == CUDA_SUCCESS)
+        atomic_store_explicit(&init_done, 1, memory_order_release);
+}
+
+TD_EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
+{
+    if (Flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_once(&init_once, do_init);
+    return init_result;
+}
+
+CUresult emu_check_init(void)
+{
+    return atomic_load_explicit(&init_done, memory_order_acquire)
+        ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+TD_EXPORT CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
+{
+    if (!driverVersion)
+        return CUDA_ERROR_INVALID_VALUE;
+    *driverVersion = EMU_DRIVER_VERSION;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
+{
+    if (!pStr)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pStr = td_xlat_name(TD_X_CUresult, (unsigned long long)error);
+    return *pStr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+TD_EXPORT CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr)
+{
+    if (!pStr)
+        return CUDA_ERROR_INVALID_VALUE;
+    const char *name = td_xlat_name(TD_X_CUresult, (unsigned long long)error);
+    if (!name) {
+        *pStr = NULL;
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    const char *text = td_xlat_text(TD_X_CUresult, (unsigned long long)error);
+    *pStr = text ? text : name;
+    return CUDA_SUCCESS;
+}
+
+static CUresult proc_address(const char *symbol, void **pfn, int cudaVersion,
+                             cuuint64_t flags, CUdriverProcAddressQueryResult *status)
+{
+    if (!pfn || !symbol)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (flags > CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
+        return CUDA_ERROR_INVALID_VALUE;
+    int too_low = 0;
+    int fn = td_proc_lookup(symbol, cudaVersion,
+                            flags == CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &too_low);
+    if (fn < 0 || !emu_fns[fn]) {
+        *pfn = NULL;
+        if (status)
+            *status = too_low ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
+                              : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        return CUDA_ERROR_NOT_FOUND;
+    }
+    *pfn = emu_fns[fn];
+    if (status)
+        *status = CU_GET_PROC_ADDRESS_SUCCESS;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
+                                            cuuint64_t flags)
+{
+    return proc_address(symbol, pfn, cudaVersion, flags, NULL);
+}
+
+TD_EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
+                                               cuuint64_t flags,
+                                               CUdriverProcAddressQueryResult *symbolStatus)
+{
+    return proc_address(symbol, pfn, cudaVersion, flags, symbolStatus);
+}
+
+TD_EXPORT CUresult CUDAAPI cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
+{
+    if (!ppExportTable || !pExportTableId)
+        return CUDA_ERROR_INVALID_VALUE;
+    *ppExportTable = NULL;
+    return CUDA_ERROR_NOT_FOUND;
+}

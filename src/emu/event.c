@@ -1,0 +1,330 @@
+/* Events: a record is an operation on a stream that stamps the time
+ * (CLOCK_MONOTONIC) when the stream reaches it. Each record has a
+ * generation; the event is complete when its latest record has run. */
+#include "emu.h"
+
+#include <sched.h>
+#include <stdlib.h>
+
+#define SEQ_PENDING UINT64_MAX   /* recorded, the stream's number not known yet */
+
+struct emu_event {
+    struct emu_obj o;
+    unsigned flags;
+    pthread_mutex_t lock;
+    uint64_t gen;                 /* records made */
+    uint64_t done_gen;            /* the newest record that has run */
+    struct emu_stream *s;         /* where the newest record is (referenced) */
+    uint64_t seq;                 /* its number there */
+    uint64_t t_ns;                /* when the newest record ran */
+};
+
+static void event_release(struct emu_obj *o)
+{
+    struct emu_event *e = (struct emu_event *)o;
+    emu_stream_put(e->s);
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+}
+
+static void drop_one(struct emu_obj *o)
+{
+    emu_obj_put(o);
+}
+
+void emu_event_drop_ctx(struct emu_ctx *ctx)
+{
+    emu_obj_drop_ctx(ctx, EMU_T_EVENT, drop_one);
+}
+
+TD_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
+{
+    EMU_INIT_OR_RETURN();
+    if (!phEvent || (Flags & ~(unsigned)(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING |
+                                          CU_EVENT_INTERPROCESS)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((Flags & CU_EVENT_INTERPROCESS) && !(Flags & CU_EVENT_DISABLE_TIMING))
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    struct emu_event *e = calloc(1, sizeof *e);
+    if (!e) {
+        emu_ctx_put(c);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    emu_obj_init(&e->o, EMU_T_EVENT, c, event_release);
+    e->flags = Flags;
+    pthread_mutex_init(&e->lock, NULL);
+    emu_obj_register(&e->o);
+    emu_ctx_put(c);
+    *phEvent = (CUevent)e;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_event *e = emu_obj_get(hEvent, EMU_T_EVENT);
+    if (!e)
+        return CUDA_ERROR_INVALID_HANDLE;
+    int mine = emu_obj_unregister(&e->o);
+    emu_obj_put(&e->o);
+    if (mine)
+        emu_obj_put(&e->o); /* a pending record keeps its own reference */
+    return mine ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+TD_EXPORT CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
+{
+    return cuEventDestroy_v2(hEvent);
+}
+
+struct record_op {
+    struct emu_op op;
+    struct emu_event *e;
+    uint64_t gen;
+};
+
+static void run_record(struct emu_op *op)
+{
+    struct record_op *r = (struct record_op *)op;
+    struct emu_event *e = r->e;
+    uint64_t now = emu_now_ns();
+    pthread_mutex_lock(&e->lock);
+    if (r->gen > e->done_gen) {
+        e->done_gen = r->gen;
+        if (r->gen == e->gen)
+            e->t_ns = now;
+    }
+    pthread_mutex_unlock(&e->lock);
+}
+
+static void fini_record(struct emu_op *op)
+{
+    emu_obj_put(&((struct record_op *)op)->e->o);
+}
+
+static CUresult record(CUevent h, CUstream hs, unsigned flags, int ptds)
+{
+    EMU_INIT_OR_RETURN();
+    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_event *e = emu_obj_get(h, EMU_T_EVENT);
+    if (!e)
+        return CUDA_ERROR_INVALID_HANDLE;
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(hs, ptds, &s);
+    if (r) {
+        emu_obj_put(&e->o);
+        return r;
+    }
+    if (s->sctx != e->o.ctx) { /* event and stream of different contexts */
+        emu_stream_put(s);
+        emu_obj_put(&e->o);
+        return CUDA_ERROR_INVALID_HANDLE;
+    }
+    struct record_op *op = emu_op_new(sizeof *op, run_record, fini_record);
+    if (!op) {
+        emu_stream_put(s);
+        emu_obj_put(&e->o);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    op->op.inline_ok = 1;
+    op->e = e; /* our reference goes to the op */
+    emu_obj_ref(&s->o);
+    pthread_mutex_lock(&e->lock);
+    uint64_t gen = op->gen = ++e->gen;
+    struct emu_stream *old = e->s;
+    e->s = s;
+    e->seq = SEQ_PENDING;
+    pthread_mutex_unlock(&e->lock);
+    emu_stream_put(old);
+    emu_obj_ref(&e->o);
+    uint64_t seq = 0;
+    r = emu_stream_submit(s, &op->op, &seq);
+    pthread_mutex_lock(&e->lock);
+    if (e->gen == gen) {
+        if (r) { /* never recorded after all */
+            e->gen--;
+            e->seq = 0;
+            old = e->s;
+            e->s = NULL;
+        } else {
+            e->seq = seq;
+            old = NULL;
+        }
+    } else {
+        old = NULL;
+    }
+    pthread_mutex_unlock(&e->lock);
+    emu_stream_put(old);
+    emu_stream_put(s);
+    emu_obj_put(&e->o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream) { return record(hEvent, hStream, 0, 0); }
+TD_EXPORT CUresult CUDAAPI cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) { return record(hEvent, hStream, 0, 1); }
+TD_EXPORT CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
+{
+    return record(hEvent, hStream, flags, 0);
+}
+TD_EXPORT CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags)
+{
+    return record(hEvent, hStream, flags, 1);
+}
+
+/* 1 when complete (or never recorded); else the place to wait in *s, *seq
+ * (referenced; *s NULL when the record is being submitted right now). */
+static int event_state(struct emu_event *e, struct emu_stream **s, uint64_t *seq)
+{
+    pthread_mutex_lock(&e->lock);
+    int done = e->done_gen >= e->gen;
+    *s = NULL;
+    if (!done && e->seq != SEQ_PENDING) {
+        *s = e->s;
+        emu_obj_ref(&(*s)->o);
+        *seq = e->seq;
+    }
+    pthread_mutex_unlock(&e->lock);
+    return done;
+}
+
+TD_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_event *e = emu_obj_get(hEvent, EMU_T_EVENT);
+    if (!e)
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&e->lock);
+    int done = e->done_gen >= e->gen;
+    pthread_mutex_unlock(&e->lock);
+    emu_obj_put(&e->o);
+    return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+TD_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_event *e = emu_obj_get(hEvent, EMU_T_EVENT);
+    if (!e)
+        return CUDA_ERROR_INVALID_HANDLE;
+    struct emu_stream *s;
+    uint64_t seq;
+    while (!event_state(e, &s, &seq)) {
+        if (s) {
+            emu_stream_wait(s, seq);
+            emu_stream_put(s);
+        } else {
+            sched_yield();
+        }
+    }
+    emu_obj_put(&e->o);
+    return CUDA_SUCCESS;
+}
+
+static CUresult elapsed(float *ms, CUevent h0, CUevent h1)
+{
+    EMU_INIT_OR_RETURN();
+    if (!ms)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_event *e0 = emu_obj_get(h0, EMU_T_EVENT);
+    struct emu_event *e1 = emu_obj_get(h1, EMU_T_EVENT);
+    CUresult r = CUDA_SUCCESS;
+    uint64_t t0 = 0, t1 = 0;
+    if (!e0 || !e1) {
+        r = CUDA_ERROR_INVALID_HANDLE;
+    } else if ((e0->flags | e1->flags) & CU_EVENT_DISABLE_TIMING) {
+        r = CUDA_ERROR_INVALID_HANDLE;
+    } else {
+        struct emu_event *ev[2] = { e0, e1 };
+        uint64_t *t[2] = { &t0, &t1 };
+        for (int i = 0; i < 2; i++) {
+            pthread_mutex_lock(&ev[i]->lock);
+            if (ev[i]->gen == 0)
+                r = CUDA_ERROR_INVALID_HANDLE;
+            else if (ev[i]->done_gen < ev[i]->gen && r == CUDA_SUCCESS)
+                r = CUDA_ERROR_NOT_READY;
+            *t[i] = ev[i]->t_ns;
+            pthread_mutex_unlock(&ev[i]->lock);
+        }
+    }
+    if (r == CUDA_SUCCESS) {
+        /* microsecond resolution */
+        long long us = (long long)(t1 / 1000) - (long long)(t0 / 1000);
+        *ms = (float)((double)us / 1000.0);
+    }
+    if (e0)
+        emu_obj_put(&e0->o);
+    if (e1)
+        emu_obj_put(&e1->o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    return elapsed(pMilliseconds, hStart, hEnd);
+}
+
+TD_EXPORT CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    return elapsed(pMilliseconds, hStart, hEnd);
+}
+
+/* ---- waiting on an event from a stream -------------------------------- */
+
+static void run_nop(struct emu_op *op)
+{
+    (void)op;
+}
+
+static CUresult wait_event(CUstream hs, CUevent h, unsigned flags, int ptds)
+{
+    EMU_INIT_OR_RETURN();
+    if (flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_event *e = emu_obj_get(h, EMU_T_EVENT);
+    if (!e)
+        return CUDA_ERROR_INVALID_HANDLE;
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(hs, ptds, &s);
+    if (r) {
+        emu_obj_put(&e->o);
+        return r;
+    }
+    struct emu_stream *es;
+    uint64_t seq;
+    int done;
+    while (!(done = event_state(e, &es, &seq)) && !es)
+        sched_yield(); /* a record being submitted by another thread */
+    emu_obj_put(&e->o);
+    if (done || es == s) { /* complete, or earlier in the same FIFO */
+        emu_stream_put(es);
+        emu_stream_put(s);
+        return CUDA_SUCCESS;
+    }
+    struct emu_op *op = emu_op_new(sizeof *op, run_nop, NULL);
+    if (!op || emu_op_dep(op, es, seq)) {
+        free(op);
+        emu_stream_put(es);
+        emu_stream_put(s);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    emu_stream_put(es);
+    op->inline_ok = 1;
+    r = emu_stream_submit(s, op, NULL);
+    emu_stream_put(s);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{
+    return wait_event(hStream, hEvent, Flags, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{
+    return wait_event(hStream, hEvent, Flags, 1);
+}

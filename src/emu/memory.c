@@ -1,0 +1,1074 @@
+/* Memory: allocations in host memory, counted against the device; the
+ * sorted address map that validates every pointer; pointer attributes;
+ * memory pools. */
+#include "emu.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define MMAP_MIN (1u << 20)   /* larger allocations are mmap'ed (zeroed, lazy) */
+
+/* the map: allocations sorted by base; never overlapping */
+static pthread_rwlock_t map_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct emu_alloc **map;
+static size_t map_n, map_cap;
+static atomic_ullong next_buffer_id = 1;
+
+/* index of the last entry with base <= p, or -1 (map_lock held) */
+static long map_floor(uintptr_t p)
+{
+    size_t lo = 0, hi = map_n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (map[mid]->base <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (long)lo - 1;
+}
+
+static struct emu_alloc *map_find_locked(uintptr_t p)
+{
+    long i = map_floor(p);
+    if (i < 0)
+        return NULL;
+    struct emu_alloc *a = map[i];
+    return p - a->base < a->size ? a : NULL;
+}
+
+static void alloc_free_mem(struct emu_alloc *a)
+{
+    if (a->mem) {
+        if (a->maplen)
+            munmap(a->mem, a->maplen);
+        else
+            free(a->mem);
+    }
+    if (a->ctx)
+        emu_ctx_put(a->ctx);
+    if (a->pool)
+        emu_obj_put(&a->pool->o);
+    free(a);
+}
+
+void emu_alloc_put(struct emu_alloc *a)
+{
+    if (a && atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) == 1)
+        alloc_free_mem(a);
+}
+
+struct emu_alloc *emu_mem_lookup(uintptr_t p)
+{
+    pthread_rwlock_rdlock(&map_lock);
+    struct emu_alloc *a = map_find_locked(p);
+    if (a)
+        atomic_fetch_add_explicit(&a->refs, 1, memory_order_relaxed);
+    pthread_rwlock_unlock(&map_lock);
+    return a;
+}
+
+CUresult emu_mem_find(uintptr_t p, size_t len, struct emu_alloc **out)
+{
+    struct emu_alloc *a = emu_mem_lookup(p);
+    if (!a)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (len > a->size - (p - a->base)) {
+        emu_alloc_put(a);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    *out = a;
+    return CUDA_SUCCESS;
+}
+
+static void account(struct emu_device *d, long long delta)
+{
+    pthread_mutex_lock(&d->mem_lock);
+    d->used += (unsigned long long)delta;
+    if (delta > 0) {
+        d->nallocs++;
+        d->total_allocs++;
+        if (d->used > d->peak)
+            d->peak = d->used;
+    } else {
+        d->nallocs--;
+    }
+    pthread_mutex_unlock(&d->mem_lock);
+}
+
+static int reserve(struct emu_device *d, size_t bytes)
+{
+    int ok;
+    pthread_mutex_lock(&d->mem_lock);
+    ok = bytes <= d->total_mem - d->used;
+    if (ok) {
+        d->used += bytes;
+        d->nallocs++;
+        d->total_allocs++;
+        if (d->used > d->peak)
+            d->peak = d->used;
+    }
+    pthread_mutex_unlock(&d->mem_lock);
+    return ok;
+}
+
+/* Removes entries at index [i, j) (lock held); returns them in a list via
+ * out (caller un-accounts and drops them). */
+static void map_remove_at(size_t i)
+{
+    memmove(&map[i], &map[i + 1], (map_n - i - 1) * sizeof *map);
+    map_n--;
+}
+
+static void unaccount(struct emu_alloc *a)
+{
+    if (a->acct)
+        account(a->dev, -(long long)a->acct);
+    if (a->pool)
+        emu_pool_account(a->pool, -(long long)a->acct);
+}
+
+/* Inserts a (kind REGISTERED may collide: CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED).
+ * A registered range overlapping fresh memory was freed by the program
+ * without being unregistered: it goes. */
+static CUresult map_insert(struct emu_alloc *a)
+{
+    struct emu_alloc *stale[8];
+    int nstale = 0;
+    CUresult r = CUDA_SUCCESS;
+    pthread_rwlock_wrlock(&map_lock);
+    for (;;) {
+        long i = map_floor(a->base + a->size - 1);
+        if (i < 0 || map[i]->base + map[i]->size <= a->base)
+            break;
+        struct emu_alloc *o = map[i];
+        if (a->kind == EMU_MEM_REGISTERED || o->kind != EMU_MEM_REGISTERED || nstale == 8) {
+            r = a->kind == EMU_MEM_REGISTERED ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+                                               : CUDA_ERROR_OUT_OF_MEMORY;
+            break;
+        }
+        map_remove_at((size_t)i);
+        stale[nstale++] = o;
+    }
+    if (r == CUDA_SUCCESS && map_n == map_cap) {
+        size_t cap = map_cap ? map_cap * 2 : 256;
+        struct emu_alloc **m = realloc(map, cap * sizeof *m);
+        if (m) {
+            map = m;
+            map_cap = cap;
+        } else {
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    if (r == CUDA_SUCCESS) {
+        size_t at = (size_t)(map_floor(a->base) + 1);
+        memmove(&map[at + 1], &map[at], (map_n - at) * sizeof *map);
+        map[at] = a;
+        map_n++;
+    }
+    pthread_rwlock_unlock(&map_lock);
+    for (int k = 0; k < nstale; k++) {
+        unaccount(stale[k]);
+        emu_alloc_put(stale[k]);
+    }
+    return r;
+}
+
+CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flags,
+                       struct emu_pool *pool, uintptr_t *out)
+{
+    if (size == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (size > ((size_t)-1) - 2 * MMAP_MIN)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    struct emu_device *d = ctx->dev;
+    size_t acct = 0;
+    if (kind == EMU_MEM_DEVICE || kind == EMU_MEM_MANAGED || kind == EMU_MEM_GLOBAL) {
+        acct = (size + EMU_ALLOC_ALIGN - 1) & ~(size_t)(EMU_ALLOC_ALIGN - 1);
+        if (!reserve(d, acct))
+            return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    struct emu_alloc *a = calloc(1, sizeof *a);
+    void *mem = NULL;
+    size_t maplen = 0;
+    if (a && size >= MMAP_MIN) {
+        maplen = (size + 4095) & ~(size_t)4095;
+        mem = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (mem == MAP_FAILED)
+            mem = NULL;
+    } else if (a && posix_memalign(&mem, EMU_ALLOC_ALIGN, size)) {
+        mem = NULL;
+    }
+    if (!a || !mem) {
+        free(a);
+        if (acct) {
+            pthread_mutex_lock(&d->mem_lock);
+            d->used -= acct;
+            d->nallocs--;
+            d->total_allocs--;
+            pthread_mutex_unlock(&d->mem_lock);
+        }
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    a->base = (uintptr_t)mem;
+    a->size = size;
+    a->acct = acct;
+    a->kind = kind;
+    a->flags = flags;
+    a->ctx = ctx;
+    emu_obj_ref(&ctx->o);
+    a->dev = d;
+    a->pool = pool;
+    if (pool)
+        emu_obj_ref(&pool->o);
+    a->id = atomic_fetch_add(&next_buffer_id, 1);
+    a->mem = mem;
+    a->maplen = maplen;
+    atomic_init(&a->refs, 1);
+    if (pool)
+        emu_pool_account(pool, (long long)acct);
+    CUresult r = map_insert(a);
+    if (r) {
+        unaccount(a);
+        emu_alloc_put(a);
+        return r;
+    }
+    *out = a->base;
+    return CUDA_SUCCESS;
+}
+
+CUresult emu_mem_release(uintptr_t base, unsigned kinds)
+{
+    pthread_rwlock_wrlock(&map_lock);
+    long i = map_floor(base);
+    struct emu_alloc *a = i >= 0 ? map[i] : NULL;
+    if (!a || a->base != base || !(kinds & (1u << a->kind))) {
+        pthread_rwlock_unlock(&map_lock);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    map_remove_at((size_t)i);
+    pthread_rwlock_unlock(&map_lock);
+    unaccount(a);
+    emu_alloc_put(a);
+    return CUDA_SUCCESS;
+}
+
+void emu_mem_drop_ctx(struct emu_ctx *ctx)
+{
+    for (;;) {
+        struct emu_alloc *batch[64];
+        int n = 0;
+        pthread_rwlock_wrlock(&map_lock);
+        for (size_t i = 0; i < map_n && n < 64;) {
+            if (map[i]->ctx == ctx) {
+                batch[n++] = map[i];
+                map_remove_at(i);
+            } else {
+                i++;
+            }
+        }
+        pthread_rwlock_unlock(&map_lock);
+        for (int k = 0; k < n; k++) {
+            unaccount(batch[k]);
+            emu_alloc_put(batch[k]);
+        }
+        if (n < 64)
+            return;
+    }
+}
+
+int emu_mem_stats(int dev, struct emu_mem_stats *st)
+{
+    struct emu_device *d = emu_device(dev);
+    if (!d || !st)
+        return -1;
+    pthread_mutex_lock(&d->mem_lock);
+    st->current = d->used;
+    st->peak = d->peak;
+    st->count = d->nallocs;
+    st->total = d->total_allocs;
+    st->total_mem = d->total_mem;
+    pthread_mutex_unlock(&d->mem_lock);
+    return 0;
+}
+
+/* ---- allocation entry points ---------------------------------------- */
+
+#define KIND(k) (1u << (k))
+
+static CUresult alloc_in_current(size_t size, int kind, unsigned flags, uintptr_t *out)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    r = emu_mem_alloc(c, size, kind, flags, NULL, out);
+    emu_ctx_put(c);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+    EMU_INIT_OR_RETURN();
+    if (!dptr)
+        return CUDA_ERROR_INVALID_VALUE;
+    uintptr_t p;
+    CUresult r = alloc_in_current(bytesize, EMU_MEM_DEVICE, 0, &p);
+    if (r == CUDA_SUCCESS)
+        *dptr = (CUdeviceptr)p;
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+                                              size_t Height, unsigned int ElementSizeBytes)
+{
+    EMU_INIT_OR_RETURN();
+    if (!dptr || !pPitch || WidthInBytes == 0 || Height == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (WidthInBytes > (size_t)0x7fffffff)
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t pitch = (WidthInBytes + EMU_PITCH_ALIGN - 1) & ~(size_t)(EMU_PITCH_ALIGN - 1);
+    if (Height > ((size_t)-1) / pitch)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    uintptr_t p;
+    CUresult r = alloc_in_current(pitch * Height, EMU_MEM_DEVICE, 0, &p);
+    if (r == CUDA_SUCCESS) {
+        *dptr = (CUdeviceptr)p;
+        *pPitch = pitch;
+    }
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+    EMU_INIT_OR_RETURN();
+    if (!dptr || (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST))
+        return CUDA_ERROR_INVALID_VALUE;
+    uintptr_t p;
+    CUresult r = alloc_in_current(bytesize, EMU_MEM_MANAGED, flags, &p);
+    if (r == CUDA_SUCCESS)
+        *dptr = (CUdeviceptr)p;
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    emu_ctx_put(c);
+    if (dptr == 0)
+        return CUDA_SUCCESS;
+    return emu_mem_release((uintptr_t)dptr, KIND(EMU_MEM_DEVICE) | KIND(EMU_MEM_MANAGED));
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+    EMU_INIT_OR_RETURN();
+    if (!pp || (Flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
+                                     CU_MEMHOSTALLOC_WRITECOMBINED)))
+        return CUDA_ERROR_INVALID_VALUE;
+    uintptr_t p;
+    CUresult r = alloc_in_current(bytesize, EMU_MEM_HOST, Flags, &p);
+    if (r == CUDA_SUCCESS)
+        *pp = (void *)p;
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
+{
+    return cuMemHostAlloc(pp, bytesize, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemFreeHost(void *p)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    emu_ctx_put(c);
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    return emu_mem_release((uintptr_t)p, KIND(EMU_MEM_HOST));
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    if (!p || bytesize == 0 || (uintptr_t)p + bytesize < (uintptr_t)p ||
+        (Flags & ~(unsigned)(CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+                             CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY))) {
+        emu_ctx_put(c);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (Flags & CU_MEMHOSTREGISTER_IOMEMORY) {
+        emu_ctx_put(c);
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    struct emu_alloc *a = calloc(1, sizeof *a);
+    if (!a) {
+        emu_ctx_put(c);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    a->base = (uintptr_t)p;
+    a->size = bytesize;
+    a->kind = EMU_MEM_REGISTERED;
+    a->flags = Flags;
+    a->ctx = c; /* keeps our reference */
+    a->dev = c->dev;
+    a->id = atomic_fetch_add(&next_buffer_id, 1);
+    atomic_init(&a->refs, 1);
+    r = map_insert(a);
+    if (r)
+        emu_alloc_put(a);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)
+{
+    return cuMemHostRegister_v2(p, bytesize, Flags);
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemHostUnregister(void *p)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    emu_ctx_put(c);
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (emu_mem_release((uintptr_t)p, KIND(EMU_MEM_REGISTERED)))
+        return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    return CUDA_SUCCESS;
+}
+
+static CUresult host_lookup(void *p, struct emu_alloc **out)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    emu_ctx_put(c);
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_alloc *a = emu_mem_lookup((uintptr_t)p);
+    if (!a)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (a->kind != EMU_MEM_HOST && a->kind != EMU_MEM_REGISTERED) {
+        emu_alloc_put(a);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    *out = a;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+{
+    EMU_INIT_OR_RETURN();
+    if (!pdptr || Flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_alloc *a;
+    CUresult r = host_lookup(p, &a);
+    if (r)
+        return r;
+    emu_alloc_put(a);
+    *pdptr = (CUdeviceptr)(uintptr_t)p; /* unified addressing: the same address */
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
+{
+    EMU_INIT_OR_RETURN();
+    if (!pFlags)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_alloc *a;
+    CUresult r = host_lookup(p, &a);
+    if (r)
+        return r;
+    *pFlags = a->flags | CU_MEMHOSTALLOC_DEVICEMAP; /* every host allocation is mapped */
+    emu_alloc_put(a);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_, size_t *total)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    if (!free_ || !total) {
+        emu_ctx_put(c);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    struct emu_device *d = c->dev;
+    pthread_mutex_lock(&d->mem_lock);
+    *free_ = (size_t)(d->total_mem - d->used);
+    *total = (size_t)d->total_mem;
+    pthread_mutex_unlock(&d->mem_lock);
+    emu_ctx_put(c);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    emu_ctx_put(c);
+    struct emu_alloc *a = emu_mem_lookup((uintptr_t)dptr);
+    if (!a)
+        return CUDA_ERROR_NOT_FOUND;
+    if (pbase)
+        *pbase = (CUdeviceptr)a->base;
+    if (psize)
+        *psize = a->size;
+    emu_alloc_put(a);
+    return CUDA_SUCCESS;
+}
+
+/* ---- pointer attributes ---------------------------------------------- */
+
+/* One attribute of p (a: its allocation or NULL). strict: error for what
+ * does not apply (cuPointerGetAttribute); otherwise the default value. */
+static CUresult pointer_attr(void *data, int attr, uintptr_t p, struct emu_alloc *a, int strict)
+{
+    int host = a && (a->kind == EMU_MEM_HOST || a->kind == EMU_MEM_REGISTERED);
+    int devonly = a && (a->kind == EMU_MEM_DEVICE || a->kind == EMU_MEM_GLOBAL);
+    switch (attr) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+        *(CUcontext *)data = a ? (CUcontext)a->ctx : NULL;
+        break;
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+        *(unsigned *)data = !a ? 0 : host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+        break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+        *(CUdeviceptr *)data = a ? (CUdeviceptr)p : 0;
+        break;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+        if (strict && devonly)
+            return CUDA_ERROR_INVALID_VALUE;
+        *(void **)data = a && !devonly ? (void *)p : NULL;
+        break;
+    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+    case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
+        *(int *)data = 0;
+        break;
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+    case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID:
+        *(unsigned long long *)data = a ? a->id : 0;
+        break;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+        *(int *)data = a && a->kind == EMU_MEM_MANAGED;
+        break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+        *(int *)data = a ? a->dev->ordinal : -2;
+        break;
+    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+        *(int *)data = devonly;
+        break;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+    case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:
+        *(void **)data = a ? (void *)a->base : NULL;
+        break;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+    case CU_POINTER_ATTRIBUTE_MAPPING_SIZE:
+        *(size_t *)data = a ? a->size : 0;
+        break;
+    case CU_POINTER_ATTRIBUTE_MAPPED:
+        *(int *)data = a != NULL;
+        break;
+    case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+        *(unsigned long long *)data = 0;
+        break;
+    case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+        *(int *)data = !a ? CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE
+                          : (a->flags & CU_MEMHOSTREGISTER_READ_ONLY) && a->kind == EMU_MEM_REGISTERED
+                              ? CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ
+                              : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE;
+        break;
+    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+        *(CUmemoryPool *)data = a && a->pool ? (CUmemoryPool)a->pool : NULL;
+        break;
+    case CU_POINTER_ATTRIBUTE_P2P_TOKENS:
+        return strict ? CUDA_ERROR_NOT_SUPPORTED : CUDA_SUCCESS;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+    EMU_INIT_OR_RETURN();
+    if (!data)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_alloc *a = emu_mem_lookup((uintptr_t)ptr);
+    /* as the driver: one attribute of memory it does not know is an error */
+    if (!a)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = pointer_attr(data, (int)attribute, (uintptr_t)ptr, a, 1);
+    emu_alloc_put(a);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes,
+                                                  void **data, CUdeviceptr ptr)
+{
+    EMU_INIT_OR_RETURN();
+    if (numAttributes == 0 || !attributes || !data)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < numAttributes; i++)
+        if (!data[i])
+            return CUDA_ERROR_INVALID_VALUE;
+    /* plain host memory gets the default (NULL / 0) values and success */
+    struct emu_alloc *a = emu_mem_lookup((uintptr_t)ptr);
+    CUresult r = CUDA_SUCCESS;
+    for (unsigned i = 0; i < numAttributes && r == CUDA_SUCCESS; i++)
+        r = pointer_attr(data[i], (int)attributes[i], (uintptr_t)ptr, a, 0);
+    emu_alloc_put(a);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuPointerSetAttribute(const void *value, CUpointer_attribute attribute,
+                                                 CUdeviceptr ptr)
+{
+    EMU_INIT_OR_RETURN();
+    if (!value || attribute != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_alloc *a = emu_mem_lookup((uintptr_t)ptr);
+    if (!a)
+        return CUDA_ERROR_INVALID_VALUE;
+    emu_alloc_put(a);
+    return CUDA_SUCCESS; /* every copy is synchronous with respect to memory here */
+}
+
+/* ---- hints for managed memory --------------------------------------- */
+
+static CUresult managed_range(CUdeviceptr p, size_t count)
+{
+    if (count == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_alloc *a;
+    CUresult r = emu_mem_find((uintptr_t)p, count, &a);
+    if (r)
+        return r;
+    r = a->kind == EMU_MEM_MANAGED ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    emu_alloc_put(a);
+    return r;
+}
+
+static CUresult check_location(CUmemLocation loc)
+{
+    switch ((int)loc.type) {
+    case CU_MEM_LOCATION_TYPE_DEVICE:
+        return emu_device(loc.id) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+    case CU_MEM_LOCATION_TYPE_HOST: case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+    case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
+        return CUDA_SUCCESS;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+static CUresult prefetch(CUdeviceptr p, size_t count, CUmemLocation loc, unsigned flags,
+                         CUstream h, int ptds)
+{
+    EMU_INIT_OR_RETURN();
+    CUresult r = check_location(loc);
+    if (r)
+        return r;
+    if (flags)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_stream *s;
+    if ((r = emu_stream_resolve(h, ptds, &s)))
+        return r;
+    emu_stream_put(s);
+    return managed_range(p, count); /* a hint: all memory is host memory already */
+}
+
+static CUmemLocation loc_of_device(CUdevice d)
+{
+    CUmemLocation l;
+    l.type = d == CU_DEVICE_CPU ? CU_MEM_LOCATION_TYPE_HOST : CU_MEM_LOCATION_TYPE_DEVICE;
+    l.id = d == CU_DEVICE_CPU ? 0 : d;
+    return l;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)
+{
+    return prefetch(devPtr, count, loc_of_device(dstDevice), 0, hStream, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)
+{
+    return prefetch(devPtr, count, loc_of_device(dstDevice), 0, hStream, 1);
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location,
+                                                 unsigned int flags, CUstream hStream)
+{
+    return prefetch(devPtr, count, location, flags, hStream, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location,
+                                                      unsigned int flags, CUstream hStream)
+{
+    return prefetch(devPtr, count, location, flags, hStream, 1);
+}
+
+static CUresult advise(CUdeviceptr p, size_t count, int advice, CUmemLocation loc)
+{
+    EMU_INIT_OR_RETURN();
+    if (advice < CU_MEM_ADVISE_SET_READ_MOSTLY || advice > CU_MEM_ADVISE_UNSET_ACCESSED_BY)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (advice != CU_MEM_ADVISE_SET_READ_MOSTLY && advice != CU_MEM_ADVISE_UNSET_READ_MOSTLY) {
+        CUresult r = check_location(loc);
+        if (r)
+            return r;
+    }
+    return managed_range(p, count);
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)
+{
+    return advise(devPtr, count, (int)advice, loc_of_device(device));
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
+                                          CUmemLocation location)
+{
+    return advise(devPtr, count, (int)advice, location);
+}
+
+/* ---- stream-ordered allocation and pools ----------------------------- */
+
+static void pool_release(struct emu_obj *o)
+{
+    struct emu_pool *p = (struct emu_pool *)o;
+    if (p->is_default)
+        return;
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+static struct emu_pool *pool_new(struct emu_device *dev, int is_default)
+{
+    struct emu_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    emu_obj_init(&p->o, EMU_T_POOL, NULL, pool_release);
+    p->dev = dev;
+    p->is_default = is_default;
+    pthread_mutex_init(&p->lock, NULL);
+    p->reuse[1] = p->reuse[2] = p->reuse[3] = 1;
+    emu_obj_register(&p->o);
+    return p;
+}
+
+CUresult emu_pools_init(struct emu_device *dev)
+{
+    dev->default_pool = pool_new(dev, 1);
+    dev->cur_pool = dev->default_pool;
+    return dev->default_pool ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+void emu_pool_account(struct emu_pool *p, long long delta)
+{
+    pthread_mutex_lock(&p->lock);
+    p->used += (unsigned long long)delta;
+    if (p->used > p->used_high)
+        p->used_high = p->used;
+    if (p->used > p->reserved_high)
+        p->reserved_high = p->used;
+    pthread_mutex_unlock(&p->lock);
+}
+
+TD_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
+{
+    EMU_INIT_OR_RETURN();
+    if (!pool_out)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_device *d = emu_device(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *pool_out = (CUmemoryPool)d->default_pool;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+    EMU_INIT_OR_RETURN();
+    if (!pool)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_device *d = emu_device(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    pthread_mutex_lock(&d->mem_lock);
+    *pool = (CUmemoryPool)d->cur_pool;
+    pthread_mutex_unlock(&d->mem_lock);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_device *d = emu_device(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    struct emu_pool *p = emu_obj_get(pool, EMU_T_POOL);
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = p->dev == d ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+    if (r == CUDA_SUCCESS) {
+        pthread_mutex_lock(&d->mem_lock);
+        d->cur_pool = p;
+        pthread_mutex_unlock(&d->mem_lock);
+    }
+    emu_obj_put(&p->o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+{
+    EMU_INIT_OR_RETURN();
+    if (!pool || !poolProps)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (poolProps->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+        poolProps->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (poolProps->handleTypes != 0)
+        return CUDA_ERROR_NOT_SUPPORTED; /* no IPC export here */
+    struct emu_device *d = emu_device(poolProps->location.id);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    struct emu_pool *p = pool_new(d, 0);
+    if (!p)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *pool = (CUmemoryPool)p;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_pool *p = emu_obj_get(pool, EMU_T_POOL);
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (p->is_default) {
+        emu_obj_put(&p->o);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    struct emu_device *d = p->dev;
+    pthread_mutex_lock(&d->mem_lock);
+    if (d->cur_pool == p)
+        d->cur_pool = d->default_pool;
+    pthread_mutex_unlock(&d->mem_lock);
+    /* allocations still out hold references: the pool is freed after them */
+    int mine = emu_obj_unregister(&p->o);
+    emu_obj_put(&p->o);
+    if (mine)
+        emu_obj_put(&p->o);
+    return mine ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+    EMU_INIT_OR_RETURN();
+    (void)minBytesToKeep;
+    struct emu_pool *p = emu_obj_get(pool, EMU_T_POOL);
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    emu_obj_put(&p->o); /* freed memory goes back at once: nothing cached */
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    EMU_INIT_OR_RETURN();
+    if (!value)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_pool *p = emu_obj_get(pool, EMU_T_POOL);
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = CUDA_SUCCESS;
+    pthread_mutex_lock(&p->lock);
+    switch ((int)attr) {
+    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+        *(int *)value = p->reuse[attr];
+        break;
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *(cuuint64_t *)value = p->threshold; break;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: *(cuuint64_t *)value = p->used; break;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: *(cuuint64_t *)value = p->reserved_high; break;
+    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *(cuuint64_t *)value = p->used; break;
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH: *(cuuint64_t *)value = p->used_high; break;
+    default: r = CUDA_ERROR_INVALID_VALUE; break;
+    }
+    pthread_mutex_unlock(&p->lock);
+    emu_obj_put(&p->o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    EMU_INIT_OR_RETURN();
+    if (!value)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_pool *p = emu_obj_get(pool, EMU_T_POOL);
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = CUDA_SUCCESS;
+    pthread_mutex_lock(&p->lock);
+    switch ((int)attr) {
+    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+        p->reuse[attr] = *(int *)value != 0;
+        break;
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: p->threshold = *(cuuint64_t *)value; break;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+        if (*(cuuint64_t *)value != 0) { /* only a reset to zero is allowed */
+            r = CUDA_ERROR_INVALID_VALUE;
+            break;
+        }
+        if ((int)attr == CU_MEMPOOL_ATTR_USED_MEM_HIGH)
+            p->used_high = p->used;
+        else
+            p->reserved_high = p->used;
+        break;
+    default: r = CUDA_ERROR_INVALID_VALUE; break;
+    }
+    pthread_mutex_unlock(&p->lock);
+    emu_obj_put(&p->o);
+    return r;
+}
+
+/* The allocation is made at once (memory is ready before any later work
+ * of the stream runs); only the free is stream-ordered. */
+static CUresult alloc_async(CUdeviceptr *dptr, size_t size, struct emu_pool *p, CUstream h, int ptds)
+{
+    if (!dptr)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(h, ptds, &s);
+    if (r)
+        return r;
+    if (p->dev != s->sctx->dev) {
+        emu_stream_put(s);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    uintptr_t out;
+    r = emu_mem_alloc(s->sctx, size, EMU_MEM_DEVICE, 0, p, &out);
+    emu_stream_put(s);
+    if (r == CUDA_SUCCESS)
+        *dptr = (CUdeviceptr)out;
+    return r;
+}
+
+static CUresult alloc_async_default(CUdeviceptr *dptr, size_t size, CUstream h, int ptds)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    struct emu_device *d = c->dev;
+    emu_ctx_put(c);
+    pthread_mutex_lock(&d->mem_lock);
+    struct emu_pool *p = d->cur_pool;
+    emu_obj_ref(&p->o);
+    pthread_mutex_unlock(&d->mem_lock);
+    r = alloc_async(dptr, size, p, h, ptds);
+    emu_obj_put(&p->o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    return alloc_async_default(dptr, bytesize, hStream, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    return alloc_async_default(dptr, bytesize, hStream, 1);
+}
+
+static CUresult alloc_from_pool(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, CUstream h, int ptds)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_pool *p = emu_obj_get(pool, EMU_T_POOL);
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = alloc_async(dptr, size, p, h, ptds);
+    emu_obj_put(&p->o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                                                   CUstream hStream)
+{
+    return alloc_from_pool(dptr, bytesize, pool, hStream, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                                                        CUstream hStream)
+{
+    return alloc_from_pool(dptr, bytesize, pool, hStream, 1);
+}
+
+struct free_op {
+    struct emu_op op;
+    uintptr_t base;
+};
+
+static void run_free(struct emu_op *op)
+{
+    emu_mem_release(((struct free_op *)op)->base, KIND(EMU_MEM_DEVICE) | KIND(EMU_MEM_MANAGED));
+}
+
+static CUresult free_async(CUdeviceptr dptr, CUstream h, int ptds)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(h, ptds, &s);
+    if (r)
+        return r;
+    struct emu_alloc *a = emu_mem_lookup((uintptr_t)dptr);
+    if (!a || a->base != (uintptr_t)dptr || a->kind != EMU_MEM_DEVICE) {
+        emu_alloc_put(a);
+        emu_stream_put(s);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    emu_alloc_put(a);
+    struct free_op *op = emu_op_new(sizeof *op, run_free, NULL);
+    if (!op) {
+        emu_stream_put(s);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    op->base = (uintptr_t)dptr;
+    r = emu_stream_submit(s, &op->op, NULL);
+    emu_stream_put(s);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+    return free_async(dptr, hStream, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
+{
+    return free_async(dptr, hStream, 1);
+}

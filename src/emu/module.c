@@ -1,0 +1,1035 @@
+/* Modules, libraries, functions and kernels. Images are parsed by
+ * fatbin.c into PTX texts, kernels (with their parameter layout) and
+ * global variables; a module allocates its globals as device memory of
+ * its context. Kernels cannot run yet: a launch validates everything, then
+ * answers what a driver answers for a kernel it cannot execute
+ * (CUDA_ERROR_NO_BINARY_FOR_GPU without PTX, CUDA_ERROR_NOT_SUPPORTED
+ * until the PTX interpreter exists). */
+#include "emu.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fatbin.h"
+
+struct emu_library;
+
+struct fattrs {                      /* settable function attributes */
+    int max_dyn_shared, carveout, non_portable, sched_policy;
+};
+
+struct emu_module {
+    struct emu_obj o;
+    struct emu_image own;            /* the image when loaded directly */
+    const struct emu_image *img;     /* &own, or the library's */
+    struct emu_library *lib;         /* referenced, or NULL */
+    pthread_mutex_t lock;
+    struct emu_func **funcs;         /* by entry, made on first use */
+    uintptr_t *globals;              /* by global: device address */
+};
+
+struct emu_func {
+    struct emu_obj o;
+    struct emu_module *mod;          /* referenced */
+    int entry;
+    struct fattrs at;
+};
+
+struct lib_mod { struct emu_ctx *c; struct emu_module *m; };
+
+struct emu_library {
+    struct emu_obj o;
+    struct emu_image img;
+    pthread_mutex_t lock;
+    struct emu_kernel **kernels;     /* by entry, made on first use */
+    struct lib_mod *mods;            /* one module per context */
+    int nmods, capmods;
+};
+
+struct emu_kernel {
+    struct emu_obj o;
+    struct emu_library *lib;         /* referenced */
+    int entry;
+    struct fattrs at;
+};
+
+static void fattrs_init(struct fattrs *a)
+{
+    a->max_dyn_shared = 49152;
+    a->carveout = -1;
+    a->non_portable = 0;
+    a->sched_policy = 0;
+}
+
+static int find_entry(const struct emu_image *img, const char *name)
+{
+    for (int i = 0; i < img->nentries; i++)
+        if (strcmp(img->entries[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static int find_global(const struct emu_image *img, const char *name)
+{
+    for (int i = 0; i < img->nglobals; i++)
+        if (strcmp(img->globals[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- modules --------------------------------------------------------- */
+
+static void func_release(struct emu_obj *o)
+{
+    struct emu_func *f = (struct emu_func *)o;
+    emu_obj_put(&f->mod->o);
+    free(f);
+}
+
+static void library_put(struct emu_library *l)
+{
+    if (l)
+        emu_obj_put(&l->o);
+}
+
+static void module_release(struct emu_obj *o)
+{
+    struct emu_module *m = (struct emu_module *)o;
+    if (!m->lib)
+        emu_image_free(&m->own);
+    library_put(m->lib);
+    free(m->funcs);
+    free(m->globals);
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}
+
+static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_library *lib,
+                           struct emu_module **out)
+{
+    struct emu_module *m = calloc(1, sizeof *m);
+    if (!m)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (lib) {
+        m->img = &lib->img;
+        m->lib = lib;
+        emu_obj_ref(&lib->o);
+    } else {
+        m->own = *img;
+        m->img = &m->own;
+    }
+    emu_obj_init(&m->o, EMU_T_MODULE, c, module_release);
+    pthread_mutex_init(&m->lock, NULL);
+    const struct emu_image *im = m->img;
+    m->funcs = calloc((size_t)im->nentries + 1, sizeof *m->funcs);
+    m->globals = calloc((size_t)im->nglobals + 1, sizeof *m->globals);
+    CUresult r = m->funcs && m->globals ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    for (int i = 0; i < im->nglobals && r == CUDA_SUCCESS; i++) {
+        size_t sz = im->globals[i].size ? (size_t)im->globals[i].size : 1;
+        r = emu_mem_alloc(c, sz, EMU_MEM_GLOBAL, 0, NULL, &m->globals[i]);
+        if (r == CUDA_SUCCESS)
+            memset((void *)m->globals[i], 0, sz);
+    }
+    if (r) {
+        for (int i = 0; i < im->nglobals && m->globals; i++)
+            if (m->globals[i])
+                emu_mem_release(m->globals[i], 1u << EMU_MEM_GLOBAL);
+        if (!lib)
+            m->own = (struct emu_image){ 0 }; /* the caller frees img */
+        emu_obj_put(&m->o);
+        return r;
+    }
+    emu_obj_register(&m->o);
+    *out = m;
+    return CUDA_SUCCESS;
+}
+
+/* unregistered already; takes the registry's reference */
+static void module_kill(struct emu_module *m)
+{
+    pthread_mutex_lock(&m->lock);
+    for (int i = 0; i < m->img->nentries; i++) {
+        struct emu_func *f = m->funcs[i];
+        if (f && emu_obj_unregister(&f->o))
+            emu_obj_put(&f->o);
+        m->funcs[i] = NULL;
+    }
+    for (int i = 0; i < m->img->nglobals; i++) {
+        if (m->globals[i])
+            emu_mem_release(m->globals[i], 1u << EMU_MEM_GLOBAL);
+        m->globals[i] = 0;
+    }
+    pthread_mutex_unlock(&m->lock);
+    emu_obj_put(&m->o);
+}
+
+static void drop_module(struct emu_obj *o)
+{
+    module_kill((struct emu_module *)o);
+}
+
+static void drop_func(struct emu_obj *o)
+{
+    emu_obj_put(o);
+}
+
+void emu_module_drop_ctx(struct emu_ctx *ctx)
+{
+    emu_obj_drop_ctx(ctx, EMU_T_MODULE, drop_module);
+    emu_obj_drop_ctx(ctx, EMU_T_FUNC, drop_func);
+}
+
+static CUresult load_image(const void *image, size_t len, struct emu_image *img)
+{
+    char err[256];
+    if (!image)
+        return CUDA_ERROR_INVALID_VALUE;
+    memset(img, 0, sizeof *img);
+    return emu_image_load(image, len, img, err, sizeof err);
+}
+
+static CUresult read_file(const char *fname, void **buf, size_t *len)
+{
+    if (!fname)
+        return CUDA_ERROR_INVALID_VALUE;
+    FILE *f = fopen(fname, "rb");
+    if (!f)
+        return errno == ENOENT || errno == ENOTDIR ? CUDA_ERROR_FILE_NOT_FOUND
+                                                   : CUDA_ERROR_OPERATING_SYSTEM;
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap + 1);
+    while (b) {
+        size_t k = fread(b + n, 1, cap - n, f);
+        n += k;
+        if (n < cap)
+            break;
+        if (cap > ((size_t)1 << 31)) { /* no image is that big */
+            free(b);
+            b = NULL;
+            break;
+        }
+        char *nb = realloc(b, cap * 2 + 1);
+        if (!nb) {
+            free(b);
+            b = NULL;
+        }
+        b = nb;
+        cap *= 2;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!b)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (bad || n == 0) {
+        free(b);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    b[n] = 0; /* PTX text is read as a string */
+    *buf = b;
+    *len = n;
+    return CUDA_SUCCESS;
+}
+
+static CUresult module_load(CUmodule *out, const void *image, size_t len)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    if (!out) {
+        emu_ctx_put(c);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    struct emu_image img;
+    r = load_image(image, len, &img);
+    struct emu_module *m = NULL;
+    if (r == CUDA_SUCCESS) {
+        r = module_new(c, &img, NULL, &m);
+        if (r)
+            emu_image_free(&img);
+    }
+    emu_ctx_put(c);
+    if (r == CUDA_SUCCESS)
+        *out = (CUmodule)m;
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
+{
+    return module_load(module, image, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
+{
+    return module_load(module, fatCubin, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
+                                              CUjit_option *options, void **optionValues)
+{
+    EMU_INIT_OR_RETURN();
+    if (numOptions && (!options || !optionValues))
+        return CUDA_ERROR_INVALID_VALUE;
+    return module_load(module, image, 0); /* JIT options: nothing to compile */
+}
+
+TD_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    emu_ctx_put(c);
+    if (!module)
+        return CUDA_ERROR_INVALID_VALUE;
+    void *buf;
+    size_t len;
+    if ((r = read_file(fname, &buf, &len)))
+        return r;
+    r = module_load(module, buf, len);
+    free(buf);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_module *m = emu_obj_get(hmod, EMU_T_MODULE);
+    if (!m)
+        return CUDA_ERROR_INVALID_HANDLE;
+    int mine = !m->lib && emu_obj_unregister(&m->o); /* a library's module goes with it */
+    if (mine)
+        module_kill(m);
+    emu_obj_put(&m->o);
+    return mine ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+static struct emu_func *module_func(struct emu_module *m, int entry)
+{
+    pthread_mutex_lock(&m->lock);
+    struct emu_func *f = m->funcs[entry];
+    if (!f && (f = calloc(1, sizeof *f))) {
+        emu_obj_init(&f->o, EMU_T_FUNC, m->o.ctx, func_release);
+        f->mod = m;
+        emu_obj_ref(&m->o);
+        f->entry = entry;
+        fattrs_init(&f->at);
+        emu_obj_register(&f->o);
+        m->funcs[entry] = f;
+    }
+    pthread_mutex_unlock(&m->lock);
+    return f;
+}
+
+TD_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    EMU_INIT_OR_RETURN();
+    if (!hfunc || !name)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_module *m = emu_obj_get(hmod, EMU_T_MODULE);
+    if (!m)
+        return CUDA_ERROR_INVALID_HANDLE;
+    int e = find_entry(m->img, name);
+    CUresult r = CUDA_ERROR_NOT_FOUND;
+    if (e >= 0) {
+        struct emu_func *f = module_func(m, e);
+        r = f ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+        if (f)
+            *hfunc = (CUfunction)f;
+    }
+    emu_obj_put(&m->o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
+{
+    EMU_INIT_OR_RETURN();
+    if (!count)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_module *m = emu_obj_get(mod, EMU_T_MODULE);
+    if (!m)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *count = (unsigned)m->img->nentries;
+    emu_obj_put(&m->o);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions,
+                                                      CUmodule mod)
+{
+    EMU_INIT_OR_RETURN();
+    if (!functions && numFunctions)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_module *m = emu_obj_get(mod, EMU_T_MODULE);
+    if (!m)
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = CUDA_SUCCESS;
+    for (unsigned i = 0; i < numFunctions && i < (unsigned)m->img->nentries; i++) {
+        struct emu_func *f = module_func(m, (int)i);
+        if (!f) {
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+            break;
+        }
+        functions[i] = (CUfunction)f;
+    }
+    emu_obj_put(&m->o);
+    return r;
+}
+
+static CUresult module_global(struct emu_module *m, const char *name, CUdeviceptr *dptr, size_t *bytes)
+{
+    int g = find_global(m->img, name);
+    if (g < 0)
+        return CUDA_ERROR_NOT_FOUND;
+    pthread_mutex_lock(&m->lock);
+    uintptr_t p = m->globals[g];
+    pthread_mutex_unlock(&m->lock);
+    if (!p)
+        return CUDA_ERROR_NOT_FOUND;
+    if (dptr)
+        *dptr = (CUdeviceptr)p;
+    if (bytes)
+        *bytes = (size_t)m->img->globals[g].size;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
+{
+    EMU_INIT_OR_RETURN();
+    if (!name)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_module *m = emu_obj_get(hmod, EMU_T_MODULE);
+    if (!m)
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = module_global(m, name, dptr, bytes);
+    emu_obj_put(&m->o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
+{
+    if (!mode)
+        return CUDA_ERROR_INVALID_VALUE;
+    *mode = CU_MODULE_EAGER_LOADING;
+    return CUDA_SUCCESS;
+}
+
+/* ---- libraries ------------------------------------------------------- */
+
+static void kernel_release(struct emu_obj *o)
+{
+    struct emu_kernel *k = (struct emu_kernel *)o;
+    library_put(k->lib);
+    free(k);
+}
+
+static void library_release(struct emu_obj *o)
+{
+    struct emu_library *l = (struct emu_library *)o;
+    emu_image_free(&l->img);
+    free(l->kernels);
+    free(l->mods);
+    pthread_mutex_destroy(&l->lock);
+    free(l);
+}
+
+static CUresult check_options(unsigned n, const void *keys, void *const *values)
+{
+    return n && (!keys || !values) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+static CUresult library_load(CUlibrary *out, const void *code, size_t len)
+{
+    if (!out)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_library *l = calloc(1, sizeof *l);
+    if (!l)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult r = load_image(code, len, &l->img);
+    if (r == CUDA_SUCCESS && !(l->kernels = calloc((size_t)l->img.nentries + 1, sizeof *l->kernels))) {
+        emu_image_free(&l->img);
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    if (r) {
+        free(l);
+        return r;
+    }
+    /* context-independent: modules are made per context on first use */
+    emu_obj_init(&l->o, EMU_T_LIBRARY, NULL, library_release);
+    pthread_mutex_init(&l->lock, NULL);
+    emu_obj_register(&l->o);
+    *out = (CUlibrary)l;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions,
+                                             void **jitOptionsValues, unsigned int numJitOptions,
+                                             CUlibraryOption *libraryOptions, void **libraryOptionValues,
+                                             unsigned int numLibraryOptions)
+{
+    EMU_INIT_OR_RETURN();
+    if (check_options(numJitOptions, jitOptions, jitOptionsValues) ||
+        check_options(numLibraryOptions, libraryOptions, libraryOptionValues))
+        return CUDA_ERROR_INVALID_VALUE;
+    return library_load(library, code, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
+                                                 CUjit_option *jitOptions, void **jitOptionsValues,
+                                                 unsigned int numJitOptions, CUlibraryOption *libraryOptions,
+                                                 void **libraryOptionValues, unsigned int numLibraryOptions)
+{
+    EMU_INIT_OR_RETURN();
+    if (!library || check_options(numJitOptions, jitOptions, jitOptionsValues) ||
+        check_options(numLibraryOptions, libraryOptions, libraryOptionValues))
+        return CUDA_ERROR_INVALID_VALUE;
+    void *buf;
+    size_t len;
+    CUresult r = read_file(fileName, &buf, &len);
+    if (r)
+        return r;
+    r = library_load(library, buf, len);
+    free(buf);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_library *l = emu_obj_get(library, EMU_T_LIBRARY);
+    if (!l)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!emu_obj_unregister(&l->o)) {
+        library_put(l);
+        return CUDA_ERROR_INVALID_HANDLE;
+    }
+    pthread_mutex_lock(&l->lock);
+    for (int i = 0; i < l->img.nentries; i++) {
+        struct emu_kernel *k = l->kernels[i];
+        if (k && emu_obj_unregister(&k->o))
+            emu_obj_put(&k->o);
+        l->kernels[i] = NULL;
+    }
+    int n = l->nmods;
+    struct lib_mod *mods = l->mods;
+    l->mods = NULL;
+    l->nmods = l->capmods = 0;
+    pthread_mutex_unlock(&l->lock);
+    for (int i = 0; i < n; i++) {
+        if (emu_obj_unregister(&mods[i].m->o))
+            module_kill(mods[i].m);
+        emu_obj_put(&mods[i].m->o); /* the library's own reference */
+    }
+    free(mods);
+    library_put(l); /* ours */
+    library_put(l); /* the registry's */
+    return CUDA_SUCCESS;
+}
+
+/* The library's module in the current context, made on first use. */
+static CUresult library_module(struct emu_library *l, struct emu_module **out)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    pthread_mutex_lock(&l->lock);
+    struct emu_module *m = NULL;
+    for (int i = 0; i < l->nmods && !m; i++) {
+        if (l->mods[i].c != c)
+            continue;
+        m = emu_obj_get(l->mods[i].m, EMU_T_MODULE);
+        if (!m) { /* its context was reset or destroyed */
+            emu_obj_put(&l->mods[i].m->o);
+            l->mods[i] = l->mods[--l->nmods];
+        }
+    }
+    if (!m) {
+        if (l->nmods == l->capmods) {
+            int cap = l->capmods ? l->capmods * 2 : 4;
+            struct lib_mod *nm = realloc(l->mods, (size_t)cap * sizeof *nm);
+            if (nm) {
+                l->mods = nm;
+                l->capmods = cap;
+            }
+        }
+        if (l->nmods == l->capmods)
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+        else if ((r = module_new(c, NULL, l, &m)) == CUDA_SUCCESS) {
+            emu_obj_ref(&m->o); /* the library's, and ours */
+            l->mods[l->nmods].c = c;
+            l->mods[l->nmods++].m = m;
+        }
+    }
+    pthread_mutex_unlock(&l->lock);
+    emu_ctx_put(c);
+    if (r == CUDA_SUCCESS)
+        *out = m;
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
+{
+    EMU_INIT_OR_RETURN();
+    if (!pMod)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_library *l = emu_obj_get(library, EMU_T_LIBRARY);
+    if (!l)
+        return CUDA_ERROR_INVALID_HANDLE;
+    struct emu_module *m;
+    CUresult r = library_module(l, &m);
+    if (r == CUDA_SUCCESS) {
+        *pMod = (CUmodule)m;
+        emu_obj_put(&m->o);
+    }
+    library_put(l);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
+{
+    EMU_INIT_OR_RETURN();
+    if (!pKernel || !name)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_library *l = emu_obj_get(library, EMU_T_LIBRARY);
+    if (!l)
+        return CUDA_ERROR_INVALID_HANDLE;
+    int e = find_entry(&l->img, name);
+    CUresult r = CUDA_ERROR_NOT_FOUND;
+    if (e >= 0) {
+        pthread_mutex_lock(&l->lock);
+        struct emu_kernel *k = l->kernels[e];
+        if (!k && (k = calloc(1, sizeof *k))) {
+            emu_obj_init(&k->o, EMU_T_KERNEL, NULL, kernel_release);
+            k->lib = l;
+            emu_obj_ref(&l->o);
+            k->entry = e;
+            fattrs_init(&k->at);
+            emu_obj_register(&k->o);
+            l->kernels[e] = k;
+        }
+        pthread_mutex_unlock(&l->lock);
+        r = k ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+        if (k)
+            *pKernel = (CUkernel)k;
+    }
+    library_put(l);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
+{
+    EMU_INIT_OR_RETURN();
+    if (!count)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_library *l = emu_obj_get(lib, EMU_T_LIBRARY);
+    if (!l)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *count = (unsigned)l->img.nentries;
+    library_put(l);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)
+{
+    EMU_INIT_OR_RETURN();
+    if (!kernels && numKernels)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_library *l = emu_obj_get(lib, EMU_T_LIBRARY);
+    if (!l)
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = CUDA_SUCCESS;
+    for (unsigned i = 0; i < numKernels && i < (unsigned)l->img.nentries && !r; i++)
+        r = cuLibraryGetKernel(&kernels[i], lib, l->img.entries[i].name);
+    library_put(l);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
+{
+    EMU_INIT_OR_RETURN();
+    if (!pFunc)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_kernel *k = emu_obj_get(kernel, EMU_T_KERNEL);
+    if (!k)
+        return CUDA_ERROR_INVALID_HANDLE;
+    struct emu_module *m;
+    CUresult r = library_module(k->lib, &m);
+    if (r == CUDA_SUCCESS) {
+        struct emu_func *f = module_func(m, k->entry);
+        if (f)
+            *pFunc = (CUfunction)f;
+        else
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+        emu_obj_put(&m->o);
+    }
+    emu_obj_put(&k->o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
+{
+    EMU_INIT_OR_RETURN();
+    if (!pLib)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_kernel *k = emu_obj_get(kernel, EMU_T_KERNEL);
+    if (!k)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *pLib = (CUlibrary)k->lib;
+    emu_obj_put(&k->o);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc)
+{
+    EMU_INIT_OR_RETURN();
+    if (!name)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_kernel *k = emu_obj_get(hfunc, EMU_T_KERNEL);
+    if (!k)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *name = k->lib->img.entries[k->entry].name;
+    emu_obj_put(&k->o);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
+{
+    EMU_INIT_OR_RETURN();
+    if (!name)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_library *l = emu_obj_get(library, EMU_T_LIBRARY);
+    if (!l)
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = find_global(&l->img, name) < 0 ? CUDA_ERROR_NOT_FOUND : CUDA_SUCCESS;
+    struct emu_module *m;
+    if (r == CUDA_SUCCESS && (r = library_module(l, &m)) == CUDA_SUCCESS) {
+        r = module_global(m, name, dptr, bytes);
+        emu_obj_put(&m->o);
+    }
+    library_put(l);
+    return r;
+}
+
+/* ---- functions: names, attributes ------------------------------------- */
+
+/* A CUfunction handle may also be a CUkernel (the runtime passes one as
+ * the other). Referenced object, its image, entry and attributes. */
+struct fn_ref {
+    struct emu_obj *o;
+    const struct emu_image *img;
+    int entry;
+    struct fattrs *at;
+    struct emu_device *dev;     /* the function's context's, or NULL */
+};
+
+static int fn_resolve(const void *h, struct fn_ref *out)
+{
+    struct emu_func *f = emu_obj_get(h, EMU_T_FUNC);
+    if (f) {
+        out->o = &f->o;
+        out->img = f->mod->img;
+        out->entry = f->entry;
+        out->at = &f->at;
+        out->dev = f->mod->o.ctx->dev;
+        return 0;
+    }
+    struct emu_kernel *k = emu_obj_get(h, EMU_T_KERNEL);
+    if (k) {
+        out->o = &k->o;
+        out->img = &k->lib->img;
+        out->entry = k->entry;
+        out->at = &k->at;
+        out->dev = NULL;
+        return 0;
+    }
+    return -1;
+}
+
+static pthread_mutex_t attr_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static CUresult func_attr(int *pi, int attr, struct fn_ref *f, struct emu_device *d)
+{
+    const struct emu_profile *p = d->prof;
+    pthread_mutex_lock(&attr_lock);
+    struct fattrs at = *f->at;
+    pthread_mutex_unlock(&attr_lock);
+    switch (attr) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+        *pi = emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024);
+        break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+    case CU_FUNC_ATTRIBUTE_NUM_REGS:
+    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+        *pi = 0;
+        break;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: {
+        unsigned long long sum = 0;
+        for (int i = 0; i < f->img->nglobals; i++)
+            if (f->img->globals[i].is_const)
+                sum += f->img->globals[i].size;
+        *pi = sum > 0x7fffffff ? 0x7fffffff : (int)sum;
+        break;
+    }
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+        *pi = p->cc_major * 10 + p->cc_minor;
+        break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = at.max_dyn_shared; break;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = at.carveout; break;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: *pi = at.non_portable; break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: *pi = at.sched_policy; break;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+static CUresult func_set_attr(int attr, int value, struct fn_ref *f, struct emu_device *d)
+{
+    CUresult r = CUDA_SUCCESS;
+    pthread_mutex_lock(&attr_lock);
+    switch (attr) {
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        if (value < 0 || value > emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 49152))
+            r = CUDA_ERROR_INVALID_VALUE;
+        else
+            f->at->max_dyn_shared = value;
+        break;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+        if (value < -1 || value > 100)
+            r = CUDA_ERROR_INVALID_VALUE;
+        else
+            f->at->carveout = value;
+        break;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+        f->at->non_portable = value != 0;
+        break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+        if (value < 0 || value > 2)
+            r = CUDA_ERROR_INVALID_VALUE;
+        else
+            f->at->sched_policy = value;
+        break;
+    default:
+        r = CUDA_ERROR_INVALID_VALUE;
+        break;
+    }
+    pthread_mutex_unlock(&attr_lock);
+    return r;
+}
+
+/* the device for a function reference: its context's, else the current one's */
+static CUresult fn_device(struct fn_ref *f, struct emu_device **d)
+{
+    if (f->dev) {
+        *d = f->dev;
+        return CUDA_SUCCESS;
+    }
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    *d = c->dev;
+    emu_ctx_put(c);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+    EMU_INIT_OR_RETURN();
+    if (!pi)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fn_ref f;
+    if (fn_resolve(hfunc, &f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    struct emu_device *d;
+    CUresult r = fn_device(&f, &d);
+    if (r == CUDA_SUCCESS)
+        r = func_attr(pi, (int)attrib, &f, d);
+    emu_obj_put(f.o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+    EMU_INIT_OR_RETURN();
+    struct fn_ref f;
+    if (fn_resolve(hfunc, &f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    struct emu_device *d;
+    CUresult r = fn_device(&f, &d);
+    if (r == CUDA_SUCCESS)
+        r = func_set_attr((int)attrib, value, &f, d);
+    emu_obj_put(f.o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
+{
+    EMU_INIT_OR_RETURN();
+    if (!pi)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_device *d = emu_device(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    struct emu_kernel *k = emu_obj_get(kernel, EMU_T_KERNEL);
+    if (!k)
+        return CUDA_ERROR_INVALID_HANDLE;
+    struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at, d };
+    CUresult r = func_attr(pi, (int)attrib, &f, d);
+    emu_obj_put(&k->o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_device *d = emu_device(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    struct emu_kernel *k = emu_obj_get(kernel, EMU_T_KERNEL);
+    if (!k)
+        return CUDA_ERROR_INVALID_HANDLE;
+    struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at, d };
+    CUresult r = func_set_attr((int)attrib, val, &f, d);
+    emu_obj_put(&k->o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
+{
+    EMU_INIT_OR_RETURN();
+    if (!name)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fn_ref f;
+    if (fn_resolve(hfunc, &f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    *name = f.img->entries[f.entry].name;
+    emu_obj_put(f.o);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
+{
+    EMU_INIT_OR_RETURN();
+    if (!hmod)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_func *f = emu_obj_get(hfunc, EMU_T_FUNC);
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *hmod = (CUmodule)f->mod;
+    emu_obj_put(&f->o);
+    return CUDA_SUCCESS;
+}
+
+/* ---- launches ---------------------------------------------------------- */
+
+static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                       unsigned bz, unsigned shmem, CUstream hs, void **params, void **extra, int ptds)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    struct emu_device *d = c->dev;
+    emu_ctx_put(c);
+    struct fn_ref f;
+    if (fn_resolve(fh, &f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!gx || !gy || !gz || !bx || !by || !bz ||
+        gx > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, 0) ||
+        gy > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, 0) ||
+        gz > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, 0) ||
+        bx > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 0) ||
+        by > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, 0) ||
+        bz > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, 0) ||
+        (unsigned long long)bx * by * bz >
+            (unsigned long long)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 0)) {
+        r = CUDA_ERROR_INVALID_VALUE;
+    }
+    pthread_mutex_lock(&attr_lock);
+    int maxdyn = f.at->max_dyn_shared;
+    pthread_mutex_unlock(&attr_lock);
+    if (!r && shmem > (unsigned)maxdyn)
+        r = CUDA_ERROR_INVALID_VALUE;
+    const struct emu_ptx_entry *e = &f.img->entries[f.entry];
+    if (!r && params && extra)
+        r = CUDA_ERROR_INVALID_VALUE;
+    if (!r && e->nparams > 0 && !params && !extra)
+        r = CUDA_ERROR_INVALID_VALUE;
+    if (!r && params)
+        for (int i = 0; i < e->nparams && !r; i++)
+            if (!params[i])
+                r = CUDA_ERROR_INVALID_VALUE;
+    if (!r && extra) { /* {BUFFER_POINTER, p, BUFFER_SIZE, &n, END} */
+        void *buf = NULL;
+        size_t *size = NULL;
+        int i = 0;
+        for (; i < 16 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+            if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+                buf = extra[i + 1];
+            else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+                size = extra[i + 1];
+            else
+                break;
+        }
+        if (i >= 16 || extra[i] != CU_LAUNCH_PARAM_END || !buf || !size || *size < e->param_bytes)
+            r = CUDA_ERROR_INVALID_VALUE;
+    }
+    struct emu_stream *s = NULL;
+    if (!r)
+        r = emu_stream_resolve(hs, ptds, &s);
+    emu_stream_put(s);
+    if (!r)
+        r = f.img->nptx == 0 ? CUDA_ERROR_NO_BINARY_FOR_GPU
+                             : CUDA_ERROR_NOT_SUPPORTED; /* no PTX interpreter yet */
+    emu_obj_put(f.o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                          unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                          unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                          void **kernelParams, void **extra)
+{
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes,
+                  hStream, kernelParams, extra, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                               unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                               unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                               void **kernelParams, void **extra)
+{
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes,
+                  hStream, kernelParams, extra, 1);
+}
+
+static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra, int ptds)
+{
+    EMU_INIT_OR_RETURN();
+    if (!cfg || (cfg->numAttrs && !cfg->attrs))
+        return CUDA_ERROR_INVALID_VALUE;
+    return launch(f, cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ, cfg->blockDimX, cfg->blockDimY,
+                  cfg->blockDimZ, cfg->sharedMemBytes, cfg->hStream, params, extra, ptds);
+}
+
+TD_EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
+                                            void **extra)
+{
+    return launch_ex(config, f, kernelParams, extra, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
+                                                 void **kernelParams, void **extra)
+{
+    return launch_ex(config, f, kernelParams, extra, 1);
+}

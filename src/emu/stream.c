@@ -1,0 +1,731 @@
+/* Streams: a FIFO of operations run in order by one worker thread per
+ * stream (started at the first operation). The legacy default stream's
+ * implicit synchronisation is made of dependencies added at submission:
+ * an operation on the legacy stream waits for the work submitted before it
+ * to every blocking stream of the context, and an operation on a blocking
+ * stream waits for the legacy stream's earlier work. Submissions that take
+ * part in this (all but non-blocking streams) are ordered by ctx->lock.
+ *
+ * Waiting is a short spin, then a condition variable: an idle stream
+ * answers a host function or an event in a few microseconds. */
+#include "emu.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SPIN_NS 30000   /* how long a worker or a waiter spins before sleeping */
+
+static atomic_ullong next_stream_id = 1;
+
+uint64_t emu_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+void emu_stream_put(struct emu_stream *s)
+{
+    if (s)
+        emu_obj_put(&s->o);
+}
+
+/* ---- operations ------------------------------------------------------ */
+
+void *emu_op_new(size_t size, emu_op_fn run, emu_op_fn fini)
+{
+    struct emu_op *op = calloc(1, size);
+    if (op) {
+        op->run = run;
+        op->fini = fini;
+    }
+    return op;
+}
+
+int emu_op_dep(struct emu_op *op, struct emu_stream *s, uint64_t seq)
+{
+    if (op->ndeps == op->capdeps) {
+        int cap = op->capdeps ? op->capdeps * 2 : 4;
+        struct emu_dep *d = realloc(op->deps, (size_t)cap * sizeof *d);
+        if (!d)
+            return -1;
+        op->deps = d;
+        op->capdeps = cap;
+    }
+    emu_obj_ref(&s->o);
+    op->deps[op->ndeps].s = s;
+    op->deps[op->ndeps].seq = seq;
+    op->ndeps++;
+    return 0;
+}
+
+static void op_free(struct emu_op *op)
+{
+    for (int i = 0; i < op->ndeps; i++)
+        emu_stream_put(op->deps[i].s);
+    free(op->deps);
+    if (op->fini)
+        op->fini(op);
+    free(op);
+}
+
+/* ---- waiting --------------------------------------------------------- */
+
+int emu_stream_reached(struct emu_stream *s, uint64_t seq)
+{
+    return atomic_load_explicit(&s->done_seq, memory_order_acquire) >= seq;
+}
+
+void emu_stream_wait(struct emu_stream *s, uint64_t seq)
+{
+    if (emu_stream_reached(s, seq))
+        return;
+    uint64_t until = emu_now_ns() + SPIN_NS;
+    for (int i = 0;; i++) {
+        if (emu_stream_reached(s, seq))
+            return;
+        cpu_relax();
+        if ((i & 63) == 63 && emu_now_ns() > until)
+            break;
+    }
+    pthread_mutex_lock(&s->lock);
+    s->nwaiters++;
+    while (!emu_stream_reached(s, seq))
+        pthread_cond_wait(&s->done_cv, &s->lock);
+    s->nwaiters--;
+    pthread_mutex_unlock(&s->lock);
+}
+
+void emu_stream_sync(struct emu_stream *s)
+{
+    emu_stream_wait(s, atomic_load_explicit(&s->pub_enq, memory_order_acquire));
+}
+
+/* ---- life cycle ------------------------------------------------------ */
+
+static void stream_release(struct emu_obj *o)
+{
+    struct emu_stream *s = (struct emu_stream *)o;
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->work_cv);
+    pthread_cond_destroy(&s->done_cv);
+    emu_ctx_put(s->sctx);
+    free(s);
+}
+
+/* A new stream in c's list (ctx->lock held by the caller). References:
+ * the registry's, the list's and the caller's. */
+static struct emu_stream *stream_new_locked(struct emu_ctx *c, int kind, unsigned flags, int prio)
+{
+    struct emu_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    emu_obj_init(&s->o, EMU_T_STREAM, c, stream_release);
+    atomic_store(&s->o.refs, 3);
+    emu_obj_ref(&c->o);
+    s->sctx = c;
+    s->kind = kind;
+    s->flags = flags;
+    s->priority = prio;
+    s->id = atomic_fetch_add(&next_stream_id, 1);
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->work_cv, NULL);
+    pthread_cond_init(&s->done_cv, NULL);
+    s->cnext = c->streams;
+    c->streams = s;
+    emu_obj_register(&s->o);
+    return s;
+}
+
+static void ctx_unlink(struct emu_stream *s)
+{
+    struct emu_ctx *c = s->sctx;
+    pthread_mutex_lock(&c->lock);
+    for (struct emu_stream **pp = &c->streams; *pp; pp = &(*pp)->cnext) {
+        if (*pp == s) {
+            *pp = s->cnext;
+            break;
+        }
+    }
+    if (c->legacy == s)
+        c->legacy = NULL;
+    pthread_mutex_unlock(&c->lock);
+    emu_stream_put(s); /* the list's reference */
+}
+
+static void spin_for_work(struct emu_stream *s)
+{
+    uint64_t until = emu_now_ns() + SPIN_NS;
+    for (int i = 0;; i++) {
+        if (atomic_load_explicit(&s->pub_enq, memory_order_acquire) !=
+            atomic_load_explicit(&s->done_seq, memory_order_relaxed))
+            return;
+        cpu_relax();
+        if ((i & 63) == 63 && emu_now_ns() > until)
+            return;
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    struct emu_stream *s = arg;
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        if (!s->head) {
+            if (s->exiting)
+                break;
+            pthread_mutex_unlock(&s->lock);
+            spin_for_work(s);
+            pthread_mutex_lock(&s->lock);
+            while (!s->head && !s->exiting) {
+                s->sleeping = 1;
+                pthread_cond_wait(&s->work_cv, &s->lock);
+                s->sleeping = 0;
+            }
+            continue;
+        }
+        struct emu_op *op = s->head;
+        s->head = op->next;
+        if (!s->head)
+            s->tail = NULL;
+        pthread_mutex_unlock(&s->lock);
+        for (int i = 0; i < op->ndeps; i++)
+            emu_stream_wait(op->deps[i].s, op->deps[i].seq);
+        op->run(op);
+        uint64_t seq = op->seq;
+        op_free(op);
+        pthread_mutex_lock(&s->lock);
+        atomic_store_explicit(&s->done_seq, seq, memory_order_release);
+        if (s->nwaiters)
+            pthread_cond_broadcast(&s->done_cv);
+    }
+    s->worker = 0;
+    pthread_mutex_unlock(&s->lock);
+    ctx_unlink(s);
+    emu_stream_put(s); /* the worker's reference */
+    return NULL;
+}
+
+/* s is unregistered already; the caller hands over the registry's reference */
+static void stream_kill(struct emu_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->exiting = 1;
+    int worker = s->worker;
+    if (worker)
+        pthread_cond_signal(&s->work_cv);
+    pthread_mutex_unlock(&s->lock);
+    if (!worker)
+        ctx_unlink(s);
+    emu_stream_put(s);
+}
+
+void emu_stream_destroy(struct emu_stream *s)
+{
+    if (emu_obj_unregister(&s->o))
+        stream_kill(s);
+}
+
+static void drop_one(struct emu_obj *o)
+{
+    stream_kill((struct emu_stream *)o);
+}
+
+void emu_stream_drop_ctx(struct emu_ctx *ctx)
+{
+    emu_obj_drop_ctx(ctx, EMU_T_STREAM, drop_one);
+}
+
+/* ---- submission ------------------------------------------------------ */
+
+static int blocking(const struct emu_stream *s)
+{
+    return !(s->flags & CU_STREAM_NON_BLOCKING);
+}
+
+static int pending(struct emu_stream *s, uint64_t *seq)
+{
+    *seq = atomic_load_explicit(&s->pub_enq, memory_order_acquire);
+    return !emu_stream_reached(s, *seq);
+}
+
+/* The legacy stream's implicit dependencies for an op on s (ctx->lock held) */
+static int implicit_deps(struct emu_ctx *c, struct emu_stream *s, struct emu_op *op)
+{
+    uint64_t seq;
+    if (s->kind == EMU_S_LEGACY) {
+        for (struct emu_stream *b = c->streams; b; b = b->cnext)
+            if (b != s && blocking(b) && pending(b, &seq) && emu_op_dep(op, b, seq))
+                return -1;
+    } else if (blocking(s) && c->legacy && c->legacy != s && pending(c->legacy, &seq)) {
+        if (emu_op_dep(op, c->legacy, seq))
+            return -1;
+    }
+    return 0;
+}
+
+static pthread_attr_t detached_attr;
+static pthread_once_t attr_once = PTHREAD_ONCE_INIT;
+static void attr_init(void)
+{
+    pthread_attr_init(&detached_attr);
+    pthread_attr_setdetachstate(&detached_attr, PTHREAD_CREATE_DETACHED);
+}
+
+CUresult emu_stream_submit(struct emu_stream *s, struct emu_op *op, uint64_t *seq_out)
+{
+    struct emu_ctx *c = s->sctx;
+    int ordered = blocking(s);
+    CUresult r = CUDA_SUCCESS;
+    op->stream = s;
+    if (ordered)
+        pthread_mutex_lock(&c->lock);
+    if (ordered && implicit_deps(c, s, op)) {
+        pthread_mutex_unlock(&c->lock);
+        op_free(op);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    pthread_mutex_lock(&s->lock);
+    if (s->exiting) {
+        r = CUDA_ERROR_INVALID_HANDLE;
+    } else if (op->inline_ok && op->ndeps == 0 && !s->head &&
+               emu_stream_reached(s, s->enq_seq)) {
+        /* idle: the stream reaches this op now; run it here */
+        op->seq = ++s->enq_seq;
+        atomic_store_explicit(&s->pub_enq, op->seq, memory_order_release);
+        op->run(op);
+        atomic_store_explicit(&s->done_seq, op->seq, memory_order_release);
+        if (s->nwaiters)
+            pthread_cond_broadcast(&s->done_cv);
+        if (seq_out)
+            *seq_out = op->seq;
+        pthread_mutex_unlock(&s->lock);
+        if (ordered)
+            pthread_mutex_unlock(&c->lock);
+        op_free(op);
+        return CUDA_SUCCESS;
+    } else {
+        if (!s->worker) {
+            pthread_t t;
+            pthread_once(&attr_once, attr_init);
+            emu_obj_ref(&s->o);
+            if (pthread_create(&t, &detached_attr, worker_main, s) == 0) {
+                s->worker = 1;
+            } else {
+                atomic_fetch_sub(&s->o.refs, 1); /* the caller still holds one */
+                r = CUDA_ERROR_OUT_OF_MEMORY;
+            }
+        }
+        if (r == CUDA_SUCCESS) {
+            op->seq = ++s->enq_seq;
+            atomic_store_explicit(&s->pub_enq, op->seq, memory_order_release);
+            if (seq_out)
+                *seq_out = op->seq;
+            if (s->tail)
+                s->tail->next = op;
+            else
+                s->head = op;
+            s->tail = op;
+            if (s->sleeping)
+                pthread_cond_signal(&s->work_cv);
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (ordered)
+        pthread_mutex_unlock(&c->lock);
+    if (r)
+        op_free(op);
+    return r;
+}
+
+CUresult emu_stream_exec(struct emu_stream *s, struct emu_op *op)
+{
+    struct emu_ctx *c = s->sctx;
+    int ordered = blocking(s);
+    uint64_t seq;
+    int fail = 0;
+    if (ordered) {
+        pthread_mutex_lock(&c->lock);
+        fail = implicit_deps(c, s, op);
+    }
+    if (!fail && pending(s, &seq))
+        fail = emu_op_dep(op, s, seq);
+    if (ordered)
+        pthread_mutex_unlock(&c->lock);
+    if (fail) {
+        op_free(op);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    for (int i = 0; i < op->ndeps; i++)
+        emu_stream_wait(op->deps[i].s, op->deps[i].seq);
+    op->stream = s;
+    op->run(op);
+    op_free(op);
+    return CUDA_SUCCESS;
+}
+
+/* ---- resolving handles ----------------------------------------------- */
+
+static struct emu_stream *legacy_of(struct emu_ctx *c)
+{
+    pthread_mutex_lock(&c->lock);
+    struct emu_stream *s = c->legacy;
+    if (s) {
+        emu_obj_ref(&s->o);
+    } else if ((s = stream_new_locked(c, EMU_S_LEGACY, 0, 0))) {
+        c->legacy = s;
+        /* the registry's reference is the ctx's: dropped with the context */
+    }
+    pthread_mutex_unlock(&c->lock);
+    return s;
+}
+
+/* per-thread default streams: one per (thread, context) */
+struct ptds_ent { struct emu_ctx *c; struct emu_stream *s; };
+#define MAX_PTDS 16
+static __thread struct ptds_ent ptds_tab[MAX_PTDS];
+static pthread_key_t ptds_key;
+static pthread_once_t ptds_once = PTHREAD_ONCE_INIT;
+
+static void ptds_thread_exit(void *v)
+{
+    (void)v;
+    for (int i = 0; i < MAX_PTDS; i++) {
+        struct emu_stream *s = emu_obj_get(ptds_tab[i].s, EMU_T_STREAM);
+        if (s) {
+            emu_stream_destroy(s); /* its work still runs to the end */
+            emu_stream_put(s);
+        }
+        ptds_tab[i].s = NULL;
+        ptds_tab[i].c = NULL;
+    }
+}
+
+static void ptds_key_init(void)
+{
+    pthread_key_create(&ptds_key, ptds_thread_exit);
+}
+
+static struct emu_stream *ptds_of(struct emu_ctx *c)
+{
+    int slot = -1;
+    for (int i = 0; i < MAX_PTDS; i++) {
+        if (ptds_tab[i].c != c)
+            continue;
+        struct emu_stream *s = emu_obj_get(ptds_tab[i].s, EMU_T_STREAM);
+        if (s && s->sctx == c)
+            return s;
+        emu_stream_put(s);
+        ptds_tab[i].c = NULL;
+        ptds_tab[i].s = NULL;
+        slot = i;
+        break;
+    }
+    for (int i = 0; slot < 0 && i < MAX_PTDS; i++) {
+        struct emu_stream *s = emu_obj_get(ptds_tab[i].s, EMU_T_STREAM);
+        if (!s) {
+            ptds_tab[i].c = NULL;
+            ptds_tab[i].s = NULL;
+            slot = i;
+        }
+        emu_stream_put(s);
+    }
+    if (slot < 0)
+        return NULL;
+    pthread_once(&ptds_once, ptds_key_init);
+    pthread_setspecific(ptds_key, (void *)1);
+    pthread_mutex_lock(&c->lock);
+    struct emu_stream *s = stream_new_locked(c, EMU_S_PTDS, 0, 0);
+    pthread_mutex_unlock(&c->lock);
+    if (!s)
+        return NULL;
+    /* the registry's reference is this thread's: its exit destroys it */
+    ptds_tab[slot].c = c;
+    ptds_tab[slot].s = s;
+    return s;
+}
+
+CUresult emu_stream_resolve(CUstream h, int ptds, struct emu_stream **out)
+{
+    EMU_INIT_OR_RETURN();
+    if (!h)
+        h = ptds ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
+    if (h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD) {
+        struct emu_ctx *c;
+        CUresult r = emu_ctx_current(&c);
+        if (r)
+            return r;
+        struct emu_stream *s = h == CU_STREAM_LEGACY ? legacy_of(c) : ptds_of(c);
+        emu_ctx_put(c);
+        if (!s)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        *out = s;
+        return CUDA_SUCCESS;
+    }
+    struct emu_stream *s = emu_obj_get(h, EMU_T_STREAM);
+    if (!s)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *out = s;
+    return CUDA_SUCCESS;
+}
+
+/* ---- entry points ---------------------------------------------------- */
+
+static CUresult stream_create(CUstream *ph, unsigned flags, int prio)
+{
+    EMU_INIT_OR_RETURN();
+    if (!ph || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING))
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    if (prio < -5)
+        prio = -5;
+    if (prio > 0)
+        prio = 0;
+    pthread_mutex_lock(&c->lock);
+    struct emu_stream *s = stream_new_locked(c, EMU_S_USER, flags, prio);
+    pthread_mutex_unlock(&c->lock);
+    emu_ctx_put(c);
+    if (!s)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    emu_stream_put(s); /* the caller's: the registry and the list keep it */
+    *ph = (CUstream)s;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
+{
+    return stream_create(phStream, Flags, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
+{
+    return stream_create(phStream, flags, priority);
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
+{
+    EMU_INIT_OR_RETURN();
+    if (!hStream || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD)
+        return CUDA_ERROR_INVALID_HANDLE;
+    struct emu_stream *s = emu_obj_get(hStream, EMU_T_STREAM);
+    if (!s)
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = CUDA_ERROR_INVALID_HANDLE;
+    if (s->kind == EMU_S_USER && emu_obj_unregister(&s->o)) {
+        stream_kill(s);
+        r = CUDA_SUCCESS;
+    }
+    emu_stream_put(s);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
+{
+    return cuStreamDestroy_v2(hStream);
+}
+
+static CUresult stream_sync(CUstream h, int ptds)
+{
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(h, ptds, &s);
+    if (r)
+        return r;
+    emu_stream_sync(s);
+    emu_stream_put(s);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream hStream) { return stream_sync(hStream, 0); }
+TD_EXPORT CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream) { return stream_sync(hStream, 1); }
+
+static CUresult stream_query(CUstream h, int ptds)
+{
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(h, ptds, &s);
+    if (r)
+        return r;
+    uint64_t seq;
+    r = pending(s, &seq) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+    emu_stream_put(s);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamQuery(CUstream hStream) { return stream_query(hStream, 0); }
+TD_EXPORT CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream) { return stream_query(hStream, 1); }
+
+static CUresult stream_flags(CUstream h, int ptds, unsigned *flags)
+{
+    if (!flags)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(h, ptds, &s);
+    if (r)
+        return r;
+    *flags = s->flags;
+    emu_stream_put(s);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags) { return stream_flags(hStream, 0, flags); }
+TD_EXPORT CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags) { return stream_flags(hStream, 1, flags); }
+
+static CUresult stream_prio(CUstream h, int ptds, int *prio)
+{
+    if (!prio)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(h, ptds, &s);
+    if (r)
+        return r;
+    *prio = s->priority;
+    emu_stream_put(s);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority) { return stream_prio(hStream, 0, priority); }
+TD_EXPORT CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority) { return stream_prio(hStream, 1, priority); }
+
+static CUresult stream_ctx(CUstream h, int ptds, CUcontext *pctx, CUgreenCtx *pgreen, int v2)
+{
+    if (!pctx || (v2 && !pgreen))
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(h, ptds, &s);
+    if (r)
+        return r;
+    *pctx = (CUcontext)s->sctx;
+    if (pgreen)
+        *pgreen = NULL;
+    emu_stream_put(s);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx) { return stream_ctx(hStream, 0, pctx, NULL, 0); }
+TD_EXPORT CUresult CUDAAPI cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx) { return stream_ctx(hStream, 1, pctx, NULL, 0); }
+TD_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{
+    return stream_ctx(hStream, 0, pCtx, pGreenCtx, 1);
+}
+TD_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{
+    return stream_ctx(hStream, 1, pCtx, pGreenCtx, 1);
+}
+
+static CUresult stream_id(CUstream h, int ptds, unsigned long long *id)
+{
+    if (!id)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(h, ptds, &s);
+    if (r)
+        return r;
+    *id = s->id;
+    emu_stream_put(s);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId) { return stream_id(hStream, 0, streamId); }
+TD_EXPORT CUresult CUDAAPI cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId) { return stream_id(hStream, 1, streamId); }
+
+static CUresult stream_dev(CUstream h, int ptds, CUdevice *dev)
+{
+    if (!dev)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(h, ptds, &s);
+    if (r)
+        return r;
+    *dev = s->sctx->dev->ordinal;
+    emu_stream_put(s);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device) { return stream_dev(hStream, 0, device); }
+TD_EXPORT CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device) { return stream_dev(hStream, 1, device); }
+
+/* ---- host functions -------------------------------------------------- */
+
+struct host_op {
+    struct emu_op op;
+    CUhostFn fn;
+    CUstreamCallback cb;
+    CUstream handle;
+    void *user;
+};
+
+static void run_host(struct emu_op *op)
+{
+    struct host_op *h = (struct host_op *)op;
+    if (h->fn)
+        h->fn(h->user);
+    else
+        h->cb(h->handle, CUDA_SUCCESS, h->user);
+}
+
+static CUresult host_submit(CUstream h, int ptds, CUhostFn fn, CUstreamCallback cb, void *user)
+{
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(h, ptds, &s);
+    if (r)
+        return r;
+    struct host_op *op = emu_op_new(sizeof *op, run_host, NULL);
+    if (!op) {
+        emu_stream_put(s);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    op->fn = fn;
+    op->cb = cb;
+    op->handle = h;
+    op->user = user;
+    r = emu_stream_submit(s, &op->op, NULL);
+    emu_stream_put(s);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
+{
+    EMU_INIT_OR_RETURN();
+    if (!fn)
+        return CUDA_ERROR_INVALID_VALUE;
+    return host_submit(hStream, 0, fn, NULL, userData);
+}
+
+TD_EXPORT CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData)
+{
+    EMU_INIT_OR_RETURN();
+    if (!fn)
+        return CUDA_ERROR_INVALID_VALUE;
+    return host_submit(hStream, 1, fn, NULL, userData);
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback,
+                                               void *userData, unsigned int flags)
+{
+    EMU_INIT_OR_RETURN();
+    if (!callback || flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    return host_submit(hStream, 0, NULL, callback, userData);
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback,
+                                                    void *userData, unsigned int flags)
+{
+    EMU_INIT_OR_RETURN();
+    if (!callback || flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    return host_submit(hStream, 1, NULL, callback, userData);
+}
