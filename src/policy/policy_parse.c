@@ -1277,8 +1277,10 @@ int td_policy_apply_option(struct td_policy *p, const char *opt, const char *val
         return -1;
     /* a rule asked for on the command line is meant to act, as with strace
      * --inject, unless a mode was chosen */
-    if ((o == 0 || o == 1 || o == 2 || o == 7) && !p->mode_set)
+    if ((o == 0 || o == 1 || o == 2 || o == 7) && !p->mode_set) {
         p->enforce = 1;
+        p->mode_loc = here(&ps);
+    }
     resolve(p);
     return 0;
 }

@@ -7,10 +7,12 @@
 
 static const char *const backend_names[] = { "auto", "driver", "emulate" };
 
+/* a setting nobody gave (the default mode, the backend an emulate
+ * statement implies) comes from "<default>" */
 static void origin(FILE *f, int flags, const char *file, int line)
 {
-    if ((flags & TD_POLICY_WRITE_ORIGINS) && file)
-        fprintf(f, "#@ %s:%d\n", file ? file : "", line);
+    if (flags & TD_POLICY_WRITE_ORIGINS)
+        fprintf(f, "#@ %s:%d\n", file ? file : "<default>", file ? line : 0);
 }
 
 static void result(FILE *f, int r)
