@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -219,29 +220,26 @@ static void rb_str(struct rb *b, unsigned arg, const char *s)
         memcpy(d, tmp, len);
 }
 
+/* -k: the caller's stack, without the shim's own frames */
 static void rb_stack(struct rb *b)
 {
-    uint64_t frames[TD_MAX_FRAMES];
-    int n = 0;
-    /* frame-pointer walk: cheap and never faults on well-formed frames;
-     * every step is checked to move up the stack */
-    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
-    uintptr_t lo = fp;
-    while (n < TD_MAX_FRAMES && fp && !(fp & 7) && fp >= lo && fp - lo < (64u << 20)) {
-        uintptr_t pair[2];
-        struct iovec l = { pair, sizeof(pair) }, r = { (void *)fp, sizeof(pair) };
-        if (process_vm_readv(my_pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof(pair))
-            break;
-        if (!pair[1])
-            break;
-        frames[n++] = pair[1];
-        if (pair[0] <= fp)
-            break;
-        fp = pair[0];
+    void *frames[TD_MAX_FRAMES + 8];
+    int n = backtrace(frames, TD_MAX_FRAMES + 8);
+    uint64_t out[TD_MAX_FRAMES];
+    int k = 0;
+    static Dl_info self;
+    static int have_self = -1;
+    if (have_self < 0)
+        have_self = dladdr((void *)&rb_stack, &self) != 0;
+    for (int i = 0; i < n && k < TD_MAX_FRAMES; i++) {
+        Dl_info info;
+        if (have_self && dladdr(frames[i], &info) && info.dli_fbase == self.dli_fbase)
+            continue;
+        out[k++] = (uint64_t)(uintptr_t)frames[i];
     }
-    void *d = rb_item(b, 0, TD_IT_STACK, (size_t)n * 8, 0);
+    void *d = rb_item(b, 0, TD_IT_STACK, (size_t)k * 8, 0);
     if (d)
-        memcpy(d, frames, (size_t)n * 8);
+        memcpy(d, out, (size_t)k * 8);
 }
 
 static void rb_commit(struct rb *b, unsigned type)

@@ -23,6 +23,7 @@
 #include "env.h"
 #include "output.h"
 #include "ring.h"
+#include "stack.h"
 #include "summary.h"
 #include "tracer.h"
 #include "xlat.h"
@@ -179,8 +180,8 @@ static void proc_exit(pid_t pid, int status)
     if (WIFSIGNALED(status) && WCOREDUMP(status))
         snprintf(line + strlen(line) - 4, sizeof(line) - strlen(line) + 4, " (core dumped) +++");
     td_summary_exit((int)pid);
-    if (!opts.quiet || pid != first_pid || 1)
-        td_out_event((int)pid, now_ns(), "exit", line);
+    td_stack_forget((int)pid);
+    td_out_event((int)pid, now_ns(), "exit", line);
 }
 
 /* 1 if the file is an ELF executable without an interpreter */

@@ -14,12 +14,22 @@ void td_usage(FILE *f)
 "\n"
 "Output:\n"
 "  -o FILE             write the trace to FILE (default: stderr)\n"
+"  -ff                 with -o: one file per process, FILE.PID\n"
+"  --json=FILE         also write JSON lines to FILE (- for stderr)\n"
+"  -c                  print a summary of the calls instead of the trace\n"
+"  -C                  print the trace, then the summary\n"
+"  -S SORTBY           sort the summary by time (default), calls, errors,\n"
+"                      avg, max or name\n"
+"  -k                  print the native stack of the code that made each call\n"
 "  -T                  show the time spent in each call\n"
 "  -t, -tt, -ttt       prefix each line with the time of day, with microseconds,\n"
 "                      or as seconds since the epoch\n"
 "  -s STRSIZE          show at most STRSIZE characters of a string (default 64)\n"
 "  -q                  quieter: no backend and policy banner\n"
 "  -v                  verbose: explain error results\n"
+"Processes:\n"
+"  -f                  follow children (the default)\n"
+"  --no-follow         trace the first process only\n"
 "Filtering:\n"
 "  -e trace=SET        trace only SET: names (cuMemAlloc matches its _v2 too),\n"
 "                      /regex, %class (%device %context %memory %copy %stream\n"
@@ -64,7 +74,7 @@ static unsigned long long parse_size_opt(const char *s, const char *what)
 }
 
 enum {
-    OPT_JSON = 256, OPT_NO_FOLLOW, OPT_BACKEND, OPT_DRIVER, OPT_EMULATE, OPT_BOUNDED,
+    OPT_JSON = 256, OPT_NO_FOLLOW, OPT_ATTACH, OPT_BACKEND, OPT_DRIVER, OPT_EMULATE, OPT_BOUNDED,
     OPT_BUFSIZE,
 };
 
@@ -78,6 +88,9 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         { "emulate", no_argument, 0, OPT_EMULATE },
         { "driver", required_argument, 0, OPT_DRIVER },
         { "bounded", no_argument, 0, OPT_BOUNDED },
+        { "json", required_argument, 0, OPT_JSON },
+        { "no-follow", no_argument, 0, OPT_NO_FOLLOW },
+        { "attach", required_argument, 0, OPT_ATTACH },
         { "buffer-size", required_argument, 0, OPT_BUFSIZE },
         { 0, 0, 0, 0 },
     };
@@ -85,12 +98,42 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
     o->follow = 1;
     o->strsize = 64;
     o->bufsize = 16u << 20;
-    int c;
+    int c, nf = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+:o:Tte:s:qvhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:o:Tte:s:qvhVfcCS:kp:", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             o->outfile = optarg;
+            break;
+        case 'f':
+            if (++nf >= 2)
+                o->ff = 1;
+            o->follow = 1;
+            break;
+        case 'c':
+            o->summary = 1;
+            break;
+        case 'C':
+            o->summary = 2;
+            break;
+        case 'S':
+            if (strcmp(optarg, "time") && strcmp(optarg, "calls") && strcmp(optarg, "errors") &&
+                strcmp(optarg, "avg") && strcmp(optarg, "max") && strcmp(optarg, "name"))
+                die("invalid -S '%s' (use time, calls, errors, avg, max or name)", optarg);
+            o->sortby = optarg;
+            break;
+        case 'k':
+            o->stacks = 1;
+            break;
+        case 'p':
+        case OPT_ATTACH:
+            die("attaching to a running process (-p) is not supported: the driver shim must "
+                "be loaded when the program starts; run it under tdtrace instead");
+        case OPT_JSON:
+            o->json = optarg;
+            break;
+        case OPT_NO_FOLLOW:
+            o->follow = 0;
             break;
         case 'T':
             o->show_time = 1;
@@ -174,6 +217,8 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
                 argv[optind - 1]);
         }
     }
+    if (o->ff && !o->outfile)
+        die("-ff needs -o FILE");
     if (optind >= argc)
         die("must have PROG [ARGS]\nTry 'tdtrace -h' for more information.");
     o->cmd = argv + optind;

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "output.h"
+#include "stack.h"
 #include "xlat.h"
 
 static struct td_output out;
@@ -135,6 +136,9 @@ void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark)
                     (unsigned long long)(d % 1000000000) / 1000);
         }
         tp_line_end(&p);
+        const struct td_item *st = o->stacks ? td_rec_item(rec, len, 0, TD_IT_STACK) : NULL;
+        if (st)
+            td_stack_print(&p, (int)rec->pid, st);
         tp_free(&p);
     }
     if (out.json) {
@@ -147,6 +151,13 @@ void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark)
         if (mark)
             tp_rawf(&p, "\"policy\":\"%s\",", mark);
         td_print_call(&p, rec, len, 0);
+        const struct td_item *st = o->stacks ? td_rec_item(rec, len, 0, TD_IT_STACK) : NULL;
+        if (st) {
+            tp_raw(&p, ",\"stack\":");
+            tp_array_begin(&p);
+            td_stack_print(&p, (int)rec->pid, st);
+            tp_array_end(&p);
+        }
         tp_raw(&p, "}");
         tp_line_end(&p);
         tp_free(&p);

@@ -4,9 +4,12 @@
 #include "tdtrace.h"
 
 void td_summary_init(const struct td_opts *o);
+/* a process loaded the shim */
 void td_summary_hello(int pid);
+int td_summary_loaded_shim(int pid);
 void td_summary_call(const struct td_rec *rec, uint32_t len);
 void td_summary_exit(int pid);
+/* -c/-C tables and leaks to the trace; the summary object to --json */
 void td_summary_print(void);
 
 #endif

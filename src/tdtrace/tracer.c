@@ -91,7 +91,8 @@ int td_tracer_child_setup(void)
 }
 
 #define PTRACE_OPTS (PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \
-                     PTRACE_O_TRACEEXEC | PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL)
+                     PTRACE_O_TRACEEXEC | PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL | \
+                     PTRACE_O_TRACEEXIT)
 
 void td_tracer_attach_first(pid_t pid)
 {
@@ -281,6 +282,12 @@ static void handle_stop(pid_t pid, int status, const struct td_tracer_ops *ops)
         resume(pid, 0);
         return;
     }
+    case PTRACE_EVENT_EXIT:
+        /* the address space is still there: print what the process wrote
+         * while its stack frames can still be symbolised */
+        ops->drain();
+        resume(pid, 0);
+        return;
     case PTRACE_EVENT_SECCOMP:
         fix_exec_env(pid);
         resume(pid, 0);

@@ -1,0 +1,47 @@
+/* Helpers for the end-to-end test programs. Each program makes driver
+ * calls and prints, on stdout, the exact lines tdtrace must print for
+ * them; tests/e2e/run.sh runs it under tdtrace and diffs the two. */
+#ifndef TD_E2E_TESTS_H
+#define TD_E2E_TESTS_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "td_api.h"
+
+/* an expected trace line */
+__attribute__((format(printf, 1, 2))) static inline void line(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+}
+
+/* the test cannot run here: exit 77 (skip) with the reason on stderr */
+static inline void skip(const char *why)
+{
+    fprintf(stderr, "skip: %s\n", why);
+    exit(77);
+}
+
+#define MUST(call, want)                                                                 \
+    do {                                                                                 \
+        CUresult r_ = (call);                                                            \
+        if (r_ != (want)) {                                                              \
+            fprintf(stderr, "%s:%d: %s = %d, want %d\n", __FILE__, __LINE__, #call, r_,  \
+                    (int)(want));                                                        \
+            exit(99);                                                                    \
+        }                                                                                \
+    } while (0)
+
+static inline void exited(int code)
+{
+    line("+++ exited with %d +++", code);
+    fflush(stdout);
+}
+
+#endif
