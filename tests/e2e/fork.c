@@ -5,28 +5,32 @@
 
 #include "tests.h"
 
-static void calls(void)
+/* as in strace, lines carry [pid N] once there is a second process */
+static void calls(int prefix)
 {
+    char pfx[32] = "";
+    if (prefix)
+        snprintf(pfx, sizeof(pfx), "[pid %5d] ", (int)getpid());
     MUST(cuInit(0), CUDA_SUCCESS);
-    line("[pid %5d] cuInit(0) = CUDA_SUCCESS", (int)getpid());
+    line("%scuInit(0) = CUDA_SUCCESS", pfx);
     int v;
     MUST(cuDriverGetVersion(&v), CUDA_SUCCESS);
-    line("[pid %5d] cuDriverGetVersion(&%d) = CUDA_SUCCESS", (int)getpid(), v);
+    line("%scuDriverGetVersion(&%d) = CUDA_SUCCESS", pfx, v);
 }
 
 int main(int argc, char **argv)
 {
     if (argc > 1) { /* the exec'd child */
-        calls();
+        calls(1);
         line("[pid %5d] +++ exited with 3 +++", (int)getpid());
         fflush(stdout);
         return 3;
     }
-    calls();
+    calls(0);
     fflush(stdout);
     pid_t c = fork();
     if (c == 0) {
-        calls();
+        calls(1);
         line("[pid %5d] +++ exited with 0 +++", (int)getpid());
         fflush(stdout);
         _exit(0);
