@@ -31,8 +31,8 @@ CPPFLAGS += -D_GNU_SOURCE -DTD_VERSION='"$(VERSION)"' -Iinclude -Iinclude/tdtrac
 CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
 LDFLAGS  += $(OPT) -pthread
 
-all: tdtrace emu shim audit tests
-.PHONY: all tdtrace emu shim audit tests check check-tsan test unit e2e bench install clean gen
+all: tdtrace emu shim audit examples tests
+.PHONY: all tdtrace emu shim audit examples tests check check-tsan test unit e2e bench install clean gen demo
 
 # ---- generated code ---------------------------------------------------
 XLAT_IN := $(sort $(wildcard src/xlat/*.in))
@@ -99,6 +99,16 @@ emu: $(EMU_SO)
 shim: $(SHIM_SO)
 audit: $(if $(AUDIT_OBJ),$(AUDIT_SO))
 tdtrace: $(if $(wildcard src/tdtrace/main.c),$(TDTRACE))
+
+# ---- examples and the demo --------------------------------------------
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+$(BUILD)/examples/%: examples/%.c $(EMU_SO)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< -L$(LIBDIR)/emu -l:libcuda.so.1 $(LDFLAGS)
+examples: $(EXAMPLES)
+# the main job: tdtrace on a bundled CUDA program, on the emulated GPU
+demo: all
+	$(TDTRACE) -C -- $(BUILD)/examples/hello_drv
 
 # ---- tests ------------------------------------------------------------
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
