@@ -30,6 +30,7 @@ void td_usage(FILE *f)
 "Processes:\n"
 "  -f                  follow children (the default)\n"
 "  --no-follow         trace the first process only\n"
+"  -p PID              not supported: run the program under tdtrace instead\n"
 "Filtering:\n"
 "  -e trace=SET        trace only SET: names (cuMemAlloc matches its _v2 too),\n"
 "                      /regex, %class (%device %context %memory %copy %stream\n"

@@ -103,8 +103,22 @@ run_options() {
     then report "options: -s" ok; else report "options: -s" fail "$work/s.trace"; fi
 }
 
+# --help and tdtrace(1) name the same options
+run_manpage() {
+    local missing=
+    for opt in $("$TDTRACE" -h | grep -oE '(^|[ ,])--?[a-zA-Z][a-zA-Z-]*' | tr -d ' ,' | sort -u); do
+        grep -qF -- "$(printf '%s' "$opt" | sed 's/-/\\-/g')" man/tdtrace.1 || missing="$missing $opt"
+    done
+    for opt in $(grep -oE '^\.B[IR]* \\-[a-zA-Z\\-]+' man/tdtrace.1 | sed 's/^[^ ]* //; s/\\//g' | sort -u); do
+        "$TDTRACE" -h | grep -qE -- "(^|[ ,])$opt([ ,=]|$)" || missing="$missing $opt(man)"
+    done
+    if [ -z "$missing" ]; then report "man page and --help agree" ok
+    else echo "missing:$missing" > "$work/man.diff"; report "man page and --help agree" fail "$work/man.diff"; fi
+}
+
 run_listed
 run_errors
 run_options
+run_manpage
 echo "e2e: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
