@@ -1,0 +1,226 @@
+/* Emulator: initialisation, version, error strings, cuGetProcAddress,
+ * devices and their attributes. Two h100 devices (TDTRACE_EMU_DEVICES=2
+ * is set before cuInit, which reads the environment once per process). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "emu.h"
+#include "xlat.h"
+
+#define OK(x) assert_int_equal((x), CUDA_SUCCESS)
+
+/* must run first: nothing works before cuInit */
+static void test_not_initialized(void **state)
+{
+    (void)state;
+    int n;
+    CUdevice d;
+    CUcontext c;
+    assert_int_equal(cuDeviceGetCount(&n), CUDA_ERROR_NOT_INITIALIZED);
+    assert_int_equal(cuDeviceGet(&d, 0), CUDA_ERROR_NOT_INITIALIZED);
+    assert_int_equal(cuCtxGetCurrent(&c), CUDA_ERROR_NOT_INITIALIZED);
+    CUdeviceptr p;
+    assert_int_equal(cuMemAlloc_v2(&p, 16), CUDA_ERROR_NOT_INITIALIZED);
+    /* these work before cuInit */
+    int v = 0;
+    OK(cuDriverGetVersion(&v));
+    assert_true(v >= 13000);
+    assert_int_equal(cuInit(1), CUDA_ERROR_INVALID_VALUE);
+    setenv("TDTRACE_EMU_DEVICES", "2", 1);
+    unsetenv("TDTRACE_EMU_PROFILE");
+    unsetenv("TDTRACE_EMU_MEMORY");
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    OK(cuInit(0));
+    OK(cuInit(0));
+}
+
+static void test_error_strings(void **state)
+{
+    (void)state;
+    const char *s;
+    OK(cuGetErrorName(CUDA_ERROR_INVALID_VALUE, &s));
+    assert_string_equal(s, "CUDA_ERROR_INVALID_VALUE");
+    OK(cuGetErrorName(CUDA_SUCCESS, &s));
+    assert_string_equal(s, "CUDA_SUCCESS");
+    OK(cuGetErrorString(CUDA_ERROR_OUT_OF_MEMORY, &s));
+    assert_non_null(s);
+    assert_true(strlen(s) > 10);
+    /* every CUresult has both */
+    const struct td_xlat *x = &td_xlats[TD_X_CUresult];
+    for (int i = 0; i < x->n; i++) {
+        OK(cuGetErrorName((CUresult)x->v[i].value, &s));
+        OK(cuGetErrorString((CUresult)x->v[i].value, &s));
+        assert_non_null(s);
+    }
+    assert_int_equal(cuGetErrorName((CUresult)12345, &s), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuGetErrorString((CUresult)12345, &s), CUDA_ERROR_INVALID_VALUE);
+    assert_null(s);
+    assert_int_equal(cuGetErrorName(CUDA_SUCCESS, NULL), CUDA_ERROR_INVALID_VALUE);
+}
+
+static void test_proc_address(void **state)
+{
+    (void)state;
+    void *fn = NULL;
+    CUdriverProcAddressQueryResult st = 99;
+    OK(cuGetProcAddress_v2("cuInit", &fn, 2000, 0, &st));
+    assert_ptr_equal(fn, (void *)cuInit);
+    assert_int_equal(st, CU_GET_PROC_ADDRESS_SUCCESS);
+    OK(cuGetProcAddress_v2("cuMemAlloc", &fn, 3020, 0, &st));
+    assert_ptr_equal(fn, (void *)cuMemAlloc_v2);
+    OK(cuGetProcAddress_v2("cuCtxGetDevice", &fn, 13000, 0, &st));
+    assert_ptr_equal(fn, (void *)cuCtxGetDevice_v2);
+    OK(cuGetProcAddress_v2("cuCtxSynchronize", &fn, 2000, 0, &st));
+    assert_ptr_equal(fn, (void *)cuCtxSynchronize);
+    OK(cuGetProcAddress_v2("cuMemcpyHtoD", &fn, 3020, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st));
+    assert_ptr_equal(fn, (void *)cuMemcpyHtoD_v2_ptds);
+    OK(cuGetProcAddress_v2("cuMemcpyHtoD", &fn, 3020, 0, &st));
+    assert_ptr_equal(fn, (void *)cuMemcpyHtoD_v2);
+    OK(cuGetProcAddress("cuGetProcAddress", &fn, 12000, 0));
+    assert_ptr_equal(fn, (void *)cuGetProcAddress_v2);
+    OK(cuGetProcAddress("cuGetProcAddress", &fn, 11030, 0));
+    assert_ptr_equal(fn, (void *)cuGetProcAddress);
+    assert_int_equal(cuGetProcAddress_v2("", &fn, 0, 0, &st), CUDA_ERROR_NOT_FOUND);
+    assert_null(fn);
+    assert_int_equal(st, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+    assert_int_equal(cuGetProcAddress_v2("cuNoSuchThing", &fn, 13000, 0, &st), CUDA_ERROR_NOT_FOUND);
+    assert_int_equal(st, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+    assert_int_equal(cuGetProcAddress_v2("cuMemAlloc", &fn, 1000, 0, &st), CUDA_ERROR_NOT_FOUND);
+    assert_int_equal(st, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+    assert_int_equal(cuGetProcAddress_v2("cuInit", NULL, 2000, 0, &st), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuGetProcAddress_v2("cuInit", &fn, 2000, 7, &st), CUDA_ERROR_INVALID_VALUE);
+    const void *tab;
+    CUuuid id = { { 0 } };
+    assert_int_equal(cuGetExportTable(&tab, &id), CUDA_ERROR_NOT_FOUND);
+}
+
+static void test_devices(void **state)
+{
+    (void)state;
+    int n;
+    OK(cuDeviceGetCount(&n));
+    assert_int_equal(n, 2);
+    CUdevice d;
+    OK(cuDeviceGet(&d, 1));
+    assert_int_equal(d, 1);
+    assert_int_equal(cuDeviceGet(&d, 2), CUDA_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGet(&d, -1), CUDA_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGet(NULL, 0), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetCount(NULL), CUDA_ERROR_INVALID_VALUE);
+
+    char name[256];
+    OK(cuDeviceGetName(name, sizeof name, 0));
+    assert_string_equal(name, "NVIDIA H100 80GB HBM3");
+    char small[6];
+    OK(cuDeviceGetName(small, sizeof small, 0));
+    assert_string_equal(small, "NVIDI");
+    assert_int_equal(cuDeviceGetName(name, 256, 7), CUDA_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetName(NULL, 256, 0), CUDA_ERROR_INVALID_VALUE);
+
+    CUuuid u0, u1, u0b;
+    OK(cuDeviceGetUuid(&u0, 0));
+    OK(cuDeviceGetUuid_v2(&u1, 1));
+    OK(cuDeviceGetUuid(&u0b, 0));
+    assert_memory_not_equal(u0.bytes, u1.bytes, 16);
+    assert_memory_equal(u0.bytes, u0b.bytes, 16);
+
+    size_t total;
+    OK(cuDeviceTotalMem_v2(&total, 0));
+    assert_int_equal(total, emu_profile_default()->total_mem);
+    int maj, min;
+    OK(cuDeviceComputeCapability(&maj, &min, 0));
+    assert_int_equal(maj, 9);
+    assert_int_equal(min, 0);
+    CUdevprop prop;
+    OK(cuDeviceGetProperties(&prop, 1));
+    assert_int_equal(prop.maxThreadsPerBlock, 1024);
+    assert_int_equal(prop.SIMDWidth, 32);
+}
+
+static void test_attributes(void **state)
+{
+    (void)state;
+    /* the ids the CUDA runtime queries at start-up must all answer */
+    static const int ids[] = {
+        75,76,40,16,18,19,21,77,22,23,73,74,70,71,72,45,46,24,25,26,47,48,49,52,42,43,27,
+        28,29,53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,31,32,33,34,50,35,41,37,38,
+        108,39,30,51,8,97,81,12,82,10,11,1,2,3,4,5,6,7,9,14,78,79,80,83,84,85,86,88,89,90,
+        91,95,100,101,106,109,111,99,112,113,114,115,116,117,118,119,120,121,125,129,130,
+        131,133,134,139,140,143,
+    };
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        int v = -12345;
+        OK(cuDeviceGetAttribute(&v, (CUdevice_attribute)ids[i], 0));
+    }
+    /* every value of the CUdevice_attribute table answers */
+    const struct td_xlat *x = &td_xlats[TD_X_CUdevice_attribute];
+    for (int i = 0; i < x->n; i++) {
+        if (x->v[i].value > 147)
+            continue;
+        int v;
+        OK(cuDeviceGetAttribute(&v, (CUdevice_attribute)x->v[i].value, 1));
+    }
+    int v;
+    assert_int_equal(cuDeviceGetAttribute(&v, (CUdevice_attribute)0, 0), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetAttribute(&v, (CUdevice_attribute)100000, 0), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 5), CUDA_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetAttribute(NULL, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0), CUDA_ERROR_INVALID_VALUE);
+    OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0));
+    assert_int_equal(v, 132);
+    OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 0));
+    assert_int_equal(v, 1);
+}
+
+static void test_pci(void **state)
+{
+    (void)state;
+    char id0[32], id1[32];
+    OK(cuDeviceGetPCIBusId(id0, sizeof id0, 0));
+    OK(cuDeviceGetPCIBusId(id1, sizeof id1, 1));
+    assert_string_not_equal(id0, id1);
+    int bus0, bus1;
+    OK(cuDeviceGetAttribute(&bus0, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, 0));
+    OK(cuDeviceGetAttribute(&bus1, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, 1));
+    assert_int_not_equal(bus0, bus1);
+    CUdevice d;
+    OK(cuDeviceGetByPCIBusId(&d, id1));
+    assert_int_equal(d, 1);
+    OK(cuDeviceGetByPCIBusId(&d, id0));
+    assert_int_equal(d, 0);
+    assert_int_equal(cuDeviceGetByPCIBusId(&d, "zz:1"), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetByPCIBusId(&d, "0000:ff:1f.0"), CUDA_ERROR_INVALID_DEVICE);
+    int can;
+    OK(cuDeviceCanAccessPeer(&can, 0, 1));
+    assert_int_equal(can, 1);
+    assert_int_equal(cuDeviceCanAccessPeer(&can, 0, 9), CUDA_ERROR_INVALID_DEVICE);
+    OK(cuDeviceGetP2PAttribute(&can, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
+    assert_int_equal(can, 1);
+    assert_int_equal(cuDeviceGetP2PAttribute(&can, (CUdevice_P2PAttribute)99, 0, 1), CUDA_ERROR_INVALID_VALUE);
+}
+
+static void test_unsupported(void **state)
+{
+    (void)state;
+    /* an entry point without an implementation says so */
+    CUgraph g;
+    assert_int_equal(cuGraphCreate(&g, 0), CUDA_ERROR_NOT_SUPPORTED);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_not_initialized),
+        cmocka_unit_test(test_error_strings),
+        cmocka_unit_test(test_proc_address),
+        cmocka_unit_test(test_devices),
+        cmocka_unit_test(test_attributes),
+        cmocka_unit_test(test_pci),
+        cmocka_unit_test(test_unsupported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
