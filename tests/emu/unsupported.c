@@ -1,0 +1,20 @@
+/* Linked with -lcuda: an entry point the emulator lacks says
+ * CUDA_ERROR_NOT_SUPPORTED, and so does cuGetProcAddress's pointer to it. */
+#include "common.h"
+
+int main(void)
+{
+    CHECK(cuInit(0));
+    CUcontext ctx;
+    CHECK(cuCtxCreate(&ctx, 0, 0));
+    CUgraph g;
+    EXPECT(cuGraphCreate(&g, 0) == CUDA_ERROR_NOT_SUPPORTED);
+    CUresult (*fn)(CUgraph *, unsigned) = NULL;
+    CUdriverProcAddressQueryResult st;
+    CHECK(cuGetProcAddress_v2("cuGraphCreate", (void **)&fn, 13000, 0, &st));
+    EXPECT(fn && fn(&g, 0) == CUDA_ERROR_NOT_SUPPORTED);
+    CHECK(cuCtxDestroy_v2(ctx));
+    if (!e2e_failed)
+        printf("unsupported: ok\n");
+    return e2e_failed;
+}

@@ -1,0 +1,187 @@
+/* Emulator: modules and libraries from PTX text, functions, kernels,
+ * globals, attributes; launches are validated, then refused honestly. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "emu.h"
+
+#define OK(x) assert_int_equal((x), CUDA_SUCCESS)
+
+static const char ptx[] =
+    ".version 8.0\n.target sm_75\n.address_size 64\n"
+    ".visible .global .align 4 .u32 counter;\n"
+    ".visible .const .align 8 .f64 coef[4];\n"
+    ".visible .entry add(.param .u64 a, .param .u64 b, .param .u32 n) { ret; }\n"
+    ".visible .entry noargs() { ret; }\n";
+
+static CUcontext ctx;
+
+static int setup(void **state)
+{
+    (void)state;
+    return cuInit(0) || cuCtxCreate(&ctx, 0, 0) ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return cuCtxDestroy(ctx) ? -1 : 0;
+}
+
+static void test_module(void **state)
+{
+    (void)state;
+    CUmodule m;
+    OK(cuModuleLoadData(&m, ptx));
+    CUfunction f, f2;
+    OK(cuModuleGetFunction(&f, m, "add"));
+    OK(cuModuleGetFunction(&f2, m, "add"));
+    assert_ptr_equal(f, f2);
+    assert_int_equal(cuModuleGetFunction(&f2, m, "nope"), CUDA_ERROR_NOT_FOUND);
+    unsigned n;
+    OK(cuModuleGetFunctionCount(&n, m));
+    assert_int_equal(n, 2);
+    CUdeviceptr g;
+    size_t sz;
+    OK(cuModuleGetGlobal_v2(&g, &sz, m, "counter"));
+    assert_int_equal(sz, 4);
+    unsigned v = 41;
+    OK(cuMemcpyHtoD_v2(g, &v, 4));  /* a global is device memory */
+    OK(cuModuleGetGlobal_v2(&g, &sz, m, "coef"));
+    assert_int_equal(sz, 32);
+    assert_int_equal(cuModuleGetGlobal_v2(&g, &sz, m, "zz"), CUDA_ERROR_NOT_FOUND);
+    assert_int_equal(cuMemFree_v2(g), CUDA_ERROR_INVALID_VALUE); /* not the program's to free */
+    const char *name;
+    OK(cuFuncGetName(&name, f));
+    assert_string_equal(name, "add");
+    CUmodule back;
+    OK(cuFuncGetModule(&back, f));
+    assert_ptr_equal(back, m);
+    int a;
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
+    assert_int_equal(a, 1024);
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, f));
+    assert_int_equal(a, 32);
+    OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 100000));
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f));
+    assert_int_equal(a, 100000);
+    assert_int_equal(cuFuncGetAttribute(&a, (CUfunction_attribute)99, f), CUDA_ERROR_INVALID_VALUE);
+    CUmoduleLoadingMode mode;
+    OK(cuModuleGetLoadingMode(&mode));
+    assert_int_equal(mode, CU_MODULE_EAGER_LOADING);
+
+    /* launches: arguments first, then the honest refusal */
+    CUdeviceptr x = 0, y = 0;
+    unsigned cnt = 1;
+    void *args[] = { &x, &y, &cnt };
+    assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 2048, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 32, 32, 2, 0, NULL, args, NULL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLaunchKernel(f, 0, 1, 1, 32, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLaunchKernel(f, 1, 70000, 1, 32, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 200000, NULL, args, NULL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLaunchKernel((CUfunction)&a, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, (CUstream)&a, args, NULL), CUDA_ERROR_INVALID_HANDLE);
+    CUlaunchConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDimX = cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = cfg.blockDimY = cfg.blockDimZ = 1;
+    assert_int_equal(cuLaunchKernelEx(&cfg, f, args, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cuLaunchKernelEx(NULL, f, args, NULL), CUDA_ERROR_INVALID_VALUE);
+    OK(cuModuleUnload(m));
+    assert_int_equal(cuModuleUnload(m), CUDA_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuModuleGetFunction(&f2, m, "add"), CUDA_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuModuleLoadData(&m, "this is no image"), CUDA_ERROR_INVALID_IMAGE);
+    assert_int_equal(cuModuleLoadData(&m, NULL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuModuleLoad(&m, "/nonexistent/file.ptx"), CUDA_ERROR_FILE_NOT_FOUND);
+}
+
+static void test_module_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/emu-modXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, ptx, sizeof ptx - 1), (int)(sizeof ptx - 1));
+    close(fd);
+    CUmodule m;
+    OK(cuModuleLoad(&m, path));
+    CUfunction f;
+    OK(cuModuleGetFunction(&f, m, "noargs"));
+    assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    OK(cuModuleUnload(m));
+    CUlibrary l;
+    OK(cuLibraryLoadFromFile(&l, path, NULL, NULL, 0, NULL, NULL, 0));
+    OK(cuLibraryUnload(l));
+    unlink(path);
+}
+
+static void test_library(void **state)
+{
+    (void)state;
+    CUlibrary l;
+    CUlibraryOption opt = CU_LIBRARY_BINARY_IS_PRESERVED;
+    void *val = (void *)1;
+    OK(cuLibraryLoadData(&l, ptx, NULL, NULL, 0, &opt, &val, 1));
+    CUkernel k, k2;
+    OK(cuLibraryGetKernel(&k, l, "add"));
+    OK(cuLibraryGetKernel(&k2, l, "add"));
+    assert_ptr_equal(k, k2);
+    assert_int_equal(cuLibraryGetKernel(&k2, l, "zz"), CUDA_ERROR_NOT_FOUND);
+    unsigned n;
+    OK(cuLibraryGetKernelCount(&n, l));
+    assert_int_equal(n, 2);
+    CUfunction f;
+    OK(cuKernelGetFunction(&f, k));
+    CUmodule m;
+    OK(cuLibraryGetModule(&m, l));
+    CUmodule fm;
+    OK(cuFuncGetModule(&fm, f));
+    assert_ptr_equal(fm, m);
+    CUdeviceptr g;
+    size_t sz;
+    OK(cuLibraryGetGlobal(&g, &sz, l, "counter"));
+    assert_int_equal(sz, 4);
+    CUdeviceptr g2;
+    OK(cuModuleGetGlobal_v2(&g2, NULL, m, "counter"));
+    assert_true(g == g2);
+    int a;
+    OK(cuKernelGetAttribute(&a, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k, 0));
+    assert_int_equal(a, 1024);
+    assert_int_equal(cuKernelGetAttribute(&a, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k, 9), CUDA_ERROR_INVALID_DEVICE);
+    /* the runtime passes a CUkernel as the CUfunction */
+    CUdeviceptr x = 0, y = 0;
+    unsigned cnt = 1;
+    void *args[] = { &x, &y, &cnt };
+    assert_int_equal(cuLaunchKernel((CUfunction)k, 4, 1, 1, 128, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cuLaunchKernel((CUfunction)k, 4, 1, 1, 4096, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_INVALID_VALUE);
+    const char *name;
+    OK(cuKernelGetName(&name, k));
+    assert_string_equal(name, "add");
+    assert_int_equal(cuModuleUnload(m), CUDA_ERROR_INVALID_HANDLE); /* belongs to the library */
+    OK(cuLibraryUnload(l));
+    assert_int_equal(cuLibraryUnload(l), CUDA_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuKernelGetFunction(&f, k), CUDA_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuLaunchKernel((CUfunction)k, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuLibraryLoadData(&l, NULL, NULL, NULL, 0, NULL, NULL, 0), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLibraryLoadData(&l, ptx, NULL, NULL, 2, NULL, NULL, 0), CUDA_ERROR_INVALID_VALUE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_module),
+        cmocka_unit_test(test_module_file),
+        cmocka_unit_test(test_library),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
