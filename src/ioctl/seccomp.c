@@ -137,11 +137,21 @@ static int load_filter(void)
         return -errno;
     struct sock_fprog fp = { prog_len, prog_insns };
     /* WAIT_KILLABLE_RECV (Linux 5.19): once tdtrace has taken the
-     * notification, a signal no longer aborts the call with EINTR */
-    long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-                      SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &fp);
-    if (fd < 0 && errno == EINVAL)
-        fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);
+     * notification, a signal no longer aborts the call with EINTR.
+     * SPEC_ALLOW: a tracer is not a sandbox; without it the kernel turns on
+     * the speculative-store-bypass mitigation for the whole traced program,
+     * which slows every instruction, not just syscalls. */
+    static const unsigned long tries[] = {
+        SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV | SECCOMP_FILTER_FLAG_SPEC_ALLOW,
+        SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_SPEC_ALLOW,
+        SECCOMP_FILTER_FLAG_NEW_LISTENER,
+    };
+    long fd = -1;
+    for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+        fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, tries[i], &fp);
+        if (fd >= 0 || errno != EINVAL)
+            break;
+    }
     return fd < 0 ? -errno : (int)fd;
 }
 
