@@ -45,7 +45,11 @@ static void run_copy(struct emu_op *op)
     char *d = (char *)c->dst.p;
     const char *s = (const char *)c->src.p;
     if (c->height == 1 || (c->dpitch == c->width && c->spitch == c->width)) {
-        memmove(d, s, c->width * c->height);
+        size_t n = c->width * c->height;
+        if (d + n <= s || s + n <= d)
+            memcpy(d, s, n);
+        else
+            memmove(d, s, n);
         return;
     }
     for (size_t y = 0; y < c->height; y++)
