@@ -558,7 +558,8 @@ static CUresult library_module(struct emu_library *l, struct emu_module **out)
         if (l->nmods == l->capmods)
             r = CUDA_ERROR_OUT_OF_MEMORY;
         else if ((r = module_new(c, NULL, l, &m)) == CUDA_SUCCESS) {
-            emu_obj_ref(&m->o); /* the library's, and ours */
+            emu_obj_ref(&m->o); /* the library's */
+            emu_obj_ref(&m->o); /* the caller's */
             l->mods[l->nmods].c = c;
             l->mods[l->nmods++].m = m;
         }
