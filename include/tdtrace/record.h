@@ -41,6 +41,7 @@ enum td_rec_type {
 /* ring flags, set by tdtrace */
 #define TD_RING_BOUNDED 0x1   /* drop records rather than wait for room */
 #define TD_RING_STACKS  0x2   /* -k: record the caller's stack */
+#define TD_RING_TSC     0x4   /* times are raw TSC ticks: tdtrace converts */
 
 struct td_ring_hdr {
     uint64_t magic;
@@ -83,7 +84,7 @@ struct td_rec {
     uint8_t nargs;
     uint8_t nitems;
     int32_t result;       /* CUresult */
-    uint64_t t_enter;     /* CLOCK_MONOTONIC ns */
+    uint64_t t_enter;     /* CLOCK_MONOTONIC ns, or TSC ticks (TD_RING_TSC) */
     uint64_t t_exit;
     uint8_t verdict;      /* enum td_verdict_kind */
     uint8_t applied;      /* 0: audit mode, the rule only would have acted */

@@ -173,22 +173,55 @@ void tp_call_end(struct tp *p, long long retval, const char *retname)
     }
 }
 
+/* numbers are the bulk of a trace: format them without printf */
+static void put_udec(struct tp *p, unsigned long long v)
+{
+    char b[24];
+    int i = sizeof(b);
+    do {
+        b[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    put(p, b + i, sizeof(b) - (size_t)i);
+}
+
+static void put_hex(struct tp *p, unsigned long long v)
+{
+    char b[24];
+    int i = sizeof(b);
+    do {
+        b[--i] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v);
+    if (b[sizeof(b) - 1] != '0' || i != (int)sizeof(b) - 1) {
+        b[--i] = 'x';
+        b[--i] = '0';
+    }
+    put(p, b + i, sizeof(b) - (size_t)i);
+}
+
 void tp_int(struct tp *p, long long v)
 {
-    tp_rawf(p, "%lld", v);
+    if (v < 0) {
+        put(p, "-", 1);
+        put_udec(p, 0ULL - (unsigned long long)v);
+    } else {
+        put_udec(p, (unsigned long long)v);
+    }
 }
 
 void tp_uint(struct tp *p, unsigned long long v)
 {
-    tp_rawf(p, "%llu", v);
+    put_udec(p, v);
 }
 
 void tp_hex(struct tp *p, unsigned long long v)
 {
     if (p->fmt == TP_JSON)
-        tp_rawf(p, "\"%#llx\"", v);
-    else
-        tp_rawf(p, "%#llx", v);
+        put(p, "\"", 1);
+    put_hex(p, v);
+    if (p->fmt == TP_JSON)
+        put(p, "\"", 1);
 }
 
 void tp_ptr(struct tp *p, unsigned long long v)

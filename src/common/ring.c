@@ -102,6 +102,10 @@ static int consumer_gone(struct td_ring *r)
     return pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH);
 }
 
+/* each writer thread remembers the last tail it saw, and reads the shared
+ * one (a cache line the reader keeps writing) only when that looks full */
+static __thread uint64_t seen_tail;
+
 struct td_rec *td_ring_reserve(struct td_ring *r, uint32_t len, unsigned type)
 {
     if (!r->hdr || len < sizeof(struct td_rec) || len > TD_RING_MAXREC || (len & 7))
@@ -112,7 +116,11 @@ struct td_rec *td_ring_reserve(struct td_ring *r, uint32_t len, unsigned type)
         h = atomic_load_explicit(A(&r->hdr->head), memory_order_relaxed);
         off = h & r->mask;
         pad = off + len > r->size ? r->size - off : 0;
-        uint64_t t = atomic_load_explicit(A(&r->hdr->tail), memory_order_acquire);
+        uint64_t t = seen_tail;
+        if (h + pad + len - t > r->size || t > h) {
+            t = atomic_load_explicit(A(&r->hdr->tail), memory_order_acquire);
+            seen_tail = t;
+        }
         if (h + pad + len - t > r->size) {
             /* full */
             if ((r->hdr->flags & TD_RING_BOUNDED) || (++spins % 4096 == 0 && consumer_gone(r))) {
@@ -148,7 +156,17 @@ void td_ring_commit(struct td_ring *r, struct td_rec *rec, uint32_t len, unsigne
     atomic_store_explicit(A(&rec->word), TD_REC_WORD(len, TD_ST_COMMITTED, type), memory_order_release);
 }
 
-/* skip n bytes at tail: zero them, then advance */
+#define PUBLISH_EVERY 64
+
+void td_ring_publish(struct td_ring *r)
+{
+    if (r->unpublished) {
+        atomic_store_explicit(A(&r->hdr->tail), r->rtail, memory_order_release);
+        r->unpublished = 0;
+    }
+}
+
+/* skip n bytes at the read position: zero them, then advance */
 static void consume(struct td_ring *r, uint64_t t, uint64_t n)
 {
     uint64_t off = t & r->mask;
@@ -158,21 +176,29 @@ static void consume(struct td_ring *r, uint64_t t, uint64_t n)
         memset(r->data + off, 0, r->size - off);
         memset(r->data, 0, n - (r->size - off));
     }
-    atomic_store_explicit(A(&r->hdr->tail), t + n, memory_order_release);
+    r->rtail = t + n;
+    if (++r->unpublished >= PUBLISH_EVERY)
+        td_ring_publish(r);
 }
 
 int td_ring_read(struct td_ring *r, void *buf, int final, uint64_t *lost_bytes)
 {
+    if (!r->unpublished)
+        r->rtail = atomic_load_explicit(A(&r->hdr->tail), memory_order_relaxed);
     for (;;) {
-        uint64_t t = atomic_load_explicit(A(&r->hdr->tail), memory_order_relaxed);
+        uint64_t t = r->rtail;
         uint64_t h = atomic_load_explicit(A(&r->hdr->head), memory_order_acquire);
-        if (h == t)
+        if (h == t) {
+            td_ring_publish(r);
             return 0;
+        }
         if (h < t || h - t > r->size || (t & 7)) {
             /* a writer scribbled on the header: give up on what is there */
             if (h < t || h - t > r->size)
                 h = t; /* cannot trust head either */
             *lost_bytes += h - t;
+            r->rtail = h;
+            r->unpublished = 0;
             atomic_store_explicit(A(&r->hdr->tail), h, memory_order_release);
             atomic_store_explicit(A(&r->hdr->head), h, memory_order_release);
             memset(r->data, 0, r->size);
@@ -184,16 +210,17 @@ int td_ring_read(struct td_ring *r, void *buf, int final, uint64_t *lost_bytes)
         unsigned state = TD_REC_STATE(w);
         int bad_len = len < 8 || (len & 7) || off + len > r->size || len > h - t;
         if (state == TD_ST_FREE || (state == TD_ST_RESERVED && !final)) {
-            if (!final)
-                return 0;
-            /* the writer never got to store the word: the rest is lost */
-            *lost_bytes += h - t;
-            consume(r, t, h - t);
+            if (final) { /* the writer never got to store the word: the rest is lost */
+                *lost_bytes += h - t;
+                consume(r, t, h - t);
+            }
+            td_ring_publish(r);
             return 0;
         }
         if (bad_len || state > TD_ST_COMMITTED) {
             *lost_bytes += h - t;
             consume(r, t, h - t);
+            td_ring_publish(r);
             return -1;
         }
         if (state == TD_ST_RESERVED) { /* final: its writer died mid-record */
@@ -208,6 +235,7 @@ int td_ring_read(struct td_ring *r, void *buf, int final, uint64_t *lost_bytes)
         if (len > TD_RING_MAXREC) {
             *lost_bytes += len;
             consume(r, t, len);
+            td_ring_publish(r);
             return -1;
         }
         memcpy(buf, r->data + off, len);

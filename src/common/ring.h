@@ -12,6 +12,8 @@ struct td_ring {
     unsigned char *data;
     uint64_t size, mask;
     size_t maplen;
+    uint64_t rtail;     /* reader: consumed up to here, published in batches */
+    unsigned unpublished;
 };
 
 /* tdtrace: create the shared file (unlinked at td_ring_destroy) */
@@ -31,5 +33,8 @@ void td_ring_commit(struct td_ring *r, struct td_rec *rec, uint32_t len, unsigne
  * When `final` is set, no writer is left: a record still reserved is
  * skipped and counted as lost. */
 int td_ring_read(struct td_ring *r, void *buf, int final, uint64_t *lost_bytes);
+/* reader: make what was consumed available to writers (td_ring_read does
+ * this every few records and whenever it finds nothing to read) */
+void td_ring_publish(struct td_ring *r);
 
 #endif

@@ -1233,6 +1233,10 @@ int td_policy_apply_option(struct td_policy *p, const char *opt, const char *val
     if ((!value || !*value) && strcmp(opt, "emulate") != 0)
         return perr(&ps, 0, "needs a value (--%s=...)", opt);
 
+    /* the value must survive being written as a policy line */
+    for (const char *q = value ? value : ""; *q; q++)
+        if (*q == ' ' || *q == '\t' || (unsigned char)*q < 0x20 || *q == 0x7f)
+            return perr(&ps, 0, "blanks and control characters are not allowed in '%s'", value);
     char *copy = strdup(value ? value : "");
     if (!copy)
         return oom(&ps);

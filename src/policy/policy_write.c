@@ -11,8 +11,12 @@ static const char *const backend_names[] = { "auto", "driver", "emulate" };
  * statement implies) comes from "<default>" */
 static void origin(FILE *f, int flags, const char *file, int line)
 {
-    if (flags & TD_POLICY_WRITE_ORIGINS)
-        fprintf(f, "#@ %s:%d\n", file ? file : "<default>", file ? line : 0);
+    if (!(flags & TD_POLICY_WRITE_ORIGINS))
+        return;
+    fputs("#@ ", f);
+    for (const char *s = file ? file : "<default>"; *s; s++) /* one line, whatever the name */
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+    fprintf(f, ":%d\n", file ? line : 0);
 }
 
 static void result(FILE *f, int r)

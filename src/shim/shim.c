@@ -18,6 +18,8 @@
 #include "ring.h"
 
 int td_shim_policy_active;
+const uint8_t *td_shim_mask;
+int td_use_tsc;
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static _Atomic(void *) backend_fns[TD_FN__COUNT];
@@ -129,8 +131,11 @@ static void shim_init(void)
 {
     my_pid = getpid();
     const char *rp = getenv("TDTRACE_RING");
-    if (rp && *rp && td_ring_attach(&ring, rp) == 0)
+    if (rp && *rp && td_ring_attach(&ring, rp) == 0) {
         stacks = (ring.hdr->flags & TD_RING_STACKS) != 0;
+        td_use_tsc = (ring.hdr->flags & TD_RING_TSC) != 0;
+        td_shim_mask = ring.hdr->trace_mask;
+    }
     choose_backend();
     for (int i = 0; i < TD_FN__COUNT; i++)
         atomic_store_explicit(&backend_fns[i],
@@ -282,12 +287,12 @@ static void emit_hello(void)
 
 void td_leave(const struct td_call *c, const uint64_t *a, CUresult r)
 {
+    if (!c->record && !c->verdict)
+        return;
     uint64_t t1 = td_now();
     if (!ring.hdr)
         return;
     unsigned fn = (unsigned)c->fn;
-    if (!(ring.hdr->trace_mask[fn >> 3] & (1u << (fn & 7))) && !c->verdict)
-        return;
     const struct td_fn_info *info = &td_fns[fn];
     struct rb b;
     struct td_rec *h = (struct td_rec *)b.buf;

@@ -19,6 +19,7 @@
 struct td_call {
     uint64_t t0;
     int fn;
+    int record;           /* tdtrace wants this call */
     uint8_t verdict, applied;
     uint32_t rule_line;
 };
@@ -37,8 +38,19 @@ static inline uint64_t td_blob8(const void *p, size_t n)
     return v;
 }
 
+/* TSC ticks where tdtrace said so (TD_RING_TSC: x86-64 with an invariant
+ * TSC; it converts them), else CLOCK_MONOTONIC ns */
+extern int td_use_tsc;
+
 static inline uint64_t td_now(void)
 {
+#if defined(__x86_64__)
+    if (td_use_tsc) {
+        uint32_t lo, hi;
+        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+        return (uint64_t)hi << 32 | lo;
+    }
+#endif
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -46,6 +58,8 @@ static inline uint64_t td_now(void)
 
 /* set when a policy is loaded: td_enter then consults it */
 extern int td_shim_policy_active;
+/* the functions tdtrace records (the ring's trace mask), or NULL untraced */
+extern const uint8_t *td_shim_mask;
 
 /* the policy's say on a call: 1 to call the backend, 0 if *r is decided */
 int td_shim_policy(int fn, struct td_call *c, const uint64_t *a, CUresult *r);
@@ -56,7 +70,8 @@ static inline int td_enter(int fn, struct td_call *c, const uint64_t *a, CUresul
     c->verdict = 0;
     c->applied = 0;
     c->rule_line = 0;
-    c->t0 = td_now();
+    c->record = td_shim_mask && (td_shim_mask[fn >> 3] >> (fn & 7) & 1);
+    c->t0 = c->record ? td_now() : 0;
     if (__builtin_expect(td_shim_policy_active, 0))
         return td_shim_policy(fn, c, a, r);
     return 1;

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "env.h"
 #include "output.h"
 #include "ring.h"
@@ -132,12 +133,15 @@ static void drain(void)
 {
     static _Alignas(8) unsigned char buf[TD_RING_MAXREC];
     int n;
+    td_clock_sample();
     while ((n = td_ring_read(&ring, buf, 0, &lost_bytes)) != 0) {
         if (n < 0)
             continue;
-        const struct td_rec *rec = (const struct td_rec *)buf;
+        struct td_rec *rec = (struct td_rec *)buf;
         if ((uint32_t)n < sizeof(*rec))
             continue;
+        rec->t_enter = td_clock_ns(rec->t_enter);
+        rec->t_exit = td_clock_ns(rec->t_exit);
         switch (TD_REC_TYPE(rec->word)) {
         case TD_REC_HELLO:
             on_hello(rec, (uint32_t)n);
@@ -302,7 +306,8 @@ int main(int argc, char **argv)
     char *path = resolve_command(opts.cmd[0]);
     td_out_open(&opts);
 
-    uint32_t flags = (opts.bounded ? TD_RING_BOUNDED : 0) | (opts.stacks ? TD_RING_STACKS : 0);
+    uint32_t flags = (opts.bounded ? TD_RING_BOUNDED : 0) | (opts.stacks ? TD_RING_STACKS : 0) |
+                     (td_clock_init() ? TD_RING_TSC : 0);
     int rc = td_ring_create(&ring, ring_path, sizeof(ring_path), opts.bufsize, flags);
     if (rc < 0) {
         errno = -rc;

@@ -11,6 +11,18 @@
 #include "xlat.h"
 
 static struct td_output out;
+/* one line buffer per format, reused for every line */
+static struct tp text_tp, json_tp;
+
+static struct tp *line_tp(enum tp_format fmt, FILE *f)
+{
+    struct tp *p = fmt == TP_JSON ? &json_tp : &text_tp;
+    if (!p->cap)
+        tp_init(p, fmt, f);
+    p->f = f;
+    p->strsize = out.opts->strsize;
+    return p;
+}
 
 struct td_output *td_out(void)
 {
@@ -26,6 +38,7 @@ void td_out_open(const struct td_opts *o)
         out.main = fopen(o->outfile, "w");
         if (!out.main)
             die_errno("can't fopen '%s'", o->outfile);
+        setvbuf(out.main, NULL, _IOFBF, 1 << 16);
     }
     if (o->json) {
         if (strcmp(o->json, "-") == 0) {
@@ -73,6 +86,8 @@ void td_out_close(void)
         fclose(out.main);
     if (out.json && out.json != stderr)
         fclose(out.json);
+    tp_free(&text_tp);
+    tp_free(&json_tp);
 }
 
 void td_out_note_pid(int pid)
@@ -123,69 +138,62 @@ void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark)
 {
     const struct td_opts *o = out.opts;
     if (o->summary != 1) {
-        struct tp p;
-        tp_init(&p, TP_TEXT, td_out_file((int)rec->pid));
-        p.strsize = o->strsize;
-        text_prefix(&p, (int)rec->pid, rec->t_enter);
-        td_print_call(&p, rec, len, o->verbose);
+        struct tp *p = line_tp(TP_TEXT, td_out_file((int)rec->pid));
+        text_prefix(p, (int)rec->pid, rec->t_enter);
+        td_print_call(p, rec, len, o->verbose);
         if (mark)
-            tp_rawf(&p, " (%s)", mark);
+            tp_rawf(p, " (%s)", mark);
         if (o->show_time) {
             uint64_t d = rec->t_exit >= rec->t_enter ? rec->t_exit - rec->t_enter : 0;
-            tp_rawf(&p, " <%llu.%06llu>", (unsigned long long)(d / 1000000000),
+            tp_rawf(p, " <%llu.%06llu>", (unsigned long long)(d / 1000000000),
                     (unsigned long long)(d % 1000000000) / 1000);
         }
-        tp_line_end(&p);
+        tp_line_end(p);
         const struct td_item *st = o->stacks ? td_rec_item(rec, len, 0, TD_IT_STACK) : NULL;
         if (st)
-            td_stack_print(&p, (int)rec->pid, st);
-        tp_free(&p);
+            td_stack_print(p, (int)rec->pid, st);
     }
     if (out.json) {
-        struct tp p;
-        tp_init(&p, TP_JSON, out.json);
-        p.strsize = o->strsize;
-        json_head(&p, "call", (int)rec->pid, (int)rec->tid, rec->t_enter);
-        tp_rawf(&p, "\"duration\":%.9f,",
+        struct tp *p = line_tp(TP_JSON, out.json);
+        json_head(p, "call", (int)rec->pid, (int)rec->tid, rec->t_enter);
+        tp_rawf(p, "\"duration\":%.9f,",
                 rec->t_exit >= rec->t_enter ? (double)(rec->t_exit - rec->t_enter) / 1e9 : 0.0);
-        if (mark)
-            tp_rawf(&p, "\"policy\":\"%s\",", mark);
-        td_print_call(&p, rec, len, 0);
+        if (mark) {
+            tp_raw(p, "\"policy\":");
+            tp_str(p, mark, strlen(mark), 0);
+            tp_raw(p, ",");
+        }
+        td_print_call(p, rec, len, 0);
         const struct td_item *st = o->stacks ? td_rec_item(rec, len, 0, TD_IT_STACK) : NULL;
         if (st) {
-            tp_raw(&p, ",\"stack\":");
-            tp_array_begin(&p);
-            td_stack_print(&p, (int)rec->pid, st);
-            tp_array_end(&p);
+            tp_raw(p, ",\"stack\":");
+            tp_array_begin(p);
+            td_stack_print(p, (int)rec->pid, st);
+            tp_array_end(p);
         }
-        tp_raw(&p, "}");
-        tp_line_end(&p);
-        tp_free(&p);
+        tp_raw(p, "}");
+        tp_line_end(p);
     }
 }
 
 void td_out_event(int pid, uint64_t mono_ns, const char *event, const char *text)
 {
     if (out.opts->summary != 1 || strcmp(event, "banner") == 0) {
-        struct tp p;
-        tp_init(&p, TP_TEXT, td_out_file(pid));
+        struct tp *p = line_tp(TP_TEXT, td_out_file(pid));
         if (strcmp(event, "banner") != 0)
-            text_prefix(&p, pid, mono_ns);
-        tp_raw(&p, text);
-        tp_line_end(&p);
-        tp_free(&p);
+            text_prefix(p, pid, mono_ns);
+        tp_raw(p, text);
+        tp_line_end(p);
     }
     if (out.json) {
-        struct tp p;
-        tp_init(&p, TP_JSON, out.json);
-        json_head(&p, "process", pid, 0, mono_ns);
-        tp_raw(&p, "\"event\":");
-        tp_sym(&p, event);
-        tp_raw(&p, ",\"text\":");
-        tp_str(&p, text, strlen(text), 0);
-        tp_raw(&p, "}");
-        tp_line_end(&p);
-        tp_free(&p);
+        struct tp *p = line_tp(TP_JSON, out.json);
+        json_head(p, "process", pid, 0, mono_ns);
+        tp_raw(p, "\"event\":");
+        tp_sym(p, event);
+        tp_raw(p, ",\"text\":");
+        tp_str(p, text, strlen(text), 0);
+        tp_raw(p, "}");
+        tp_line_end(p);
     }
 }
 

@@ -76,6 +76,15 @@ static int nctxdev;
 static struct { int tid; unsigned long long ctx; } cur[4096];
 static int ncur;
 
+/* calls that make a context (out-pointer 0) for a device argument, and
+ * calls that make a context current (argument 0) */
+static const struct { const char *fn; int dev_arg; } ctx_rules[] = {
+    { "cuDevicePrimaryCtxRetain", 1 }, { "cuCtxCreate", 2 }, { "cuCtxCreate_v2", 2 },
+    { "cuCtxCreate_v3", 4 }, { "cuCtxCreate_v4", 3 },
+    { "cuCtxSetCurrent", -1 }, { "cuCtxPushCurrent", -1 }, { "cuCtxPushCurrent_v2", -1 },
+};
+static signed char ctx_rule_of[TD_FN__COUNT]; /* index+1, 0 none */
+
 void td_summary_init(const struct td_opts *o)
 {
     opts = o;
@@ -83,6 +92,11 @@ void td_summary_init(const struct td_opts *o)
         int id = td_api_find(rules[i].fn);
         if (id >= 0)
             rule_of[id] = (int)i + 1;
+    }
+    for (size_t i = 0; i < sizeof(ctx_rules) / sizeof(ctx_rules[0]); i++) {
+        int id = td_api_find(ctx_rules[i].fn);
+        if (id >= 0)
+            ctx_rule_of[id] = (signed char)(i + 1);
     }
 }
 
@@ -207,19 +221,15 @@ static int out_u64(const struct td_rec *rec, uint32_t len, int arg, unsigned lon
     return 0;
 }
 
+
 static void track_context(const struct td_rec *rec, uint32_t len, const uint64_t *a)
 {
-    const char *name = td_fns[rec->fn].name;
+    int k = ctx_rule_of[rec->fn];
+    if (!k)
+        return;
+    const char *name = ctx_rules[k - 1].fn;
+    int dev_arg = ctx_rules[k - 1].dev_arg;
     unsigned long long ctx;
-    int dev_arg = -1;
-    if (strcmp(name, "cuDevicePrimaryCtxRetain") == 0)
-        dev_arg = 1;
-    else if (strcmp(name, "cuCtxCreate_v2") == 0 || strcmp(name, "cuCtxCreate") == 0)
-        dev_arg = 2;
-    else if (strcmp(name, "cuCtxCreate_v3") == 0)
-        dev_arg = 4;
-    else if (strcmp(name, "cuCtxCreate_v4") == 0)
-        dev_arg = 3;
     if (dev_arg >= 0 && out_u64(rec, len, 0, &ctx) == 0) {
         if (nctxdev < (int)(sizeof(ctxdev) / sizeof(ctxdev[0]))) {
             ctxdev[nctxdev].pid = (int)rec->pid;
@@ -229,7 +239,7 @@ static void track_context(const struct td_rec *rec, uint32_t len, const uint64_t
         }
         if (strncmp(name, "cuCtxCreate", 11) == 0)
             set_current((int)rec->tid, ctx);
-    } else if (strcmp(name, "cuCtxSetCurrent") == 0 || strncmp(name, "cuCtxPushCurrent", 16) == 0) {
+    } else if (dev_arg < 0) {
         set_current((int)rec->tid, a[0]);
     }
 }

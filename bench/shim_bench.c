@@ -1,0 +1,44 @@
+/* Calls a cheap driver entry point N times and prints the ns per call.
+ * bench/shim.sh runs it untraced and under tdtrace, side by side. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "td_api.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 1000000;
+    const char *which = argc > 2 ? argv[2] : "ctx";
+    if (cuInit(0) != CUDA_SUCCESS)
+        return 1;
+    CUcontext ctx;
+    if (cuDevicePrimaryCtxRetain(&ctx, 0) != CUDA_SUCCESS || cuCtxSetCurrent(ctx) != CUDA_SUCCESS)
+        return 1;
+    CUevent ev;
+    if (cuEventCreate(&ev, CU_EVENT_DEFAULT) != CUDA_SUCCESS || cuEventRecord(ev, 0) != CUDA_SUCCESS ||
+        cuEventSynchronize(ev) != CUDA_SUCCESS)
+        return 1;
+    double t0 = now();
+    if (strcmp(which, "event") == 0) {
+        for (long i = 0; i < n; i++)
+            if (cuEventQuery(ev) != CUDA_SUCCESS)
+                return 1;
+    } else {
+        CUcontext c;
+        for (long i = 0; i < n; i++)
+            if (cuCtxGetCurrent(&c) != CUDA_SUCCESS)
+                return 1;
+    }
+    double t1 = now();
+    printf("%.1f\n", (t1 - t0) / (double)n);
+    return 0;
+}
