@@ -404,6 +404,8 @@ static const struct opt_case opt_err_cases[] = {
     { "policy-mode", "enforec", "--policy-mode: unknown mode 'enforec' (audit or enforce); did you mean 'enforce'?" },
     { "policy-mode", "enforcing", "--policy-mode: unknown mode 'enforcing' (audit or enforce)" },
     { "gpu-dev", "nvidia", "--gpu-dev: 'gpu-dev' expects an absolute path or glob, got 'nvidia'" },
+    { "gpu-dev", "/dev/a b", "--gpu-dev: blanks and control characters are not allowed in '/dev/a b'" },
+    { "deny", "cuInit:error=2\n", "--deny: blanks and control characters are not allowed in 'cuInit:error=2\n'" },
     { "ioctl-deny", "lower", "--ioctl-deny: invalid ioctl 'lower' (a name like NV_ESC_RM_CONTROL, or a number)" },
 };
 
@@ -503,6 +505,15 @@ static const char *const roundtrip_cases[] = {
     "ioctl deny NV_ESC_RM_CONTROL errno=EACCES dev=/dev/nvidiactl\nioctl deny 0x2a\n"
     "ioctl deny 42 errno=5 dev=/dev/x\nioctl deny _X errno=EWOULDBLOCK\nioctl deny 0 errno=4095\n",
     "#@ other.policy:42\ndeny cuInit\n",
+    /* the examples of man/tdtrace.policy.5 */
+    "mode audit\nmemory-limit 16GiB\ndeny %graph\n",
+    "backend emulate\nemulate devices=2 profile=h100\n",
+    "mode enforce\ninject cuMemAlloc,cuMemAllocAsync error=CUDA_ERROR_OUT_OF_MEMORY when=3+\n"
+    "inject cuLaunchKernel delay=1500us when=2..10+3\n",
+    "mode enforce\ndevice 1 hide\nmemory-limit 8G device=0\n"
+    "ioctl deny UVM_INITIALIZE errno=EACCES dev=/dev/nvidia-uvm\n",
+    "mode enforce\ndeny cuCtxEnablePeerAccess error=CUDA_ERROR_PEER_ACCESS_UNSUPPORTED\n"
+    "deny cuMemcpyPeer,cuMemcpyPeerAsync,cuMemcpy3DPeer,cuMemcpy3DPeerAsync\n",
 };
 
 static void check_roundtrip(const char *text)
