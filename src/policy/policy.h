@@ -147,7 +147,10 @@ struct td_verdict {
     const char *file; int line;  /* the rule; NULL, 0 for PASS */
 };
 /* Precedence: deny, then an inject with an error, then the memory limit,
- * then a delay-only inject. */
+ * then a delay-only inject. INJECT with delay_ns: sleep, then return
+ * result without forwarding. DELAY: sleep, then forward. LIMIT: return
+ * CUDA_ERROR_OUT_OF_MEMORY. When applied is 0 (audit), forward the call
+ * unchanged and only mark it. */
 void td_policy_eval(const struct td_policy *p, const struct td_call_ctx *c, struct td_verdict *v);
 
 /* ---- value parsers, shared with the command line --------------------- */

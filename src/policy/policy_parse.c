@@ -585,6 +585,11 @@ static int parse_targets(struct pstate *ps, const struct tok *t, struct pol_call
 static int add_call(struct pstate *ps, const char *kind, struct pol_call **arr, int *n,
                     struct pol_call *r)
 {
+    int total = r->nitems;
+    for (int i = 0; i < *n; i++)
+        total += (*arr)[i].nitems;
+    if (total > POL_MAX_RULES)
+        return perr(ps, 0, "too many names in %s rules (at most %d)", kind, POL_MAX_RULES);
     for (int i = 0; i < *n; i++) {
         struct pol_call *o = &(*arr)[i];
         for (int j = 0; j < r->nitems; j++)

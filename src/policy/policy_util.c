@@ -222,7 +222,8 @@ const char *td_pol_errno_suggest(const char *word)
 
 #define SUGGEST_MAX 96
 
-/* optimal-string-alignment distance, case-insensitive, stops past limit */
+/* optimal-string-alignment distance, case-insensitive, stops past limit;
+ * three rolling rows keep the stack small (the shim parses too) */
 static int distance(const char *a, const char *b, int limit)
 {
     int la = (int)strlen(a), lb = (int)strlen(b);
@@ -230,32 +231,35 @@ static int distance(const char *a, const char *b, int limit)
         return limit + 1;
     if (la - lb > limit || lb - la > limit)
         return limit + 1;
-    int d[SUGGEST_MAX + 1][SUGGEST_MAX + 1];
-    for (int i = 0; i <= la; i++)
-        d[i][0] = i;
+    int rows[3][SUGGEST_MAX + 1];
+    int *pp = rows[0], *prev = rows[1], *cur = rows[2];
     for (int j = 0; j <= lb; j++)
-        d[0][j] = j;
+        prev[j] = j;
     for (int i = 1; i <= la; i++) {
-        int rowmin = d[i][0];
+        cur[0] = i;
+        int rowmin = i;
         for (int j = 1; j <= lb; j++) {
             int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
-            int cost = ca != cb;
-            int v = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < v)
-                v = d[i][j - 1] + 1;
-            if (d[i - 1][j - 1] + cost < v)
-                v = d[i - 1][j - 1] + cost;
+            int v = prev[j] + 1;
+            if (cur[j - 1] + 1 < v)
+                v = cur[j - 1] + 1;
+            if (prev[j - 1] + (ca != cb) < v)
+                v = prev[j - 1] + (ca != cb);
             if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
-                tolower((unsigned char)a[i - 2]) == cb && d[i - 2][j - 2] + 1 < v)
-                v = d[i - 2][j - 2] + 1;
-            d[i][j] = v;
+                tolower((unsigned char)a[i - 2]) == cb && pp[j - 2] + 1 < v)
+                v = pp[j - 2] + 1;
+            cur[j] = v;
             if (v < rowmin)
                 rowmin = v;
         }
         if (rowmin > limit)
             return limit + 1;
+        int *t = pp;
+        pp = prev;
+        prev = cur;
+        cur = t;
     }
-    return d[la][lb];
+    return prev[lb];
 }
 
 const char *td_pol_suggest(const char *word, const struct pol_cands *c)

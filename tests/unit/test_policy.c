@@ -1088,6 +1088,11 @@ static void test_parse_edges(void **state)
     assert_int_equal(td_policy_parse(many, off, "m", &p, &e), -1);
     assert_string_equal(e.msg, "too many gpu-dev rules");
     assert_int_equal(e.line, 4097);
+    off = 0;
+    for (int i = 0; i < 4097; i++)
+        off += (size_t)sprintf(many + off, "deny cuInit,cuCtxCreate\n");
+    assert_int_equal(td_policy_parse(many, off, "m", &p, &e), -1);
+    assert_string_equal(e.msg, "'deny cuInit' conflicts with line 1");
     free(many);
 }
 
