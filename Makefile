@@ -27,7 +27,7 @@ endif
 ifeq ($(SAN),tsan)
   OPT := -O1 -g -fsanitize=thread
 endif
-CPPFLAGS += -D_GNU_SOURCE -DTD_VERSION='"$(VERSION)"' -Iinclude -Iinclude/tdtrace -Isrc/common -I$(GEN)
+CPPFLAGS += -D_GNU_SOURCE -DTD_VERSION='"$(VERSION)"' -Iinclude -Iinclude/tdtrace -Isrc/common -Isrc/policy -Isrc/ioctl -I$(GEN)
 CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
 LDFLAGS  += $(OPT) -pthread
 
@@ -59,7 +59,7 @@ objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 COMMON_OBJ := $(call objs,$(wildcard src/common/*.c)) $(BUILD)/obj/gen/td_api_table.o $(BUILD)/obj/gen/td_xlat.o
 EMU_OBJ    := $(call objs,$(wildcard src/emu/*.c)) $(BUILD)/obj/gen/emu_stubs.o
-SHIM_OBJ   := $(call objs,$(wildcard src/shim/*.c)) $(BUILD)/obj/gen/shim_wrappers.o
+SHIM_OBJ   := $(call objs,$(wildcard src/shim/*.c src/policy/*.c)) $(BUILD)/obj/gen/shim_wrappers.o
 AUDIT_OBJ  := $(call objs,$(wildcard src/audit/*.c))
 CORE_DIRS  ?= src/tdtrace src/policy src/ioctl
 CORE_OBJ   := $(call objs,$(filter-out src/tdtrace/main.c,$(wildcard $(addsuffix /*.c,$(CORE_DIRS)))))

@@ -449,6 +449,12 @@ static const char *to_u64(const struct ap_param *p)
     return "(uint64_t)";
 }
 
+/* CUdevice values, and parameters named "ordinal", are device ordinals */
+static int is_device_type(const char *t)
+{
+    return strcmp(t, "CUdevice") == 0 || strcmp(t, "CUdevice_v1") == 0;
+}
+
 static void gen_wrappers(const char *dir)
 {
     FILE *f = out_file(dir, "shim_wrappers.c");
@@ -475,9 +481,24 @@ static void gen_wrappers(const char *dir)
         for (int j = 0; j < fn->nparams; j++)
             fprintf(f, "%s%s", j ? ", " : "", fn->params[j].type);
         fprintf(f, "))td_real(TD_FN_%s);\n", fn->name);
+        /* device ordinals: the program's view to the backend's (policy) */
+        for (int j = 0; j < fn->nparams; j++)
+            if (fn->params[j].role == AP_IN && (is_device_type(fn->params[j].type) ||
+                                                 strcmp(fn->params[j].name, "ordinal") == 0))
+                fprintf(f, "        if (td_dev_mapped)\n            %s = td_dev_in(&c, %s);\n",
+                        fn->params[j].name, fn->params[j].name);
         fprintf(f, "        r = real ? real(");
         print_params(f, fn, 0);
-        fprintf(f, ") : td_missing(TD_FN_%s);\n    }\n", fn->name);
+        fprintf(f, ") : td_missing(TD_FN_%s);\n", fn->name);
+        for (int j = 0; j < fn->nparams; j++) {
+            char pointee[AP_TYPE];
+            ap_pointee(fn->params[j].type, pointee, sizeof(pointee));
+            if (fn->params[j].role == AP_OUT && is_device_type(pointee))
+                fprintf(f, "        if (td_dev_mapped && r == CUDA_SUCCESS && %s)\n"
+                           "            *%s = td_dev_out(*%s);\n",
+                        fn->params[j].name, fn->params[j].name, fn->params[j].name);
+        }
+        fprintf(f, "    }\n");
         fprintf(f, "    td_leave(&c, a, r);\n    return r;\n}\n\n");
     }
     fprintf(f, "void *const td_shim_fns[TD_FN__COUNT] = {\n");

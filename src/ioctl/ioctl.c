@@ -695,8 +695,10 @@ static void print_fd(struct tp *p, int fd, const char *path)
 
 static void rule_origin(const struct td_ioctl_rule *r, char *buf, size_t n)
 {
-    if (r->file)
+    if (r->file && r->line > 0)
         snprintf(buf, n, "%s:%d", r->file, r->line);
+    else if (r->file) /* a command-line option */
+        snprintf(buf, n, "%s", r->file);
     else if (r->name)
         snprintf(buf, n, "--ioctl-deny=%s", r->name);
     else
@@ -746,7 +748,7 @@ void td_ioctl_print(struct tp *p, const struct td_ioctl_event *ev)
             tp_raw(p, ev->denied ? ",\"denied\":" : ",\"would_deny\":");
             tp_str(p, where, strlen(where), 0);
         } else {
-            tp_raw(p, ev->denied ? " (DENIED by " : " (would be denied by ");
+            tp_raw(p, ev->denied ? " (DENIED by " : " (would be DENIED by ");
             tp_raw(p, where);
             tp_raw(p, ")");
         }

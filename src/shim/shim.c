@@ -26,7 +26,7 @@ static _Atomic(void *) backend_fns[TD_FN__COUNT];
 static void *backend_handle;
 static int backend_kind = TD_BK_NONE;
 static char backend_text[PATH_MAX + 128];
-static struct td_ring ring;
+struct td_ring td_shim_ring;
 static int stacks;
 static pid_t my_pid;
 static __thread pid_t my_tid;
@@ -124,6 +124,7 @@ static void atfork_child(void)
 {
     my_pid = getpid();
     my_tid = 0;
+    td_shim_policy_fork_child();
     emit_hello();
 }
 
@@ -131,16 +132,17 @@ static void shim_init(void)
 {
     my_pid = getpid();
     const char *rp = getenv("TDTRACE_RING");
-    if (rp && *rp && td_ring_attach(&ring, rp) == 0) {
-        stacks = (ring.hdr->flags & TD_RING_STACKS) != 0;
-        td_use_tsc = (ring.hdr->flags & TD_RING_TSC) != 0;
-        td_shim_mask = ring.hdr->trace_mask;
+    if (rp && *rp && td_ring_attach(&td_shim_ring, rp) == 0) {
+        stacks = (td_shim_ring.hdr->flags & TD_RING_STACKS) != 0;
+        td_use_tsc = (td_shim_ring.hdr->flags & TD_RING_TSC) != 0;
+        td_shim_mask = td_shim_ring.hdr->trace_mask;
     }
     choose_backend();
     for (int i = 0; i < TD_FN__COUNT; i++)
         atomic_store_explicit(&backend_fns[i],
                               backend_handle ? dlsym(backend_handle, td_fns[i].name) : NULL,
                               memory_order_relaxed);
+    td_shim_policy_init();
     pthread_atfork(NULL, NULL, atfork_child);
     emit_hello();
 }
@@ -249,12 +251,12 @@ static void rb_stack(struct rb *b)
 
 static void rb_commit(struct rb *b, unsigned type)
 {
-    struct td_rec *rec = td_ring_reserve(&ring, b->len, type);
+    struct td_rec *rec = td_ring_reserve(&td_shim_ring, b->len, type);
     if (!rec)
         return;
     /* the word is the ring's: copy what follows it */
     memcpy((unsigned char *)rec + 8, b->buf + 8, b->len - 8);
-    td_ring_commit(&ring, rec, b->len, type);
+    td_ring_commit(&td_shim_ring, rec, b->len, type);
 }
 
 static pid_t tid(void)
@@ -266,7 +268,7 @@ static pid_t tid(void)
 
 static void emit_hello(void)
 {
-    if (!ring.hdr)
+    if (!td_shim_ring.hdr)
         return;
     struct rb b;
     memset(b.buf, 0, sizeof(struct td_rec));
@@ -285,12 +287,14 @@ static void emit_hello(void)
     rb_commit(&b, TD_REC_HELLO);
 }
 
-void td_leave(const struct td_call *c, const uint64_t *a, CUresult r)
+void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
 {
+    if (td_shim_policy_active)
+        td_shim_policy_after(c, a, r);
     if (!c->record && !c->verdict)
         return;
     uint64_t t1 = td_now();
-    if (!ring.hdr)
+    if (!td_shim_ring.hdr)
         return;
     unsigned fn = (unsigned)c->fn;
     const struct td_fn_info *info = &td_fns[fn];
@@ -340,6 +344,12 @@ void td_leave(const struct td_call *c, const uint64_t *a, CUresult r)
             }
             break;
         }
+    }
+    if (c->verdict && c->rule_file) {
+        size_t n = strnlen(c->rule_file, 256);
+        void *d = rb_item(&b, 0xff, TD_IT_TEXT, n, 0);
+        if (d)
+            memcpy(d, c->rule_file, n);
     }
     if (stacks)
         rb_stack(&b);

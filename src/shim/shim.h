@@ -11,6 +11,10 @@
 #include <time.h>
 
 #include "api.h"
+#include "ring.h"
+
+/* tdtrace's ring, when traced (hdr NULL otherwise) */
+extern struct td_ring td_shim_ring;
 
 #define TD_EXPORT __attribute__((visibility("default")))
 #define TD_PTR(x) ((uint64_t)(uintptr_t)(x))
@@ -22,6 +26,7 @@ struct td_call {
     int record;           /* tdtrace wants this call */
     uint8_t verdict, applied;
     uint32_t rule_line;
+    const char *rule_file;
 };
 
 static inline uint64_t td_f2u(float f)
@@ -63,6 +68,15 @@ extern const uint8_t *td_shim_mask;
 
 /* the policy's say on a call: 1 to call the backend, 0 if *r is decided */
 int td_shim_policy(int fn, struct td_call *c, const uint64_t *a, CUresult *r);
+/* after a call the policy watched: memory accounting, cuMemGetInfo */
+void td_shim_policy_after(struct td_call *c, const uint64_t *a, CUresult r);
+/* device rules: the program's ordinals are not the backend's */
+extern int td_dev_mapped;
+CUdevice td_dev_in(struct td_call *c, CUdevice visible);
+CUdevice td_dev_out(CUdevice backend);
+/* the policy in this process (shimpolicy.c) */
+void td_shim_policy_init(void);
+void td_shim_policy_fork_child(void);
 
 static inline int td_enter(int fn, struct td_call *c, const uint64_t *a, CUresult *r)
 {
@@ -70,6 +84,7 @@ static inline int td_enter(int fn, struct td_call *c, const uint64_t *a, CUresul
     c->verdict = 0;
     c->applied = 0;
     c->rule_line = 0;
+    c->rule_file = 0;
     c->record = td_shim_mask && (td_shim_mask[fn >> 3] >> (fn & 7) & 1);
     c->t0 = c->record ? td_now() : 0;
     if (__builtin_expect(td_shim_policy_active, 0))
@@ -82,7 +97,7 @@ void *td_real(int fn);
 /* result of a call the backend does not have */
 CUresult td_missing(int fn);
 /* record the call */
-void td_leave(const struct td_call *c, const uint64_t *a, CUresult r);
+void td_leave(struct td_call *c, const uint64_t *a, CUresult r);
 
 /* every wrapper, by id (generated) */
 extern void *const td_shim_fns[TD_FN__COUNT];

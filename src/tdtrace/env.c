@@ -43,7 +43,6 @@ void td_env_build(const char *libdir, const char *ring_path, const struct td_opt
     add("TDTRACE_LIBDIR", libdir);
     add("TDTRACE_RING", ring_path);
     add("TDTRACE_ORIG_LD_LIBRARY_PATH", ldp ? ldp : "");
-    add("TDTRACE_BACKEND", o->backend ? o->backend : "auto");
     if (o->driver)
         add("TDTRACE_DRIVER", o->driver);
 }

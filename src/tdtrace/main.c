@@ -9,12 +9,14 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +24,8 @@
 
 #include "clock.h"
 #include "env.h"
+#include "ioctl.h"
+#include "policy.h"
 #include "output.h"
 #include "ring.h"
 #include "stack.h"
@@ -36,6 +40,11 @@ static uint64_t lost_bytes;
 static pid_t first_pid;
 static int backend_reported;
 static char backend_seen[512];
+static struct td_policy *policy;
+static char policy_path[4096];
+static char shim_policy_path[300];
+static struct td_ioctl_ctx *ioctls;
+static int listener = -1;
 
 static void find_libdir(char *out, size_t len)
 {
@@ -101,6 +110,8 @@ static void on_hello(const struct td_rec *rec, uint32_t len)
         if ((unsigned char)*c < 0x20)
             *c = '?';
     td_summary_hello((int)rec->pid);
+    if (ioctls)
+        td_ioctl_mark_shim(ioctls, (int)rec->pid);
     if (opts.quiet || !seen_pid((pid_t)rec->pid))
         return;
     if (backend_reported && strcmp(backend_seen, text) == 0)
@@ -115,6 +126,31 @@ static void on_hello(const struct td_rec *rec, uint32_t len)
     backend_reported = 1;
 }
 
+/* what a policy rule did to the call, "DENIED by tdtrace.policy:12", or NULL */
+static const char *policy_mark(const struct td_rec *rec, uint32_t len, char *buf, size_t n)
+{
+    static const char *const what[] = {
+        [TD_VD_DENY] = "DENIED", [TD_VD_INJECT] = "INJECTED", [TD_VD_LIMIT] = "LIMITED",
+        [TD_VD_DELAY] = "DELAYED", [TD_VD_REMAP] = "REMAPPED",
+    };
+    if (rec->verdict == TD_VD_NONE || rec->verdict >= sizeof(what) / sizeof(what[0]))
+        return NULL;
+    const struct td_item *it = td_rec_item(rec, len, 0xff, TD_IT_TEXT);
+    char file[300];
+    snprintf(file, sizeof(file), "%.*s", it ? (int)it->len : 0, it ? (const char *)(it + 1) : "");
+    for (char *c = file; *c; c++)
+        if ((unsigned char)*c < 0x20)
+            *c = '?';
+    if (rec->rule_line)
+        snprintf(buf, n, "%s%s by %s:%u", rec->applied ? "" : "would be ", what[rec->verdict],
+                 *file ? file : "?", rec->rule_line);
+    else /* a command-line option */
+        snprintf(buf, n, "%s%s by %s", rec->applied ? "" : "would be ", what[rec->verdict],
+                 *file ? file : "?");
+    td_summary_mark(buf);
+    return buf;
+}
+
 static void on_call(const struct td_rec *rec, uint32_t len)
 {
     if (!seen_pid((pid_t)rec->pid))
@@ -126,7 +162,8 @@ static void on_call(const struct td_rec *rec, uint32_t len)
         return;
     td_out_note_pid((int)rec->pid);
     td_summary_call(rec, len);
-    td_out_call(rec, len, NULL);
+    char mark[400];
+    td_out_call(rec, len, policy_mark(rec, len, mark, sizeof(mark)));
 }
 
 static void drain(void)
@@ -153,6 +190,63 @@ static void drain(void)
             break;
         }
     }
+}
+
+/* ---- GPU ioctls ---------------------------------------------------------- */
+
+static void ioctl_emit(void *opaque, const struct td_ioctl_event *ev)
+{
+    (void)opaque;
+    if (!seen_pid((pid_t)ev->pid))
+        return;
+    td_out_note_pid(ev->pid);
+    td_out_ioctl(ev);
+}
+
+static void ioctl_warn(void *opaque, const char *msg)
+{
+    (void)opaque;
+    warn_msg("%s", msg);
+}
+
+static int handle_ioctls(void)
+{
+    if (listener < 0)
+        return -1;
+    struct pollfd pfd = { listener, POLLIN, 0 };
+    while (poll(&pfd, 1, 0) > 0) {
+        if (pfd.revents & POLLIN) {
+            if (td_ioctl_handle(ioctls, listener, ioctl_emit, NULL) < 0)
+                break;
+        } else if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) {
+            break; /* no process holds the filter any more */
+        }
+        pfd.revents = 0;
+    }
+    return listener;
+}
+
+static void bypass_report(void)
+{
+    if (!ioctls)
+        return;
+    const struct td_ioctl_pid_stat *ps;
+    size_t n = td_ioctl_pid_stats(ioctls, &ps);
+    unsigned long long calls = 0;
+    for (size_t i = 0; i < n; i++)
+        calls += ps[i].calls;
+    if (!calls || opts.quiet)
+        return; /* no GPU ioctl at all: nothing to say */
+    int pids[64];
+    size_t nb = td_ioctl_bypass(ioctls, pids, 64);
+    if (!nb) {
+        warn_msg("every process that issued GPU ioctls loaded the driver shim");
+        return;
+    }
+    for (size_t i = 0; i < nb && i < 64; i++)
+        warn_msg("warning: process %d issued GPU ioctls without loading the driver shim "
+                 "(a statically linked or privately loaded driver): its CUDA calls were not seen",
+                 pids[i]);
 }
 
 /* ---- process events ----------------------------------------------------- */
@@ -184,6 +278,8 @@ static void proc_exit(pid_t pid, int status)
     if (WIFSIGNALED(status) && WCOREDUMP(status))
         snprintf(line + strlen(line) - 4, sizeof(line) - strlen(line) + 4, " (core dumped) +++");
     td_summary_exit((int)pid);
+    if (ioctls)
+        td_ioctl_forget(ioctls, (int)pid);
     td_stack_forget((int)pid);
     td_out_event((int)pid, now_ns(), "exit", line);
 }
@@ -261,9 +357,19 @@ static void setup_signals(void)
 
 /* ---- launch ------------------------------------------------------------- */
 
-static pid_t launch(const char *path, char **argv)
+static pid_t launch(const char *path, char **argv, unsigned ioctl_flags)
 {
     int n;
+    int sv[2] = { -1, -1 };
+    if (ioctl_flags != ~0u) {
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+            die_errno("socketpair");
+        int rc = td_ioctl_prepare(ioctl_flags);
+        if (rc < 0) {
+            errno = -rc;
+            die_errno("cannot build the GPU ioctl filter");
+        }
+    }
     extern char **environ;
     int nenv = 0;
     while (environ[nenv])
@@ -283,6 +389,13 @@ static pid_t launch(const char *path, char **argv)
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (sv[1] >= 0) {
+            close(sv[0]);
+            int rc = td_ioctl_child_install_ex(sv[1], ioctl_flags);
+            close(sv[1]);
+            if (rc < 0)
+                _exit(127); /* the parent reports it */
+        }
         int rc = td_tracer_child_setup();
         if (rc < 0) {
             fprintf(stderr, "tdtrace: cannot install the seccomp filter: %s\n", strerror(-rc));
@@ -294,17 +407,151 @@ static pid_t launch(const char *path, char **argv)
         _exit(127);
     }
     free(envp);
+    if (sv[0] >= 0) {
+        close(sv[1]);
+        listener = td_ioctl_parent_receive(sv[0]);
+        close(sv[0]);
+        if (listener < 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            errno = -listener;
+            die_errno("cannot install the GPU ioctl filter");
+        }
+    }
     td_tracer_attach_first(pid);
     return pid;
+}
+
+/* the shared files go with tdtrace, however it ends */
+static void remove_files(void)
+{
+    if (ring_path[0])
+        unlink(ring_path);
+    if (shim_policy_path[0])
+        unlink(shim_policy_path);
+}
+
+static void die_policy(const struct td_policy_error *e)
+{
+    char buf[1024];
+    td_policy_format_error(e, buf, sizeof(buf));
+    die("%s", buf);
+}
+
+static void check_policy(const char *file)
+{
+    struct td_policy_error e;
+    struct td_policy *p;
+    if (td_policy_load(file, &p, &e) < 0)
+        die_policy(&e);
+    for (int i = 0; i < opts.npopts; i++)
+        if (td_policy_apply_option(p, opts.popts[i].opt, opts.popts[i].value, &e) < 0)
+            die_policy(&e);
+    td_policy_write(p, stdout);
+    td_policy_free(p);
+    exit(0);
+}
+
+static void load_policy(void)
+{
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof(cwd)))
+        snprintf(cwd, sizeof(cwd), ".");
+    const char *env = getenv("TDTRACE_POLICY");
+    if (td_policy_locate(opts.policy, env, cwd, policy_path, sizeof(policy_path)) < 0)
+        die_errno("cannot read the policy '%s'", opts.policy ? opts.policy : env);
+    struct td_policy_error e;
+    if (policy_path[0]) {
+        if (td_policy_load(policy_path, &policy, &e) < 0)
+            die_policy(&e);
+    } else if (!(policy = td_policy_defaults())) {
+        die("out of memory");
+    }
+    for (int i = 0; i < opts.npopts; i++)
+        if (td_policy_apply_option(policy, opts.popts[i].opt, opts.popts[i].value, &e) < 0)
+            die_policy(&e);
+}
+
+/* what the traced processes need to know of the policy */
+static void policy_env(void)
+{
+    static const char *const backends[] = { "auto", "driver", "emulate" };
+    int b = td_policy_backend(policy);
+    td_env_add("TDTRACE_BACKEND", backends[b >= 0 && b <= 2 ? b : 0]);
+    struct td_emulate_cfg ec;
+    td_policy_emulate(policy, &ec);
+    if (ec.file) {
+        char v[32];
+        snprintf(v, sizeof(v), "%d", ec.devices);
+        td_env_add("TDTRACE_EMU_DEVICES", v);
+        td_env_add("TDTRACE_EMU_PROFILE", ec.profile);
+        if (ec.memory) {
+            snprintf(v, sizeof(v), "%llu", ec.memory);
+            td_env_add("TDTRACE_EMU_MEMORY", v);
+        }
+    }
+    /* the shim evaluates the rules in the process: hand it the policy as
+     * normalised text that keeps each rule's file:line */
+    snprintf(shim_policy_path, sizeof(shim_policy_path), "%s.policy", ring_path);
+    FILE *f = fopen(shim_policy_path, "w");
+    if (!f)
+        die_errno("cannot write %s", shim_policy_path);
+    if (td_policy_write_ex(policy, f, TD_POLICY_WRITE_ORIGINS) < 0 || fclose(f) != 0)
+        die("cannot write %s", shim_policy_path);
+    td_env_add("TDTRACE_SHIM_POLICY", shim_policy_path);
+}
+
+static void banner(void)
+{
+    if (opts.quiet)
+        return;
+    char line[4200];
+    static const char *const backends[] = { "auto", "driver", "emulate" };
+    int b = td_policy_backend(policy);
+    snprintf(line, sizeof(line), "tdtrace: policy %s (mode %s, backend %s)",
+             policy_path[0] ? policy_path : "built-in defaults",
+             td_policy_enforce(policy) ? "enforce" : "audit", backends[b >= 0 && b <= 2 ? b : 0]);
+    td_out_event(0, 0, "banner", line);
+}
+
+/* the GPU ioctl filter: ~0u when this kernel cannot do it */
+static unsigned setup_ioctls(void)
+{
+    const char *globs[64];
+    int nglobs = 0;
+    for (size_t i = 0; i < td_policy_gpu_dev_count(policy) && nglobs < 64; i++)
+        globs[nglobs++] = td_policy_gpu_dev(policy, i);
+    struct td_ioctl_rule *rules = NULL;
+    int nrules = td_ioctl_rules_from_policy(policy, &rules);
+    if (nrules < 0)
+        die("out of memory");
+    if (!td_ioctl_supported()) {
+        if (nrules)
+            die("this kernel has no seccomp user notification: ioctl deny rules cannot be enforced");
+        if (!opts.quiet)
+            warn_msg("warning: this kernel has no seccomp user notification: GPU ioctls are not traced");
+        free(rules);
+        return ~0u;
+    }
+    ioctls = td_ioctl_new(globs, nglobs, rules, nrules, td_policy_enforce(policy));
+    free(rules);
+    if (!ioctls)
+        die("out of memory");
+    td_ioctl_set_warn(ioctls, ioctl_warn, NULL);
+    return nrules ? TD_IOCTL_TRAP_ALL : 0;
 }
 
 int main(int argc, char **argv)
 {
     td_parse_options(&opts, argc, argv);
+    if (opts.check_policy)
+        check_policy(opts.check_policy);
+    load_policy();
     char libdir[PATH_MAX];
     find_libdir(libdir, sizeof(libdir));
     char *path = resolve_command(opts.cmd[0]);
     td_out_open(&opts);
+    banner();
 
     uint32_t flags = (opts.bounded ? TD_RING_BOUNDED : 0) | (opts.stacks ? TD_RING_STACKS : 0) |
                      (td_clock_init() ? TD_RING_TSC : 0);
@@ -313,19 +560,22 @@ int main(int argc, char **argv)
         errno = -rc;
         die_errno("cannot create the record buffer in /dev/shm");
     }
+    atexit(remove_files);
     char err[256];
+    if (!opts.trace_expr)
+        opts.trace_expr = td_policy_trace(policy);
     if (td_trace_set(opts.trace_expr ? opts.trace_expr : "all", ring.hdr->trace_mask,
-                     sizeof(ring.hdr->trace_mask), err, sizeof(err)) < 0) {
-        unlink(ring_path);
+                     sizeof(ring.hdr->trace_mask), err, sizeof(err)) < 0)
         die("-e trace: %s", err);
-    }
     td_env_build(libdir, ring_path, &opts);
+    policy_env();
+    unsigned ioctl_flags = setup_ioctls();
     td_summary_init(&opts);
     setup_signals();
 
-    first_pid = launch(path, opts.cmd);
+    first_pid = launch(path, opts.cmd, ioctl_flags);
     td_out_note_pid((int)first_pid);
-    static const struct td_tracer_ops ops = { drain, proc_exit, proc_exec, proc_new };
+    static const struct td_tracer_ops ops = { drain, proc_exit, proc_exec, proc_new, handle_ioctls };
     int status = td_tracer_loop(first_pid, &ops);
 
     /* every writer is gone: whatever is still reserved is lost */
@@ -339,9 +589,15 @@ int main(int argc, char **argv)
     if (lost_bytes)
         warn_msg("%llu bytes of records lost: a process died while writing one, or wrote "
                  "over the buffer", (unsigned long long)lost_bytes);
+    if (ioctls)
+        td_summary_ioctls(ioctls);
     td_summary_print();
+    bypass_report();
     td_out_close();
-    unlink(ring_path);
+    remove_files();
+    if (ioctls)
+        td_ioctl_free(ioctls);
+    td_policy_free(policy);
     free(path);
 
     if (WIFSIGNALED(status)) {

@@ -43,6 +43,22 @@ void td_usage(FILE *f)
 "                      or the driver if it finds a device (default auto)\n"
 "  --emulate           the same as --backend=emulate\n"
 "  --driver=PATH       the real libcuda.so.1 to use\n"
+"Policy (tdtrace.policy(5); these override the policy file):\n"
+"  --policy=FILE|none  the policy file (default: $TDTRACE_POLICY, else the\n"
+"                      nearest tdtrace.policy here or above, else built-in)\n"
+"  --check-policy=FILE validate a policy file and print it normalised\n"
+"  --policy-mode=audit|enforce\n"
+"                      audit marks what rules would do; enforce applies them\n"
+"  --inject=NAME:error=RESULT[:when=WHEN][:delay=DURATION]\n"
+"                      fail calls on purpose (strace's --inject)\n"
+"  --deny=NAME|%class[:error=RESULT]\n"
+"                      refuse calls\n"
+"  --memory-limit=SIZE[:device=N]\n"
+"                      cap device memory, shared by every process\n"
+"GPU ioctls:\n"
+"  --gpu-dev=GLOB      also treat files matching GLOB as GPU device nodes\n"
+"  --ioctl-deny=NAME|NUMBER[:errno=E][:dev=GLOB]\n"
+"                      make a GPU ioctl fail with errno E (default EPERM)\n"
 "Transport:\n"
 "  --bounded           never make the program wait for tdtrace: drop records\n"
 "                      when the buffer is full, and say how many\n"
@@ -75,7 +91,7 @@ static unsigned long long parse_size_opt(const char *s, const char *what)
 }
 
 enum {
-    OPT_JSON = 256, OPT_NO_FOLLOW, OPT_ATTACH, OPT_BACKEND, OPT_DRIVER, OPT_EMULATE, OPT_BOUNDED,
+    OPT_JSON = 256, OPT_NO_FOLLOW, OPT_ATTACH, OPT_POLICY, OPT_CHECK_POLICY, OPT_POLICY_OPT, OPT_BACKEND, OPT_DRIVER, OPT_EMULATE, OPT_BOUNDED,
     OPT_BUFSIZE,
 };
 
@@ -92,6 +108,14 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         { "json", required_argument, 0, OPT_JSON },
         { "no-follow", no_argument, 0, OPT_NO_FOLLOW },
         { "attach", required_argument, 0, OPT_ATTACH },
+        { "policy", required_argument, 0, OPT_POLICY },
+        { "check-policy", required_argument, 0, OPT_CHECK_POLICY },
+        { "policy-mode", required_argument, 0, OPT_POLICY_OPT },
+        { "inject", required_argument, 0, OPT_POLICY_OPT },
+        { "deny", required_argument, 0, OPT_POLICY_OPT },
+        { "memory-limit", required_argument, 0, OPT_POLICY_OPT },
+        { "gpu-dev", required_argument, 0, OPT_POLICY_OPT },
+        { "ioctl-deny", required_argument, 0, OPT_POLICY_OPT },
         { "buffer-size", required_argument, 0, OPT_BUFSIZE },
         { 0, 0, 0, 0 },
     };
@@ -101,7 +125,11 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
     o->bufsize = 16u << 20;
     int c, nf = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+:o:Tte:s:qvhVfcCS:kp:", longopts, NULL)) != -1) {
+    o->popts = calloc((size_t)argc + 1, sizeof(*o->popts));
+    if (!o->popts)
+        die("out of memory");
+    int li = -1;
+    while ((c = getopt_long(argc, argv, "+:o:Tte:s:qvhVfcCS:kp:", longopts, &li)) != -1) {
         switch (c) {
         case 'o':
             o->outfile = optarg;
@@ -191,10 +219,19 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         case OPT_BACKEND:
             if (strcmp(optarg, "auto") && strcmp(optarg, "driver") && strcmp(optarg, "emulate"))
                 die("invalid --backend '%s' (use auto, driver or emulate)", optarg);
-            o->backend = optarg;
+            o->popts[o->npopts++] = (struct td_opt_kv){ "backend", optarg };
             break;
         case OPT_EMULATE:
-            o->backend = "emulate";
+            o->popts[o->npopts++] = (struct td_opt_kv){ "emulate", NULL };
+            break;
+        case OPT_POLICY:
+            o->policy = optarg;
+            break;
+        case OPT_CHECK_POLICY:
+            o->check_policy = optarg;
+            break;
+        case OPT_POLICY_OPT:
+            o->popts[o->npopts++] = (struct td_opt_kv){ longopts[li].name, optarg };
             break;
         case OPT_DRIVER:
             o->driver = optarg;
@@ -220,6 +257,8 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
     }
     if (o->ff && !o->outfile)
         die("-ff needs -o FILE");
+    if (o->check_policy)
+        return;
     if (optind >= argc)
         die("must have PROG [ARGS]\nTry 'tdtrace -h' for more information.");
     o->cmd = argv + optind;

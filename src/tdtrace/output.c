@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ioctl.h"
 #include "output.h"
 #include "stack.h"
 #include "xlat.h"
@@ -171,6 +172,29 @@ void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark)
             td_stack_print(p, (int)rec->pid, st);
             tp_array_end(p);
         }
+        tp_raw(p, "}");
+        tp_line_end(p);
+    }
+}
+
+void td_out_ioctl(const struct td_ioctl_event *ev)
+{
+    const struct td_opts *o = out.opts;
+    if (o->summary != 1) {
+        struct tp *p = line_tp(TP_TEXT, td_out_file(ev->pid));
+        text_prefix(p, ev->pid, ev->t_enter_ns);
+        td_ioctl_print(p, ev);
+        if (o->show_time) {
+            uint64_t d = ev->t_exit_ns >= ev->t_enter_ns ? ev->t_exit_ns - ev->t_enter_ns : 0;
+            tp_rawf(p, " <%llu.%06llu>", (unsigned long long)(d / 1000000000),
+                    (unsigned long long)(d % 1000000000) / 1000);
+        }
+        tp_line_end(p);
+    }
+    if (out.json) {
+        struct tp *p = line_tp(TP_JSON, out.json);
+        json_head(p, "ioctl", ev->pid, ev->tid, ev->t_enter_ns);
+        td_ioctl_print(p, ev);
         tp_raw(p, "}");
         tp_line_end(p);
     }

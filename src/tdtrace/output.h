@@ -23,6 +23,9 @@ FILE *td_out_file(int pid);
 void td_out_note_pid(int pid);
 /* one call line (and its JSON object); mark: what the policy did, or NULL */
 void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark);
+struct td_ioctl_event;
+/* one GPU ioctl line (and its JSON object) */
+void td_out_ioctl(const struct td_ioctl_event *ev);
 /* a line that is not a call: event "banner" (no prefix), "exit", "signal", ... */
 void td_out_event(int pid, uint64_t mono_ns, const char *event, const char *text);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ioctl.h"
 #include "output.h"
 #include "summary.h"
 
@@ -64,6 +65,27 @@ struct proc {
 };
 
 static const struct td_opts *opts;
+static struct { char mark[400]; unsigned long long n; } marks[256];
+static int nmarks;
+static const struct td_ioctl_ctx *ioctl_ctx;
+
+void td_summary_mark(const char *mark)
+{
+    for (int i = 0; i < nmarks; i++)
+        if (strcmp(marks[i].mark, mark) == 0) {
+            marks[i].n++;
+            return;
+        }
+    if (nmarks < (int)(sizeof(marks) / sizeof(marks[0]))) {
+        snprintf(marks[nmarks].mark, sizeof(marks[nmarks].mark), "%s", mark);
+        marks[nmarks++].n = 1;
+    }
+}
+
+void td_summary_ioctls(const struct td_ioctl_ctx *c)
+{
+    ioctl_ctx = c;
+}
 static struct fnstat fns[TD_FN__COUNT];
 static int rule_of[TD_FN__COUNT]; /* index+1 into rules, 0 none */
 static struct alloc *allocs;
@@ -481,9 +503,68 @@ static void json_summary(void)
         tp_struct_end(&p);
     }
     tp_array_end(&p);
+    tp_raw(&p, ",\"ioctls\":");
+    tp_array_begin(&p);
+    const struct td_ioctl_stat *st;
+    size_t nio = ioctl_ctx ? td_ioctl_stats(ioctl_ctx, &st) : 0;
+    for (size_t i = 0; i < nio; i++) {
+        tp_elem(&p);
+        tp_struct_begin(&p);
+        tp_field(&p, "ioctl"); tp_str(&p, st[i].name, strlen(st[i].name), 0);
+        tp_field(&p, "calls"); tp_uint(&p, st[i].calls);
+        tp_field(&p, "errors"); tp_uint(&p, st[i].errors);
+        tp_field(&p, "denied"); tp_uint(&p, st[i].denied);
+        tp_field(&p, "seconds"); tp_rawf(&p, "%.9f", (double)st[i].time_ns / 1e9);
+        tp_struct_end(&p);
+    }
+    tp_array_end(&p);
+    tp_raw(&p, ",\"policy\":");
+    tp_array_begin(&p);
+    for (int i = 0; i < nmarks; i++) {
+        tp_elem(&p);
+        tp_struct_begin(&p);
+        tp_field(&p, "mark"); tp_str(&p, marks[i].mark, strlen(marks[i].mark), 0);
+        tp_field(&p, "calls"); tp_uint(&p, marks[i].n);
+        tp_struct_end(&p);
+    }
+    tp_array_end(&p);
     tp_raw(&p, "}");
     tp_line_end(&p);
     tp_free(&p);
+}
+
+static void ioctl_table(FILE *f)
+{
+    const struct td_ioctl_stat *st;
+    size_t n = ioctl_ctx ? td_ioctl_stats(ioctl_ctx, &st) : 0;
+    if (!n)
+        return;
+    unsigned long long total = 0, calls = 0, errors = 0;
+    for (size_t i = 0; i < n; i++) {
+        total += st[i].time_ns;
+        calls += st[i].calls;
+        errors += st[i].errors;
+    }
+    fprintf(f, "\n%6s %11s %11s %9s %9s %s\n", "% time", "seconds", "usecs/call", "calls", "errors",
+            "GPU ioctl");
+    fprintf(f, "------ ----------- ----------- --------- --------- --------------------------------\n");
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%6.2f %11.6f %11llu %9llu ", total ? 100.0 * (double)st[i].time_ns / (double)total : 0.0,
+                (double)st[i].time_ns / 1e9, st[i].calls ? st[i].time_ns / st[i].calls / 1000 : 0,
+                st[i].calls);
+        if (st[i].errors)
+            fprintf(f, "%9llu ", st[i].errors);
+        else
+            fprintf(f, "%9s ", "");
+        fprintf(f, "%s\n", st[i].name);
+    }
+    fprintf(f, "------ ----------- ----------- --------- --------- --------------------------------\n");
+    fprintf(f, "%6.2f %11.6f %11s %9llu ", 100.0, (double)total / 1e9, "", calls);
+    if (errors)
+        fprintf(f, "%9llu ", errors);
+    else
+        fprintf(f, "%9s ", "");
+    fprintf(f, "total\n");
 }
 
 void td_summary_print(void)
@@ -493,6 +574,12 @@ void td_summary_print(void)
         return;
     table();
     FILE *f = sum_out();
+    ioctl_table(f);
+    if (nmarks) {
+        fprintf(f, "\n%9s  %s\n", "calls", "policy");
+        for (int i = 0; i < nmarks; i++)
+            fprintf(f, "%9llu  %s\n", marks[i].n, marks[i].mark);
+    }
     int any = 0;
     for (int i = 0; i < nprocs; i++) {
         struct proc *p = &procs[i];

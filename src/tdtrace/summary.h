@@ -9,6 +9,11 @@ void td_summary_hello(int pid);
 int td_summary_loaded_shim(int pid);
 void td_summary_call(const struct td_rec *rec, uint32_t len);
 void td_summary_exit(int pid);
+/* a policy rule acted on a call: "DENIED by FILE:LINE" */
+void td_summary_mark(const char *mark);
+/* take the GPU ioctl counters for the summary */
+struct td_ioctl_ctx;
+void td_summary_ioctls(const struct td_ioctl_ctx *c);
 /* -c/-C tables and leaks to the trace; the summary object to --json */
 void td_summary_print(void);
 

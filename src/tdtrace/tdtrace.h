@@ -36,7 +36,6 @@ struct td_opts {
     int stacks;             /* -k */
     const char *trace_expr; /* -e trace= (last one given) */
     int status;             /* -e status= mask; 0 = all */
-    const char *backend;    /* --backend */
     const char *driver;     /* --driver */
     const char *policy;     /* --policy */
     const char *check_policy;
@@ -44,8 +43,6 @@ struct td_opts {
     unsigned long long bufsize;
     struct td_opt_kv *popts;/* policy options from the command line, in order */
     int npopts;
-    const char *gpu_devs[32];
-    int ngpu_devs;
     char **cmd;
 };
 

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/ptrace.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -316,6 +318,9 @@ int td_tracer_loop(pid_t first, const struct td_tracer_ops *ops)
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
+    int sfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (sfd < 0)
+        die_errno("signalfd");
     for (;;) {
         if (pending_sig) {
             int s = pending_sig;
@@ -331,8 +336,17 @@ int td_tracer_loop(pid_t first, const struct td_tracer_ops *ops)
             break; /* ECHILD: nobody left */
         }
         if (pid == 0) {
-            struct timespec ts = { 0, 1000000 };
-            sigtimedwait(&chld, NULL, &ts);
+            /* wait for a child event or a trapped ioctl; wake every
+             * millisecond for what the shim wrote */
+            int lfd = ops->listen ? ops->listen() : -1;
+            struct pollfd pfd[2] = { { sfd, POLLIN, 0 }, { lfd, POLLIN, 0 } };
+            if (poll(pfd, lfd >= 0 ? 2 : 1, 1) > 0 && (pfd[0].revents & POLLIN)) {
+                struct signalfd_siginfo si;
+                while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+                    ;
+            }
+            if (lfd >= 0 && (pfd[1].revents & POLLIN))
+                ops->listen();
             continue;
         }
         if (WIFSTOPPED(status)) {
@@ -352,6 +366,9 @@ int td_tracer_loop(pid_t first, const struct td_tracer_ops *ops)
             ops->proc_exit(pid, status);
         }
     }
+    if (ops->listen)
+        ops->listen();
     ops->drain();
+    close(sfd);
     return first_status;
 }

@@ -13,6 +13,8 @@ ulimit -c 0
 mkdir -p "$work/fake"
 cp "$BUILD/lib/tdtrace/emu/libcuda.so.1" "$work/fake/libcuda.so.1"
 export FAKEDRV=$work/fake/libcuda.so.1
+export GPUDIR=$work/gpu   # files declared GPU nodes with --gpu-dev
+mkdir -p "$GPUDIR" && touch "$GPUDIR/nvidiactl" "$GPUDIR/nvidia-uvm"
 export TDTRACE_BACKEND_TEST=1
 pass=0 fail=0 skip=0
 
@@ -33,9 +35,10 @@ run_listed() {
         n=$((n + 1))
         local mode=exact
         if [[ $rest == sorted* ]]; then mode=sorted; rest=${rest#sorted}; fi
-        rest=$(eval echo "$rest")
-        local opts=${rest%%--*} args=
-        [[ $rest == *--* ]] && args=${rest#*--}
+        rest=$(eval echo "\"$rest\"")
+        local opts=$rest args=
+        if [[ " $rest " == *" -- "* ]]; then opts=${rest%% -- *}; args=${rest#* -- }; fi
+        [[ $rest == "-- "* ]] && { opts=; args=${rest#-- }; }
         local id="$name#$n" out="$work/$name.$n"
         # shellcheck disable=SC2086
         "$TDTRACE" $opts -o "$out.trace" -- "$BUILD/e2e/$name" $args > "$out.want" 2> "$out.err"
@@ -91,7 +94,8 @@ run_options() {
     then report "options: -e trace=%memory" ok; else report "options: -e trace=%memory" fail "$work/cl.trace"; fi
     # the banner names the backend; output goes to stderr by default
     "$TDTRACE" -- "$BUILD/e2e/exitcode" > /dev/null 2> "$work/banner.txt"
-    if head -1 "$work/banner.txt" | grep -q '^tdtrace: backend emulate '
+    if head -1 "$work/banner.txt" | grep -q '^tdtrace: policy built-in defaults (mode audit, backend auto)$' &&
+       sed -n 2p "$work/banner.txt" | grep -q '^tdtrace: backend emulate '
     then report "options: backend banner on stderr" ok; else report "options: backend banner on stderr" fail "$work/banner.txt"; fi
     # --backend=driver without a driver: said clearly, calls fail with a CUresult
     "$TDTRACE" --backend=driver -- "$BUILD/e2e/exitcode" > /dev/null 2> "$work/drv.txt"
