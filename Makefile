@@ -88,6 +88,11 @@ $(SHIM_SO): $(SHIM_OBJ) $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs $(LDFLAGS) -o $@ $(SHIM_OBJ) $(BUILD)/libtdcommon.a -ldl
 	ln -sf libcuda.so.1 $(@D)/libcuda.so
+# the loader loads audit libraries before anything else, the sanitizers'
+# runtime included: this one stays uninstrumented
+NOSAN = $(filter-out -fsanitize%,$(1))
+$(AUDIT_OBJ): CFLAGS := $(call NOSAN,$(CFLAGS))
+$(AUDIT_SO): LDFLAGS := $(call NOSAN,$(LDFLAGS))
 $(AUDIT_SO): $(AUDIT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-z,defs $(LDFLAGS) -o $@ $(AUDIT_OBJ)
@@ -123,7 +128,7 @@ tests: $(UNIT_BIN) e2e-build
 
 E2E_SRC := $(sort $(wildcard tests/e2e/*.c))
 E2E_BIN := $(patsubst tests/e2e/%.c,$(BUILD)/e2e/%,$(E2E_SRC))
-$(BUILD)/e2e/%: tests/e2e/%.c $(EMU_SO)
+$(BUILD)/e2e/%: tests/e2e/%.c tests/e2e/tests.h $(EMU_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -fno-omit-frame-pointer -o $@ $< -L$(LIBDIR)/emu -l:libcuda.so.1 $(LDFLAGS)
 e2e-build: $(E2E_BIN)
@@ -132,6 +137,8 @@ unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)
 e2e: all
 	@BUILD=$(BUILD) tests/e2e/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/emu/run.sh
+	@BUILD=$(BUILD) SAN=$(SAN) sh tests/ioctl/run.sh
 test: unit e2e
 
 check:

@@ -114,6 +114,11 @@ struct td_rec *td_ring_reserve(struct td_ring *r, uint32_t len, unsigned type)
     uint64_t h, off, pad;
     for (;;) {
         h = atomic_load_explicit(A(&r->hdr->head), memory_order_relaxed);
+        if (h & 7) { /* someone scribbled on head: records stay 8-aligned */
+            atomic_compare_exchange_weak_explicit(A(&r->hdr->head), &h, (h + 7) & ~(uint64_t)7,
+                                                  memory_order_acq_rel, memory_order_relaxed);
+            continue;
+        }
         off = h & r->mask;
         pad = off + len > r->size ? r->size - off : 0;
         uint64_t t = seen_tail;

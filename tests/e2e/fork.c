@@ -39,7 +39,15 @@ int main(int argc, char **argv)
     waitpid(c, &st, 0);
     c = fork();
     if (c == 0) {
-        execl("/usr/bin/env", "env", "-i", argv[0], "child", (char *)NULL);
+        /* a scrubbed environment; a TSan build keeps only the glibc tunable
+         * it needs to load (see BUGS in tdtrace(1)) */
+        const char *tun = getenv("GLIBC_TUNABLES");
+        char keep[256];
+        snprintf(keep, sizeof(keep), "GLIBC_TUNABLES=%s", tun ? tun : "");
+        if (tun)
+            execl("/usr/bin/env", "env", "-i", keep, argv[0], "child", (char *)NULL);
+        else
+            execl("/usr/bin/env", "env", "-i", argv[0], "child", (char *)NULL);
         _exit(98);
     }
     waitpid(c, &st, 0);

@@ -20,10 +20,10 @@ run() { # name, env..., -- args
     fi
 }
 for p in devquery bandwidth streams mtalloc; do
-    $CC -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Werror -pthread -I "$root/include" -I "$root/$BUILD/gen" \
+    $CC ${EXTRA_CFLAGS:-} -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Werror -pthread -I "$root/include" -I "$root/$BUILD/gen" \
         -o "$out/$p" "$here/$p.c" -L"$lib" -l:libcuda.so.1 || { fail=$((fail + 1)); continue; }
 done
-$CC -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Werror -I "$root/include" -I "$root/$BUILD/gen" \
+$CC ${EXTRA_CFLAGS:-} -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Werror -I "$root/include" -I "$root/$BUILD/gen" \
     -o "$out/unsupported" "$here/unsupported.c" -L"$lib" -lcuda || fail=$((fail + 1))
 
 run devquery "$out/devquery" 1

@@ -203,7 +203,7 @@ static int mode_deny(const char *dir, int audit)
     if (audit) {
         ran(rc, "audited RM_FREE");
         fprintf(exp_f, "ioctl(%d<%s>, NV_ESC_RM_FREE, {hRoot=0xc1d00001, hObjectParent=0xc1d00001, "
-                       "hObjectOld=0x5c000002}) = ? (would be denied by --ioctl-deny=NV_ESC_RM_FREE)\n", fd, gpu_path);
+                       "hObjectOld=0x5c000002}) = ? (would be DENIED by --ioctl-deny=NV_ESC_RM_FREE)\n", fd, gpu_path);
         return fails ? 1 : 0;
     }
     CHECK(rc == -1 && errno == EACCES, "denied RM_FREE: %ld errno %d", rc, errno);

@@ -252,7 +252,7 @@ static void test_print_denied_text(void **state)
     r.file = NULL;
     expect_line(&ev, TP_TEXT,
                 "ioctl(5</dev/nvidia0>, NV_ESC_RM_FREE, {hRoot=0xc1d00001, hObjectParent=0xc1d00001, "
-                "hObjectOld=0x5c000002}) = ? (would be denied by --ioctl-deny=NV_ESC_RM_FREE)\n");
+                "hObjectOld=0x5c000002}) = ? (would be DENIED by --ioctl-deny=NV_ESC_RM_FREE)\n");
 }
 
 static void test_print_uvm_and_alloc(void **state)
