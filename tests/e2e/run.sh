@@ -109,6 +109,94 @@ run_options() {
     then report "options: -s" ok; else report "options: -s" fail "$work/s.trace"; fi
 }
 
+# the process tree, the summary, JSON and stacks
+run_tree() {
+    # -ff: one file per process, each with its own calls and exit line
+    rm -f "$work"/ff.*
+    "$TDTRACE" -q -ff -o "$work/ff" -- "$BUILD/e2e/fork" > /dev/null 2>&1
+    local files ok=1
+    files=$(ls "$work"/ff.* 2>/dev/null | wc -l)
+    [ "$files" -eq 3 ] || ok=0
+    for f in "$work"/ff.*; do
+        grep -q '^cuInit(0) = CUDA_SUCCESS$' "$f" && grep -q '^+++ exited with [03] +++$' "$f" &&
+            ! grep -q '^\[pid' "$f" || ok=0
+    done
+    if [ $ok = 1 ]; then report "tree: -ff writes FILE.PID per process" ok
+    else ls -l "$work"/ff.* > "$work/ff.diff" 2>&1; cat "$work"/ff.* >> "$work/ff.diff" 2>&1; report "tree: -ff writes FILE.PID per process" fail "$work/ff.diff"; fi
+
+    # -c: the table's numbers are the calls made (basic: 2 cuDeviceGet, 1 failed; 2 cuMemAlloc_v2, 1 failed)
+    "$TDTRACE" -q -c -o "$work/c.txt" -- "$BUILD/e2e/basic" > /dev/null 2>&1
+    if awk '$NF=="cuDeviceGet" && $5==2 && $6==1 {a=1} $NF=="cuMemAlloc_v2" && $5==2 && $6==1 {b=1}
+            $NF=="cuInit" && $5==1 && NF==6 {c=1} $NF=="total" {t=$0} END {exit !(a && b && c && t)}' "$work/c.txt" &&
+       ! grep -q '^cuInit(' "$work/c.txt"
+    then report "tree: -c counts calls and errors" ok; else report "tree: -c counts calls and errors" fail "$work/c.txt"; fi
+
+    # -C: the trace, then the summary, with the leak the demo leaves on purpose
+    "$TDTRACE" -q -C -o "$work/leak.txt" -- "$BUILD/examples/hello_drv" > /dev/null 2>&1
+    if grep -q '^cuMemFree_v2(' "$work/leak.txt" &&
+       grep -qE '^leaks in pid [0-9]+: 1 allocation never freed, 4194304 bytes$' "$work/leak.txt" &&
+       grep -qE '^  0x[0-9a-f]+  4194304 bytes on device 0, from cuMemAlloc_v2$' "$work/leak.txt" &&
+       grep -qE '^ +[0-9]+ +0 +4194304 +8388608 +4194304 +3$' "$work/leak.txt"
+    then report "tree: -C memory table and leak report" ok; else report "tree: -C memory table and leak report" fail "$work/leak.txt"; fi
+
+    # --json: every line parses, and the calls match the text trace one for one
+    if command -v python3 > /dev/null; then
+        "$TDTRACE" -q -o "$work/j.txt" --json="$work/j.json" -- "$BUILD/e2e/fork" > /dev/null 2>&1
+        if python3 - "$work/j.json" "$work/j.txt" > "$work/j.diff" 2>&1 <<'PY'
+import json, re, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+calls = [o for o in objs if o["type"] == "call"]
+text = [l for l in open(sys.argv[2]) if re.match(r"^(\[pid +\d+\] )?cu", l)]
+assert len(calls) == len(text), (len(calls), len(text))
+for o, l in zip(calls, text):
+    m = re.match(r"^(?:\[pid +(\d+)\] )?(\w+)\(.*\) = (\w+)", l)
+    assert o["call"] == m.group(2) and o["retname"] == m.group(3), (o, l)
+    if m.group(1):
+        assert o["pid"] == int(m.group(1)), (o, l)
+exits = [o for o in objs if o["type"] == "process" and o["event"] == "exit"]
+assert len(exits) == 3, exits
+assert objs[-1]["type"] == "summary" and any(f["function"] == "cuInit" and f["calls"] == 3 for f in objs[-1]["functions"])
+PY
+        then report "tree: --json parses and matches the text" ok; else report "tree: --json parses and matches the text" fail "$work/j.diff"; fi
+    else
+        report "tree: --json (python3 is not installed)" skip
+    fi
+
+    # -k: the stack names the test program's own function and source line
+    "$TDTRACE" -q -k -e trace=cuInit -o "$work/k.txt" -- "$BUILD/e2e/exitcode" > /dev/null 2>&1
+    if grep -qE '^ > .*/e2e/exitcode\(main\+0x[0-9a-f]+\) \[0x[0-9a-f]+\] .*tests/e2e/exitcode\.c:[0-9]+$' "$work/k.txt"
+    then report "tree: -k shows the caller's function and line" ok; else report "tree: -k shows the caller's function and line" fail "$work/k.txt"; fi
+
+    # --no-follow: only the first process
+    "$TDTRACE" -q --no-follow -o "$work/nf.txt" -- "$BUILD/e2e/fork" > /dev/null 2>&1
+    if [ "$(grep -c '^+++ exited' "$work/nf.txt")" -eq 1 ] && [ "$(grep -c '^cuInit' "$work/nf.txt")" -eq 1 ]
+    then report "tree: --no-follow" ok; else report "tree: --no-follow" fail "$work/nf.txt"; fi
+
+    # a program killed with SIGKILL mid-run is reported, tdtrace does not hang
+    timeout 20 "$TDTRACE" -q -o "$work/kill.txt" -- sh -c 'kill -9 $$' > /dev/null 2>&1
+    local rc=$?
+    if [ $rc -eq 137 ] && grep -q '^+++ killed by SIGKILL +++$' "$work/kill.txt"
+    then report "tree: SIGKILL reported" ok; else echo "rc=$rc" >> "$work/kill.txt"; report "tree: SIGKILL reported" fail "$work/kill.txt"; fi
+
+    # SIGTERM sent to tdtrace reaches the program
+    "$TDTRACE" -q -o "$work/term.txt" -- sleep 30 > /dev/null 2>&1 &
+    local tp=$!
+    sleep 0.5; kill -TERM $tp; wait $tp
+    rc=$?
+    if [ $rc -eq 143 ] && grep -q '^+++ killed by SIGTERM +++$' "$work/term.txt"
+    then report "tree: SIGTERM forwarded" ok; else echo "rc=$rc" >> "$work/term.txt"; report "tree: SIGTERM forwarded" fail "$work/term.txt"; fi
+
+    # a statically linked program still runs, with one clear warning
+    if cc -static -o "$work/static" -x c - <<< 'int main(void){return 5;}' 2> /dev/null; then
+        "$TDTRACE" -q -- "$work/static" 2> "$work/static.txt"
+        rc=$?
+        if [ $rc -eq 5 ] && [ "$(grep -c 'is statically linked: the driver shim cannot enter it' "$work/static.txt")" -eq 1 ]
+        then report "tree: static program warned about" ok; else report "tree: static program warned about" fail "$work/static.txt"; fi
+    else
+        report "tree: static program (no static libc here)" skip
+    fi
+}
+
 # --help and tdtrace(1) name the same options
 run_manpage() {
     local missing=
@@ -125,6 +213,7 @@ run_manpage() {
 run_listed
 run_errors
 run_options
+run_tree
 run_manpage
 echo "e2e: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
