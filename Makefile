@@ -160,6 +160,8 @@ install: all
 	$(if $(AUDIT_OBJ),install -m 755 $(AUDIT_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/libtdaudit.so)
 	install -m 644 man/tdtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/tdtrace.1
 	install -m 644 man/tdtrace.policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/tdtrace.policy.5
+	install -d $(DESTDIR)$(PREFIX)/share/tdtrace/policies
+	install -m 644 policies/*.policy $(DESTDIR)$(PREFIX)/share/tdtrace/policies/
 
 clean:
 	rm -rf build build-asan build-tsan
