@@ -1,8 +1,8 @@
 /* MD2 (RFC 1319) and HMAC-MD2 (RFC 2104): the digest the CUDA runtime's
  * integrity check asks the driver for (docs: cudart-private-interface §4).
  * Pure functions, no state, no allocation. */
-#ifndef TD_EMU_MD2_H
-#define TD_EMU_MD2_H
+#ifndef TD_MD2_H
+#define TD_MD2_H
 
 #include <stddef.h>
 
