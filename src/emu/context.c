@@ -311,6 +311,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
         emu_ctx_put(c);
         return CUDA_ERROR_INVALID_CONTEXT;
     }
+    emu_cls_drop_ctx(c);
     ctx_teardown(c);
     pthread_mutex_lock(&c->lock);
     c->active = 0;
@@ -352,6 +353,7 @@ TD_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice de
 /* Deactivates the primary context: its resources go */
 static void primary_reset(struct emu_ctx *c)
 {
+    emu_cls_drop_ctx(c); /* destructors first, while the context still works */
     ctx_teardown(c);
     pthread_mutex_lock(&c->lock);
     c->active = 0;
