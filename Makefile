@@ -41,9 +41,9 @@ GEN_OUT := $(GEN)/cuda_enums.h $(GEN)/td_api.h $(GEN)/td_xlat.h $(GEN)/td_xlat.c
 $(BUILD)/apigen: tools/apigen.c src/api/apiparse.c src/api/apiparse.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -o $@ tools/apigen.c src/api/apiparse.c
-$(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/types.def $(XLAT_IN)
+$(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/exptab.api src/api/types.def $(XLAT_IN)
 	@mkdir -p $(GEN)
-	@echo "  GEN     $(GEN)"; $(BUILD)/apigen $(GEN) src/api/cuda.api src/api/types.def $(XLAT_IN)
+	@echo "  GEN     $(GEN)"; $(BUILD)/apigen $(GEN) src/api/cuda.api src/api/exptab.api src/api/types.def $(XLAT_IN)
 	@touch $@
 $(GEN_OUT): $(GEN)/.stamp
 gen: $(GEN)/.stamp

@@ -1,6 +1,6 @@
 /* apigen: generate C from the declarative API tables at build time.
  *
- *   apigen OUTDIR src/api/cuda.api src/api/types.def src/xlat/A.in ...
+ *   apigen OUTDIR src/api/cuda.api src/api/exptab.api src/api/types.def src/xlat/A.in ...
  *
  * writes, in OUTDIR:
  *   cuda_enums.h     every enum / flag set of src/xlat as C declarations
@@ -27,6 +27,20 @@
 
 static struct ap_fn fns[MAX_FNS];
 static int nfns;
+static int nentry; /* fns[0..nentry) are exported entry points; the rest, export-table slots */
+
+/* TD_FN_ identifier of a name: TABLE.slot becomes TABLE_slot */
+static const char *ident(const char *name)
+{
+    static char buf[4][AP_NAME];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof(buf[k]), "%s", name);
+    for (char *c = buf[k]; *c; c++)
+        if (*c == '.')
+            *c = '_';
+    return buf[k];
+}
 static struct ap_type types[MAX_TYPES];
 static int ntypes;
 
@@ -246,17 +260,19 @@ static void gen_api_h(const char *dir)
     fprintf(f, "#ifndef TD_API_H\n#define TD_API_H\n#include \"tdtrace/cuda.h\"\n\n");
     fprintf(f, "enum td_fn {\n");
     for (int i = 0; i < nfns; i++)
-        fprintf(f, "    TD_FN_%s,\n", fns[i].name);
-    fprintf(f, "    TD_FN__COUNT\n};\n\n");
+        fprintf(f, "    TD_FN_%s,\n", ident(fns[i].name));
+    fprintf(f, "    TD_FN__COUNT\n};\n");
+    fprintf(f, "/* ids below this are exported entry points; the rest are export-table slots */\n");
+    fprintf(f, "#define TD_FN__ENTRY_POINTS %d\n\n", nentry);
     fprintf(f, "#ifndef TD_API\n#define TD_API\n#endif\n");
-    for (int i = 0; i < nfns; i++) {
+    for (int i = 0; i < nentry; i++) {
         fprintf(f, "TD_API CUresult CUDAAPI %s(", fns[i].name);
         print_params(f, &fns[i], 1);
         fprintf(f, ");\n");
     }
     fprintf(f, "\n#define TD_API_FAMILIES(X)");
     static const char *fams[] = { "device", "context", "memory", "copy", "stream", "event",
-                                  "module", "launch", "graph", "driver", "other" };
+                                  "module", "launch", "graph", "driver", "exptab", "other" };
     for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++)
         fprintf(f, " X(%s)", fams[i]);
     fprintf(f, "\n#endif\n");
@@ -347,17 +363,18 @@ static void gen_table(const char *dir)
 {
     FILE *f = out_file(dir, "td_api_table.c");
     fprintf(f, "#include \"api.h\"\n\n");
-    static const char *roles[] = { "TD_R_IN", "TD_R_OUT", "TD_R_STR", "TD_R_OUTSTR", "TD_R_OUTPSTR" };
+    static const char *roles[] = { "TD_R_IN", "TD_R_OUT", "TD_R_STR", "TD_R_OUTSTR", "TD_R_OUTPSTR",
+                                   "TD_R_INP" };
     for (int i = 0; i < nfns; i++) {
         const struct ap_fn *fn = &fns[i];
         if (!fn->nparams)
             continue;
-        fprintf(f, "static const struct td_param p_%s[] = {\n", fn->name);
+        fprintf(f, "static const struct td_param p_%s[] = {\n", ident(fn->name));
         for (int j = 0; j < fn->nparams; j++) {
             const struct ap_param *p = &fn->params[j];
             char pointee[AP_TYPE];
             struct how h;
-            if (p->role == AP_OUT) {
+            if (p->role == AP_OUT || p->role == AP_INP) {
                 ap_pointee(p->type, pointee, sizeof(pointee));
                 h = how_type(pointee, p->xlat);
                 if (strchr(pointee, '*')) { /* void **, T ** */
@@ -385,10 +402,11 @@ static void gen_table(const char *dir)
         char base[AP_NAME];
         int pt;
         ap_base_name(fn->name, base, sizeof(base), &pt);
-        fprintf(f, "    [TD_FN_%s] = { \"%s\", \"%s\", TD_FAM_%s, %d, ", fn->name, fn->name, base,
-                fn->family, fn->nparams);
+        static const char *rets[] = { "TD_RET_RESULT", "TD_RET_VOID", "TD_RET_U32" };
+        fprintf(f, "    [TD_FN_%s] = { \"%s\", \"%s\", TD_FAM_%s, %d, %s, ", ident(fn->name), fn->name,
+                base, fn->family, fn->nparams, rets[fn->ret]);
         if (fn->nparams)
-            fprintf(f, "p_%s },\n", fn->name);
+            fprintf(f, "p_%s },\n", ident(fn->name));
         else
             fprintf(f, "0 },\n");
     }
@@ -402,14 +420,14 @@ static void gen_table(const char *dir)
     qsort(idx, (size_t)nfns, sizeof(int), cmp_name_idx);
     fprintf(f, "const unsigned short td_fn_by_name[TD_FN__COUNT] = {\n");
     for (int i = 0; i < nfns; i++)
-        fprintf(f, "    TD_FN_%s,\n", fns[idx[i]].name);
+        fprintf(f, "    TD_FN_%s,\n", ident(fns[idx[i]].name));
     fprintf(f, "};\n\n");
     free(idx);
 
     static struct proc procs[MAX_FNS * AP_MAX_VERSIONS];
     int np = 0;
     /* per-thread variants are found from the symbol a version selects */
-    for (int i = 0; i < nfns; i++)
+    for (int i = 0; i < nentry; i++)
         for (int v = 0; v < fns[i].nversions; v++) {
             struct proc *p = &procs[np];
             ap_base_name(fns[i].name, p->base, sizeof(p->base), &p->per_thread);
@@ -459,7 +477,7 @@ static void gen_wrappers(const char *dir)
 {
     FILE *f = out_file(dir, "shim_wrappers.c");
     fprintf(f, "#include \"shim.h\"\n\n");
-    for (int i = 0; i < nfns; i++) {
+    for (int i = 0; i < nentry; i++) {
         const struct ap_fn *fn = &fns[i];
         fprintf(f, "TD_EXPORT CUresult CUDAAPI %s(", fn->name);
         print_params(f, fn, 1);
@@ -501,8 +519,8 @@ static void gen_wrappers(const char *dir)
         fprintf(f, "    }\n");
         fprintf(f, "    td_leave(&c, a, r);\n    return r;\n}\n\n");
     }
-    fprintf(f, "void *const td_shim_fns[TD_FN__COUNT] = {\n");
-    for (int i = 0; i < nfns; i++)
+    fprintf(f, "void *const td_shim_fns[TD_FN__ENTRY_POINTS] = {\n");
+    for (int i = 0; i < nentry; i++)
         fprintf(f, "    [TD_FN_%s] = (void *)%s,\n", fns[i].name, fns[i].name);
     fprintf(f, "};\n");
     close_out(f);
@@ -512,7 +530,7 @@ static void gen_stubs(const char *dir)
 {
     FILE *f = out_file(dir, "emu_stubs.c");
     fprintf(f, "#include \"emu.h\"\n\n");
-    for (int i = 0; i < nfns; i++) {
+    for (int i = 0; i < nentry; i++) {
         const struct ap_fn *fn = &fns[i];
         fprintf(f, "__attribute__((weak)) TD_EXPORT CUresult CUDAAPI %s(", fn->name);
         print_params(f, fn, 1);
@@ -521,8 +539,8 @@ static void gen_stubs(const char *dir)
             fprintf(f, "    (void)%s;\n", fn->params[j].name);
         fprintf(f, "    return emu_unsupported(TD_FN_%s);\n}\n\n", fn->name);
     }
-    fprintf(f, "void *const emu_fns[TD_FN__COUNT] = {\n");
-    for (int i = 0; i < nfns; i++)
+    fprintf(f, "void *const emu_fns[TD_FN__ENTRY_POINTS] = {\n");
+    for (int i = 0; i < nentry; i++)
         fprintf(f, "    [TD_FN_%s] = (void *)%s,\n", fns[i].name, fns[i].name);
     fprintf(f, "};\n");
     close_out(f);
@@ -530,11 +548,19 @@ static void gen_stubs(const char *dir)
 
 int main(int argc, char **argv)
 {
-    if (argc < 4)
-        fail("usage: apigen OUTDIR API TYPES XLAT...");
+    if (argc < 5)
+        fail("usage: apigen OUTDIR API EXPTAB TYPES XLAT...");
     load_api(argv[2]);
-    load_types(argv[3]);
-    for (int i = 4; i < argc; i++)
+    nentry = nfns;
+    for (int i = 0; i < nentry; i++)
+        if (strchr(fns[i].name, '.'))
+            fail("%s: an export-table slot belongs in %s", fns[i].name, argv[3]);
+    load_api(argv[3]);
+    for (int i = nentry; i < nfns; i++)
+        if (!strchr(fns[i].name, '.') || fns[i].nversions)
+            fail("%s: %s holds TABLE.slot rows without versions", fns[i].name, argv[3]);
+    load_types(argv[4]);
+    for (int i = 5; i < argc; i++)
         load_xlat(argv[i]);
     gen_enums(argv[1]);
     gen_api_h(argv[1]);

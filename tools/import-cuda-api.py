@@ -157,6 +157,8 @@ def role(fn, ty, name):
         return 'out'
     if ty == 'const void **' and name == 'ppExportTable':
         return 'out'
+    if ty == 'const CUuuid *' and name == 'pExportTableId':
+        return 'inp'
     m = re.match(r'^(.*\w) \*$', ty)
     if m and not ty.startswith('const') and (scalar_like(m.group(1)) or m.group(1) == 'CUuuid'):
         return 'out'

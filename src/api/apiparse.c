@@ -18,17 +18,22 @@ static int is_blank_or_comment(const char *p)
     return *p == '\0' || *p == '\n' || *p == '#';
 }
 
-/* copy a word of [A-Za-z0-9_] into out; returns the end */
-static const char *word(const char *p, char *out, size_t outlen)
+/* copy a word of [A-Za-z0-9_] (and '.' when dotted) into out; returns the end */
+static const char *word_ex(const char *p, char *out, size_t outlen, int dotted)
 {
     size_t n = 0;
-    while (isalnum((unsigned char)*p) || *p == '_') {
+    while (isalnum((unsigned char)*p) || *p == '_' || (dotted && *p == '.')) {
         if (n + 1 < outlen)
             out[n++] = *p;
         p++;
     }
     out[n] = '\0';
     return p;
+}
+
+static const char *word(const char *p, char *out, size_t outlen)
+{
+    return word_ex(p, out, outlen, 0);
 }
 
 static void trim(char *s)
@@ -73,7 +78,7 @@ static int parse_param(char *text, struct ap_param *pp, char *err, size_t errlen
     trim(text);
     static const struct { const char *kw; enum ap_role role; } roles[] = {
         { "out ", AP_OUT }, { "str ", AP_STR }, { "outstr ", AP_OUTSTR },
-        { "outpstr ", AP_OUTPSTR },
+        { "outpstr ", AP_OUTPSTR }, { "inp ", AP_INP },
     };
     for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
         size_t k = strlen(roles[i].kw);
@@ -114,9 +119,9 @@ static int parse_param(char *text, struct ap_param *pp, char *err, size_t errlen
         snprintf(err, errlen, "parameter '%s' has no type", pp->name);
         return -1;
     }
-    if ((pp->role == AP_OUT || pp->role == AP_OUTSTR || pp->role == AP_OUTPSTR) &&
+    if ((pp->role == AP_OUT || pp->role == AP_OUTSTR || pp->role == AP_OUTPSTR || pp->role == AP_INP) &&
         !strchr(pp->type, '*')) {
-        snprintf(err, errlen, "'%s' is an output but its type '%s' is no pointer",
+        snprintf(err, errlen, "'%s' is read through but its type '%s' is no pointer",
                  pp->name, pp->type);
         return -1;
     }
@@ -134,9 +139,11 @@ int ap_parse_fn(const char *line, struct ap_fn *fn, char *err, size_t errlen)
         snprintf(err, errlen, "expected a family name");
         return -1;
     }
-    p = word(skip_ws(p), fn->name, sizeof(fn->name));
-    if (strncmp(fn->name, "cu", 2) != 0) {
-        snprintf(err, errlen, "expected an entry point name starting with 'cu'");
+    p = word_ex(skip_ws(p), fn->name, sizeof(fn->name), 1);
+    const char *dot = strchr(fn->name, '.');
+    if (dot ? (dot == fn->name || !dot[1] || strchr(dot + 1, '.'))
+            : strncmp(fn->name, "cu", 2) != 0) {
+        snprintf(err, errlen, "expected an entry point name starting with 'cu', or TABLE.slot");
         return -1;
     }
     p = skip_ws(p);
@@ -176,7 +183,21 @@ int ap_parse_fn(const char *line, struct ap_fn *fn, char *err, size_t errlen)
         snprintf(err, errlen, "%s: missing ')'", fn->name);
         return -1;
     }
-    if (*skip_ws(close + 1) && *skip_ws(close + 1) != '\n') {
+    const char *tail = skip_ws(close + 1);
+    if (strncmp(tail, "->", 2) == 0) {
+        char rt[16];
+        tail = word(skip_ws(tail + 2), rt, sizeof(rt));
+        if (strcmp(rt, "void") == 0) {
+            fn->ret = AP_RET_VOID;
+        } else if (strcmp(rt, "u32") == 0) {
+            fn->ret = AP_RET_U32;
+        } else {
+            snprintf(err, errlen, "%s: unknown return type '%s' (void or u32)", fn->name, rt);
+            return -1;
+        }
+        tail = skip_ws(tail);
+    }
+    if (*tail && *tail != '\n') {
         snprintf(err, errlen, "%s: text after ')'", fn->name);
         return -1;
     }

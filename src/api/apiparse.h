@@ -12,7 +12,7 @@
 #define AP_NAME 64
 #define AP_TYPE 64
 
-enum ap_role { AP_IN = 0, AP_OUT, AP_STR, AP_OUTSTR, AP_OUTPSTR };
+enum ap_role { AP_IN = 0, AP_OUT, AP_STR, AP_OUTSTR, AP_OUTPSTR, AP_INP };
 
 struct ap_param {
     char type[AP_TYPE];   /* C type as written, e.g. "const char *" */
@@ -21,9 +21,12 @@ struct ap_param {
     enum ap_role role;
 };
 
+enum ap_ret { AP_RET_RESULT = 0, AP_RET_VOID, AP_RET_U32 };
+
 struct ap_fn {
     char family[16];
-    char name[AP_NAME];
+    char name[AP_NAME];   /* cuX, or TABLE.slot for an export-table slot */
+    enum ap_ret ret;      /* "-> void" / "-> u32" after the parameters */
     int nversions;
     int versions[AP_MAX_VERSIONS];
     int nparams;

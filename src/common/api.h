@@ -35,6 +35,7 @@ enum td_role {
     TD_R_STR,     /* an input string */
     TD_R_OUTSTR,  /* a char buffer the call fills */
     TD_R_OUTPSTR, /* a const char ** the call sets */
+    TD_R_INP,     /* a pointer to an input value, shown as the value */
 };
 
 enum td_family {
@@ -52,11 +53,14 @@ struct td_param {
     unsigned char xlat;   /* enum td_xlat_id */
 };
 
+enum td_ret { TD_RET_RESULT, TD_RET_VOID, TD_RET_U32 };
+
 struct td_fn_info {
     const char *name;
     const char *base;     /* the name without _vN, _ptds, _ptsz */
     unsigned char family; /* enum td_family */
     unsigned char nparams;
+    unsigned char ret;    /* enum td_ret: CUresult, or (export-table slots) void, u32 */
     const struct td_param *params;
 };
 

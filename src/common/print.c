@@ -173,6 +173,12 @@ void tp_call_end(struct tp *p, long long retval, const char *retname)
     }
 }
 
+void tp_call_end_void(struct tp *p)
+{
+    pop(p);
+    puts_(p, p->fmt == TP_JSON ? "},\"ret\":null" : ")");
+}
+
 /* numbers are the bulk of a trace: format them without printf */
 static void put_udec(struct tp *p, unsigned long long v)
 {

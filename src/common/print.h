@@ -46,6 +46,8 @@ void tp_line_end(struct tp *p);
 void tp_call_begin(struct tp *p, const char *name);
 void tp_arg(struct tp *p, const char *name);
 void tp_call_end(struct tp *p, long long retval, const char *retname);
+/* a call that returns nothing: text ")", JSON "ret":null */
+void tp_call_end_void(struct tp *p);
 
 /* values */
 void tp_int(struct tp *p, long long v);

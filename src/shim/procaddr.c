@@ -59,12 +59,14 @@ static CUresult shim_getproc_v1(const char *symbol, void **pfn, int version, cuu
     return r;
 }
 
-static void *const overrides[TD_FN__COUNT] = {
+static void *const overrides[TD_FN__ENTRY_POINTS] = {
     [TD_FN_cuGetProcAddress] = (void *)shim_getproc_v1,
     [TD_FN_cuGetProcAddress_v2] = (void *)shim_getproc_v2,
 };
 
 void *td_shim_override(int fn)
 {
-    return overrides[fn];
+    if (fn == TD_FN_cuGetExportTable)
+        return td_exptab_override();
+    return fn < TD_FN__ENTRY_POINTS ? overrides[fn] : NULL;
 }

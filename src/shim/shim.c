@@ -138,7 +138,7 @@ static void shim_init(void)
         td_shim_mask = td_shim_ring.hdr->trace_mask;
     }
     choose_backend();
-    for (int i = 0; i < TD_FN__COUNT; i++)
+    for (int i = 0; i < TD_FN__ENTRY_POINTS; i++)
         atomic_store_explicit(&backend_fns[i],
                               backend_handle ? dlsym(backend_handle, td_fns[i].name) : NULL,
                               memory_order_relaxed);
@@ -324,6 +324,13 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
         case TD_R_STR:
             if (ptr)
                 rb_str(&b, i, ptr);
+            break;
+        case TD_R_INP:
+            if (ptr) {
+                void *d = rb_item(&b, i, TD_IT_OUT, p->size, 0);
+                if (d)
+                    memcpy(d, ptr, p->size);
+            }
             break;
         case TD_R_OUT:
             if (ptr && r == CUDA_SUCCESS) {

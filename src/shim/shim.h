@@ -100,12 +100,14 @@ CUresult td_missing(int fn);
 void td_leave(struct td_call *c, const uint64_t *a, CUresult r);
 
 /* every wrapper, by id (generated) */
-extern void *const td_shim_fns[TD_FN__COUNT];
+extern void *const td_shim_fns[TD_FN__ENTRY_POINTS];
 
 /* shim internals shared between its files */
 void *td_backend_fn(int fn);
 void td_set_backend_fn(int fn, void *p);
 void *td_shim_override(int fn);
+/* cuGetExportTable's override (exptab.c) */
+void *td_exptab_override(void);
 /* path of the real driver, as the loader would find it, skipping tdtrace's
  * own directories; 0 or -1 */
 int td_find_driver(const char *own_dir, char *out, size_t outlen);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "exptab.h"
 #include "tdtrace.h"
 #include "xlat.h"
 
@@ -143,6 +144,19 @@ static void print_out(struct tp *p, const struct td_param *par, const struct td_
     print_value(p, par, v);
 }
 
+/* a value the call read through a pointer; an export table's UUID by name */
+static void print_inp(struct tp *p, const struct td_param *par, const struct td_item *it)
+{
+    if (par->kind == TD_K_UUID && it->len == 16) {
+        int t = td_exptab_find((const unsigned char *)(it + 1));
+        if (t >= 0) {
+            tp_sym(p, td_exptabs[t].name);
+            return;
+        }
+    }
+    print_out(p, par, it);
+}
+
 static void print_str_item(struct tp *p, const struct td_item *it)
 {
     size_t n = it->len;
@@ -186,6 +200,12 @@ void td_print_call(struct tp *p, const struct td_rec *rec, uint32_t len, int ver
                 tp_ptr(p, a[i]);
             }
             break;
+        case TD_R_INP:
+            if ((it = td_rec_item(rec, len, i, TD_IT_OUT)) != NULL)
+                print_inp(p, par, it);
+            else
+                tp_ptr(p, a[i]);
+            break;
         case TD_R_STR:
         case TD_R_OUTSTR:
             if ((it = td_rec_item(rec, len, i, TD_IT_STR)) != NULL)
@@ -205,6 +225,14 @@ void td_print_call(struct tp *p, const struct td_rec *rec, uint32_t len, int ver
         }
     }
     unsigned r = (unsigned)rec->result;
+    if (info->ret == TD_RET_VOID) {
+        tp_call_end_void(p);
+        return;
+    }
+    if (info->ret == TD_RET_U32) {
+        tp_call_end(p, r, NULL);
+        return;
+    }
     tp_call_end(p, r, td_result_name(r));
     if (verbose && r != 0) {
         const char *text = td_xlat_text(TD_X_CUresult, r);

@@ -25,7 +25,7 @@ static int add_item(const char *item, uint8_t *mask, char *err, size_t errlen)
         int fam = td_family_find(item + 1);
         if (fam < 0) {
             snprintf(err, errlen, "invalid class '%s' (classes: %%device %%context %%memory "
-                     "%%copy %%stream %%event %%module %%launch %%graph %%driver %%other)", item);
+                     "%%copy %%stream %%event %%module %%launch %%graph %%driver %%exptab %%other)", item);
             return -1;
         }
         for (int i = 0; i < TD_FN__COUNT; i++)

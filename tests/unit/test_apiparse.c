@@ -69,6 +69,7 @@ static void test_blank_and_errors(void **state)
         { "memory cuX @1 (int a) junk", "text after ')'" },
         { "memory cuX @1 (a)", "needs a type and a name" },
         { "memory cuX @1 (out int a)", "is no pointer" },
+        { "memory cuX @1 (inp int a)", "is no pointer" },
         { "memory cuX @1 (int a=)", "empty table name" },
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -1,0 +1,42 @@
+/* The driver's private export tables that tdtrace knows by UUID
+ * (../shared/docs/cudart-private-interface.md section 3), and the answer to
+ * the runtime's integrity check (section 4). Shared by the shim, which wraps
+ * the tables, and tdtrace, which prints their names. */
+#ifndef TD_EXPTAB_H
+#define TD_EXPTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum td_exptab {
+    TD_EXPTAB_CUDART_INTERFACE,
+    TD_EXPTAB_TOOLS_RUNTIME_CALLBACK_HOOKS,
+    TD_EXPTAB_TOOLS_TLS,
+    TD_EXPTAB_CONTEXT_LOCAL_STORAGE,
+    TD_EXPTAB_CONTEXT_CHECKS,
+    TD_EXPTAB_INTEGRITY_CHECK,
+    TD_EXPTAB__COUNT
+};
+
+struct td_exptab_info {
+    const char *name;
+    unsigned char uuid[16]; /* in the byte order the runtime passes it */
+    int nslots;             /* the documented count */
+    int sized;              /* slot 0 holds the table's size in bytes */
+};
+
+extern const struct td_exptab_info td_exptabs[TD_EXPTAB__COUNT];
+/* the table with this UUID, or -1 */
+int td_exptab_find(const unsigned char uuid[16]);
+
+/* INTEGRITY_CHECK slot 1: what the runtime expects for (version, seconds),
+ * given what it saw: the driver version, the addresses of the
+ * CUDART_INTERFACE and INTEGRITY_CHECK tables and of the slot function, its
+ * pid and thread, and each device's UUID and PCI domain, bus and device. */
+struct td_integrity_dev { unsigned char uuid[16]; int32_t pci_domain, pci_bus, pci_device; };
+void td_integrity_answer(uint32_t driver_version, uint32_t version, uint32_t pid, uint32_t tid,
+                         uint64_t cudart_table, uint64_t integrity_table, uint64_t slot_fn,
+                         uint64_t unix_seconds, const struct td_integrity_dev *devs, int ndev,
+                         uint64_t out[2]);
+
+#endif
