@@ -197,6 +197,35 @@ PY
     fi
 }
 
+# a program built with nvcc (static runtime): the runtime's real sequence
+run_nvcc() {
+    local nvcc   # TD_NVCC= (empty) turns the toolkit off, as on CI
+    nvcc=${TD_NVCC-$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2> /dev/null)}
+    if [ -z "$nvcc" ]; then
+        report "nvcc: runtime program traced (nvcc not found: no CUDA toolkit here)" skip
+        return
+    fi
+    if ! (cd "$work" && "$nvcc" -o rt "$top/tests/e2e/cu/runtime_trace.cu") > "$work/nvcc.log" 2>&1; then
+        report "nvcc: build of tests/e2e/cu/runtime_trace.cu" fail "$work/nvcc.log"; return
+    fi
+    "$TDTRACE" -q -o "$work/rt.trace" -- "$work/rt" > "$work/rt.out" 2>&1
+    local rc=$? ok=1
+    [ $rc -eq 0 ] && grep -q '^runtime ok$' "$work/rt.out" || ok=0
+    for want in '^cuGetProcAddress_v2\("cuInit", &0x[0-9a-f]+, 2000, CU_GET_PROC_ADDRESS_DEFAULT, (NULL|&CU_GET_PROC_ADDRESS_SUCCESS)\) = CUDA_SUCCESS$' \
+                '^cuDriverGetVersion\(&1[3-9][0-9]{3}\) = CUDA_SUCCESS$' \
+                '^cuGetExportTable\(&0x[0-9a-f]+, CUDART_INTERFACE\) = CUDA_SUCCESS$' \
+                '^CUDART_INTERFACE\.get_primary_ctx\(&0x[0-9a-f]+, 0\) = CUDA_SUCCESS$' \
+                '^INTEGRITY_CHECK\.check\(13002, [0-9]+, 0x[0-9a-f]+\) = CUDA_SUCCESS$' \
+                '^CONTEXT_LOCAL_STORAGE\.get\(&0x[0-9a-f]+, NULL, 0x[0-9a-f]+\) = CUDA_SUCCESS$' \
+                '^cuMemAlloc_v2\(&0x[0-9a-f]+, 4096\) = CUDA_SUCCESS$' \
+                '^cuMemsetD8_v2\(0x[0-9a-f]+, 7, 4096\) = CUDA_SUCCESS$' \
+                '^\+\+\+ exited with 0 \+\+\+$'; do
+        grep -qE "$want" "$work/rt.trace" || { ok=0; echo "missing: $want" >> "$work/rt.out"; }
+    done
+    if [ $ok = 1 ]; then report "nvcc: static-runtime program traced, lookups and export tables by name" ok
+    else cat "$work/rt.trace" >> "$work/rt.out"; report "nvcc: static-runtime program traced" fail "$work/rt.out"; fi
+}
+
 # --help and tdtrace(1) name the same options
 run_manpage() {
     local missing=
@@ -214,6 +243,7 @@ run_listed
 run_errors
 run_options
 run_tree
+run_nvcc
 run_manpage
 echo "e2e: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
