@@ -1,0 +1,170 @@
+#!/bin/sh
+# The real CUDA runtime (libcudart) on the emulated GPU. Builds the test
+# programs with nvcc (runtime linked statically, nvcc's default; with
+# -cudart shared; and with --default-stream per-thread) and runs each
+# standalone (LD_LIBRARY_PATH=$BUILD/lib/tdtrace/emu) and under tdtrace,
+# where the trace must name the driver calls behind each runtime call.
+#
+#   BUILD=build [NVCC=/path/to/nvcc] [EXTRA_CFLAGS=...] sh tests/cudart/run.sh
+#
+# Without nvcc (CI machines have no toolkit) every test is skipped, with the
+# reason. Prints "cudart: N passed, N failed, N skipped"; exits nonzero only
+# when something failed.
+BUILD=${BUILD:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+lib="$root/$BUILD/lib/tdtrace/emu"
+tdtrace="$root/$BUILD/bin/tdtrace"
+out="$root/$BUILD/tests/cudart"
+pass=0; fail=0; skip=0
+
+summary() {
+    echo "cudart: $pass passed, $fail failed, $skip skipped"
+    [ "$fail" -eq 0 ]
+    exit
+}
+
+if [ -z "${NVCC:-}" ]; then
+    NVCC=$(command -v nvcc 2>/dev/null || true)
+    [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
+fi
+if [ -z "$NVCC" ] || [ ! -x "$NVCC" ]; then
+    echo "cudart: skipped: nvcc not found (no CUDA toolkit on PATH or in /usr/local/cuda; set NVCC=...)"
+    summary
+fi
+[ -f "$lib/libcuda.so.1" ] || { echo "cudart: $lib/libcuda.so.1 missing (make BUILD=$BUILD emu)" >&2; exit 1; }
+mkdir -p "$out"
+
+# host-side sanitizer flags (make SAN=...) go to the host compiler and linker
+xflags=""
+for f in ${EXTRA_CFLAGS:-}; do
+    case $f in -fsanitize*|-fno-sanitize*|-fno-omit-frame-pointer) xflags="$xflags -Xcompiler $f" ;; esac
+done
+[ -n "$xflags" ] && xflags="$xflags -Xcompiler -fno-omit-frame-pointer"
+
+# nvcc needs a host compiler it supports: a toolkit that cannot build a
+# trivial program here is a skip, not a failure of the emulator
+printf 'int main(void) { return 0; }\n' >"$out/probe.cu"
+if ! "$NVCC" $xflags -o "$out/probe" "$out/probe.cu" >"$out/probe.log" 2>&1; then
+    echo "cudart: skipped: $NVCC cannot build a program here: $(head -n 1 "$out/probe.log")"
+    summary
+fi
+
+ok()   { pass=$((pass + 1)); echo "ok   $1"; }
+bad()  { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; [ -f "${3:-}" ] && sed 's/^/    /' "$3" | tail -n 40; }
+skip() { skip=$((skip + 1)); echo "skip $1: $2"; }
+tmo=""
+command -v timeout >/dev/null 2>&1 && tmo="timeout 300"
+
+# build NAME SOURCE NVCC-OPTIONS...
+build() {
+    name=$1; src=$2; shift 2
+    if "$NVCC" $xflags -std=c++17 -O1 -g "$@" -o "$out/$name" "$here/$src" >"$out/$name.build.log" 2>&1; then
+        return 0
+    fi
+    bad "build $name" "nvcc $*" "$out/$name.build.log"
+    rm -f "$out/$name"
+    return 1
+}
+
+# alone NAME PROGRAM [VAR=VALUE...] -- ARGS: runs it on the emulator
+alone() {
+    test=$1; prog=$2; shift 2
+    [ -x "$out/$prog" ] || { skip "$test" "$prog was not built"; return; }
+    vars=""
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do vars="$vars $1"; shift; done
+    [ $# -gt 0 ] && shift
+    log="$out/$test.log"
+    # shellcheck disable=SC2086
+    if env LD_LIBRARY_PATH="$lib" $vars $tmo "$out/$prog" "$@" >"$log" 2>&1 && grep -q '^PASS' "$log"; then
+        ok "$test"
+    else
+        bad "$test" "" "$log"
+    fi
+}
+
+# traced NAME PROGRAM [VAR=VALUE|--tdtrace-option...] -- NAMES...: runs it
+# under tdtrace on the emulator (--emulate unless a --policy says how); each
+# of NAMES must be in the trace as a call
+traced() {
+    test=$1; prog=$2; shift 2
+    [ -x "$out/$prog" ] || { skip "$test" "$prog was not built"; return; }
+    [ -x "$tdtrace" ] || { skip "$test" "$tdtrace missing (make BUILD=$BUILD tdtrace)"; return; }
+    vars=""; topts=""
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        case $1 in --*) topts="$topts $1" ;; *) vars="$vars $1" ;; esac
+        shift
+    done
+    [ $# -gt 0 ] && shift
+    [ -z "$topts" ] && topts=--emulate
+    log="$out/$test.log"; trace="$out/$test.trace"
+    rm -f "$trace"
+    # shellcheck disable=SC2086
+    if ! env $vars $tmo "$tdtrace" $topts -o "$trace" -- "$out/$prog" >"$log" 2>&1 || ! grep -q '^PASS' "$log"; then
+        bad "$test" "" "$log"
+        [ -f "$trace" ] && tail -n 20 "$trace" | sed 's/^/    trace: /'
+        return
+    fi
+    missing=""
+    for fn in "$@"; do
+        grep -Eq "(^|[^A-Za-z0-9_])$fn\(" "$trace" || missing="$missing $fn"
+    done
+    if [ -n "$missing" ]; then
+        bad "$test" "not in the trace:$missing"
+    else
+        ok "$test"
+    fi
+}
+
+build runtime-static runtime.cu
+build runtime-shared runtime.cu -cudart shared
+build runtime-ptds-static runtime.cu --default-stream per-thread
+build runtime-ptds-shared runtime.cu --default-stream per-thread -cudart shared
+build kernel-static kernel.cu
+build kernel-shared kernel.cu -cudart shared
+build version-static version.cu
+build version-shared version.cu -cudart shared
+build noinit-static noinit.cu
+build noinit-shared noinit.cu -cudart shared
+
+# the calls behind the runtime calls (docs: cudart-private-interface §5)
+init="cuInit cuDriverGetVersion cuGetExportTable cuDeviceGetCount cuDeviceGetAttribute cuDeviceGetUuid
+      cuDevicePrimaryCtxRetain cuCtxSetCurrent cuCtxGetDevice_v2 cuDevicePrimaryCtxRelease"
+legacy="cuMemAlloc_v2 cuMemFree_v2 cuMemcpyHtoD_v2 cuMemcpyDtoH_v2 cuMemcpyDtoD_v2 cuMemcpy
+        cuMemcpyHtoDAsync_v2 cuMemcpyDtoHAsync_v2 cuMemcpyDtoDAsync_v2 cuMemcpyAsync
+        cuMemsetD8_v2 cuMemsetD8Async cuMemHostAlloc cuMemFreeHost cuPointerGetAttributes
+        cuStreamCreate cuStreamCreateWithPriority cuStreamDestroy_v2 cuStreamSynchronize
+        cuStreamQuery cuStreamWaitEvent cuEventCreate cuEventRecord cuEventSynchronize
+        cuEventQuery cuEventElapsedTime_v2 cuEventDestroy_v2 cuLaunchHostFunc cuStreamAddCallback
+        cuMemGetInfo_v2 cuCtxSynchronize_v2 cuDevicePrimaryCtxReset"
+ptds="cuMemAlloc_v2 cuMemFree_v2 cuMemcpyHtoD_v2_ptds cuMemcpyDtoH_v2_ptds cuMemcpyDtoD_v2_ptds
+      cuMemcpy_ptds cuMemcpyHtoDAsync_v2_ptsz cuMemcpyDtoHAsync_v2_ptsz cuMemcpyAsync_ptsz
+      cuMemsetD8_v2_ptds cuMemsetD8Async_ptsz cuMemHostAlloc cuStreamSynchronize_ptsz
+      cuStreamQuery_ptsz cuStreamWaitEvent_ptsz cuEventRecord_ptsz cuLaunchHostFunc_ptsz
+      cuStreamAddCallback_ptsz cuEventElapsedTime_v2 cuMemGetInfo_v2 cuCtxSynchronize_v2
+      cuDevicePrimaryCtxReset"
+kern="cuLibraryLoadData cuLibraryGetKernel cuLibraryGetGlobal cuKernelGetFunction cuKernelGetAttribute
+      cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cuLaunchKernel cuLibraryUnload"
+
+# tdtrace's settings of the emulator win over the environment's
+printf 'backend emulate\nemulate devices=2\n' >"$out/2dev.policy"
+
+# shellcheck disable=SC2086
+{
+for v in static shared; do
+    alone  runtime-$v          runtime-$v
+    alone  runtime-$v-2dev     runtime-$v TDTRACE_EMU_DEVICES=2
+    traced runtime-$v-tdtrace  runtime-$v -- $init $legacy
+    traced runtime-$v-tdtrace-2dev runtime-$v --policy="$out/2dev.policy" -- $init $legacy cuMemcpyPeer
+    alone  runtime-ptds-$v     runtime-ptds-$v
+    traced runtime-ptds-$v-tdtrace runtime-ptds-$v -- $init $ptds
+    alone  kernel-$v           kernel-$v
+    traced kernel-$v-tdtrace   kernel-$v -- $init $kern
+    alone  version-$v          version-$v
+    traced version-$v-tdtrace  version-$v -- cuDriverGetVersion cuInit
+    alone  noinit-$v-devices0  noinit-$v TDTRACE_EMU_DEVICES=0 -- 100
+    alone  noinit-$v-visible   noinit-$v CUDA_VISIBLE_DEVICES= -- 100
+    traced noinit-$v-tdtrace   noinit-$v CUDA_VISIBLE_DEVICES= -- cuInit
+done
+}
+summary
