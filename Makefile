@@ -52,6 +52,9 @@ gen: $(GEN)/.stamp
 $(BUILD)/obj/%.o: %.c $(GEN)/.stamp
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+$(BUILD)/obj/%.o: %.S
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(OPT) -fPIC -c -o $@ $<
 $(BUILD)/obj/gen/%.o: $(GEN)/%.c $(GEN)/.stamp
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Isrc/emu -Isrc/shim -MMD -MP -c -o $@ $<
@@ -59,7 +62,8 @@ objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 COMMON_OBJ := $(call objs,$(wildcard src/common/*.c)) $(BUILD)/obj/gen/td_api_table.o $(BUILD)/obj/gen/td_xlat.o
 EMU_OBJ    := $(call objs,$(wildcard src/emu/*.c)) $(BUILD)/obj/gen/emu_stubs.o
-SHIM_OBJ   := $(call objs,$(wildcard src/shim/*.c src/policy/*.c)) $(BUILD)/obj/gen/shim_wrappers.o
+SHIM_OBJ   := $(call objs,$(wildcard src/shim/*.c src/policy/*.c)) $(patsubst %.S,$(BUILD)/obj/%.o,$(wildcard src/shim/*.S)) \
+              $(BUILD)/obj/gen/shim_wrappers.o
 AUDIT_OBJ  := $(call objs,$(wildcard src/audit/*.c))
 CORE_DIRS  ?= src/tdtrace src/policy src/ioctl
 CORE_OBJ   := $(call objs,$(filter-out src/tdtrace/main.c,$(wildcard $(addsuffix /*.c,$(CORE_DIRS)))))
@@ -126,12 +130,16 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libtdcore.a $(BUILD)/libtdco
 	$(CC) $(CPPFLAGS) -Isrc -Isrc/api -Isrc/tdtrace -Isrc/shim $(CFLAGS) -Wno-missing-prototypes -o $@ $< src/api/apiparse.c $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS) -lcmocka
 tests: $(UNIT_BIN) e2e-build
 
-E2E_SRC := $(sort $(wildcard tests/e2e/*.c))
+E2E_SRC := $(sort $(filter-out tests/e2e/lib%,$(wildcard tests/e2e/*.c)))
 E2E_BIN := $(patsubst tests/e2e/%.c,$(BUILD)/e2e/%,$(E2E_SRC))
 $(BUILD)/e2e/%: tests/e2e/%.c tests/e2e/tests.h $(EMU_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -fno-omit-frame-pointer -o $@ $< -L$(LIBDIR)/emu -l:libcuda.so.1 $(LDFLAGS)
-e2e-build: $(E2E_BIN)
+E2E_LIBS := $(patsubst tests/e2e/lib%.c,$(BUILD)/e2e/lib%.so,$(wildcard tests/e2e/lib*.c))
+$(BUILD)/e2e/lib%.so: tests/e2e/lib%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< $(LDFLAGS)
+e2e-build: $(filter-out $(BUILD)/e2e/lib%,$(E2E_BIN)) $(E2E_LIBS)
 
 unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)

@@ -40,7 +40,7 @@
 CUresult emu_unsupported(int fn);
 
 /* Every entry point's function in this library, by id (generated). */
-extern void *const emu_fns[TD_FN__COUNT];
+extern void *const emu_fns[TD_FN__ENTRY_POINTS];
 
 #define EMU_DRIVER_VERSION 13000
 #define EMU_MAX_DEVICES    64
