@@ -135,38 +135,25 @@ static int program_devices(struct td_integrity_dev *devs, int max)
     int n = 0;
     if (!count || !uuid || !attr || count(&n) != CUDA_SUCCESS)
         return 0;
-    if (td_dev_mapped) {
-        struct td_call c = { 0 };
-        int k = 0;
-        for (int v = 0; k < max; v++) { /* visible ordinals, until one has no device */
-            CUdevice b = td_dev_in(&c, v);
-            if (b < 0 || b >= n)
-                break;
-            devs[k++].pci_domain = b;
-        }
-        n = k;
-        for (int i = 0; i < n; i++) {
-            CUdevice b = devs[i].pci_domain;
-            CUuuid u;
-            uuid(&u, b);
-            memcpy(devs[i].uuid, u.bytes, 16);
-            attr(&devs[i].pci_domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, b);
-            attr(&devs[i].pci_bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, b);
-            attr(&devs[i].pci_device, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, b);
-        }
-        return n;
+    /* the backend device behind each ordinal the program sees */
+    CUdevice behind[64];
+    int k = 0;
+    struct td_call c = { 0 };
+    for (int v = 0; k < max && k < 64 && (td_dev_mapped || v < n); v++) {
+        CUdevice b = td_dev_mapped ? td_dev_in(&c, v) : v;
+        if (b < 0 || b >= n)
+            break;
+        behind[k++] = b;
     }
-    if (n > max)
-        n = max;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < k; i++) {
         CUuuid u;
-        uuid(&u, i);
+        uuid(&u, behind[i]);
         memcpy(devs[i].uuid, u.bytes, 16);
-        attr(&devs[i].pci_domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, i);
-        attr(&devs[i].pci_bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, i);
-        attr(&devs[i].pci_device, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, i);
+        attr(&devs[i].pci_domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, behind[i]);
+        attr(&devs[i].pci_bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, behind[i]);
+        attr(&devs[i].pci_device, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, behind[i]);
     }
-    return n;
+    return k;
 }
 
 static CUresult integrity_check(uint32_t version, uint64_t seconds, uint64_t out[2]);

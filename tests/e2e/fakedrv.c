@@ -10,11 +10,8 @@ int main(void)
     int v;
     MUST(cuDriverGetVersion(&v), CUDA_SUCCESS);
     line("cuDriverGetVersion(&%d) = CUDA_SUCCESS", v);
-    static const CUuuid tls = { { 0x42, (char)0xd8, 0x5a, (char)0x81, 0x23, (char)0xf6, (char)0xcb, 0x47,
-                                  (char)0x82, (char)0x98, (char)0xf6, (char)0xe7, (char)0x8a, 0x3a,
-                                  (char)0xec, (char)0xdc } };
     const void *t = NULL;
-    MUST(cuGetExportTable(&t, &tls), CUDA_SUCCESS);
+    MUST(cuGetExportTable(&t, &tools_tls), CUDA_SUCCESS);
     line("cuGetExportTable(&%p, TOOLS_TLS) = CUDA_SUCCESS", t);
     long (*slot1)(long, long, long, long, long, long, long, long, double) =
         (long (*)(long, long, long, long, long, long, long, long, double))((void *const *)t)[1];

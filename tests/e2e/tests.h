@@ -46,6 +46,11 @@ static inline void skip(const char *why)
         }                                                                                \
     } while (0)
 
+/* the UUID of the TOOLS_TLS export table */
+static const CUuuid tools_tls = { { 0x42, (char)0xd8, 0x5a, (char)0x81, 0x23, (char)0xf6, (char)0xcb, 0x47,
+                                    (char)0x82, (char)0x98, (char)0xf6, (char)0xe7, (char)0x8a, 0x3a,
+                                    (char)0xec, (char)0xdc } };
+
 static inline void exited(int code)
 {
     line("+++ exited with %d +++", code);
