@@ -37,8 +37,13 @@ mkdir -p "$out"
 
 # host-side sanitizer flags (make SAN=...) go to the host compiler and linker
 xflags=""
+# (one list item per option: nvcc splits -Xcompiler values at commas)
 for f in ${EXTRA_CFLAGS:-}; do
-    case $f in -fsanitize*|-fno-sanitize*|-fno-omit-frame-pointer) xflags="$xflags -Xcompiler $f" ;; esac
+    case $f in
+    -fsanitize=*|-fno-sanitize-recover=*)
+        opt=${f%%=*}
+        for v in $(echo "${f#*=}" | tr , ' '); do xflags="$xflags -Xcompiler $opt=$v"; done ;;
+    esac
 done
 [ -n "$xflags" ] && xflags="$xflags -Xcompiler -fno-omit-frame-pointer"
 
