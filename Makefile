@@ -61,7 +61,7 @@ $(BUILD)/obj/gen/%.o: $(GEN)/%.c $(GEN)/.stamp
 objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 COMMON_OBJ := $(call objs,$(wildcard src/common/*.c)) $(BUILD)/obj/gen/td_api_table.o $(BUILD)/obj/gen/td_xlat.o
-EMU_OBJ    := $(call objs,$(wildcard src/emu/*.c)) $(BUILD)/obj/gen/emu_stubs.o
+EMU_OBJ    := $(call objs,$(wildcard src/emu/*.c src/ptx/*.c)) $(BUILD)/obj/gen/emu_stubs.o
 SHIM_OBJ   := $(call objs,$(wildcard src/shim/*.c src/policy/*.c)) $(patsubst %.S,$(BUILD)/obj/%.o,$(wildcard src/shim/*.S)) \
               $(BUILD)/obj/gen/shim_wrappers.o
 AUDIT_OBJ  := $(call objs,$(wildcard src/audit/*.c))

@@ -480,8 +480,9 @@ TD_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
     if (r)
         return r;
     emu_ctx_sync(c);
+    r = emu_ctx_error(c); /* a failed kernel's sticky error; device printf output */
     emu_ctx_put(c);
-    return CUDA_SUCCESS;
+    return r;
 }
 
 TD_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)

@@ -286,4 +286,26 @@ void emu_integrity_digest(const void *msg, size_t len, uint64_t out[2]);
 void emu_event_drop_ctx(struct emu_ctx *ctx);
 void emu_module_drop_ctx(struct emu_ctx *ctx);
 
+/* ---- launch.c: kernels on the PTX engine (src/ptx) ------------------- */
+struct emu_image;
+struct emu_ptxmod;                /* a parsed PTX text, shared by reference */
+struct emu_ptxglob;               /* a module's PTX globals: addresses */
+/* Parses the image's first PTX text once (NULL only when out of memory). */
+struct emu_ptxmod *emu_ptx_load(const struct emu_image *img);
+void emu_ptx_ref(struct emu_ptxmod *px);
+void emu_ptx_put(struct emu_ptxmod *px);
+/* Addresses of the PTX globals for a module of ctx c: the image's globals
+ * (img_globals, by image index) by name, initialised from the PTX. */
+CUresult emu_ptx_bind(struct emu_ptxmod *px, const struct emu_image *img, const uintptr_t *img_globals,
+                      struct emu_ctx *c, struct emu_ptxglob **out);
+void emu_ptx_unbind(struct emu_ptxglob *g);
+/* Queues kernel `name` on s (validated launch). holder: the module, kept
+ * alive until the kernel ran. */
+CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct emu_obj *holder,
+                           struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
+                           const unsigned block[3], unsigned shmem, void **params, void **extra);
+/* The sticky error of a kernel that failed in c (CUDA_SUCCESS if none);
+ * writes the device printf output buffered for c. */
+CUresult emu_ctx_error(struct emu_ctx *c);
+
 #endif

@@ -221,8 +221,9 @@ TD_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
             sched_yield();
         }
     }
+    CUresult r = e->o.ctx ? emu_ctx_error(e->o.ctx) : CUDA_SUCCESS; /* sticky error, printf output */
     emu_obj_put(&e->o);
-    return CUDA_SUCCESS;
+    return r;
 }
 
 static CUresult elapsed(float *ms, CUevent h0, CUevent h1)

@@ -1,10 +1,9 @@
 /* Modules, libraries, functions and kernels. Images are parsed by
  * fatbin.c into PTX texts, kernels (with their parameter layout) and
  * global variables; a module allocates its globals as device memory of
- * its context. Kernels cannot run yet: a launch validates everything, then
- * answers what a driver answers for a kernel it cannot execute
- * (CUDA_ERROR_NO_BINARY_FOR_GPU without PTX, CUDA_ERROR_NOT_SUPPORTED
- * until the PTX interpreter exists). */
+ * its context. A launch validates everything, then hands the kernel to
+ * launch.c, which runs its PTX on the stream's worker
+ * (CUDA_ERROR_NO_BINARY_FOR_GPU for an image without PTX). */
 #include "emu.h"
 
 #include <errno.h>
@@ -28,6 +27,8 @@ struct emu_module {
     pthread_mutex_t lock;
     struct emu_func **funcs;         /* by entry, made on first use */
     uintptr_t *globals;              /* by global: device address */
+    struct emu_ptxmod *px;           /* the parsed PTX (launch.c), referenced */
+    struct emu_ptxglob *pg;          /* its globals' addresses */
 };
 
 struct emu_func {
@@ -46,6 +47,7 @@ struct emu_library {
     struct emu_kernel **kernels;     /* by entry, made on first use */
     struct lib_mod *mods;            /* one module per context */
     int nmods, capmods;
+    struct emu_ptxmod *px;           /* the parsed PTX, parsed once */
 };
 
 struct emu_kernel {
@@ -100,6 +102,7 @@ static void module_release(struct emu_obj *o)
     if (!m->lib)
         emu_image_free(&m->own);
     library_put(m->lib);
+    emu_ptx_put(m->px);
     free(m->funcs);
     free(m->globals);
     pthread_mutex_destroy(&m->lock);
@@ -132,6 +135,14 @@ static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_
         if (r == CUDA_SUCCESS)
             memset((void *)m->globals[i], 0, sz);
     }
+    if (r == CUDA_SUCCESS) { /* the PTX: parsed once per image, globals initialised */
+        if (lib)
+            emu_ptx_ref(m->px = lib->px);
+        else if (!(m->px = emu_ptx_load(im)))
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+        if (r == CUDA_SUCCESS)
+            r = emu_ptx_bind(m->px, im, m->globals, c, &m->pg);
+    }
     if (r) {
         for (int i = 0; i < im->nglobals && m->globals; i++)
             if (m->globals[i])
@@ -156,6 +167,8 @@ static void module_kill(struct emu_module *m)
             emu_obj_put(&f->o);
         m->funcs[i] = NULL;
     }
+    emu_ptx_unbind(m->pg);
+    m->pg = NULL;
     for (int i = 0; i < m->img->nglobals; i++) {
         if (m->globals[i])
             emu_mem_release(m->globals[i], 1u << EMU_MEM_GLOBAL);
@@ -429,6 +442,7 @@ static void library_release(struct emu_obj *o)
 {
     struct emu_library *l = (struct emu_library *)o;
     emu_image_free(&l->img);
+    emu_ptx_put(l->px);
     free(l->kernels);
     free(l->mods);
     pthread_mutex_destroy(&l->lock);
@@ -448,8 +462,10 @@ static CUresult library_load(CUlibrary *out, const void *code, size_t len)
     if (!l)
         return CUDA_ERROR_OUT_OF_MEMORY;
     CUresult r = load_image(code, len, &l->img);
-    if (r == CUDA_SUCCESS && !(l->kernels = calloc((size_t)l->img.nentries + 1, sizeof *l->kernels))) {
+    if (r == CUDA_SUCCESS && (!(l->kernels = calloc((size_t)l->img.nentries + 1, sizeof *l->kernels)) ||
+                              !(l->px = emu_ptx_load(&l->img)))) {
         emu_image_free(&l->img);
+        free(l->kernels);
         r = CUDA_ERROR_OUT_OF_MEMORY;
     }
     if (r) {
@@ -988,10 +1004,22 @@ static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, uns
     struct emu_stream *s = NULL;
     if (!r)
         r = emu_stream_resolve(hs, ptds, &s);
+    if (!r && f.img->nptx == 0)
+        r = CUDA_ERROR_NO_BINARY_FOR_GPU;
+    /* the module in this context: a function's own, a kernel's library's */
+    struct emu_module *m = NULL;
+    if (!r && f.o->type == EMU_T_FUNC) {
+        m = ((struct emu_func *)f.o)->mod;
+        emu_obj_ref(&m->o);
+    } else if (!r)
+        r = library_module(((struct emu_kernel *)f.o)->lib, &m);
+    if (!r) {
+        unsigned grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
+        r = emu_launch_submit(s, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, extra);
+    }
+    if (m)
+        emu_obj_put(&m->o);
     emu_stream_put(s);
-    if (!r)
-        r = f.img->nptx == 0 ? CUDA_ERROR_NO_BINARY_FOR_GPU
-                             : CUDA_ERROR_NOT_SUPPORTED; /* no PTX interpreter yet */
     emu_obj_put(f.o);
     return r;
 }

@@ -545,8 +545,9 @@ static CUresult stream_sync(CUstream h, int ptds)
     if (r)
         return r;
     emu_stream_sync(s);
+    r = emu_ctx_error(s->sctx); /* a failed kernel's sticky error; device printf output */
     emu_stream_put(s);
-    return CUDA_SUCCESS;
+    return r;
 }
 
 TD_EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream hStream) { return stream_sync(hStream, 0); }

@@ -1629,3 +1629,12 @@ int ptx_entry_find(const struct ptx_module *m, const char *name)
 }
 unsigned ptx_entry_param_bytes(const struct ptx_module *m, int entry) { return m->funcs[entry].param_bytes; }
 unsigned ptx_entry_shared_bytes(const struct ptx_module *m, int entry) { (void)entry; return m->shared_bytes; }
+int ptx_entry_params(const struct ptx_module *m, int entry, unsigned *off, unsigned *size, int max)
+{
+    const struct ir_func *f = &m->funcs[entry];
+    for (int i = 0; i < f->nparams && i < max; i++) {
+        off[i] = f->params[i].offset;
+        size[i] = f->params[i].size;
+    }
+    return f->nparams;
+}

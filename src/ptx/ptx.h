@@ -39,6 +39,9 @@ const struct ptx_global_info *ptx_global(const struct ptx_module *m, int i);
 int ptx_entry_find(const struct ptx_module *m, const char *name);
 /* Parameter buffer size of the entry (bytes). */
 unsigned ptx_entry_param_bytes(const struct ptx_module *m, int entry);
+/* The entry's parameters: count, and for i < max their offsets and sizes
+ * in the parameter buffer. */
+int ptx_entry_params(const struct ptx_module *m, int entry, unsigned *off, unsigned *size, int max);
 /* Static shared memory the entry uses (bytes). */
 unsigned ptx_entry_shared_bytes(const struct ptx_module *m, int entry);
 /* 0 if the entry and every function it calls can run; else -1 with a

@@ -1,0 +1,574 @@
+/* Kernel launches on the emulated GPU: the bridge between the driver
+ * objects (modules, libraries, streams, contexts) and the PTX engine
+ * (src/ptx). A module's PTX is parsed once when it is loaded; a launch
+ * packs the parameter buffer, then queues an operation that runs the
+ * kernel on the stream's worker, in order with the stream's other work.
+ *
+ * Errors in a kernel (trap, assert, bad address) are sticky: the context
+ * answers them from every later synchronisation and launch. Device printf
+ * output is kept per context and written to stdout at synchronisation (and
+ * at the next launch), as the real driver does. Also: cuLinkCreate /
+ * cuLinkAddData / cuLinkComplete on PTX. */
+#include "emu.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../ptx/ptx.h"
+#include "fatbin.h"
+
+struct emu_ptxmod {
+    struct ptx_module *pm;      /* NULL: no PTX, or it did not parse (err) */
+    int has_ptx;
+    char err[256];
+    atomic_int refs;
+};
+
+struct emu_ptxmod *emu_ptx_load(const struct emu_image *img)
+{
+    struct emu_ptxmod *px = calloc(1, sizeof *px);
+    if (!px)
+        return NULL;
+    atomic_init(&px->refs, 1);
+    if (img->nptx > 0) {
+        px->has_ptx = 1;
+        px->pm = ptx_parse(img->ptx[0], img->ptx_len[0], px->err, sizeof px->err);
+    }
+    return px;
+}
+
+void emu_ptx_ref(struct emu_ptxmod *px)
+{
+    if (px)
+        atomic_fetch_add(&px->refs, 1);
+}
+
+void emu_ptx_put(struct emu_ptxmod *px)
+{
+    if (px && atomic_fetch_sub(&px->refs, 1) == 1) {
+        ptx_module_free(px->pm);
+        free(px);
+    }
+}
+
+/* ---- globals ------------------------------------------------------------ */
+struct emu_ptxglob {
+    int n;
+    uint64_t *gaddr;            /* by PTX global: its address */
+    uintptr_t *own;             /* allocated here (not in the image's list) */
+};
+
+CUresult emu_ptx_bind(struct emu_ptxmod *px, const struct emu_image *img, const uintptr_t *img_globals,
+                      struct emu_ctx *c, struct emu_ptxglob **out)
+{
+    *out = NULL;
+    if (!px || !px->pm)
+        return CUDA_SUCCESS;
+    int n = ptx_global_count(px->pm);
+    struct emu_ptxglob *g = calloc(1, sizeof *g);
+    if (!g)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    g->n = n;
+    g->gaddr = calloc((size_t)n + 1, sizeof *g->gaddr);
+    g->own = calloc((size_t)n + 1, sizeof *g->own);
+    if (!g->gaddr || !g->own) {
+        free(g->gaddr);
+        free(g->own);
+        free(g);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    CUresult r = CUDA_SUCCESS;
+    for (int i = 0; i < n && !r; i++) {
+        const struct ptx_global_info *pg = ptx_global(px->pm, i);
+        uintptr_t a = 0;
+        for (int k = 0; k < img->nglobals; k++)
+            if (strcmp(img->globals[k].name, pg->name) == 0 && img->globals[k].size >= pg->size) {
+                a = img_globals[k];
+                break;
+            }
+        if (!a) {
+            r = emu_mem_alloc(c, pg->size ? (size_t)pg->size : 1, EMU_MEM_GLOBAL, 0, NULL, &a);
+            if (r)
+                break;
+            memset((void *)a, 0, pg->size ? (size_t)pg->size : 1);
+            g->own[i] = a;
+        }
+        g->gaddr[i] = a;
+        if (pg->init)
+            memcpy((void *)a, pg->init, (size_t)pg->size);
+    }
+    if (r) {
+        emu_ptx_unbind(g);
+        return r;
+    }
+    *out = g;
+    return CUDA_SUCCESS;
+}
+
+void emu_ptx_unbind(struct emu_ptxglob *g)
+{
+    if (!g)
+        return;
+    for (int i = 0; i < g->n; i++)
+        if (g->own[i])
+            emu_mem_release(g->own[i], 1u << EMU_MEM_GLOBAL);
+    free(g->own);
+    free(g->gaddr);
+    free(g);
+}
+
+/* ---- per-context state: sticky error, printf buffer ------------------------- */
+struct ctx_state {
+    struct ctx_state *next;
+    unsigned long long id;
+    CUresult sticky;
+    char *out;
+    size_t len, cap;
+};
+static pthread_mutex_t cs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ctx_state *cs_list;
+static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
+
+static void flush_all(void);
+static void cs_init(void) { atexit(flush_all); }
+
+/* under cs_lock */
+static struct ctx_state *cs_get(unsigned long long id, int make)
+{
+    for (struct ctx_state *s = cs_list; s; s = s->next)
+        if (s->id == id)
+            return s;
+    if (!make)
+        return NULL;
+    struct ctx_state *s = calloc(1, sizeof *s);
+    if (s) {
+        s->id = id;
+        s->next = cs_list;
+        cs_list = s;
+    }
+    return s;
+}
+
+static void write_out(char *buf, size_t len)
+{
+    if (!len)
+        return;
+    fflush(stdout);
+    size_t off = 0;
+    while (off < len) {
+        ssize_t k = write(STDOUT_FILENO, buf + off, len - off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        off += (size_t)k;
+    }
+}
+
+/* takes the buffered output of state s (under cs_lock) */
+static char *cs_take(struct ctx_state *s, size_t *len)
+{
+    char *b = s->out;
+    *len = s->len;
+    s->out = NULL;
+    s->len = s->cap = 0;
+    return b;
+}
+
+static void flush_all(void)
+{
+    pthread_mutex_lock(&cs_lock);
+    for (struct ctx_state *s = cs_list; s; s = s->next) {
+        size_t n;
+        char *b = cs_take(s, &n);
+        write_out(b, n);
+        free(b);
+    }
+    pthread_mutex_unlock(&cs_lock);
+}
+
+CUresult emu_ctx_error(struct emu_ctx *c)
+{
+    pthread_once(&cs_once, cs_init);
+    pthread_mutex_lock(&cs_lock);
+    struct ctx_state *s = cs_get(c->id, 0);
+    CUresult r = s ? s->sticky : CUDA_SUCCESS;
+    size_t n = 0;
+    char *b = s ? cs_take(s, &n) : NULL;
+    pthread_mutex_unlock(&cs_lock);
+    write_out(b, n);
+    free(b);
+    return r;
+}
+
+static void cs_finish(struct emu_ctx *c, CUresult err, char *out, size_t len)
+{
+    pthread_mutex_lock(&cs_lock);
+    struct ctx_state *s = cs_get(c->id, 1);
+    if (s) {
+        if (err && !s->sticky)
+            s->sticky = err;
+        if (len) {
+            if (s->len + len > s->cap) {
+                size_t nc = s->cap ? s->cap : 4096;
+                while (nc < s->len + len)
+                    nc *= 2;
+                char *nb = realloc(s->out, nc);
+                if (nb) {
+                    s->out = nb;
+                    s->cap = nc;
+                }
+            }
+            if (s->len + len <= s->cap) {
+                memcpy(s->out + s->len, out, len);
+                s->len += len;
+            }
+        }
+    }
+    pthread_mutex_unlock(&cs_lock);
+}
+
+/* ---- the launch operation ------------------------------------------------- */
+struct launch_op {
+    struct emu_op op;
+    struct emu_ctx *ctx;                /* referenced */
+    struct emu_ptxmod *px;              /* referenced */
+    struct emu_obj *holder;             /* the module (keeps gaddr alive), referenced */
+    uint64_t *gaddr;
+    int entry;
+    char name[128];
+    struct ptx_launch l;
+    unsigned char *params;
+    pthread_mutex_t plock;              /* printf output */
+    char *out;
+    size_t len, cap;
+};
+
+static int host_lookup(void *cookie, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+    (void)cookie;
+    struct emu_alloc *a = emu_mem_lookup((uintptr_t)addr);
+    if (!a)
+        return -1;
+    *lo = a->base;
+    *hi = a->base + a->size;
+    emu_alloc_put(a);
+    return 0;
+}
+
+static void host_print(void *cookie, const char *text, size_t len)
+{
+    struct launch_op *k = cookie;
+    pthread_mutex_lock(&k->plock);
+    if (k->len + len > k->cap && k->len + len < (64u << 20)) {
+        size_t nc = k->cap ? k->cap : 4096;
+        while (nc < k->len + len)
+            nc *= 2;
+        char *nb = realloc(k->out, nc);
+        if (nb) {
+            k->out = nb;
+            k->cap = nc;
+        }
+    }
+    if (k->len + len <= k->cap) {
+        memcpy(k->out + k->len, text, len);
+        k->len += len;
+    }
+    pthread_mutex_unlock(&k->plock);
+}
+
+static int emu_threads(void)
+{
+    static int n = -1;
+    if (n < 0) {
+        const char *e = getenv("TDTRACE_EMU_THREADS");
+        int v = e ? atoi(e) : 0;
+        n = v > 0 && v <= 64 ? v : 0;
+    }
+    return n;
+}
+
+static void launch_run(struct emu_op *op)
+{
+    struct launch_op *k = (struct launch_op *)op;
+    pthread_mutex_lock(&cs_lock);
+    struct ctx_state *s = cs_get(k->ctx->id, 0);
+    CUresult prior = s ? s->sticky : CUDA_SUCCESS;
+    pthread_mutex_unlock(&cs_lock);
+    if (prior)
+        return; /* the context is broken: nothing runs any more */
+    char err[512];
+    k->l.host.cookie = k;
+    k->l.host.lookup = host_lookup;
+    k->l.host.print = host_print;
+    k->l.params = k->params;
+    k->l.gaddr = k->gaddr;
+    k->l.nthreads = emu_threads();
+    enum ptx_status st = ptx_run(k->px->pm, k->entry, &k->l, err, sizeof err);
+    CUresult r = CUDA_SUCCESS;
+    switch (st) {
+    case PTX_OK: break;
+    case PTX_E_ASSERT: r = CUDA_ERROR_ASSERT; break;
+    case PTX_E_ADDRESS: r = CUDA_ERROR_ILLEGAL_ADDRESS; break;
+    case PTX_E_MISALIGNED: r = CUDA_ERROR_MISALIGNED_ADDRESS; break;
+    case PTX_E_NOMEM: r = CUDA_ERROR_OUT_OF_MEMORY; break;
+    case PTX_E_TRAP:
+    case PTX_E_UNSUPPORTED:
+    case PTX_E_STACK:
+    default: r = CUDA_ERROR_LAUNCH_FAILED; break;
+    }
+    cs_finish(k->ctx, r, k->out, k->len);
+    if (st == PTX_E_ASSERT)
+        fprintf(stderr, "%s\n", err);
+    else if (st != PTX_OK)
+        fprintf(stderr, "tdtrace-emu: kernel %s: %s\n", k->name, err);
+}
+
+static void launch_fini(struct emu_op *op)
+{
+    struct launch_op *k = (struct launch_op *)op;
+    emu_ctx_put(k->ctx);
+    emu_ptx_put(k->px);
+    if (k->holder)
+        emu_obj_put(k->holder);
+    free(k->params);
+    free(k->out);
+    pthread_mutex_destroy(&k->plock);
+}
+
+CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct emu_obj *holder,
+                           struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
+                           const unsigned block[3], unsigned shmem, void **params, void **extra)
+{
+    if (!px || !px->has_ptx)
+        return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    if (!px->pm) {
+        fprintf(stderr, "tdtrace-emu: kernel %s: cannot run its PTX: %s\n", name, px->err);
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    int entry = ptx_entry_find(px->pm, name);
+    char err[512];
+    if (entry < 0) {
+        fprintf(stderr, "tdtrace-emu: kernel %s: not in the PTX\n", name);
+        return CUDA_ERROR_NOT_FOUND;
+    }
+    if (ptx_entry_check(px->pm, entry, err, sizeof err)) {
+        fprintf(stderr, "tdtrace-emu: kernel %s: %s\n", name, err);
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    struct emu_ctx *c = s->sctx;
+    CUresult r = emu_ctx_error(c); /* flushes earlier printf output too */
+    if (r)
+        return r;
+    unsigned pbytes = ptx_entry_param_bytes(px->pm, entry);
+    struct launch_op *k = emu_op_new(sizeof *k, launch_run, launch_fini);
+    if (!k)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_init(&k->plock, NULL);
+    k->params = calloc(1, pbytes ? pbytes : 1);
+    if (!k->params) {
+        pthread_mutex_destroy(&k->plock);
+        free(k);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    if (params) {
+        unsigned off[256], size[256];
+        int n = ptx_entry_params(px->pm, entry, off, size, 256);
+        if (n > 256) {
+            free(k->params);
+            pthread_mutex_destroy(&k->plock);
+            free(k);
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
+        for (int i = 0; i < n; i++)
+            memcpy(k->params + off[i], params[i], size[i]);
+    } else if (extra) {
+        void *buf = NULL;
+        size_t *sz = NULL;
+        for (int i = 0; i < 16 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+            if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+                buf = extra[i + 1];
+            else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+                sz = extra[i + 1];
+        }
+        if (buf && sz)
+            memcpy(k->params, buf, *sz < pbytes ? *sz : pbytes);
+    }
+    emu_obj_ref(&c->o);
+    k->ctx = c;
+    emu_ptx_ref(px);
+    k->px = px;
+    if (holder)
+        emu_obj_ref(holder);
+    k->holder = holder;
+    k->gaddr = pg ? pg->gaddr : NULL;
+    k->entry = entry;
+    snprintf(k->name, sizeof k->name, "%s", name);
+    for (int i = 0; i < 3; i++) {
+        k->l.grid[i] = grid[i];
+        k->l.block[i] = block[i];
+    }
+    k->l.dyn_shared = shmem;
+    k->l.param_bytes = pbytes;
+    k->l.smcount = (unsigned)emu_device_attr_or(c->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1);
+    return emu_stream_submit(s, &k->op, NULL);
+}
+
+/* ---- linking: PTX texts in, one PTX text out ---------------------------------- */
+struct emu_link {
+    char *text;
+    size_t len;
+    int nptx;
+};
+
+TD_EXPORT CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues,
+                                           CUlinkState *stateOut)
+{
+    EMU_INIT_OR_RETURN();
+    if (!stateOut || (numOptions && (!options || !optionValues)))
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_link *l = calloc(1, sizeof *l);
+    if (!l)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *stateOut = (CUlinkState)(void *)l;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option *options, void **optionValues,
+                                        CUlinkState *stateOut)
+{
+    return cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
+}
+
+/* appends PTX text; after the first, its .version/.target/.address_size go */
+static CUresult link_add(struct emu_link *l, const char *data, size_t size)
+{
+    size = strnlen(data, size ? size : (size_t)1 << 30);
+    const char *p = data;
+    if (l->nptx > 0) { /* drop the header lines of later texts */
+        const char *q = data;
+        while (q < data + size) {
+            const char *eol = memchr(q, '\n', (size_t)(data + size - q));
+            const char *e = eol ? eol + 1 : data + size;
+            const char *s = q;
+            while (s < e && (*s == ' ' || *s == '\t'))
+                s++;
+            if (strncmp(s, ".version", 8) && strncmp(s, ".target", 7) && strncmp(s, ".address_size", 13) &&
+                strncmp(s, "//", 2) && s < e && *s != '\n')
+                break;
+            q = e;
+        }
+        p = q;
+        size -= (size_t)(p - data);
+    }
+    char *nt = realloc(l->text, l->len + size + 2);
+    if (!nt)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    l->text = nt;
+    memcpy(l->text + l->len, p, size);
+    l->len += size;
+    l->text[l->len++] = '\n';
+    l->text[l->len] = 0;
+    l->nptx++;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size,
+                                            const char *name, unsigned int numOptions, CUjit_option *options,
+                                            void **optionValues)
+{
+    EMU_INIT_OR_RETURN();
+    (void)name;
+    struct emu_link *l = (struct emu_link *)(void *)state;
+    if (!l || !data || (numOptions && (!options || !optionValues)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (type != CU_JIT_INPUT_PTX) {
+        fprintf(stderr, "tdtrace-emu: cuLinkAddData: only PTX input can be linked (type %d)\n", (int)type);
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    char err[256];
+    struct ptx_module *pm = ptx_parse(data, size, err, sizeof err);
+    if (!pm) {
+        fprintf(stderr, "tdtrace-emu: cuLinkAddData: %s\n", err);
+        return CUDA_ERROR_INVALID_PTX;
+    }
+    ptx_module_free(pm);
+    return link_add(l, data, size);
+}
+
+TD_EXPORT CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type, void *data, size_t size,
+                                         const char *name, unsigned int numOptions, CUjit_option *options,
+                                         void **optionValues)
+{
+    return cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
+}
+
+TD_EXPORT CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path,
+                                            unsigned int numOptions, CUjit_option *options, void **optionValues)
+{
+    EMU_INIT_OR_RETURN();
+    if (!state || !path)
+        return CUDA_ERROR_INVALID_VALUE;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 65536 + 1 > cap) {
+            cap = cap ? cap * 2 : 131072;
+            char *nb = realloc(buf, cap);
+            if (!nb || cap > ((size_t)1 << 30)) {
+                free(nb ? nb : buf);
+                fclose(f);
+                return CUDA_ERROR_OUT_OF_MEMORY;
+            }
+            buf = nb;
+        }
+        size_t k = fread(buf + len, 1, 65536, f);
+        len += k;
+        if (k == 0)
+            break;
+    }
+    fclose(f);
+    if (!buf)
+        return CUDA_ERROR_INVALID_VALUE;
+    buf[len] = 0;
+    CUresult r = cuLinkAddData_v2(state, type, buf, len, path, numOptions, options, optionValues);
+    free(buf);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type, const char *path,
+                                         unsigned int numOptions, CUjit_option *options, void **optionValues)
+{
+    return cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
+}
+
+TD_EXPORT CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_link *l = (struct emu_link *)(void *)state;
+    if (!l || !cubinOut)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!l->nptx)
+        return CUDA_ERROR_INVALID_VALUE;
+    *cubinOut = l->text; /* the "image" is PTX text: cuModuleLoadData takes it */
+    if (sizeOut)
+        *sizeOut = l->len + 1;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuLinkDestroy(CUlinkState state)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_link *l = (struct emu_link *)(void *)state;
+    if (!l)
+        return CUDA_ERROR_INVALID_VALUE;
+    free(l->text);
+    free(l);
+    return CUDA_SUCCESS;
+}
