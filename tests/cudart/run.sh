@@ -46,6 +46,8 @@ for f in ${EXTRA_CFLAGS:-}; do
     esac
 done
 [ -n "$xflags" ] && xflags="$xflags -Xcompiler -fno-omit-frame-pointer"
+# a TSan runtime loaded behind tdtrace's libraries needs room in static TLS
+case "$BUILD ${EXTRA_CFLAGS:-}" in *tsan*|*sanitize=thread*) export GLIBC_TUNABLES=glibc.rtld.optional_static_tls=2097152 ;; esac
 
 # nvcc needs a host compiler it supports: a toolkit that cannot build a
 # trivial program here is a skip, not a failure of the emulator
@@ -105,7 +107,8 @@ traced() {
     log="$out/$test.log"; trace="$out/$test.trace"
     rm -f "$trace"
     # shellcheck disable=SC2086
-    if ! env $vars $tmo "$tdtrace" $topts -o "$trace" -- "$out/$prog" >"$log" 2>&1 || ! grep -q '^PASS' "$log"; then
+    # LeakSanitizer cannot work in a ptraced process (sanitizer builds)
+    if ! env ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" $vars $tmo "$tdtrace" $topts -o "$trace" -- "$out/$prog" >"$log" 2>&1 || ! grep -q '^PASS' "$log"; then
         bad "$test" "" "$log"
         [ -f "$trace" ] && tail -n 20 "$trace" | sed 's/^/    trace: /'
         return
