@@ -28,12 +28,14 @@ if [ -z "${NVCC:-}" ]; then
     NVCC=$(command -v nvcc 2>/dev/null || true)
     [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
 fi
+why="" # set: the reason every test is skipped
 if [ -z "$NVCC" ] || [ ! -x "$NVCC" ]; then
-    echo "cudart: skipped: nvcc not found (no CUDA toolkit on PATH or in /usr/local/cuda; set NVCC=...)"
-    summary
+    why="nvcc not found (no CUDA toolkit on PATH or in /usr/local/cuda; set NVCC=...)"
+    echo "cudart: skipped: $why"
+else
+    [ -f "$lib/libcuda.so.1" ] || { echo "cudart: $lib/libcuda.so.1 missing (make BUILD=$BUILD emu)" >&2; exit 1; }
+    mkdir -p "$out"
 fi
-[ -f "$lib/libcuda.so.1" ] || { echo "cudart: $lib/libcuda.so.1 missing (make BUILD=$BUILD emu)" >&2; exit 1; }
-mkdir -p "$out"
 
 # host-side sanitizer flags (make SAN=...) go to the host compiler and linker
 xflags=""
@@ -51,21 +53,25 @@ case "$BUILD ${EXTRA_CFLAGS:-}" in *tsan*|*sanitize=thread*) export GLIBC_TUNABL
 
 # nvcc needs a host compiler it supports: a toolkit that cannot build a
 # trivial program here is a skip, not a failure of the emulator
-printf 'int main(void) { return 0; }\n' >"$out/probe.cu"
-if ! "$NVCC" $xflags -o "$out/probe" "$out/probe.cu" >"$out/probe.log" 2>&1; then
-    echo "cudart: skipped: $NVCC cannot build a program here: $(head -n 1 "$out/probe.log")"
-    summary
+if [ -z "$why" ]; then
+    printf 'int main(void) { return 0; }\n' >"$out/probe.cu"
+    if ! "$NVCC" $xflags -o "$out/probe" "$out/probe.cu" >"$out/probe.log" 2>&1; then
+        msg=$(head -n 1 "$out/probe.log")
+        why="$NVCC cannot build a program here: ${msg:-it fails without a message}"
+        echo "cudart: skipped: $why"
+    fi
 fi
 
 ok()   { pass=$((pass + 1)); echo "ok   $1"; }
 bad()  { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; [ -f "${3:-}" ] && sed 's/^/    /' "$3" | tail -n 40; }
-skip() { skip=$((skip + 1)); echo "skip $1: $2"; }
+skip() { skip=$((skip + 1)); [ -n "$why" ] || echo "skip $1: $2"; }
 tmo=""
 command -v timeout >/dev/null 2>&1 && tmo="timeout 300"
 
 # build NAME SOURCE NVCC-OPTIONS...
 build() {
     name=$1; src=$2; shift 2
+    [ -n "$why" ] && return 1
     if "$NVCC" $xflags -std=c++17 -O1 -g "$@" -o "$out/$name" "$here/$src" >"$out/$name.build.log" 2>&1; then
         return 0
     fi
@@ -77,6 +83,7 @@ build() {
 # alone NAME PROGRAM [VAR=VALUE...] -- ARGS: runs it on the emulator
 alone() {
     test=$1; prog=$2; shift 2
+    [ -n "$why" ] && { skip "$test" "$why"; return; }
     [ -x "$out/$prog" ] || { skip "$test" "$prog was not built"; return; }
     vars=""
     while [ $# -gt 0 ] && [ "$1" != -- ]; do vars="$vars $1"; shift; done
@@ -95,6 +102,7 @@ alone() {
 # of NAMES must be in the trace as a call
 traced() {
     test=$1; prog=$2; shift 2
+    [ -n "$why" ] && { skip "$test" "$why"; return; }
     [ -x "$out/$prog" ] || { skip "$test" "$prog was not built"; return; }
     [ -x "$tdtrace" ] || { skip "$test" "$tdtrace missing (make BUILD=$BUILD tdtrace)"; return; }
     vars=""; topts=""
