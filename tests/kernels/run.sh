@@ -1,0 +1,91 @@
+#!/bin/sh
+# Kernels on the emulated GPU: builds kernels.cu with nvcc (PTX text,
+# zstd-compressed fatbinary, uncompressed fatbinary) and runs every test of
+# drv.c on each, loaded as a module, as a library (the kernel handle passed
+# as the function, as the runtime does) and through cuLink*; then runtime
+# programs (<<<>>>, static and shared runtime).
+# BUILD (default build): the build directory holding lib/tdtrace/emu.
+# Without nvcc everything is skipped with the reason; never a failure.
+# Prints "kernels: N passed, N failed, N skipped"; exits nonzero on failure.
+BUILD=${BUILD:-build}
+CC=${CC:-cc}
+here=$(dirname "$0")
+root=$(cd "$here/../.." && pwd)
+lib="$root/$BUILD/lib/tdtrace/emu"
+out="$root/$BUILD/tests/kernels"
+pass=0; fail=0; skip=0
+NVCC=${NVCC:-}
+if [ -z "$NVCC" ]; then
+    if command -v nvcc >/dev/null 2>&1; then NVCC=nvcc
+    elif [ -x /usr/local/cuda/bin/nvcc ]; then NVCC=/usr/local/cuda/bin/nvcc; fi
+fi
+TESTS="elementwise reduce histogram warp matmul constant call intmath printf assert"
+if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
+    echo "kernels: skipped: no nvcc (the CUDA toolkit is not installed)"
+    echo "kernels: 0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+[ -f "$lib/libcuda.so.1" ] || { echo "kernels: $lib/libcuda.so.1 missing (make BUILD=$BUILD emu)" >&2; exit 1; }
+mkdir -p "$out"
+ok()   { pass=$((pass + 1)); echo "ok   $1"; }
+bad()  { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$2" ] && sed 's/^/    /' "$2"; }
+skp()  { skip=$((skip + 1)); echo "skip $1: $2"; }
+
+# nvcc's host compiler gets the sanitizer options one by one
+xc=""
+for o in ${EXTRA_CFLAGS:-}; do xc="$xc -Xcompiler $o"; done
+
+"$NVCC" -ptx -arch=sm_75 -o "$out/kernels.ptx" "$here/kernels.cu" >"$out/nvcc.log" 2>&1 || { bad nvcc-ptx "$out/nvcc.log"; }
+"$NVCC" -fatbin -arch=sm_75 -o "$out/kernels.fatbin" "$here/kernels.cu" >"$out/nvcc.log" 2>&1 || { bad nvcc-fatbin "$out/nvcc.log"; }
+"$NVCC" -fatbin -arch=sm_75 -no-compress -o "$out/kernels-plain.fatbin" "$here/kernels.cu" >"$out/nvcc.log" 2>&1 || { bad nvcc-fatbin-plain "$out/nvcc.log"; }
+"$NVCC" -fatbin -gencode arch=compute_75,code=sm_75 -o "$out/kernels-sass.fatbin" "$here/kernels.cu" >"$out/nvcc.log" 2>&1 || { bad nvcc-fatbin-sass "$out/nvcc.log"; }
+$CC ${EXTRA_CFLAGS:-} -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Werror -I "$root/include/tdtrace" -I "$root/include" -I "$root/$BUILD/gen" \
+    -o "$out/drv" "$here/drv.c" -L"$lib" -l:libcuda.so.1 -lm || { echo "kernels: cannot build drv.c" >&2; exit 1; }
+
+run() { # name log cmd...
+    name=$1; log=$2; shift 2
+    if env LD_LIBRARY_PATH="$lib" "$@" >"$log" 2>&1; then ok "$name"; else bad "$name" "$log"; fi
+}
+for img in kernels.ptx kernels.fatbin kernels-plain.fatbin; do
+    [ -f "$out/$img" ] || continue
+    for how in module library; do
+        for t in $TESTS; do
+            log="$out/$img.$how.$t.log"
+            case $t in
+            printf)
+                env LD_LIBRARY_PATH="$lib" "$out/drv" "$out/$img" printf $how >"$log" 2>&1
+                # the kernel's lines come at synchronisation, 8 of them
+                if [ "$(sed -n 1p "$log")" = before-sync ] && [ "$(grep -c '^hello from block [01] thread [0-3]: 7 1.25 ok$' "$log")" = 8 ] &&
+                   [ "$(tail -n 1 "$log")" = after-sync ]; then ok "$img $how printf"; else bad "$img $how printf" "$log"; fi ;;
+            assert)
+                if env LD_LIBRARY_PATH="$lib" "$out/drv" "$out/$img" assert $how >"$log" 2>&1 &&
+                   grep -q 'block: \[0,0,0\], thread: \[37,0,0\] Assertion `in\[threadIdx.x\] > 0` failed' "$log"; then
+                    ok "$img $how assert"; else bad "$img $how assert" "$log"; fi ;;
+            *) run "$img $how $t" "$log" "$out/drv" "$out/$img" $t $how ;;
+            esac
+        done
+    done
+done
+for t in elementwise matmul call; do run "kernels.ptx link $t" "$out/link.$t.log" "$out/drv" "$out/kernels.ptx" $t link; done
+
+# machine code only: the launch must say CUDA_ERROR_NO_BINARY_FOR_GPU
+if [ -f "$out/kernels-sass.fatbin" ]; then
+    if env LD_LIBRARY_PATH="$lib" "$out/drv" "$out/kernels-sass.fatbin" elementwise >"$out/sass.log" 2>&1; then
+        bad "sass-only fatbin" "$out/sass.log"
+    elif grep -q CUDA_ERROR_NO_BINARY_FOR_GPU "$out/sass.log"; then ok "sass-only fatbin: no binary for GPU"
+    else bad "sass-only fatbin" "$out/sass.log"; fi
+fi
+
+# runtime programs
+for v in static shared; do
+    flags=""
+    [ $v = shared ] && flags="-cudart shared"
+    if ! "$NVCC" $xc $flags -o "$out/rt-$v" "$here/rt.cu" >"$out/rt-$v.build.log" 2>&1; then bad "runtime $v (build)" "$out/rt-$v.build.log"; continue; fi
+    env LD_LIBRARY_PATH="$lib" "$out/rt-$v" >"$out/rt-$v.log" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ]; then ok "runtime $v"
+    elif [ $rc -eq 77 ]; then skp "runtime $v" "$(head -n 1 "$out/rt-$v.log")"
+    else bad "runtime $v" "$out/rt-$v.log"; fi
+done
+echo "kernels: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
