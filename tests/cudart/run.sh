@@ -138,6 +138,7 @@ build runtime-ptds-static runtime.cu --default-stream per-thread
 build runtime-ptds-shared runtime.cu --default-stream per-thread -cudart shared
 build kernel-static kernel.cu
 build kernel-shared kernel.cu -cudart shared
+build kernel-ptds-static kernel.cu --default-stream per-thread
 build version-static version.cu
 build version-shared version.cu -cudart shared
 build noinit-static noinit.cu
@@ -160,7 +161,7 @@ ptds="cuMemAlloc_v2 cuMemFree_v2 cuMemcpyHtoD_v2_ptds cuMemcpyDtoH_v2_ptds cuMem
       cuStreamAddCallback_ptsz cuEventElapsedTime_v2 cuMemGetInfo_v2 cuCtxSynchronize_v2
       cuDevicePrimaryCtxReset"
 kern="cuLibraryLoadData cuLibraryGetKernel cuLibraryGetGlobal cuKernelGetFunction cuKernelGetAttribute
-      cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cuLaunchKernel cuLibraryUnload"
+      cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cuLaunchKernel cuLaunchKernelEx cuLibraryUnload"
 
 # tdtrace's settings of the emulator win over the environment's
 printf 'backend emulate\nemulate devices=2\n' >"$out/2dev.policy"
@@ -182,5 +183,7 @@ for v in static shared; do
     alone  noinit-$v-visible   noinit-$v CUDA_VISIBLE_DEVICES= -- 100
     traced noinit-$v-tdtrace   noinit-$v CUDA_VISIBLE_DEVICES= -- cuInit
 done
+alone  kernel-ptds-static   kernel-ptds-static
+traced kernel-ptds-static-tdtrace kernel-ptds-static -- cuLibraryLoadData cuLibraryGetKernel cuLaunchKernel_ptsz cuLaunchKernelEx_ptsz
 }
 summary
