@@ -1371,7 +1371,7 @@ static void fill_consts(struct blk *b, struct warp *w, int sregs_only)
             if (sregs_only) continue;
             uint64_t v;
             switch (c->kind) {
-            case K_GLOBAL: v = Lp->gaddr[c->val & 0xffffff] + (uint64_t)(c->val >> 24); break;
+            case K_GLOBAL: v = Lp->gaddr && (c->val & 0xffffff) < M->nglobals ? Lp->gaddr[c->val & 0xffffff] + (uint64_t)(c->val >> 24) : 0; break;
             case K_SHARED: v = c->val >= 0 ? (uint64_t)c->val : P->static_shared + (uint64_t)(-1 - c->val); break;
             case K_LOCAL: v = P->localbase[f] + (uint64_t)c->val; break;
             case K_FPARAM: v = P->fparambase[f] + (uint64_t)c->val; break;

@@ -946,6 +946,12 @@ static int parse_ins(struct ps *p, int guard, int gneg)
     if (nlen > 60 || nlen < 0) nlen = opt->n;
     in->type = (uint8_t)tys[0];
     in->type2 = (uint8_t)tys[1];
+    if (op < 0 || op == OP_UNSUPPORTED || unknown_mod) { /* operands not parsed: any syntax will do */
+        while (!isp(cur(p), ';') && cur(p)->kind != TK_EOF) next(p);
+        if (expect(p, ';')) return -1;
+        mark_unsupported(p, in, nstart, nlen);
+        return 0;
+    }
     /* operands */
     struct opnd ops[8];
     int nops = 0;
