@@ -1136,6 +1136,10 @@ static int warp_run(struct blk *b, struct warp *w)
         }
         case OP_BRA: {
             int target = (int)in->imm;
+            if (target <= w->pc && P->l->max_instructions && b->icount + icount > P->l->max_instructions) {
+                fail(b, PTX_E_TRAP, "instruction limit reached at PTX line %d", in->line);
+                return W_ERR;
+            }
             if (m == w->active) {
                 if (w->merge_pc == PC_NONE || target < w->merge_pc) { w->pc = target; goto next_ins; }
                 diverge(w, m, target);

@@ -965,21 +965,26 @@ static int parse_ins(struct ps *p, int guard, int gneg)
             if (callee_before < 0 && nops == 0) which = 0; /* (ret), func, (args) */
             else which = 1;
             while (!isp(cur(p), ')') && !p->failed) {
-                if (ncl[which] == 34) { perr(p, line, "too many call arguments"); return -1; }
-                if (parse_operand(p, &calllist[which][ncl[which]++])) return -1;
+                if (ncl[which] == 34) { perr(p, line, "too many call arguments"); goto bad_ops; }
+                if (parse_operand(p, &calllist[which][ncl[which]++])) goto bad_ops;
                 if (!accept(p, ',')) break;
             }
-            if (expect(p, ')')) return -1;
+            if (expect(p, ')')) goto bad_ops;
             if (which == 0) callee_before = 1;
             ncall++;
         } else {
-            if (nops == 8) { perr(p, line, "too many operands"); return -1; }
-            if (parse_operand(p, &ops[nops++])) return -1;
+            if (nops == 8) { perr(p, line, "too many operands"); goto bad_ops; }
+            if (parse_operand(p, &ops[nops++])) goto bad_ops;
         }
         if (!accept(p, ',')) break;
     }
-    if (p->failed) return -1;
-    if (expect(p, ';')) return -1;
+    if (p->failed || expect(p, ';')) {
+    bad_ops:
+        for (int i = 0; i < nops; i++) opnd_free(&ops[i]);
+        for (int w = 0; w < 2; w++)
+            for (int i = 0; i < ncl[w]; i++) opnd_free(&calllist[w][i]);
+        return -1;
+    }
     if (op < 0 || op == OP_UNSUPPORTED || unknown_mod) {
         (void)bad;
         mark_unsupported(p, in, nstart, nlen);

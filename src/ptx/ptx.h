@@ -77,6 +77,8 @@ struct ptx_launch {
     const uint64_t *gaddr;              /* by global index: its address */
     int nthreads;                       /* host threads to use (0: all cores) */
     unsigned smcount;                   /* %nsmid */
+    uint64_t max_instructions;          /* per host thread, checked at backward
+                                           branches; 0: no limit (fuzzing) */
     struct ptx_host host;
 };
 

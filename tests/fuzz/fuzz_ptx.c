@@ -1,0 +1,258 @@
+/* Fuzz target for the PTX engine (src/ptx): every input is parsed as PTX;
+ * when it parses, every entry is checked and, when the checker accepts it,
+ * run on 2 blocks of 40 threads with a small instruction budget (so loops
+ * end), a 4 KiB device buffer as its only parameter target, and printf
+ * output discarded. Any crash, sanitizer report or hang is a bug.
+ *
+ * libFuzzer: clang -fsanitize=fuzzer,address,undefined ... (the src/ptx sources)
+ * Without clang: cc -DTD_FUZZ_STANDALONE -fsanitize=address,undefined ...
+ * gives a main that mutates built-in seeds from a fixed random seed:
+ *
+ *   cc -DTD_FUZZ_STANDALONE -D_GNU_SOURCE -std=c11 -g -O1 -pthread \
+ *      -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+ *      -o fuzz_ptx tests/fuzz/fuzz_ptx.c src/ptx/[a-z]*.c -lm
+ *   ./fuzz_ptx -n 1000000000 -t 300 -s 1 */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/ptx/ptx.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static unsigned char devmem[4096] __attribute__((aligned(64)));
+
+static int lookup(void *cookie, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+    (void)cookie;
+    uintptr_t b = (uintptr_t)devmem;
+    if (addr < b || addr >= b + sizeof devmem)
+        return -1;
+    *lo = b;
+    *hi = b + sizeof devmem;
+    return 0;
+}
+
+static void print(void *cookie, const char *t, size_t n)
+{
+    (void)cookie;
+    (void)t;
+    (void)n;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *text = malloc(size + 1);
+    if (!text)
+        return 0;
+    memcpy(text, data, size);
+    text[size] = 0;
+    char err[256];
+    struct ptx_module *m = ptx_parse(text, size, err, sizeof err);
+    free(text);
+    if (!m)
+        return 0;
+    /* globals live in the device buffer too */
+    uint64_t gaddr[64];
+    int ng = ptx_global_count(m);
+    for (int i = 0; i < ng && i < 64; i++)
+        gaddr[i] = (uint64_t)(uintptr_t)devmem + (ptx_global(m, i)->size <= 64 ? (uint64_t)(64 * (i % 32)) : 0);
+    uint64_t params[64];
+    for (int i = 0; i < 64; i++)
+        params[i] = (uint64_t)(uintptr_t)devmem + 16u * (unsigned)i;
+    /* every entry: names from the parser are not exported, so try a few */
+    static const char *const names[] = { "k", "k2", "saxpy", "reduce", "main" };
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        int e = ptx_entry_find(m, names[k]);
+        if (e < 0 || ng > 64 || ptx_entry_param_bytes(m, e) > sizeof params)
+            continue;
+        if (ptx_entry_check(m, e, err, sizeof err))
+            continue;
+        struct ptx_launch l;
+        memset(&l, 0, sizeof l);
+        l.grid[0] = 2; l.grid[1] = l.grid[2] = 1;
+        l.block[0] = 40; l.block[1] = l.block[2] = 1;
+        l.dyn_shared = 64;
+        l.params = params;
+        l.param_bytes = sizeof params;
+        l.gaddr = gaddr;
+        l.nthreads = 1;
+        l.smcount = 2;
+        l.max_instructions = 200000;
+        l.host.lookup = lookup;
+        l.host.print = print;
+        ptx_run(m, e, &l, err, sizeof err);
+    }
+    ptx_module_free(m);
+    return 0;
+}
+
+#ifdef TD_FUZZ_STANDALONE
+#include <time.h>
+
+#define HDR ".version 9.0\n.target sm_75\n.address_size 64\n"
+static const char *const seeds[] = {
+    HDR ".visible .entry k(.param .u64 p, .param .u32 n) {\n .reg .pred %p<3>; .reg .b32 %r<9>; .reg .b64 %rd<5>; .reg .f32 %f<4>;\n"
+    " ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [n]; mov.u32 %r2, %tid.x; mov.u32 %r3, %ctaid.x;\n"
+    " mad.lo.s32 %r4, %r3, 40, %r2; and.b32 %r4, %r4, 63; mul.wide.u32 %rd2, %r4, 4; add.s64 %rd3, %rd1, %rd2;\n"
+    " ld.global.f32 %f1, [%rd3]; fma.rn.f32 %f2, %f1, 0f3F800000, 0f40000000; st.global.f32 [%rd3], %f2;\n"
+    " setp.lt.u32 %p1, %r2, 16;\n @%p1 bra L1;\n atom.global.add.u32 %r5, [%rd1], 1;\nL1:\n ret;\n}\n",
+    HDR ".extern .shared .align 16 .b8 s[];\n.entry k2(.param .u64 p) {\n .reg .b32 %r<9>; .reg .pred %p<3>; .reg .b64 %rd<3>;\n"
+    " mov.u32 %r1, %tid.x; shl.b32 %r2, %r1, 2; mov.u32 %r3, s; add.s32 %r4, %r3, %r2; and.b32 %r4, %r4, 63;\n"
+    " st.shared.u32 [%r4], %r1; bar.sync 0; mov.u32 %r5, 0;\nLOOP:\n ld.shared.u32 %r6, [%r4]; add.s32 %r5, %r5, %r6;\n"
+    " shfl.sync.down.b32 %r7|%p2, %r5, 1, 31, -1; vote.sync.ballot.b32 %r8, %p2, -1; bar.sync 0;\n"
+    " setp.lt.s32 %p1, %r5, 100;\n @%p1 bra LOOP;\n ret;\n}\n",
+    HDR ".global .align 4 .u32 g[4] = {1, 2, 3, 4};\n.const .align 8 .f64 c = 0d3FF0000000000000;\n"
+    ".func (.param .b32 r) f(.param .b32 x) { .reg .b32 %a; ld.param.b32 %a, [x]; mul.hi.u32 %a, %a, 7; st.param.b32 [r], %a; ret; }\n"
+    ".entry main(.param .u64 p) {\n .local .align 8 .b8 d[16]; .reg .b32 %r<5>; .reg .b64 %rd<4>; .reg .f64 %fd<3>;\n"
+    " ld.global.u32 %r1, [g+4]; ld.const.f64 %fd1, [c]; cvt.rzi.s32.f64 %r2, %fd1; mov.u64 %rd1, d; cvta.local.u64 %rd2, %rd1;\n"
+    " st.local.u32 [%rd1], %r1; { .param .b32 a; st.param.b32 [a], %r2; .param .b32 b; call.uni (b), f, (a); ld.param.b32 %r3, [b]; }\n"
+    " prmt.b32 %r4, %r3, %r1, 0x5140; shf.l.wrap.b32 %r4, %r4, %r1, %r3; bfe.s32 %r4, %r4, 3, 5; cvt.rn.f16.f32 %rs1, 0f3F800000; trap;\n}\n",
+};
+
+static const char *const dict[] = {
+    "ld.global.u32 %r1, [%rd1];", "st.shared.u32 [%r4], %r1;", "bar.sync 0;", "bra LOOP;", "@%p1 ", "@!%p1 ", "ret;",
+    "exit;", "trap;", "call.uni f, ();", ".reg .b32 %q<4>;", "%r", "%rd", "%p", "%tid.x", "%laneid", "[", "]", "{", "}",
+    "(", ")", ",", ";", ".u32", ".s64", ".f32", ".f16x2", ".v4", ".v2", ".shared", ".local", ".param", ".global",
+    "0f7FC00000", "0d7FF8000000000000", "-1", "2147483648", "99999999999999999999", "0x", "LOOP:", "L1:", "+8", "+-8",
+    "atom.global.cas.b32 %r5, [%rd1], 1, 2;", "shfl.sync.idx.b32 %r7, %r5, 31, 31, -1;", "div.s32 %r5, %r5, 0;",
+    "cvt.rzi.u8.f32 %r1, %f1;", "mov.u32 %r9, %clock;", ".func g() { call g; ret; }\n", " ", "\n", "//", "/*", "\"",
+};
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+    uint64_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return rng_state = x;
+}
+
+#define MAXLEN 4096
+
+static size_t mutate(char *buf, size_t len)
+{
+    int rounds = 1 + (int)(rnd() % 6);
+    for (int r = 0; r < rounds; r++) {
+        size_t pos = len ? rnd() % (len + 1) : 0;
+        switch (rnd() % 8) {
+        case 0: /* flip a bit */
+            if (len)
+                buf[rnd() % len] ^= (char)(1u << (rnd() % 8));
+            break;
+        case 1: /* random byte */
+            if (len < MAXLEN) {
+                memmove(buf + pos + 1, buf + pos, len - pos);
+                buf[pos] = (char)rnd();
+                len++;
+            }
+            break;
+        case 2: /* delete a range */
+            if (len) {
+                size_t n = 1 + rnd() % 8;
+                if (pos + n > len)
+                    n = len - pos;
+                memmove(buf + pos, buf + pos + n, len - pos - n);
+                len -= n;
+            }
+            break;
+        case 3: case 4: { /* dictionary word */
+            const char *w = dict[rnd() % (sizeof dict / sizeof dict[0])];
+            size_t n = strlen(w);
+            if (len + n <= MAXLEN) {
+                memmove(buf + pos + n, buf + pos, len - pos);
+                memcpy(buf + pos, w, n);
+                len += n;
+            }
+            break;
+        }
+        case 5: { /* splice a seed */
+            const char *s = seeds[rnd() % (sizeof seeds / sizeof seeds[0])];
+            size_t n = strlen(s);
+            if (len + n <= MAXLEN) {
+                memmove(buf + pos + n, buf + pos, len - pos);
+                memcpy(buf + pos, s, n);
+                len += n;
+            }
+            break;
+        }
+        case 6: /* duplicate a chunk */
+            if (len) {
+                size_t from = rnd() % len, n = 1 + rnd() % 32;
+                if (from + n > len)
+                    n = len - from;
+                if (len + n <= MAXLEN) {
+                    char tmp[32];
+                    memcpy(tmp, buf + from, n);
+                    memmove(buf + pos + n, buf + pos, len - pos);
+                    memcpy(buf + pos, tmp, n);
+                    len += n;
+                }
+            }
+            break;
+        default: /* a digit run */
+            if (len < MAXLEN) {
+                memmove(buf + pos + 1, buf + pos, len - pos);
+                buf[pos] = (char)('0' + rnd() % 10);
+                len++;
+            }
+            break;
+        }
+    }
+    return len;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned long long iters = 100000, seed = 1;
+    double seconds = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
+            iters = strtoull(argv[++i], NULL, 0);
+        else if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
+            seed = strtoull(argv[++i], NULL, 0);
+        else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc)
+            seconds = strtod(argv[++i], NULL);
+        else {
+            /* replay a file (a crash reproducer) */
+            FILE *f = fopen(argv[i], "rb");
+            if (!f) {
+                perror(argv[i]);
+                return 2;
+            }
+            static uint8_t in[1 << 20];
+            size_t n = fread(in, 1, sizeof in, f);
+            fclose(f);
+            LLVMFuzzerTestOneInput(in, n);
+            printf("%s: ok\n", argv[i]);
+            iters = 0;
+        }
+    }
+    rng_state = seed * 0x9e3779b97f4a7c15ULL + 1;
+    static char buf[MAXLEN + 1];
+    time_t start = time(NULL);
+    unsigned long long i;
+    for (i = 0; i < iters; i++) {
+        const char *s = seeds[rnd() % (sizeof seeds / sizeof seeds[0])];
+        size_t len = strlen(s);
+        memcpy(buf, s, len);
+        len = mutate(buf, len);
+        /* write the input first so a crash leaves its reproducer */
+        if (getenv("FUZZ_LAST")) {
+            FILE *f = fopen(getenv("FUZZ_LAST"), "wb");
+            if (f) {
+                fwrite(buf, 1, len, f);
+                fclose(f);
+            }
+        }
+        LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
+        if (seconds > 0 && (i & 1023) == 0 && difftime(time(NULL), start) >= seconds)
+            break;
+    }
+    printf("fuzz_ptx: %llu inputs, seed %llu, no failure\n", i, seed);
+    return 0;
+}
+#endif
