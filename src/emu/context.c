@@ -307,11 +307,12 @@ TD_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
         emu_ctx_put(c);
         return CUDA_ERROR_INVALID_CONTEXT;
     }
+    emu_cls_drop_ctx(c); /* destructors while the context still works */
     if (!emu_obj_unregister(&c->o)) { /* another thread got there first */
         emu_ctx_put(c);
         return CUDA_ERROR_INVALID_CONTEXT;
     }
-    emu_cls_drop_ctx(c);
+    emu_cls_drop_ctx(c); /* what was put meanwhile */
     ctx_teardown(c);
     pthread_mutex_lock(&c->lock);
     c->active = 0;

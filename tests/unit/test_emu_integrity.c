@@ -419,6 +419,29 @@ static void test_cls(void **state)
     OK(cuDevicePrimaryCtxRelease_v2(0));
 }
 
+/* a created context is still usable in its destructors */
+static CUresult dtor_ctx_result;
+static void live_dtor(CUcontext c, void *key, void *value)
+{
+    (void)key;
+    (void)value;
+    unsigned long long id;
+    dtor_ctx_result = cuCtxGetId(c, &id);
+}
+
+static void test_cls_destroy_live(void **state)
+{
+    (void)state;
+    void *const *t = table(ID_CLS);
+    static int key;
+    CUcontext c;
+    OK(cuCtxCreate_v2(&c, 0, 0));
+    OK(((cls_put_fn)t[0])(c, &key, &key, live_dtor));
+    dtor_ctx_result = CUDA_ERROR_UNKNOWN;
+    OK(cuCtxDestroy_v2(c));
+    OK(dtor_ctx_result);
+}
+
 /* a destructor may call back into the driver, storage included */
 static void reentrant_dtor(CUcontext c, void *key, void *value)
 {
@@ -494,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_hooks),
         cmocka_unit_test(test_checks),
         cmocka_unit_test(test_cls),
+        cmocka_unit_test(test_cls_destroy_live),
         cmocka_unit_test(test_cls_reentrant),
         cmocka_unit_test(test_cls_threads),
     };
