@@ -34,7 +34,7 @@ int main()
     }
     cudaMalloc(&b, n * sizeof(int));
     cudaMalloc(&c, n * sizeof(int));
-    int *h = (int *)malloc(n * sizeof(int)), *r = (int *)malloc(n * sizeof(int));
+    static int h[4096], r[4096];
     for (int i = 0; i < n; i++) h[i] = i;
     cudaMemcpy(a, h, n * sizeof(int), cudaMemcpyHostToDevice);
     cudaMemcpy(b, h, n * sizeof(int), cudaMemcpyHostToDevice);
@@ -53,5 +53,8 @@ int main()
         if (r[k] != want) { printf("block_sum[%d] = %d, want %d\n", k, r[k], want); return 1; }
     }
     printf("runtime kernels ok\n");
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
     return 0;
 }

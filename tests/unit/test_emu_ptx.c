@@ -125,7 +125,7 @@ static enum ptx_status run(const char *src, unsigned grid, unsigned block, char 
         memset(arena + 32768 + 256 * i, 0, 256);
         if (g->init) memcpy(arena + 32768 + 256 * i, g->init, g->size);
     }
-    struct ptx_launch l = { { grid, 1, 1 }, { block, 1, 1 }, 256, &out, 8, gaddr, 0, 4, { NULL, lookup, print } };
+    struct ptx_launch l = { { grid, 1, 1 }, { block, 1, 1 }, 256, &out, 8, gaddr, 0, 4, 0, { NULL, lookup, print } };
     enum ptx_status st = ptx_run(m, ptx_entry_find(m, "k"), &l, err, errlen);
     ptx_module_free(m);
     return st;
