@@ -47,6 +47,42 @@ static unsigned char *le64(unsigned char *p, uint64_t v)
     return p;
 }
 
+size_t td_integrity_message(uint32_t driver_version, uint32_t version, uint32_t pid, uint32_t tid,
+                            uint64_t cudart_table, uint64_t integrity_table, uint64_t slot_fn,
+                            uint64_t unix_seconds, const struct td_integrity_dev *devs, int ndev,
+                            unsigned char *out)
+{
+    unsigned char *p = out;
+    p = le32(p, driver_version);
+    p = le32(p, version);
+    p = le32(p, pid);
+    p = le32(p, tid);
+    p = le64(p, cudart_table);
+    p = le64(p, integrity_table);
+    p = le64(p, slot_fn);
+    p = le64(p, unix_seconds);
+    for (int i = 0; i < ndev; i++) {
+        memcpy(p, devs[i].uuid, 16);
+        p = le32(p + 16, (uint32_t)devs[i].pci_domain);
+        p = le32(p, (uint32_t)devs[i].pci_bus);
+        p = le32(p, (uint32_t)devs[i].pci_device);
+    }
+    return (size_t)(p - out);
+}
+
+void td_integrity_digest(const void *msg, size_t len, uint64_t out[2])
+{
+    static const unsigned char key[16] = { 0x14, 0x6A, 0xDD, 0xAE, 0x53, 0xA9, 0xA7, 0x52,
+                                           0xAA, 0x08, 0x41, 0x36, 0x0B, 0xF5, 0x5A, 0x9F };
+    unsigned char h[16];
+    td_hmac_md2(key, sizeof(key), msg, len, h);
+    out[0] = out[1] = 0;
+    for (int i = 7; i >= 0; i--) {
+        out[0] = out[0] << 8 | h[i];
+        out[1] = out[1] << 8 | h[8 + i];
+    }
+}
+
 void td_integrity_answer(uint32_t driver_version, uint32_t version, uint32_t pid, uint32_t tid,
                          uint64_t cudart_table, uint64_t integrity_table, uint64_t slot_fn,
                          uint64_t unix_seconds, const struct td_integrity_dev *devs, int ndev,
@@ -62,29 +98,10 @@ void td_integrity_answer(uint32_t driver_version, uint32_t version, uint32_t pid
         out[1] = 0x8ED383AA1F4CD1E8ULL;
         return;
     }
-    static const unsigned char key[16] = { 0x14, 0x6A, 0xDD, 0xAE, 0x53, 0xA9, 0xA7, 0x52,
-                                           0xAA, 0x08, 0x41, 0x36, 0x0B, 0xF5, 0x5A, 0x9F };
-    enum { MAXDEV = 64 };
-    unsigned char msg[48 + 28 * MAXDEV], *p = msg;
-    p = le32(p, driver_version);
-    p = le32(p, version);
-    p = le32(p, pid);
-    p = le32(p, tid);
-    p = le64(p, cudart_table);
-    p = le64(p, integrity_table);
-    p = le64(p, slot_fn);
-    p = le64(p, unix_seconds);
-    for (int i = 0; i < ndev && i < MAXDEV; i++) {
-        memcpy(p, devs[i].uuid, 16);
-        p = le32(p + 16, (uint32_t)devs[i].pci_domain);
-        p = le32(p, (uint32_t)devs[i].pci_bus);
-        p = le32(p, (uint32_t)devs[i].pci_device);
-    }
-    unsigned char h[16];
-    td_hmac_md2(key, sizeof(key), msg, (size_t)(p - msg), h);
-    out[0] = out[1] = 0;
-    for (int i = 7; i >= 0; i--) {
-        out[0] = out[0] << 8 | h[i];
-        out[1] = out[1] << 8 | h[8 + i];
-    }
+    if (ndev > TD_INTEGRITY_MAX_DEVICES)
+        ndev = TD_INTEGRITY_MAX_DEVICES;
+    unsigned char msg[48 + 28 * TD_INTEGRITY_MAX_DEVICES];
+    size_t n = td_integrity_message(driver_version, version, pid, tid, cudart_table, integrity_table,
+                                    slot_fn, unix_seconds, devs, ndev, msg);
+    td_integrity_digest(msg, n, out);
 }

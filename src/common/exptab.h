@@ -34,6 +34,16 @@ int td_exptab_find(const unsigned char uuid[16]);
  * CUDART_INTERFACE and INTEGRITY_CHECK tables and of the slot function, its
  * pid and thread, and each device's UUID and PCI domain, bus and device. */
 struct td_integrity_dev { unsigned char uuid[16]; int32_t pci_domain, pci_bus, pci_device; };
+/* the message: a packed 48-byte little-endian record, then 28 bytes per
+ * device; out holds 48 + 28 * ndev bytes. Returns its length. */
+size_t td_integrity_message(uint32_t driver_version, uint32_t version, uint32_t pid, uint32_t tid,
+                            uint64_t cudart_table, uint64_t integrity_table, uint64_t slot_fn,
+                            uint64_t unix_seconds, const struct td_integrity_dev *devs, int ndev,
+                            unsigned char *out);
+/* HMAC-MD2 of msg under the check's key, as two little-endian u64 */
+void td_integrity_digest(const void *msg, size_t len, uint64_t out[2]);
+/* the answer: the version % 10 rules, else the digest of the message */
+#define TD_INTEGRITY_MAX_DEVICES 64
 void td_integrity_answer(uint32_t driver_version, uint32_t version, uint32_t pid, uint32_t tid,
                          uint64_t cudart_table, uint64_t integrity_table, uint64_t slot_fn,
                          uint64_t unix_seconds, const struct td_integrity_dev *devs, int ndev,

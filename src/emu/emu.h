@@ -272,15 +272,7 @@ uint64_t emu_now_ns(void);
 /* Drops ctx's context-local storage, calling each entry's destructor
  * (context destroy, primary context reset). */
 void emu_cls_drop_ctx(struct emu_ctx *ctx);
-/* The integrity check's message (docs: cudart-private-interface §4): the
- * 48-byte record, then 28 bytes per device; out holds 48 + 28 * ndev.
- * Returns its length. */
-size_t emu_integrity_message(uint32_t driver_version, uint32_t version, uint32_t pid,
-                             uint32_t thread, uint64_t t_cudart, uint64_t t_integrity,
-                             uint64_t fn, uint64_t unix_seconds, int ndev,
-                             const CUuuid *uuids, const int (*pci)[3], unsigned char *out);
-/* HMAC-MD2 of msg under the check's key, as two little-endian u64. */
-void emu_integrity_digest(const void *msg, size_t len, uint64_t out[2]);
+/* The integrity check itself is src/common/exptab.c (shared with the shim). */
 
 /* ---- event.c, module.c ---------------------------------------------- */
 void emu_event_drop_ctx(struct emu_ctx *ctx);

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "md2.h"
+#include "exptab.h"
 
 /* ---- slots nobody is known to call ----------------------------------- */
 static CUresult et_unsupported(void)
@@ -230,65 +230,13 @@ static CUresult CUDAAPI integrity_check(uint32_t version, uint64_t unix_seconds,
 
 static void *const integrity[3] = { SIZE(3), (void *)integrity_check, NS };
 
-static const unsigned char integrity_key[16] = {
-    0x14, 0x6A, 0xDD, 0xAE, 0x53, 0xA9, 0xA7, 0x52,
-    0xAA, 0x08, 0x41, 0x36, 0x0B, 0xF5, 0x5A, 0x9F,
-};
-
-static unsigned char *put_le(unsigned char *p, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++)
-        *p++ = (unsigned char)(v >> (8 * i));
-    return p;
-}
-
-size_t emu_integrity_message(uint32_t driver_version, uint32_t version, uint32_t pid,
-                             uint32_t thread, uint64_t t_cudart, uint64_t t_integrity,
-                             uint64_t fn, uint64_t unix_seconds, int ndev,
-                             const CUuuid *uuids, const int (*pci)[3], unsigned char *out)
-{
-    unsigned char *p = out;
-    p = put_le(p, driver_version, 4);
-    p = put_le(p, version, 4);
-    p = put_le(p, pid, 4);
-    p = put_le(p, thread, 4);
-    p = put_le(p, t_cudart, 8);
-    p = put_le(p, t_integrity, 8);
-    p = put_le(p, fn, 8);
-    p = put_le(p, unix_seconds, 8);
-    for (int i = 0; i < ndev; i++) {
-        memcpy(p, uuids[i].bytes, 16);
-        p += 16;
-        for (int j = 0; j < 3; j++)
-            p = put_le(p, (uint32_t)pci[i][j], 4);
-    }
-    return (size_t)(p - out);
-}
-
-void emu_integrity_digest(const void *msg, size_t len, uint64_t out[2])
-{
-    unsigned char d[TD_MD2_DIGEST];
-    td_hmac_md2(integrity_key, sizeof integrity_key, msg, len, d);
-    out[0] = out[1] = 0;
-    for (int i = 0; i < 8; i++) {
-        out[0] |= (uint64_t)d[i] << (8 * i);
-        out[1] |= (uint64_t)d[8 + i] << (8 * i);
-    }
-}
-
 /* slot 1. Every value comes from the entry points that report it. */
 static CUresult CUDAAPI integrity_check(uint32_t version, uint64_t unix_seconds, uint64_t out[2])
 {
     if (!out)
         return CUDA_ERROR_INVALID_VALUE;
-    if (version % 10 == 0) {
-        out[0] = 0x3341181C03CB675CULL;
-        out[1] = 0x8ED383AA1F4CD1E8ULL;
-        return CUDA_SUCCESS;
-    }
-    if (version % 10 == 1) {
-        out[0] = 0x1841181C03CB675CULL;
-        out[1] = 0x8ED383AA1F4CD1E8ULL;
+    if (version % 10 <= 1) { /* answers that need no device */
+        td_integrity_answer(0, version, 0, 0, 0, 0, 0, 0, NULL, 0, out);
         return CUDA_SUCCESS;
     }
     int drv, ndev;
@@ -297,68 +245,44 @@ static CUresult CUDAAPI integrity_check(uint32_t version, uint64_t unix_seconds,
         r = cuDeviceGetCount(&ndev);
     if (r)
         return r;
-    if (ndev < 0 || ndev > EMU_MAX_DEVICES)
+    if (ndev < 0 || ndev > EMU_MAX_DEVICES || ndev > TD_INTEGRITY_MAX_DEVICES)
         return CUDA_ERROR_INVALID_DEVICE;
-    static const int pci_attr[3] = {
-        CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID,
-        CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID,
-    };
-    CUuuid uuids[EMU_MAX_DEVICES];
-    int pci[EMU_MAX_DEVICES][3];
+    struct td_integrity_dev devs[EMU_MAX_DEVICES];
     for (int i = 0; i < ndev && !r; i++) {
-        r = cuDeviceGetUuid(&uuids[i], i);
-        for (int j = 0; j < 3 && !r; j++)
-            r = cuDeviceGetAttribute(&pci[i][j], (CUdevice_attribute)pci_attr[j], i);
+        CUuuid u;
+        r = cuDeviceGetUuid(&u, i);
+        memcpy(devs[i].uuid, u.bytes, 16);
+        if (!r)
+            r = cuDeviceGetAttribute(&devs[i].pci_domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, i);
+        if (!r)
+            r = cuDeviceGetAttribute(&devs[i].pci_bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, i);
+        if (!r)
+            r = cuDeviceGetAttribute(&devs[i].pci_device, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, i);
     }
     if (r)
         return r;
-    unsigned char msg[48 + 28 * EMU_MAX_DEVICES];
-    size_t len = emu_integrity_message((uint32_t)drv, version, (uint32_t)getpid(),
-                                       (uint32_t)pthread_self(), (uint64_t)(uintptr_t)cudart_interface,
-                                       (uint64_t)(uintptr_t)integrity, (uint64_t)(uintptr_t)integrity[1],
-                                       unix_seconds, ndev, uuids, (const int (*)[3])pci, msg);
-    emu_integrity_digest(msg, len, out);
+    td_integrity_answer((uint32_t)drv, version, (uint32_t)getpid(), (uint32_t)pthread_self(),
+                        (uint64_t)(uintptr_t)cudart_interface, (uint64_t)(uintptr_t)integrity,
+                        (uint64_t)(uintptr_t)integrity[1], unix_seconds, devs, ndev, out);
     return CUDA_SUCCESS;
 }
 
 /* ---- the directory --------------------------------------------------- */
-/* identities as the runtime's 16 bytes read in order, dashes for reading */
-static const struct {
-    const char *id;
-    const void *table;
-} export_tables[] = {
-    { "6bd5fb6c-5bf4-e74a-8987-d93912fd9df9", cudart_interface },
-    { "a094798c-2e74-2e74-93f2-0800200c0a66", tools_hooks },
-    { "42d85a81-23f6-cb47-8298-f6e78a3aecdc", tools_tls },
-    { "c693336e-1121-df11-a8c3-68f355d89593", context_local_storage },
-    { "263e8860-7cd2-6143-92f6-bbd5006dfa7e", context_checks },
-    { "d4082055-bde6-704b-8d34-ba123c66e1f2", integrity },
+/* the tables by the shared registry's UUIDs (src/common/exptab.c) */
+static const void *const export_tables[TD_EXPTAB__COUNT] = {
+    [TD_EXPTAB_CUDART_INTERFACE] = cudart_interface,
+    [TD_EXPTAB_TOOLS_RUNTIME_CALLBACK_HOOKS] = tools_hooks,
+    [TD_EXPTAB_TOOLS_TLS] = tools_tls,
+    [TD_EXPTAB_CONTEXT_LOCAL_STORAGE] = context_local_storage,
+    [TD_EXPTAB_CONTEXT_CHECKS] = context_checks,
+    [TD_EXPTAB_INTEGRITY_CHECK] = integrity,
 };
-
-static int uuid_is(const CUuuid *u, const char *text)
-{
-    static const char hexd[] = "0123456789abcdef";
-    for (int i = 0; i < 16; i++) {
-        if (*text == '-')
-            text++;
-        unsigned char b = (unsigned char)u->bytes[i];
-        if (text[0] != hexd[b >> 4] || text[1] != hexd[b & 15])
-            return 0;
-        text += 2;
-    }
-    return 1;
-}
 
 TD_EXPORT CUresult CUDAAPI cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
 {
     if (!ppExportTable || !pExportTableId)
         return CUDA_ERROR_INVALID_VALUE;
-    for (size_t i = 0; i < sizeof export_tables / sizeof export_tables[0]; i++) {
-        if (uuid_is(pExportTableId, export_tables[i].id)) {
-            *ppExportTable = export_tables[i].table;
-            return CUDA_SUCCESS;
-        }
-    }
-    *ppExportTable = NULL;
-    return CUDA_ERROR_NOT_FOUND;
+    int t = td_exptab_find((const unsigned char *)pExportTableId->bytes);
+    *ppExportTable = t >= 0 ? export_tables[t] : NULL;
+    return t >= 0 ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }

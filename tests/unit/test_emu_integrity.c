@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "emu.h"
+#include "exptab.h"
 #include "md2.h"
 
 #define OK(x) assert_int_equal((x), CUDA_SUCCESS)
@@ -77,7 +78,7 @@ static void test_hmac_vector(void **state)
     for (int i = 0; i < 100; i++)
         msg[i] = (unsigned char)((i * 37 + 5) & 0xFF);
     uint64_t out[2];
-    emu_integrity_digest(msg, sizeof msg, out);
+    td_integrity_digest(msg, sizeof msg, out);
     /* c7ffeca045fbbdc59932722f24d3e6d3, little-endian halves */
     assert_true(out[0] == 0xc5bdfb45a0ecffc7ULL);
     assert_true(out[1] == 0xd3e6d3242f723299ULL);
@@ -190,15 +191,14 @@ static void test_digest(void **state)
 static void test_message_layout(void **state)
 {
     (void)state;
-    CUuuid u[2];
+    struct td_integrity_dev u[2] = { { { 0 }, 0, 0x41, 0 }, { { 0 }, 1, 0x42, 0x1f } };
     for (int i = 0; i < 16; i++) {
-        u[0].bytes[i] = (char)i;
-        u[1].bytes[i] = (char)(0xf0 + i);
+        u[0].uuid[i] = (unsigned char)i;
+        u[1].uuid[i] = (unsigned char)(0xf0 + i);
     }
-    const int pci[2][3] = { { 0, 0x41, 0 }, { 1, 0x42, 0x1f } };
     unsigned char m[48 + 56];
-    size_t n = emu_integrity_message(13000, 13002, 0x01020304, 0xaabbccdd, 0x1122334455667788ULL,
-                                     0x99, 0xdeadbeef, 1700000000, 2, u, pci, m);
+    size_t n = td_integrity_message(13000, 13002, 0x01020304, 0xaabbccdd, 0x1122334455667788ULL,
+                                    0x99, 0xdeadbeef, 1700000000, u, 2, m);
     assert_int_equal(n, 48 + 56);
     static const unsigned char head[48] = {
         0xc8, 0x32, 0, 0, 0xca, 0x32, 0, 0, 0x04, 0x03, 0x02, 0x01, 0xdd, 0xcc, 0xbb, 0xaa,
@@ -206,10 +206,10 @@ static void test_message_layout(void **state)
         0xef, 0xbe, 0xad, 0xde, 0, 0, 0, 0, 0x00, 0xf1, 0x53, 0x65, 0, 0, 0, 0,
     };
     assert_memory_equal(m, head, 48);
-    assert_memory_equal(m + 48, u[0].bytes, 16);
+    assert_memory_equal(m + 48, u[0].uuid, 16);
     static const unsigned char pci0[12] = { 0, 0, 0, 0, 0x41, 0, 0, 0, 0, 0, 0, 0 };
     assert_memory_equal(m + 64, pci0, 12);
-    assert_memory_equal(m + 76, u[1].bytes, 16);
+    assert_memory_equal(m + 76, u[1].uuid, 16);
     static const unsigned char pci1[12] = { 1, 0, 0, 0, 0x42, 0, 0, 0, 0x1f, 0, 0, 0 };
     assert_memory_equal(m + 92, pci1, 12);
 }
