@@ -146,6 +146,7 @@ unit: $(UNIT_BIN)
 e2e: all
 	@BUILD=$(BUILD) tests/e2e/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/emu/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/cudart/run.sh
 	+@BUILD=$(BUILD) SAN=$(SAN) sh tests/ioctl/run.sh
 test: unit e2e
 

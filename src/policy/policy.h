@@ -62,7 +62,11 @@ enum { TD_BACKEND_AUTO, TD_BACKEND_DRIVER, TD_BACKEND_EMULATE };
 int td_policy_backend(const struct td_policy *p);  /* TD_BACKEND_* */
 int td_policy_enforce(const struct td_policy *p);  /* 1 enforce, 0 audit */
 
+#define TD_EMU_GIVEN_DEVICES 1
+#define TD_EMU_GIVEN_PROFILE 2
+#define TD_EMU_GIVEN_MEMORY 4
 struct td_emulate_cfg {
+    unsigned given;              /* TD_EMU_GIVEN_*: the settings a statement named */
     int devices;                 /* 1 when not given */
     const char *profile;         /* "h100", "a100", "t4"; "h100" when not given */
     unsigned long long memory;   /* bytes per device; 0: the profile's own */

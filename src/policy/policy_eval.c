@@ -138,6 +138,7 @@ int td_policy_enforce(const struct td_policy *p)
 void td_policy_emulate(const struct td_policy *p, struct td_emulate_cfg *out)
 {
     memset(out, 0, sizeof *out);
+    out->given = p ? p->emu_given : 0;
     out->devices = p ? p->emu_devices : 1;
     out->profile = td_pol_profiles[p ? p->emu_profile : 0];
     out->memory = p ? p->emu_memory : 0;

@@ -48,6 +48,7 @@ struct td_policy {
     int backend, backend_set;
     struct pol_loc backend_loc;
     int emu_set, emu_devices, emu_profile;
+    unsigned emu_given;          /* TD_EMU_GIVEN_*: the keys a statement named */
     unsigned long long emu_memory;
     struct pol_loc emu_loc;
 

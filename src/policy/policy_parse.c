@@ -301,7 +301,7 @@ static int st_emulate(struct pstate *ps, struct tok *t, int n)
     struct td_policy *p = ps->p;
     int devices = p->emu_devices, profile = p->emu_profile;
     unsigned long long memory = p->emu_memory, v;
-    unsigned seen = 0;
+    unsigned seen = 0, given = p->emu_given;
     if (p->emu_set && !ps->cli)
         return conflict(ps, t[0].col, "'emulate'", &p->emu_loc);
     for (int i = 1; i < n; i++) {
@@ -310,6 +310,7 @@ static int st_emulate(struct pstate *ps, struct tok *t, int n)
         if (parse_kv(ps, &t[i], keys, "emulate", &seen, &k, &val) < 0)
             return -1;
         int col = t[i].col + (int)(val - t[i].s);
+        given |= 1u << k; /* TD_EMU_GIVEN_* in the order of keys */
         if (k == 0) {
             if (parse_uint(ps, val, col, TD_POLICY_MAX_DEVICES, "device count", &v) < 0)
                 return -1;
@@ -328,6 +329,7 @@ static int st_emulate(struct pstate *ps, struct tok *t, int n)
         }
     }
     p->emu_set = 1;
+    p->emu_given = given;
     p->emu_devices = devices;
     p->emu_profile = profile;
     p->emu_memory = memory;

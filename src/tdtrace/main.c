@@ -480,15 +480,18 @@ static void policy_env(void)
     td_env_add("TDTRACE_BACKEND", backends[b >= 0 && b <= 2 ? b : 0]);
     struct td_emulate_cfg ec;
     td_policy_emulate(policy, &ec);
-    if (ec.file) {
-        char v[32];
+    /* what an emulate statement named; the rest stays as the user's
+     * environment has it */
+    char v[32];
+    if (ec.given & TD_EMU_GIVEN_DEVICES) {
         snprintf(v, sizeof(v), "%d", ec.devices);
         td_env_add("TDTRACE_EMU_DEVICES", v);
+    }
+    if (ec.given & TD_EMU_GIVEN_PROFILE)
         td_env_add("TDTRACE_EMU_PROFILE", ec.profile);
-        if (ec.memory) {
-            snprintf(v, sizeof(v), "%llu", ec.memory);
-            td_env_add("TDTRACE_EMU_MEMORY", v);
-        }
+    if (ec.given & TD_EMU_GIVEN_MEMORY) {
+        snprintf(v, sizeof(v), "%llu", ec.memory);
+        td_env_add("TDTRACE_EMU_MEMORY", v);
     }
     /* the shim evaluates the rules in the process: hand it the policy as
      * normalised text that keeps each rule's file:line */

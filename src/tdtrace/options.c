@@ -42,7 +42,8 @@ void td_usage(FILE *f)
 "  --backend=auto|driver|emulate\n"
 "                      where calls go: the real NVIDIA driver, the emulated GPU,\n"
 "                      or the driver if it finds a device (default auto)\n"
-"  --emulate           the same as --backend=emulate\n"
+"  --emulate[=devices=N,profile=h100|a100|t4,memory=SIZE]\n"
+"                      --backend=emulate, with the emulated devices' settings\n"
 "  --driver=PATH       the real libcuda.so.1 to use\n"
 "Policy (tdtrace.policy(5); these override the policy file):\n"
 "  --policy=FILE|none  the policy file (default: $TDTRACE_POLICY, else the\n"
@@ -103,7 +104,7 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         { "version", no_argument, 0, 'V' },
         { "output", required_argument, 0, 'o' },
         { "backend", required_argument, 0, OPT_BACKEND },
-        { "emulate", no_argument, 0, OPT_EMULATE },
+        { "emulate", optional_argument, 0, OPT_EMULATE },
         { "driver", required_argument, 0, OPT_DRIVER },
         { "bounded", no_argument, 0, OPT_BOUNDED },
         { "json", required_argument, 0, OPT_JSON },
@@ -223,7 +224,7 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
             o->popts[o->npopts++] = (struct td_opt_kv){ "backend", optarg };
             break;
         case OPT_EMULATE:
-            o->popts[o->npopts++] = (struct td_opt_kv){ "emulate", NULL };
+            o->popts[o->npopts++] = (struct td_opt_kv){ "emulate", optarg };
             break;
         case OPT_POLICY:
             o->policy = optarg;
