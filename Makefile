@@ -144,9 +144,10 @@ e2e-build: $(filter-out $(BUILD)/e2e/lib%,$(E2E_BIN)) $(E2E_LIBS)
 unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)
 e2e: all
-	@BUILD=$(BUILD) tests/e2e/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" tests/e2e/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/emu/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/cudart/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/kernels/run.sh
 	+@BUILD=$(BUILD) SAN=$(SAN) sh tests/ioctl/run.sh
 test: unit e2e
 

@@ -37,19 +37,9 @@ else
     mkdir -p "$out"
 fi
 
-# host-side sanitizer flags (make SAN=...) go to the host compiler and linker
-xflags=""
-# (one list item per option: nvcc splits -Xcompiler values at commas)
-for f in ${EXTRA_CFLAGS:-}; do
-    case $f in
-    -fsanitize=*|-fno-sanitize-recover=*)
-        opt=${f%%=*}
-        for v in $(echo "${f#*=}" | tr , ' '); do xflags="$xflags -Xcompiler $opt=$v"; done ;;
-    esac
-done
-[ -n "$xflags" ] && xflags="$xflags -Xcompiler -fno-omit-frame-pointer"
-# a TSan runtime loaded behind tdtrace's libraries needs room in static TLS
-case "$BUILD ${EXTRA_CFLAGS:-}" in *tsan*|*sanitize=thread*) export GLIBC_TUNABLES=glibc.rtld.optional_static_tls=2097152 ;; esac
+# host-side sanitizer flags (make SAN=...) go to nvcc's host compiler and linker
+. "$(dirname "$0")/../nvcc-env.sh"
+xflags=$NVCC_XFLAGS
 
 # nvcc needs a host compiler it supports: a toolkit that cannot build a
 # trivial program here is a skip, not a failure of the emulator

@@ -15,9 +15,7 @@ cp "$BUILD/lib/tdtrace/emu/libcuda.so.1" "$work/fake/libcuda.so.1"
 export FAKEDRV=$work/fake/libcuda.so.1
 export GPUDIR=$work/gpu   # files declared GPU nodes with --gpu-dev
 mkdir -p "$GPUDIR" && touch "$GPUDIR/nvidiactl" "$GPUDIR/nvidia-uvm"
-# a TSan build needs more static TLS than glibc leaves once an audit
-# library has its own namespace (see BUGS in tdtrace(1))
-case $BUILD in *tsan*) export GLIBC_TUNABLES=glibc.rtld.optional_static_tls=2097152 ;; esac
+. tests/nvcc-env.sh   # GLIBC_TUNABLES for a TSan build
 pass=0 fail=0 skip=0
 
 normalise() { sed -E 's/<[0-9]+\.[0-9]{6}>/<T>/g' "$1"; }
@@ -205,7 +203,9 @@ run_nvcc() {
         report "nvcc: runtime program traced (nvcc not found: no CUDA toolkit here)" skip
         return
     fi
-    if ! (cd "$work" && "$nvcc" -o rt "$top/tests/e2e/cu/runtime_trace.cu") > "$work/nvcc.log" 2>&1; then
+    . "$top/tests/nvcc-env.sh"
+    # shellcheck disable=SC2086
+    if ! (cd "$work" && "$nvcc" $NVCC_XFLAGS -o rt "$top/tests/e2e/cu/runtime_trace.cu") > "$work/nvcc.log" 2>&1; then
         report "nvcc: build of tests/e2e/cu/runtime_trace.cu" fail "$work/nvcc.log"; return
     fi
     "$TDTRACE" -q -o "$work/rt.trace" -- "$work/rt" > "$work/rt.out" 2>&1
@@ -233,7 +233,7 @@ run_manpage() {
         grep -qF -- "$(printf '%s' "$opt" | sed 's/-/\\-/g')" man/tdtrace.1 || missing="$missing $opt"
     done
     for opt in $(grep -oE '^\.B[IR]* \\-[a-zA-Z\\-]+' man/tdtrace.1 | sed 's/^[^ ]* //; s/\\//g' | sort -u); do
-        "$TDTRACE" -h | grep -qE -- "(^|[ ,])$opt([ ,=]|$)" || missing="$missing $opt(man)"
+        "$TDTRACE" -h | grep -qE -- "(^|[ ,])$opt([] ,=[]|$)" || missing="$missing $opt(man)"
     done
     if [ -z "$missing" ]; then report "man page and --help agree" ok
     else echo "missing:$missing" > "$work/man.diff"; report "man page and --help agree" fail "$work/man.diff"; fi

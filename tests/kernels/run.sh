@@ -31,17 +31,9 @@ ok()   { pass=$((pass + 1)); echo "ok   $1"; }
 bad()  { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$2" ] && sed 's/^/    /' "$2"; }
 skp()  { skip=$((skip + 1)); echo "skip $1: $2"; }
 
-# host-side sanitizer flags go to nvcc's host compiler one value at a time
-# (nvcc splits -Xcompiler values at commas)
-xc=""
-for f in ${EXTRA_CFLAGS:-}; do
-    case $f in
-    -fsanitize=*|-fno-sanitize-recover=*)
-        opt=${f%%=*}
-        for v in $(echo "${f#*=}" | tr , ' '); do xc="$xc -Xcompiler $opt=$v"; done ;;
-    esac
-done
-case "$BUILD ${EXTRA_CFLAGS:-}" in *tsan*|*sanitize=thread*) export GLIBC_TUNABLES=glibc.rtld.optional_static_tls=2097152 ;; esac
+# host-side sanitizer flags go to nvcc's host compiler and linker
+. "$(dirname "$0")/../nvcc-env.sh"
+xc=$NVCC_XFLAGS
 
 "$NVCC" -ptx -arch=sm_75 -o "$out/kernels.ptx" "$here/kernels.cu" >"$out/nvcc.log" 2>&1 || { bad nvcc-ptx "$out/nvcc.log"; }
 "$NVCC" -fatbin -arch=sm_75 -o "$out/kernels.fatbin" "$here/kernels.cu" >"$out/nvcc.log" 2>&1 || { bad nvcc-fatbin "$out/nvcc.log"; }
