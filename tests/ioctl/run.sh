@@ -13,14 +13,16 @@ CC=${CC:-cc}
 
 make -s BUILD="$BUILD" SAN="$SAN" "$BUILD/libtdcore.a" "$BUILD/libtdcommon.a" >/dev/null || {
     echo "ioctl: build failed"; exit 1; }
-OPT="-O2 -g"
-[ "$SAN" = asan ] && OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+# the build's flags (make passes them; SAN=asan alone still works by hand)
+OPT=${EXTRA_CFLAGS:-"-O2 -g"}
+[ -z "${EXTRA_CFLAGS:-}" ] && [ "$SAN" = asan ] &&
+    OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
 OUT="$BUILD/tests/ioctl"
 mkdir -p "$OUT"
 $CC -std=c11 -D_GNU_SOURCE $OPT -Wall -Wextra -Werror -pthread -Isrc -Isrc/common -I"$BUILD/gen" \
     -o "$OUT/harness" tests/ioctl/harness.c "$BUILD/libtdcore.a" "$BUILD/libtdcommon.a" \
     -lseccomp -ldw -lelf -lm || { echo "ioctl: build failed"; exit 1; }
-$CC -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -pthread -o "$OUT/target" tests/ioctl/target.c || {
+$CC -std=c11 -D_GNU_SOURCE $OPT -Wall -Wextra -Werror -pthread -o "$OUT/target" tests/ioctl/target.c || {
     echo "ioctl: build failed"; exit 1; }
 
 H="$OUT/harness"; T="$OUT/target"
