@@ -24,22 +24,18 @@ summary() {
     exit
 }
 
-if [ -z "${NVCC:-}" ]; then
-    NVCC=$(command -v nvcc 2>/dev/null || true)
-    [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
-fi
+# NVCC, and host-side sanitizer flags (make SAN=...) for nvcc's host compiler
+. "$(dirname "$0")/../nvcc-env.sh"
+xflags=$NVCC_XFLAGS
 why="" # set: the reason every test is skipped
 if [ -z "$NVCC" ] || [ ! -x "$NVCC" ]; then
-    why="nvcc not found (no CUDA toolkit on PATH or in /usr/local/cuda; set NVCC=...)"
+    why="nvcc not found (no CUDA toolkit on PATH or in /usr/local/cuda; set TD_NVCC=...)"
     echo "cudart: skipped: $why"
 else
     [ -f "$lib/libcuda.so.1" ] || { echo "cudart: $lib/libcuda.so.1 missing (make BUILD=$BUILD emu)" >&2; exit 1; }
     mkdir -p "$out"
 fi
 
-# host-side sanitizer flags (make SAN=...) go to nvcc's host compiler and linker
-. "$(dirname "$0")/../nvcc-env.sh"
-xflags=$NVCC_XFLAGS
 
 # nvcc needs a host compiler it supports: a toolkit that cannot build a
 # trivial program here is a skip, not a failure of the emulator

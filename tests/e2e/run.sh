@@ -197,13 +197,12 @@ PY
 
 # a program built with nvcc (static runtime): the runtime's real sequence
 run_nvcc() {
-    local nvcc   # TD_NVCC= (empty) turns the toolkit off, as on CI
-    nvcc=${TD_NVCC-$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2> /dev/null)}
+    . "$top/tests/nvcc-env.sh"   # NVCC; TD_NVCC= (empty) turns the toolkit off
+    local nvcc=$NVCC
     if [ -z "$nvcc" ]; then
         report "nvcc: runtime program traced (nvcc not found: no CUDA toolkit here)" skip
         return
     fi
-    . "$top/tests/nvcc-env.sh"
     # shellcheck disable=SC2086
     if ! (cd "$work" && "$nvcc" $NVCC_XFLAGS -o rt "$top/tests/e2e/cu/runtime_trace.cu") > "$work/nvcc.log" 2>&1; then
         report "nvcc: build of tests/e2e/cu/runtime_trace.cu" fail "$work/nvcc.log"; return

@@ -14,11 +14,9 @@ root=$(cd "$here/../.." && pwd)
 lib="$root/$BUILD/lib/tdtrace/emu"
 out="$root/$BUILD/tests/kernels"
 pass=0; fail=0; skip=0
-NVCC=${NVCC:-}
-if [ -z "$NVCC" ]; then
-    if command -v nvcc >/dev/null 2>&1; then NVCC=nvcc
-    elif [ -x /usr/local/cuda/bin/nvcc ]; then NVCC=/usr/local/cuda/bin/nvcc; fi
-fi
+# NVCC, and host-side sanitizer flags for nvcc's host compiler and linker
+. "$(dirname "$0")/../nvcc-env.sh"
+xc=$NVCC_XFLAGS
 TESTS="elementwise reduce histogram warp matmul constant call intmath printf assert"
 if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
     echo "kernels: skipped: no nvcc (the CUDA toolkit is not installed)"
@@ -31,9 +29,6 @@ ok()   { pass=$((pass + 1)); echo "ok   $1"; }
 bad()  { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$2" ] && sed 's/^/    /' "$2"; }
 skp()  { skip=$((skip + 1)); echo "skip $1: $2"; }
 
-# host-side sanitizer flags go to nvcc's host compiler and linker
-. "$(dirname "$0")/../nvcc-env.sh"
-xc=$NVCC_XFLAGS
 
 "$NVCC" -ptx -arch=sm_75 -o "$out/kernels.ptx" "$here/kernels.cu" >"$out/nvcc.log" 2>&1 || { bad nvcc-ptx "$out/nvcc.log"; }
 "$NVCC" -fatbin -arch=sm_75 -o "$out/kernels.fatbin" "$here/kernels.cu" >"$out/nvcc.log" 2>&1 || { bad nvcc-fatbin "$out/nvcc.log"; }
