@@ -61,6 +61,9 @@ int td_policy_format_error(const struct td_policy_error *e, char *buf, size_t n)
 enum { TD_BACKEND_AUTO, TD_BACKEND_DRIVER, TD_BACKEND_EMULATE };
 int td_policy_backend(const struct td_policy *p);  /* TD_BACKEND_* */
 int td_policy_enforce(const struct td_policy *p);  /* 1 enforce, 0 audit */
+/* 1 when some rule acts on driver calls (deny, inject, memory-limit,
+ * device rules): only then must the shim consult the policy per call */
+int td_policy_acts_on_calls(const struct td_policy *p);
 
 #define TD_EMU_GIVEN_DEVICES 1
 #define TD_EMU_GIVEN_PROFILE 2

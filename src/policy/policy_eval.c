@@ -135,6 +135,11 @@ int td_policy_enforce(const struct td_policy *p)
     return p ? p->enforce : 0;
 }
 
+int td_policy_acts_on_calls(const struct td_policy *p)
+{
+    return p && (p->ndenies || p->ninjects || p->nlimits || p->ndevs);
+}
+
 void td_policy_emulate(const struct td_policy *p, struct td_emulate_cfg *out)
 {
     memset(out, 0, sizeof *out);

@@ -44,6 +44,11 @@ void td_shim_policy_init(void)
         pol = NULL;
         return;
     }
+    if (!td_policy_acts_on_calls(pol)) { /* nothing to do per call: stay out of the way */
+        td_policy_free(pol);
+        pol = NULL;
+        return;
+    }
     fn_cuMemGetInfo_v2 = td_api_find("cuMemGetInfo_v2");
     fn_cuMemGetInfo = td_api_find("cuMemGetInfo");
     fn_cuDeviceGetCount = td_api_find("cuDeviceGetCount");
