@@ -62,8 +62,7 @@ enum td_item_kind {
     TD_IT_OUT = 1,    /* value written through an out-parameter */
     TD_IT_STR = 2,    /* string argument (input, or filled by the call) */
     TD_IT_STACK = 3,  /* return addresses (u64 each) */
-    TD_IT_TEXT = 4,   /* HELLO: backend description */
-    TD_IT_PTR = 5,    /* a pointer value the call returned (e.g. export table) */
+    TD_IT_TEXT = 4,   /* HELLO: backend description; arg 0xff: a policy rule's file */
 };
 
 struct td_item {
@@ -88,7 +87,7 @@ struct td_rec {
     uint64_t t_exit;
     uint8_t verdict;      /* enum td_verdict_kind */
     uint8_t applied;      /* 0: audit mode, the rule only would have acted */
-    uint16_t seq_hi;
+    uint16_t pad;
     uint32_t rule_line;   /* policy line of the rule that acted */
     /* uint64_t args[nargs]; then nitems items */
 };

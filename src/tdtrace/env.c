@@ -52,12 +52,6 @@ void td_env_add(const char *name, const char *value)
     add(name, value);
 }
 
-const struct td_env_var *td_env_vars(int *n)
-{
-    *n = nvars;
-    return vars;
-}
-
 static int is_ours(const char *entry)
 {
     for (int i = 0; i < nvars; i++) {

@@ -359,7 +359,6 @@ static void setup_signals(void)
 
 static pid_t launch(const char *path, char **argv, unsigned ioctl_flags)
 {
-    int n;
     int sv[2] = { -1, -1 };
     if (ioctl_flags != ~0u) {
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
@@ -377,7 +376,6 @@ static pid_t launch(const char *path, char **argv, unsigned ioctl_flags)
     char **envp = td_env_merge(environ, nenv);
     if (!envp)
         die("out of memory");
-    (void)td_env_vars(&n);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0)

@@ -142,14 +142,6 @@ void td_summary_hello(int pid)
         p->shim = 1;
 }
 
-int td_summary_loaded_shim(int pid)
-{
-    for (int i = 0; i < nprocs; i++)
-        if (procs[i].pid == pid)
-            return procs[i].shim;
-    return 0;
-}
-
 /* ---- allocations: open addressing on (pid, ptr) ---- */
 
 static size_t slot_hash(int pid, unsigned long long ptr)

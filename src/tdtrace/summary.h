@@ -6,7 +6,6 @@
 void td_summary_init(const struct td_opts *o);
 /* a process loaded the shim */
 void td_summary_hello(int pid);
-int td_summary_loaded_shim(int pid);
 void td_summary_call(const struct td_rec *rec, uint32_t len);
 void td_summary_exit(int pid);
 /* a policy rule acted on a call: "DENIED by FILE:LINE" */

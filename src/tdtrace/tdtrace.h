@@ -54,7 +54,6 @@ void td_usage(FILE *f);
 int td_trace_set(const char *expr, uint8_t *mask, size_t masklen, char *err, size_t errlen);
 
 /* ---- decoding (decode.c) ---- */
-struct td_decoded; /* internal */
 /* print a call record's "name(args) = result"; rec is untrusted, len its size */
 void td_print_call(struct tp *p, const struct td_rec *rec, uint32_t len, int verbose);
 /* find the first item of a kind for an argument; NULL if none */

@@ -31,7 +31,6 @@
 
 static struct td_proc_state *procs;
 static int nprocs;
-static pid_t first_pid;
 static volatile sig_atomic_t pending_sig;
 
 static struct td_proc_state *proc_get(pid_t tid, int create)
@@ -105,7 +104,6 @@ void td_tracer_attach_first(pid_t pid)
         die_errno("ptrace(PTRACE_SEIZE, %d)", (int)pid);
     struct td_proc_state *p = proc_get(pid, 1);
     p->attached = 1;
-    first_pid = pid;
     kill(pid, SIGCONT);
 }
 
