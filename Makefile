@@ -32,7 +32,7 @@ CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
 LDFLAGS  += $(OPT) -pthread
 
 all: tdtrace emu shim audit examples tests
-.PHONY: all tdtrace emu shim audit examples tests check check-tsan test unit e2e bench install clean gen demo
+.PHONY: all tdtrace emu shim audit examples tests check check-tsan test unit e2e bench install clean gen demo fuzz-smoke
 
 # ---- generated code ---------------------------------------------------
 XLAT_IN := $(sort $(wildcard src/xlat/*.in))
@@ -141,6 +141,18 @@ $(BUILD)/e2e/lib%.so: tests/e2e/lib%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< $(LDFLAGS)
 e2e-build: $(filter-out $(BUILD)/e2e/lib%,$(E2E_BIN)) $(E2E_LIBS)
 
+# the fuzz targets' standalone drivers, run briefly from a fixed seed
+# (long runs: tests/fuzz/README)
+$(BUILD)/fuzz/fuzz_policy: tests/fuzz/fuzz_policy.c tests/fuzz/standalone.h $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS)
+$(BUILD)/fuzz/fuzz_ptx: tests/fuzz/fuzz_ptx.c tests/fuzz/standalone.h $(BUILD)/libemu.a $(BUILD)/libtdcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc/emu -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libemu.a $(BUILD)/libtdcommon.a $(EMU_LIBS) $(LDFLAGS)
+fuzz-smoke: $(BUILD)/fuzz/fuzz_policy $(BUILD)/fuzz/fuzz_ptx
+	@$(BUILD)/fuzz/fuzz_policy -n 20000 -s 1
+	@$(BUILD)/fuzz/fuzz_ptx -n 2000 -s 1
+
 unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)
 e2e: all
@@ -149,7 +161,7 @@ e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/cudart/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/kernels/run.sh
 	+@BUILD=$(BUILD) SAN=$(SAN) EXTRA_CFLAGS="$(OPT)" sh tests/ioctl/run.sh
-test: unit e2e
+test: unit fuzz-smoke e2e
 
 check:
 	$(MAKE) test
