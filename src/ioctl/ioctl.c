@@ -314,6 +314,8 @@ struct td_ioctl_ctx {
     int enforce;
     void (*warn)(void *, const char *);
     void *warn_opaque;
+    int (*result_hook)(void *, const struct td_ioctl_event *);
+    void *result_opaque;
     unsigned warned;              /* a bit per family */
     struct td_ioctl_stat *stats;
     size_t nstats, capstats;
@@ -417,6 +419,18 @@ void td_ioctl_free(struct td_ioctl_ctx *c)
     free(c->req);
     free(c->resp);
     free(c);
+}
+
+void td_ioctl_set_result_hook(struct td_ioctl_ctx *c,
+                              int (*hook)(void *opaque, const struct td_ioctl_event *ev), void *opaque)
+{
+    c->result_hook = hook;
+    c->result_opaque = opaque;
+}
+
+int td_ioctl_int_result_hook(struct td_ioctl_ctx *c, const struct td_ioctl_event *ev)
+{
+    return c->result_hook ? c->result_hook(c->result_opaque, ev) : 0;
 }
 
 void td_ioctl_set_warn(struct td_ioctl_ctx *c, void (*warn)(void *opaque, const char *msg), void *opaque)
@@ -636,6 +650,17 @@ void td_ioctl_int_account(struct td_ioctl_ctx *c, const struct td_ioctl_event *e
         warnf(c, "%s ioctl %s (size %u) on %s is not in tdtrace's tables (a newer driver?): "
                  "such calls print raw",
               f ? f->label : "unknown", name, TD_IOC_SIZE(ev->request), ev->path);
+    }
+}
+
+void td_ioctl_int_account_result(struct td_ioctl_ctx *c, const struct td_ioctl_event *ev,
+                                 unsigned long long extra_ns)
+{
+    char raw[96];
+    struct td_ioctl_stat *s = stat_entry(c, event_name(ev, raw, sizeof(raw)));
+    if (s) {
+        s->errors += ev->ret < 0;
+        s->time_ns += extra_ns;
     }
 }
 

@@ -14,9 +14,11 @@
  *
  * Results: a call that is let through is answered with
  * SECCOMP_USER_NOTIF_FLAG_CONTINUE, so the kernel runs it in the target and
- * the listener never learns its result: such an event has result_known = 0
- * and prints "= ?" with the input fields only. A denied call's result is
- * the errno tdtrace answered. See docs/HOWTO-add-an-ioctl.md.
+ * the listener never learns its result by itself. A ptrace supervisor can
+ * (td_ioctl_set_result_hook, td_ioctl_complete); otherwise such an event
+ * has result_known = 0 and prints "= ?" with the input fields only. A
+ * denied call's result is the errno tdtrace answered. See
+ * docs/HOWTO-add-an-ioctl.md.
  *
  * If tdtrace dies, the kernel closes the listener and every pending and
  * later trapped ioctl fails with ENOSYS in the target; other syscalls are
@@ -91,6 +93,24 @@ void td_ioctl_free(struct td_ioctl_ctx *c);
  * malloc'd (free it), the strings point into the policy. Count or -errno. */
 int td_ioctl_rules_from_policy(const struct td_policy *p, struct td_ioctl_rule **out);
 
+struct td_ioctl_event;
+struct td_ioctl_ctx;
+/* Results of calls that are let through. hook(opaque, ev) is called just
+ * before such a call is answered with CONTINUE; returning 1 means the
+ * caller (a ptrace supervisor) will learn the result itself: the event
+ * then has result_pending set, and the caller completes it with
+ * td_ioctl_complete once the thread is back from the system call. */
+void td_ioctl_set_result_hook(struct td_ioctl_ctx *c,
+                              int (*hook)(void *opaque, const struct td_ioctl_event *ev), void *opaque);
+/* Fill in a pending event's result (the system call's return value, as a
+ * register holds it) and re-read its parameter block from the thread, so
+ * the fields the driver wrote (status) can be printed. */
+void td_ioctl_complete(struct td_ioctl_ctx *c, struct td_ioctl_event *ev, long retval);
+/* Whether this kernel keeps a taken notification from being cancelled by
+ * a ptrace interrupt (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, Linux 5.19):
+ * only then can a supervisor learn results this way. */
+int td_ioctl_killable_supported(void);
+
 /* Where warnings go (an unknown driver or number: one warning per family);
  * default: "tdtrace: warning: ..." on stderr. */
 void td_ioctl_set_warn(struct td_ioctl_ctx *c, void (*warn)(void *opaque, const char *msg), void *opaque);
@@ -119,6 +139,7 @@ struct td_ioctl_event {
     int result_known;            /* ret/err are meaningful (denied, or filled in by a tracer) */
     int would_deny;              /* audit mode: a rule matched, the call ran */
     int family;                  /* enum td_ioctl_family */
+    int result_pending;          /* the supervisor will fill in the result */
 };
 
 /* Handle one pending notification on the listener: decode, decide,

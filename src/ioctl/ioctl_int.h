@@ -116,6 +116,13 @@ void td_ioctl_int_account(struct td_ioctl_ctx *c, const struct td_ioctl_event *e
 int td_ioctl_int_tgid(struct td_ioctl_ctx *c, int tid);
 void td_ioctl_int_vanished(struct td_ioctl_ctx *c);
 int td_ioctl_int_enforce(const struct td_ioctl_ctx *c);
+/* a result learned after the call was counted: its error and the time to it */
+void td_ioctl_int_account_result(struct td_ioctl_ctx *c, const struct td_ioctl_event *ev,
+                                 unsigned long long extra_ns);
+/* the supervisor's result hook: 1 if it will fill in the result */
+int td_ioctl_int_result_hook(struct td_ioctl_ctx *c, const struct td_ioctl_event *ev);
+/* read len bytes of the thread's memory at addr; bytes read */
+size_t td_ioctl_int_read(int tid, unsigned long long addr, void *buf, size_t len);
 const char *td_nv_esc_name(unsigned nr);
 
 #endif

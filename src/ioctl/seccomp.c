@@ -246,6 +246,26 @@ int td_ioctl_parent_receive(int sock)
     return fd;
 }
 
+int td_ioctl_killable_supported(void)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return 0;
+    if (pid == 0) {
+        struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+        struct sock_fprog fp = { 1, &allow };
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+            _exit(1);
+        long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                          SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &fp);
+        _exit(fd >= 0 ? 0 : 1);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 int td_ioctl_supported(void)
 {
     int sv[2];
@@ -309,6 +329,11 @@ static size_t read_mem(int tid, unsigned long long addr, void *buf, size_t len)
     return n > 0 ? (size_t)n : 0;
 }
 
+size_t td_ioctl_int_read(int tid, unsigned long long addr, void *buf, size_t len)
+{
+    return read_mem(tid, addr, buf, len);
+}
+
 static int respond(int listener, struct seccomp_notif_resp *resp, size_t size, __u64 id, int err)
 {
     memset(resp, 0, size);
@@ -349,6 +374,30 @@ static int ensure_bufs(struct td_ioctl_ctx *c, struct td_ioctl_bufs *b)
     *b->req_size = rq;
     *b->resp_size = rs;
     return 0;
+}
+
+void td_ioctl_complete(struct td_ioctl_ctx *c, struct td_ioctl_event *ev, long retval)
+{
+    unsigned long long answered = ev->t_exit_ns;
+    ev->result_pending = 0;
+    ev->result_known = 1;
+    ev->t_exit_ns = now_ns();
+    if (retval < 0 && retval > -4096) {
+        ev->ret = -1;
+        ev->err = (int)-retval;
+    } else {
+        ev->ret = retval;
+        ev->err = 0;
+    }
+    /* the block now holds what the driver wrote back (a wrapped block
+     * read after it at entry stays as it was) */
+    size_t len = ev->arglen < ev->argwant ? ev->arglen : ev->argwant;
+    if (ev->have_arg && ev->argp && len) {
+        unsigned char now[sizeof(ev->arg)];
+        if (td_ioctl_int_read(ev->tid, ev->argp, now, len) == len)
+            memcpy(ev->arg, now, len);
+    }
+    td_ioctl_int_account_result(c, ev, ev->t_exit_ns > answered ? ev->t_exit_ns - answered : 0);
 }
 
 int td_ioctl_handle(struct td_ioctl_ctx *c, int listener,
@@ -450,6 +499,8 @@ int td_ioctl_handle(struct td_ioctl_ctx *c, int listener,
             ev->would_deny = 1;
         }
     }
+    if (!err)
+        ev->result_pending = td_ioctl_int_result_hook(c, ev) == 1;
     int rc = respond(listener, resp, *b.resp_size, req->id, err);
     ev->t_exit_ns = now_ns();
     if (rc == -ENOENT) {   /* interrupted or died: the call did not happen as such */

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -194,13 +196,81 @@ static void drain(void)
 
 /* ---- GPU ioctls ---------------------------------------------------------- */
 
-static void ioctl_emit(void *opaque, const struct td_ioctl_event *ev)
+/* GPU ioctls let through whose result tdtrace will read when the thread
+ * comes back from the system call (see result_hook) */
+static struct td_ioctl_event *pending;
+static int npending, cappending;
+
+static void print_ioctl(const struct td_ioctl_event *ev)
 {
-    (void)opaque;
     if (!seen_pid((pid_t)ev->pid))
         return;
     td_out_note_pid(ev->pid);
     td_out_ioctl(ev);
+}
+
+static void ioctl_emit(void *opaque, const struct td_ioctl_event *ev)
+{
+    (void)opaque;
+    if (ev->result_pending) {
+        if (npending == cappending) {
+            int cap = cappending ? cappending * 2 : 16;
+            struct td_ioctl_event *p = realloc(pending, (size_t)cap * sizeof(*p));
+            if (!p) { /* no room: print it without its result */
+                print_ioctl(ev);
+                return;
+            }
+            pending = p;
+            cappending = cap;
+        }
+        pending[npending++] = *ev;
+        return;
+    }
+    print_ioctl(ev);
+}
+
+/* just before a GPU ioctl is let through: stop the thread when it returns
+ * from the call (the notification cannot be cancelled by this: the filter
+ * waits killably), so its result can be read */
+static int result_hook(void *opaque, const struct td_ioctl_event *ev)
+{
+    (void)opaque;
+    return ptrace(PTRACE_INTERRUPT, ev->tid, 0, 0) == 0;
+}
+
+static void take_pending(int i, long retval, int known)
+{
+    struct td_ioctl_event ev = pending[i];
+    pending[i] = pending[--npending];
+    if (known)
+        td_ioctl_complete(ioctls, &ev, retval);
+    else
+        ev.result_pending = 0;
+    print_ioctl(&ev);
+}
+
+static void on_interrupted(pid_t tid)
+{
+    for (int i = 0; i < npending; i++) {
+        if (pending[i].tid != tid)
+            continue;
+#if defined(__x86_64__)
+        struct user_regs_struct regs;
+        int ok = ptrace(PTRACE_GETREGS, tid, 0, &regs) == 0;
+        take_pending(i, ok ? (long)regs.rax : 0, ok);
+#else
+        take_pending(i, 0, 0);
+#endif
+        return;
+    }
+}
+
+/* a process is gone: its pending ioctls print without a result */
+static void drop_pending(pid_t pid)
+{
+    for (int i = npending - 1; i >= 0; i--)
+        if (pending[i].pid == pid)
+            take_pending(i, 0, 0);
 }
 
 static void ioctl_warn(void *opaque, const char *msg)
@@ -277,6 +347,7 @@ static void proc_exit(pid_t pid, int status)
                  ? "SIG" : "", sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
     if (WIFSIGNALED(status) && WCOREDUMP(status))
         snprintf(line + strlen(line) - 4, sizeof(line) - strlen(line) + 4, " (core dumped) +++");
+    drop_pending(pid);
     td_summary_exit((int)pid);
     if (ioctls)
         td_ioctl_forget(ioctls, (int)pid);
@@ -539,6 +610,10 @@ static unsigned setup_ioctls(void)
     if (!ioctls)
         die("out of memory");
     td_ioctl_set_warn(ioctls, ioctl_warn, NULL);
+#if defined(__x86_64__)
+    if (td_ioctl_killable_supported())
+        td_ioctl_set_result_hook(ioctls, result_hook, NULL);
+#endif
     return nrules ? TD_IOCTL_TRAP_ALL : 0;
 }
 
@@ -576,7 +651,8 @@ int main(int argc, char **argv)
 
     first_pid = launch(path, opts.cmd, ioctl_flags);
     td_out_note_pid((int)first_pid);
-    static const struct td_tracer_ops ops = { drain, proc_exit, proc_exec, proc_new, handle_ioctls };
+    static const struct td_tracer_ops ops = { drain, proc_exit, proc_exec, proc_new, handle_ioctls,
+                                              on_interrupted };
     int status = td_tracer_loop(first_pid, &ops);
 
     /* every writer is gone: whatever is still reserved is lost */

@@ -301,6 +301,8 @@ static void handle_stop(pid_t pid, int status, const struct td_tracer_ops *ops)
                 return;
             }
         }
+        if (sig == SIGTRAP && ops->interrupted)
+            ops->interrupted(pid);
         resume(pid, 0);
         return;
     default:

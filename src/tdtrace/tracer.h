@@ -20,6 +20,7 @@ struct td_tracer_ops {
     void (*proc_exec)(pid_t pid, const char *exe);     /* a process called execve successfully */
     void (*proc_new)(pid_t pid, pid_t parent);         /* a new process (not thread) */
     int (*listen)(void);  /* handle pending GPU ioctls; the fd to wait on, or -1 */
+    void (*interrupted)(pid_t tid); /* a thread stopped by PTRACE_INTERRUPT */
 };
 
 /* in the child, before exec: the filter that stops execve for us */
