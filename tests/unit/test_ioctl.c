@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -498,6 +499,43 @@ static void test_counters_and_bypass(void **state)
     td_ioctl_free(c);
 }
 
+/* a result learned after the call: errno, the block as the driver left
+ * it, the error counted */
+static void test_complete(void **state)
+{
+    (void)state;
+    struct td_ioctl_ctx *c = td_ioctl_new(NULL, 0, NULL, 0, 1);
+    int warnings = 0;
+    td_ioctl_set_warn(c, quiet, &warnings);
+    struct nvos54 live = sample54();
+    struct td_ioctl_event ev;
+    ev_init(&ev, "/dev/nvidiactl", RM_CONTROL, &live, sizeof(live), (uintptr_t)&live);
+    ev.pid = ev.tid = (int)getpid();
+    ev.argwant = sizeof(live);
+    ev.t_enter_ns = 1000;
+    ev.t_exit_ns = 2000;
+    ev.result_pending = 1;
+    td_ioctl_int_account(c, &ev);
+    live.status = 0x1f;   /* what the driver wrote back */
+    td_ioctl_complete(c, &ev, -25);
+    assert_false(ev.result_pending);
+    assert_true(ev.result_known);
+    assert_int_equal(ev.ret, -1);
+    assert_int_equal(ev.err, 25);
+    struct nvos54 seen;
+    memcpy(&seen, ev.arg, sizeof(seen));
+    assert_int_equal(seen.status, 0x1f);
+    const struct td_ioctl_stat *st;
+    assert_int_equal(td_ioctl_stats(c, &st), 1);
+    assert_int_equal(st[0].errors, 1);
+    assert_true(st[0].time_ns > 1000);
+    td_ioctl_complete(c, &ev, 0);
+    assert_int_equal(ev.ret, 0);
+    assert_int_equal(ev.err, 0);
+    assert_int_equal(st[0].errors, 1);
+    td_ioctl_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -514,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_gpu_paths),
         cmocka_unit_test(test_deny_decisions),
         cmocka_unit_test(test_counters_and_bypass),
+        cmocka_unit_test(test_complete),
     };
     return cmocka_run_group_tests_name("ioctl", tests, NULL, NULL);
 }
