@@ -15,7 +15,8 @@ cp "$BUILD/lib/tdtrace/emu/libcuda.so.1" "$work/fake/libcuda.so.1"
 export FAKEDRV=$work/fake/libcuda.so.1
 export GPUDIR=$work/gpu   # files declared GPU nodes with --gpu-dev
 mkdir -p "$GPUDIR" && touch "$GPUDIR/nvidiactl" "$GPUDIR/nvidia-uvm"
-KILLABLE=$("$BUILD/e2e/killable")   # can tdtrace learn let-through ioctls' results here?
+# can tdtrace learn let-through ioctls' results here?
+KILLABLE=$(LD_LIBRARY_PATH="$BUILD/lib/tdtrace/emu" "$BUILD/e2e/killable") || KILLABLE="?"
 export KILLABLE
 . tests/nvcc-env.sh   # GLIBC_TUNABLES for a TSan build
 pass=0 fail=0 skip=0
