@@ -92,6 +92,15 @@ CUresult emu_ctx_current(struct emu_ctx **out)
     return ctx_get((CUcontext)ctx_stack[ctx_depth - 1], out, CUDA_ERROR_CONTEXT_IS_DESTROYED);
 }
 
+CUresult emu_ctx_require(void)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r == CUDA_SUCCESS)
+        emu_ctx_put(c);
+    return r;
+}
+
 CUresult emu_ctx_resolve(CUcontext h, struct emu_ctx **out)
 {
     EMU_INIT_OR_RETURN();
@@ -608,11 +617,9 @@ TD_EXPORT CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 
 TD_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
-    struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_require();
     if (r)
         return r;
-    emu_ctx_put(c);
     if (leastPriority)
         *leastPriority = 0;
     if (greatestPriority)
@@ -622,11 +629,9 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *
 
 TD_EXPORT CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
-    struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_require();
     if (r)
         return r;
-    emu_ctx_put(c);
     if (!pconfig)
         return CUDA_ERROR_INVALID_VALUE;
     *pconfig = CU_FUNC_CACHE_PREFER_NONE;
@@ -635,11 +640,9 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 
 TD_EXPORT CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
 {
-    struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_require();
     if (r)
         return r;
-    emu_ctx_put(c);
     /* a preference; the emulator has no cache to configure */
     return (unsigned)config <= CU_FUNC_CACHE_PREFER_EQUAL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }

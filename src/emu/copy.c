@@ -171,11 +171,9 @@ enum dir { D_HTOD, D_DTOH, D_DTOD, D_ANY };
 static CUresult copy1d(uintptr_t dst, uintptr_t src, size_t n, enum dir dir, CUstream h,
                        int ptds, int async)
 {
-    struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_require();
     if (r)
         return r;
-    emu_ctx_put(c);
     if (n == 0)
         return CUDA_SUCCESS;
     struct side d = { 0, NULL }, s = { 0, NULL };
@@ -286,11 +284,9 @@ static CUresult side2d(CUmemorytype type, const void *host, CUdeviceptr dev, siz
 
 static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream h, int ptds, int async)
 {
-    struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_require();
     if (r)
         return r;
-    emu_ctx_put(c);
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
     if (p->WidthInBytes == 0 || p->Height == 0)
@@ -336,11 +332,9 @@ TD_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *p, CUstr
 static CUresult memset2d(CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem, size_t w,
                          size_t hgt, CUstream h, int ptds, int async)
 {
-    struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_require();
     if (r)
         return r;
-    emu_ctx_put(c);
     if (!dst || (dst & (elem - 1)))
         return CUDA_ERROR_INVALID_VALUE;
     if (w == 0 || hgt == 0)

@@ -152,6 +152,9 @@ struct emu_ctx {
  * CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT (none, or an
  * inactive primary), CUDA_ERROR_CONTEXT_IS_DESTROYED. */
 CUresult emu_ctx_current(struct emu_ctx **out);
+/* CUDA_SUCCESS when the calling thread has a current context, else the
+ * error emu_ctx_current gives (calls that need one but use nothing of it) */
+CUresult emu_ctx_require(void);
 /* h, or the current context when h is NULL; referenced. */
 CUresult emu_ctx_resolve(CUcontext h, struct emu_ctx **out);
 void emu_ctx_put(struct emu_ctx *c);

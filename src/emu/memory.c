@@ -357,11 +357,9 @@ TD_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize,
 
 TD_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
-    struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_require();
     if (r)
         return r;
-    emu_ctx_put(c);
     if (dptr == 0)
         return CUDA_SUCCESS;
     return emu_mem_release((uintptr_t)dptr, KIND(EMU_MEM_DEVICE) | KIND(EMU_MEM_MANAGED));
@@ -387,11 +385,9 @@ TD_EXPORT CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
 
 TD_EXPORT CUresult CUDAAPI cuMemFreeHost(void *p)
 {
-    struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_require();
     if (r)
         return r;
-    emu_ctx_put(c);
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
     return emu_mem_release((uintptr_t)p, KIND(EMU_MEM_HOST));
@@ -439,11 +435,9 @@ TD_EXPORT CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize, unsigned 
 
 TD_EXPORT CUresult CUDAAPI cuMemHostUnregister(void *p)
 {
-    struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_require();
     if (r)
         return r;
-    emu_ctx_put(c);
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
     if (emu_mem_release((uintptr_t)p, KIND(EMU_MEM_REGISTERED)))
@@ -453,11 +447,9 @@ TD_EXPORT CUresult CUDAAPI cuMemHostUnregister(void *p)
 
 static CUresult host_lookup(void *p, struct emu_alloc **out)
 {
-    struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_require();
     if (r)
         return r;
-    emu_ctx_put(c);
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
     struct emu_alloc *a = emu_mem_lookup((uintptr_t)p);
@@ -520,11 +512,9 @@ TD_EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_, size_t *total)
 
 TD_EXPORT CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
-    struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_require();
     if (r)
         return r;
-    emu_ctx_put(c);
     struct emu_alloc *a = emu_mem_lookup((uintptr_t)dptr);
     if (!a)
         return CUDA_ERROR_NOT_FOUND;

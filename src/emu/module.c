@@ -290,11 +290,9 @@ TD_EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *imag
 
 TD_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
 {
-    struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_require();
     if (r)
         return r;
-    emu_ctx_put(c);
     if (!module)
         return CUDA_ERROR_INVALID_VALUE;
     void *buf;
