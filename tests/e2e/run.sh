@@ -168,6 +168,16 @@ PY
     if grep -qE '^ > .*/e2e/exitcode\(main\+0x[0-9a-f]+\) \[0x[0-9a-f]+\] .*tests/e2e/exitcode\.c:[0-9]+$' "$work/k.txt"
     then report "tree: -k shows the caller's function and line" ok; else report "tree: -k shows the caller's function and line" fail "$work/k.txt"; fi
 
+    # --bounded with a small buffer: every call is printed or counted as dropped
+    "$TDTRACE" -q --bounded --buffer-size=64K -e trace=cuDeviceGet -o "$work/b.txt" -- "$BUILD/e2e/threads" \
+        > /dev/null 2> "$work/b.err"
+    local shown dropped
+    shown=$(grep -c '^cuDeviceGet(' "$work/b.txt")
+    dropped=$(sed -n 's/^tdtrace: \([0-9]*\) records dropped.*/\1/p' "$work/b.err")
+    if [ $((shown + ${dropped:-0})) -eq 160000 ]
+    then report "tree: --bounded prints or counts every call ($shown shown, ${dropped:-0} dropped)" ok
+    else echo "shown $shown dropped ${dropped:-0}" >> "$work/b.err"; report "tree: --bounded" fail "$work/b.err"; fi
+
     # --no-follow: only the first process
     "$TDTRACE" -q --no-follow -o "$work/nf.txt" -- "$BUILD/e2e/fork" > /dev/null 2>&1
     if [ "$(grep -c '^+++ exited' "$work/nf.txt")" -eq 1 ] && [ "$(grep -c '^cuInit' "$work/nf.txt")" -eq 1 ]
