@@ -115,8 +115,22 @@ int td_ioctl_lookup_name(const char *name, unsigned long *request_or_nr)
 
 /* ---- NV_STATUS ---------------------------------------------------------- */
 
-struct nv_status { unsigned v; const char *name; };
-static const struct nv_status nv_statuses[] = {
+const char *td_nv_name_find(const struct td_nv_name *tab, size_t n, unsigned v)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (tab[mid].v == v)
+            return tab[mid].name;
+        if (tab[mid].v < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static const struct td_nv_name nv_statuses[] = {
 #define NV_STATUS(name, v) { v, #name },
 #include "nvstatus.def"
 #undef NV_STATUS
@@ -124,17 +138,7 @@ static const struct nv_status nv_statuses[] = {
 
 const char *td_nv_status_name(unsigned status)
 {
-    size_t lo = 0, hi = sizeof(nv_statuses) / sizeof(nv_statuses[0]);
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (nv_statuses[mid].v == status)
-            return nv_statuses[mid].name;
-        if (nv_statuses[mid].v < status)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    return td_nv_name_find(nv_statuses, sizeof(nv_statuses) / sizeof(nv_statuses[0]), status);
 }
 
 /* ---- the generic structure printer -------------------------------------- */

@@ -102,6 +102,9 @@ const struct td_family *td_family_for(unsigned long request, const char *path);
 int td_nv_xfer_inner(const unsigned char *hdr, size_t len, unsigned long long *ptr, size_t *size);
 unsigned td_nv_effective_nr(const struct td_ioctl_event *ev);
 const char *td_nv_class_name(unsigned cls);
+/* the name of v in a table of {value, name} sorted by value, or NULL */
+struct td_nv_name { unsigned v; const char *name; };
+const char *td_nv_name_find(const struct td_nv_name *tab, size_t n, unsigned v);
 
 /* UVM plain numbers (the filter matches them exactly). */
 size_t td_uvm_numbers(const unsigned long **out);

@@ -35,8 +35,7 @@ static const struct nv_esc *esc_by_nr(unsigned nr)
     return NULL;
 }
 
-struct nv_class { unsigned v; const char *name; };
-static const struct nv_class nv_classes[] = {
+static const struct td_nv_name nv_classes[] = {
 #define NV_CLASS(name, v) { v, #name },
 #include "nvclass.def"
 #undef NV_CLASS
@@ -44,17 +43,7 @@ static const struct nv_class nv_classes[] = {
 
 const char *td_nv_class_name(unsigned cls)
 {
-    size_t lo = 0, hi = sizeof(nv_classes) / sizeof(nv_classes[0]);
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (nv_classes[mid].v == cls)
-            return nv_classes[mid].name;
-        if (nv_classes[mid].v < cls)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    return td_nv_name_find(nv_classes, sizeof(nv_classes) / sizeof(nv_classes[0]), cls);
 }
 
 const char *td_nv_esc_name(unsigned nr)
