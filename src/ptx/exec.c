@@ -114,6 +114,8 @@ static inline int64_t sext(uint64_t v, unsigned size)
     }
 }
 static inline float ftz32(float f) { return fabsf(f) < 1.17549435e-38f ? copysignf(0.0f, f) : f; }
+/* .sat: clamp to [0, 1], NaN to 0 */
+static inline float sat32(float q) { return q != q ? 0.0f : q < 0 ? 0.0f : q > 1 ? 1.0f : q; }
 
 /* ---- memory ------------------------------------------------------------- */
 static size_t read_dev(void *ctx, uint64_t addr, const unsigned char **p);
@@ -758,7 +760,7 @@ static int warp_run(struct blk *b, struct warp *w)
                     }
                     float q = r;
                     if (ftz) q = ftz32(q);
-                    if (sat) q = q != q ? 0.0f : q < 0 ? 0.0f : q > 1 ? 1.0f : q;
+                    if (sat) q = sat32(q);
                     D[l] = NF32(q);
                 }
                 if (dr) fesetround(old);
@@ -798,7 +800,7 @@ static int warp_run(struct blk *b, struct warp *w)
                         case OP_MAX: q = (float)fminmax(1, x, y); break;
                         default: q = 0; break;
                         }
-                        if (in->flags & F_SAT) q = q != q ? 0.0f : q < 0 ? 0.0f : q > 1 ? 1.0f : q;
+                        if (in->flags & F_SAT) q = sat32(q);
                         r |= f2h(q, t, in->sub) << (16 * h);
                     }
                     D[l] = r;
@@ -826,7 +828,7 @@ static int warp_run(struct blk *b, struct warp *w)
                     volatile float r = fmaf(x, y, z);
                     float q = r;
                     if (ftz) q = ftz32(q);
-                    if (sat) q = q != q ? 0.0f : q < 0 ? 0.0f : q > 1 ? 1.0f : q;
+                    if (sat) q = sat32(q);
                     D[l] = NF32(q);
                 }
                 if (dr) fesetround(old);
