@@ -20,7 +20,59 @@ static atomic_ullong total_ins;
 uint64_t ptx_instructions(void) { return atomic_load(&total_ins); }
 
 /* ---- errors ----------------------------------------------------------- */
-void ex_fail(struct blk *b, enum ptx_status st, const char *fmt, ...)
+const char *ex_space_name(int sp)
+{
+    switch (sp) {
+    case SP_GLOBAL: return "global";
+    case SP_SHARED: return "shared";
+    case SP_LOCAL: return "local";
+    case SP_CONST: return "const";
+    case SP_PARAM: case SP_FPARAM: return "param";
+    default: return "generic";
+    }
+}
+
+static void fill_fault(struct blk *b, const struct ex_site *at, enum ptx_status st)
+{
+    struct plan *P = b->P;
+    struct ptx_fault *f = P->l->fault;
+    const struct ptx_module *M = P->m;
+    memset(f, 0, sizeof *f);
+    f->status = st;
+    f->warp = f->lane = -1;
+    snprintf(f->kernel, sizeof f->kernel, "%s", M->funcs[P->entry].name);
+    if (!at) return;
+    if (at->w) {
+        const struct ptx_launch *Lp = P->l;
+        unsigned tid = (unsigned)(at->w->id * 32 + at->lane);
+        f->has_thread = 1;
+        memcpy(f->block, b->ctaid, sizeof f->block);
+        f->thread[0] = tid % Lp->block[0];
+        f->thread[1] = tid / Lp->block[0] % Lp->block[1];
+        f->thread[2] = tid / (Lp->block[0] * Lp->block[1]);
+        f->warp = at->w->id;
+        f->lane = at->lane;
+    }
+    f->access = at->access;
+    if (at->access != PTX_ACCESS_NONE) {
+        snprintf(f->space, sizeof f->space, "%s", ex_space_name(at->space));
+        f->addr = at->addr;
+        f->size = at->size;
+    }
+    const struct ir_ins *in = at->in;
+    if (!in) return;
+    f->ptx_line = in->line;
+    snprintf(f->function, sizeof f->function, "%s", M->funcs[in->fn].name);
+    if (in->name >= 0) snprintf(f->opcode, sizeof f->opcode, "%s", M->strings + in->name);
+    const char *file = in->srcfile ? ir_file_name(M, in->srcfile) : NULL;
+    if (file) {
+        snprintf(f->file, sizeof f->file, "%s", file);
+        f->line = in->srcline;
+        f->column = in->srccol;
+    }
+}
+
+void ex_failv(struct blk *b, const struct ex_site *at, enum ptx_status st, const char *fmt, ...)
 {
     struct plan *P = b->P;
     if (b->st == PTX_OK) b->st = st;
@@ -29,8 +81,27 @@ void ex_fail(struct blk *b, enum ptx_status st, const char *fmt, ...)
         P->status = st;
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(P->err, P->errlen, fmt, ap);
+        int k = vsnprintf(P->err, P->errlen, fmt, ap);
         va_end(ap);
+        size_t n = k < 0 ? 0 : (size_t)k < P->errlen ? (size_t)k : P->errlen - 1;
+        const struct ir_ins *in = at ? at->in : NULL;
+        if (in && n < P->errlen) {
+            k = snprintf(P->err + n, P->errlen - n, " at PTX line %d", in->line);
+            n = k < 0 ? n : n + (size_t)k < P->errlen ? n + (size_t)k : P->errlen - 1;
+            const char *file = in->srcfile ? ir_file_name(P->m, in->srcfile) : NULL;
+            if (file && n < P->errlen) {
+                k = snprintf(P->err + n, P->errlen - n, " (%s:%d)", file, in->srcline);
+                n = k < 0 ? n : n + (size_t)k < P->errlen ? n + (size_t)k : P->errlen - 1;
+            }
+        }
+        if (at && at->w && n < P->errlen) {
+            const struct ptx_launch *Lp = P->l;
+            unsigned tid = (unsigned)(at->w->id * 32 + at->lane);
+            snprintf(P->err + n, P->errlen - n, " in block (%u,%u,%u), thread (%u,%u,%u)",
+                     b->ctaid[0], b->ctaid[1], b->ctaid[2], tid % Lp->block[0],
+                     tid / Lp->block[0] % Lp->block[1], tid / (Lp->block[0] * Lp->block[1]));
+        }
+        if (P->l->fault) fill_fault(b, at, st);
     }
     pthread_mutex_unlock(&P->lock);
     atomic_store(&P->stop, 1);
@@ -135,7 +206,7 @@ static int warp_run(struct blk *b, struct warp *w)
         default: {
             ex_fn fn = family[in->op];
             if (!fn) {
-                ex_fail(b, PTX_E_UNSUPPORTED, "unsupported instruction at PTX line %d", in->line);
+                ex_fail_at(b, w, __builtin_ctz(m | 0x80000000u), in, PTX_E_UNSUPPORTED, "unsupported instruction");
                 return W_ERR;
             }
             if (fn(b, w, in, m, R)) return W_ERR;
@@ -172,7 +243,7 @@ static int warp_run(struct blk *b, struct warp *w)
                 unsigned char *fp = b->fparam + (size_t)tid * P->fstride;
                 for (int i = 0; i < c->nargs; i++)
                     memmove(fp + fg + c->args[i].to, fp + fc + c->args[i].from, c->args[i].size);
-                if (w->depth[l] >= MAXDEPTH) { ex_fail(b, PTX_E_STACK, "call stack deeper than %d at PTX line %d", MAXDEPTH, in->line); return W_ERR; }
+                if (w->depth[l] >= MAXDEPTH) { ex_fail_at(b, w, l, in, PTX_E_STACK, "call stack deeper than %d", MAXDEPTH); return W_ERR; }
                 w->rstack[l][w->depth[l]] = w->pc + 1;
                 w->cstack[l][w->depth[l]] = (int)in->imm;
                 w->depth[l]++;
@@ -213,7 +284,7 @@ static int warp_run(struct blk *b, struct warp *w)
             break;
         case OP_TRAP:
             if (!m) break;
-            ex_fail(b, PTX_E_TRAP, "trap at PTX line %d (block (%u,%u,%u))", in->line, b->ctaid[0], b->ctaid[1], b->ctaid[2]);
+            ex_fail_at(b, w, __builtin_ctz(m), in, PTX_E_TRAP, "trap");
             return W_ERR;
         case OP_BAR:
         case OP_BAR_RED:

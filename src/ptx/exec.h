@@ -68,8 +68,28 @@ struct blk {                     /* one host thread's block state */
     const struct ir_ins *fault_ins;
 };
 
-/* exec.c: fails the launch (the first failure wins) */
-void ex_fail(struct blk *b, enum ptx_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Where a failure happened: the thread (w and lane), the instruction, and
+ * for memory faults the access. */
+struct ex_site {
+    const struct warp *w;        /* NULL: no one thread */
+    int lane;
+    const struct ir_ins *in;     /* NULL: no one instruction */
+    enum ptx_access access;
+    int space;                   /* SP_* */
+    uint64_t addr;
+    unsigned size;
+};
+
+/* exec.c: fails the launch (the first failure wins): the message, then
+ * where (PTX line, source line, block and thread) when at says; at also
+ * fills ptx_launch.fault */
+void ex_failv(struct blk *b, const struct ex_site *at, enum ptx_status st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#define ex_fail(b, st, ...) ex_failv((b), NULL, (st), __VA_ARGS__)
+/* the failure at instruction in, in lane of w */
+#define ex_fail_at(b, w, lane, in, st, ...) \
+    ex_failv((b), &(struct ex_site){ (w), (lane), (in), PTX_ACCESS_NONE, 0, 0, 0 }, (st), __VA_ARGS__)
+const char *ex_space_name(int sp);
 
 /* one instruction over the lanes m of warp w, R its function's registers:
  * 0, or -1 after ex_fail */

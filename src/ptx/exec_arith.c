@@ -737,7 +737,7 @@ int ex_arith(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m,
         LANES(m) { int l = L; D[l] = lop3((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l], (uint32_t)in->imm); }
         break;
     default:
-        ex_fail(b, PTX_E_UNSUPPORTED, "unsupported instruction at PTX line %d", in->line);
+        ex_fail_at(b, w, __builtin_ctz(m | 0x80000000u), in, PTX_E_UNSUPPORTED, "unsupported instruction");
         return -1;
     }
     return 0;

@@ -84,22 +84,14 @@ static inline void st_n(unsigned char *p, unsigned n, uint64_t v)
     }
 }
 
-static const char *space_name(int sp)
+static void mem_fault(struct blk *b, const struct warp *w, int lane, const struct ir_ins *in, uint64_t a,
+                      unsigned n, int misaligned)
 {
-    switch (sp) {
-    case SP_GLOBAL: return "global";
-    case SP_SHARED: return "shared";
-    case SP_LOCAL: return "local";
-    case SP_CONST: return "const";
-    case SP_PARAM: case SP_FPARAM: return "param";
-    default: return "generic";
-    }
-}
-
-static void mem_fault(struct blk *b, const struct ir_ins *in, uint64_t a, unsigned n, int misaligned)
-{
-    ex_fail(b, misaligned ? PTX_E_MISALIGNED : PTX_E_ADDRESS, "%s %s address 0x%llx (%u bytes) at PTX line %d",
-         misaligned ? "misaligned" : "illegal", space_name(in->space), (unsigned long long)a, n, in->line);
+    enum ptx_access acc = in->op == OP_LD ? PTX_ACCESS_READ : in->op == OP_ST ? PTX_ACCESS_WRITE : PTX_ACCESS_ATOMIC;
+    struct ex_site at = { w, lane, in, acc, in->space, a, n };
+    ex_failv(b, &at, misaligned ? PTX_E_MISALIGNED : PTX_E_ADDRESS, "%s %s %s of %u bytes at address 0x%llx",
+             misaligned ? "misaligned" : "illegal", ex_space_name(in->space),
+             acc == PTX_ACCESS_READ ? "read" : acc == PTX_ACCESS_WRITE ? "write" : "atomic", n, (unsigned long long)a);
 }
 int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
 {
@@ -119,9 +111,9 @@ int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, u
         LANES(m) {
             int l = L;
             uint64_t a = A[l] + (uint64_t)in->imm;
-            if (a % tot) { mem_fault(b, in, a, tot, 1); return -1; }
+            if (a % tot) { mem_fault(b, w, l, in, a, tot, 1); return -1; }
             unsigned char *p = addr_of(b, sp, a, tot, (unsigned)(w->id * 32 + l));
-            if (!p) { mem_fault(b, in, a, tot, 0); return -1; }
+            if (!p) { mem_fault(b, w, l, in, a, tot, 0); return -1; }
             if (in->op == OP_LD) {
                 for (int i = 0; i < in->vec; i++) {
                     uint64_t v = ld_n(p + (size_t)i * n, n);
@@ -161,9 +153,9 @@ int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, u
         LANES(m) {
             int l = L;
             uint64_t a = A[l] + (uint64_t)in->imm;
-            if (a % n) { mem_fault(b, in, a, n, 1); return -1; }
+            if (a % n) { mem_fault(b, w, l, in, a, n, 1); return -1; }
             unsigned char *p = addr_of(b, in->space, a, n, (unsigned)(w->id * 32 + l));
-            if (!p) { mem_fault(b, in, a, n, 0); return -1; }
+            if (!p) { mem_fault(b, w, l, in, a, n, 0); return -1; }
             uint64_t v = B[l], old;
             if (n == 4) {
                 uint32_t *q = (uint32_t *)(void *)p, o = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
@@ -230,7 +222,7 @@ int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, u
         break;
     }
     default:
-        ex_fail(b, PTX_E_UNSUPPORTED, "unsupported instruction at PTX line %d", in->line);
+        ex_fail_at(b, w, __builtin_ctz(m | 0x80000000u), in, PTX_E_UNSUPPORTED, "unsupported instruction");
         return -1;
     }
     return 0;

@@ -54,7 +54,7 @@ int ex_warp(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, 
         LANES(m) { int l = L; D[l] = w->active; }
         break;
     default:
-        ex_fail(b, PTX_E_UNSUPPORTED, "unsupported instruction at PTX line %d", in->line);
+        ex_fail_at(b, w, __builtin_ctz(m | 0x80000000u), in, PTX_E_UNSUPPORTED, "unsupported instruction");
         return -1;
     }
     return 0;

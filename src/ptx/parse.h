@@ -40,6 +40,11 @@ struct ps {
     struct fix { int ins; const char *s; int n; int line; } *fixes;
     int ncfix, capcfix;
     struct cfix { int call; int caller; int nargs, nrets; int argoff[32], argsz[32], retoff[8], retsz[8]; int line; } *cfixes;
+    /* interned strings: open addressing, offsets + 1 (0 empty) */
+    int *itab;
+    int ncap, nused;
+    /* the last .loc */
+    int loc_file, loc_line, loc_col;
 };
 
 #define SYM_BUCKETS 4096
@@ -99,6 +104,8 @@ struct sym *sym_find(struct ps *p, const char *s, int n);
 struct sym *sym_add(struct ps *p, const char *s, int n, int kind, int64_t val, int type);
 void sym_pop(struct ps *p, int depth);
 int add_string(struct ptx_module *m, const char *s, int n);
+/* add_string, once per distinct string: its offset, or -1 */
+int intern(struct ps *p, const char *s, int n);
 int type_of(struct tok *t);
 int space_of(struct tok *t);
 int func_get(struct ps *p, const char *s, int n);

@@ -229,6 +229,10 @@ struct ir_ins *new_ins(struct ps *p, int line)
     in->vr[0] = in->vr[1] = in->vr[2] = in->vr[3] = -1;
     in->line = line;
     in->fn = p->fn;
+    in->name = -1;
+    in->srcfile = p->loc_file;
+    in->srcline = p->loc_line;
+    in->srccol = p->loc_col;
     in->vec = 1;
     return in;
 }
@@ -281,9 +285,8 @@ static int ignorable(struct tok *k)
 
 static void mark_unsupported(struct ps *p, struct ir_ins *in, const char *s, int n)
 {
+    (void)p; (void)s; (void)n;
     in->op = OP_UNSUPPORTED;
-    int at = add_string(p->m, s, n);
-    in->name = at < 0 ? -1 : at;
 }
 
 /* parses one instruction; the guard was consumed */
@@ -381,6 +384,7 @@ int parse_ins(struct ps *p, int guard, int gneg)
     }
     int nlen = (int)(cur(p)[-1].s + cur(p)[-1].n - nstart);
     if (nlen > 60 || nlen < 0) nlen = opt->n;
+    in->name = intern(p, nstart, nlen);
     in->type = (uint8_t)tys[0];
     in->type2 = (uint8_t)tys[1];
     if (op < 0 || op == OP_UNSUPPORTED || unknown_mod) { /* operands not parsed: any syntax will do */

@@ -42,6 +42,13 @@ int ps_grow(void **arr, int n, int *cap, size_t elt)
 }
 
 /* ---- symbols -------------------------------------------------------- */
+static unsigned fnv(const char *s, int n)
+{
+    unsigned h = 2166136261u;
+    for (int i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
 static unsigned hash(const char *s, int n)
 {
     unsigned h = 2166136261u;
@@ -96,6 +103,59 @@ int add_string(struct ptx_module *m, const char *s, int n)
     int at = (int)m->nstrings;
     m->nstrings = need;
     return at;
+}
+
+int intern(struct ps *p, const char *s, int n)
+{
+    if (p->nused * 2 >= p->ncap) {
+        int nc = p->ncap ? p->ncap * 2 : 1024;
+        int *nt = calloc((size_t)nc, sizeof *nt);
+        if (!nt) return -1;
+        for (int i = 0; i < p->ncap; i++) {
+            if (!p->itab[i]) continue;
+            const char *q = p->m->strings + p->itab[i] - 1;
+            unsigned h = fnv(q, (int)strlen(q));
+            int k = (int)(h & (unsigned)(nc - 1));
+            while (nt[k]) k = (k + 1) & (nc - 1);
+            nt[k] = p->itab[i];
+        }
+        free(p->itab);
+        p->itab = nt;
+        p->ncap = nc;
+    }
+    unsigned h = fnv(s, n);
+    int k = (int)(h & (unsigned)(p->ncap - 1));
+    for (; p->itab[k]; k = (k + 1) & (p->ncap - 1)) {
+        const char *q = p->m->strings + p->itab[k] - 1;
+        if ((int)strlen(q) == n && memcmp(q, s, (size_t)n) == 0) return p->itab[k] - 1;
+    }
+    int at = add_string(p->m, s, n);
+    if (at < 0) return -1;
+    p->itab[k] = at + 1;
+    p->nused++;
+    return at;
+}
+
+const char *ir_file_name(const struct ptx_module *m, int num)
+{
+    for (int i = 0; i < m->nfiles; i++)
+        if (m->files[i].num == num) return m->strings + m->files[i].name;
+    return NULL;
+}
+
+/* .file N "name" [, timestamp, size], at module scope */
+static void parse_file(struct ps *p)
+{
+    int line = cur(p)->line;
+    next(p);
+    if (cur(p)->kind == TK_INT && p->t[p->i + 1].kind == TK_STR && cur(p)->iv < (1u << 30)) {
+        struct tok *nm = &p->t[p->i + 1];
+        int at = nm->n >= 2 ? add_string(p->m, nm->s + 1, nm->n - 2) : -1;
+        struct ptx_module *m = p->m;
+        if (at >= 0 && !ps_grow((void **)&m->files, m->nfiles, &m->capfiles, sizeof *m->files))
+            m->files[m->nfiles++] = (struct ir_file){ (int)cur(p)->iv, at };
+    }
+    while (cur(p)->kind != TK_EOF && cur(p)->line == line) next(p);
 }
 
 /* ---- types and modifiers ----------------------------------------------- */
@@ -410,6 +470,7 @@ static int parse_body(struct ps *p)
     struct ir_func *f = &m->funcs[p->fn];
     f->start = m->nins;
     f->cstart = m->nconst;
+    p->loc_file = p->loc_line = p->loc_col = 0;
     int base = p->depth;
     if (expect(p, '{')) return -1;
     p->depth++;
@@ -431,6 +492,11 @@ static int parse_body(struct ps *p)
                 next(p);
                 if (parse_var(p, sp, 0, 1)) return -1;
                 continue;
+            }
+            if (is(t, ".loc") && p->t[p->i + 1].kind == TK_INT && p->t[p->i + 2].kind == TK_INT) {
+                p->loc_file = (int)(p->t[p->i + 1].iv & 0x3fffffff);
+                p->loc_line = (int)(p->t[p->i + 2].iv & 0x3fffffff);
+                p->loc_col = p->t[p->i + 3].kind == TK_INT ? (int)(p->t[p->i + 3].iv & 0x3fffffff) : 0;
             }
             if (is(t, ".loc") || is(t, ".pragma") || is(t, ".file")) {
                 int line = t->line;
@@ -581,8 +647,7 @@ static int parse_module(struct ps *p)
             continue;
         }
         if (is(t, ".file")) {
-            int line = t->line;
-            while (cur(p)->kind != TK_EOF && cur(p)->line == line) next(p);
+            parse_file(p);
             continue;
         }
         if (is(t, ".section")) { skip_section(p); continue; }
@@ -666,6 +731,7 @@ void ptx_module_free(struct ptx_module *m)
     free(m->calls);
     free(m->globals);
     free(m->strings);
+    free(m->files);
     free(m);
 }
 
@@ -707,6 +773,7 @@ struct ptx_module *ptx_parse(const char *text, size_t len, char *err, size_t err
     free(p.labels);
     free(p.fixes);
     free(p.cfixes);
+    free(p.itab);
     if (rc) {
         if (!err[0]) snprintf(err, errlen, "malformed PTX");
         ptx_module_free(p.m);

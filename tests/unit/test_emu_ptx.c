@@ -113,7 +113,10 @@ static void print(void *cookie, const char *t, size_t n)
     if (nprinted + n < sizeof printed) { memcpy(printed + nprinted, t, n); nprinted += n; }
 }
 
-/* runs entry k(.param .u64 out) of src with the given shape */
+static struct ptx_fault fault;
+
+/* runs entry k(.param .u64 out) of src with the given shape; a failure's
+ * details land in fault */
 static enum ptx_status run(const char *src, unsigned grid, unsigned block, char *err, size_t errlen)
 {
     struct ptx_module *m = ptx_parse(src, 0, err, errlen);
@@ -125,7 +128,9 @@ static enum ptx_status run(const char *src, unsigned grid, unsigned block, char 
         memset(arena + 32768 + 256 * i, 0, 256);
         if (g->init) memcpy(arena + 32768 + 256 * i, g->init, g->size);
     }
-    struct ptx_launch l = { { grid, 1, 1 }, { block, 1, 1 }, 256, &out, 8, gaddr, 0, 4, 0, { NULL, lookup, print } };
+    struct ptx_launch l = { .grid = { grid, 1, 1 }, .block = { block, 1, 1 }, .dyn_shared = 256, .params = &out,
+                            .param_bytes = 8, .gaddr = gaddr, .smcount = 4, .fault = &fault,
+                            .host = { NULL, lookup, print } };
     enum ptx_status st = ptx_run(m, ptx_entry_find(m, "k"), &l, err, errlen);
     ptx_module_free(m);
     return st;
@@ -260,12 +265,36 @@ static void test_faults(void **state)
     char err[256];
     assert_int_equal(run(HDR ".entry k(.param .u64 out) { .reg .b64 %a; mov.b64 %a, 16; st.global.u32 [%a], 1; ret; }\n",
                          1, 1, err, sizeof err), PTX_E_ADDRESS);
-    assert_non_null(strstr(err, "illegal global address 0x10"));
+    assert_non_null(strstr(err, "illegal global write of 4 bytes at address 0x10 at PTX line 4 in block (0,0,0), thread (0,0,0)"));
+    assert_int_equal(fault.status, PTX_E_ADDRESS);
+    assert_string_equal(fault.kernel, "k");
+    assert_int_equal(fault.access, PTX_ACCESS_WRITE);
+    assert_string_equal(fault.space, "global");
+    assert_int_equal(fault.addr, 16);
+    assert_int_equal(fault.size, 4);
+    assert_int_equal(fault.ptx_line, 4);
+    assert_string_equal(fault.opcode, "st.global.u32");
     assert_int_equal(run(HDR ".entry k(.param .u64 out) { .reg .b64 %a; ld.param.u64 %a, [out];\n st.global.u32 [%a+2], 1; ret; }\n",
                          1, 1, err, sizeof err), PTX_E_MISALIGNED);
     assert_int_equal(run(HDR ".entry k(.param .u64 out) { .reg .pred %p; .reg .b32 %r;\n mov.u32 %r, %tid.x;\n"
                          " setp.eq.u32 %p, %r, 77;\n @%p trap;\n ret; }\n", 2, 128, err, sizeof err), PTX_E_TRAP);
-    assert_non_null(strstr(err, "line 7"));
+    assert_non_null(strstr(err, "trap at PTX line 7 in block ("));
+    assert_non_null(strstr(err, "), thread (77,0,0)"));
+    assert_true(fault.has_thread);
+    assert_true(fault.block[0] < 2); /* both blocks trap: either may be first */
+    assert_int_equal(fault.thread[0], 77);
+    assert_int_equal(fault.warp, 2);
+    assert_int_equal(fault.lane, 13);
+    /* line info from .loc and .file (which comes after the code) */
+    assert_int_equal(run(HDR ".entry k(.param .u64 out) { .reg .b64 %a; ld.param.u64 %a, [out];\n"
+                         " .reg .b32 %r<3>;\n.loc 1 42 7\n ld.global.v2.u32 {%r1, %r2}, [%a+65536]; ret; }\n.file 1 \"dir/k.cu\", 0, 0\n",
+                         1, 1, err, sizeof err), PTX_E_ADDRESS);
+    assert_non_null(strstr(err, "illegal global read of 8 bytes at address 0x"));
+    if (!strstr(err, "at PTX line 7 (dir/k.cu:42)")) fail_msg("%s", err);
+    assert_string_equal(fault.file, "dir/k.cu");
+    assert_int_equal(fault.line, 42);
+    assert_int_equal(fault.column, 7);
+    assert_int_equal(fault.access, PTX_ACCESS_READ);
     assert_int_equal(run(HDR ".entry k(.param .u64 out) { .shared .b8 s[16]; .reg .b32 %r; st.shared.u32 [s+272], 1; ret; }\n",
                          1, 1, err, sizeof err), PTX_E_ADDRESS);
     assert_int_equal(run(HDR ".func f() { call f; ret; }\n.entry k(.param .u64 out) { call f; ret; }\n", 1, 1, err, sizeof err),
