@@ -397,49 +397,118 @@ static int parse_var(struct ps *p, int space, int is_extern, int in_func)
 
 /* (.param .type name, ...) of an entry or function; kernel: offsets in the
  * parameter buffer, function: offsets in its .param area */
+/* the size of a parameter's element type (.u32 -> 4), 0 if t is none */
+static unsigned param_type_size(struct tok *t)
+{
+    static const struct { const char *s; unsigned n; } extra[] = {
+        { ".e4m3", 1 }, { ".e5m2", 1 }, { ".tf32", 4 }, { ".texref", 8 }, { ".samplerref", 8 }, { ".surfref", 8 },
+    };
+    int tt = type_of(t);
+    if (tt != T_NONE && tt != T_PRED) return ir_type_size(tt);
+    for (size_t i = 0; i < sizeof extra / sizeof *extra; i++)
+        if (is(t, extra[i].s)) return extra[i].n;
+    return 0;
+}
+
+static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
+
+/* the tokens [a, b) of one declaration */
+static int param_decl(struct tok *t, int a, int b, struct ptx_param_layout *out)
+{
+    uint64_t elem = 0, vec = 1, count = 1, align = 0;
+    int after_ptr = 0, have_dims = 0;
+    struct tok *name = NULL;
+    memset(out, 0, sizeof *out);
+    if (a >= b || (!is(&t[a], ".param") && !is(&t[a], ".reg"))) return -1;
+    for (int i = a + 1; i < b; i++) {
+        unsigned sz;
+        if (is(&t[i], ".ptr")) after_ptr = 1;
+        else if (is(&t[i], ".align")) {
+            if (i + 1 >= b || t[i + 1].kind != TK_INT || !is_pow2(t[i + 1].iv) || t[i + 1].iv > 4096) return -1;
+            if (!after_ptr) align = t[i + 1].iv; /* after .ptr: the pointee's */
+            i++;
+        } else if ((sz = param_type_size(&t[i])) != 0) {
+            if (name) return -1;
+            elem = sz;
+        } else if (is(&t[i], ".v2") || is(&t[i], ".v4") || is(&t[i], ".v8")) {
+            vec = (uint64_t)(t[i].s[2] - '0');
+        } else if (t[i].kind == TK_DIR) {
+            if (name) return -1;   /* a state space, .volatile: nothing to the layout */
+        } else if (t[i].kind == TK_ID) {
+            if (name || !elem) return -1;
+            name = &t[i];
+        } else if (isp(&t[i], '[') && name) {
+            if (i + 2 >= b || t[i + 1].kind != TK_INT || !isp(&t[i + 2], ']') || !t[i + 1].iv || t[i + 1].iv > 65536)
+                return -1;
+            count *= t[i + 1].iv;
+            if (count > 65536) return -1;
+            have_dims = 1;
+            i += 2;
+        } else
+            return -1;
+    }
+    (void)have_dims;
+    if (!name || !elem) return -1;
+    uint64_t size = elem * vec * count;
+    if (size > 65536) return -1;
+    out->size = (unsigned)size;
+    out->align = (unsigned)(align ? align : elem * vec);
+    out->name = name->s;
+    out->namelen = (size_t)name->n;
+    return 0;
+}
+
+int ptx_param_decl(const char *text, size_t len, struct ptx_param_layout *out)
+{
+    struct ps p;
+    memset(&p, 0, sizeof p);
+    if (!text || !out || ps_lex(&p, text, strnlen(text, len))) { free(p.t); return -1; }
+    int r = param_decl(p.t, 0, p.nt - 1, out);
+    free(p.t);
+    return r;
+}
+
+unsigned ptx_param_place(unsigned *end, const struct ptx_param_layout *p)
+{
+    unsigned off = align_up(*end, p->align);
+    *end = off + p->size;
+    return off;
+}
+
+/* (.param .type name, ...) of an entry or function; kernel: offsets in the
+ * parameter buffer, function: offsets in its .param area */
 static int parse_params(struct ps *p, int entry, int ret)
 {
     struct ir_func *f = &p->m->funcs[p->fn];
+    int line = cur(p)->line;
     if (expect(p, '(')) return -1;
     while (!isp(cur(p), ')') && !p->failed && cur(p)->kind != TK_EOF) {
-        if (!is(cur(p), ".param") && !is(cur(p), ".reg")) { ps_err(p, cur(p)->line, "expected .param"); return -1; }
-        int isreg = is(cur(p), ".reg");
-        next(p);
-        unsigned align = 0;
-        int t = T_NONE;
-        while (cur(p)->kind == TK_DIR) {
-            if (is(cur(p), ".align")) { next(p); align = (unsigned)parse_intexpr(p); continue; }
-            int tt = type_of(cur(p));
-            if (tt != T_NONE) t = tt;
-            next(p); /* .ptr, .global, ... */
+        int a = p->i, depth = 0;
+        while (cur(p)->kind != TK_EOF && !(depth == 0 && (isp(cur(p), ',') || isp(cur(p), ')')))) {
+            if (isp(cur(p), '[')) depth++;
+            if (isp(cur(p), ']')) depth--;
+            next(p);
         }
-        if (t == T_NONE || cur(p)->kind != TK_ID) { ps_err(p, cur(p)->line, "bad parameter"); return -1; }
-        struct tok *nm = cur(p);
-        next(p);
-        int unsized;
-        uint64_t n = parse_dims(p, &unsized);
-        unsigned es = ir_type_size(t);
-        uint64_t size = n * es;
-        if (!align) align = es;
-        if (size > 65536) { ps_err(p, nm->line, "parameter too big"); return -1; }
+        struct ptx_param_layout pl;
+        if (param_decl(p->t, a, p->i, &pl)) { ps_err(p, p->t[a].line, "bad parameter"); return -1; }
+        if (is(&p->t[a], ".reg")) { ps_err(p, p->t[a].line, "unsupported .reg parameter"); return -1; }
         f = &p->m->funcs[p->fn];
-        if (isreg) { ps_err(p, nm->line, "unsupported .reg parameter"); return -1; }
         struct ir_param **arr = ret ? &f->rets : &f->params;
         int *cnt = ret ? &f->nrets : &f->nparams;
         struct ir_param *np = realloc(*arr, (size_t)(*cnt + 1) * sizeof **arr);
-        if (!np) { ps_err(p, nm->line, "out of memory"); return -1; }
+        if (!np) { ps_err(p, line, "out of memory"); return -1; }
         *arr = np;
         unsigned off;
         if (entry) {
-            off = align_up(f->param_bytes, align);
-            f->param_bytes = off + (unsigned)size;
-            sym_add(p, nm->s, nm->n, SY_KPARAM, off, (int)size);
-        } else {
-            off = align_up(f->fparam_bytes, align < 8 ? 8 : align);
-            f->fparam_bytes = off + (unsigned)size;
-            sym_add(p, nm->s, nm->n, SY_FPARAM, off, (int)size);
+            off = ptx_param_place(&f->param_bytes, &pl);
+            sym_add(p, pl.name, (int)pl.namelen, SY_KPARAM, off, (int)pl.size);
+        } else { /* the engine's own layout: 8-byte slots at least */
+            struct ptx_param_layout q = pl;
+            if (q.align < 8) q.align = 8;
+            off = ptx_param_place(&f->fparam_bytes, &q);
+            sym_add(p, pl.name, (int)pl.namelen, SY_FPARAM, off, (int)pl.size);
         }
-        np[*cnt] = (struct ir_param){ off, (unsigned)size, align };
+        np[*cnt] = (struct ir_param){ off, pl.size, pl.align };
         (*cnt)++;
         if (!accept(p, ',')) break;
     }

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "param.h"
+
 struct ptx_module;
 
 /* A module-scope .global or .const variable. */

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "emu.h"
+#include "fatbin.h"
 #include "../../src/ptx/ptx.h"
 
 #define OK(x) assert_int_equal((x), CUDA_SUCCESS)
@@ -58,6 +59,56 @@ static void test_parse_layout(void **state)
     assert_int_equal(ptx_global(m, 2)->init[2], 0);
     assert_int_equal(ptx_entry_check(m, e, err, sizeof err), 0);
     ptx_module_free(m);
+}
+
+/* .align after .ptr is the pointee's alignment, not the parameter's: the
+ * engine and the image scanner place such parameters the same way */
+static void test_param_layout(void **state)
+{
+    (void)state;
+    static const char src[] = HDR
+        ".visible .entry k(.param .u32 n, .param .u64 .ptr .global .align 1 p, .param .u64 .ptr .align 2 q,\n"
+        " .param .align 16 .b8 s[20], .param .u8 c, .param .f64 d) { ret; }\n";
+    static const unsigned want_off[] = { 0, 8, 16, 32, 52, 56 }, want_size[] = { 4, 8, 8, 20, 1, 8 };
+    char err[256];
+    struct ptx_module *m = ptx_parse(src, 0, err, sizeof err);
+    if (!m) fail_msg("%s", err);
+    unsigned off[8], size[8];
+    int e = ptx_entry_find(m, "k");
+    assert_int_equal(ptx_entry_params(m, e, off, size, 8), 6);
+    for (int i = 0; i < 6; i++) {
+        if (off[i] != want_off[i] || size[i] != want_size[i])
+            fail_msg("param %d at %u (%u bytes), want %u (%u)", i, off[i], size[i], want_off[i], want_size[i]);
+    }
+    assert_int_equal(ptx_entry_param_bytes(m, e), 64);
+    ptx_module_free(m);
+    /* the image scanner agrees */
+    struct emu_image img;
+    memset(&img, 0, sizeof img);
+    assert_int_equal(emu_ptx_parse(src, sizeof src, &img), 0);
+    assert_int_equal(img.nentries, 1);
+    assert_int_equal(img.entries[0].nparams, 6);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(img.entries[0].params[i].offset, want_off[i]);
+        assert_int_equal(img.entries[0].params[i].size, want_size[i]);
+    }
+    assert_int_equal(img.entries[0].param_bytes, 64);
+    emu_image_free(&img);
+    /* one declaration at a time */
+    struct ptx_param_layout pl;
+    assert_int_equal(ptx_param_decl(".param .u64 .ptr .global .align 1 p", 99, &pl), 0);
+    assert_int_equal(pl.size, 8);
+    assert_int_equal(pl.align, 8);
+    assert_int_equal(pl.namelen, 1);
+    assert_int_equal(pl.name[0], 'p');
+    assert_int_equal(ptx_param_decl(".param .align 4 .b8 s[6]", 99, &pl), 0);
+    assert_int_equal(pl.align, 4);
+    assert_int_equal(pl.size, 6);
+    assert_int_equal(ptx_param_decl(".param .v2 .f32 v", 99, &pl), 0);
+    assert_int_equal(pl.size, 8);
+    assert_int_equal(ptx_param_decl(".param .u32", 99, &pl), -1);
+    assert_int_equal(ptx_param_decl(".param .align 3 .u32 x", 99, &pl), -1);
+    assert_int_equal(ptx_param_decl("garbage", 99, &pl), -1);
 }
 
 static void test_parse_errors(void **state)
@@ -420,6 +471,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_layout),
+        cmocka_unit_test(test_param_layout),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_arith),
         cmocka_unit_test(test_faults),
