@@ -1,41 +1,129 @@
-/* The checker: can an entry run? Every function it reaches must be defined
- * (or be a builtin: vprintf, __assertfail), hold no unsupported
- * instruction, and not recurse (registers and .local are static per
- * function). */
+/* The checker: can a function run? It must be defined (or be a builtin:
+ * vprintf, __assertfail, malloc, free), hold no unsupported instruction,
+ * and so must every function it calls directly; a call through a pointer
+ * checks its target when it happens. Also finds the functions on cycles of
+ * the call graph (recursion, direct or through pointers): their calls save
+ * and restore their frames (exec.c). */
 #include "ir.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* DFS; state: 0 new, 1 on the path, 2 done */
-static int visit(const struct ptx_module *m, int f, char *state, char *err, size_t errlen)
+/* the direct callees of f, or with ind the address-taken functions its
+ * indirect calls may reach: calls fn(m, f, g, arg) for each */
+static void callees(const struct ptx_module *m, int f, int ind, void (*fn)(const struct ptx_module *, int, int, void *), void *arg)
 {
-    const struct ir_func *fn = &m->funcs[f];
-    if (state[f] == 2) return 0;
-    if (state[f] == 1) {
-        snprintf(err, errlen, "unsupported: recursive call of %s (PTX line %d)", fn->name, fn->line);
-        return -1;
-    }
-    if (fn->builtin) { state[f] = 2; return 0; }
-    if (!fn->defined) {
-        snprintf(err, errlen, "unsupported: call of %s, which the PTX does not define", fn->name);
-        return -1;
-    }
-    if (fn->bad_ins >= 0) {
-        const struct ir_ins *in = &m->ins[fn->bad_ins];
-        snprintf(err, errlen, "unsupported instruction '%s' at PTX line %d (in %s)",
-                 in->name >= 0 && m->strings ? m->strings + in->name : "?", in->line, fn->name);
-        return -1;
-    }
-    state[f] = 1;
-    for (int k = fn->start; k < fn->end; k++) {
+    const struct ir_func *F = &m->funcs[f];
+    if (!F->defined) return;
+    for (int k = F->start; k < F->end; k++) {
         const struct ir_ins *in = &m->ins[k];
-        if (in->op == OP_CALL && visit(m, m->calls[in->imm].callee, state, err, errlen))
-            return -1;
+        if (in->op != OP_CALL) continue;
+        int g = m->calls[in->imm].callee;
+        if (g >= 0) fn(m, f, g, arg);
+        else if (ind)
+            for (int h = 0; h < m->nfuncs; h++)
+                if (m->funcs[h].addr_taken) fn(m, f, h, arg);
     }
-    state[f] = 2;
+}
+
+/* ---- problems ------------------------------------------------------------- */
+/* problem: 0 none; f's own (bad instruction, undefined); else 1 + the callee
+ * whose problem it inherits. Computed by a fixed point over direct calls. */
+static void inherit(const struct ptx_module *m, int f, int g, void *arg)
+{
+    int *prob = arg;
+    (void)m;
+    if (!prob[f] && prob[g]) prob[f] = g + 2;
+}
+
+static int own_problem(const struct ir_func *F)
+{
+    if (F->builtin) return 0;
+    return !F->defined || F->bad_ins >= 0 || F->bad_reason >= 0;
+}
+
+/* ---- cycles (Tarjan) ----------------------------------------------------------- */
+struct scc {
+    int *index, *low, *stack, *on;
+    int n, top, next;
+    struct ptx_module *m;
+};
+
+static void strong(struct scc *s, int f);
+static void edge(const struct ptx_module *m, int f, int g, void *arg)
+{
+    struct scc *s = arg;
+    (void)m;
+    if (f == g) s->m->funcs[f].reentrant = 1;
+    if (s->index[g] < 0) {
+        strong(s, g);
+        if (s->low[g] < s->low[f]) s->low[f] = s->low[g];
+    } else if (s->on[g] && s->index[g] < s->low[f])
+        s->low[f] = s->index[g];
+}
+
+static void strong(struct scc *s, int f)
+{
+    s->index[f] = s->low[f] = s->next++;
+    s->stack[s->top++] = f;
+    s->on[f] = 1;
+    callees(s->m, f, 1, edge, s);
+    if (s->low[f] != s->index[f]) return;
+    int count = 0, g;
+    int base = s->top;
+    do { g = s->stack[--base]; count++; } while (g != f);
+    do {
+        g = s->stack[--s->top];
+        s->on[g] = 0;
+        if (count > 1) s->m->funcs[g].reentrant = 1;
+    } while (g != f);
+}
+
+int ir_finish(struct ptx_module *m)
+{
+    int n = m->nfuncs;
+    int *buf = calloc((size_t)n * 5 + 1, sizeof *buf);
+    if (!buf) return -1;
+    struct scc s = { buf, buf + n, buf + 2 * n, buf + 3 * n, n, 0, 0, m };
+    for (int i = 0; i < n; i++) s.index[i] = -1;
+    /* recursion is deep only for long call chains: the depth here is the
+     * number of functions, bounded by the module's size */
+    for (int i = 0; i < n; i++)
+        if (s.index[i] < 0) strong(&s, i);
+    int *prob = buf + 4 * n;
+    for (int i = 0; i < n; i++) prob[i] = own_problem(&m->funcs[i]);
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = 0; i < n; i++) {
+            int before = prob[i];
+            if (!before) callees(m, i, 0, inherit, prob);
+            if (prob[i] != before) changed = 1;
+        }
+    }
+    for (int i = 0; i < n; i++) m->funcs[i].problem = prob[i];
+    free(buf);
     return 0;
+}
+
+int ir_func_check(const struct ptx_module *m, int f, char *err, size_t errlen)
+{
+    const struct ir_func *F = &m->funcs[f];
+    int hops = 0;
+    while (F->problem > 1 && hops++ < m->nfuncs) F = &m->funcs[F->problem - 2];
+    if (!F->problem) return 0;
+    if (!F->defined) {
+        snprintf(err, errlen, "unsupported: call of %s, which the PTX does not define", F->name);
+        return -1;
+    }
+    if (F->bad_reason >= 0) {
+        snprintf(err, errlen, "%s cannot run: %s (PTX line %d)", F->name, m->strings + F->bad_reason, F->bad_line);
+        return -1;
+    }
+    const struct ir_ins *in = &m->ins[F->bad_ins];
+    snprintf(err, errlen, "unsupported instruction '%s' at PTX line %d (in %s)",
+             in->name >= 0 && m->strings ? m->strings + in->name : "?", in->line, F->name);
+    return -1;
 }
 
 int ptx_entry_check(const struct ptx_module *m, int entry, char *err, size_t errlen)
@@ -46,12 +134,5 @@ int ptx_entry_check(const struct ptx_module *m, int entry, char *err, size_t err
         snprintf(err, errlen, "no such kernel");
         return -1;
     }
-    char *state = calloc((size_t)m->nfuncs + 1, 1);
-    if (!state) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    int r = visit(m, entry, state, err, errlen);
-    free(state);
-    return r;
+    return ir_func_check(m, entry, err, errlen);
 }

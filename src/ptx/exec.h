@@ -1,11 +1,25 @@
 /* The executor's internal interface, shared by its files and nothing else:
- * exec.c (launches, blocks, warps, control flow), exec_arith.c (arithmetic,
- * comparisons, conversions, bit operations), exec_mem.c (state spaces,
- * loads, stores, atomics) and exec_warp.c (warp-level instructions).
+ * exec.c (launches, blocks, the SIMT model: warps, groups, barriers,
+ * calls), exec_arith.c (arithmetic, comparisons, conversions, bit
+ * operations), exec_mem.c (state spaces, loads, stores, atomics, async
+ * copies, mbarriers) and exec_warp.c (warp-level instructions).
  *
  * Registers are laid out slot-major, 32 lanes per slot: the value of slot
  * s in lane l of a warp is R[s * 32 + l], R the base of the function the
- * instruction belongs to. */
+ * instruction belongs to.
+ *
+ * The SIMT model. Each lane has its own pc (lpc) and call stack. A warp
+ * runs one group at a time: the lanes that are at the same pc, not exited
+ * and not waiting; its pc is w->pc (lpc of the group's lanes is written back
+ * when the group changes). The group with the lowest pc runs first, so
+ * structured code reconverges where the compiler joins the paths; a group
+ * that keeps taking backward branches while others of its warp could run
+ * hands over to them now and then (independent thread scheduling: spin
+ * locks within a warp complete). Warps of a block take turns: a warp runs
+ * until it waits or has run its slice. Lanes wait (w->wait) at block
+ * barriers (bar, barrier) or at warp-synchronous instructions until all
+ * lanes they name have arrived; when no lane of a block can go on, the
+ * launch fails with PTX_E_DEADLOCK naming the barrier. */
 #ifndef TD_PTX_EXEC_H
 #define TD_PTX_EXEC_H
 
@@ -16,41 +30,74 @@
 
 #include "ir.h"
 
-#define MAXDEPTH 32
 #define NCACHE 4
 #define PC_NONE 0x7fffffff
+#define NBARS 16                 /* barriers per block */
+
+struct blk;
+struct warp;
+/* one instruction over the lanes m of warp w, R its function's registers:
+ * 0, or -1 after ex_fail */
+typedef int (*ex_fn)(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R);
 
 struct plan {                    /* per launch */
     const struct ptx_module *m;
     const struct ptx_launch *l;
+    const ex_fn *h;              /* by instruction: its handler, NULL for control */
     int entry;
     int *slotbase;               /* by function: first slot in a warp's file, or -1 */
     unsigned *localbase, *fparambase;
     int nslots;
-    unsigned lstride, fstride;   /* per-thread .local and call .param bytes */
+    unsigned lstatic;            /* per-thread static .local bytes */
+    unsigned lstride, fstride;   /* per-thread .local (static + stack) and call .param bytes */
+    int maxdepth;                /* call frames per thread */
+    unsigned scratch;            /* bytes of results a reentrant return keeps aside */
+    int reentrant;               /* a reachable function can be active twice */
     unsigned static_shared, shsize;
     unsigned nthreads, nwarps;
     uint64_t nblocks;
     atomic_ullong next_block;
+    atomic_ullong ins;           /* thread-instructions of the launch so far */
     atomic_int stop;
+    double deadline;             /* CLOCK_MONOTONIC seconds, 0: none */
     pthread_mutex_t lock;
     enum ptx_status status;
     char *err;
     size_t errlen;
 };
 
+/* a call frame of one lane */
+struct frame {
+    int32_t ret_pc;              /* the call's pc + 1 */
+    int32_t call;                /* the ir_call */
+    int32_t callee;              /* the function called */
+    uint32_t sp;                 /* reentrant callee: the lane's stack before its save */
+};
+
 struct warp {
     uint64_t *R0;                /* this warp's register file */
-    uint32_t live, active, barred;
-    int pc, merge_pc;
-    int lpc[32];
-    int depth[32];
-    int rstack[32][MAXDEPTH];    /* return pc */
-    int cstack[32][MAXDEPTH];    /* call index */
-    int red_pending;             /* bar.red: result slot row to write, or -1 */
-    uint64_t *red_d;
-    uint32_t red_mask;
+    uint32_t live;               /* lanes not exited */
+    uint32_t active;             /* the running group, all at pc */
+    uint32_t wait;               /* lanes waiting (barrier or warp rendezvous) */
+    uint32_t barw;               /* those at a block barrier */
+    uint32_t cc;                 /* carry flag, a bit per lane */
+    int pc, merge_pc;            /* merge_pc: the next pc where runnable lanes wait */
+    int spin;                    /* backward branches of the group while others could run */
     int id;
+    int counted;                 /* arrival at a barrier counted: its id, else -1 */
+    int lpc[32];
+    uint32_t wsmask[32];         /* warp rendezvous: the member mask each lane named */
+    uint8_t lbar[32];            /* block barrier: its id, for each waiting lane */
+    int depth[32];
+};
+
+struct cbar {                    /* a block barrier */
+    uint32_t warps;              /* warps whose arrival counted */
+    uint32_t waiting;            /* of those, the ones waiting for completion */
+    uint32_t threads;            /* threads counted (a warp counts 32) */
+    uint32_t expect;             /* thread count given, 0: all */
+    int popc, rand, ror;         /* bar.red */
+    int line;                    /* an instruction of it, for messages */
 };
 
 struct blk {                     /* one host thread's block state */
@@ -58,14 +105,18 @@ struct blk {                     /* one host thread's block state */
     unsigned char *shared, *local, *fparam;
     struct warp *warps;
     uint64_t *regs;
+    struct frame *frames;        /* nthreads * maxdepth */
+    uint32_t *sp;                /* per thread: stack top in its .local window */
+    unsigned char *scratch;      /* P->scratch bytes */
     uint64_t sink[32];
     uint64_t clo[NCACHE], chi[NCACHE];
     int cnext;
     unsigned ctaid[3];
-    uint64_t icount;
+    uint64_t icount, icount_seen;
+    int yield;                   /* the running warp should give way (nanosleep, try_wait) */
     enum ptx_status st;
-    int red_popc, red_and, red_or;
-    const struct ir_ins *fault_ins;
+    struct cbar bars[NBARS];
+    uint32_t alive;              /* warps with live lanes */
 };
 
 /* Where a failure happened: the thread (w and lane), the instruction, and
@@ -78,6 +129,7 @@ struct ex_site {
     int space;                   /* SP_* */
     uint64_t addr;
     unsigned size;
+    int plain;                   /* the message as given, without where */
 };
 
 /* exec.c: fails the launch (the first failure wins): the message, then
@@ -88,21 +140,46 @@ void ex_failv(struct blk *b, const struct ex_site *at, enum ptx_status st, const
 #define ex_fail(b, st, ...) ex_failv((b), NULL, (st), __VA_ARGS__)
 /* the failure at instruction in, in lane of w */
 #define ex_fail_at(b, w, lane, in, st, ...) \
-    ex_failv((b), &(struct ex_site){ (w), (lane), (in), PTX_ACCESS_NONE, 0, 0, 0 }, (st), __VA_ARGS__)
+    ex_failv((b), &(struct ex_site){ (w), (lane), (in), PTX_ACCESS_NONE, 0, 0, 0, 0 }, (st), __VA_ARGS__)
 const char *ex_space_name(int sp);
+/* the spelling of an instruction */
+const char *ex_name(const struct blk *b, const struct ir_ins *in);
 
-/* one instruction over the lanes m of warp w, R its function's registers:
- * 0, or -1 after ex_fail */
-int ex_arith(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R);
-int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R);
-int ex_warp(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R);
+/* Each family: the handler of an instruction (a specialised one where it
+ * pays), and the general one. */
+ex_fn ex_arith_select(const struct ir_ins *in);
+ex_fn ex_mem_select(const struct ir_ins *in);
+ex_fn ex_warp_select(const struct ir_ins *in);
+ex_fn ex_mma_select(const struct ir_ins *in);
+
+/* exec_warp.c: the warp-synchronous instruction of lanes P of w, each at
+ * its own instruction w->lpc[l] (all of one kind and member mask M):
+ * reads their sources, writes their results. 0, or -1 after ex_fail. */
+int ex_warp_sync(struct blk *b, struct warp *w, uint32_t P, uint32_t M);
+/* the registers of lane l's function at instruction in */
+static inline uint64_t *ex_regs(const struct blk *b, const struct warp *w, const struct ir_ins *in)
+{
+    return w->R0 + (size_t)b->P->slotbase[in->fn] * 32;
+}
 
 /* exec_mem.c: device memory readable at addr (for printf's %s and
  * arguments): the bytes readable from there, 0 if none */
 size_t ex_read_dev(void *blk, uint64_t addr, const unsigned char **p);
+/* the host pointer of an access of n bytes by lane tid, or NULL */
+unsigned char *ex_addr(struct blk *b, int space, uint64_t a, unsigned n, unsigned tid);
+/* a memory fault of lane l */
+void ex_mem_fault(struct blk *b, const struct warp *w, int lane, const struct ir_ins *in, uint64_t a,
+                  unsigned n, int misaligned);
 
 #define LANES(m) for (uint32_t mm_ = (m); mm_; mm_ &= mm_ - 1)
 #define L (__builtin_ctz(mm_))
+
+static inline unsigned popc32(uint32_t v)
+{
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    return (((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
 
 /* ---- values ----------------------------------------------------------- */
 static inline float F32(uint64_t v) { float f; uint32_t u = (uint32_t)v; memcpy(&f, &u, 4); return f; }

@@ -352,7 +352,7 @@ static inline double fop1(int op, double x, int t, int approx)
     }
 }
 
-int ex_arith(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
+static int ex_arith(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
 {
     struct plan *P = b->P;
     uint64_t *D = in->d >= 0 ? R + (size_t)in->d * 32 : b->sink;
@@ -388,9 +388,11 @@ int ex_arith(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m,
         break;
     case OP_SREG_DYN: {
         struct timespec ts;
-        clock_gettime(in->sub == SR_GLOBALTIMER ? CLOCK_REALTIME : CLOCK_MONOTONIC, &ts);
+        int global = in->sub == SR_GLOBALTIMER || in->sub == SR_GLOBALTIMER_LO || in->sub == SR_GLOBALTIMER_HI;
+        clock_gettime(global ? CLOCK_REALTIME : CLOCK_MONOTONIC, &ts);
         uint64_t v = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-        if (in->sub == SR_CLOCK) v &= 0xffffffffu;
+        if (in->sub == SR_CLOCK || in->sub == SR_GLOBALTIMER_LO) v &= 0xffffffffu;
+        if (in->sub == SR_CLOCK_HI || in->sub == SR_GLOBALTIMER_HI) v >>= 32;
         LANES(m) { int l = L; D[l] = v; }
         break;
     }
@@ -742,3 +744,161 @@ int ex_arith(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m,
     }
     return 0;
 }
+
+/* ---- the common cases, one handler each ---------------------------------- */
+#define H(name, expr)                                                                        \
+    static int name(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R) \
+    {                                                                                        \
+        uint64_t *D = R + (size_t)in->d * 32;                                                \
+        const uint64_t *A = R + (size_t)in->a * 32;                                          \
+        const uint64_t *B = R + (size_t)(in->b >= 0 ? in->b : in->a) * 32;                   \
+        const uint64_t *C = R + (size_t)(in->c >= 0 ? in->c : in->a) * 32;                   \
+        (void)b; (void)w; (void)B; (void)C;                                                  \
+        LANES(m) { int l = L; D[l] = (expr); }                                               \
+        return 0;                                                                            \
+    }
+H(mov32, (uint32_t)A[l])
+H(mov64, A[l])
+H(add32, (uint32_t)(A[l] + B[l]))
+H(add64, A[l] + B[l])
+H(sub32, (uint32_t)(A[l] - B[l]))
+H(sub64, A[l] - B[l])
+H(mul32, (uint32_t)(A[l] * B[l]))
+H(mul64, A[l] * B[l])
+H(mulwide_s32, (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]))
+H(mulwide_u32, (uint64_t)(uint32_t)A[l] * (uint32_t)B[l])
+H(mad32, (uint32_t)(A[l] * B[l] + C[l]))
+H(mad64, A[l] * B[l] + C[l])
+H(madwide_s32, (uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]) + C[l])
+H(madwide_u32, (uint64_t)(uint32_t)A[l] * (uint32_t)B[l] + C[l])
+H(and32, (uint32_t)(A[l] & B[l]))
+H(and64, A[l] & B[l])
+H(or32, (uint32_t)(A[l] | B[l]))
+H(or64, A[l] | B[l])
+H(xor32, (uint32_t)(A[l] ^ B[l]))
+H(xor64, A[l] ^ B[l])
+H(shl32, (uint32_t)B[l] >= 32 ? 0 : (uint32_t)(A[l] << (uint32_t)B[l]))
+H(shl64, (uint32_t)B[l] >= 64 ? 0 : A[l] << (uint32_t)B[l])
+H(shr_u32, (uint32_t)B[l] >= 32 ? 0 : (uint32_t)A[l] >> (uint32_t)B[l])
+H(shr_s32, (uint32_t)(int32_t)((int32_t)A[l] >> ((uint32_t)B[l] >= 32 ? 31 : (uint32_t)B[l])))
+H(shr_u64, (uint32_t)B[l] >= 64 ? 0 : A[l] >> (uint32_t)B[l])
+H(shr_s64, (uint64_t)((int64_t)A[l] >> ((uint32_t)B[l] >= 64 ? 63 : (uint32_t)B[l])))
+H(selp, (C[l] & 1) ? A[l] : B[l])
+H(zext32, (uint32_t)A[l])
+H(sext32, (uint64_t)(int64_t)(int32_t)A[l])
+H(add_f32, NF32(F32(A[l]) + F32(B[l])))
+H(sub_f32, NF32(F32(A[l]) - F32(B[l])))
+H(mul_f32, NF32(F32(A[l]) * F32(B[l])))
+H(fma_f32, NF32(fmaf(F32(A[l]), F32(B[l]), F32(C[l]))))
+H(add_f64, NF64(F64(A[l]) + F64(B[l])))
+H(sub_f64, NF64(F64(A[l]) - F64(B[l])))
+H(mul_f64, NF64(F64(A[l]) * F64(B[l])))
+H(fma_f64, NF64(fma(F64(A[l]), F64(B[l]), F64(C[l]))))
+#define SETP(name, T, op) H(name, (uint64_t)((T)A[l] op (T)B[l]))
+SETP(seq32, uint32_t, ==) SETP(sne32, uint32_t, !=)
+SETP(slt_s32, int32_t, <) SETP(sle_s32, int32_t, <=) SETP(sgt_s32, int32_t, >) SETP(sge_s32, int32_t, >=)
+SETP(slt_u32, uint32_t, <) SETP(sle_u32, uint32_t, <=) SETP(sgt_u32, uint32_t, >) SETP(sge_u32, uint32_t, >=)
+SETP(seq64, uint64_t, ==) SETP(sne64, uint64_t, !=)
+SETP(slt_s64, int64_t, <) SETP(sle_s64, int64_t, <=) SETP(sgt_s64, int64_t, >) SETP(sge_s64, int64_t, >=)
+SETP(slt_u64, uint64_t, <) SETP(sle_u64, uint64_t, <=) SETP(sgt_u64, uint64_t, >) SETP(sge_u64, uint64_t, >=)
+H(seq_f32, (uint64_t)(F32(A[l]) == F32(B[l])))
+H(slt_f32, (uint64_t)(F32(A[l]) < F32(B[l])))
+H(sle_f32, (uint64_t)(F32(A[l]) <= F32(B[l])))
+H(sgt_f32, (uint64_t)(F32(A[l]) > F32(B[l])))
+H(sge_f32, (uint64_t)(F32(A[l]) >= F32(B[l])))
+#undef SETP
+#undef H
+
+/* the handler of an arithmetic instruction */
+ex_fn ex_arith_select(const struct ir_ins *in)
+{
+    int t = in->type;
+    unsigned n = ir_type_size(t), fl = in->flags;
+    int isint = !ir_type_float(t) && t != T_PRED, sg = ir_type_signed(t), w8 = n == 8;
+    int plain = !(fl & (F_SAT | F_CC | F_HI | F_WIDE | F_FTZ | F_RELU));
+    int rn = in->sub == RND_NONE || in->sub == RND_RN;
+    switch (in->op) {
+    case OP_MOV:
+        if (in->sub2 == 0 && t != T_PRED && in->d >= 0 && (n == 4 || n == 8)) return w8 ? mov64 : mov32;
+        break;
+    case OP_ADD: case OP_SUB: case OP_AND: case OP_OR: case OP_XOR:
+        if (isint && plain && (n == 4 || n == 8) && in->d >= 0) {
+            static const ex_fn tab[5][2] = { { add32, add64 }, { sub32, sub64 }, { and32, and64 }, { or32, or64 }, { xor32, xor64 } };
+            int k = in->op == OP_ADD ? 0 : in->op == OP_SUB ? 1 : in->op == OP_AND ? 2 : in->op == OP_OR ? 3 : 4;
+            return tab[k][w8];
+        }
+        if ((t == T_F32 || t == T_F64) && plain && rn && in->d >= 0 && (in->op == OP_ADD || in->op == OP_SUB))
+            return t == T_F32 ? (in->op == OP_ADD ? add_f32 : sub_f32) : (in->op == OP_ADD ? add_f64 : sub_f64);
+        break;
+    case OP_MUL:
+        if (isint && (n == 4 || n == 8) && in->d >= 0 && !(fl & (F_HI | F_SAT))) {
+            if (fl & F_WIDE) return n == 4 ? (sg ? mulwide_s32 : mulwide_u32) : NULL;
+            return w8 ? mul64 : mul32;
+        }
+        if ((t == T_F32 || t == T_F64) && plain && rn && in->d >= 0) return t == T_F32 ? mul_f32 : mul_f64;
+        break;
+    case OP_MAD:
+        if (isint && (n == 4 || n == 8) && in->d >= 0 && !(fl & (F_HI | F_SAT | F_CC))) {
+            if (fl & F_WIDE) return n == 4 ? (sg ? madwide_s32 : madwide_u32) : NULL;
+            return w8 ? mad64 : mad32;
+        }
+        break;
+    case OP_FMA:
+        if ((t == T_F32 || t == T_F64) && plain && rn && in->d >= 0) return t == T_F32 ? fma_f32 : fma_f64;
+        break;
+    case OP_SHL: case OP_SHR:
+        if (isint && (n == 4 || n == 8) && in->d >= 0) {
+            if (in->op == OP_SHL) return w8 ? shl64 : shl32;
+            return w8 ? (sg ? shr_s64 : shr_u64) : (sg ? shr_s32 : shr_u32);
+        }
+        break;
+    case OP_SELP:
+        if (!(fl & F_ANEG) && in->d >= 0) return selp;
+        break;
+    case OP_CVT:
+        if (!(fl & F_SAT) && in->b < 0 && in->d >= 0 && !ir_type_float(t) && !ir_type_float(in->type2)) {
+            unsigned sn = ir_type_size(in->type2);
+            if (n == 8 && sn == 4) return ir_type_signed(in->type2) ? sext32 : zext32;
+            if (n == 4 && (sn == 4 || sn == 8)) return zext32;
+        }
+        break;
+    case OP_SETP:
+        if (in->sub2 == BOOL_NONE && in->d2 < 0 && in->d >= 0 && !(fl & F_FTZ)) {
+            int c = in->sub;
+            if (isint && (n == 4 || n == 8)) {
+                if (c == CMP_EQ) return w8 ? seq64 : seq32;
+                if (c == CMP_NE) return w8 ? sne64 : sne32;
+                int u = !sg || c >= CMP_LO;
+                static const ex_fn tab[2][2][4] = {
+                    { { slt_s32, sle_s32, sgt_s32, sge_s32 }, { slt_u32, sle_u32, sgt_u32, sge_u32 } },
+                    { { slt_s64, sle_s64, sgt_s64, sge_s64 }, { slt_u64, sle_u64, sgt_u64, sge_u64 } },
+                };
+                int k = c == CMP_LT || c == CMP_LO ? 0 : c == CMP_LE || c == CMP_LS ? 1 : c == CMP_GT || c == CMP_HI ? 2
+                      : c == CMP_GE || c == CMP_HS ? 3 : -1;
+                if (k >= 0) return tab[w8][u][k];
+            }
+            if (t == T_F32) { /* ordered compares: false with a NaN, as C's */
+                if (c == CMP_EQ) return seq_f32;
+                if (c == CMP_LT) return slt_f32;
+                if (c == CMP_LE) return sle_f32;
+                if (c == CMP_GT) return sgt_f32;
+                if (c == CMP_GE) return sge_f32;
+            }
+        }
+        break;
+    default:
+        break;
+    }
+    switch (in->op) {
+    case OP_MOV: case OP_SREG_DYN: case OP_CVT: case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_FMA:
+    case OP_DIV: case OP_REM: case OP_ABS: case OP_NEG: case OP_MIN: case OP_MAX: case OP_AND: case OP_OR:
+    case OP_XOR: case OP_NOT: case OP_CNOT: case OP_SHL: case OP_SHR: case OP_SETP: case OP_SET: case OP_SELP:
+    case OP_SLCT: case OP_RCP: case OP_SQRT: case OP_RSQRT: case OP_EX2: case OP_LG2: case OP_SIN: case OP_COS:
+    case OP_TANH: case OP_BFE: case OP_BFI: case OP_BREV: case OP_CLZ: case OP_POPC: case OP_PRMT: case OP_SHF:
+    case OP_LOP3: case OP_SAD: case OP_MUL24: case OP_MAD24: case OP_COPYSIGN: case OP_TESTP:
+        return ex_arith;
+    default:
+        return NULL;
+    }
+}
+

@@ -5,13 +5,9 @@
 #include <stdio.h>
 
 /* ---- memory ------------------------------------------------------------- */
-
-
-/* the allocation holding [a, a+n): cache, then the host's map */
-static int global_ok(struct blk *b, uint64_t a, unsigned n)
+/* the host's map, for an address the cache does not hold */
+static __attribute__((noinline)) int global_lookup(struct blk *b, uint64_t a, unsigned n)
 {
-    for (int i = 0; i < NCACHE; i++)
-        if (a >= b->clo[i] && a + n <= b->chi[i] && a + n >= a) return 1;
     const struct ptx_host *h = &b->P->l->host;
     uint64_t lo, hi;
     if (!h->lookup || h->lookup(h->cookie, a, &lo, &hi) || a + n > hi || a + n < a) return 0;
@@ -21,17 +17,27 @@ static int global_ok(struct blk *b, uint64_t a, unsigned n)
     return 1;
 }
 
+/* is [a, a+n) in one allocation? the last ones found, then the host's map */
+static inline int global_ok(struct blk *b, uint64_t a, unsigned n)
+{
+    for (int i = 0; i < NCACHE; i++)
+        if (a >= b->clo[i] && a + n <= b->chi[i] && a + n >= a) return 1;
+    return global_lookup(b, a, n);
+}
+
 /* host pointer for a generic/global address, or NULL */
 static inline unsigned char *gen_ptr(struct blk *b, uint64_t a, unsigned n)
 {
     struct plan *P = b->P;
+    for (int i = 0; i < NCACHE; i++)
+        if (a >= b->clo[i] && a + n <= b->chi[i] && a + n >= a) return (unsigned char *)(uintptr_t)a;
     uintptr_t sh = (uintptr_t)b->shared, lo = (uintptr_t)b->local, fp = (uintptr_t)b->fparam;
     if (a >= sh && a + n <= sh + P->shsize) return (unsigned char *)(uintptr_t)a;
     if (a >= lo && a + n <= lo + (uint64_t)P->lstride * P->nthreads) return (unsigned char *)(uintptr_t)a;
     if (a >= fp && a + n <= fp + (uint64_t)P->fstride * P->nthreads) return (unsigned char *)(uintptr_t)a;
     uintptr_t pb = (uintptr_t)P->l->params;
     if (pb && a >= pb && a + n <= pb + P->l->param_bytes) return (unsigned char *)(uintptr_t)a;
-    return global_ok(b, a, n) ? (unsigned char *)(uintptr_t)a : NULL;
+    return global_lookup(b, a, n) ? (unsigned char *)(uintptr_t)a : NULL;
 }
 
 size_t ex_read_dev(void *ctx, uint64_t addr, const unsigned char **p)
@@ -60,9 +66,16 @@ static inline unsigned char *addr_of(struct blk *b, int space, uint64_t a, unsig
     case SP_PARAM:
         if (a + n <= P->l->param_bytes && a + n >= a) return (unsigned char *)P->l->params + a;
         return gen_ptr(b, a, n); /* a generic pointer into the buffer */
+    case SP_GLOBAL:
+        return global_ok(b, a, n) ? (unsigned char *)(uintptr_t)a : NULL;
     default:
         return gen_ptr(b, a, n);
     }
+}
+
+unsigned char *ex_addr(struct blk *b, int space, uint64_t a, unsigned n, unsigned tid)
+{
+    return addr_of(b, space, a, n, tid);
 }
 
 static inline uint64_t ld_n(const unsigned char *p, unsigned n)
@@ -84,16 +97,56 @@ static inline void st_n(unsigned char *p, unsigned n, uint64_t v)
     }
 }
 
-static void mem_fault(struct blk *b, const struct warp *w, int lane, const struct ir_ins *in, uint64_t a,
-                      unsigned n, int misaligned)
+void ex_mem_fault(struct blk *b, const struct warp *w, int lane, const struct ir_ins *in, uint64_t a,
+                  unsigned n, int misaligned)
 {
-    enum ptx_access acc = in->op == OP_LD ? PTX_ACCESS_READ : in->op == OP_ST ? PTX_ACCESS_WRITE : PTX_ACCESS_ATOMIC;
-    struct ex_site at = { w, lane, in, acc, in->space, a, n };
+    enum ptx_access acc = in->op == OP_LD || in->op == OP_LDMATRIX || in->op == OP_WMMA_LD ? PTX_ACCESS_READ
+                        : in->op == OP_ST || in->op == OP_STMATRIX || in->op == OP_WMMA_ST ? PTX_ACCESS_WRITE
+                        : PTX_ACCESS_ATOMIC;
+    struct ex_site at = { w, lane, in, acc, in->space, a, n, 0 };
     ex_failv(b, &at, misaligned ? PTX_E_MISALIGNED : PTX_E_ADDRESS, "%s %s %s of %u bytes at address 0x%llx",
              misaligned ? "misaligned" : "illegal", ex_space_name(in->space),
              acc == PTX_ACCESS_READ ? "read" : acc == PTX_ACCESS_WRITE ? "write" : "atomic", n, (unsigned long long)a);
 }
-int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
+
+/* ---- loads and stores of 4 and 8 bytes in one space: the common case ---- */
+#define LDST(name, N, sgn, load, PTR)                                                         \
+    static int name(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R) \
+    {                                                                                        \
+        const uint64_t *A = R + (size_t)in->a * 32;                                          \
+        const unsigned n = (N);                                                              \
+        uint64_t *V = R + (size_t)in->vr[0] * 32;                                            \
+        (void)w;                                                                             \
+        LANES(m) {                                                                           \
+            int l = L;                                                                       \
+            uint64_t a = A[l] + (uint64_t)in->imm;                                           \
+            unsigned char *p;                                                                \
+            if (a % (n)) { ex_mem_fault(b, w, l, in, a, n, 1); return -1; }                  \
+            if (!(p = (PTR))) { ex_mem_fault(b, w, l, in, a, n, 0); return -1; }             \
+            if (load) {                                                                      \
+                if (n == 4) V[l] = sgn ? (uint64_t)(int64_t)(int32_t)__atomic_load_n((uint32_t *)(void *)p, __ATOMIC_RELAXED) \
+                                         : __atomic_load_n((uint32_t *)(void *)p, __ATOMIC_RELAXED); \
+                else V[l] = __atomic_load_n((uint64_t *)(void *)p, __ATOMIC_RELAXED);        \
+            } else {                                                                         \
+                if (n == 4) __atomic_store_n((uint32_t *)(void *)p, (uint32_t)V[l], __ATOMIC_RELAXED); \
+                else __atomic_store_n((uint64_t *)(void *)p, V[l], __ATOMIC_RELAXED);        \
+            }                                                                                \
+        }                                                                                    \
+        return 0;                                                                            \
+    }
+#define GPTR (global_ok(b, a, n) ? (unsigned char *)(uintptr_t)a : NULL)
+#define SPTR (a + n <= b->P->shsize && a + n >= a ? b->shared + a : NULL)
+#define XPTR gen_ptr(b, a, n)
+#define KPTR (a + n <= b->P->l->param_bytes && a + n >= a ? (unsigned char *)b->P->l->params + a : gen_ptr(b, a, n))
+LDST(ld_g4, 4, 0, 1, GPTR) LDST(ld_g4s, 4, 1, 1, GPTR) LDST(ld_g8, 8, 0, 1, GPTR)
+LDST(st_g4, 4, 0, 0, GPTR) LDST(st_g8, 8, 0, 0, GPTR)
+LDST(ld_s4, 4, 0, 1, SPTR) LDST(ld_s4s, 4, 1, 1, SPTR) LDST(ld_s8, 8, 0, 1, SPTR)
+LDST(st_s4, 4, 0, 0, SPTR) LDST(st_s8, 8, 0, 0, SPTR)
+LDST(ld_x4, 4, 0, 1, XPTR) LDST(ld_x4s, 4, 1, 1, XPTR) LDST(ld_x8, 8, 0, 1, XPTR)
+LDST(st_x4, 4, 0, 0, XPTR) LDST(st_x8, 8, 0, 0, XPTR)
+LDST(ld_k4, 4, 0, 1, KPTR) LDST(ld_k4s, 4, 1, 1, KPTR) LDST(ld_k8, 8, 0, 1, KPTR)
+
+static int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
 {
     struct plan *P = b->P;
     uint64_t *D = in->d >= 0 ? R + (size_t)in->d * 32 : b->sink;
@@ -111,9 +164,9 @@ int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, u
         LANES(m) {
             int l = L;
             uint64_t a = A[l] + (uint64_t)in->imm;
-            if (a % tot) { mem_fault(b, w, l, in, a, tot, 1); return -1; }
+            if (a % tot) { ex_mem_fault(b, w, l, in, a, tot, 1); return -1; }
             unsigned char *p = addr_of(b, sp, a, tot, (unsigned)(w->id * 32 + l));
-            if (!p) { mem_fault(b, w, l, in, a, tot, 0); return -1; }
+            if (!p) { ex_mem_fault(b, w, l, in, a, tot, 0); return -1; }
             if (in->op == OP_LD) {
                 for (int i = 0; i < in->vec; i++) {
                     uint64_t v = ld_n(p + (size_t)i * n, n);
@@ -153,9 +206,9 @@ int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, u
         LANES(m) {
             int l = L;
             uint64_t a = A[l] + (uint64_t)in->imm;
-            if (a % n) { mem_fault(b, w, l, in, a, n, 1); return -1; }
+            if (a % n) { ex_mem_fault(b, w, l, in, a, n, 1); return -1; }
             unsigned char *p = addr_of(b, in->space, a, n, (unsigned)(w->id * 32 + l));
-            if (!p) { mem_fault(b, w, l, in, a, n, 0); return -1; }
+            if (!p) { ex_mem_fault(b, w, l, in, a, n, 0); return -1; }
             uint64_t v = B[l], old;
             if (n == 4) {
                 uint32_t *q = (uint32_t *)(void *)p, o = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
@@ -227,3 +280,36 @@ int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, u
     }
     return 0;
 }
+
+ex_fn ex_mem_select(const struct ir_ins *in)
+{
+    switch (in->op) {
+    case OP_LD: case OP_ST: {
+        unsigned n = ir_type_size(in->type);
+        int ld = in->op == OP_LD, sg = ir_type_signed(in->type), k = -1;
+        static const ex_fn tab[4][2][3] = { /* space; size 4, 8; ld, ld signed, st */
+            { { ld_g4, ld_g4s, st_g4 }, { ld_g8, ld_g8, st_g8 } },
+            { { ld_s4, ld_s4s, st_s4 }, { ld_s8, ld_s8, st_s8 } },
+            { { ld_x4, ld_x4s, st_x4 }, { ld_x8, ld_x8, st_x8 } },
+            { { ld_k4, ld_k4s, NULL }, { ld_k8, ld_k8, NULL } },
+        };
+        switch (in->space) {
+        case SP_GLOBAL: k = 0; break;
+        case SP_SHARED: k = 1; break;
+        case SP_GENERIC: k = 2; break;
+        case SP_PARAM: k = 3; break;
+        default: break;
+        }
+        if (k >= 0 && in->vec == 1 && (n == 4 || n == 8) && in->vr[0] >= 0 && in->a >= 0) {
+            ex_fn f = tab[k][n == 8][ld ? sg : 2];
+            if (f) return f;
+        }
+        return ex_mem;
+    }
+    case OP_CVTA: case OP_CVTA_TO: case OP_ATOM: case OP_RED:
+        return ex_mem;
+    default:
+        return NULL;
+    }
+}
+

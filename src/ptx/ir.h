@@ -10,6 +10,7 @@
 #ifndef TD_PTX_IR_H
 #define TD_PTX_IR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ptx.h"
@@ -34,12 +35,22 @@ enum ir_op {
     OP_RCP, OP_SQRT, OP_RSQRT, OP_EX2, OP_LG2, OP_SIN, OP_COS, OP_TANH,
     OP_BFE, OP_BFI, OP_BREV, OP_CLZ, OP_POPC, OP_PRMT, OP_SHF, OP_LOP3, OP_SAD,
     OP_MUL24, OP_MAD24, OP_COPYSIGN, OP_TESTP, OP_FNS,
-    OP_ATOM, OP_RED,
-    OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_BAR, OP_BAR_RED,
-    OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_MEMBAR,
-    OP_VPRINTF, OP_ASSERTFAIL,
+    OP_ADDC, OP_SUBC, OP_MADC,        /* carry in (F_CC: carry out too) */
+    OP_BMSK, OP_BFIND, OP_DP4A, OP_DP2A, OP_SZEXT,
+    OP_ATOM, OP_RED, OP_CPASYNC, OP_MBAR, OP_ISSPACEP,
+    OP_BRA, OP_BRX, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_BAR, OP_NANOSLEEP,
+    OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX, OP_WARPSYNC, OP_ELECT, OP_ACTIVEMASK, OP_MEMBAR,
+    OP_LDMATRIX, OP_STMATRIX, OP_MOVMATRIX, OP_MMA, OP_WMMA_LD, OP_WMMA_ST, OP_WMMA_MMA,
+    OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE,  /* builtin functions */
     OP_COUNT
 };
+
+/* bar: ins.sub2 */
+enum { BK_SYNC, BK_ARRIVE, BK_RED };
+/* bar.red, redux: ins.sub */
+enum { RED_POPC, RED_AND, RED_OR, RED_XOR, RED_ADD, RED_MIN, RED_MAX };
+/* match */
+enum { MA_ANY, MA_ALL };
 
 /* ins.sub: rounding (cvt, float arithmetic) */
 enum { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI, RND_RNA };
@@ -55,7 +66,7 @@ enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 /* vote */
 enum { VO_ALL, VO_ANY, VO_UNI, VO_BALLOT };
 /* dynamic special registers */
-enum { SR_CLOCK, SR_CLOCK64, SR_GLOBALTIMER };
+enum { SR_CLOCK, SR_CLOCK64, SR_CLOCK_HI, SR_GLOBALTIMER, SR_GLOBALTIMER_LO, SR_GLOBALTIMER_HI };
 
 /* ins.flags */
 #define F_SAT    0x01u
@@ -63,10 +74,15 @@ enum { SR_CLOCK, SR_CLOCK64, SR_GLOBALTIMER };
 #define F_HI     0x04u
 #define F_WIDE   0x08u
 #define F_APPROX 0x10u
-#define F_CC     0x20u  /* carry: unsupported, refused by the parser */
+#define F_CC     0x20u  /* .cc: writes the carry flag */
 #define F_WRAP   0x40u  /* shf.wrap (else clamp); shf.r: F_HI set for right */
 #define F_ANEG   0x80u  /* operand c of setp is negated */
 #define F_RELU   0x100u
+#define F_SYNC   0x200u /* warp-synchronous form with a member mask (operand e) */
+#define F_NAN    0x400u /* .NaN */
+#define F_ABS    0x800u /* .abs (redux), .xorsign.abs (min/max) */
+#define F_XORSIGN 0x1000u
+#define F_TRANS  0x2000u /* ldmatrix/stmatrix .trans */
 
 struct ir_ins {
     uint16_t op;
@@ -91,18 +107,51 @@ struct ir_ins {
 /* one argument copied by a call: caller's .param offset -> callee's */
 struct ir_copy { uint32_t from, to, size; };
 struct ir_call {
-    int callee;              /* function index */
+    int callee;              /* function index; -1: indirect, the target in the
+                                call's operand a, arguments matched by position
+                                (their .to unused) */
     int nargs, nrets;
     struct ir_copy *args, *rets;
 };
 
+/* an address in a variable's initialiser: written when its address is known */
+struct ir_reloc {
+    int global;              /* the variable initialised */
+    unsigned size;           /* bytes of the element (4 or 8) */
+    uint64_t off;            /* its offset in the variable */
+    int kind;                /* K_GLOBAL (target: global index) or K_FUNC (function index) */
+    int target;
+    int64_t addend;
+};
+
+/* brx.idx: the labels of a .branchtargets list, as instruction indices */
+struct ir_targets { int n; int *pc; };
+
+/* Function addresses (mov of a function's name, initialisers): a range no
+ * host pointer takes, so a call through one is checked. */
+#define IR_FADDR_BASE 0xfff0000000000000ull
+static inline uint64_t ir_faddr(int f) { return IR_FADDR_BASE + (uint64_t)f * 16; }
+/* the function at address a, or -1 */
+static inline int ir_fidx(uint64_t a, int nfuncs)
+{
+    if (a < IR_FADDR_BASE || (a - IR_FADDR_BASE) % 16 || (a - IR_FADDR_BASE) / 16 >= (uint64_t)nfuncs) return -1;
+    return (int)((a - IR_FADDR_BASE) / 16);
+}
+
 /* a constant slot's source: filled before the warp runs */
-enum { K_IMM, K_GLOBAL, K_SHARED, K_LOCAL, K_PARAM, K_FPARAM, K_SREG };
+enum { K_IMM, K_GLOBAL, K_SHARED, K_LOCAL, K_PARAM, K_FPARAM, K_SREG, K_FUNC };
 /* special registers (K_SREG) */
 enum { S_TID_X, S_TID_Y, S_TID_Z, S_NTID_X, S_NTID_Y, S_NTID_Z, S_CTAID_X, S_CTAID_Y, S_CTAID_Z,
        S_NCTAID_X, S_NCTAID_Y, S_NCTAID_Z, S_LANEID, S_WARPID, S_NWARPID, S_SMID, S_NSMID,
        S_GRIDID, S_LANEMASK_EQ, S_LANEMASK_LE, S_LANEMASK_LT, S_LANEMASK_GE, S_LANEMASK_GT,
-       S_DYN_SMEM, S_TOTAL_SMEM };
+       S_DYN_SMEM, S_TOTAL_SMEM,
+       /* clusters of one block (no cluster launch): the cluster is the block */
+       S_CLUSTERID_X, S_CLUSTERID_Y, S_CLUSTERID_Z, S_NCLUSTERID_X, S_NCLUSTERID_Y, S_NCLUSTERID_Z,
+       S_CLUSTER_CTAID_X, S_CLUSTER_CTAID_Y, S_CLUSTER_CTAID_Z,
+       S_CLUSTER_NCTAID_X, S_CLUSTER_NCTAID_Y, S_CLUSTER_NCTAID_Z,
+       S_CLUSTER_CTARANK, S_CLUSTER_NCTARANK, S_IS_EXPLICIT_CLUSTER,
+       S_ZERO,          /* %envreg<32>, %pm0..7, %reserved_smem_offset_*, %current_graph_exec */
+       S_AGGR_SMEM };
 struct ir_const { int32_t slot; int kind; int64_t val; };  /* val: imm / global index / offset / sreg */
 
 struct ir_param { unsigned offset, size, align; };
@@ -110,7 +159,11 @@ struct ir_param { unsigned offset, size, align; };
 struct ir_func {
     char *name;
     int is_entry, is_extern, defined;
-    int builtin;             /* OP_VPRINTF / OP_ASSERTFAIL for those externs, else 0 */
+    int builtin;             /* OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE for
+                                those externs, else 0 */
+    int addr_taken;          /* its address is used: indirect calls may reach it */
+    int reentrant;           /* on a cycle of the call graph: may be active
+                                twice in a thread, so calls save its frame */
     int start, end;          /* instructions [start, end) */
     int nparams; struct ir_param *params;   /* formal params: kernel param buffer
                                                offsets (entry) or .param offsets */
@@ -122,7 +175,11 @@ struct ir_func {
     unsigned local_bytes;    /* per-thread .local (offsets from 0) */
     unsigned fparam_bytes;   /* per-thread call .param area (offsets from 0) */
     int bad_line;            /* first unsupported instruction's line, or 0 */
-    int bad_ins;             /* its index */
+    int bad_ins;             /* its index, or -1 */
+    int bad_reason;          /* else: what the parser could not take (offset in
+                                strings), or -1 */
+    int problem;             /* check.c: 0 runs; 1 its own problem; 2 + g:
+                                function g it calls has one */
 };
 
 struct ptx_module {
@@ -134,16 +191,27 @@ struct ptx_module {
     struct ir_const *consts;
     int ncalls, capcalls;
     struct ir_call *calls;
+    int ntargets, captargets;
+    struct ir_targets *targets;
+    int nrelocs, caprelocs;
+    struct ir_reloc *relocs;
     int nglobals, capglobals;
     struct ptx_global_info *globals;
     unsigned shared_bytes;   /* static .shared of the module (all functions) */
     char *strings; size_t nstrings, capstrings;
     int nfiles, capfiles;    /* .file: number -> name (offset in strings) */
     struct ir_file { int num; int name; } *files;
+    _Atomic(void *) xcache;  /* the executor's, made at the first launch; freed with the module */
 };
 
 /* the name of .file number num, or NULL */
 const char *ir_file_name(const struct ptx_module *m, int num);
+
+/* check.c: after parsing, the reentrant functions and each function's
+ * problem (0, or -1 when out of memory); then whether function f can run
+ * (0), or -1 with the reason in err */
+int ir_finish(struct ptx_module *m);
+int ir_func_check(const struct ptx_module *m, int f, char *err, size_t errlen);
 
 /* type helpers */
 static inline unsigned ir_type_size(int t)

@@ -37,7 +37,7 @@ struct ps {
     int nlabels, caplabels;
     struct label { const char *s; int n; int at; } *labels;
     int nfix, capfix;
-    struct fix { int ins; const char *s; int n; int line; } *fixes;
+    struct fix { int ins; const char *s; int n; int line; int list, pos; } *fixes; /* list >= 0: a .branchtargets entry */
     int ncfix, capcfix;
     struct cfix { int call; int caller; int nargs, nrets; int argoff[32], argsz[32], retoff[8], retsz[8]; int line; } *cfixes;
     /* interned strings: open addressing, offsets + 1 (0 empty) */
@@ -45,10 +45,14 @@ struct ps {
     int ncap, nused;
     /* the last .loc */
     int loc_file, loc_line, loc_col;
+    /* valid PTX the engine cannot take, in the function being parsed: the
+     * function is marked and skipped, the rest of the module loads */
+    int unsup, unsup_line;
+    char unsup_msg[160];
 };
 
 #define SYM_BUCKETS 4096
-enum { SY_REG = 1, SY_REGRANGE, SY_GLOBAL, SY_SHARED, SY_LOCAL, SY_KPARAM, SY_FPARAM, SY_FUNC, SY_CONST };
+enum { SY_REG = 1, SY_REGRANGE, SY_GLOBAL, SY_SHARED, SY_LOCAL, SY_KPARAM, SY_FPARAM, SY_FUNC, SY_CONST, SY_TARGETS };
 struct sym {
     const char *s;
     int n;
@@ -71,6 +75,7 @@ struct opnd {
     struct tok *imm;     /* O_IMM */
     int ineg;
     int symkind; int64_t symval; /* O_SYM / O_ADDR base symbol */
+    int symsize;         /* O_SYM of a .param: its size */
     int64_t off;         /* O_ADDR offset */
     int nvec; int vslot[4]; struct opnd *vimm[4];
     struct tok *name;    /* O_NAME (label or function) */
@@ -80,6 +85,10 @@ struct opnd {
 
 /* parser.c: the first error wins; p->failed is set */
 void ps_err(struct ps *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* valid PTX the engine cannot take: inside a function, the function is
+ * marked (its launch fails saying so) and the parse goes on after it;
+ * elsewhere, an error. Fails the statement like ps_err. */
+void ps_unsup(struct ps *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---- token helpers -------------------------------------------------- */
 static inline struct tok *cur(struct ps *p) { return &p->t[p->i]; }

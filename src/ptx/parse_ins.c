@@ -6,13 +6,41 @@
 #include <ctype.h>
 #include <stdlib.h>
 
-static const struct { const char *s; int v; } sregs[] = {
-    { "%tid", S_TID_X }, { "%ntid", S_NTID_X }, { "%ctaid", S_CTAID_X }, { "%nctaid", S_NCTAID_X },
-    { "%laneid", S_LANEID }, { "%warpid", S_WARPID }, { "%nwarpid", S_NWARPID }, { "%smid", S_SMID },
-    { "%nsmid", S_NSMID }, { "%gridid", S_GRIDID }, { "%lanemask_eq", S_LANEMASK_EQ },
-    { "%lanemask_le", S_LANEMASK_LE }, { "%lanemask_lt", S_LANEMASK_LT }, { "%lanemask_ge", S_LANEMASK_GE },
-    { "%lanemask_gt", S_LANEMASK_GT }, { "%dynamic_smem_size", S_DYN_SMEM }, { "%total_smem_size", S_TOTAL_SMEM },
+/* special registers; xyz: has .x/.y/.z components (numbered from v) */
+static const struct { const char *s; int v, xyz; } sregs[] = {
+    { "%tid", S_TID_X, 1 }, { "%ntid", S_NTID_X, 1 }, { "%ctaid", S_CTAID_X, 1 }, { "%nctaid", S_NCTAID_X, 1 },
+    { "%laneid", S_LANEID, 0 }, { "%warpid", S_WARPID, 0 }, { "%nwarpid", S_NWARPID, 0 }, { "%smid", S_SMID, 0 },
+    { "%nsmid", S_NSMID, 0 }, { "%gridid", S_GRIDID, 0 }, { "%lanemask_eq", S_LANEMASK_EQ, 0 },
+    { "%lanemask_le", S_LANEMASK_LE, 0 }, { "%lanemask_lt", S_LANEMASK_LT, 0 }, { "%lanemask_ge", S_LANEMASK_GE, 0 },
+    { "%lanemask_gt", S_LANEMASK_GT, 0 }, { "%dynamic_smem_size", S_DYN_SMEM, 0 }, { "%total_smem_size", S_TOTAL_SMEM, 0 },
+    { "%aggr_smem_size", S_AGGR_SMEM, 0 },
+    { "%clusterid", S_CLUSTERID_X, 1 }, { "%nclusterid", S_NCLUSTERID_X, 1 },
+    { "%cluster_ctaid", S_CLUSTER_CTAID_X, 1 }, { "%cluster_nctaid", S_CLUSTER_NCTAID_X, 1 },
+    { "%cluster_ctarank", S_CLUSTER_CTARANK, 0 }, { "%cluster_nctarank", S_CLUSTER_NCTARANK, 0 },
+    { "%is_explicit_cluster", S_IS_EXPLICIT_CLUSTER, 0 },
+    /* driver-defined and performance-monitor registers: 0 here */
+    { "%reserved_smem_offset_begin", S_ZERO, 0 }, { "%reserved_smem_offset_end", S_ZERO, 0 },
+    { "%reserved_smem_offset_cap", S_ZERO, 0 }, { "%reserved_smem_offset_0", S_ZERO, 0 },
+    { "%reserved_smem_offset_1", S_ZERO, 0 }, { "%current_graph_exec", S_ZERO, 0 },
 };
+
+/* %envreg0..31, %pm0..7, %pm0_64..%pm7_64 */
+static int zero_sreg(const struct tok *t)
+{
+    int k = 0;
+    if (t->n > 7 && memcmp(t->s, "%envreg", 7) == 0) k = 7;
+    else if (t->n > 3 && memcmp(t->s, "%pm", 3) == 0) k = 3;
+    if (!k) return 0;
+    long v = 0;
+    int i = k;
+    for (; i < t->n && isdigit((unsigned char)t->s[i]) && i - k < 3; i++) v = v * 10 + (t->s[i] - '0');
+    if (i == k) return 0;
+    if (k == 7) return i == t->n && v < 32;
+    return v < 8 && (i == t->n || (t->n - i == 3 && memcmp(t->s + i, "_64", 3) == 0));
+}
+
+/* the name WARP_SZ: the warp size, a constant */
+static struct tok warp_sz = { TK_INT, 0, "32", 2, 32, 0 };
 
 int parse_reg_or_sym(struct ps *p, struct opnd *o)
 {
@@ -24,7 +52,7 @@ int parse_reg_or_sym(struct ps *p, struct opnd *o)
             if (!is(t, sregs[i].s)) continue;
             next(p);
             int v = sregs[i].v;
-            if (v == S_TID_X || v == S_NTID_X || v == S_CTAID_X || v == S_NCTAID_X) {
+            if (sregs[i].xyz) {
                 struct tok *c = cur(p);
                 if (is(c, ".x")) {} else if (is(c, ".y")) v += 1; else if (is(c, ".z")) v += 2;
                 else { ps_err(p, c->line, "bad special register component"); return -1; }
@@ -35,10 +63,22 @@ int parse_reg_or_sym(struct ps *p, struct opnd *o)
             o->rtype = T_U32;
             return 0;
         }
-        if (is(t, "%clock") || is(t, "%clock64") || is(t, "%globaltimer")) {
+        if (zero_sreg(t)) {
+            next(p);
+            o->kind = O_REG;
+            o->slot = const_slot(p, K_SREG, S_ZERO);
+            o->rtype = T_U32;
+            return 0;
+        }
+        static const struct { const char *s; int v; } dyn[] = {
+            { "%clock", SR_CLOCK }, { "%clock64", SR_CLOCK64 }, { "%clock_hi", SR_CLOCK_HI },
+            { "%globaltimer", SR_GLOBALTIMER }, { "%globaltimer_lo", SR_GLOBALTIMER_LO }, { "%globaltimer_hi", SR_GLOBALTIMER_HI },
+        };
+        for (size_t i = 0; i < sizeof dyn / sizeof *dyn; i++) {
+            if (!is(t, dyn[i].s)) continue;
             o->kind = O_SYM; /* resolved by mov */
             o->symkind = -1;
-            o->symval = is(t, "%clock") ? SR_CLOCK : is(t, "%clock64") ? SR_CLOCK64 : SR_GLOBALTIMER;
+            o->symval = dyn[i].v;
             next(p);
             return 0;
         }
@@ -58,13 +98,14 @@ int parse_reg_or_sym(struct ps *p, struct opnd *o)
                 return 0;
             }
         }
+        if (is(t, "WARP_SZ")) { o->kind = O_IMM; o->imm = &warp_sz; return 0; }
         o->kind = O_NAME; o->name = t;
         return 0;
     }
     switch (y->kind) {
     case SY_REG: o->kind = O_REG; o->slot = (int)y->val; o->rtype = y->type; break;
-    case SY_FUNC: o->kind = O_NAME; o->name = t; break;
-    default: o->kind = O_SYM; o->symkind = y->kind; o->symval = y->val; break;
+    case SY_FUNC: case SY_TARGETS: o->kind = O_NAME; o->name = t; break;
+    default: o->kind = O_SYM; o->symkind = y->kind; o->symval = y->val; o->symsize = y->type; break;
     }
     return 0;
 }
@@ -205,6 +246,12 @@ static int src(struct ps *p, struct opnd *o, int t)
         if (k == K_GLOBAL && (o->off < 0 || o->off >= (1ll << 38))) break;
         return const_slot(p, k, key);
     }
+    case O_NAME: { /* a function's address */
+        struct sym *y = sym_find(p, o->name->s, o->name->n);
+        if (!y || y->kind != SY_FUNC) break;
+        p->m->funcs[y->val].addr_taken = 1;
+        return const_slot(p, K_FUNC, y->val);
+    }
     default: break;
     }
     ps_err(p, o->line, "bad source operand");
@@ -251,6 +298,7 @@ static const struct { const char *s; int op; } opnames[] = {
     { "atom", OP_ATOM }, { "red", OP_RED }, { "bra", OP_BRA }, { "call", OP_CALL }, { "ret", OP_RET },
     { "exit", OP_EXIT }, { "trap", OP_TRAP }, { "bar", OP_BAR }, { "barrier", OP_BAR },
     { "shfl", OP_SHFL }, { "vote", OP_VOTE }, { "activemask", OP_ACTIVEMASK }, { "membar", OP_MEMBAR },
+    { "match", OP_MATCH }, { "redux", OP_REDUX }, { "elect", OP_ELECT }, { "brx", OP_BRX },
     { "fence", OP_MEMBAR }, { "prefetch", OP_NOP }, { "prefetchu", OP_NOP }, { "pmevent", OP_NOP },
     { "nanosleep", OP_NOP }, { "brkpt", OP_TRAP }, { "discard", OP_NOP }, { "applypriority", OP_NOP },
     { "createpolicy", OP_UNSUPPORTED },
@@ -308,7 +356,7 @@ int parse_ins(struct ps *p, int guard, int gneg)
     int unknown_mod = 0;
     struct tok *bad = NULL;
     int cvta_to = 0;
-    int barspec = 0;
+    int warp = 0;
     while (cur(p)->kind == TK_DIR) {
         struct tok *k = cur(p);
         next(p);
@@ -330,6 +378,10 @@ int parse_ins(struct ps *p, int guard, int gneg)
         if (is(k, ".approx")) { in->flags |= F_APPROX; continue; }
         if (is(k, ".relu")) { in->flags |= F_RELU; continue; }
         if (is(k, ".cc")) { in->flags |= F_CC; unknown_mod = 1; bad = k; continue; }
+        if (is(k, ".sync") && (op == OP_SHFL || op == OP_VOTE || op == OP_MATCH || op == OP_REDUX || op == OP_ELECT)) {
+            in->flags |= F_SYNC;
+            continue;
+        }
         if (op == OP_SETP || op == OP_SET) {
             for (size_t i = 0; i < sizeof cmps / sizeof *cmps && !done; i++)
                 if (is(k, cmps[i].s)) { in->sub = (uint8_t)cmps[i].v; done = 1; }
@@ -362,10 +414,26 @@ int parse_ins(struct ps *p, int guard, int gneg)
             else if (is(k, ".clamp")) done = 1;
         } else if (op == OP_BAR) {
             if (is(k, ".sync") || is(k, ".aligned") || is(k, ".cta")) done = 1;
-            else if (is(k, ".red")) { barspec = 1; done = 1; }
-            else if (barspec && (is(k, ".popc") || is(k, ".and") || is(k, ".or"))) {
-                in->sub = is(k, ".popc") ? 0 : is(k, ".and") ? 1 : 2; done = 1;
-            } else if (is(k, ".arrive")) { unknown_mod = 1; bad = k; done = 1; }
+            else if (is(k, ".warp")) { warp = 1; done = 1; }
+            else if (is(k, ".arrive")) { in->sub2 = BK_ARRIVE; done = 1; }
+            else if (is(k, ".red")) { in->sub2 = BK_RED; done = 1; }
+            else if (in->sub2 == BK_RED && (is(k, ".popc") || is(k, ".and") || is(k, ".or"))) {
+                in->sub = is(k, ".popc") ? RED_POPC : is(k, ".and") ? RED_AND : RED_OR; done = 1;
+            }
+        } else if (op == OP_BRX) {
+            if (is(k, ".idx")) done = 1;
+        } else if (op == OP_MATCH) {
+            if (is(k, ".any")) { in->sub = MA_ANY; done = 1; }
+            else if (is(k, ".all")) { in->sub = MA_ALL; done = 1; }
+        } else if (op == OP_REDUX) {
+            static const struct { const char *s; int v; } rops[] = {
+                { ".and", RED_AND }, { ".or", RED_OR }, { ".xor", RED_XOR }, { ".add", RED_ADD },
+                { ".min", RED_MIN }, { ".max", RED_MAX },
+            };
+            for (size_t i = 0; i < sizeof rops / sizeof *rops && !done; i++)
+                if (is(k, rops[i].s)) { in->sub = (uint8_t)rops[i].v; done = 1; }
+            if (!done && is(k, ".abs")) { in->flags |= F_ABS; done = 1; }
+            if (!done && is(k, ".NaN")) { in->flags |= F_NAN; done = 1; }
         } else if (op == OP_TESTP) {
             static const char *const tp[] = { ".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal" };
             for (size_t i = 0; i < 6 && !done; i++)
@@ -459,11 +527,6 @@ int parse_ins(struct ps *p, int guard, int gneg)
                 in->d = dst(p, &ops[0]);
             }
             break;
-        }
-        if (ops[1].kind == O_NAME) { /* function address */
-            ps_err(p, line, "function addresses are not supported");
-            rc = -1;
-            goto out;
         }
         in->d = dst(p, &ops[0]);
         in->a = src(p, &ops[1], t);
@@ -618,21 +681,28 @@ int parse_ins(struct ps *p, int guard, int gneg)
         NEED(1);
         if (ops[0].kind != O_NAME) { ps_err(p, line, "bra: expected a label"); rc = -1; goto out; }
         if (ps_grow((void **)&p->fixes, p->nfix, &p->capfix, sizeof *p->fixes)) { ps_err(p, line, "out of memory"); rc = -1; goto out; }
-        p->fixes[p->nfix++] = (struct fix){ (int)(in - p->m->ins), ops[0].name->s, ops[0].name->n, line };
+        p->fixes[p->nfix++] = (struct fix){ (int)(in - p->m->ins), ops[0].name->s, ops[0].name->n, line, -1, 0 };
         break;
     case OP_CALL: {
-        /* call (rets), f, (args) | call f, (args) | call (rets), f | call f */
-        if (nops < 1 || ops[0].kind != O_NAME) { ps_err(p, line, "call: expected a function"); rc = -1; goto out; }
-        if (nops > 1) { mark_unsupported(p, in, nstart, nlen); goto out; } /* indirect call with prototype */
-        int fi = func_get(p, ops[0].name->s, ops[0].name->n);
-        if (fi < 0) { ps_err(p, line, "out of memory"); rc = -1; goto out; }
+        /* call (rets), f, (args) | call f, (args) | call (rets), f | call f;
+         * through a pointer: call (rets), %r, (args), prototype */
+        int fi;
+        if (nops >= 1 && ops[0].kind == O_REG) { /* indirect: the prototype (or .calltargets) is not needed */
+            if (nops > 2 || (nops == 2 && ops[1].kind != O_NAME)) { ps_err(p, line, "call: bad operands"); rc = -1; goto out; }
+            fi = -1;
+            in->a = ops[0].slot;
+        } else {
+            if (nops != 1 || ops[0].kind != O_NAME) { ps_err(p, line, "call: expected a function"); rc = -1; goto out; }
+            fi = func_get(p, ops[0].name->s, ops[0].name->n);
+            if (fi < 0) { ps_err(p, line, "out of memory"); rc = -1; goto out; }
+        }
         struct opnd *rets = calllist[0], *args = calllist[1];
         int nrets = ncl[0], nargs = ncl[1];
         if (callee_before < 0) { /* no return list: the only list is the args */
             args = calllist[0]; nargs = ncl[0]; rets = NULL; nrets = 0;
             if (ncl[1]) { args = calllist[1]; nargs = ncl[1]; }
         }
-        if (nargs > 32 || nrets > 8) { ps_err(p, line, "call: too many arguments"); rc = -1; goto out; }
+        if (nargs > 32 || nrets > 8) { ps_unsup(p, line, "call with more than 32 arguments or 8 results"); rc = -1; goto out; }
         struct ptx_module *m = p->m;
         if (ps_grow((void **)&m->calls, m->ncalls, &m->capcalls, sizeof *m->calls) ||
             ps_grow((void **)&p->cfixes, p->ncfix, &p->capcfix, sizeof *p->cfixes)) { ps_err(p, line, "out of memory"); rc = -1; goto out; }
@@ -648,45 +718,83 @@ int parse_ins(struct ps *p, int guard, int gneg)
         cf->line = line;
         for (int i = 0; i < nargs; i++) {
             if (args[i].kind != O_SYM || args[i].symkind != SY_FPARAM) { mark_unsupported(p, in, nstart, nlen); m->ncalls++; goto out; }
-            struct sym *y = NULL;
-            (void)y;
             cf->argoff[i] = (int)args[i].symval;
+            cf->argsz[i] = args[i].symsize;
         }
         for (int i = 0; i < nrets; i++) {
             if (rets[i].kind != O_SYM || rets[i].symkind != SY_FPARAM) { mark_unsupported(p, in, nstart, nlen); m->ncalls++; goto out; }
             cf->retoff[i] = (int)rets[i].symval;
+            cf->retsz[i] = rets[i].symsize;
         }
         in->imm = m->ncalls++;
+        break;
+    }
+    case OP_BRX: { /* brx.idx index, targets */
+        NEED(2);
+        struct sym *y = ops[1].kind == O_NAME ? sym_find(p, ops[1].name->s, ops[1].name->n) : NULL;
+        if (!y || y->kind != SY_TARGETS) { ps_err(p, line, "brx.idx: expected a .branchtargets list"); rc = -1; goto out; }
+        in->a = src(p, &ops[0], T_U32);
+        in->imm = y->val;
         break;
     }
     case OP_RET: case OP_EXIT: case OP_TRAP:
         break;
     case OP_BAR:
-        if (barspec) { /* bar.red.popc.u32 d, a, {b,} p */
-            in->op = OP_BAR_RED;
-            if (nops < 3) { ps_err(p, line, "bar.red: bad operands"); rc = -1; goto out; }
+        if (warp) { /* bar.warp.sync membermask */
+            NEED(1);
+            in->op = OP_WARPSYNC;
+            in->flags |= F_SYNC;
+            in->e = src(p, &ops[0], T_U32);
+            break;
+        }
+        if (in->sub2 == BK_RED) { /* bar.red.popc.u32 d, a{, b}, {!}c */
+            if (nops < 3 || nops > 4) { ps_err(p, line, "bar.red: bad operands"); rc = -1; goto out; }
             in->d = dst(p, &ops[0]);
+            in->a = src(p, &ops[1], T_U32);
+            if (nops == 4) in->b = src(p, &ops[2], T_U32);
             in->c = src(p, &ops[nops - 1], T_PRED);
             if (ops[nops - 1].neg) in->flags |= F_ANEG;
             break;
         }
-        if (nops < 1 || nops > 2) { ps_err(p, line, "bar: bad operands"); rc = -1; goto out; }
+        /* bar.sync a{, b}; bar.arrive a, b */
+        if (nops < 1 || nops > 2 || (in->sub2 == BK_ARRIVE && nops != 2)) { ps_err(p, line, "bar: bad operands"); rc = -1; goto out; }
+        in->a = src(p, &ops[0], T_U32);
+        if (nops == 2) in->b = src(p, &ops[1], T_U32);
         break;
-    case OP_SHFL:
-        NEED(5);
+    case OP_SHFL: /* shfl.sync.mode.b32 d[|p], a, b, c, membermask; the old form without the mask */
+        NEED(in->flags & F_SYNC ? 5 : 4);
         in->d = dst(p, &ops[0]);
         in->d2 = ops[0].slot2;
         in->a = src(p, &ops[1], t);
         in->b = src(p, &ops[2], T_U32);
         in->c = src(p, &ops[3], T_U32);
-        in->e = src(p, &ops[4], T_U32);
+        if (in->flags & F_SYNC) in->e = src(p, &ops[4], T_U32);
         break;
-    case OP_VOTE:
-        NEED(3);
+    case OP_VOTE: /* vote.sync.mode d, {!}a, membermask; the old form without the mask */
+        NEED(in->flags & F_SYNC ? 3 : 2);
         in->d = dst(p, &ops[0]);
         in->a = src(p, &ops[1], T_PRED);
         if (ops[1].neg) in->flags |= F_ANEG;
+        if (in->flags & F_SYNC) in->e = src(p, &ops[2], T_U32);
+        break;
+    case OP_MATCH: /* match.any.sync.b32 d, a, membermask; match.all: d[|p] */
+    case OP_REDUX: /* redux.sync.op.type d, a, membermask */
+        NEED(3);
+        if (!(in->flags & F_SYNC) || (op == OP_REDUX && t != T_U32 && t != T_S32 && t != T_B32 && t != T_F32)) {
+            mark_unsupported(p, in, nstart, nlen);
+            goto out;
+        }
+        in->d = dst(p, &ops[0]);
+        in->d2 = ops[0].slot2;
+        in->a = src(p, &ops[1], t);
         in->e = src(p, &ops[2], T_U32);
+        break;
+    case OP_ELECT: /* elect.sync d|p, membermask */
+        NEED(2);
+        if (!(in->flags & F_SYNC)) { mark_unsupported(p, in, nstart, nlen); goto out; }
+        in->d = dst(p, &ops[0]);
+        in->d2 = ops[0].slot2;
+        in->e = src(p, &ops[1], T_U32);
         break;
     case OP_ACTIVEMASK:
         NEED(1);
@@ -710,7 +818,7 @@ int parse_reg(struct ps *p)
     int t = T_NONE;
     while (cur(p)->kind == TK_DIR) {
         int tt = type_of(cur(p));
-        if (is(cur(p), ".v2") || is(cur(p), ".v4")) { ps_err(p, cur(p)->line, "vector registers are not supported"); return -1; }
+        if (is(cur(p), ".v2") || is(cur(p), ".v4")) { ps_unsup(p, cur(p)->line, "vector registers are not supported"); return -1; }
         if (tt != T_NONE) t = tt;
         next(p);
     }

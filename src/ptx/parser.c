@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,27 @@ void ps_err(struct ps *p, int line, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(p->err + k, p->errlen - (size_t)k, fmt, ap);
+    va_end(ap);
+}
+
+void ps_unsup(struct ps *p, int line, const char *fmt, ...)
+{
+    if (p->failed)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (p->fn >= 0) {
+        p->failed = 1;
+        p->unsup = 1;
+        p->unsup_line = line;
+        vsnprintf(p->unsup_msg, sizeof p->unsup_msg, fmt, ap);
+        int k = snprintf(p->err, p->errlen, "PTX line %d: ", line);
+        if (k >= 0 && (size_t)k < p->errlen) snprintf(p->err + k, p->errlen - (size_t)k, "%s", p->unsup_msg);
+    } else {
+        p->failed = 1;
+        int k = snprintf(p->err, p->errlen, "PTX line %d: ", line);
+        if (k >= 0 && (size_t)k < p->errlen) vsnprintf(p->err + k, p->errlen - (size_t)k, fmt, ap);
+    }
     va_end(ap);
 }
 
@@ -202,6 +224,8 @@ int func_get(struct ps *p, const char *s, int n)
         return -1;
     struct ir_func *f = &m->funcs[m->nfuncs];
     memset(f, 0, sizeof *f);
+    f->bad_reason = -1;
+    f->bad_ins = -1;
     if (!(f->name = strndup(s, (size_t)n)))
         return -1;
     int saved = p->depth;
@@ -210,6 +234,8 @@ int func_get(struct ps *p, const char *s, int n)
     p->depth = saved;
     if (n == 7 && memcmp(s, "vprintf", 7) == 0) f->builtin = OP_VPRINTF;
     if (n == 12 && memcmp(s, "__assertfail", 12) == 0) f->builtin = OP_ASSERTFAIL;
+    if (n == 6 && memcmp(s, "malloc", 6) == 0) f->builtin = OP_MALLOC;
+    if (n == 4 && memcmp(s, "free", 4) == 0) f->builtin = OP_FREE;
     return m->nfuncs++;
 }
 
@@ -286,28 +312,57 @@ static void put_elem(unsigned char *out, int t, struct tok *tk, int neg)
     memcpy(out, &bits, sz > 8 ? 8 : sz); /* little-endian host */
 }
 
-/* = value or = { ... } (nested braces flattened) */
-static int parse_init(struct ps *p, int t, unsigned char *buf, uint64_t size)
+/* = value or = { ... } (nested braces flattened) into *buf of *size bytes
+ * (grown for an unsized array, *size then the elements' bytes); addresses
+ * of variables and functions are recorded for ptx_global_init */
+static int parse_init(struct ps *p, int t, unsigned char **buf, uint64_t *size, int unsized, int gi)
 {
     unsigned es = ir_type_size(t);
-    uint64_t at = 0;
+    uint64_t at = 0, cap = *size;
     int depth = 0;
     do {
         if (accept(p, '{')) { depth++; continue; }
         if (accept(p, '}')) { depth--; if (depth > 0) accept(p, ','); continue; }
+        if (unsized && at + es > cap) {
+            uint64_t nc = cap ? cap * 2 : 64;
+            unsigned char *nb = nc <= (64u << 20) ? realloc(*buf, nc) : NULL;
+            if (!nb) { ps_err(p, cur(p)->line, "initializer too big"); return -1; }
+            memset(nb + cap, 0, nc - cap);
+            *buf = nb;
+            cap = nc;
+        }
         int neg = 0;
         while (isp(cur(p), '-')) { neg = !neg; next(p); }
         struct tok *tk = cur(p);
         if (tk->kind == TK_INT || tk->kind == TK_FLT) {
-            if (at + es <= size) put_elem(buf + at, t, tk, neg);
+            if (at + es <= cap) put_elem(*buf + at, t, tk, neg);
             at += es;
             next(p);
+        } else if (tk->kind == TK_ID && !neg && (es == 8 || es == 4)) { /* name, generic(name), name+n */
+            int generic = is(tk, "generic") && isp(&p->t[p->i + 1], '(');
+            if (generic) { next(p); next(p); }
+            struct tok *nm = cur(p);
+            struct sym *y = nm->kind == TK_ID ? sym_find(p, nm->s, nm->n) : NULL;
+            if (!y || (y->kind != SY_GLOBAL && y->kind != SY_FUNC)) {
+                ps_err(p, nm->line, "unsupported initializer '%.*s'", nm->n > 40 ? 40 : nm->n, nm->s);
+                return -1;
+            }
+            next(p);
+            if (generic && expect(p, ')')) return -1;
+            int64_t add = 0;
+            if (isp(cur(p), '+')) { next(p); add = parse_intexpr(p); }
+            struct ptx_module *m = p->m;
+            if (ps_grow((void **)&m->relocs, m->nrelocs, &m->caprelocs, sizeof *m->relocs)) { ps_err(p, nm->line, "out of memory"); return -1; }
+            m->relocs[m->nrelocs++] = (struct ir_reloc){ gi, es, at, y->kind == SY_FUNC ? K_FUNC : K_GLOBAL, (int)y->val, add };
+            if (y->kind == SY_FUNC) m->funcs[y->val].addr_taken = 1;
+            at += es;
         } else {
             ps_err(p, tk->line, "unsupported initializer '%.*s'", tk->n > 40 ? 40 : tk->n, tk->s);
             return -1;
         }
         if (depth > 0 && !isp(cur(p), '}') && expect(p, ',')) return -1;
     } while (depth > 0 && !p->failed && cur(p)->kind != TK_EOF);
+    if (unsized) *size = at;
     return p->failed ? -1 : 0;
 }
 
@@ -323,11 +378,17 @@ static int parse_var(struct ps *p, int space, int is_extern, int in_func)
         if (is(k, ".align")) { next(p); align = (unsigned)parse_intexpr(p); continue; }
         if (is(k, ".v2")) { vec = 2; next(p); continue; }
         if (is(k, ".v4")) { vec = 4; next(p); continue; }
+        if (is(k, ".attribute") && isp(&p->t[p->i + 1], '(') && is(&p->t[p->i + 2], ".managed") &&
+            isp(&p->t[p->i + 3], ')')) { /* managed: device memory is host memory here */
+            p->i += 4;
+            continue;
+        }
         if (is(k, ".ptr") || is(k, ".attribute") || is(k, ".managed")) {
-            ps_err(p, k->line, "unsupported variable attribute '%.*s'", k->n, k->s);
+            ps_unsup(p, k->line, "unsupported variable attribute '%.*s'", k->n, k->s);
             return -1;
         }
         int tt = type_of(k);
+        if (is(k, ".texref") || is(k, ".samplerref") || is(k, ".surfref")) tt = T_B64; /* opaque handles */
         if (tt == T_NONE) break;
         t = tt;
         next(p);
@@ -355,11 +416,14 @@ static int parse_var(struct ps *p, int space, int is_extern, int in_func)
             m->nglobals++;
             if (!g->name) { ps_err(p, nm->line, "out of memory"); return -1; }
             if (accept(p, '=')) {
-                if (unsized || size > (64u << 20)) { ps_err(p, nm->line, "initializer too big"); return -1; }
+                if (size > (64u << 20)) { ps_err(p, nm->line, "initializer too big"); return -1; }
                 unsigned char *buf = calloc(1, size ? size : 1);
                 if (!buf) { ps_err(p, nm->line, "out of memory"); return -1; }
+                int r = parse_init(p, t, &buf, &size, unsized, m->nglobals - 1);
+                g = &m->globals[m->nglobals - 1];
                 g->init = buf;
-                if (parse_init(p, t, buf, size)) return -1;
+                g->size = size;
+                if (r) return -1;
             }
             (void)is_extern;
             sym_add(p, nm->s, nm->n, SY_GLOBAL, m->nglobals - 1, 0);
@@ -491,7 +555,7 @@ static int parse_params(struct ps *p, int entry, int ret)
         }
         struct ptx_param_layout pl;
         if (param_decl(p->t, a, p->i, &pl)) { ps_err(p, p->t[a].line, "bad parameter"); return -1; }
-        if (is(&p->t[a], ".reg")) { ps_err(p, p->t[a].line, "unsupported .reg parameter"); return -1; }
+        if (is(&p->t[a], ".reg")) { ps_unsup(p, p->t[a].line, "unsupported .reg parameter"); return -1; }
         f = &p->m->funcs[p->fn];
         struct ir_param **arr = ret ? &f->rets : &f->params;
         int *cnt = ret ? &f->nrets : &f->nparams;
@@ -515,21 +579,78 @@ static int parse_params(struct ps *p, int entry, int ret)
     return expect(p, ')');
 }
 
-/* ---- instructions ----------------------------------------------------------- */
 /* ---- functions ----------------------------------------------------------- */
+static int label_at(struct ps *p, const char *s, int n)
+{
+    for (int j = 0; j < p->nlabels; j++)
+        if (p->labels[j].n == n && memcmp(p->labels[j].s, s, (size_t)n) == 0) return p->labels[j].at;
+    return -1;
+}
+
 static int resolve_labels(struct ps *p)
 {
     for (int i = 0; i < p->nfix; i++) {
         struct fix *x = &p->fixes[i];
-        int at = -1;
-        for (int j = 0; j < p->nlabels; j++)
-            if (p->labels[j].n == x->n && memcmp(p->labels[j].s, x->s, (size_t)x->n) == 0) { at = p->labels[j].at; break; }
+        int at = label_at(p, x->s, x->n);
         if (at < 0) { ps_err(p, x->line, "unknown label '%.*s'", x->n > 60 ? 60 : x->n, x->s); return -1; }
-        p->m->ins[x->ins].imm = at;
+        if (x->list >= 0) p->m->targets[x->list].pc[x->pos] = at;
+        else p->m->ins[x->ins].imm = at;
     }
     p->nfix = 0;
     p->nlabels = 0;
     return 0;
+}
+
+/* "name: .branchtargets L1, L2, ...;" (the name is read): a list brx.idx
+ * can name */
+static int parse_branchtargets(struct ps *p, struct tok *name)
+{
+    struct ptx_module *m = p->m;
+    int line = cur(p)->line;
+    next(p);
+    if (ps_grow((void **)&m->targets, m->ntargets, &m->captargets, sizeof *m->targets)) { ps_err(p, line, "out of memory"); return -1; }
+    struct ir_targets *t = &m->targets[m->ntargets];
+    memset(t, 0, sizeof *t);
+    int idx = m->ntargets++;
+    int cap = 0;
+    for (;;) {
+        if (cur(p)->kind != TK_ID) { ps_err(p, cur(p)->line, "expected a label"); return -1; }
+        if (ps_grow((void **)&t->pc, t->n, &cap, sizeof *t->pc) ||
+            ps_grow((void **)&p->fixes, p->nfix, &p->capfix, sizeof *p->fixes)) { ps_err(p, line, "out of memory"); return -1; }
+        p->fixes[p->nfix++] = (struct fix){ -1, cur(p)->s, cur(p)->n, line, idx, t->n };
+        t->pc[t->n++] = 0;
+        next(p);
+        if (!accept(p, ',')) break;
+    }
+    if (sym_add(p, name->s, name->n, SY_TARGETS, idx, 0) == NULL) return -1;
+    return expect(p, ';');
+}
+
+/* skips the rest of the function being parsed (we are depth - base braces
+ * deep in it) */
+static void skip_rest(struct ps *p, int base)
+{
+    int need = p->depth - base;
+    while (need > 0 && cur(p)->kind != TK_EOF) {
+        if (isp(cur(p), '{')) need++;
+        if (isp(cur(p), '}')) need--;
+        next(p);
+    }
+    sym_pop(p, base);
+    p->depth = base;
+}
+
+/* the function being parsed cannot run: why, where */
+static void mark_bad(struct ps *p)
+{
+    struct ir_func *f = &p->m->funcs[p->fn];
+    if (f->bad_reason < 0) {
+        f->bad_reason = add_string(p->m, p->unsup_msg, (int)strlen(p->unsup_msg));
+        f->bad_line = p->unsup_line;
+    }
+    p->unsup = 0;
+    p->failed = 0;
+    p->err[0] = 0;
 }
 
 /* body: { statements } ; the opening brace is current */
@@ -556,10 +677,10 @@ static int parse_body(struct ps *p)
         }
         if (t->kind == TK_DIR) {
             int sp = space_of(t);
-            if (is(t, ".reg")) { next(p); if (parse_reg(p)) return -1; continue; }
+            if (is(t, ".reg")) { next(p); parse_reg(p); continue; }
             if (sp == SP_LOCAL || sp == SP_SHARED || sp == SP_PARAM) {
                 next(p);
-                if (parse_var(p, sp, 0, 1)) return -1;
+                parse_var(p, sp, 0, 1);
                 continue;
             }
             if (is(t, ".loc") && p->t[p->i + 1].kind == TK_INT && p->t[p->i + 2].kind == TK_INT) {
@@ -573,10 +694,17 @@ static int parse_body(struct ps *p)
                 accept(p, ';');
                 continue;
             }
-            ps_err(p, t->line, "unsupported directive '%.*s' in a function", t->n > 40 ? 40 : t->n, t->s);
-            return -1;
+            ps_unsup(p, t->line, "unsupported directive '%.*s' in a function", t->n > 40 ? 40 : t->n, t->s);
+            break;
         }
-        if (t->kind == TK_ID && isp(&p->t[p->i + 1], ':')) { /* label */
+        if (t->kind == TK_ID && isp(&p->t[p->i + 1], ':')) { /* label, or a name for a list */
+            struct tok *d = &p->t[p->i + 2];
+            if (is(d, ".branchtargets")) { p->i += 2; parse_branchtargets(p, t); continue; }
+            if (is(d, ".callprototype") || is(d, ".calltargets")) { /* calls match arguments by position */
+                while (cur(p)->kind != TK_EOF && !isp(cur(p), ';')) next(p);
+                accept(p, ';');
+                continue;
+            }
             if (ps_grow((void **)&p->labels, p->nlabels, &p->caplabels, sizeof *p->labels)) { ps_err(p, t->line, "out of memory"); return -1; }
             p->labels[p->nlabels++] = (struct label){ t->s, t->n, m->nins };
             p->i += 2;
@@ -591,11 +719,17 @@ static int parse_body(struct ps *p)
             guard = g.slot;
         }
         if (cur(p)->kind != TK_ID) { ps_err(p, cur(p)->line, "expected an instruction near '%.*s'", cur(p)->n > 40 ? 40 : cur(p)->n, cur(p)->s); return -1; }
-        if (parse_ins(p, guard, gneg)) return -1;
+        parse_ins(p, guard, gneg);
         f = &m->funcs[p->fn];
     }
-    if (p->failed) return -1;
     f = &m->funcs[p->fn];
+    if (p->failed && !p->unsup) return -1;
+    int bad = p->unsup;
+    if (bad) { /* the rest of the function is not read */
+        mark_bad(p);
+        skip_rest(p, base);
+        p->nfix = p->nlabels = 0;
+    }
     /* a function that runs off its end returns */
     struct ir_ins *in = new_ins(p, cur(p)->line);
     if (!in) return -1;
@@ -603,7 +737,7 @@ static int parse_body(struct ps *p)
     f->end = m->nins;
     f->cend = m->nconst;
     f->defined = 1;
-    return resolve_labels(p);
+    return bad ? 0 : resolve_labels(p);
 }
 
 /* skips perf directives up to the body or ';' */
@@ -660,29 +794,43 @@ static int parse_function(struct ps *p, int entry, int is_extern)
     f->is_extern = is_extern;
     f->line = line;
     p->fn = fi;
-    int after = p->i;
+    int after = p->i, r = 0;
     if (has_ret) {
         p->i = retstart;
-        if (parse_params(p, 0, 1)) return -1;
+        parse_params(p, 0, 1);
         p->i = after;
     }
-    if (isp(cur(p), '(') && parse_params(p, entry, 0)) return -1;
+    if (!p->failed && isp(cur(p), '(')) parse_params(p, entry, 0);
+    if (p->unsup) { /* a signature the engine cannot take: the function cannot run */
+        mark_bad(p);
+        while (cur(p)->kind != TK_EOF && !isp(cur(p), '{') && !isp(cur(p), ';')) next(p);
+        f = &p->m->funcs[fi];
+        if (isp(cur(p), '{')) {
+            next(p);
+            p->depth = 2;
+            skip_rest(p, 1);
+            f->defined = 1;
+            f->start = f->end = p->m->nins;
+        } else
+            accept(p, ';');
+        goto done;
+    }
     skip_directives(p);
     if (p->failed) return -1;
     f = &p->m->funcs[fi];
-    if (accept(p, ';')) { /* a declaration */
-        sym_pop(p, 0);
-        p->depth = depth0;
-        return 0;
-    }
+    if (accept(p, ';')) /* a declaration */
+        goto done;
     if (isp(cur(p), '{')) {
-        int r = parse_body(p);
-        sym_pop(p, 0);
-        p->depth = depth0;
-        return r;
+        r = parse_body(p);
+        goto done;
     }
     ps_err(p, cur(p)->line, "expected a function body");
     return -1;
+done:
+    sym_pop(p, 0);
+    p->depth = depth0;
+    p->fn = -1;
+    return r;
 }
 
 /* skips .section .debug_xxx { ... } */
@@ -699,6 +847,14 @@ static void skip_section(struct ps *p)
 
 static int parse_module(struct ps *p)
 {
+    /* PTX begins with .version, and .target comes before any code or data */
+    struct tok *t0 = cur(p);
+    if (t0->kind == TK_EOF) { ps_err(p, t0->line, "no PTX: the text is empty"); return -1; }
+    if (!is(t0, ".version")) {
+        ps_err(p, t0->line, "not PTX: it begins with '%.*s', not .version", t0->n > 40 ? 40 : t0->n, t0->s);
+        return -1;
+    }
+    int target = 0;
     while (!p->failed && cur(p)->kind != TK_EOF) {
         struct tok *t = cur(p);
         if (t->kind != TK_DIR) {
@@ -707,13 +863,20 @@ static int parse_module(struct ps *p)
         }
         if (is(t, ".version") || is(t, ".address_size")) {
             next(p);
+            if (cur(p)->kind != TK_INT && cur(p)->kind != TK_FLT) { ps_err(p, t->line, "%.*s without a number", t->n, t->s); return -1; }
             next(p);
             continue;
         }
         if (is(t, ".target")) {
             next(p);
+            if (cur(p)->kind != TK_ID) { ps_err(p, t->line, ".target without a target"); return -1; }
             while (cur(p)->kind == TK_ID) { next(p); if (!accept(p, ',')) break; }
+            target = 1;
             continue;
+        }
+        if (!target && !is(t, ".file") && !is(t, ".pragma")) {
+            ps_err(p, t->line, "%.*s before the .target directive", t->n > 40 ? 40 : t->n, t->s);
+            return -1;
         }
         if (is(t, ".file")) {
             parse_file(p);
@@ -752,28 +915,35 @@ static int resolve_calls(struct ps *p)
     for (int i = 0; i < p->ncfix; i++) {
         struct cfix *cf = &p->cfixes[i];
         struct ir_call *c = &m->calls[cf->call];
-        struct ir_func *g = &m->funcs[c->callee];
-        if (g->builtin) {
-            if ((g->builtin == OP_VPRINTF && (cf->nargs != 2)) || (g->builtin == OP_ASSERTFAIL && cf->nargs < 4)) {
-                ps_err(p, cf->line, "bad call of %s", g->name);
-                return -1;
-            }
-        } else if (cf->nargs != g->nparams || cf->nrets > g->nrets) {
-            ps_err(p, cf->line, "call of %s: %d arguments for %d parameters", g->name, cf->nargs, g->nparams);
-            return -1;
-        }
+        struct ir_func *g = c->callee >= 0 ? &m->funcs[c->callee] : NULL;
         c->nargs = cf->nargs;
         c->nrets = cf->nrets;
         c->args = calloc((size_t)cf->nargs + 1, sizeof *c->args);
         c->rets = calloc((size_t)cf->nrets + 1, sizeof *c->rets);
         if (!c->args || !c->rets) { ps_err(p, cf->line, "out of memory"); return -1; }
-        for (int k = 0; k < cf->nargs; k++) {
-            unsigned size = g->builtin ? 8 : g->params[k].size;
-            if (g->builtin == OP_ASSERTFAIL && k == 2) size = 4;
-            c->args[k] = (struct ir_copy){ (uint32_t)cf->argoff[k], g->builtin ? (uint32_t)(k * 8) : g->params[k].offset, size };
+        if (!g || g->builtin) { /* by position, sizes as the call site declares them */
+            static const int nargs[] = { [OP_VPRINTF] = 2, [OP_ASSERTFAIL] = 5, [OP_MALLOC] = 1, [OP_FREE] = 1 };
+            static const int nrets[] = { [OP_VPRINTF] = 1, [OP_ASSERTFAIL] = 0, [OP_MALLOC] = 1, [OP_FREE] = 0 };
+            if (g && (cf->nargs < (g->builtin == OP_ASSERTFAIL ? 4 : nargs[g->builtin]) || cf->nargs > nargs[g->builtin] ||
+                      cf->nrets > nrets[g->builtin])) {
+                ps_err(p, cf->line, "call of %s with %d arguments and %d results", g->name, cf->nargs, cf->nrets);
+                return -1;
+            }
+            for (int k = 0; k < cf->nargs; k++)
+                c->args[k] = (struct ir_copy){ (uint32_t)cf->argoff[k], 0, (uint32_t)cf->argsz[k] };
+            for (int k = 0; k < cf->nrets; k++)
+                c->rets[k] = (struct ir_copy){ 0, (uint32_t)cf->retoff[k], (uint32_t)cf->retsz[k] };
+            continue;
         }
+        if (cf->nargs != g->nparams || cf->nrets > g->nrets) {
+            if (g->bad_reason >= 0) continue; /* its signature was not read: calls of it cannot run anyway */
+            ps_err(p, cf->line, "call of %s: %d arguments for %d parameters", g->name, cf->nargs, g->nparams);
+            return -1;
+        }
+        for (int k = 0; k < cf->nargs; k++)
+            c->args[k] = (struct ir_copy){ (uint32_t)cf->argoff[k], g->params[k].offset, g->params[k].size };
         for (int k = 0; k < cf->nrets; k++)
-            c->rets[k] = (struct ir_copy){ g->builtin ? 0 : g->rets[k].offset, (uint32_t)cf->retoff[k], g->builtin ? 4 : g->rets[k].size };
+            c->rets[k] = (struct ir_copy){ g->rets[k].offset, (uint32_t)cf->retoff[k], g->rets[k].size };
     }
     return 0;
 }
@@ -801,6 +971,11 @@ void ptx_module_free(struct ptx_module *m)
     free(m->globals);
     free(m->strings);
     free(m->files);
+    free(atomic_load(&m->xcache));
+    if (m->targets)
+        for (int i = 0; i < m->ntargets; i++) free(m->targets[i].pc);
+    free(m->targets);
+    free(m->relocs);
     free(m);
 }
 
@@ -824,6 +999,7 @@ struct ptx_module *ptx_parse(const char *text, size_t len, char *err, size_t err
         return NULL;
     }
     for (int i = 0; i < SYM_BUCKETS; i++) p.buckets[i] = -1;
+    p.fn = -1;
     int rc = ps_lex(&p, text, len);
     if (rc) snprintf(err, errlen, "out of memory");
     if (!rc) rc = parse_module(&p);
@@ -832,9 +1008,11 @@ struct ptx_module *ptx_parse(const char *text, size_t len, char *err, size_t err
         for (int i = 0; i < p.m->nfuncs; i++) {
             struct ir_func *f = &p.m->funcs[i];
             f->bad_ins = -1;
+            if (f->bad_reason >= 0) continue;
             for (int k = f->defined ? f->start : 0; f->defined && k < f->end; k++)
                 if (p.m->ins[k].op == OP_UNSUPPORTED) { f->bad_ins = k; f->bad_line = p.m->ins[k].line; break; }
         }
+        if (ir_finish(p.m)) { snprintf(err, errlen, "out of memory"); rc = -1; }
     }
     free(p.t);
     free(p.syms);
@@ -852,6 +1030,23 @@ struct ptx_module *ptx_parse(const char *text, size_t len, char *err, size_t err
 }
 
 /* ---- queries ------------------------------------------------------------------ */
+void ptx_global_init(const struct ptx_module *m, int i, const uint64_t *gaddr, unsigned char *dst)
+{
+    const struct ptx_global_info *g = ptx_global(m, i);
+    if (!g) return;
+    if (!g->init) {
+        memset(dst, 0, (size_t)g->size);
+        return;
+    }
+    memcpy(dst, g->init, (size_t)g->size);
+    for (int k = 0; k < m->nrelocs; k++) {
+        const struct ir_reloc *r = &m->relocs[k];
+        if (r->global != i || r->off + r->size > g->size) continue;
+        uint64_t v = r->kind == K_FUNC ? ir_faddr(r->target) : gaddr ? gaddr[r->target] + (uint64_t)r->addend : 0;
+        memcpy(dst + r->off, &v, r->size); /* little-endian host */
+    }
+}
+
 int ptx_global_count(const struct ptx_module *m) { return m->nglobals; }
 const struct ptx_global_info *ptx_global(const struct ptx_module *m, int i)
 {

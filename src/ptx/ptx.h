@@ -37,6 +37,10 @@ void ptx_module_free(struct ptx_module *m);
 
 int ptx_global_count(const struct ptx_module *m);
 const struct ptx_global_info *ptx_global(const struct ptx_module *m, int i);
+/* Global i's initial value (its size in bytes) into dst: the initialiser,
+ * with the addresses of the variables (gaddr: by global index, as for
+ * ptx_launch) and functions it names; zeros without one. */
+void ptx_global_init(const struct ptx_module *m, int i, const uint64_t *gaddr, unsigned char *dst);
 /* Index of entry `name`, or -1. */
 int ptx_entry_find(const struct ptx_module *m, const char *name);
 /* Parameter buffer size of the entry (bytes). */
@@ -58,6 +62,11 @@ struct ptx_host {
     int (*lookup)(void *cookie, uint64_t addr, uint64_t *lo, uint64_t *hi);
     /* Device printf output (one formatted call). */
     void (*print)(void *cookie, const char *text, size_t len);
+    /* Device malloc: size bytes of device memory (an address lookup
+     * accepts), 0 when the heap is exhausted; free of such an address.
+     * NULL: malloc returns 0. */
+    uint64_t (*heap_alloc)(void *cookie, uint64_t size);
+    void (*heap_free)(void *cookie, uint64_t addr);
 };
 
 enum ptx_status {
@@ -113,6 +122,9 @@ struct ptx_launch {
                                            before it fails with PTX_E_TIMEOUT
                                            (checked every few thousand); 0: no limit */
     unsigned timeout_ms;                /* wall-clock limit (PTX_E_TIMEOUT); 0: none */
+    unsigned stack_bytes;               /* per-thread stack for recursive calls
+                                           (saved registers, .param, .local);
+                                           0: 16 KiB */
     struct ptx_fault *fault;            /* if set, receives a failure's details */
     struct ptx_host host;
 };

@@ -166,6 +166,23 @@ static void print(void *cookie, const char *t, size_t n)
 
 static struct ptx_fault fault;
 
+/* device malloc for the tests: a bump allocator in arena[48K, 64K) */
+static uint64_t heap_next;
+static uint64_t heap_alloc(void *cookie, uint64_t size)
+{
+    (void)cookie;
+    uint64_t a = (uint64_t)(uintptr_t)arena + 49152 + heap_next;
+    if (heap_next + ((size + 15) & ~15ull) > 16384) return 0;
+    heap_next += (size + 15) & ~15ull;
+    return a;
+}
+static unsigned freed;
+static void heap_free(void *cookie, uint64_t addr) { (void)cookie; (void)addr; freed++; }
+
+/* launch limits of run(): a kernel that loops for ever ends */
+static uint64_t budget = 200000000;
+static unsigned time_limit_ms;
+
 /* runs entry k(.param .u64 out) of src with the given shape; a failure's
  * details land in fault */
 static enum ptx_status run(const char *src, unsigned grid, unsigned block, char *err, size_t errlen)
@@ -173,19 +190,23 @@ static enum ptx_status run(const char *src, unsigned grid, unsigned block, char 
     struct ptx_module *m = ptx_parse(src, 0, err, errlen);
     if (!m) fail_msg("parse: %s", err);
     uint64_t out = (uint64_t)(uintptr_t)arena, gaddr[16];
-    for (int i = 0; i < ptx_global_count(m) && i < 16; i++) { /* globals: 256 bytes each from arena+32K */
-        const struct ptx_global_info *g = ptx_global(m, i);
+    for (int i = 0; i < ptx_global_count(m) && i < 16; i++) /* globals: 256 bytes each from arena+32K */
         gaddr[i] = (uint64_t)(uintptr_t)(arena + 32768 + 256 * i);
-        memset(arena + 32768 + 256 * i, 0, 256);
-        if (g->init) memcpy(arena + 32768 + 256 * i, g->init, g->size);
+    for (int i = 0; i < ptx_global_count(m) && i < 16; i++) {
+        assert_true(ptx_global(m, i)->size <= 256);
+        ptx_global_init(m, i, gaddr, arena + 32768 + 256 * i);
     }
+    heap_next = 0;
     struct ptx_launch l = { .grid = { grid, 1, 1 }, .block = { block, 1, 1 }, .dyn_shared = 256, .params = &out,
                             .param_bytes = 8, .gaddr = gaddr, .smcount = 4, .fault = &fault,
-                            .host = { NULL, lookup, print } };
+                            .max_instructions = budget, .timeout_ms = time_limit_ms,
+                            .host = { NULL, lookup, print, heap_alloc, heap_free } };
     enum ptx_status st = ptx_run(m, ptx_entry_find(m, "k"), &l, err, errlen);
     ptx_module_free(m);
     return st;
 }
+
+static uint32_t out32(int i) { uint32_t v; memcpy(&v, arena + 4 * i, 4); return v; }
 
 /* one instruction sequence leaving its result in %x0 (b64) */
 struct arith { const char *body; uint64_t want; };
@@ -348,9 +369,10 @@ static void test_faults(void **state)
     assert_int_equal(fault.access, PTX_ACCESS_READ);
     assert_int_equal(run(HDR ".entry k(.param .u64 out) { .shared .b8 s[16]; .reg .b32 %r; st.shared.u32 [s+272], 1; ret; }\n",
                          1, 1, err, sizeof err), PTX_E_ADDRESS);
+    /* recursion without end: the stack runs out */
     assert_int_equal(run(HDR ".func f() { call f; ret; }\n.entry k(.param .u64 out) { call f; ret; }\n", 1, 1, err, sizeof err),
-                     PTX_E_UNSUPPORTED);
-    assert_non_null(strstr(err, "recursive"));
+                     PTX_E_STACK);
+    assert_non_null(strstr(err, "call stack deeper than 1024 frames at PTX line 4 in block (0,0,0), thread (0,0,0)"));
 }
 
 /* barriers in a loop with divergent work between them, shared atomics,
@@ -398,6 +420,305 @@ static void test_printf_calls(void **state)
     assert_int_equal(run(src, 1, 2, err, sizeof err), PTX_OK);
     printed[nprinted] = 0;
     assert_string_equal(printed, "v=42 2.5 ok\nv=42 2.5 ok\n");
+}
+
+/* ---- the SIMT model ----------------------------------------------------------- */
+#define K0 HDR ".entry k(.param .u64 out) {\n .reg .b32 %r<16>; .reg .pred %p<8>; .reg .b64 %o<4>;\n" \
+           " ld.param.u64 %o0, [out];\n mov.u32 %r0, %tid.x;\n"
+#define STORE_TID " mul.wide.u32 %o1, %r0, 4;\n add.s64 %o2, %o0, %o1;\n"
+
+/* a spin lock taken by every lane of a warp in turn: the winner of the
+ * compare-and-swap must get on while the others spin */
+static void test_spinlock(void **state)
+{
+    (void)state;
+    static const char src[] = K0
+        " .shared .align 4 .b32 lock; .shared .align 4 .b32 cnt;\n"
+        " setp.ne.u32 %p1, %r0, 0;\n @%p1 bra GO;\n st.shared.u32 [lock], 0;\n st.shared.u32 [cnt], 0;\n"
+        "GO:\n bar.sync 0;\n"
+        "SPIN:\n atom.shared.cas.b32 %r1, [lock], 0, 1;\n setp.ne.u32 %p2, %r1, 0;\n @%p2 bra SPIN;\n"
+        " ld.shared.u32 %r2, [cnt];\n add.u32 %r2, %r2, 1;\n st.shared.u32 [cnt], %r2;\n membar.cta;\n"
+        " atom.shared.exch.b32 %r3, [lock], 0;\n bar.sync 0;\n @%p1 bra END;\n"
+        " ld.shared.u32 %r4, [cnt];\n st.global.u32 [%o0], %r4;\nEND:\n ret;\n}\n";
+    char err[512];
+    assert_int_equal(run(src, 2, 64, err, sizeof err), PTX_OK);
+    assert_int_equal(out32(0), 64);
+}
+
+/* warp 0 waits for a flag that warp 1 sets: warps take turns */
+static void test_flag_wait(void **state)
+{
+    (void)state;
+    static const char src[] = K0
+        " .shared .align 4 .b32 flag; .shared .align 4 .b32 data;\n"
+        " setp.ne.u32 %p1, %r0, 0;\n @%p1 bra GO;\n st.shared.u32 [flag], 0;\nGO:\n bar.sync 0;\n"
+        " setp.lt.u32 %p2, %r0, 32;\n @%p2 bra WAIT;\n"
+        " st.shared.u32 [data], 42;\n membar.cta;\n st.volatile.shared.u32 [flag], 1;\n bra END;\n"
+        "WAIT:\n ld.volatile.shared.u32 %r1, [flag];\n setp.eq.u32 %p3, %r1, 0;\n @%p3 bra WAIT;\n"
+        " ld.shared.u32 %r2, [data];\n" STORE_TID " st.global.u32 [%o2], %r2;\nEND:\n ret;\n}\n";
+    char err[512];
+    memset(arena, 0, 256);
+    assert_int_equal(run(src, 1, 64, err, sizeof err), PTX_OK);
+    for (int i = 0; i < 32; i++) assert_int_equal(out32(i), 42);
+}
+
+/* shfl.sync and vote.sync reached from two divergent branches with a full
+ * mask: one exchange across both (legal from sm_70 on) */
+static void test_divergent_sync(void **state)
+{
+    (void)state;
+    static const char src[] = K0
+        " and.b32 %r1, %r0, 1;\n setp.eq.u32 %p1, %r1, 0;\n and.b32 %r9, %r0, 3;\n setp.eq.u32 %p4, %r9, 1;\n"
+        " @%p1 bra EVEN;\n"
+        " add.u32 %r2, %r0, 1000;\n shfl.sync.bfly.b32 %r3, %r2, 1, 31, -1;\n"
+        " vote.sync.ballot.b32 %r5, %p4, -1;\n bra JOIN;\n"
+        "EVEN:\n add.u32 %r4, %r0, 2000;\n shfl.sync.bfly.b32 %r3, %r4, 1, 31, -1;\n"
+        " vote.sync.ballot.b32 %r5, %p1, -1;\n"
+        "JOIN:\n" STORE_TID " st.global.u32 [%o2], %r3;\n st.global.u32 [%o2+256], %r5;\n ret;\n}\n";
+    char err[512];
+    assert_int_equal(run(src, 1, 32, err, sizeof err), PTX_OK);
+    for (unsigned l = 0; l < 32; l++) {
+        unsigned partner = l ^ 1, want = partner + ((partner & 1) ? 1000 : 2000);
+        if (out32((int)l) != want) fail_msg("lane %u got %u, want %u", l, out32((int)l), want);
+        /* even lanes vote for being even, odd ones for tid % 4 == 1 */
+        assert_int_equal(out32(64 + (int)l), 0x55555555u | 0x22222222u);
+    }
+}
+
+/* two warps meet at named barrier 1 (64 threads) while two others spin on
+ * a flag set after it */
+static void test_named_barrier(void **state)
+{
+    (void)state;
+    static const char src[] = K0
+        " .shared .align 4 .b32 flag;\n"
+        " setp.ne.u32 %p1, %r0, 0;\n @%p1 bra GO;\n st.shared.u32 [flag], 0;\nGO:\n bar.sync 0;\n"
+        " setp.ge.u32 %p2, %r0, 64;\n @%p2 bra SPIN;\n"
+        " bar.sync 1, 64;\n @%p1 bra DONE;\n st.volatile.shared.u32 [flag], 7;\n bra DONE;\n"
+        "SPIN:\n ld.volatile.shared.u32 %r1, [flag];\n setp.eq.u32 %p3, %r1, 0;\n @%p3 bra SPIN;\n"
+        "DONE:\n ld.volatile.shared.u32 %r2, [flag];\n" STORE_TID " st.global.u32 [%o2], %r2;\n ret;\n}\n";
+    char err[512];
+    memset(arena, 0, 512);
+    assert_int_equal(run(src, 2, 128, err, sizeof err), PTX_OK);
+    for (int i = 64; i < 128; i++) assert_int_equal(out32(i), 7);
+}
+
+/* producer/consumer with bar.arrive and bar.sync; bar.red */
+static void test_bar_arrive_red(void **state)
+{
+    (void)state;
+    static const char src[] = K0
+        " .shared .align 4 .b32 box;\n"
+        " setp.ge.u32 %p1, %r0, 32;\n @%p1 bra CONSUMER;\n"
+        " st.shared.u32 [box], 99;\n bar.arrive 0, 64;\n bar.sync 1, 64;\n st.shared.u32 [box], 5;\n bar.arrive 0, 64;\n bra RED;\n"
+        "CONSUMER:\n bar.sync 0, 64;\n ld.shared.u32 %r1, [box];\n bar.arrive 1, 64;\n bar.sync 0, 64;\n"
+        " ld.shared.u32 %r2, [box];\n add.u32 %r1, %r1, %r2;\n" STORE_TID " st.global.u32 [%o2], %r1;\n"
+        "RED:\n rem.u32 %r3, %r0, 3;\n setp.eq.u32 %p2, %r3, 0;\n bar.red.popc.u32 %r4, 2, %p2;\n"
+        " bar.red.and.pred %p3, 3, %p2;\n bar.red.or.pred %p4, 4, %p2;\n selp.u32 %r5, 1, 0, %p3;\n selp.u32 %r6, 1, 0, %p4;\n"
+        " setp.ne.u32 %p5, %r0, 40;\n @%p5 bra END;\n st.global.u32 [%o0+512], %r4;\n st.global.u32 [%o0+516], %r5;\n"
+        " st.global.u32 [%o0+520], %r6;\nEND:\n ret;\n}\n";
+    char err[512];
+    assert_int_equal(run(src, 1, 64, err, sizeof err), PTX_OK);
+    for (int i = 32; i < 64; i++) assert_int_equal(out32(i), 104);
+    assert_int_equal(out32(128), 22); /* tid % 3 == 0 below 64 */
+    assert_int_equal(out32(129), 0);
+    assert_int_equal(out32(130), 1);
+}
+
+/* no thread can go on: the launch fails saying where each waits */
+static void test_deadlock(void **state)
+{
+    (void)state;
+    char err[512];
+    /* warps at different named barriers */
+    assert_int_equal(run(K0 " setp.lt.u32 %p1, %r0, 32;\n @%p1 bra A;\n bar.sync 2, 64;\n ret;\nA:\n bar.sync 1, 64;\n ret;\n}\n",
+                         1, 64, err, sizeof err), PTX_E_DEADLOCK);
+    if (strcmp(err, "deadlock: no thread of block (0,0,0) can go on: barrier 1 (PTX line 13) waits for 64 threads, 32 arrived;"
+                     " barrier 2 (PTX line 10) waits for 64 threads, 32 arrived"))
+        fail_msg("%s", err);
+    assert_int_equal(fault.status, PTX_E_DEADLOCK);
+    /* half a warp at a barrier, the other half at another */
+    assert_int_equal(run(K0 " setp.lt.u32 %p1, %r0, 16;\n @%p1 bra A;\n barrier.sync 0;\n ret;\nA:\n barrier.sync 1;\n ret;\n}\n",
+                         1, 32, err, sizeof err), PTX_E_DEADLOCK);
+    if (strcmp(err, "deadlock: no thread of block (0,0,0) can go on: warp 0: lanes 0x0000ffff at barrier.sync 1 (PTX line 13),"
+                    " lanes 0xffff0000 at barrier.sync 0 (PTX line 10)"))
+        fail_msg("%s", err);
+    /* bar.warp.sync naming lanes that have exited */
+    assert_int_equal(run(K0 " setp.ge.u32 %p1, %r0, 16;\n @%p1 bra X;\n bar.warp.sync -1;\nX:\n ret;\n}\n", 1, 32, err, sizeof err),
+                     PTX_E_DEADLOCK);
+    if (!strstr(err, "bar.warp.sync can never complete: lanes 0xffff0000 of its member mask 0xffffffff have exited at PTX line 10"))
+        fail_msg("%s", err);
+    /* ... or lanes that exit while the others wait */
+    assert_int_equal(run(K0 " setp.ge.u32 %p1, %r0, 16;\n @%p1 bra X;\n bar.warp.sync -1;\n ret;\nX:\n"
+                         " mov.u32 %r1, 0;\nL:\n add.u32 %r1, %r1, 1;\n setp.lt.u32 %p2, %r1, 100;\n @%p2 bra L;\n ret;\n}\n",
+                         1, 32, err, sizeof err), PTX_E_DEADLOCK);
+    /* shfl reading a lane that has exited: its value is undefined */
+    assert_int_equal(run(K0 " setp.ge.u32 %p1, %r0, 16;\n @%p1 bra X;\n shfl.sync.down.b32 %r1, %r0, 16, 31, -1;\nX:\n ret;\n}\n",
+                         1, 32, err, sizeof err), PTX_E_SYNC);
+    if (!strstr(err, "shfl.sync.down.b32: lane 0 reads lane 16, which has exited (member mask 0xffffffff): the value is undefined"))
+        fail_msg("%s", err);
+    /* a lane not in its own member mask */
+    assert_int_equal(run(K0 " vote.sync.any.pred %p1, %p1, 1;\n ret;\n}\n", 1, 32, err, sizeof err), PTX_E_SYNC);
+    assert_non_null(strstr(err, "lane 1 is not in its own member mask 0x00000001"));
+}
+
+/* the loop that never ends: the instruction budget or the time limit */
+static void test_runaway(void **state)
+{
+    (void)state;
+    char err[512];
+    uint64_t saved = budget;
+    budget = 1000000;
+    assert_int_equal(run(K0 "L:\n bra L;\n}\n", 4, 64, err, sizeof err), PTX_E_TIMEOUT);
+    assert_non_null(strstr(err, "instruction budget of 1000000 thread-instructions exhausted"));
+    /* half of a warp loops, the other half exits */
+    assert_int_equal(run(K0 " setp.lt.u32 %p1, %r0, 16;\n @%p1 bra X;\nL:\n add.u32 %r1, %r1, 1;\n bra L;\nX:\n ret;\n}\n",
+                         1, 32, err, sizeof err), PTX_E_TIMEOUT);
+    /* a loop around a barrier */
+    assert_int_equal(run(K0 "L:\n bar.sync 0;\n bra L;\n}\n", 1, 256, err, sizeof err), PTX_E_TIMEOUT);
+    budget = 0;
+    time_limit_ms = 100;
+    assert_int_equal(run(K0 "L:\n bra L;\n}\n", 1, 32, err, sizeof err), PTX_E_TIMEOUT);
+    assert_non_null(strstr(err, "time limit of 100 ms exceeded"));
+    time_limit_ms = 0;
+    budget = saved;
+}
+
+/* recursion, calls through pointers (a table in a variable's initialiser,
+ * mov of a function's name), device malloc and free */
+static void test_calls(void **state)
+{
+    (void)state;
+    static const char src[] = HDR
+        ".extern .func (.param .b64 r) malloc (.param .b64 n);\n.extern .func free (.param .b64 p);\n"
+        ".func (.param .b32 r) fact (.param .b32 n);\n.func (.param .b32 r) twice (.param .b32 x);\n"
+        ".func (.param .b32 r) neg (.param .b32 x);\n"
+        ".global .align 8 .u64 table[3] = {0, twice, neg};\n"
+        ".global .align 4 .u32 g0 = 5;\n.global .align 8 .u64 gp = generic(g0);\n"
+        ".func (.param .b32 r) fact (.param .b32 n)\n{\n .local .align 4 .b8 depot[4];\n .reg .b32 %a<4>; .reg .pred %q; .reg .b64 %l;\n"
+        " ld.param.b32 %a0, [n];\n mov.u64 %l, depot;\n st.local.u32 [%l], %a0;\n setp.le.s32 %q, %a0, 1;\n @%q bra BASE;\n"
+        " sub.s32 %a1, %a0, 1;\n { .param .b32 p0; st.param.b32 [p0], %a1; .param .b32 r0;\n"
+        "   call.uni (r0), fact, (p0); ld.param.b32 %a2, [r0]; }\n"
+        " ld.local.u32 %a3, [%l];\n mul.lo.s32 %a0, %a3, %a2;\n st.param.b32 [r], %a0;\n ret;\n"
+        "BASE:\n st.param.b32 [r], 1;\n ret;\n}\n"
+        ".func (.param .b32 r) twice (.param .b32 x) { .reg .b32 %a; ld.param.b32 %a, [x]; shl.b32 %a, %a, 1; st.param.b32 [r], %a; ret; }\n"
+        ".func (.param .b32 r) neg (.param .b32 x) { .reg .b32 %a; ld.param.b32 %a, [x]; neg.s32 %a, %a; st.param.b32 [r], %a; ret; }\n"
+        ".entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %d<8>; .reg .pred %p;\n"
+        " ld.param.u64 %d0, [out];\n mov.u32 %r0, %tid.x;\n mul.wide.u32 %d1, %r0, 4;\n add.s64 %d2, %d0, %d1;\n"
+        " and.b32 %r1, %r0, 7;\n add.u32 %r1, %r1, 1;\n"
+        " { .param .b32 p0; st.param.b32 [p0], %r1; .param .b32 r0; call.uni (r0), fact, (p0); ld.param.b32 %r2, [r0]; }\n"
+        " st.global.u32 [%d2], %r2;\n"
+        /* by the table: lanes even and odd call different functions */
+        " and.b32 %r3, %r0, 1;\n add.u32 %r3, %r3, 1;\n mul.wide.u32 %d3, %r3, 8;\n mov.u64 %d4, table;\n add.s64 %d4, %d4, %d3;\n"
+        " ld.global.u64 %d5, [%d4];\n"
+        " { .param .b32 p0; st.param.b32 [p0], %r0; .param .b32 r0;\n"
+        "   proto: .callprototype (.param .b32 _) _ (.param .b32 _);\n call (r0), %d5, (p0), proto; ld.param.b32 %r4, [r0]; }\n"
+        " st.global.u32 [%d2+256], %r4;\n"
+        /* mov of a function's name */
+        " mov.u64 %d6, twice;\n { .param .b32 p0; st.param.b32 [p0], 21; .param .b32 r0;\n"
+        "   call (r0), %d6, (p0), proto2; ld.param.b32 %r5, [r0]; }\n st.global.u32 [%d2+512], %r5;\n"
+        /* generic(g0) in an initialiser */
+        " ld.global.u64 %d7, [gp];\n ld.u32 %r6, [%d7];\n st.global.u32 [%d2+768], %r6;\n"
+        /* malloc, free */
+        " { .param .b64 p0; st.param.b64 [p0], 16; .param .b64 r0; call.uni (r0), malloc, (p0); ld.param.b64 %d7, [r0]; }\n"
+        " st.u32 [%d7], %r0;\n ld.u32 %r7, [%d7];\n st.global.u32 [%d2+1024], %r7;\n"
+        " { .param .b64 p0; st.param.b64 [p0], %d7; call.uni free, (p0); }\n ret;\n}\n";
+    char err[512];
+    freed = 0;
+    enum ptx_status st = run(src, 1, 32, err, sizeof err);
+    if (st != PTX_OK) fail_msg("%d: %s", st, err);
+    static const unsigned fact[] = { 1, 2, 6, 24, 120, 720, 5040, 40320 };
+    for (int l = 0; l < 32; l++) {
+        assert_int_equal(out32(l), fact[l & 7]);
+        assert_int_equal(out32(64 + l), (l & 1) ? (uint32_t)-l : (uint32_t)(2 * l));
+        assert_int_equal(out32(128 + l), 42);
+        assert_int_equal(out32(192 + l), 5);
+        assert_int_equal(out32(256 + l), (uint32_t)l);
+    }
+    assert_int_equal(freed, 32);
+    /* a call through a value that is no function's address */
+    assert_int_equal(run(K0 " mov.u64 %o1, 64;\n { .param .b32 p0; st.param.b32 [p0], 1; call %o1, (p0), pr; }\n ret;\n}\n",
+                         1, 1, err, sizeof err), PTX_E_TRAP);
+    assert_non_null(strstr(err, "indirect call through 0x40, which is not a function's address"));
+}
+
+/* one function the engine cannot take does not spoil the module; text
+ * that is not PTX, or is cut short, does not load */
+static void test_modules(void **state)
+{
+    (void)state;
+    static const char src[] = HDR
+        ".visible .entry bad(.param .u64 out) {\n .reg .v4 .f32 %v;\n ret;\n}\n"
+        ".func (.param .b32 r) odd (.reg .b32 x) { ret; }\n"
+        ".visible .entry uses_odd() { .reg .b32 %r; { .param .b32 r0; call.uni (r0), odd, (r0); } ret; }\n"
+        ".visible .entry k(.param .u64 out) {\n .reg .b64 %a; ld.param.u64 %a, [out];\n st.global.u32 [%a], 77;\n ret;\n}\n";
+    char err[512];
+    struct ptx_module *m = ptx_parse(src, 0, err, sizeof err);
+    if (!m) fail_msg("%s", err);
+    assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "k"), err, sizeof err), 0);
+    assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "bad"), err, sizeof err), -1);
+    assert_string_equal(err, "bad cannot run: vector registers are not supported (PTX line 5)");
+    assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "uses_odd"), err, sizeof err), -1);
+    assert_string_equal(err, "odd cannot run: unsupported .reg parameter (PTX line 8)");
+    ptx_module_free(m);
+    memset(arena, 0, 4);
+    assert_int_equal(run(src, 1, 1, err, sizeof err), PTX_OK);
+    assert_int_equal(out32(0), 77);
+    /* malformed or cut short: no module, the reason and the line */
+    static const struct { const char *src; const char *msg; } bad[] = {
+        { "", "PTX line 1: no PTX: the text is empty" },
+        { "\x7f" "ELF\x02\x01\x01", "PTX line 1: not PTX: it begins with" },
+        { "hello world", "PTX line 1: not PTX: it begins with 'hello', not .version" },
+        { ".version 9.0\n.address_size 64\n.entry k() { ret; }", "PTX line 3: .entry before the .target directive" },
+        { HDR ".visible .entry k(.param .u64 out) {\n .reg .b64 %a;\n ld.param.u64 %a, [o", "PTX line 6: bad address" },
+        { HDR ".visible .entry k(.param .u64 out) {\n .reg .b64 %a;\n ld.param.u64 %a, [out];\n", "PTX line 7: unterminated function body" },
+        { HDR ".visible .entry k(.param .u64 out) {\n mov.u32 %nope, 1;\n ret;\n}\n", "PTX line 5" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err[0] = 0;
+        struct ptx_module *b = ptx_parse(bad[i].src, 0, err, sizeof err);
+        if (b) fail_msg("case %zu parsed", i);
+        if (!strstr(err, bad[i].msg)) fail_msg("case %zu: '%s' lacks '%s'", i, err, bad[i].msg);
+    }
+}
+
+/* match, redux, elect, activemask under divergence, brx.idx, WARP_SZ and
+ * the special registers of clusters and the environment */
+static void test_warp_ops(void **state)
+{
+    (void)state;
+    static const char src[] = K0
+        STORE_TID
+        " shr.u32 %r1, %r0, 2;\n match.any.sync.b32 %r2, %r1, -1;\n st.global.u32 [%o2], %r2;\n"
+        " setp.lt.u32 %p5, %r0, 4;\n mov.u32 %r3, 0;\n mov.u32 %r4, 0;\n"
+        " @%p5 match.all.sync.b32 %r3|%p1, %r1, 15;\n @%p5 selp.u32 %r4, 1, 0, %p1;\n add.u32 %r3, %r3, %r4;\n st.global.u32 [%o2+128], %r3;\n"
+        " redux.sync.add.s32 %r5, %r0, -1;\n st.global.u32 [%o2+256], %r5;\n"
+        " sub.s32 %r6, 10, %r0;\n redux.sync.min.s32 %r7, %r6, -1;\n st.global.u32 [%o2+384], %r7;\n"
+        " redux.sync.max.u32 %r7, %r6, -1;\n st.global.u32 [%o2+512], %r7;\n"
+        " redux.sync.xor.b32 %r7, %r0, -1;\n st.global.u32 [%o2+640], %r7;\n"
+        " setp.lt.u32 %p2, %r0, 8;\n @%p2 bra SMALL;\n"
+        " activemask.b32 %r8;\n elect.sync %r9|%p3, -1;\n bra J;\n"
+        "SMALL:\n activemask.b32 %r8;\n elect.sync %r9|%p3, -1;\n"
+        "J:\n selp.u32 %r10, 100, 0, %p3;\n add.u32 %r9, %r9, %r10;\n st.global.u32 [%o2+768], %r8;\n st.global.u32 [%o2+896], %r9;\n"
+        " and.b32 %r11, %r0, 1;\n tab: .branchtargets B0, B1;\n brx.idx %r11, tab;\n"
+        "B0:\n mov.u32 %r12, WARP_SZ;\n bra C;\nB1:\n mov.u32 %r12, %cluster_nctarank;\n"
+        "C:\n mov.u32 %r13, %envreg3;\n add.u32 %r12, %r12, %r13;\n mov.u32 %r14, %cluster_ctarank;\n add.u32 %r12, %r12, %r14;\n"
+        " st.global.u32 [%o2+1024], %r12;\n ret;\n}\n";
+    char err[512];
+    enum ptx_status st = run(src, 1, 32, err, sizeof err);
+    if (st != PTX_OK) fail_msg("%d: %s", st, err);
+    for (unsigned l = 0; l < 32; l++) {
+        assert_int_equal(out32((int)l), 0xfu << (l & ~3u));                 /* match.any: same tid/4 */
+        assert_int_equal(out32(32 + (int)l), l < 4 ? 0xf + 1 : 0);         /* match.all among lanes 0-3 */
+        assert_int_equal(out32(64 + (int)l), 496);                         /* sum of 0..31 */
+        assert_int_equal(out32(96 + (int)l), (uint32_t)(10 - 31));         /* min.s32 */
+        assert_int_equal(out32(128 + (int)l), 0xffffffffu);                /* max.u32: 10 - 11 */
+        assert_int_equal(out32(160 + (int)l), 0);                          /* xor of 0..31 */
+        assert_int_equal(out32(192 + (int)l), l < 8 ? 0xffu : 0xffffff00u); /* activemask */
+        /* elect.sync -1 after the branches: the whole warp meets, lane 0 leads */
+        assert_int_equal(out32(224 + (int)l), l == 0 ? 100u : 0u);
+        assert_int_equal(out32(256 + (int)l), (l & 1) ? 1u : 32u);
+    }
 }
 
 /* ---- through the driver API ------------------------------------------------ */
@@ -476,6 +797,16 @@ int main(void)
         cmocka_unit_test(test_arith),
         cmocka_unit_test(test_faults),
         cmocka_unit_test(test_barrier_loop),
+        cmocka_unit_test(test_spinlock),
+        cmocka_unit_test(test_flag_wait),
+        cmocka_unit_test(test_divergent_sync),
+        cmocka_unit_test(test_named_barrier),
+        cmocka_unit_test(test_bar_arrive_red),
+        cmocka_unit_test(test_deadlock),
+        cmocka_unit_test(test_runaway),
+        cmocka_unit_test(test_calls),
+        cmocka_unit_test(test_modules),
+        cmocka_unit_test(test_warp_ops),
         cmocka_unit_test(test_printf_calls),
         cmocka_unit_test(test_driver),
     };
