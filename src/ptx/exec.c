@@ -1,12 +1,7 @@
-/* The executor: runs a kernel of the internal form on the host; the SIMT
- * model is described in exec.h.
- *
- * Blocks are spread over host threads (an atomic counter hands out block
- * indices in order). A host thread runs one block at a time, its warps in
- * turn. A warp executes an instruction for all lanes of its running group
- * at once, through the handler the instruction's family chose for it;
- * control flow, calls, barriers and the rendezvous of warp-synchronous
- * instructions are here. */
+/* The SIMT model (exec.h describes it): a warp executes an instruction for
+ * all lanes of its running group at once, through the handler the
+ * instruction's family chose for it; control flow, groups, calls, block
+ * barriers and the rendezvous of warp-synchronous instructions are here. */
 #include "exec.h"
 
 #include <stdarg.h>
@@ -15,123 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SPIN_TURN 32             /* backward branches before another group's turn */
-#define SLICE 65536              /* thread-instructions of a warp's turn */
-#define STACK_DEFAULT 16384      /* per-thread stack for reentrant calls */
-#define DEPTH_REENTRANT 1024     /* call frames per thread when calls can recurse */
 
-static atomic_ullong total_ins;
-uint64_t ptx_instructions(void) { return atomic_load(&total_ins); }
 
-static double now_s(void)
+double ex_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* ---- errors ----------------------------------------------------------- */
-const char *ex_space_name(int sp)
-{
-    switch (sp) {
-    case SP_GLOBAL: return "global";
-    case SP_SHARED: return "shared";
-    case SP_LOCAL: return "local";
-    case SP_CONST: return "const";
-    case SP_PARAM: case SP_FPARAM: return "param";
-    default: return "generic";
-    }
-}
-
-const char *ex_name(const struct blk *b, const struct ir_ins *in)
-{
-    return in->name >= 0 ? b->P->m->strings + in->name : "?";
-}
-
-static void thread_of(const struct plan *P, const struct warp *w, int lane, unsigned t[3])
-{
-    const struct ptx_launch *Lp = P->l;
-    unsigned tid = (unsigned)(w->id * 32 + lane);
-    t[0] = tid % Lp->block[0];
-    t[1] = tid / Lp->block[0] % Lp->block[1];
-    t[2] = tid / (Lp->block[0] * Lp->block[1]);
-}
-
-static void fill_fault(struct blk *b, const struct ex_site *at, enum ptx_status st)
-{
-    struct plan *P = b->P;
-    struct ptx_fault *f = P->l->fault;
-    const struct ptx_module *M = P->m;
-    memset(f, 0, sizeof *f);
-    f->status = st;
-    f->warp = f->lane = -1;
-    snprintf(f->kernel, sizeof f->kernel, "%s", M->funcs[P->entry].name);
-    if (!at) return;
-    if (at->w) {
-        f->has_thread = 1;
-        memcpy(f->block, b->ctaid, sizeof f->block);
-        thread_of(P, at->w, at->lane, f->thread);
-        f->warp = at->w->id;
-        f->lane = at->lane;
-    }
-    f->access = at->access;
-    if (at->access != PTX_ACCESS_NONE) {
-        snprintf(f->space, sizeof f->space, "%s", ex_space_name(at->space));
-        f->addr = at->addr;
-        f->size = at->size;
-    }
-    const struct ir_ins *in = at->in;
-    if (!in) return;
-    f->ptx_line = in->line;
-    snprintf(f->function, sizeof f->function, "%s", M->funcs[in->fn].name);
-    snprintf(f->opcode, sizeof f->opcode, "%s", ex_name(b, in));
-    const char *file = in->srcfile ? ir_file_name(M, in->srcfile) : NULL;
-    if (file) {
-        snprintf(f->file, sizeof f->file, "%s", file);
-        f->line = in->srcline;
-        f->column = in->srccol;
-    }
-}
-
-/* appends to the message at *n */
-static void errcat(struct plan *P, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void errcat(struct plan *P, size_t *n, const char *fmt, ...)
-{
-    if (*n >= P->errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(P->err + *n, P->errlen - *n, fmt, ap);
-    va_end(ap);
-    if (k > 0) *n = *n + (size_t)k < P->errlen ? *n + (size_t)k : P->errlen - 1;
-}
-
-void ex_failv(struct blk *b, const struct ex_site *at, enum ptx_status st, const char *fmt, ...)
-{
-    struct plan *P = b->P;
-    if (b->st == PTX_OK) b->st = st;
-    pthread_mutex_lock(&P->lock);
-    if (P->status == PTX_OK) {
-        P->status = st;
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(P->err, P->errlen, fmt, ap);
-        va_end(ap);
-        size_t n = k < 0 ? 0 : (size_t)k < P->errlen ? (size_t)k : P->errlen - 1;
-        const struct ir_ins *in = at ? at->in : NULL;
-        if (in && !at->plain) {
-            errcat(P, &n, " at PTX line %d", in->line);
-            const char *file = in->srcfile ? ir_file_name(P->m, in->srcfile) : NULL;
-            if (file) errcat(P, &n, " (%s:%d)", file, in->srcline);
-        }
-        if (at && at->w && !at->plain) {
-            unsigned t[3];
-            thread_of(P, at->w, at->lane, t);
-            errcat(P, &n, " in block (%u,%u,%u), thread (%u,%u,%u)", b->ctaid[0], b->ctaid[1], b->ctaid[2], t[0], t[1], t[2]);
-        }
-        if (P->l->fault) fill_fault(b, at, st);
-    }
-    pthread_mutex_unlock(&P->lock);
-    atomic_store(&P->stop, 1);
 }
 
 /* ---- groups --------------------------------------------------------------- */
@@ -158,7 +43,7 @@ static void select_pc(struct warp *w, int pc)
 }
 
 /* the runnable group with the lowest pc (lpc is current for every lane) */
-static void reschedule(struct warp *w)
+void ex_reschedule(struct warp *w)
 {
     uint32_t cand = w->live & ~w->wait;
     int minpc = PC_NONE;
@@ -176,7 +61,7 @@ static void diverge(struct warp *w, uint32_t taken, int target)
         int l = __builtin_ctz(mm);
         w->lpc[l] = (taken >> l & 1) ? target : w->pc + 1;
     }
-    reschedule(w);
+    ex_reschedule(w);
 }
 
 /* pc reached merge_pc: the lanes waiting to run there join */
@@ -209,7 +94,7 @@ static void rotate(struct warp *w, int from)
 
 /* ---- limits -------------------------------------------------------------- */
 /* the launch's budget, time and stop flag, at the end of a slice: 0 to go on */
-static int check_limits(struct blk *b, struct warp *w, const struct ir_ins *in)
+int ex_check_limits(struct blk *b, struct warp *w, const struct ir_ins *in)
 {
     struct plan *P = b->P;
     uint64_t d = b->icount - b->icount_seen;
@@ -226,7 +111,7 @@ static int check_limits(struct blk *b, struct warp *w, const struct ir_ins *in)
                    (unsigned long long)Lp->max_instructions);
         return -1;
     }
-    if (P->deadline > 0 && now_s() > P->deadline) {
+    if (P->deadline > 0 && ex_now() > P->deadline) {
         ex_fail_at(b, w, __builtin_ctz(w->active | 0x80000000u), in, PTX_E_TIMEOUT,
                    "time limit of %u ms exceeded (the kernel may loop for ever)", Lp->timeout_ms);
         return -1;
@@ -266,7 +151,7 @@ static void bar_warp(struct blk *b, struct warp *w)
         for (uint32_t mm = lanes; mm; mm &= mm - 1) w->lpc[__builtin_ctz(mm)]++;
         w->wait &= ~lanes;
         w->barw &= ~lanes;
-        if (!w->active) reschedule(w);
+        if (!w->active) ex_reschedule(w);
     } else {
         c->waiting |= 1u << w->id;
         w->counted = id;
@@ -294,7 +179,7 @@ static void bar_release(struct blk *b, int id)
         w->wait &= ~lanes;
         w->barw = 0;
         w->counted = -1;
-        if (!w->active) reschedule(w);
+        if (!w->active) ex_reschedule(w);
     }
     memset(c, 0, sizeof *c);
     c->rand = 1;
@@ -359,7 +244,7 @@ static int bar_exec(struct blk *b, struct warp *w, const struct ir_ins *in, uint
     for (uint32_t mm = rest; mm; mm &= mm - 1) w->lpc[__builtin_ctz(mm)]++;
     w->active = 0;
     bar_warp(b, w);
-    if (!w->active) reschedule(w);
+    if (!w->active) ex_reschedule(w);
     return 0;
 }
 
@@ -437,7 +322,7 @@ static int wsync_exec(struct blk *b, struct warp *w, const struct ir_ins *in, ui
         int l = __builtin_ctz(mm);
         if ((w->wait >> l & 1) && wsync_try(b, w, in, (uint32_t)E[l]) < 0) return -1;
     }
-    reschedule(w);
+    ex_reschedule(w);
     return 1;
 }
 
@@ -596,7 +481,7 @@ static int call_exec(struct blk *b, struct warp *w, const struct ir_ins *in, uin
         w->pc = w->lpc[__builtin_ctz(m)];
         return 0;
     }
-    reschedule(w);
+    ex_reschedule(w);
     return 0;
 }
 
@@ -623,23 +508,22 @@ static int ret_exec(struct blk *b, struct warp *w, uint32_t m, uint32_t *exited)
         w->pc = rpc;
         return 0;
     }
-    reschedule(w);
+    ex_reschedule(w);
     return 1;
 }
 
 /* ---- the interpreter ------------------------------------------------------- */
-enum { W_YIELD, W_ERR };
 
 /* lanes exited: barriers and rendezvous waiting for them */
 static int exited(struct blk *b, struct warp *w)
 {
     bar_exit(b, w);
     if ((w->wait & ~w->barw) && wsync_exit(b, w)) return -1;
-    if (!w->active) reschedule(w);
+    if (!w->active) ex_reschedule(w);
     return 0;
 }
 
-static int warp_run(struct blk *b, struct warp *w)
+int ex_warp_run(struct blk *b, struct warp *w)
 {
     struct plan *P = b->P;
     const struct ptx_module *M = P->m;
@@ -692,7 +576,7 @@ static int warp_run(struct blk *b, struct warp *w)
                     w->lpc[l] = t->pc[A[l]];
                 }
                 for (uint32_t mm = w->active & ~m; mm; mm &= mm - 1) w->lpc[__builtin_ctz(mm)] = w->pc + 1;
-                reschedule(w);
+                ex_reschedule(w);
                 goto slice_check;
             }
             if (m == w->active) {
@@ -767,8 +651,8 @@ static int warp_run(struct blk *b, struct warp *w)
     slice: /* the warp's turn ends here */
         b->icount = icount;
         if (w->active) park(w);
-        if (check_limits(b, w, in)) return W_ERR;
-        if (w->active) reschedule(w);
+        if (ex_check_limits(b, w, in)) return W_ERR;
+        if (w->active) ex_reschedule(w);
         return W_YIELD;
     }
     b->icount = icount;
@@ -820,7 +704,7 @@ static void do_builtin(struct blk *b, struct warp *w, const struct ir_ins *in, u
             const unsigned char *msg = NULL, *file = NULL, *fn = NULL;
             size_t ml = ex_read_dev(b, av[0], &msg), fl = ex_read_dev(b, av[1], &file), nl = ex_read_dev(b, av[3], &fn);
             unsigned t[3];
-            thread_of(P, w, l, t);
+            ex_thread_of(P, w, l, t);
             struct ex_site at = { w, l, in, PTX_ACCESS_NONE, 0, 0, 0, 1 };
             ex_failv(b, &at, PTX_E_ASSERT, "%.*s:%u: %.*s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%.*s` failed.",
                      file ? (int)strnlen((const char *)file, fl) : 1, file ? (const char *)file : "?", (unsigned)av[2],
@@ -835,78 +719,8 @@ static void do_builtin(struct blk *b, struct warp *w, const struct ir_ins *in, u
     }
 }
 
-/* ---- blocks ------------------------------------------------------------------ */
-static uint64_t sreg(const struct blk *b, const struct warp *w, int l, int64_t which)
-{
-    const struct plan *P = b->P;
-    const struct ptx_launch *Lp = P->l;
-    unsigned tid = (unsigned)(w->id * 32 + l);
-    switch (which) {
-    case S_TID_X: return tid % Lp->block[0];
-    case S_TID_Y: return tid / Lp->block[0] % Lp->block[1];
-    case S_TID_Z: return tid / (Lp->block[0] * Lp->block[1]);
-    case S_NTID_X: return Lp->block[0];
-    case S_NTID_Y: return Lp->block[1];
-    case S_NTID_Z: return Lp->block[2];
-    case S_CTAID_X: case S_CLUSTERID_X: return b->ctaid[0];
-    case S_CTAID_Y: case S_CLUSTERID_Y: return b->ctaid[1];
-    case S_CTAID_Z: case S_CLUSTERID_Z: return b->ctaid[2];
-    case S_NCTAID_X: case S_NCLUSTERID_X: return Lp->grid[0];
-    case S_NCTAID_Y: case S_NCLUSTERID_Y: return Lp->grid[1];
-    case S_NCTAID_Z: case S_NCLUSTERID_Z: return Lp->grid[2];
-    case S_LANEID: return (uint64_t)l;
-    case S_WARPID: return (uint64_t)w->id;
-    case S_NWARPID: return P->nwarps;
-    case S_SMID: return (uint64_t)(b->ctaid[0] % (Lp->smcount ? Lp->smcount : 1));
-    case S_NSMID: return Lp->smcount ? Lp->smcount : 1;
-    case S_GRIDID: return 1;
-    case S_LANEMASK_EQ: return 1u << l;
-    case S_LANEMASK_LE: return (uint32_t)((2ull << l) - 1);
-    case S_LANEMASK_LT: return (1u << l) - 1;
-    case S_LANEMASK_GE: return ~((1u << l) - 1);
-    case S_LANEMASK_GT: return (uint32_t)~((2ull << l) - 1);
-    case S_DYN_SMEM: return Lp->dyn_shared;
-    case S_CLUSTER_NCTAID_X: case S_CLUSTER_NCTAID_Y: case S_CLUSTER_NCTAID_Z: case S_CLUSTER_NCTARANK: return 1;
-    case S_CLUSTER_CTAID_X: case S_CLUSTER_CTAID_Y: case S_CLUSTER_CTAID_Z: case S_CLUSTER_CTARANK:
-    case S_IS_EXPLICIT_CLUSTER: case S_ZERO: return 0;
-    default: return P->shsize; /* %total_smem_size, %aggr_smem_size */
-    }
-}
-
-/* constant slots: special registers of the block (sregs_only), or all */
-static void fill_consts(struct blk *b, struct warp *w, int sregs_only)
-{
-    struct plan *P = b->P;
-    const struct ptx_module *M = P->m;
-    const struct ptx_launch *Lp = P->l;
-    for (int f = 0; f < M->nfuncs; f++) {
-        if (P->slotbase[f] < 0) continue;
-        const struct ir_func *fn = &M->funcs[f];
-        uint64_t *R = w->R0 + (size_t)P->slotbase[f] * 32;
-        for (int k = fn->cstart; k < fn->cend; k++) {
-            const struct ir_const *c = &M->consts[k];
-            uint64_t *S = R + (size_t)c->slot * 32;
-            if (c->kind == K_SREG) {
-                for (int l = 0; l < 32; l++) S[l] = sreg(b, w, l, c->val);
-                continue;
-            }
-            if (sregs_only) continue;
-            uint64_t v;
-            switch (c->kind) {
-            case K_GLOBAL: v = Lp->gaddr && (c->val & 0xffffff) < M->nglobals ? Lp->gaddr[c->val & 0xffffff] + (uint64_t)(c->val >> 24) : 0; break;
-            case K_SHARED: v = c->val >= 0 ? (uint64_t)c->val : P->static_shared + (uint64_t)(-1 - c->val); break;
-            case K_LOCAL: v = P->localbase[f] + (uint64_t)c->val; break;
-            case K_FPARAM: v = P->fparambase[f] + (uint64_t)c->val; break;
-            case K_FUNC: v = ir_faddr((int)c->val); break;
-            default: v = (uint64_t)c->val; break; /* K_IMM, K_PARAM */
-            }
-            for (int l = 0; l < 32; l++) S[l] = v;
-        }
-    }
-}
-
 /* no lane of the block can go on: say where each waits */
-static void deadlock(struct blk *b)
+void ex_deadlock(struct blk *b)
 {
     struct plan *P = b->P;
     const struct ir_ins *code = P->m->ins;
@@ -959,226 +773,4 @@ static void deadlock(struct blk *b)
     if (n && msg[n - 1] == ';') msg[n - 1] = 0;
     struct ex_site at = { NULL, l0, w0 ? &code[w0->lpc[l0]] : NULL, PTX_ACCESS_NONE, 0, 0, 0, 1 }; /* the message says where */
     ex_failv(b, w0 ? &at : NULL, PTX_E_DEADLOCK, "%s", msg);
-}
-
-static void run_block(struct blk *b, uint64_t lin)
-{
-    struct plan *P = b->P;
-    const struct ptx_launch *Lp = P->l;
-    b->ctaid[0] = (unsigned)(lin % Lp->grid[0]);
-    b->ctaid[1] = (unsigned)(lin / Lp->grid[0] % Lp->grid[1]);
-    b->ctaid[2] = (unsigned)(lin / ((uint64_t)Lp->grid[0] * Lp->grid[1]));
-    memset(b->shared, 0, P->shsize);
-    memset(b->bars, 0, sizeof b->bars);
-    for (int i = 0; i < NBARS; i++) b->bars[i].rand = 1;
-    int start = P->m->funcs[P->entry].start;
-    b->alive = 0;
-    for (unsigned i = 0; i < P->nwarps; i++) {
-        struct warp *w = &b->warps[i];
-        unsigned left = P->nthreads - i * 32;
-        w->live = left >= 32 ? 0xffffffffu : (1u << left) - 1;
-        w->wait = w->barw = w->cc = 0;
-        w->counted = -1;
-        for (int l = 0; l < 32; l++) { w->lpc[l] = start; w->depth[l] = 0; }
-        reschedule(w);
-        fill_consts(b, w, 1);
-        b->alive |= 1u << i;
-    }
-    if (b->sp)
-        for (unsigned t = 0; t < P->nthreads; t++) b->sp[t] = P->lstatic;
-    for (;;) {
-        int ran = 0;
-        for (unsigned i = 0; i < P->nwarps; i++) {
-            struct warp *w = &b->warps[i];
-            if (!w->active) continue;
-            ran = 1;
-            if (warp_run(b, w) == W_ERR) return;
-        }
-        if (!b->alive) return;
-        if (!ran) {
-            deadlock(b);
-            return;
-        }
-        if (b->icount - b->icount_seen > SLICE && check_limits(b, &b->warps[0], NULL)) return;
-    }
-}
-
-static void *worker(void *arg)
-{
-    struct blk *b = arg;
-    struct plan *P = b->P;
-    for (unsigned i = 0; i < P->nwarps; i++) fill_consts(b, &b->warps[i], 0);
-    while (!atomic_load_explicit(&P->stop, memory_order_relaxed)) {
-        uint64_t k = atomic_fetch_add(&P->next_block, 1);
-        if (k >= P->nblocks) break;
-        run_block(b, k);
-        if (b->st != PTX_OK) break;
-    }
-    atomic_fetch_add(&total_ins, b->icount);
-    return NULL;
-}
-
-static void blk_free(struct blk *b)
-{
-    free(b->shared);
-    free(b->local);
-    free(b->fparam);
-    free(b->warps);
-    free(b->regs);
-    free(b->frames);
-    free(b->sp);
-    free(b->scratch);
-}
-
-static int blk_init(struct blk *b, struct plan *P)
-{
-    memset(b, 0, sizeof *b);
-    b->P = P;
-    b->shared = calloc(1, P->shsize ? P->shsize : 1);
-    b->local = calloc(P->nthreads, P->lstride ? P->lstride : 1);
-    b->fparam = calloc(P->nthreads, P->fstride ? P->fstride : 1);
-    b->warps = calloc(P->nwarps, sizeof *b->warps);
-    b->regs = calloc((size_t)P->nwarps * (size_t)(P->nslots ? P->nslots : 1) * 32, sizeof *b->regs);
-    b->frames = calloc((size_t)P->nthreads * (size_t)(P->maxdepth ? P->maxdepth : 1), sizeof *b->frames);
-    b->sp = P->reentrant ? calloc(P->nthreads, sizeof *b->sp) : NULL;
-    b->scratch = P->reentrant ? calloc(1, P->scratch + 1) : NULL;
-    if (!b->shared || !b->local || !b->fparam || !b->warps || !b->regs || !b->frames ||
-        (P->reentrant && (!b->sp || !b->scratch))) {
-        blk_free(b);
-        return -1;
-    }
-    for (unsigned i = 0; i < P->nwarps; i++) {
-        b->warps[i].R0 = b->regs + (size_t)i * (size_t)P->nslots * 32;
-        b->warps[i].id = (int)i;
-    }
-    return 0;
-}
-
-/* functions reachable from f get frames; the depth of calls below f */
-static int layout(struct plan *P, int f)
-{
-    const struct ptx_module *M = P->m;
-    const struct ir_func *fn = &M->funcs[f];
-    if (P->slotbase[f] >= 0) return 0; /* laid out (reentrant: its depth is bounded elsewhere) */
-    P->slotbase[f] = P->nslots;
-    P->nslots += fn->nslots;
-    P->localbase[f] = P->lstatic;
-    if (!fn->reentrant) P->lstatic += (fn->local_bytes + 15) & ~15u;
-    else {
-        P->reentrant = 1;
-        if (fn->fparam_bytes > P->scratch) P->scratch = fn->fparam_bytes;
-    }
-    P->fparambase[f] = P->fstride;
-    P->fstride += fn->builtin ? 64 : (fn->fparam_bytes + 15) & ~15u;
-    if (fn->builtin) return 0;
-    int depth = 0;
-    for (int k = fn->start; k < fn->end; k++) {
-        if (M->ins[k].op != OP_CALL) continue;
-        const struct ir_call *c = &M->calls[M->ins[k].imm];
-        for (int g = c->callee >= 0 ? c->callee : 0; g < M->nfuncs; g++) {
-            if (c->callee < 0 && !M->funcs[g].addr_taken) continue;
-            int d = 1 + layout(P, g);
-            if (d > depth) depth = d;
-            if (c->callee >= 0) break;
-        }
-    }
-    return depth;
-}
-
-/* the handler of every instruction, made once per module */
-static const ex_fn *handlers(const struct ptx_module *m)
-{
-    static pthread_mutex_t hlock = PTHREAD_MUTEX_INITIALIZER;
-    struct ptx_module *mm = (struct ptx_module *)(uintptr_t)m; /* a cache, logically const */
-    ex_fn *h = (ex_fn *)atomic_load_explicit(&mm->xcache, memory_order_acquire);
-    if (h) return h;
-    pthread_mutex_lock(&hlock);
-    h = (ex_fn *)atomic_load_explicit(&mm->xcache, memory_order_acquire);
-    if (!h && (h = calloc((size_t)m->nins + 1, sizeof *h))) {
-        for (int i = 0; i < m->nins; i++) {
-            const struct ir_ins *in = &m->ins[i];
-            ex_fn f = ex_arith_select(in);
-            if (!f) f = ex_mem_select(in);
-            if (!f) f = ex_warp_select(in);
-            if (!f) f = ex_mma_select(in);
-            h[i] = f;
-        }
-        atomic_store_explicit(&mm->xcache, (void *)h, memory_order_release);
-    }
-    pthread_mutex_unlock(&hlock);
-    return h;
-}
-
-enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_launch *l, char *err, size_t errlen)
-{
-    char dummy[8];
-    if (!err || !errlen) { err = dummy; errlen = sizeof dummy; }
-    err[0] = 0;
-    if (l->fault) {
-        memset(l->fault, 0, sizeof *l->fault);
-        l->fault->warp = l->fault->lane = -1;
-    }
-    if (ptx_entry_check(m, entry, err, errlen)) {
-        if (l->fault) {
-            l->fault->status = PTX_E_UNSUPPORTED;
-            snprintf(l->fault->kernel, sizeof l->fault->kernel, "%s", m->funcs[entry].name);
-        }
-        return PTX_E_UNSUPPORTED;
-    }
-    struct plan P;
-    memset(&P, 0, sizeof P);
-    P.m = m;
-    P.l = l;
-    P.entry = entry;
-    P.err = err;
-    P.errlen = errlen;
-    P.status = PTX_OK;
-    pthread_mutex_init(&P.lock, NULL);
-    P.slotbase = malloc(sizeof *P.slotbase * (size_t)m->nfuncs);
-    P.localbase = calloc((size_t)m->nfuncs, sizeof *P.localbase);
-    P.fparambase = calloc((size_t)m->nfuncs, sizeof *P.fparambase);
-    P.h = handlers(m);
-    enum ptx_status st = PTX_OK;
-    if (!P.slotbase || !P.localbase || !P.fparambase || !P.h) { st = PTX_E_NOMEM; snprintf(err, errlen, "out of memory"); goto out; }
-    for (int i = 0; i < m->nfuncs; i++) P.slotbase[i] = -1;
-    P.maxdepth = layout(&P, entry);
-    if (P.reentrant) P.maxdepth = DEPTH_REENTRANT;
-    P.lstride = P.lstatic + (P.reentrant ? (l->stack_bytes ? l->stack_bytes : STACK_DEFAULT) : 0);
-    P.static_shared = (m->shared_bytes + 15) & ~15u;
-    P.shsize = P.static_shared + l->dyn_shared;
-    P.nthreads = l->block[0] * l->block[1] * l->block[2];
-    P.nwarps = (P.nthreads + 31) / 32;
-    P.nblocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
-    if (l->timeout_ms) P.deadline = now_s() + l->timeout_ms / 1000.0;
-    if (l->param_bytes < m->funcs[entry].param_bytes) { st = PTX_E_TRAP; snprintf(err, errlen, "parameter buffer too small"); goto out; }
-    if (P.nwarps > 32 || !P.nthreads) { st = PTX_E_TRAP; snprintf(err, errlen, "%u threads per block: 1 to 1024 can run", P.nthreads); goto out; }
-    long ncpu = l->nthreads > 0 ? l->nthreads : sysconf(_SC_NPROCESSORS_ONLN);
-    if (ncpu < 1) ncpu = 1;
-    if (ncpu > 64) ncpu = 64;
-    if ((uint64_t)ncpu > P.nblocks) ncpu = (long)P.nblocks;
-    struct blk *bs = calloc((size_t)ncpu, sizeof *bs);
-    pthread_t th[64];
-    if (!bs) { st = PTX_E_NOMEM; snprintf(err, errlen, "out of memory"); goto out; }
-    int nb = 0;
-    for (; nb < ncpu; nb++)
-        if (blk_init(&bs[nb], &P)) break;
-    if (nb == 0) { free(bs); st = PTX_E_NOMEM; snprintf(err, errlen, "out of memory for %u threads per block", P.nthreads); goto out; }
-    int nth = 0;
-    for (int i = 1; i < nb; i++, nth++)
-        if (pthread_create(&th[i - 1], NULL, worker, &bs[i])) break;
-    worker(&bs[0]);
-    for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
-    for (int i = 0; i < nb; i++) blk_free(&bs[i]);
-    free(bs);
-    st = P.status;
-out:
-    if (st != PTX_OK && l->fault && !l->fault->status) {
-        l->fault->status = st;
-        snprintf(l->fault->kernel, sizeof l->fault->kernel, "%s", m->funcs[entry].name);
-    }
-    free(P.slotbase);
-    free(P.localbase);
-    free(P.fparambase);
-    pthread_mutex_destroy(&P.lock);
-    return st;
 }

@@ -33,6 +33,10 @@
 #define NCACHE 4
 #define PC_NONE 0x7fffffff
 #define NBARS 16                 /* barriers per block */
+#define SPIN_TURN 32             /* backward branches before another group's turn */
+#define SLICE 65536              /* thread-instructions of a warp's turn */
+#define STACK_DEFAULT 16384      /* per-thread stack for reentrant calls */
+#define DEPTH_REENTRANT 1024     /* call frames per thread when calls can recurse */
 
 struct blk;
 struct warp;
@@ -132,7 +136,7 @@ struct ex_site {
     int plain;                   /* the message as given, without where */
 };
 
-/* exec.c: fails the launch (the first failure wins): the message, then
+/* exec_fault.c: fails the launch (the first failure wins): the message, then
  * where (PTX line, source line, block and thread) when at says; at also
  * fills ptx_launch.fault */
 void ex_failv(struct blk *b, const struct ex_site *at, enum ptx_status st, const char *fmt, ...)
@@ -142,8 +146,22 @@ void ex_failv(struct blk *b, const struct ex_site *at, enum ptx_status st, const
 #define ex_fail_at(b, w, lane, in, st, ...) \
     ex_failv((b), &(struct ex_site){ (w), (lane), (in), PTX_ACCESS_NONE, 0, 0, 0, 0 }, (st), __VA_ARGS__)
 const char *ex_space_name(int sp);
+/* the thread index (x, y, z) of lane of w */
+void ex_thread_of(const struct plan *P, const struct warp *w, int lane, unsigned t[3]);
 /* the spelling of an instruction */
 const char *ex_name(const struct blk *b, const struct ir_ins *in);
+
+/* exec.c: the SIMT model */
+enum { W_YIELD, W_ERR };
+/* runs the warp's runnable lanes until they wait, exit or their slice ends */
+int ex_warp_run(struct blk *b, struct warp *w);
+/* the runnable group with the lowest pc becomes the running one */
+void ex_reschedule(struct warp *w);
+/* budget, time limit, another block's failure: 0 to go on */
+int ex_check_limits(struct blk *b, struct warp *w, const struct ir_ins *in);
+/* no lane of the block can go on: fails the launch saying where each waits */
+void ex_deadlock(struct blk *b);
+double ex_now(void);             /* CLOCK_MONOTONIC seconds */
 
 /* Each family: the handler of an instruction (a specialised one where it
  * pays), and the general one. */

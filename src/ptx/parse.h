@@ -124,6 +124,9 @@ unsigned align_up(unsigned v, unsigned a);
 uint64_t parse_dims(struct ps *p, int *unsized);
 int64_t parse_intexpr(struct ps *p);
 
+/* param.c: the layout of the declaration in tokens [a, b): 0, or -1 */
+int param_decl(struct tok *t, int a, int b, struct ptx_param_layout *out);
+
 /* lex.c: the tokens of text (len bytes) into p->t, ending with TK_EOF;
  * -1 when out of memory */
 int ps_lex(struct ps *p, const char *s, size_t len);

@@ -1,0 +1,305 @@
+/* Launches: the blocks of a grid spread over host threads (an atomic
+ * counter hands out block indices in order), each host thread running one
+ * block at a time, its warps in turn (exec.c); the layout of a kernel's
+ * registers, .local and .param frames; special registers and constants. */
+#include "exec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static atomic_ullong total_ins;
+uint64_t ptx_instructions(void) { return atomic_load(&total_ins); }
+
+/* ---- blocks ------------------------------------------------------------------ */
+static uint64_t sreg(const struct blk *b, const struct warp *w, int l, int64_t which)
+{
+    const struct plan *P = b->P;
+    const struct ptx_launch *Lp = P->l;
+    unsigned tid = (unsigned)(w->id * 32 + l);
+    switch (which) {
+    case S_TID_X: return tid % Lp->block[0];
+    case S_TID_Y: return tid / Lp->block[0] % Lp->block[1];
+    case S_TID_Z: return tid / (Lp->block[0] * Lp->block[1]);
+    case S_NTID_X: return Lp->block[0];
+    case S_NTID_Y: return Lp->block[1];
+    case S_NTID_Z: return Lp->block[2];
+    case S_CTAID_X: case S_CLUSTERID_X: return b->ctaid[0];
+    case S_CTAID_Y: case S_CLUSTERID_Y: return b->ctaid[1];
+    case S_CTAID_Z: case S_CLUSTERID_Z: return b->ctaid[2];
+    case S_NCTAID_X: case S_NCLUSTERID_X: return Lp->grid[0];
+    case S_NCTAID_Y: case S_NCLUSTERID_Y: return Lp->grid[1];
+    case S_NCTAID_Z: case S_NCLUSTERID_Z: return Lp->grid[2];
+    case S_LANEID: return (uint64_t)l;
+    case S_WARPID: return (uint64_t)w->id;
+    case S_NWARPID: return P->nwarps;
+    case S_SMID: return (uint64_t)(b->ctaid[0] % (Lp->smcount ? Lp->smcount : 1));
+    case S_NSMID: return Lp->smcount ? Lp->smcount : 1;
+    case S_GRIDID: return 1;
+    case S_LANEMASK_EQ: return 1u << l;
+    case S_LANEMASK_LE: return (uint32_t)((2ull << l) - 1);
+    case S_LANEMASK_LT: return (1u << l) - 1;
+    case S_LANEMASK_GE: return ~((1u << l) - 1);
+    case S_LANEMASK_GT: return (uint32_t)~((2ull << l) - 1);
+    case S_DYN_SMEM: return Lp->dyn_shared;
+    case S_CLUSTER_NCTAID_X: case S_CLUSTER_NCTAID_Y: case S_CLUSTER_NCTAID_Z: case S_CLUSTER_NCTARANK: return 1;
+    case S_CLUSTER_CTAID_X: case S_CLUSTER_CTAID_Y: case S_CLUSTER_CTAID_Z: case S_CLUSTER_CTARANK:
+    case S_IS_EXPLICIT_CLUSTER: case S_ZERO: return 0;
+    default: return P->shsize; /* %total_smem_size, %aggr_smem_size */
+    }
+}
+
+/* constant slots: special registers of the block (sregs_only), or all */
+static void fill_consts(struct blk *b, struct warp *w, int sregs_only)
+{
+    struct plan *P = b->P;
+    const struct ptx_module *M = P->m;
+    const struct ptx_launch *Lp = P->l;
+    for (int f = 0; f < M->nfuncs; f++) {
+        if (P->slotbase[f] < 0) continue;
+        const struct ir_func *fn = &M->funcs[f];
+        uint64_t *R = w->R0 + (size_t)P->slotbase[f] * 32;
+        for (int k = fn->cstart; k < fn->cend; k++) {
+            const struct ir_const *c = &M->consts[k];
+            uint64_t *S = R + (size_t)c->slot * 32;
+            if (c->kind == K_SREG) {
+                for (int l = 0; l < 32; l++) S[l] = sreg(b, w, l, c->val);
+                continue;
+            }
+            if (sregs_only) continue;
+            uint64_t v;
+            switch (c->kind) {
+            case K_GLOBAL: v = Lp->gaddr && (c->val & 0xffffff) < M->nglobals ? Lp->gaddr[c->val & 0xffffff] + (uint64_t)(c->val >> 24) : 0; break;
+            case K_SHARED: v = c->val >= 0 ? (uint64_t)c->val : P->static_shared + (uint64_t)(-1 - c->val); break;
+            case K_LOCAL: v = P->localbase[f] + (uint64_t)c->val; break;
+            case K_FPARAM: v = P->fparambase[f] + (uint64_t)c->val; break;
+            case K_FUNC: v = ir_faddr((int)c->val); break;
+            default: v = (uint64_t)c->val; break; /* K_IMM, K_PARAM */
+            }
+            for (int l = 0; l < 32; l++) S[l] = v;
+        }
+    }
+}
+
+static void run_block(struct blk *b, uint64_t lin)
+{
+    struct plan *P = b->P;
+    const struct ptx_launch *Lp = P->l;
+    b->ctaid[0] = (unsigned)(lin % Lp->grid[0]);
+    b->ctaid[1] = (unsigned)(lin / Lp->grid[0] % Lp->grid[1]);
+    b->ctaid[2] = (unsigned)(lin / ((uint64_t)Lp->grid[0] * Lp->grid[1]));
+    memset(b->shared, 0, P->shsize);
+    memset(b->bars, 0, sizeof b->bars);
+    for (int i = 0; i < NBARS; i++) b->bars[i].rand = 1;
+    int start = P->m->funcs[P->entry].start;
+    b->alive = 0;
+    for (unsigned i = 0; i < P->nwarps; i++) {
+        struct warp *w = &b->warps[i];
+        unsigned left = P->nthreads - i * 32;
+        w->live = left >= 32 ? 0xffffffffu : (1u << left) - 1;
+        w->wait = w->barw = w->cc = 0;
+        w->counted = -1;
+        for (int l = 0; l < 32; l++) { w->lpc[l] = start; w->depth[l] = 0; }
+        ex_reschedule(w);
+        fill_consts(b, w, 1);
+        b->alive |= 1u << i;
+    }
+    if (b->sp)
+        for (unsigned t = 0; t < P->nthreads; t++) b->sp[t] = P->lstatic;
+    for (;;) {
+        int ran = 0;
+        for (unsigned i = 0; i < P->nwarps; i++) {
+            struct warp *w = &b->warps[i];
+            if (!w->active) continue;
+            ran = 1;
+            if (ex_warp_run(b, w) == W_ERR) return;
+        }
+        if (!b->alive) return;
+        if (!ran) {
+            ex_deadlock(b);
+            return;
+        }
+        if (b->icount - b->icount_seen > SLICE && ex_check_limits(b, &b->warps[0], NULL)) return;
+    }
+}
+
+static void *worker(void *arg)
+{
+    struct blk *b = arg;
+    struct plan *P = b->P;
+    for (unsigned i = 0; i < P->nwarps; i++) fill_consts(b, &b->warps[i], 0);
+    while (!atomic_load_explicit(&P->stop, memory_order_relaxed)) {
+        uint64_t k = atomic_fetch_add(&P->next_block, 1);
+        if (k >= P->nblocks) break;
+        run_block(b, k);
+        if (b->st != PTX_OK) break;
+    }
+    atomic_fetch_add(&total_ins, b->icount);
+    return NULL;
+}
+
+static void blk_free(struct blk *b)
+{
+    free(b->shared);
+    free(b->local);
+    free(b->fparam);
+    free(b->warps);
+    free(b->regs);
+    free(b->frames);
+    free(b->sp);
+    free(b->scratch);
+}
+
+static int blk_init(struct blk *b, struct plan *P)
+{
+    memset(b, 0, sizeof *b);
+    b->P = P;
+    b->shared = calloc(1, P->shsize ? P->shsize : 1);
+    b->local = calloc(P->nthreads, P->lstride ? P->lstride : 1);
+    b->fparam = calloc(P->nthreads, P->fstride ? P->fstride : 1);
+    b->warps = calloc(P->nwarps, sizeof *b->warps);
+    b->regs = calloc((size_t)P->nwarps * (size_t)(P->nslots ? P->nslots : 1) * 32, sizeof *b->regs);
+    b->frames = calloc((size_t)P->nthreads * (size_t)(P->maxdepth ? P->maxdepth : 1), sizeof *b->frames);
+    b->sp = P->reentrant ? calloc(P->nthreads, sizeof *b->sp) : NULL;
+    b->scratch = P->reentrant ? calloc(1, P->scratch + 1) : NULL;
+    if (!b->shared || !b->local || !b->fparam || !b->warps || !b->regs || !b->frames ||
+        (P->reentrant && (!b->sp || !b->scratch))) {
+        blk_free(b);
+        return -1;
+    }
+    for (unsigned i = 0; i < P->nwarps; i++) {
+        b->warps[i].R0 = b->regs + (size_t)i * (size_t)P->nslots * 32;
+        b->warps[i].id = (int)i;
+    }
+    return 0;
+}
+
+/* functions reachable from f get frames; the depth of calls below f */
+static int layout(struct plan *P, int f)
+{
+    const struct ptx_module *M = P->m;
+    const struct ir_func *fn = &M->funcs[f];
+    if (P->slotbase[f] >= 0) return 0; /* laid out (reentrant: its depth is bounded elsewhere) */
+    P->slotbase[f] = P->nslots;
+    P->nslots += fn->nslots;
+    P->localbase[f] = P->lstatic;
+    if (!fn->reentrant) P->lstatic += (fn->local_bytes + 15) & ~15u;
+    else {
+        P->reentrant = 1;
+        if (fn->fparam_bytes > P->scratch) P->scratch = fn->fparam_bytes;
+    }
+    P->fparambase[f] = P->fstride;
+    P->fstride += fn->builtin ? 64 : (fn->fparam_bytes + 15) & ~15u;
+    if (fn->builtin) return 0;
+    int depth = 0;
+    for (int k = fn->start; k < fn->end; k++) {
+        if (M->ins[k].op != OP_CALL) continue;
+        const struct ir_call *c = &M->calls[M->ins[k].imm];
+        for (int g = c->callee >= 0 ? c->callee : 0; g < M->nfuncs; g++) {
+            if (c->callee < 0 && !M->funcs[g].addr_taken) continue;
+            int d = 1 + layout(P, g);
+            if (d > depth) depth = d;
+            if (c->callee >= 0) break;
+        }
+    }
+    return depth;
+}
+
+/* the handler of every instruction, made once per module */
+static const ex_fn *handlers(const struct ptx_module *m)
+{
+    static pthread_mutex_t hlock = PTHREAD_MUTEX_INITIALIZER;
+    struct ptx_module *mm = (struct ptx_module *)(uintptr_t)m; /* a cache, logically const */
+    ex_fn *h = (ex_fn *)atomic_load_explicit(&mm->xcache, memory_order_acquire);
+    if (h) return h;
+    pthread_mutex_lock(&hlock);
+    h = (ex_fn *)atomic_load_explicit(&mm->xcache, memory_order_acquire);
+    if (!h && (h = calloc((size_t)m->nins + 1, sizeof *h))) {
+        for (int i = 0; i < m->nins; i++) {
+            const struct ir_ins *in = &m->ins[i];
+            ex_fn f = ex_arith_select(in);
+            if (!f) f = ex_mem_select(in);
+            if (!f) f = ex_warp_select(in);
+            if (!f) f = ex_mma_select(in);
+            h[i] = f;
+        }
+        atomic_store_explicit(&mm->xcache, (void *)h, memory_order_release);
+    }
+    pthread_mutex_unlock(&hlock);
+    return h;
+}
+
+enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_launch *l, char *err, size_t errlen)
+{
+    char dummy[8];
+    if (!err || !errlen) { err = dummy; errlen = sizeof dummy; }
+    err[0] = 0;
+    if (l->fault) {
+        memset(l->fault, 0, sizeof *l->fault);
+        l->fault->warp = l->fault->lane = -1;
+    }
+    if (ptx_entry_check(m, entry, err, errlen)) {
+        if (l->fault) {
+            l->fault->status = PTX_E_UNSUPPORTED;
+            snprintf(l->fault->kernel, sizeof l->fault->kernel, "%s", m->funcs[entry].name);
+        }
+        return PTX_E_UNSUPPORTED;
+    }
+    struct plan P;
+    memset(&P, 0, sizeof P);
+    P.m = m;
+    P.l = l;
+    P.entry = entry;
+    P.err = err;
+    P.errlen = errlen;
+    P.status = PTX_OK;
+    pthread_mutex_init(&P.lock, NULL);
+    P.slotbase = malloc(sizeof *P.slotbase * (size_t)m->nfuncs);
+    P.localbase = calloc((size_t)m->nfuncs, sizeof *P.localbase);
+    P.fparambase = calloc((size_t)m->nfuncs, sizeof *P.fparambase);
+    P.h = handlers(m);
+    enum ptx_status st = PTX_OK;
+    if (!P.slotbase || !P.localbase || !P.fparambase || !P.h) { st = PTX_E_NOMEM; snprintf(err, errlen, "out of memory"); goto out; }
+    for (int i = 0; i < m->nfuncs; i++) P.slotbase[i] = -1;
+    P.maxdepth = layout(&P, entry);
+    if (P.reentrant) P.maxdepth = DEPTH_REENTRANT;
+    P.lstride = P.lstatic + (P.reentrant ? (l->stack_bytes ? l->stack_bytes : STACK_DEFAULT) : 0);
+    P.static_shared = (m->shared_bytes + 15) & ~15u;
+    P.shsize = P.static_shared + l->dyn_shared;
+    P.nthreads = l->block[0] * l->block[1] * l->block[2];
+    P.nwarps = (P.nthreads + 31) / 32;
+    P.nblocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    if (l->timeout_ms) P.deadline = ex_now() + l->timeout_ms / 1000.0;
+    if (l->param_bytes < m->funcs[entry].param_bytes) { st = PTX_E_TRAP; snprintf(err, errlen, "parameter buffer too small"); goto out; }
+    if (P.nwarps > 32 || !P.nthreads) { st = PTX_E_TRAP; snprintf(err, errlen, "%u threads per block: 1 to 1024 can run", P.nthreads); goto out; }
+    long ncpu = l->nthreads > 0 ? l->nthreads : sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 1) ncpu = 1;
+    if (ncpu > 64) ncpu = 64;
+    if ((uint64_t)ncpu > P.nblocks) ncpu = (long)P.nblocks;
+    struct blk *bs = calloc((size_t)ncpu, sizeof *bs);
+    pthread_t th[64];
+    if (!bs) { st = PTX_E_NOMEM; snprintf(err, errlen, "out of memory"); goto out; }
+    int nb = 0;
+    for (; nb < ncpu; nb++)
+        if (blk_init(&bs[nb], &P)) break;
+    if (nb == 0) { free(bs); st = PTX_E_NOMEM; snprintf(err, errlen, "out of memory for %u threads per block", P.nthreads); goto out; }
+    int nth = 0;
+    for (int i = 1; i < nb; i++, nth++)
+        if (pthread_create(&th[i - 1], NULL, worker, &bs[i])) break;
+    worker(&bs[0]);
+    for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < nb; i++) blk_free(&bs[i]);
+    free(bs);
+    st = P.status;
+out:
+    if (st != PTX_OK && l->fault && !l->fault->status) {
+        l->fault->status = st;
+        snprintf(l->fault->kernel, sizeof l->fault->kernel, "%s", m->funcs[entry].name);
+    }
+    free(P.slotbase);
+    free(P.localbase);
+    free(P.fparambase);
+    pthread_mutex_destroy(&P.lock);
+    return st;
+}
