@@ -97,9 +97,9 @@ CUresult emu_ptx_bind(struct emu_ptxmod *px, const struct emu_image *img, const 
             g->own[i] = a;
         }
         g->gaddr[i] = a;
-        if (pg->init)
-            memcpy((void *)a, pg->init, (size_t)pg->size);
     }
+    for (int i = 0; i < n && !r; i++) /* initialisers may hold others' addresses */
+        ptx_global_init(px->pm, i, g->gaddr, (unsigned char *)g->gaddr[i]);
     if (r) {
         emu_ptx_unbind(g);
         return r;
@@ -280,6 +280,43 @@ static void host_print(void *cookie, const char *text, size_t len)
     pthread_mutex_unlock(&k->plock);
 }
 
+/* device malloc/free: device memory of the launch's context */
+static uint64_t host_heap_alloc(void *cookie, uint64_t size)
+{
+    struct launch_op *k = cookie;
+    uintptr_t a = 0;
+    if (!size || size > ((uint64_t)1 << 40) || emu_mem_alloc(k->ctx, (size_t)size, EMU_MEM_GLOBAL, 0, NULL, &a))
+        return 0;
+    return a;
+}
+
+static void host_heap_free(void *cookie, uint64_t addr)
+{
+    (void)cookie;
+    emu_mem_release((uintptr_t)addr, 1u << EMU_MEM_GLOBAL);
+}
+
+/* TDTRACE_EMU_TIMEOUT (seconds) and TDTRACE_EMU_MAX_INSTRUCTIONS: a kernel
+ * that loops for ever fails with CUDA_ERROR_LAUNCH_TIMEOUT */
+static unsigned limit_ms;
+static unsigned long long limit_ins;
+static pthread_once_t limits_once = PTHREAD_ONCE_INIT;
+static void limits_read(void)
+{
+    const char *e = getenv("TDTRACE_EMU_TIMEOUT");
+    double s = e ? strtod(e, NULL) : 0;
+    limit_ms = s > 0 && s < 4e6 ? (unsigned)(s * 1000 + 0.5) : 0;
+    e = getenv("TDTRACE_EMU_MAX_INSTRUCTIONS");
+    limit_ins = e ? strtoull(e, NULL, 10) : 0;
+}
+
+static void emu_limits(struct ptx_launch *l)
+{
+    pthread_once(&limits_once, limits_read);
+    l->timeout_ms = limit_ms;
+    l->max_instructions = limit_ins;
+}
+
 static int emu_threads(void)
 {
     static int n = -1;
@@ -304,6 +341,9 @@ static void launch_run(struct emu_op *op)
     k->l.host.cookie = k;
     k->l.host.lookup = host_lookup;
     k->l.host.print = host_print;
+    k->l.host.heap_alloc = host_heap_alloc;
+    k->l.host.heap_free = host_heap_free;
+    emu_limits(&k->l);
     k->l.params = k->params;
     k->l.gaddr = k->gaddr;
     k->l.nthreads = emu_threads();
