@@ -59,6 +59,46 @@ uint16_t ptx_f32_to_bf16(float f, int rnd)
 
 float ptx_bf16_to_f32(uint16_t h) { return bitsf((uint32_t)h << 16); }
 
+uint16_t ptx_round_small(double x, int rnd, int ebits, int mbits)
+{
+    int neg = signbit(x) != 0;
+    uint16_t sign = neg ? (uint16_t)(1u << (ebits + mbits)) : 0;
+    double a = fabs(x);
+    int emax = (1 << (ebits - 1)) - 1, emin = 1 - emax;
+    uint16_t inf = (uint16_t)(((1u << ebits) - 1) << mbits), maxf = (uint16_t)(inf - 1);
+    if (isinf(a)) return sign | inf;
+    if (a == 0) return sign;
+    int e;
+    (void)frexp(a, &e);
+    e -= 1;                              /* a in [2^e, 2^(e+1)) */
+    if (e < emin) e = emin;              /* subnormal: the quantum of the smallest binade */
+    double n = ldexp(a, mbits - e), r;   /* a in quanta: exact */
+    switch (rnd) {
+    case RND_RZ: r = trunc(n); break;
+    case RND_RM: r = neg ? ceil(n) : floor(n); break;
+    case RND_RP: r = neg ? floor(n) : ceil(n); break;
+    case RND_RNA: r = round(n); break;
+    default: r = nearbyint(n); break;    /* ties to even (the thread's default mode) */
+    }
+    if (r >= ldexp(1.0, mbits + 1)) { r /= 2; e++; }
+    if (e > emax) { /* overflow */
+        int to_inf = rnd == RND_RN || rnd == RND_NONE || rnd == RND_RNA || (rnd == RND_RM && neg) || (rnd == RND_RP && !neg);
+        return sign | (to_inf ? inf : maxf);
+    }
+    unsigned q = (unsigned)r;
+    if (q < (1u << mbits)) return sign | (uint16_t)q; /* subnormal (or zero) */
+    return sign | (uint16_t)(((unsigned)(e + emax) << mbits) | (q - (1u << mbits)));
+}
+
+double ptx_int_to_double_odd(uint64_t mag)
+{
+    if (mag < (1ull << 53)) return (double)mag;
+    int shift = 64 - __builtin_clzll(mag) - 53;
+    uint64_t keep = mag >> shift << shift;
+    if (keep != mag) keep |= 1ull << shift; /* round to odd: a later rounding to fewer bits is right */
+    return (double)keep;
+}
+
 /* ---- printf ------------------------------------------------------------- */
 static int take(const unsigned char *args, size_t alen, size_t *off, unsigned size, uint64_t *v)
 {

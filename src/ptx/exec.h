@@ -165,6 +165,7 @@ double ex_now(void);             /* CLOCK_MONOTONIC seconds */
 
 /* Each family: the handler of an instruction (a specialised one where it
  * pays), and the general one. */
+ex_fn ex_int_select(const struct ir_ins *in);     /* first: it takes add.cc from arith */
 ex_fn ex_arith_select(const struct ir_ins *in);
 ex_fn ex_mem_select(const struct ir_ins *in);
 ex_fn ex_warp_select(const struct ir_ins *in);

@@ -103,7 +103,11 @@ static uint64_t cvt_one(const struct ir_ins *in, uint64_t v)
         uint64_t r;
         if (dt == T_F64) { d = ir_type_signed(st) ? (double)sv : (double)uv; r = UF64(d); }
         else if (dt == T_F32) { f = ir_type_signed(st) ? (float)sv : (float)uv; if (sat) f = f < 0 ? 0.0f : f > 1 ? 1.0f : f; r = UF32(f); }
-        else { f = ir_type_signed(st) ? (float)sv : (float)uv; r = f2h(f, dt, rnd); }
+        else { /* to f16/bf16: one rounding from the integer */
+            int neg = ir_type_signed(st) && sv < 0, bf = dt == T_BF16 || dt == T_BF16X2;
+            double m = ptx_int_to_double_odd(neg ? -(uint64_t)sv : uv);
+            r = ptx_round_small(neg ? -m : m, rnd == RND_NONE ? RND_RN : rnd, bf ? 8 : 5, bf ? 7 : 10);
+        }
         if (directed(rnd)) fesetround(old);
         return r;
     }
@@ -129,18 +133,35 @@ static uint64_t cvt_one(const struct ir_ins *in, uint64_t v)
         if (sat) x = x != x ? 0.0 : x < 0 ? 0.0 : x > 1 ? 1.0 : x;
         return x != x ? 0x7fffffffffffffffull : UF64(x);
     }
-    /* to f16/bf16 */
+    /* to f16/bf16: one rounding from the source value */
     double x = to_double(v, st);
-    float f = (float)x;
-    if (st == T_F64 && (double)f != x && rnd != RND_RZ) {
-        /* avoid double rounding: nudge toward x by one f32 ulp bit */
-        uint32_t u = (uint32_t)UF32(f);
-        if ((u & 1u) == 0) { u |= 1u; if (((double)F32(u) > x) != ((double)f > x)) u -= 2; }
-        (void)u;
+    int bf = dt == T_BF16 || dt == T_BF16X2;
+    if (x != x) return f2h((float)x, dt, RND_RN);
+    if (rnd >= RND_RNI && rnd <= RND_RPI) { x = round_int(x, rnd); rnd = RND_RN; } /* to an integer, then exact */
+    if (sat) x = x < 0 ? 0.0 : x > 1 ? 1.0 : x;
+    if ((in->flags & F_RELU) && x < 0) x = 0.0;
+    if (st == T_F32 && (rnd == RND_RN || rnd == RND_RZ || rnd == RND_NONE)) return f2h((float)x, dt, rnd);
+    return ptx_round_small(x, rnd == RND_NONE ? RND_RN : rnd, bf ? 8 : 5, bf ? 7 : 10);
+}
+
+/* x * y + z for half inputs, in double rounded to odd: rounding that to a
+ * half is the one rounding PTX's fma.rn.f16 makes (the product is exact; a
+ * result rounded to odd with two bits to spare rounds again correctly) */
+static double fma_odd(double x, double y, double z)
+{
+    int old = fegetround();
+    fesetround(FE_TOWARDZERO);
+    feclearexcept(FE_INEXACT);
+    volatile double r = fma(x, y, z);
+    int inexact = fetestexcept(FE_INEXACT) != 0;
+    fesetround(old);
+    double q = r;
+    if (inexact && q == q && !isinf(q)) {
+        uint64_t u = UF64(q);
+        u |= 1;
+        q = F64(u);
     }
-    if (sat) f = f != f ? 0.0f : f < 0 ? 0.0f : f > 1 ? 1.0f : f;
-    if ((in->flags & F_RELU) && (f < 0 || f != f)) f = 0.0f;
-    return f2h(f, dt, rnd == RND_RZ ? RND_RZ : RND_RN);
+    return q;
 }
 
 /* ---- integer helpers --------------------------------------------------------- */
@@ -270,6 +291,18 @@ static inline double fminmax(int max, double x, double y)
     if (y != y) return x;
     if (x == y && x == 0) return max ? (signbit(x) ? y : x) : (signbit(x) ? x : y);
     return max ? (x > y ? x : y) : (x < y ? x : y);
+}
+
+/* min/max with .NaN (a NaN operand gives NaN) and .xorsign.abs (the
+ * magnitudes compared, the sign the XOR of the operands' signs) */
+static double fminmax_fl(int max, double x, double y, unsigned fl)
+{
+    if (!(fl & (F_NAN | F_ABS))) return fminmax(max, x, y);
+    if ((fl & F_NAN) && (x != x || y != y)) return NAN;
+    int neg = (fl & F_ABS) && (signbit(x) != 0) != (signbit(y) != 0);
+    if (fl & F_ABS) { x = fabs(x); y = fabs(y); }
+    double r = fminmax(max, x, y);
+    return neg ? -r : r;
 }
 
 static uint32_t prmt(uint32_t a, uint32_t b, uint32_t c)
@@ -431,8 +464,8 @@ static int ex_arith(struct blk *b, struct warp *w, const struct ir_ins *in, uint
                 case OP_SUB: r = x - y; break;
                 case OP_MUL: r = x * y; break;
                 case OP_DIV: r = x / y; break;
-                case OP_MIN: r = (float)fminmax(0, x, y); break;
-                case OP_MAX: r = (float)fminmax(1, x, y); break;
+                case OP_MIN: r = (float)fminmax_fl(0, x, y, in->flags); break;
+                case OP_MAX: r = (float)fminmax_fl(1, x, y, in->flags); break;
                 default: r = 0; break;
                 }
                 float q = r;
@@ -454,8 +487,8 @@ static int ex_arith(struct blk *b, struct warp *w, const struct ir_ins *in, uint
                 case OP_SUB: r = x - y; break;
                 case OP_MUL: r = x * y; break;
                 case OP_DIV: r = x / y; break;
-                case OP_MIN: r = fminmax(0, x, y); break;
-                case OP_MAX: r = fminmax(1, x, y); break;
+                case OP_MIN: r = fminmax_fl(0, x, y, in->flags); break;
+                case OP_MAX: r = fminmax_fl(1, x, y, in->flags); break;
                 default: r = 0; break;
                 }
                 D[l] = NF64(r);
@@ -473,8 +506,8 @@ static int ex_arith(struct blk *b, struct warp *w, const struct ir_ins *in, uint
                     case OP_SUB: q = x - y; break;
                     case OP_MUL: q = x * y; break;
                     case OP_DIV: q = x / y; break;
-                    case OP_MIN: q = (float)fminmax(0, x, y); break;
-                    case OP_MAX: q = (float)fminmax(1, x, y); break;
+                    case OP_MIN: q = (float)fminmax_fl(0, x, y, in->flags); break;
+                    case OP_MAX: q = (float)fminmax_fl(1, x, y, in->flags); break;
                     default: q = 0; break;
                     }
                     if (in->flags & F_SAT) q = sat32(q);
@@ -521,12 +554,12 @@ static int ex_arith(struct blk *b, struct warp *w, const struct ir_ins *in, uint
                 int l = L;
                 uint64_t r = 0;
                 for (int h = 0; h < (two ? 2 : 1); h++) {
-                    double q = fma((double)h2f(A[l] >> (16 * h), t), (double)h2f(B[l] >> (16 * h), t),
-                                   (double)h2f(C[l] >> (16 * h), t));
-                    float fq = (float)q;
-                    if (in->flags & F_SAT) fq = fq != fq ? 0.0f : fq < 0 ? 0.0f : fq > 1 ? 1.0f : fq;
-                    if ((in->flags & F_RELU) && !(fq > 0)) fq = 0;
-                    r |= f2h(fq, t, in->sub) << (16 * h);
+                    double q = fma_odd(h2f(A[l] >> (16 * h), t), h2f(B[l] >> (16 * h), t), h2f(C[l] >> (16 * h), t));
+                    if (q != q) { r |= f2h((float)q, t, RND_RN) << (16 * h); continue; }
+                    if (in->flags & F_SAT) q = q < 0 ? 0.0 : q > 1 ? 1.0 : q;
+                    if ((in->flags & F_RELU) && !(q > 0)) q = 0;
+                    int bf = t == T_BF16 || t == T_BF16X2;
+                    r |= (uint64_t)ptx_round_small(q, in->sub == RND_NONE ? RND_RN : in->sub, bf ? 8 : 5, bf ? 7 : 10) << (16 * h);
                 }
                 D[l] = r;
             }

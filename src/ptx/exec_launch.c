@@ -218,7 +218,8 @@ static const ex_fn *handlers(const struct ptx_module *m)
     if (!h && (h = calloc((size_t)m->nins + 1, sizeof *h))) {
         for (int i = 0; i < m->nins; i++) {
             const struct ir_ins *in = &m->ins[i];
-            ex_fn f = ex_arith_select(in);
+            ex_fn f = ex_int_select(in);
+            if (!f) f = ex_arith_select(in);
             if (!f) f = ex_mem_select(in);
             if (!f) f = ex_warp_select(in);
             if (!f) f = ex_mma_select(in);

@@ -109,6 +109,16 @@ void ex_mem_fault(struct blk *b, const struct warp *w, int lane, const struct ir
              acc == PTX_ACCESS_READ ? "read" : acc == PTX_ACCESS_WRITE ? "write" : "atomic", n, (unsigned long long)a);
 }
 
+/* a + b in f16 or bf16 (t may be the pair type), rounded to nearest: the
+ * sum in f32 is rounded once more, which is exact enough (24 bits hold 2 *
+ * 11 + 2) */
+static uint16_t half_add(uint16_t a, uint16_t b, int t)
+{
+    int bf = t == T_BF16 || t == T_BF16X2;
+    float x = bf ? ptx_bf16_to_f32(a) : ptx_f16_to_f32(a), y = bf ? ptx_bf16_to_f32(b) : ptx_f16_to_f32(b);
+    return bf ? ptx_f32_to_bf16(x + y, RND_RN) : ptx_f32_to_f16(x + y, RND_RN);
+}
+
 /* ---- loads and stores of 4 and 8 bytes in one space: the common case ---- */
 #define LDST(name, N, sgn, load, PTR)                                                         \
     static int name(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R) \
@@ -210,7 +220,21 @@ static int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32
             unsigned char *p = addr_of(b, in->space, a, n, (unsigned)(w->id * 32 + l));
             if (!p) { ex_mem_fault(b, w, l, in, a, n, 0); return -1; }
             uint64_t v = B[l], old;
-            if (n == 4) {
+            if (n == 2) { /* cas.b16; add.noftz.f16, .bf16 */
+                uint16_t *q = (uint16_t *)(void *)p, o = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
+                if (in->sub == AT_CAS) { /* o: the old value, whether it matched or not */
+                    o = (uint16_t)v;
+                    __atomic_compare_exchange_n(q, &o, (uint16_t)C[l], 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+                } else
+                    do { nv = half_add(o, (uint16_t)v, t); } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+                old = o;
+            } else if (n == 4 && (t == T_F16X2 || t == T_BF16X2)) { /* add.noftz of half pairs */
+                uint32_t *q = (uint32_t *)(void *)p, o = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
+                do {
+                    nv = (uint32_t)half_add((uint16_t)o, (uint16_t)v, t) | (uint32_t)half_add((uint16_t)(o >> 16), (uint16_t)(v >> 16), t) << 16;
+                } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+                old = o;
+            } else if (n == 4) {
                 uint32_t *q = (uint32_t *)(void *)p, o = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
                 switch (in->sub) {
                 case AT_ADD:
@@ -281,6 +305,116 @@ static int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32
     return 0;
 }
 
+/* ---- cp.async: the copy is made at once (a valid schedule of it), so
+ * commit_group and wait_group have nothing to wait for ------------------- */
+static int cp_async(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
+{
+    const uint64_t *A = R + (size_t)in->a * 32, *B = R + (size_t)in->b * 32, *C = R + (size_t)in->c * 32;
+    const uint64_t *E = in->e >= 0 ? R + (size_t)in->e * 32 : NULL;
+    unsigned n = in->sub2;
+    LANES(m) {
+        int l = L;
+        uint64_t d = A[l] + (uint64_t)in->imm, s = B[l] + C[l];
+        unsigned take = n;
+        if (E) /* ignore-src (a predicate): zeros; src-size: that many bytes, then zeros */
+            take = (in->flags & F_HI) ? (((E[l] & 1) ^ ((in->flags & F_ANEG) != 0)) ? 0 : n) : (uint32_t)E[l] < n ? (uint32_t)E[l] : n;
+        if (d % n) { ex_mem_fault(b, w, l, in, d, n, 1); return -1; }
+        unsigned char *dp = addr_of(b, SP_SHARED, d, n, 0);
+        if (!dp) { ex_mem_fault(b, w, l, in, d, n, 0); return -1; }
+        unsigned char buf[16] = { 0 };
+        if (take) {
+            if (s % n) { ex_mem_fault(b, w, l, &(struct ir_ins){ .op = OP_LD, .space = SP_GLOBAL, .line = in->line, .name = in->name, .fn = in->fn }, s, n, 1); return -1; }
+            const unsigned char *sp = global_ok(b, s, take) ? (const unsigned char *)(uintptr_t)s : NULL;
+            if (!sp) { ex_mem_fault(b, w, l, &(struct ir_ins){ .op = OP_LD, .space = SP_GLOBAL, .line = in->line, .name = in->name, .fn = in->fn }, s, take, 0); return -1; }
+            memcpy(buf, sp, take);
+        }
+        memcpy(dp, buf, n);
+    }
+    return 0;
+}
+
+/* ---- mbarrier: the 64-bit object holds pending arrivals (bits 0-19),
+ * expected arrivals (20-39), the signed tx-count (40-61) and the phase
+ * (63). A phase completes when no arrival is pending and the tx-count is
+ * 0: the phase flips and the counts start again (PTX ISA, "mbarrier"). --- */
+#define MB_PEND(v) ((v) & 0xfffffu)
+#define MB_EXP(v) (((v) >> 20) & 0xfffffu)
+#define MB_TX(v) ((int64_t)((v) << 2) >> 42)
+#define MB_PHASE(v) ((v) >> 63)
+static inline uint64_t mb_make(uint64_t pend, uint64_t exp, int64_t tx, uint64_t phase)
+{
+    return (pend & 0xfffff) | (exp & 0xfffff) << 20 | ((uint64_t)tx & 0x3fffff) << 40 | phase << 63;
+}
+/* the phase completes if it can */
+static inline uint64_t mb_settle(uint64_t v)
+{
+    if (MB_PEND(v) == 0 && MB_TX(v) == 0) return mb_make(MB_EXP(v), MB_EXP(v), 0, MB_PHASE(v) ^ 1);
+    return v;
+}
+
+static int mbarrier(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
+{
+    uint64_t *D = in->d >= 0 ? R + (size_t)in->d * 32 : b->sink;
+    const uint64_t *A = R + (size_t)in->a * 32;
+    const uint64_t *B = in->b >= 0 ? R + (size_t)in->b * 32 : NULL;
+    LANES(m) {
+        int l = L;
+        if (in->sub == MB_PENDING) { /* from a state */
+            D[l] = MB_PEND(B[l]);
+            continue;
+        }
+        uint64_t a = A[l] + (uint64_t)in->imm;
+        if (a % 8) { ex_mem_fault(b, w, l, in, a, 8, 1); return -1; }
+        uint64_t *q = (uint64_t *)(void *)addr_of(b, in->space, a, 8, (unsigned)(w->id * 32 + l));
+        if (!q) { ex_mem_fault(b, w, l, in, a, 8, 0); return -1; }
+        uint64_t cnt = B ? B[l] & 0xffffffffu : 1, o = __atomic_load_n(q, __ATOMIC_ACQUIRE), nv;
+        switch (in->sub) {
+        case MB_INIT:
+            if (cnt < 1 || cnt > 0xfffff) {
+                ex_fail_at(b, w, l, in, PTX_E_SYNC, "mbarrier.init: count %llu is outside 1 to 2^20-1", (unsigned long long)cnt);
+                return -1;
+            }
+            __atomic_store_n(q, mb_make(cnt, cnt, 0, 0), __ATOMIC_RELEASE);
+            break;
+        case MB_INVAL:
+            __atomic_store_n(q, 0, __ATOMIC_RELEASE);
+            break;
+        case MB_ARRIVE: case MB_ARRIVE_DROP: case MB_CPASYNC_ARRIVE: case MB_EXPECT_TX: case MB_COMPLETE_TX: {
+            uint64_t state = 0;
+            do {
+                uint64_t pend = MB_PEND(o), exp = MB_EXP(o);
+                int64_t tx = MB_TX(o);
+                uint64_t arrivals = in->sub == MB_EXPECT_TX || in->sub == MB_COMPLETE_TX ? 0
+                                  : (in->sub2 & MB_WITH_TX) ? 1 : in->sub == MB_CPASYNC_ARRIVE ? ((in->sub2 & MB_NOINC) ? 1 : 0) : cnt;
+                if (in->sub == MB_EXPECT_TX || (in->sub2 & MB_WITH_TX)) tx += (int64_t)cnt;
+                if (in->sub == MB_COMPLETE_TX) tx -= (int64_t)cnt;
+                if (arrivals > pend || tx > 0xfffff || tx < -0xfffff) {
+                    ex_fail_at(b, w, l, in, PTX_E_SYNC, "%s: %llu arrivals with %llu pending, or tx-count %lld out of range",
+                               ex_name(b, in), (unsigned long long)arrivals, (unsigned long long)pend, (long long)tx);
+                    return -1;
+                }
+                pend -= arrivals;
+                if (in->sub == MB_ARRIVE_DROP) exp -= arrivals;
+                state = mb_make(pend, exp, tx, MB_PHASE(o)); /* the phase arrived at */
+                nv = (in->sub2 & MB_NOCOMPLETE) ? state : mb_settle(state);
+            } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+            D[l] = state;
+            break;
+        }
+        case MB_TEST_WAIT: case MB_TRY_WAIT: { /* state: that phase done; .parity: the phase of that parity done */
+            uint64_t phase = (in->sub2 & MB_PARITY) ? (B[l] & 1) : MB_PHASE(B[l]);
+            int done = MB_PHASE(o) != phase;
+            D[l] = (uint64_t)done;
+            if (!done && in->sub == MB_TRY_WAIT) b->yield = 1; /* others' turn */
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    return 0;
+}
+
 ex_fn ex_mem_select(const struct ir_ins *in)
 {
     switch (in->op) {
@@ -308,6 +442,10 @@ ex_fn ex_mem_select(const struct ir_ins *in)
     }
     case OP_CVTA: case OP_CVTA_TO: case OP_ATOM: case OP_RED:
         return ex_mem;
+    case OP_CPASYNC:
+        return cp_async;
+    case OP_MBAR:
+        return mbarrier;
     default:
         return NULL;
     }

@@ -51,6 +51,15 @@ enum { BK_SYNC, BK_ARRIVE, BK_RED };
 enum { RED_POPC, RED_AND, RED_OR, RED_XOR, RED_ADD, RED_MIN, RED_MAX };
 /* match */
 enum { MA_ANY, MA_ALL };
+/* cp.async: ins.sub (the copy: 0; its size in sub2) */
+enum { CP_COPY, CP_COMMIT, CP_WAIT, CP_WAIT_ALL, CP_MBAR_ARRIVE };
+/* mbarrier: ins.sub, and flags in sub2 */
+enum { MB_INIT, MB_INVAL, MB_ARRIVE, MB_ARRIVE_DROP, MB_EXPECT_TX, MB_COMPLETE_TX, MB_TEST_WAIT, MB_TRY_WAIT,
+       MB_PENDING, MB_CPASYNC_ARRIVE };
+#define MB_WITH_TX 1     /* arrive.expect_tx */
+#define MB_NOCOMPLETE 2
+#define MB_PARITY 4
+#define MB_NOINC 8
 
 /* ins.sub: rounding (cvt, float arithmetic) */
 enum { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI, RND_RNA };
@@ -233,6 +242,12 @@ static inline int ir_type_float(int t) { return t >= T_F16 && t <= T_F64; }
 uint16_t ptx_f32_to_f16(float f, int rnd);
 float ptx_f16_to_f32(uint16_t h);
 uint16_t ptx_f32_to_bf16(float f, int rnd);
+/* a non-NaN x rounded once, by rnd, to a float of ebits exponent and mbits
+ * fraction bits (f16: 5, 10; bf16: 8, 7): its bits */
+uint16_t ptx_round_small(double x, int rnd, int ebits, int mbits);
+/* an integer magnitude as a double rounded to odd, so that rounding it
+ * again to 24 bits or fewer rounds the integer once */
+double ptx_int_to_double_odd(uint64_t mag);
 float ptx_bf16_to_f32(uint16_t h);
 /* device printf: formats fmt with the packed argument buffer args (alen
  * bytes readable) into out; returns the length. rd reads device memory:

@@ -266,6 +266,18 @@ static int dst(struct ps *p, struct opnd *o)
     return o->slot;
 }
 
+/* the base slot of an address operand [reg+off], [var+off] or [imm]; *off
+ * its offset */
+static int addr_base(struct ps *p, struct opnd *ad, int64_t *off)
+{
+    *off = ad->off;
+    if (ad->slot >= 0) return ad->slot;
+    if (ad->symkind == -2) return const_slot(p, K_IMM, 0);
+    int k = sym_const_kind(ad->symkind);
+    if (k < 0) { ps_err(p, ad->line, "bad address"); return 0; }
+    return const_slot(p, k, (k == K_SHARED && ad->symval < 0) ? -1 : ad->symval);
+}
+
 struct ir_ins *new_ins(struct ps *p, int line)
 {
     struct ptx_module *m = p->m;
@@ -295,13 +307,15 @@ static const struct { const char *s; int op; } opnames[] = {
     { "bfe", OP_BFE }, { "bfi", OP_BFI }, { "brev", OP_BREV }, { "clz", OP_CLZ }, { "popc", OP_POPC },
     { "prmt", OP_PRMT }, { "shf", OP_SHF }, { "lop3", OP_LOP3 }, { "sad", OP_SAD },
     { "mul24", OP_MUL24 }, { "mad24", OP_MAD24 }, { "copysign", OP_COPYSIGN }, { "testp", OP_TESTP },
+    { "addc", OP_ADDC }, { "subc", OP_SUBC }, { "madc", OP_MADC }, { "bmsk", OP_BMSK }, { "bfind", OP_BFIND },
+    { "dp4a", OP_DP4A }, { "dp2a", OP_DP2A }, { "szext", OP_SZEXT }, { "fns", OP_FNS },
     { "atom", OP_ATOM }, { "red", OP_RED }, { "bra", OP_BRA }, { "call", OP_CALL }, { "ret", OP_RET },
     { "exit", OP_EXIT }, { "trap", OP_TRAP }, { "bar", OP_BAR }, { "barrier", OP_BAR },
     { "shfl", OP_SHFL }, { "vote", OP_VOTE }, { "activemask", OP_ACTIVEMASK }, { "membar", OP_MEMBAR },
     { "match", OP_MATCH }, { "redux", OP_REDUX }, { "elect", OP_ELECT }, { "brx", OP_BRX },
     { "fence", OP_MEMBAR }, { "prefetch", OP_NOP }, { "prefetchu", OP_NOP }, { "pmevent", OP_NOP },
     { "nanosleep", OP_NOP }, { "brkpt", OP_TRAP }, { "discard", OP_NOP }, { "applypriority", OP_NOP },
-    { "createpolicy", OP_UNSUPPORTED },
+    { "createpolicy", OP_UNSUPPORTED }, { "cp", OP_CPASYNC }, { "mbarrier", OP_MBAR },
 };
 
 static const struct { const char *s; int v; } cmps[] = {
@@ -356,7 +370,7 @@ int parse_ins(struct ps *p, int guard, int gneg)
     int unknown_mod = 0;
     struct tok *bad = NULL;
     int cvta_to = 0;
-    int warp = 0;
+    int warp = 0, nspaces = 0, spaces[2] = { 0, 0 };
     while (cur(p)->kind == TK_DIR) {
         struct tok *k = cur(p);
         next(p);
@@ -364,6 +378,7 @@ int parse_ins(struct ps *p, int guard, int gneg)
         int done = 0;
         if (t != T_NONE) { if (types_n < 3) tys[types_n++] = t; continue; }
         if (sp != SP_NONE) {
+            if (nspaces < 2) spaces[nspaces++] = sp;
             in->space = (uint8_t)sp;
             if (sp == SP_SHARED && k->n > 7 && !(k->n == 12 && memcmp(k->s, ".shared::cta", 12) == 0)) {
                 unknown_mod = 1; bad = k;
@@ -377,7 +392,19 @@ int parse_ins(struct ps *p, int guard, int gneg)
         if (is(k, ".ftz")) { in->flags |= F_FTZ; continue; }
         if (is(k, ".approx")) { in->flags |= F_APPROX; continue; }
         if (is(k, ".relu")) { in->flags |= F_RELU; continue; }
-        if (is(k, ".cc")) { in->flags |= F_CC; unknown_mod = 1; bad = k; continue; }
+        if (is(k, ".cc") && (op == OP_ADD || op == OP_SUB || op == OP_MAD || op == OP_ADDC || op == OP_SUBC || op == OP_MADC)) {
+            in->flags |= F_CC;
+            continue;
+        }
+        if ((op == OP_MIN || op == OP_MAX) && (is(k, ".NaN") || is(k, ".xorsign") || is(k, ".abs"))) {
+            in->flags |= is(k, ".NaN") ? F_NAN : is(k, ".xorsign") ? F_XORSIGN : F_ABS;
+            continue;
+        }
+        if (op == OP_BFIND && is(k, ".shiftamt")) { in->sub = 1; continue; }
+        if ((op == OP_BMSK || op == OP_SZEXT) && (is(k, ".clamp") || is(k, ".wrap"))) {
+            if (is(k, ".wrap")) in->flags |= F_WRAP;
+            continue;
+        }
         if (is(k, ".sync") && (op == OP_SHFL || op == OP_VOTE || op == OP_MATCH || op == OP_REDUX || op == OP_ELECT)) {
             in->flags |= F_SYNC;
             continue;
@@ -403,7 +430,7 @@ int parse_ins(struct ps *p, int guard, int gneg)
             else if (is(k, ".any")) { in->sub = VO_ANY; done = 1; }
             else if (is(k, ".uni")) { in->sub = VO_UNI; done = 1; }
             else if (is(k, ".ballot")) { in->sub = VO_BALLOT; done = 1; }
-        } else if (op == OP_MUL || op == OP_MAD || op == OP_MUL24 || op == OP_MAD24) {
+        } else if (op == OP_MUL || op == OP_MAD || op == OP_MUL24 || op == OP_MAD24 || op == OP_MADC || op == OP_DP2A) {
             if (is(k, ".hi")) { in->flags |= F_HI; done = 1; }
             else if (is(k, ".lo")) done = 1;
             else if (is(k, ".wide")) { in->flags |= F_WIDE; done = 1; }
@@ -420,6 +447,28 @@ int parse_ins(struct ps *p, int guard, int gneg)
             else if (in->sub2 == BK_RED && (is(k, ".popc") || is(k, ".and") || is(k, ".or"))) {
                 in->sub = is(k, ".popc") ? RED_POPC : is(k, ".and") ? RED_AND : RED_OR; done = 1;
             }
+        } else if (op == OP_CPASYNC) {
+            if (is(k, ".async")) done = 1;
+            else if (is(k, ".commit_group")) { in->sub = CP_COMMIT; done = 1; }
+            else if (is(k, ".wait_group")) { in->sub = CP_WAIT; done = 1; }
+            else if (is(k, ".wait_all")) { in->sub = CP_WAIT_ALL; done = 1; }
+            else if (is(k, ".mbarrier")) { in->sub = CP_MBAR_ARRIVE; done = 1; }
+            else if (is(k, ".arrive")) done = in->sub == CP_MBAR_ARRIVE;
+            else if (is(k, ".noinc")) { in->sub2 |= MB_NOINC; done = 1; }
+        } else if (op == OP_MBAR) {
+            static const struct { const char *s; int v; } mops[] = {
+                { ".init", MB_INIT }, { ".inval", MB_INVAL }, { ".arrive", MB_ARRIVE }, { ".arrive_drop", MB_ARRIVE_DROP },
+                { ".expect_tx", MB_EXPECT_TX }, { ".complete_tx", MB_COMPLETE_TX }, { ".test_wait", MB_TEST_WAIT },
+                { ".try_wait", MB_TRY_WAIT }, { ".pending_count", MB_PENDING },
+            };
+            for (size_t i = 0; i < sizeof mops / sizeof *mops && !done; i++) {
+                if (!is(k, mops[i].s)) continue;
+                if (mops[i].v == MB_EXPECT_TX && (in->sub == MB_ARRIVE || in->sub == MB_ARRIVE_DROP)) in->sub2 |= MB_WITH_TX;
+                else in->sub = (uint8_t)mops[i].v;
+                done = 1;
+            }
+            if (!done && is(k, ".parity")) { in->sub2 |= MB_PARITY; done = 1; }
+            if (!done && is(k, ".noComplete")) { in->sub2 |= MB_NOCOMPLETE; done = 1; }
         } else if (op == OP_BRX) {
             if (is(k, ".idx")) done = 1;
         } else if (op == OP_MATCH) {
@@ -613,7 +662,7 @@ int parse_ins(struct ps *p, int guard, int gneg)
         break;
     case OP_NOT: case OP_CNOT: case OP_ABS: case OP_NEG: case OP_RCP: case OP_SQRT: case OP_RSQRT:
     case OP_EX2: case OP_LG2: case OP_SIN: case OP_COS: case OP_TANH: case OP_BREV: case OP_CLZ:
-    case OP_POPC: case OP_TESTP:
+    case OP_POPC: case OP_TESTP: case OP_BFIND:
         NEED(2);
         in->d = dst(p, &ops[0]);
         in->a = src(p, &ops[1], (op == OP_CLZ || op == OP_POPC || op == OP_BREV || op == OP_NOT || op == OP_CNOT) ? T_NONE : t);
@@ -621,12 +670,27 @@ int parse_ins(struct ps *p, int guard, int gneg)
         break;
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
     case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR: case OP_MUL24: case OP_COPYSIGN:
+    case OP_ADDC: case OP_SUBC: case OP_BMSK: case OP_SZEXT:
         NEED(3);
         in->d = dst(p, &ops[0]);
         in->a = src(p, &ops[1], t);
-        in->b = src(p, &ops[2], (op == OP_SHL || op == OP_SHR) ? T_U32 : t);
+        in->b = src(p, &ops[2], (op == OP_SHL || op == OP_SHR || op == OP_SZEXT) ? T_U32 : t);
         break;
-    case OP_MAD: case OP_FMA: case OP_BFE: case OP_PRMT: case OP_SAD: case OP_MAD24:
+    case OP_DP4A: case OP_DP2A: /* dp4a.atype.btype d, a, b, c */
+        NEED(4);
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], T_U32);
+        in->b = src(p, &ops[2], T_U32);
+        in->c = src(p, &ops[3], T_U32);
+        break;
+    case OP_FNS: /* fns.b32 d, mask, base, offset */
+        NEED(4);
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], T_U32);
+        in->b = src(p, &ops[2], T_U32);
+        in->c = src(p, &ops[3], T_S32);
+        break;
+    case OP_MAD: case OP_FMA: case OP_BFE: case OP_PRMT: case OP_SAD: case OP_MAD24: case OP_MADC:
         NEED(4);
         in->d = dst(p, &ops[0]);
         in->a = src(p, &ops[1], op == OP_BFE ? t : op == OP_PRMT ? T_B32 : t);
@@ -655,7 +719,9 @@ int parse_ins(struct ps *p, int guard, int gneg)
     case OP_RED: {
         int base = op == OP_ATOM ? 1 : 0;
         int need = base + 2 + (in->sub == AT_CAS);
+        if (nops == need + 1 && ops[need].kind == O_REG) nops = need; /* the cache policy of .L2::cache_hint */
         NEED(need);
+        if (ops[0].kind == O_VEC || ops[base + 1].kind == O_VEC) { mark_unsupported(p, in, nstart, nlen); goto out; }
         if (op == OP_ATOM) in->d = dst(p, &ops[0]);
         struct opnd *ad = &ops[base];
         if (ad->kind != O_ADDR) { ps_err(p, line, "expected an address"); rc = -1; goto out; }
@@ -669,11 +735,15 @@ int parse_ins(struct ps *p, int guard, int gneg)
         if (in->space == SP_NONE) in->space = SP_GENERIC;
         in->b = src(p, &ops[base + 1], t);
         if (in->sub == AT_CAS) in->c = src(p, &ops[base + 2], t);
-        if (in->space == SP_LOCAL || in->space == SP_PARAM || in->space == SP_CONST || in->vec != 1 ||
-            (ir_type_size(t) != 4 && ir_type_size(t) != 8) || (ir_type_float(t) && in->sub != AT_ADD && in->sub != AT_EXCH) ||
-            t == T_F16X2 || t == T_BF16X2) {
-            mark_unsupported(p, in, nstart, nlen);
-            goto out;
+        { /* the forms the PTX ISA has: 32 and 64 bits; cas.b16; add of f16, bf16 and their pairs */
+            unsigned n = ir_type_size(t);
+            int half = t == T_F16 || t == T_BF16 || t == T_F16X2 || t == T_BF16X2;
+            int ok = in->vec == 1 && in->space != SP_LOCAL && in->space != SP_PARAM && in->space != SP_CONST;
+            if (half) ok = ok && in->sub == AT_ADD;
+            else if (n == 2) ok = ok && in->sub == AT_CAS;
+            else if (ir_type_float(t)) ok = ok && (in->sub == AT_ADD || in->sub == AT_EXCH) && (n == 4 || n == 8);
+            else ok = ok && (n == 4 || n == 8);
+            if (!ok) { mark_unsupported(p, in, nstart, nlen); goto out; }
         }
         break;
     }
@@ -727,6 +797,71 @@ int parse_ins(struct ps *p, int guard, int gneg)
             cf->retsz[i] = rets[i].symsize;
         }
         in->imm = m->ncalls++;
+        break;
+    }
+    case OP_CPASYNC: {
+        int64_t off;
+        if (in->sub == CP_COMMIT || in->sub == CP_WAIT_ALL) { NEED(0); in->op = OP_NOP; break; } /* copies are done at once */
+        if (in->sub == CP_WAIT) { NEED(1); in->op = OP_NOP; break; }
+        if (in->sub == CP_MBAR_ARRIVE) { /* cp.async.mbarrier.arrive{.noinc}.shared.b64 [mbar] */
+            NEED(1);
+            if (ops[0].kind != O_ADDR) { ps_err(p, line, "expected an address"); rc = -1; goto out; }
+            in->op = OP_MBAR;
+            in->sub = MB_CPASYNC_ARRIVE;
+            in->a = addr_base(p, &ops[0], &off);
+            in->imm = off;
+            if (in->space == SP_NONE) in->space = SP_GENERIC;
+            break;
+        }
+        /* cp.async.ca.shared.global [dst], [src], size{, src-size | ignore-src}{, cache-policy} */
+        if (nops < 3 || nops > 5 || ops[0].kind != O_ADDR || ops[1].kind != O_ADDR || ops[2].kind != O_IMM) {
+            ps_err(p, line, "cp.async: bad operands");
+            rc = -1;
+            goto out;
+        }
+        if (nspaces != 2 || spaces[0] != SP_SHARED || spaces[1] != SP_GLOBAL) { mark_unsupported(p, in, nstart, nlen); goto out; }
+        uint64_t size = ops[2].imm->iv;
+        if (ops[2].imm->kind != TK_INT || (size != 4 && size != 8 && size != 16)) { ps_err(p, line, "cp.async: size is 4, 8 or 16"); rc = -1; goto out; }
+        in->sub2 = (uint8_t)size;
+        in->a = addr_base(p, &ops[0], &off);
+        in->imm = off;
+        in->b = addr_base(p, &ops[1], &off);
+        in->c = const_slot(p, K_IMM, off);
+        in->space = SP_SHARED;
+        if (nops >= 4 && !(nops == 4 && ops[3].kind == O_REG && ops[3].rtype == T_B64)) { /* src-size or ignore-src */
+            if (ops[3].kind == O_REG && ops[3].rtype == T_PRED) in->flags |= F_HI;
+            in->e = src(p, &ops[3], T_U32);
+            if (ops[3].neg) in->flags |= F_ANEG;
+        }
+        break;
+    }
+    case OP_MBAR: {
+        int64_t off;
+        int sub = in->sub;
+        int res = sub == MB_ARRIVE || sub == MB_ARRIVE_DROP || sub == MB_TEST_WAIT || sub == MB_TRY_WAIT;
+        if (sub == MB_PENDING) { /* mbarrier.pending_count.b64 count, state */
+            NEED(2);
+            in->d = dst(p, &ops[0]);
+            in->b = src(p, &ops[1], T_B64);
+            break;
+        }
+        struct opnd *ad = &ops[res ? 1 : 0];
+        if (nops < (res ? 2 : 1) || ad->kind != O_ADDR) { ps_err(p, line, "mbarrier: bad operands"); rc = -1; goto out; }
+        int vals = nops - (res ? 2 : 1);     /* value operands after the address */
+        if (sub == MB_TRY_WAIT && vals == 2) vals = 1; /* and the suspend time hint */
+        if (vals > 1 || ((sub == MB_INIT || sub == MB_EXPECT_TX || sub == MB_COMPLETE_TX || sub == MB_TEST_WAIT ||
+                          sub == MB_TRY_WAIT) && vals != 1) ||
+            (sub == MB_INVAL && vals) || ((in->sub2 & (MB_WITH_TX | MB_NOCOMPLETE)) && vals != 1)) {
+            ps_err(p, line, "mbarrier: bad operands");
+            rc = -1;
+            goto out;
+        }
+        if (res) in->d = dst(p, &ops[0]);
+        in->a = addr_base(p, ad, &off);
+        in->imm = off;
+        if (vals) in->b = src(p, &ops[(res ? 2 : 1)], T_U64);
+        if (in->space == SP_NONE) in->space = SP_GENERIC;
+        if (in->space != SP_SHARED && in->space != SP_GENERIC) { mark_unsupported(p, in, nstart, nlen); goto out; }
         break;
     }
     case OP_BRX: { /* brx.idx index, targets */

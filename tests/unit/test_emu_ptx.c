@@ -308,6 +308,56 @@ static const struct arith arith[] = {
     { "mov.b64 %x1, 0x1122334455667788; mov.b64 {%w1, %w2}, %x1; mov.b64 %x0, {%w2, %w1};", 0x5566778811223344ull },
     { "testp.notanumber.f32 %p1, 0f7FC00000; selp.u32 %w0, 1, 2, %p1;", 1 },
     { "copysign.f32 %w0, 0fBF800000, 0f40000000;", 0xc0000000 },
+    /* carry chains: 64-bit sums and products from 32-bit parts */
+    { "add.cc.u32 %w1, -1, 1; addc.u32 %w0, 0, 0;", 1 },
+    { "add.cc.u32 %w1, -1, 1; addc.cc.u32 %w2, -1, 0; addc.u32 %w0, 0, 0;", 1 },
+    { "add.cc.u32 %w1, 5, 1; addc.u32 %w0, 7, 0;", 7 },
+    { "sub.cc.u32 %w1, 0, 1; subc.u32 %w0, 5, 0;", 4 },
+    { "sub.cc.u32 %w1, 1, 0; subc.u32 %w0, 5, 0;", 5 },
+    { "mad.lo.cc.u32 %w1, -1, -1, -1; madc.hi.u32 %w0, -1, -1, 0;", 0xffffffff },
+    { "mad.lo.cc.u32 %w1, -1, -1, 1; madc.hi.u32 %w0, -1, -1, 0;", 0xfffffffe },
+    { "add.cc.u64 %x1, -1, 1; addc.u64 %x0, 0, 0;", 1 },
+    { "sub.cc.u64 %x1, 0, 1; subc.cc.u64 %x2, 0, 0; addc.u64 %x0, 0, 0;", 1 },
+    /* bit fields and counts */
+    { "bfind.u32 %w0, 16;", 4 },
+    { "bfind.s32 %w0, -1;", 0xffffffff },
+    { "bfind.s32 %w0, -2;", 0 },
+    { "bfind.shiftamt.u32 %w0, 1;", 31 },
+    { "bfind.u64 %w0, 0x10000000000;", 40 },
+    { "bfind.u32 %w0, 0;", 0xffffffff },
+    { "bmsk.wrap.b32 %w0, 1, 2;", 6 },
+    { "bmsk.clamp.b32 %w0, 0, 32;", 0xffffffff },
+    { "bmsk.wrap.b32 %w0, 0, 32;", 0 },
+    { "bmsk.clamp.b32 %w0, 32, 4;", 0 },
+    { "szext.wrap.u32 %w0, -1, 0;", 0 },
+    { "szext.clamp.s32 %w0, 0x80, 8;", 0xffffff80 },
+    { "szext.clamp.s32 %w0, 5, 40;", 5 },
+    { "szext.wrap.u32 %w0, 0x1ff, 4;", 0xf },
+    { "fns.b32 %w0, 0xaaaaaaaa, 2, -1;", 1 },
+    { "fns.b32 %w0, 0xaaaaaaaa, 3, 1;", 3 },
+    { "fns.b32 %w0, 0xaaaaaaaa, 2, 1;", 3 },
+    { "fns.b32 %w0, 0xaaaaaaaa, 31, 2;", 0xffffffff },
+    /* dot products */
+    { "dp4a.u32.u32 %w0, 0x01020304, 0x01010101, 10;", 20 },
+    { "dp4a.s32.s32 %w0, 0xff, 2, 0;", 0xfffffffe },
+    { "dp4a.s32.u32 %w0, 0xff, 0xff, 1;", 0xffffff02 },
+    { "dp2a.lo.u32.u32 %w0, 0x00020001, 0x00000403, 0;", 11 },
+    { "dp2a.hi.s32.s32 %w0, 0x0002ffff, 0x04030000, 0;", 5 },
+    /* one rounding from f64 to f16 (not through f32) */
+    { "cvt.rn.f16.f64 %h0, 0d3FF0020000001000; cvt.u32.u16 %w0, %h0;", 0x3c01 },
+    { "cvt.rn.f16.f64 %h0, 0d3FF0020000000000; cvt.u32.u16 %w0, %h0;", 0x3c00 },
+    { "cvt.rz.f16.f64 %h0, 0d40EFFFFFFFFFFFFF; cvt.u32.u16 %w0, %h0;", 0x7bff },
+    { "cvt.rn.f16.f64 %h0, 0d40EFFE0000000000; cvt.u32.u16 %w0, %h0;", 0x7c00 },
+    { "cvt.rm.f16.f32 %h0, 0fBF801000; cvt.u32.u16 %w0, %h0;", 0xbc01 },
+    { "cvt.rp.f16.f32 %h0, 0f3F801000; cvt.u32.u16 %w0, %h0;", 0x3c01 },
+    { "cvt.rn.bf16.f64 %h0, 0d3FF0100000000001; cvt.u32.u16 %w0, %h0;", 0x3f81 },
+    { "cvt.rn.f16.u32 %h0, 2049; cvt.u32.u16 %w0, %h0;", 0x6800 },
+    { "cvt.rn.f16.u32 %h0, 2051; cvt.u32.u16 %w0, %h0;", 0x6802 },
+    { "cvt.rn.f16.f64 %h0, 0d3E70000000000000; cvt.u32.u16 %w0, %h0;", 0x0001 }, /* 2^-24: subnormal */
+    /* min/max with .NaN and .xorsign.abs */
+    { "min.NaN.f32 %w0, 0f7FC00000, 0f3F800000;", 0x7fffffff },
+    { "max.xorsign.abs.f32 %w0, 0fC0000000, 0f40400000;", 0xc0400000 },
+    { "min.xorsign.abs.f32 %w0, 0fC0000000, 0fC0400000;", 0x40000000 },
 };
 
 static void test_arith(void **state)
@@ -721,6 +771,69 @@ static void test_warp_ops(void **state)
     }
 }
 
+/* cp.async with commit/wait groups and src-size, mbarrier phases and
+ * transaction counts, 16-bit and half atomics */
+static void test_async_atomics(void **state)
+{
+    (void)state;
+    static const char src[] = K0
+        " .shared .align 16 .b8 buf[512];\n .shared .align 16 .b8 part[16];\n .shared .align 8 .b64 mb;\n .shared .align 8 .b64 mtx;\n"
+        " .shared .align 2 .b16 h;\n .reg .b16 %h<4>; .reg .b64 %s<4>;\n"
+        STORE_TID
+        /* the input: out[1024 + 4 * i] = i, copied 16 bytes per thread */
+        " st.global.u32 [%o2+4096], %r0;\n bar.sync 0;\n"
+        " shl.b32 %r1, %r0, 4;\n mov.u32 %r2, buf;\n add.u32 %r2, %r2, %r1;\n"
+        " cvt.u64.u32 %o3, %r1;\n add.s64 %o3, %o0, %o3;\n"
+        " setp.lt.u32 %p1, %r0, 8;\n @%p1 cp.async.ca.shared.global [%r2], [%o3+4096], 16;\n"
+        " setp.eq.u32 %p2, %r0, 0;\n @%p2 cp.async.cg.shared.global [part], [%o0+4128], 16, 4;\n"
+        " cp.async.commit_group;\n cp.async.wait_group 0;\n bar.sync 0;\n"
+        " and.b32 %r3, %r0, 31;\n shl.b32 %r3, %r3, 2;\n mov.u32 %r4, buf;\n add.u32 %r4, %r4, %r3;\n ld.shared.u32 %r5, [%r4];\n"
+        " st.global.u32 [%o2], %r5;\n"
+        " @%p2 ld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [part];\n"
+        " @%p2 st.global.v4.u32 [%o0+512], {%r6, %r7, %r8, %r9};\n"
+        /* an mbarrier every thread arrives at, waited for by state and by parity */
+        " @%p2 mbarrier.init.shared.b64 [mb], 32;\n @%p2 mbarrier.init.shared.b64 [mtx], 1;\n"
+        " @%p2 st.shared.b16 [h], 7;\n bar.sync 0;\n"
+        " mbarrier.arrive.shared.b64 %s0, [mb];\n"
+        "W:\n mbarrier.test_wait.shared.b64 %p3, [mb], %s0;\n @!%p3 bra W;\n"
+        " mbarrier.try_wait.parity.shared.b64 %p4, [mb], 0;\n selp.u32 %r10, 1, 0, %p4;\n"
+        " mbarrier.pending_count.b64 %r11, %s0;\n"
+        " st.global.u32 [%o2+768], %r10;\n"
+        /* a transaction count: the phase waits for it */
+        " @%p2 mbarrier.arrive.expect_tx.shared.b64 %s1, [mtx], 100;\n"
+        " @%p2 mbarrier.test_wait.shared.b64 %p5, [mtx], %s1;\n @%p2 selp.u32 %r12, 1, 0, %p5;\n"
+        " @%p2 mbarrier.complete_tx.shared.b64 [mtx], 100;\n"
+        " @%p2 mbarrier.test_wait.shared.b64 %p5, [mtx], %s1;\n @%p2 selp.u32 %r13, 1, 0, %p5;\n"
+        " @%p2 st.global.v2.u32 [%o0+528], {%r12, %r13};\n"
+        /* 16-bit compare-and-swap: one thread wins */
+        " cvt.u16.u32 %h1, %r0;\n atom.shared.cas.b16 %h2, [h], 7, %h1;\n setp.eq.u16 %p6, %h2, 7;\n"
+        " vote.sync.ballot.b32 %r14, %p6, -1;\n popc.b32 %r14, %r14;\n"
+        /* half adds */
+        " atom.global.add.noftz.f16 %h3, [%o0+2048], 0x3c00;\n"
+        " atom.global.add.noftz.f16x2 %r15, [%o0+2052], 0x40003c00;\n"
+        " atom.global.add.noftz.bf16 %h3, [%o0+2056], 0x3f80;\n"
+        " @%p2 st.global.u32 [%o0+536], %r14;\n ret;\n}\n";
+    char err[512];
+    memset(arena, 0, 4096);
+    enum ptx_status st = run(src, 1, 32, err, sizeof err);
+    if (st != PTX_OK) fail_msg("%d: %s", st, err);
+    for (int i = 0; i < 32; i++) assert_int_equal(out32(i), (uint32_t)i);         /* rows 0-7 copied */
+    assert_int_equal(out32(128), 8);                                              /* src-size 4: 4 bytes ... */
+    assert_int_equal(out32(129), 0);                                              /* ... then zeros */
+    for (int i = 0; i < 32; i++) assert_int_equal(out32(192 + i), 1);            /* parity 0 done */
+    assert_int_equal(out32(132), 0);                                              /* tx-count pending */
+    assert_int_equal(out32(133), 1);                                              /* complete_tx: done */
+    assert_int_equal(out32(134), 1);                                              /* one cas.b16 wins */
+    uint16_t hv[3];
+    memcpy(hv, arena + 2048, 2);
+    memcpy(hv + 1, arena + 2052, 4);
+    assert_int_equal(hv[0], 0x5000);                                              /* 32 * 1.0 */
+    assert_int_equal(hv[1], 0x5000);
+    assert_int_equal(hv[2], 0x5400);                                              /* 32 * 2.0 */
+    memcpy(hv, arena + 2056, 2);
+    assert_int_equal(hv[0], 0x4200);                                              /* bf16 32.0 */
+}
+
 /* ---- through the driver API ------------------------------------------------ */
 static const char drv_ptx[] = HDR
     ".visible .global .align 4 .u32 bias = 100;\n"
@@ -807,6 +920,7 @@ int main(void)
         cmocka_unit_test(test_calls),
         cmocka_unit_test(test_modules),
         cmocka_unit_test(test_warp_ops),
+        cmocka_unit_test(test_async_atomics),
         cmocka_unit_test(test_printf_calls),
         cmocka_unit_test(test_driver),
     };
