@@ -169,7 +169,7 @@ ex_fn ex_int_select(const struct ir_ins *in);     /* first: it takes add.cc from
 ex_fn ex_arith_select(const struct ir_ins *in);
 ex_fn ex_mem_select(const struct ir_ins *in);
 ex_fn ex_warp_select(const struct ir_ins *in);
-ex_fn ex_mma_select(const struct ir_ins *in);
+ex_fn ex_mma_select(const struct ptx_module *m, const struct ir_ins *in);
 
 /* exec_warp.c: the warp-synchronous instruction of lanes P of w, each at
  * its own instruction w->lpc[l] (all of one kind and member mask M):

@@ -30,10 +30,11 @@ static double round_int(double x, int rnd)
     }
 }
 
-/* float -> integer of size/sign with PTX's saturation; NaN -> 0 */
-static uint64_t f2i(double x, int rnd, int t)
+/* float -> integer of size/sign with PTX's saturation; NaN: 0, but
+ * 1 << (bits - 1) from f64 or to a 64-bit integer (PTX ISA, cvt) */
+static uint64_t f2i(double x, int rnd, int t, int st)
 {
-    if (x != x) return 0;
+    if (x != x) return st == T_F64 || ir_type_size(t) == 8 ? 1ull << (ir_type_size(t) * 8 - 1) : 0;
     double r = round_int(x, rnd == RND_NONE ? RND_RZI : rnd);
     unsigned n = ir_type_size(t);
     if (ir_type_signed(t)) {
@@ -65,9 +66,42 @@ static double to_double(uint64_t v, int t)
     }
 }
 
+/* a value to f16 or bf16 (type dt), rounded once (PTX ISA, cvt): .sat
+ * flushes NaN to +0, .relu makes it the canonical NaN and negatives 0,
+ * .satfinite keeps results finite */
+static uint64_t to_half(double x, int st, int dt, const struct ir_ins *in)
+{
+    int rnd = in->sub, bf = dt == T_BF16 || dt == T_BF16X2;
+    if (x != x) return (in->flags & F_SAT) ? 0 : (in->flags & F_RELU) ? 0x7fff : f2h((float)x, dt, RND_RN);
+    if (rnd >= RND_RNI && rnd <= RND_RPI) { x = round_int(x, rnd); rnd = RND_RN; } /* to an integer, then exact */
+    if (in->flags & F_SAT) x = x < 0 ? 0.0 : x > 1 ? 1.0 : x;
+    if ((in->flags & F_RELU) && x < 0) x = 0.0;
+    uint64_t h = st == T_F32 && (rnd == RND_RN || rnd == RND_RZ || rnd == RND_NONE) ? f2h((float)x, dt, rnd)
+               : ptx_round_small(x, rnd == RND_NONE ? RND_RN : rnd, bf ? 8 : 5, bf ? 7 : 10);
+    uint64_t inf = bf ? 0x7f80u : 0x7c00u;
+    if ((in->flags & F_SATFIN) && (h & 0x7fffu) == inf) h -= 1; /* .satfinite: the largest finite */
+    return h;
+}
+
+/* cvt to tf32: the f32 rounded at 10 fraction bits (.rna ties away, .rn
+ * ties to even, .rz truncates), its 13 low bits zero */
+static uint64_t to_tf32(uint32_t u, int rnd, unsigned flags)
+{
+    if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fffe000u; /* NaN */
+    if ((flags & F_RELU) && (u >> 31)) return 0;
+    if ((u & 0x7f800000u) != 0x7f800000u) {
+        if (rnd == RND_RNA) u += 0x1000u;
+        else if (rnd == RND_RN) u += 0xfffu + ((u >> 13) & 1u);
+    }
+    u &= ~0x1fffu;
+    if ((flags & F_SATFIN) && (u & 0x7fffffffu) >= 0x7f800000u) u = (u & 0x80000000u) | 0x7f7fe000u;
+    return u;
+}
+
 static uint64_t cvt_one(const struct ir_ins *in, uint64_t v)
 {
     int dt = in->type, st = in->type2, rnd = in->sub;
+    if (dt == T_TF32) return to_tf32((uint32_t)v, rnd, in->flags);
     unsigned dn = ir_type_size(dt), sn = ir_type_size(st);
     int ff = in->flags & F_FTZ, sat = in->flags & F_SAT;
     if (!ir_type_float(dt) && !ir_type_float(st)) { /* int -> int */
@@ -91,7 +125,7 @@ static uint64_t cvt_one(const struct ir_ins *in, uint64_t v)
     if (!ir_type_float(dt)) { /* float -> int */
         double x = to_double(v, st);
         if (ff && st == T_F32) x = ftz32((float)x);
-        return f2i(x, rnd, dt);
+        return f2i(x, rnd, dt, st);
     }
     if (!ir_type_float(st)) { /* int -> float */
         int64_t sv = ir_type_signed(st) ? sext(v, sn) : (int64_t)(v & mask_of(sn));
@@ -133,15 +167,7 @@ static uint64_t cvt_one(const struct ir_ins *in, uint64_t v)
         if (sat) x = x != x ? 0.0 : x < 0 ? 0.0 : x > 1 ? 1.0 : x;
         return x != x ? 0x7fffffffffffffffull : UF64(x);
     }
-    /* to f16/bf16: one rounding from the source value */
-    double x = to_double(v, st);
-    int bf = dt == T_BF16 || dt == T_BF16X2;
-    if (x != x) return f2h((float)x, dt, RND_RN);
-    if (rnd >= RND_RNI && rnd <= RND_RPI) { x = round_int(x, rnd); rnd = RND_RN; } /* to an integer, then exact */
-    if (sat) x = x < 0 ? 0.0 : x > 1 ? 1.0 : x;
-    if ((in->flags & F_RELU) && x < 0) x = 0.0;
-    if (st == T_F32 && (rnd == RND_RN || rnd == RND_RZ || rnd == RND_NONE)) return f2h((float)x, dt, rnd);
-    return ptx_round_small(x, rnd == RND_NONE ? RND_RN : rnd, bf ? 8 : 5, bf ? 7 : 10);
+    return to_half(to_double(v, st), st, dt, in);
 }
 
 /* x * y + z for half inputs, in double rounded to odd: rounding that to a
@@ -433,9 +459,7 @@ static int ex_arith(struct blk *b, struct warp *w, const struct ir_ins *in, uint
         if (in->b >= 0) { /* f16x2 from two f32 */
             LANES(m) {
                 int l = L;
-                float hi = F32(A[l]), lo = F32(B[l]);
-                if ((in->flags & F_RELU)) { if (!(hi > 0)) hi = 0; if (!(lo > 0)) lo = 0; }
-                D[l] = f2h(hi, t, in->sub) << 16 | f2h(lo, t, in->sub);
+                D[l] = to_half(F32(A[l]), T_F32, t, in) << 16 | to_half(F32(B[l]), T_F32, t, in);
             }
             break;
         }
@@ -555,7 +579,10 @@ static int ex_arith(struct blk *b, struct warp *w, const struct ir_ins *in, uint
                 uint64_t r = 0;
                 for (int h = 0; h < (two ? 2 : 1); h++) {
                     double q = fma_odd(h2f(A[l] >> (16 * h), t), h2f(B[l] >> (16 * h), t), h2f(C[l] >> (16 * h), t));
-                    if (q != q) { r |= f2h((float)q, t, RND_RN) << (16 * h); continue; }
+                    if (q != q) { /* .sat: +0; .relu: the canonical NaN */
+                        r |= ((in->flags & F_SAT) ? 0 : (in->flags & F_RELU) ? 0x7fff : f2h((float)q, t, RND_RN)) << (16 * h);
+                        continue;
+                    }
                     if (in->flags & F_SAT) q = q < 0 ? 0.0 : q > 1 ? 1.0 : q;
                     if ((in->flags & F_RELU) && !(q > 0)) q = 0;
                     int bf = t == T_BF16 || t == T_BF16X2;

@@ -100,8 +100,9 @@ static inline void st_n(unsigned char *p, unsigned n, uint64_t v)
 void ex_mem_fault(struct blk *b, const struct warp *w, int lane, const struct ir_ins *in, uint64_t a,
                   unsigned n, int misaligned)
 {
-    enum ptx_access acc = in->op == OP_LD || in->op == OP_LDMATRIX || in->op == OP_WMMA_LD ? PTX_ACCESS_READ
-                        : in->op == OP_ST || in->op == OP_STMATRIX || in->op == OP_WMMA_ST ? PTX_ACCESS_WRITE
+    int mk = in->op == OP_MMA ? b->P->m->mmas[in->e].kind : -1;
+    enum ptx_access acc = in->op == OP_LD || mk == MX_LDMATRIX || mk == MX_WMMA_LOAD ? PTX_ACCESS_READ
+                        : in->op == OP_ST || mk == MX_STMATRIX || mk == MX_WMMA_STORE ? PTX_ACCESS_WRITE
                         : PTX_ACCESS_ATOMIC;
     struct ex_site at = { w, lane, in, acc, in->space, a, n, 0 };
     ex_failv(b, &at, misaligned ? PTX_E_MISALIGNED : PTX_E_ADDRESS, "%s %s %s of %u bytes at address 0x%llx",

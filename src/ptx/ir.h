@@ -21,6 +21,8 @@ enum ir_type {
     T_U8, T_U16, T_U32, T_U64,
     T_S8, T_S16, T_S32, T_S64,
     T_F16, T_F16X2, T_BF16, T_BF16X2, T_F32, T_F64,
+    /* formats of matrix operands and conversions only */
+    T_TF32, T_E4M3, T_E5M2, T_S4, T_U4, T_B1,
     T_COUNT
 };
 
@@ -40,7 +42,7 @@ enum ir_op {
     OP_ATOM, OP_RED, OP_CPASYNC, OP_MBAR, OP_ISSPACEP,
     OP_BRA, OP_BRX, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_BAR, OP_NANOSLEEP,
     OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX, OP_WARPSYNC, OP_ELECT, OP_ACTIVEMASK, OP_MEMBAR,
-    OP_LDMATRIX, OP_STMATRIX, OP_MOVMATRIX, OP_MMA, OP_WMMA_LD, OP_WMMA_ST, OP_WMMA_MMA,
+    OP_MMA,                           /* matrix instructions: ins.e indexes ptx_module.mmas */
     OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE,  /* builtin functions */
     OP_COUNT
 };
@@ -92,6 +94,7 @@ enum { SR_CLOCK, SR_CLOCK64, SR_CLOCK_HI, SR_GLOBALTIMER, SR_GLOBALTIMER_LO, SR_
 #define F_ABS    0x800u /* .abs (redux), .xorsign.abs (min/max) */
 #define F_XORSIGN 0x1000u
 #define F_TRANS  0x2000u /* ldmatrix/stmatrix .trans */
+#define F_SATFIN 0x4000u /* .satfinite */
 
 struct ir_ins {
     uint16_t op;
@@ -111,6 +114,22 @@ struct ir_ins {
     int32_t fn;              /* the function holding it */
     int32_t srcfile;         /* .loc: file number (see ptx_module.files), 0 if none */
     int32_t srcline, srccol;
+};
+
+/* A matrix instruction (mma, wmma.*, ldmatrix, stmatrix, movmatrix): ins.e
+ * indexes the module's list of these (ins.a and ins.imm: the address). */
+enum { MX_MMA, MX_WMMA_LOAD, MX_WMMA_STORE, MX_WMMA_MMA, MX_LDMATRIX, MX_STMATRIX, MX_MOVMATRIX };
+struct ir_mma {
+    uint8_t kind;            /* MX_* */
+    uint8_t m, n, k;         /* shape (ldmatrix, stmatrix, movmatrix: 8x8) */
+    uint8_t frag;            /* wmma.load/store: 'a', 'b', 'c' or 'd'; atype its type */
+    uint8_t atype, btype, ctype, dtype;
+    uint8_t alayout, blayout; /* 1: column-major (.col), 0: .row */
+    uint8_t satfinite, bitop; /* bitop: 1 xor, 2 and (.b1 popc) */
+    uint8_t rnd, trans, num;  /* f64 rounding; ldmatrix .trans and .x1/.x2/.x4 */
+    uint8_t nd, na, nb, nc;  /* register counts */
+    int32_t d[8], a[8], b[8], c[8];   /* register slots (wmma.load/store/ldmatrix: d or c) */
+    int32_t stride;          /* wmma: stride slot, or -1 */
 };
 
 /* one argument copied by a call: caller's .param offset -> callee's */
@@ -204,6 +223,8 @@ struct ptx_module {
     struct ir_targets *targets;
     int nrelocs, caprelocs;
     struct ir_reloc *relocs;
+    int nmmas, capmmas;
+    struct ir_mma *mmas;
     int nglobals, capglobals;
     struct ptx_global_info *globals;
     unsigned shared_bytes;   /* static .shared of the module (all functions) */
@@ -231,6 +252,8 @@ static inline unsigned ir_type_size(int t)
     case T_B16: case T_U16: case T_S16: case T_F16: case T_BF16: return 2;
     case T_B32: case T_U32: case T_S32: case T_F32: case T_F16X2: case T_BF16X2: return 4;
     case T_B64: case T_U64: case T_S64: case T_F64: return 8;
+    case T_TF32: return 4;
+    case T_E4M3: case T_E5M2: return 1;
     case T_B128: return 16;
     default: return 0;
     }

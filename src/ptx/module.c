@@ -42,6 +42,7 @@ void ptx_module_free(struct ptx_module *m)
         for (int i = 0; i < m->ntargets; i++) free(m->targets[i].pc);
     free(m->targets);
     free(m->relocs);
+    free(m->mmas);
     free(m);
 }
 

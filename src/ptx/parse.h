@@ -77,7 +77,7 @@ struct opnd {
     int symkind; int64_t symval; /* O_SYM / O_ADDR base symbol */
     int symsize;         /* O_SYM of a .param: its size */
     int64_t off;         /* O_ADDR offset */
-    int nvec; int vslot[4]; struct opnd *vimm[4];
+    int nvec; int vslot[8]; struct opnd *vimm[8];
     struct tok *name;    /* O_NAME (label or function) */
     int line;
 };
@@ -133,11 +133,23 @@ int ps_lex(struct ps *p, const char *s, size_t len);
 
 /* parse_ins.c */
 int parse_reg_or_sym(struct ps *p, struct opnd *o);
+int parse_operand(struct ps *p, struct opnd *o);
+/* a source operand as a slot (immediates of type t and symbols become
+ * constants); a destination's slot (-1 for the sink _) */
+int src(struct ps *p, struct opnd *o, int t);
+int dst(struct ps *p, struct opnd *o);
+/* the base slot of an address operand; *off its offset */
+int addr_base(struct ps *p, struct opnd *ad, int64_t *off);
 void opnd_free(struct opnd *o);
 struct ir_ins *new_ins(struct ps *p, int line);
 /* one instruction; its guard was consumed */
 int parse_ins(struct ps *p, int guard, int gneg);
 /* .reg .type name<N>, name, ... ; after the .reg */
 int parse_reg(struct ps *p);
+
+/* parse_mma.c: is the instruction at the current token a matrix one
+ * (mma, wmma, ldmatrix, stmatrix, movmatrix)? then parse_matrix reads it */
+int is_matrix(struct ps *p);
+int parse_matrix(struct ps *p, int guard, int gneg);
 
 #endif

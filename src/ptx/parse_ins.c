@@ -110,7 +110,7 @@ int parse_reg_or_sym(struct ps *p, struct opnd *o)
     return 0;
 }
 
-static int parse_operand(struct ps *p, struct opnd *o)
+int parse_operand(struct ps *p, struct opnd *o)
 {
     memset(o, 0, sizeof *o);
     struct tok *t = cur(p);
@@ -146,7 +146,7 @@ static int parse_operand(struct ps *p, struct opnd *o)
         next(p);
         o->kind = O_VEC;
         while (!isp(cur(p), '}') && !p->failed) {
-            if (o->nvec == 4) { ps_err(p, t->line, "vector too long"); return -1; }
+            if (o->nvec == 8) { ps_err(p, t->line, "vector too long"); return -1; }
             struct opnd *e = calloc(1, sizeof *e);
             if (!e) { ps_err(p, t->line, "out of memory"); return -1; }
             o->vimm[o->nvec] = e;
@@ -232,7 +232,7 @@ static int sym_const_kind(int symkind)
 }
 
 /* a source operand as a slot (immediates and symbols become constants) */
-static int src(struct ps *p, struct opnd *o, int t)
+int src(struct ps *p, struct opnd *o, int t)
 {
     switch (o->kind) {
     case O_REG: return o->slot;
@@ -258,7 +258,7 @@ static int src(struct ps *p, struct opnd *o, int t)
     return 0;
 }
 
-static int dst(struct ps *p, struct opnd *o)
+int dst(struct ps *p, struct opnd *o)
 {
     if (o->kind == O_SINK) return -1;
     if (o->kind != O_REG) { ps_err(p, o->line, "destination is not a register"); return -1; }
@@ -268,7 +268,7 @@ static int dst(struct ps *p, struct opnd *o)
 
 /* the base slot of an address operand [reg+off], [var+off] or [imm]; *off
  * its offset */
-static int addr_base(struct ps *p, struct opnd *ad, int64_t *off)
+int addr_base(struct ps *p, struct opnd *ad, int64_t *off)
 {
     *off = ad->off;
     if (ad->slot >= 0) return ad->slot;
@@ -392,6 +392,7 @@ int parse_ins(struct ps *p, int guard, int gneg)
         if (is(k, ".ftz")) { in->flags |= F_FTZ; continue; }
         if (is(k, ".approx")) { in->flags |= F_APPROX; continue; }
         if (is(k, ".relu")) { in->flags |= F_RELU; continue; }
+        if (is(k, ".satfinite") && op == OP_CVT) { in->flags |= F_SATFIN; continue; }
         if (is(k, ".cc") && (op == OP_ADD || op == OP_SUB || op == OP_MAD || op == OP_ADDC || op == OP_SUBC || op == OP_MADC)) {
             in->flags |= F_CC;
             continue;

@@ -375,7 +375,8 @@ static int parse_body(struct ps *p)
             guard = g.slot;
         }
         if (cur(p)->kind != TK_ID) { ps_err(p, cur(p)->line, "expected an instruction near '%.*s'", cur(p)->n > 40 ? 40 : cur(p)->n, cur(p)->s); return -1; }
-        parse_ins(p, guard, gneg);
+        if (is_matrix(p)) parse_matrix(p, guard, gneg);
+        else parse_ins(p, guard, gneg);
         f = &m->funcs[p->fn];
     }
     f = &m->funcs[p->fn];

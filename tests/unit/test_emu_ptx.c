@@ -131,13 +131,13 @@ static void test_parse_errors(void **state)
     }
     /* unsupported instruction: parses, the checker names it and its line */
     static const char uns[] = HDR ".entry k() {\n .reg .b32 %r<4>;\n mov.u32 %r0, 1;\n"
-                              " wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0}, [%r1];\n ret;\n}\n"
+                              " wgmma.fence.sync.aligned;\n ret;\n}\n"
                               ".entry fine() { ret; }\n";
     char err[256];
     struct ptx_module *m = ptx_parse(uns, 0, err, sizeof err);
     assert_non_null(m);
     assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "k"), err, sizeof err), -1);
-    assert_non_null(strstr(err, "wmma.load"));
+    assert_non_null(strstr(err, "wgmma.fence.sync.aligned"));
     assert_non_null(strstr(err, "line 7"));
     assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "fine"), err, sizeof err), 0);
     ptx_module_free(m);
@@ -354,6 +354,23 @@ static const struct arith arith[] = {
     { "cvt.rn.f16.u32 %h0, 2049; cvt.u32.u16 %w0, %h0;", 0x6800 },
     { "cvt.rn.f16.u32 %h0, 2051; cvt.u32.u16 %w0, %h0;", 0x6802 },
     { "cvt.rn.f16.f64 %h0, 0d3E70000000000000; cvt.u32.u16 %w0, %h0;", 0x0001 }, /* 2^-24: subnormal */
+    /* NaN to integers: 0, or 1 << (bits - 1) from f64 or to 64 bits (PTX ISA, cvt) */
+    { "cvt.rzi.s32.f64 %w0, 0d7FF8000000000000;", 0x80000000 },
+    { "cvt.rzi.u32.f64 %w0, 0d7FF8000000000000;", 0x80000000 },
+    { "cvt.rzi.s64.f32 %x0, 0f7FC00000;", 0x8000000000000000ull },
+    { "cvt.rzi.u16.f32 %w0, 0f7FC00000;", 0 },
+    /* .relu: NaN becomes the canonical NaN; .sat: +0; .satfinite: finite */
+    { "cvt.rn.relu.f16.f32 %h0, 0f7FC12345; cvt.u32.u16 %w0, %h0;", 0x7fff },
+    { "cvt.rn.relu.f16.f32 %h0, 0fC0000000; cvt.u32.u16 %w0, %h0;", 0 },
+    { "cvt.rn.relu.bf16x2.f32 %w0, 0f7FC00001, 0fBF800000;", 0x7fff0000 },
+    { "cvt.rn.satfinite.f16.f32 %h0, 0f47800000; cvt.u32.u16 %w0, %h0;", 0x7bff },
+    { "fma.rn.sat.f16 %h0, 0x7e00, 0x3c00, 0x3c00; cvt.u32.u16 %w0, %h0;", 0 },
+    { "fma.rn.relu.f16 %h0, 0x7e01, 0x3c00, 0x3c00; cvt.u32.u16 %w0, %h0;", 0x7fff },
+    /* tf32 */
+    { "cvt.rna.tf32.f32 %w0, 0f3F801000;", 0x3f802000 },
+    { "cvt.rn.tf32.f32 %w0, 0f3F801000;", 0x3f800000 },
+    { "cvt.rn.tf32.f32 %w0, 0f3F803000;", 0x3f804000 },
+    { "cvt.rz.tf32.f32 %w0, 0f3F801FFF;", 0x3f800000 },
     /* min/max with .NaN and .xorsign.abs */
     { "min.NaN.f32 %w0, 0f7FC00000, 0f3F800000;", 0x7fffffff },
     { "max.xorsign.abs.f32 %w0, 0fC0000000, 0f40400000;", 0xc0400000 },
