@@ -21,7 +21,7 @@ uint16_t ptx_f32_to_f16(float f, int rnd)
         return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u | ((ax >> 13) & 0x3ffu) : 0));
     float a = bitsf(ax);
     if (a >= 65520.0f && rnd != RND_RZ) return (uint16_t)(sign | 0x7c00u);
-    if (a >= 65504.0f) return (uint16_t)(sign | (rnd == RND_RZ ? 0x7bffu : 0x7c00u));
+    if (a >= 65504.0f) return (uint16_t)(sign | 0x7bffu); /* [65504, 65520) rounds down; .rz: never infinity */
     if (ax < 0x38800000u) { /* subnormal half: units of 2^-24 */
         float q = a * 16777216.0f; /* exact scaling */
         float r = rnd == RND_RZ ? truncf(q) : nearbyintf(q);
@@ -88,6 +88,36 @@ uint16_t ptx_round_small(double x, int rnd, int ebits, int mbits)
     unsigned q = (unsigned)r;
     if (q < (1u << mbits)) return sign | (uint16_t)q; /* subnormal (or zero) */
     return sign | (uint16_t)(((unsigned)(e + emax) << mbits) | (q - (1u << mbits)));
+}
+
+double ptx_fp8_value(unsigned v, int e5m2)
+{
+    int s = v >> 7 & 1, eb = e5m2 ? 5 : 4, mb = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+    int e = (int)(v >> mb) & ((1 << eb) - 1), mt = (int)v & ((1 << mb) - 1);
+    double r;
+    if (!e5m2 && e == 15 && mt == 7) r = NAN;
+    else if (e5m2 && e == 31) r = mt ? NAN : INFINITY;
+    else if (e == 0) r = ldexp(mt, 1 - bias - mb);
+    else r = ldexp((1 << mb) + mt, e - bias - mb);
+    return s ? -r : r;
+}
+
+unsigned ptx_fp8_round(double x, int e5m2)
+{
+    if (x != x) return 0x7f;
+    unsigned sign = signbit(x) ? 0x80u : 0;
+    int mb = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7, emin = 1 - bias, e;
+    double a = fabs(x), maxv = e5m2 ? 57344.0 : 448.0;
+    if (a >= maxv) return sign | (e5m2 ? 0x7bu : 0x7eu);
+    if (a == 0) return sign;
+    (void)frexp(a, &e);
+    e -= 1;
+    if (e < emin) e = emin;
+    double r = nearbyint(ldexp(a, mb - e)); /* exact quanta, rounded to even */
+    if (r >= ldexp(1.0, mb + 1)) { r /= 2; e++; }
+    unsigned q = (unsigned)r;
+    if (q < (1u << mb)) return sign | q;
+    return sign | ((unsigned)(e + bias) << mb) | (q - (1u << mb));
 }
 
 double ptx_int_to_double_odd(uint64_t mag)

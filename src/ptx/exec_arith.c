@@ -98,6 +98,31 @@ static uint64_t to_tf32(uint32_t u, int rnd, unsigned flags)
     return u;
 }
 
+/* cvt to and from two fp8 values (.rn.satfinite; .relu: negatives 0):
+ * from two f32 (a to the high byte), from an f16x2/bf16x2, or to an f16x2 */
+static uint64_t cvt_fp8x2(const struct ir_ins *in, uint64_t a, uint64_t b)
+{
+    int dt = in->type, st = in->type2, relu = (in->flags & F_RELU) != 0;
+    if (st == T_E4M3X2 || st == T_E5M2X2) { /* to f16x2: exact, NaN canonical */
+        uint64_t r = 0;
+        for (int h = 0; h < 2; h++) {
+            double x = ptx_fp8_value((unsigned)(a >> (8 * h)) & 0xffu, st == T_E5M2X2);
+            uint64_t v = x != x ? 0x7fffu : relu && x < 0 ? 0 : ptx_round_small(x, RND_RN, 5, 10);
+            r |= v << (16 * h);
+        }
+        return r;
+    }
+    double x[2];
+    if (st == T_F32) { x[1] = F32(a); x[0] = F32(b); }
+    else { x[1] = h2f(a >> 16, st); x[0] = h2f(a, st); }
+    uint64_t r = 0;
+    for (int h = 0; h < 2; h++) {
+        double v = relu && x[h] < 0 ? 0.0 : x[h];
+        r |= (uint64_t)ptx_fp8_round(v, dt == T_E5M2X2) << (8 * h);
+    }
+    return r;
+}
+
 static uint64_t cvt_one(const struct ir_ins *in, uint64_t v)
 {
     int dt = in->type, st = in->type2, rnd = in->sub;
@@ -331,10 +356,24 @@ static double fminmax_fl(int max, double x, double y, unsigned fl)
     return neg ? -r : r;
 }
 
-static uint32_t prmt(uint32_t a, uint32_t b, uint32_t c)
+/* prmt's modes (sub 1-6: f4e b4e rc8 ecl ecr rc16): the source byte of d.b0-d.b3 for c[1:0] */
+static const uint8_t prmt_mode[6][4][4] = {
+    { { 0, 1, 2, 3 }, { 1, 2, 3, 4 }, { 2, 3, 4, 5 }, { 3, 4, 5, 6 } },
+    { { 0, 7, 6, 5 }, { 1, 0, 7, 6 }, { 2, 1, 0, 7 }, { 3, 2, 1, 0 } },
+    { { 0, 0, 0, 0 }, { 1, 1, 1, 1 }, { 2, 2, 2, 2 }, { 3, 3, 3, 3 } },
+    { { 0, 1, 2, 3 }, { 1, 1, 2, 3 }, { 2, 2, 2, 3 }, { 3, 3, 3, 3 } },
+    { { 0, 0, 0, 0 }, { 0, 1, 1, 1 }, { 0, 1, 2, 2 }, { 0, 1, 2, 3 } },
+    { { 0, 1, 0, 1 }, { 2, 3, 2, 3 }, { 0, 1, 0, 1 }, { 2, 3, 2, 3 } },
+};
+
+static uint32_t prmt(uint32_t a, uint32_t b, uint32_t c, int mode)
 {
     uint64_t x = (uint64_t)b << 32 | a;
     uint32_t r = 0;
+    if (mode) {
+        for (int i = 0; i < 4; i++) r |= (uint32_t)((x >> (prmt_mode[mode - 1][c & 3][i] * 8)) & 0xff) << (i * 8);
+        return r;
+    }
     for (int i = 0; i < 4; i++) {
         uint32_t sel = (c >> (i * 4)) & 0xf;
         uint32_t byte = (uint32_t)(x >> ((sel & 7) * 8)) & 0xff;
@@ -456,6 +495,10 @@ static int ex_arith(struct blk *b, struct warp *w, const struct ir_ins *in, uint
         break;
     }
     case OP_CVT:
+        if (t == T_E4M3X2 || t == T_E5M2X2 || in->type2 == T_E4M3X2 || in->type2 == T_E5M2X2) {
+            LANES(m) { int l = L; D[l] = cvt_fp8x2(in, A[l], in->b >= 0 ? B[l] : 0); }
+            break;
+        }
         if (in->b >= 0) { /* f16x2 from two f32 */
             LANES(m) {
                 int l = L;
@@ -782,7 +825,7 @@ static int ex_arith(struct blk *b, struct warp *w, const struct ir_ins *in, uint
         else { LANES(m) { int l = L; D[l] = (uint64_t)__builtin_popcountll(A[l]); } }
         break;
     case OP_PRMT:
-        LANES(m) { int l = L; D[l] = prmt((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l]); }
+        LANES(m) { int l = L; D[l] = prmt((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l], in->sub); }
         break;
     case OP_SHF: {
         int right = (in->flags & F_HI) != 0, wrap = (in->flags & F_WRAP) != 0;

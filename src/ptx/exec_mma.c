@@ -52,21 +52,6 @@ static void frag_set(uint64_t *R, const int32_t *slots, int i, int t, int l, uin
     *v = ((*v & ~mk) | ((val << sh) & mk)) & 0xffffffffu;
 }
 
-/* an fp8 value: e4m3 (bias 7, no infinity, NaN at S.1111.111) or e5m2
- * (bias 15, IEEE-like) */
-static double fp8(unsigned v, int t)
-{
-    int s = v >> 7 & 1, e, mt, eb = t == T_E4M3 ? 4 : 5, mb = t == T_E4M3 ? 3 : 2, bias = t == T_E4M3 ? 7 : 15;
-    e = (int)(v >> mb) & ((1 << eb) - 1);
-    mt = (int)v & ((1 << mb) - 1);
-    double r;
-    if (t == T_E4M3 && e == 15 && mt == 7) r = NAN;
-    else if (t == T_E5M2 && e == 31) r = mt ? NAN : INFINITY;
-    else if (e == 0) r = ldexp(mt, 1 - bias - mb);
-    else r = ldexp((1 << mb) + mt, e - bias - mb);
-    return s ? -r : r;
-}
-
 /* a multiplicand or accumulator element as a number */
 static double fval(uint64_t v, int t)
 {
@@ -74,7 +59,7 @@ static double fval(uint64_t v, int t)
     case T_F16: return ptx_f16_to_f32((uint16_t)v);
     case T_BF16: return ptx_bf16_to_f32((uint16_t)v);
     case T_TF32: return F32(v & 0xffffe000u); /* the 13 low mantissa bits are not used */
-    case T_E4M3: case T_E5M2: return fp8((unsigned)v, t);
+    case T_E4M3: case T_E5M2: return ptx_fp8_value((unsigned)v, t == T_E5M2);
     case T_F64: return F64(v);
     default: return F32(v);
     }

@@ -23,6 +23,7 @@ enum ir_type {
     T_F16, T_F16X2, T_BF16, T_BF16X2, T_F32, T_F64,
     /* formats of matrix operands and conversions only */
     T_TF32, T_E4M3, T_E5M2, T_S4, T_U4, T_B1,
+    T_E4M3X2, T_E5M2X2,      /* cvt: two fp8 values in 16 bits */
     T_COUNT
 };
 
@@ -254,6 +255,7 @@ static inline unsigned ir_type_size(int t)
     case T_B64: case T_U64: case T_S64: case T_F64: return 8;
     case T_TF32: return 4;
     case T_E4M3: case T_E5M2: return 1;
+    case T_E4M3X2: case T_E5M2X2: return 2;
     case T_B128: return 16;
     default: return 0;
     }
@@ -272,6 +274,11 @@ uint16_t ptx_round_small(double x, int rnd, int ebits, int mbits);
  * again to 24 bits or fewer rounds the integer once */
 double ptx_int_to_double_odd(uint64_t mag);
 float ptx_bf16_to_f32(uint16_t h);
+/* fp8: e4m3 (bias 7, no infinity, NaN S.1111.111) or e5m2 (bias 15,
+ * IEEE-like): the value of v, and x rounded to nearest even with
+ * .satfinite (beyond the largest finite: the largest finite; NaN: 0x7f) */
+double ptx_fp8_value(unsigned v, int e5m2);
+unsigned ptx_fp8_round(double x, int e5m2);
 /* device printf: formats fmt with the packed argument buffer args (alen
  * bytes readable) into out; returns the length. rd reads device memory:
  * the readable bytes at addr (0 if none), for %s. */

@@ -402,6 +402,12 @@ int parse_ins(struct ps *p, int guard, int gneg)
             continue;
         }
         if (op == OP_BFIND && is(k, ".shiftamt")) { in->sub = 1; continue; }
+        if (op == OP_PRMT) { /* prmt modes: sub 1-6 */
+            static const char *const pm[] = { ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16" };
+            for (size_t i = 0; i < sizeof pm / sizeof *pm && !done; i++)
+                if (is(k, pm[i])) { in->sub = (uint8_t)(i + 1); done = 1; }
+            if (done) continue;
+        }
         if ((op == OP_BMSK || op == OP_SZEXT) && (is(k, ".clamp") || is(k, ".wrap"))) {
             if (is(k, ".wrap")) in->flags |= F_WRAP;
             continue;
@@ -620,7 +626,7 @@ int parse_ins(struct ps *p, int guard, int gneg)
         if (in->space == SP_PARAM && !p->m->funcs[p->fn].is_entry) in->space = SP_FPARAM;
         break;
     case OP_CVT:
-        if (nops == 3 && (t == T_F16X2 || t == T_BF16X2)) { /* pack two f32: a high, b low */
+        if (nops == 3 && (t == T_F16X2 || t == T_BF16X2 || t == T_E4M3X2 || t == T_E5M2X2)) { /* pack two f32: a high, b low */
             in->d = dst(p, &ops[0]);
             in->a = src(p, &ops[1], in->type2);
             in->b = src(p, &ops[2], in->type2);

@@ -158,6 +158,7 @@ static const struct { const char *s; int t; } types[] = {
     { ".s8", T_S8 }, { ".s16", T_S16 }, { ".s32", T_S32 }, { ".s64", T_S64 },
     { ".f16", T_F16 }, { ".f16x2", T_F16X2 }, { ".bf16", T_BF16 }, { ".bf16x2", T_BF16X2 },
     { ".f32", T_F32 }, { ".f64", T_F64 }, { ".tf32", T_TF32 }, { ".e4m3", T_E4M3 }, { ".e5m2", T_E5M2 },
+    { ".e4m3x2", T_E4M3X2 }, { ".e5m2x2", T_E5M2X2 },
     { ".s4", T_S4 }, { ".u4", T_U4 }, { ".b1", T_B1 },
 };
 int type_of(struct tok *t)

@@ -273,6 +273,10 @@ static const struct arith arith[] = {
     /* byte permute, bit fields, bit counts */
     { "prmt.b32 %w0, 0x33221100, 0x77665544, 0x5140;", 0x55114400 },
     { "prmt.b32 %w0, 0xf0, 0, 0x8;", 0xf0f0f0ff },
+    { "prmt.b32.f4e %w0, 0x33221100, 0x77665544, 1;", 0x44332211 },
+    { "prmt.b32.b4e %w0, 0x33221100, 0x77665544, 0;", 0x55667700 },
+    { "prmt.b32.rc16 %w0, 0x33221100, 0x77665544, 1;", 0x33223322 },
+    { "prmt.b32.ecr %w0, 0x33221100, 0x77665544, 2;", 0x22221100 },
     { "bfe.s32 %w0, 0xf0, 4, 4;", 0xffffffff },
     { "bfe.u32 %w0, 0xf0, 4, 4;", 0xf },
     { "bfe.u32 %w0, 0xf0, 4, 0;", 0 },
@@ -364,6 +368,14 @@ static const struct arith arith[] = {
     { "cvt.rn.relu.f16.f32 %h0, 0fC0000000; cvt.u32.u16 %w0, %h0;", 0 },
     { "cvt.rn.relu.bf16x2.f32 %w0, 0f7FC00001, 0fBF800000;", 0x7fff0000 },
     { "cvt.rn.satfinite.f16.f32 %h0, 0f47800000; cvt.u32.u16 %w0, %h0;", 0x7bff },
+    { "cvt.rn.f16.f32 %h0, 0f477FE000; cvt.u32.u16 %w0, %h0;", 0x7bff }, /* 65504: the largest half, not infinity */
+    { "cvt.rn.f16.f32 %h0, 0f477FEFFF; cvt.u32.u16 %w0, %h0;", 0x7bff },
+    { "cvt.rn.f16.f32 %h0, 0f477FF000; cvt.u32.u16 %w0, %h0;", 0x7c00 }, /* 65520 */
+    /* fp8 pairs: a to the high byte; .satfinite; back to f16x2 */
+    { "cvt.rn.satfinite.e4m3x2.f32 %h0, 0f43E00000, 0f44800000; cvt.u32.u16 %w0, %h0;", 0x7e7e }, /* 448, 1024 */
+    { "cvt.rn.satfinite.e5m2x2.f32 %h0, 0fBF800000, 0f7FC00000; cvt.u32.u16 %w0, %h0;", 0xbc7f },
+    { "cvt.rn.satfinite.e4m3x2.f16x2 %h0, 0x3c00bc00; cvt.u32.u16 %w0, %h0;", 0x38b8 },
+    { "cvt.rn.f16x2.e4m3x2 %w0, 0x7f01;", 0x7fff1800 }, /* NaN; 2^-9 */
     { "fma.rn.sat.f16 %h0, 0x7e00, 0x3c00, 0x3c00; cvt.u32.u16 %w0, %h0;", 0 },
     { "fma.rn.relu.f16 %h0, 0x7e01, 0x3c00, 0x3c00; cvt.u32.u16 %w0, %h0;", 0x7fff },
     /* tf32 */
