@@ -344,6 +344,12 @@ static void launch_run(struct emu_op *op)
     k->l.host.heap_alloc = host_heap_alloc;
     k->l.host.heap_free = host_heap_free;
     emu_limits(&k->l);
+    /* the engine's frames hold whole 64-bit registers: 16 times CUDA's
+     * per-thread stack (at most 256 KiB; 16 KiB at least, the engine's default) */
+    pthread_mutex_lock(&k->ctx->lock);
+    size_t stack = k->ctx->limits[CU_LIMIT_STACK_SIZE];
+    pthread_mutex_unlock(&k->ctx->lock);
+    k->l.stack_bytes = stack > 1024 ? (unsigned)(stack > 16384 ? 262144 : stack * 16) : 0;
     k->l.params = k->params;
     k->l.gaddr = k->gaddr;
     k->l.nthreads = emu_threads();
