@@ -353,6 +353,50 @@ static inline uint64_t mb_settle(uint64_t v)
     return v;
 }
 
+/* cp.async.bulk: the copy at once (size a multiple of 16, both addresses
+ * 16-aligned), then complete_tx of size bytes on the mbarrier (to shared
+ * memory); to global memory the bulk_group's wait is a no-op */
+static int cp_bulk(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
+{
+    const uint64_t *A = R + (size_t)in->a * 32, *B = R + (size_t)in->b * 32, *C = R + (size_t)in->c * 32;
+    const uint64_t *E = R + (size_t)in->e * 32;
+    int to_global = in->sub == CP_BULK_S2G, from_global = in->sub == CP_BULK_G2S;
+    LANES(m) {
+        int l = L;
+        unsigned tid = (unsigned)(w->id * 32 + l);
+        uint64_t d = A[l] + (uint64_t)in->imm, s = B[l] + C[l];
+        uint32_t n = (uint32_t)E[l];
+        struct ir_ins rd = { .op = OP_LD, .space = (uint8_t)(from_global ? SP_GLOBAL : SP_SHARED), .line = in->line, .name = in->name, .fn = in->fn };
+        struct ir_ins wr = { .op = OP_ST, .space = (uint8_t)(to_global ? SP_GLOBAL : SP_SHARED), .line = in->line, .name = in->name, .fn = in->fn };
+        if (n % 16 || d % 16 || s % 16) {
+            ex_fail_at(b, w, l, in, PTX_E_MISALIGNED, "%s: size %u and addresses 0x%llx, 0x%llx must be multiples of 16",
+                       ex_name(b, in), n, (unsigned long long)d, (unsigned long long)s);
+            return -1;
+        }
+        if (!n) continue;
+        const unsigned char *sp = from_global ? (global_ok(b, s, n) ? (const unsigned char *)(uintptr_t)s : NULL)
+                                              : addr_of(b, SP_SHARED, s, n, tid);
+        if (!sp) { ex_mem_fault(b, w, l, &rd, s, n, 0); return -1; }
+        unsigned char *dp = to_global ? (global_ok(b, d, n) ? (unsigned char *)(uintptr_t)d : NULL) : addr_of(b, SP_SHARED, d, n, tid);
+        if (!dp) { ex_mem_fault(b, w, l, &wr, d, n, 0); return -1; }
+        memmove(dp, sp, n);
+        if (to_global) continue;
+        uint64_t ma = R[(size_t)in->vr[0] * 32 + l] + R[(size_t)in->vr[1] * 32 + l];
+        uint64_t *q = ma % 8 ? NULL : (uint64_t *)(void *)addr_of(b, SP_SHARED, ma, 8, tid);
+        if (!q) { ex_mem_fault(b, w, l, &wr, ma, 8, ma % 8 != 0); return -1; }
+        uint64_t o = __atomic_load_n(q, __ATOMIC_ACQUIRE), nv;
+        do {
+            int64_t tx = MB_TX(o) - (int64_t)n;
+            if (tx < -0xfffff) {
+                ex_fail_at(b, w, l, in, PTX_E_SYNC, "%s: the mbarrier's tx-count %lld is out of range", ex_name(b, in), (long long)tx);
+                return -1;
+            }
+            nv = mb_settle(mb_make(MB_PEND(o), MB_EXP(o), tx, MB_PHASE(o)));
+        } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+    }
+    return 0;
+}
+
 static int mbarrier(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
 {
     uint64_t *D = in->d >= 0 ? R + (size_t)in->d * 32 : b->sink;
@@ -444,7 +488,7 @@ ex_fn ex_mem_select(const struct ir_ins *in)
     case OP_CVTA: case OP_CVTA_TO: case OP_ATOM: case OP_RED:
         return ex_mem;
     case OP_CPASYNC:
-        return cp_async;
+        return in->sub >= CP_BULK_G2S ? cp_bulk : cp_async;
     case OP_MBAR:
         return mbarrier;
     default:

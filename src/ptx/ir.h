@@ -55,7 +55,9 @@ enum { RED_POPC, RED_AND, RED_OR, RED_XOR, RED_ADD, RED_MIN, RED_MAX };
 /* match */
 enum { MA_ANY, MA_ALL };
 /* cp.async: ins.sub (the copy: 0; its size in sub2) */
-enum { CP_COPY, CP_COMMIT, CP_WAIT, CP_WAIT_ALL, CP_MBAR_ARRIVE };
+/* cp.async.bulk (sub): global to shared, shared to shared (a cluster of
+ * one), shared to global; ins.e: the size, vr[0] + vr[1]: the mbarrier */
+enum { CP_COPY, CP_COMMIT, CP_WAIT, CP_WAIT_ALL, CP_MBAR_ARRIVE, CP_BULK_G2S, CP_BULK_S2S, CP_BULK_S2G };
 /* mbarrier: ins.sub, and flags in sub2 */
 enum { MB_INIT, MB_INVAL, MB_ARRIVE, MB_ARRIVE_DROP, MB_EXPECT_TX, MB_COMPLETE_TX, MB_TEST_WAIT, MB_TRY_WAIT,
        MB_PENDING, MB_CPASYNC_ARRIVE };

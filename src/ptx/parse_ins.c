@@ -370,7 +370,7 @@ int parse_ins(struct ps *p, int guard, int gneg)
     int unknown_mod = 0;
     struct tok *bad = NULL;
     int cvta_to = 0;
-    int warp = 0, nspaces = 0, spaces[2] = { 0, 0 };
+    int warp = 0, nspaces = 0, spaces[2] = { 0, 0 }, bulk = 0;
     while (cur(p)->kind == TK_DIR) {
         struct tok *k = cur(p);
         next(p);
@@ -380,7 +380,9 @@ int parse_ins(struct ps *p, int guard, int gneg)
         if (sp != SP_NONE) {
             if (nspaces < 2) spaces[nspaces++] = sp;
             in->space = (uint8_t)sp;
-            if (sp == SP_SHARED && k->n > 7 && !(k->n == 12 && memcmp(k->s, ".shared::cta", 12) == 0)) {
+            /* .shared::cluster: the block's own shared memory (clusters of one block) in cp.async.bulk */
+            if (sp == SP_SHARED && k->n > 7 && !(k->n == 12 && memcmp(k->s, ".shared::cta", 12) == 0) &&
+                !(op == OP_CPASYNC && is(k, ".shared::cluster"))) {
                 unknown_mod = 1; bad = k;
             }
             continue;
@@ -462,6 +464,10 @@ int parse_ins(struct ps *p, int guard, int gneg)
             else if (is(k, ".mbarrier")) { in->sub = CP_MBAR_ARRIVE; done = 1; }
             else if (is(k, ".arrive")) done = in->sub == CP_MBAR_ARRIVE;
             else if (is(k, ".noinc")) { in->sub2 |= MB_NOINC; done = 1; }
+            else if (is(k, ".bulk")) { bulk = 1; done = 1; }
+            else if (is(k, ".mbarrier::complete_tx::bytes") || is(k, ".bulk_group") || is(k, ".read") ||
+                     is(k, ".L2::cache_hint") || is(k, ".L2::64B") || is(k, ".L2::128B") || is(k, ".L2::256B"))
+                done = 1;
         } else if (op == OP_MBAR) {
             static const struct { const char *s; int v; } mops[] = {
                 { ".init", MB_INIT }, { ".inval", MB_INVAL }, { ".arrive", MB_ARRIVE }, { ".arrive_drop", MB_ARRIVE_DROP },
@@ -810,6 +816,31 @@ int parse_ins(struct ps *p, int guard, int gneg)
         int64_t off;
         if (in->sub == CP_COMMIT || in->sub == CP_WAIT_ALL) { NEED(0); in->op = OP_NOP; break; } /* copies are done at once */
         if (in->sub == CP_WAIT) { NEED(1); in->op = OP_NOP; break; }
+        if (bulk) { /* cp.async.bulk: the copy at once; its mbarrier's complete_tx too */
+            /* [dst], [src], size, [mbar] (to shared) or [dst], [src], size (to global, bulk_group) */
+            int to_global = nspaces == 2 && spaces[0] == SP_GLOBAL && spaces[1] == SP_SHARED;
+            int to_shared = nspaces == 2 && spaces[0] == SP_SHARED && (spaces[1] == SP_GLOBAL || spaces[1] == SP_SHARED);
+            int want = to_global ? 3 : 4, hint = nops == want + 1 && ops[want].kind == O_REG;
+            if (!(to_global || to_shared) || (nops != want && !hint)) { mark_unsupported(p, in, nstart, nlen); goto out; }
+            if (ops[0].kind != O_ADDR || ops[1].kind != O_ADDR || (want == 4 && ops[3].kind != O_ADDR) ||
+                (ops[2].kind != O_REG && ops[2].kind != O_IMM)) {
+                ps_err(p, line, "cp.async.bulk: bad operands");
+                rc = -1;
+                goto out;
+            }
+            in->sub = to_global ? CP_BULK_S2G : spaces[1] == SP_GLOBAL ? CP_BULK_G2S : CP_BULK_S2S;
+            in->a = addr_base(p, &ops[0], &off);
+            in->imm = off;
+            in->b = addr_base(p, &ops[1], &off);
+            in->c = const_slot(p, K_IMM, off);
+            in->e = src(p, &ops[2], T_U32);
+            if (want == 4) {
+                in->vr[0] = addr_base(p, &ops[3], &off);
+                in->vr[1] = const_slot(p, K_IMM, off);
+            }
+            in->space = SP_SHARED;
+            break;
+        }
         if (in->sub == CP_MBAR_ARRIVE) { /* cp.async.mbarrier.arrive{.noinc}.shared.b64 [mbar] */
             NEED(1);
             if (ops[0].kind != O_ADDR) { ps_err(p, line, "expected an address"); rc = -1; goto out; }

@@ -876,6 +876,32 @@ static const char drv_ptx[] = HDR
     ".visible .entry bad(.param .u64 p) { .reg .b64 %a; ld.param.u64 %a, [p]; st.global.u32 [%a], 1; ret; }\n"
     ".visible .entry exotic() { .reg .b32 %r<2>; tex.1d.v4.s32.s32 {%r0, %r0, %r0, %r0}, [t, {%r1}]; ret; }\n";
 
+/* cp.async.bulk: global to shared completing on an mbarrier (complete_tx
+ * before the expect_tx, as libcu++ issues them), then shared to global */
+static void test_bulk_copy(void **state)
+{
+    (void)state;
+    static const char src[] = K0
+        " .shared .align 16 .b8 buf[256];\n .shared .align 8 .b64 mb;\n .reg .b64 %s<2>;\n"
+        STORE_TID
+        " st.global.u32 [%o2+2048], %r0;\n"
+        " setp.eq.u32 %p1, %r0, 0;\n"
+        " @%p1 mbarrier.init.shared::cta.b64 [mb], 32;\n bar.sync 0;\n"
+        " @%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%o0+2048], 128, [mb];\n"
+        " @%p1 mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [mb], 128;\n"
+        " mbarrier.arrive.shared::cta.b64 %s0, [mb];\n"
+        "W:\n mbarrier.try_wait.parity.shared::cta.b64 %p2, [mb], 0;\n @!%p2 bra W;\n"
+        " shl.b32 %r1, %r0, 2;\n mov.u32 %r2, buf;\n add.u32 %r2, %r2, %r1;\n ld.shared.u32 %r3, [%r2];\n"
+        " add.u32 %r3, %r3, 100;\n st.shared.u32 [%r2], %r3;\n bar.sync 0;\n"
+        " @%p1 cp.async.bulk.global.shared::cta.bulk_group [%o0], [buf], 128;\n"
+        " @%p1 cp.async.bulk.commit_group;\n @%p1 cp.async.bulk.wait_group.read 0;\n ret;\n}\n";
+    char err[512];
+    memset(arena, 0, 4096);
+    enum ptx_status st = run(src, 1, 32, err, sizeof err);
+    if (st != PTX_OK) fail_msg("%d: %s", st, err);
+    for (int i = 0; i < 32; i++) assert_int_equal(out32(i), (uint32_t)i + 100);
+}
+
 static void test_driver(void **state)
 {
     (void)state;
@@ -950,6 +976,7 @@ int main(void)
         cmocka_unit_test(test_modules),
         cmocka_unit_test(test_warp_ops),
         cmocka_unit_test(test_async_atomics),
+        cmocka_unit_test(test_bulk_copy),
         cmocka_unit_test(test_printf_calls),
         cmocka_unit_test(test_driver),
     };
