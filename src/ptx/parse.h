@@ -99,10 +99,21 @@ static inline int accept(struct ps *p, char c)
     if (isp(cur(p), c)) { p->i++; return 1; }
     return 0;
 }
+/* a token for messages: 'its spelling', "the end of the text", or a
+ * byte that is not text */
+static inline const char *tok_desc(const struct tok *t, char *buf, size_t n)
+{
+    if (t->kind == TK_EOF) return "the end of the text (is it truncated?)";
+    unsigned char c = t->n > 0 ? (unsigned char)t->s[0] : 0;
+    if (c < 0x20 || c >= 0x7f) snprintf(buf, n, "byte 0x%02x (not text)", c);
+    else snprintf(buf, n, "'%.*s'", t->n > 40 ? 40 : t->n, t->s);
+    return buf;
+}
 static inline int expect(struct ps *p, char c)
 {
     if (accept(p, c)) return 0;
-    ps_err(p, cur(p)->line, "expected '%c' near '%.*s'", c, cur(p)->n > 40 ? 40 : cur(p)->n, cur(p)->s);
+    char d[64];
+    ps_err(p, cur(p)->line, "expected '%c' near %s", c, tok_desc(cur(p), d, sizeof d));
     return -1;
 }
 static inline void next(struct ps *p) { if (cur(p)->kind != TK_EOF) p->i++; }

@@ -409,7 +409,8 @@ static void skip_directives(struct ps *p)
             continue;
         }
         if (cur(p)->kind == TK_INT || isp(cur(p), ',') || cur(p)->kind == TK_STR) { next(p); continue; }
-        ps_err(p, cur(p)->line, "unexpected '%.*s'", cur(p)->n > 40 ? 40 : cur(p)->n, cur(p)->s);
+        char d[64];
+        ps_err(p, cur(p)->line, "unexpected %s", tok_desc(cur(p), d, sizeof d));
         return;
     }
 }
@@ -508,14 +509,16 @@ static int parse_module(struct ps *p)
     struct tok *t0 = cur(p);
     if (t0->kind == TK_EOF) { ps_err(p, t0->line, "no PTX: the text is empty"); return -1; }
     if (!is(t0, ".version")) {
-        ps_err(p, t0->line, "not PTX: it begins with '%.*s', not .version", t0->n > 40 ? 40 : t0->n, t0->s);
+        char d[64];
+        ps_err(p, t0->line, "not PTX: it begins with %s, not .version", tok_desc(t0, d, sizeof d));
         return -1;
     }
     int target = 0;
     while (!p->failed && cur(p)->kind != TK_EOF) {
         struct tok *t = cur(p);
         if (t->kind != TK_DIR) {
-            ps_err(p, t->line, "unexpected '%.*s'", t->n > 40 ? 40 : t->n, t->s);
+            char d[64];
+            ps_err(p, t->line, "unexpected %s", tok_desc(t, d, sizeof d));
             return -1;
         }
         if (is(t, ".version") || is(t, ".address_size")) {

@@ -122,6 +122,14 @@ static void test_parse_errors(void **state)
         { HDR ".entry k() {\n .reg .b32 %r<2>;\n ld.global.u32 %r0, %r1;\n}\n", "address" },
         { HDR ".entry k( {", "PTX line 4" },
         { HDR ".global .u32 x = {1, sym};\n", "initializer" },
+        /* garbage and truncated text: never a module */
+        { "\x7f" "ELF\x02\x01\x01", "line 1: not PTX: it begins with byte 0x7f" },
+        { "hello world", "not PTX: it begins with 'hello'" },
+        { "", "the text is empty" },
+        { ".target sm_90\n.entry k() { ret; }\n", "not .version" },
+        { HDR ".entry k() {\n .reg .b32 %r<3>;\n add.s32 %r0, %r1,", "line 6: expected ';' near the end of the text" },
+        { HDR ".entry k() {\n ret;\n}\n\xff\xfe", "line 7: unexpected byte 0xff" },
+        { HDR ".entry k(.param .u64 p) {\n .reg .b3", "line 5" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char err[256] = "";
