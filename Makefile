@@ -7,6 +7,8 @@
 #   src/shim/     the interposer:   lib/tdtrace/libcuda.so.1
 #   src/audit/    the loader-audit library: lib/tdtrace/libtdaudit.so
 #   src/tdtrace/, src/policy/, src/ioctl/   the supervisor: bin/tdtrace
+#   src/hostlib/LIB/ + common/  host implementations of NVIDIA's libraries:
+#                            lib/tdtrace/host/ (see docs/hostlib.md)
 #   tests/unit/test_NAME.c   one cmocka suite per module
 #                            (test_emu_*.c link the emulator statically)
 
@@ -31,8 +33,8 @@ CPPFLAGS += -D_GNU_SOURCE -DTD_VERSION='"$(VERSION)"' -Iinclude -Iinclude/tdtrac
 CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
 LDFLAGS  += $(OPT) -pthread
 
-all: tdtrace emu shim audit examples tests
-.PHONY: all tdtrace emu shim audit examples tests check check-tsan test unit e2e bench install clean gen demo fuzz-smoke
+all: tdtrace emu shim audit hostlib examples tests
+.PHONY: all tdtrace emu shim audit hostlib examples tests check check-tsan test unit e2e bench install clean gen demo fuzz-smoke
 
 # ---- generated code ---------------------------------------------------
 XLAT_IN := $(sort $(wildcard src/xlat/*.in))
@@ -109,6 +111,45 @@ shim: $(SHIM_SO)
 audit: $(if $(AUDIT_OBJ),$(AUDIT_SO))
 tdtrace: $(if $(wildcard src/tdtrace/main.c),$(TDTRACE))
 
+# ---- host implementations of NVIDIA's libraries (src/hostlib) ------------
+# One shared library per NVIDIA library, with its soname and every symbol of
+# its version node (LIB.syms; what src/hostlib/LIB does not implement gets a
+# generated weak stub), linked against the emulated driver and a host back
+# end found with pkg-config. A library whose back end is missing is not
+# built (make says so) and its tests skip with the reason.
+HOSTDIR := $(LIBDIR)/host
+HL_COMMON_OBJ := $(call objs,$(wildcard src/hostlib/common/*.c))
+# name, soname, back end (pkg-config), NOT_SUPPORTED status
+HL_LIBS := cublas
+HL_cublas := libcublas.so.13 openblas 15
+hl_soname = $(word 1,$(HL_$(1)))
+hl_pkg    = $(word 2,$(HL_$(1)))
+hl_ns     = $(word 3,$(HL_$(1)))
+hl_have   = $(shell pkg-config --exists $(call hl_pkg,$(1)) 2>/dev/null && echo y)
+HL_BUILT  := $(foreach l,$(HL_LIBS),$(if $(call hl_have,$(l)),$(l)))
+HL_MISSING := $(filter-out $(HL_BUILT),$(HL_LIBS))
+HL_SO     := $(foreach l,$(HL_BUILT),$(HOSTDIR)/$(call hl_soname,$(l)))
+$(HL_COMMON_OBJ): CPPFLAGS += -Isrc/hostlib/common
+define hl_rules
+HL_$(1)_OBJ := $$(call objs,$$(wildcard src/hostlib/$(1)/*.c))
+$$(HL_$(1)_OBJ): CPPFLAGS += -Isrc/hostlib/common -Isrc/hostlib/$(1) $$(shell pkg-config --cflags $(call hl_pkg,$(1)) 2>/dev/null)
+$(GEN)/hostlib/$(1)_stubs.c: src/hostlib/$(1)/$(1).syms src/hostlib/stubs.awk
+	@mkdir -p $$(@D)
+	awk -v mode=c -v ns=$(call hl_ns,$(1)) -v legacy=hl_$(1)_legacy -f src/hostlib/stubs.awk $$< > $$@.tmp && mv $$@.tmp $$@
+$(GEN)/hostlib/$(1).map: src/hostlib/$(1)/$(1).syms src/hostlib/stubs.awk
+	@mkdir -p $$(@D)
+	awk -v mode=map -v node=$(call hl_soname,$(1)) -f src/hostlib/stubs.awk $$< > $$@.tmp && mv $$@.tmp $$@
+$(HOSTDIR)/$(call hl_soname,$(1)): $$(HL_$(1)_OBJ) $(BUILD)/obj/gen/hostlib/$(1)_stubs.o $(HL_COMMON_OBJ) $(GEN)/hostlib/$(1).map $(EMU_SO)
+	@mkdir -p $$(@D)
+	$$(CC) -shared -Wl,-soname,$(call hl_soname,$(1)) -Wl,--version-script=$(GEN)/hostlib/$(1).map -Wl,-z,defs $$(LDFLAGS) \
+	    -o $$@ $$(HL_$(1)_OBJ) $(BUILD)/obj/gen/hostlib/$(1)_stubs.o $(HL_COMMON_OBJ) \
+	    $$(shell pkg-config --libs $(call hl_pkg,$(1)) 2>/dev/null) -L$(LIBDIR)/emu -l:libcuda.so.1 -lm
+	ln -sf $(call hl_soname,$(1)) $$(@D)/$$(basename $(call hl_soname,$(1)))
+endef
+$(foreach l,$(HL_LIBS),$(eval $(call hl_rules,$(l))))
+hostlib: $(HL_SO)
+	$(if $(HL_MISSING),@for l in $(HL_MISSING); do echo "hostlib: not building $$l: its host back end is missing (see docs/hostlib.md)"; done)
+
 # ---- examples and the demo --------------------------------------------
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 $(BUILD)/examples/%: examples/%.c $(EMU_SO)
@@ -160,6 +201,7 @@ e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/emu/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/cudart/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/kernels/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/hostlib/run.sh
 	+@BUILD=$(BUILD) SAN=$(SAN) EXTRA_CFLAGS="$(OPT)" sh tests/ioctl/run.sh
 test: unit fuzz-smoke e2e
 
