@@ -119,20 +119,22 @@ tdtrace: $(if $(wildcard src/tdtrace/main.c),$(TDTRACE))
 # built (make says so) and its tests skip with the reason.
 HOSTDIR := $(LIBDIR)/host
 HL_COMMON_OBJ := $(call objs,$(wildcard src/hostlib/common/*.c))
-# name, soname, back end (pkg-config), NOT_SUPPORTED status
-HL_LIBS := cublas
+# name, soname, back end (pkg-config; - for none), the status of what is not implemented
+HL_LIBS := cublas curand
 HL_cublas := libcublas.so.13 openblas 15
+HL_curand := libcurand.so.10 - 204
 hl_soname = $(word 1,$(HL_$(1)))
 hl_pkg    = $(word 2,$(HL_$(1)))
 hl_ns     = $(word 3,$(HL_$(1)))
-hl_have   = $(shell pkg-config --exists $(call hl_pkg,$(1)) 2>/dev/null && echo y)
+hl_have   = $(if $(filter -,$(call hl_pkg,$(1))),y,$(shell pkg-config --exists $(call hl_pkg,$(1)) 2>/dev/null && echo y))
+hl_pkgflags = $(if $(filter -,$(call hl_pkg,$(1))),,$(shell pkg-config $(2) $(call hl_pkg,$(1)) 2>/dev/null))
 HL_BUILT  := $(foreach l,$(HL_LIBS),$(if $(call hl_have,$(l)),$(l)))
 HL_MISSING := $(filter-out $(HL_BUILT),$(HL_LIBS))
 HL_SO     := $(foreach l,$(HL_BUILT),$(HOSTDIR)/$(call hl_soname,$(l)))
 $(HL_COMMON_OBJ): CPPFLAGS += -Isrc/hostlib/common
 define hl_rules
 HL_$(1)_OBJ := $$(call objs,$$(wildcard src/hostlib/$(1)/*.c))
-$$(HL_$(1)_OBJ): CPPFLAGS += -Isrc/hostlib/common -Isrc/hostlib/$(1) $$(shell pkg-config --cflags $(call hl_pkg,$(1)) 2>/dev/null)
+$$(HL_$(1)_OBJ): CPPFLAGS += -Isrc/hostlib/common -Isrc/hostlib/$(1) $(call hl_pkgflags,$(1),--cflags)
 $(GEN)/hostlib/$(1)_stubs.c: src/hostlib/$(1)/$(1).syms src/hostlib/stubs.awk
 	@mkdir -p $$(@D)
 	awk -v mode=c -v ns=$(call hl_ns,$(1)) -v legacy=hl_$(1)_legacy -f src/hostlib/stubs.awk $$< > $$@.tmp && mv $$@.tmp $$@
@@ -143,7 +145,7 @@ $(HOSTDIR)/$(call hl_soname,$(1)): $$(HL_$(1)_OBJ) $(BUILD)/obj/gen/hostlib/$(1)
 	@mkdir -p $$(@D)
 	$$(CC) -shared -Wl,-soname,$(call hl_soname,$(1)) -Wl,--version-script=$(GEN)/hostlib/$(1).map -Wl,-z,defs $$(LDFLAGS) \
 	    -o $$@ $$(HL_$(1)_OBJ) $(BUILD)/obj/gen/hostlib/$(1)_stubs.o $(HL_COMMON_OBJ) \
-	    $$(shell pkg-config --libs $(call hl_pkg,$(1)) 2>/dev/null) -L$(LIBDIR)/emu -l:libcuda.so.1 -lm
+	    $(call hl_pkgflags,$(1),--libs) -L$(LIBDIR)/emu -l:libcuda.so.1 -lm
 	ln -sf $(call hl_soname,$(1)) $$(@D)/$$(basename $(call hl_soname,$(1)))
 endef
 $(foreach l,$(HL_LIBS),$(eval $(call hl_rules,$(l))))

@@ -54,7 +54,7 @@ static void end(void)
     bad("%s = %d, expected %d (line %d)", #call, g_, (int)(want), __LINE__); } while (0)
 
 static uint64_t rng = 88172645463325252ull;
-static double urand(void) /* in [-1, 1) */
+__attribute__((unused)) static double urand(void) /* in [-1, 1) */
 {
     rng ^= rng << 13;
     rng ^= rng >> 7;
@@ -71,7 +71,7 @@ static void *dalloc(size_t bytes)
 }
 
 /* |got - want| <= tol * (1 + |want|) over n values; reports the first miss */
-static int close_d(const char *what, const double *got, const double *want, size_t n, double tol)
+__attribute__((unused)) static int close_d(const char *what, const double *got, const double *want, size_t n, double tol)
 {
     for (size_t i = 0; i < n; i++) {
         if (!(fabs(got[i] - want[i]) <= tol * (1 + fabs(want[i])))) {
@@ -82,7 +82,7 @@ static int close_d(const char *what, const double *got, const double *want, size
     return 1;
 }
 
-static int summary(const char *lib)
+__attribute__((unused)) static int summary(const char *lib)
 {
     printf("%s: %d passed, %d failed\n", lib, n_pass, n_fail);
     return n_fail ? 1 : 0;
