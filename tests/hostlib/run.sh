@@ -74,7 +74,7 @@ check_lib() {
     done
 }
 
-check_lib cublas libcublas.so.13 cublas order
+check_lib cublas libcublas.so.13 cublas order mlp
 check_lib curand libcurand.so.10 curand
 echo "hostlib: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
