@@ -77,6 +77,10 @@ int main()
         bad = 1;
     }
     CB(cublasDestroy(h));
+    std::free(hc);
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    CK(cudaFree(c));
     std::printf("%s (sgemm %dx%d, events %.3f ms)\n", bad ? "FAIL" : "PASS", n, n, ms);
     return bad;
 }

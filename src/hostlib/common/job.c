@@ -84,11 +84,13 @@ enum hl_submit_status hl_job_submit(struct hl_job *j, CUstream s, int wait)
         hl_job_free(j);
         return HL_SUBMIT_FAILED;
     }
+    /* from here a job that is not waited for belongs to the stream: it may
+     * have run and been freed by the time cuLaunchHostFunc returns */
     if (cuLaunchHostFunc(s, job_main, j) != CUDA_SUCCESS) {
         hl_job_free(j);
         return HL_SUBMIT_FAILED;
     }
-    if (j->wait) {
+    if (wait) {
         while (sem_wait(&j->done) != 0)
             ;
         hl_job_free(j);
