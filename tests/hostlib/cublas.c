@@ -793,11 +793,15 @@ static void test_gemmex(void)
 }
 
 /* ---- pointer mode, streams, events, ordering ----------------------------- */
-struct slow { float *p; int n; };
-static void CUDAAPI slow_fill(void *arg) /* a host function queued before the library call */
+/* a host function queued before the library call: it holds the stream
+ * until the test opens the gate (or 20 s pass), then fills A */
+struct slow { float *p; int n; _Atomic int open, waited_out; };
+static void CUDAAPI slow_fill(void *arg)
 {
     struct slow *s = arg;
-    usleep(50000);
+    for (int i = 0; i < 20000 && !s->open; i++)
+        usleep(1000);
+    s->waited_out = !s->open;
     for (int i = 0; i < s->n; i++)
         s->p[i] = 2.0f;
 }
@@ -814,14 +818,14 @@ static void test_ordering(void)
     float *dA = dalloc((size_t)n * n * 4), *dB = dalloc((size_t)n * n * 4), *dC = dalloc((size_t)n * n * 4);
     DRV(cuMemsetD32_v2((CUdeviceptr)(uintptr_t)dA, 0, (size_t)n * n));
     DRV(cuMemsetD32_v2((CUdeviceptr)(uintptr_t)dB, 0x3f800000, (size_t)n * n)); /* 1.0 */
-    struct slow sl = { dA, n * n };
+    struct slow sl = { dA, n * n, 0, 0 };
     ST(cublasSetStream_v2(h, (cudaStream_t)s), 0);
     DRV(cuLaunchHostFunc(s, slow_fill, &sl));
     DRV(cuEventRecord(e0, s));
     float one = 1, zero = 0;
     ST(cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, dA, n, dB, n, &zero, dC, n), 0);
     DRV(cuEventRecord(e1, s));
-    /* the host function sleeps: the gemm cannot have run yet */
+    /* the host function holds the stream: the gemm cannot have run yet */
     if (cuEventQuery(e1) != CUDA_ERROR_NOT_READY)
         bad("the event after the gemm completed before the work queued ahead of it");
     /* freeing the operands now is legal (a GPU's cuMemFree waits); the
@@ -829,7 +833,10 @@ static void test_ordering(void)
     float *host = malloc((size_t)n * n * 4);
     DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)dA));
     DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)dB));
+    sl.open = 1;
     DRV(cuEventSynchronize(e1));
+    if (sl.waited_out)
+        bad("cublasSgemm waited for the stream");
     DRV(cuMemcpyDtoH_v2(host, (CUdeviceptr)(uintptr_t)dC, (size_t)n * n * 4));
     for (int i = 0; i < n * n; i++)
         if (host[i] != 2.0f * n) {

@@ -193,11 +193,15 @@ static void against_nvidia(const char *path)
 }
 
 /* ---- on the emulated GPU ------------------------------------------------------ */
-struct slow { volatile int done; };
-static void CUDAAPI slow_host(void *arg)
+/* a host function that holds its stream until the test lets it go (or 20 s
+ * pass: then the call before it waited for the stream, and it says so) */
+struct gate { _Atomic int open, waited_out; };
+static void CUDAAPI gate_host(void *arg)
 {
-    usleep(30000);
-    ((struct slow *)arg)->done = 1;
+    struct gate *g = arg;
+    for (int i = 0; i < 20000 && !g->open; i++)
+        usleep(1000);
+    g->waited_out = !g->open;
 }
 
 static void on_device(void)
@@ -214,7 +218,7 @@ static void on_device(void)
     static const curandRngType_t types[3] = { CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_MRG32K3A,
                                               CURAND_RNG_PSEUDO_PHILOX4_32_10 };
     size_t n = 50000;
-    float *d = dalloc(n * 4), *hd = malloc(n * 4), *hh = malloc(n * 4);
+    float *d = dalloc(n * 4), *hd = malloc(n * 4), *hh = malloc(n * 4), first;
     for (int t = 0; t < 3; t++) {
         curandGenerator_t g, h;
         ST(curandCreateGenerator(&g, types[t]), 0);
@@ -222,15 +226,22 @@ static void on_device(void)
         ST(curandSetPseudoRandomGeneratorSeed(g, 42), 0);
         ST(curandSetPseudoRandomGeneratorSeed(h, 42), 0);
         ST(curandSetStream(g, (cudaStream_t)s), 0);
-        struct slow sl = { 0 };
-        DRV(cuLaunchHostFunc(s, slow_host, &sl));
+        struct gate gt = { 0, 0 };
+        DRV(cuMemsetD32_v2((CUdeviceptr)(uintptr_t)d, 0x7fc00000, n)); /* NaN: not generated yet */
+        DRV(cuLaunchHostFunc(s, gate_host, &gt));
         ST(curandGenerateNormal(g, d, n, 0.0f, 1.0f), 0);
         ST(curandGenerateNormal(h, hh, n, 0.0f, 1.0f), 0);
         /* destroying the generator with its work queued is legal */
         ST(curandDestroyGenerator(g), 0);
-        if (sl.done)
-            bad("the generate call waited for the stream");
+        /* the stream is held at the gate: nothing generated yet (a copy on
+         * the legacy stream does not wait for a non-blocking stream) */
+        DRV(cuMemcpyDtoH_v2(&first, (CUdeviceptr)(uintptr_t)d, 4));
+        if (first == first)
+            bad("the numbers were there before the work queued ahead of them ran");
+        gt.open = 1;
         DRV(cuStreamSynchronize(s));
+        if (gt.waited_out)
+            bad("the generate call waited for the stream");
         DRV(cuMemcpyDtoH_v2(hd, (CUdeviceptr)(uintptr_t)d, n * 4));
         if (memcmp(hd, hh, n * 4))
             bad("type %d: device and host generators differ", (int)types[t]);

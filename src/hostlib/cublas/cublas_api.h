@@ -71,8 +71,10 @@ typedef enum {
 typedef cudaDataType cudaDataType_t;
 typedef enum { MAJOR_VERSION = 0, MINOR_VERSION = 1, PATCH_LEVEL = 2 } libraryPropertyType;
 
-typedef struct { _Alignas(8) float x, y; } cuComplex;
-typedef struct { _Alignas(16) double x, y; } cuDoubleComplex;
+/* float2 and double2: the alignment is the whole pair's */
+typedef struct { _Alignas(8) float x; float y; } cuComplex;
+typedef struct { _Alignas(16) double x; double y; } cuDoubleComplex;
+_Static_assert(sizeof(cuComplex) == 8 && sizeof(cuDoubleComplex) == 16, "cuComplex layout");
 typedef uint16_t cublasHalf;       /* __half: IEEE binary16 bits */
 
 typedef struct cublasContext *cublasHandle_t;
