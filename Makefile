@@ -168,6 +168,9 @@ UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 $(BUILD)/tests/test_emu_%: tests/unit/test_emu_%.c $(BUILD)/libemu.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc/emu $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libemu.a $(BUILD)/libtdcommon.a $(EMU_LIBS) $(LDFLAGS) -lcmocka
+$(BUILD)/tests/test_hostlib: tests/unit/test_hostlib.c $(call objs,src/hostlib/common/convert.c src/hostlib/common/extent.c src/hostlib/common/handles.c)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc/hostlib/common $(CFLAGS) -Wno-missing-prototypes -o $@ $^ $(LDFLAGS) -lm -lcmocka
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc -Isrc/api -Isrc/tdtrace -Isrc/shim $(CFLAGS) -Wno-missing-prototypes -o $@ $< src/api/apiparse.c $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS) -lcmocka

@@ -26,6 +26,11 @@ skp() { skip=$((skip + 1)); echo "skip $1: $2"; }
 [ -f "$emu/libcuda.so.1" ] || { echo "hostlib: $emu/libcuda.so.1 missing (make BUILD=$BUILD emu)" >&2; exit 1; }
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$emu:$host"
+# OpenBLAS hands work to its own threads with synchronisation ThreadSanitizer
+# cannot see (the library is not instrumented): under TSan it gets one thread
+case "$BUILD ${EXTRA_CFLAGS:-}" in
+*tsan*|*sanitize=thread*) export OPENBLAS_NUM_THREADS=1 ;;
+esac
 
 # LIB SONAME [C test] [nvcc tests...]
 check_lib() {

@@ -66,7 +66,7 @@ enum hl_submit_status {
  * the stream from here, also on error. */
 enum hl_submit_status hl_job_submit(struct hl_job *j, CUstream s, int wait);
 
-/* ---- extents (bytes of an operand, or -1 on overflow) ---------------- */
+/* ---- extent.c: bytes an operand spans, or -1 on overflow -------------- */
 /* a vector of n elements of size elem with increment inc (either sign) */
 int64_t hl_vec_bytes(int64_t n, int64_t inc, size_t elem);
 /* a column-major rows x cols matrix with leading dimension ld */

@@ -49,9 +49,8 @@ static inline const void *scal_val(const struct scal *s)
 {
     return s->dev ? s->dev : s->v;
 }
-/* the scalar as a double (real part) / is it zero (both parts)? at run time */
+/* is the scalar zero (both parts)? (its value now: host pointer mode) */
 int scal_is_zero(const struct scal *s, enum bt t);
-int scal_is_one(const struct scal *s, enum bt t);
 
 /* A result written by the job: to host memory (the call waits) in host
  * pointer mode, to held device memory otherwise. 0 or -1. */

@@ -40,12 +40,6 @@ int scal_is_zero(const struct scal *s, enum bt t)
     return part(p, t, 0) == 0 && (t == BT_S || t == BT_D || part(p, t, 1) == 0);
 }
 
-int scal_is_one(const struct scal *s, enum bt t)
-{
-    const void *p = scal_val(s);
-    return part(p, t, 0) == 1 && (t == BT_S || t == BT_D || part(p, t, 1) == 0);
-}
-
 int result_take(struct hl_job *j, cublasHandle_t h, void *p, size_t size, int *wait)
 {
     if (!p)

@@ -1,8 +1,6 @@
 /* cuBLAS level 1: vector operations in S, D, C, Z on CBLAS. */
 #include "blas.h"
 
-#include <math.h>
-
 enum l1op { AXPY, COPY, SCAL, RSCAL, SWAP, AMAX, AMIN, ASUM, NRM2, DOT, DOTC, ROT, CROT, ROTM, ROTG, ROTMG };
 
 struct l1 {

@@ -360,9 +360,9 @@ static cublasStatus_t l3(cublasHandle_t h, enum bt t, enum l3op op, const struct
         bbytes = hl_vec_bytes(a->side == CUBLAS_SIDE_LEFT ? m : n, a->incx, es);
     if (op == GEAM) {
         /* a zero scalar's matrix is not read (cuBLAS allows it NULL) */
-        if (!scal_is_zero(&j->alpha, t) || j->alpha.dev)
+        if (j->alpha.dev || !scal_is_zero(&j->alpha, t))
             bad |= blas_hold(&j->h, a->A, abytes);
-        if (!scal_is_zero(&j->beta, t) || j->beta.dev)
+        if (j->beta.dev || !scal_is_zero(&j->beta, t))
             bad |= blas_hold(&j->h, a->B, bbytes);
     } else {
         bad |= blas_hold(&j->h, a->A, abytes);
