@@ -233,6 +233,138 @@ static void test_batched(void)
     end();
 }
 
+/* batched gemv (strided and arrays), trsm, LU factorisation and solves */
+static void test_batched_more(void)
+{
+    begin("sgemvStridedBatched, zgemvBatched, dtrsmBatched, sgetrfBatched (pivoted and not), sgetrsBatched");
+    int m = 6, n = 5, nb = 3;
+    long long sa = 40, sx = 8, sy = 7;
+    double *A = rnd(S, (size_t)sa * nb), *x = rnd(S, (size_t)sx * nb), *y = rnd(S, (size_t)sy * nb);
+    void *dA = up(S, A, (size_t)sa * nb), *dx = up(S, x, (size_t)sx * nb), *dy = up(S, y, (size_t)sy * nb);
+    float a = 0.5f, b = 2.0f;
+    /* y_i = 0.5 A_i^T x_i + 2 y_i: A_i 6x5 (lda 7), x_i has 6, y_i 5 */
+    ST(cublasSgemvStridedBatched(h, CUBLAS_OP_T, m, n, &a, dA, 7, sa, dx, 1, sx, &b, dy, 1, sy, nb), 0);
+    for (int i = 0; i < nb; i++)
+        for (int c = 0; c < n; c++) {
+            double s = 0;
+            for (int r = 0; r < m; r++)
+                s += A[i * sa + (size_t)c * 7 + r] * x[i * sx + r];
+            y[i * sy + c] = 0.5 * s + 2 * y[i * sy + c];
+        }
+    double *got = down(S, dy, (size_t)sy * nb);
+    close_d("gemvStridedBatched y", got, y, (size_t)sy * nb, tol[S]);
+    free(got), free(A), free(x), free(y);
+    dfree(dA), dfree(dx), dfree(dy);
+    /* zgemvBatched through pointer arrays in device memory */
+    double *ZA[2], *Zx[2], *Zy[2];
+    void *zp[6];
+    for (int i = 0; i < 2; i++) {
+        ZA[i] = rnd(Z, 12), Zx[i] = rnd(Z, 4), Zy[i] = rnd(Z, 3);
+        zp[i] = up(Z, ZA[i], 12), zp[2 + i] = up(Z, Zx[i], 4), zp[4 + i] = up(Z, Zy[i], 3);
+    }
+    void **dzp = dalloc(sizeof zp);
+    DRV(cuMemcpyHtoD_v2((CUdeviceptr)(uintptr_t)dzp, zp, sizeof zp));
+    cuDoubleComplex za = { 1, 0.5 }, zb = { 0, 0 };
+    ST(cublasZgemvBatched(h, CUBLAS_OP_N, 3, 4, &za, (const cuDoubleComplex *const *)dzp, 3,
+                          (const cuDoubleComplex *const *)(dzp + 2), 1, &zb, (cuDoubleComplex *const *)(dzp + 4), 1, 2), 0);
+    for (int i = 0; i < 2; i++) {
+        double w[6], al[2] = { 1, 0.5 };
+        for (int r = 0; r < 3; r++) {
+            double s[2] = { 0, 0 }, e[2], v[2], p[2];
+            for (int c = 0; c < 4; c++) {
+                getz(Z, ZA[i], (size_t)c * 3 + r, e);
+                getz(Z, Zx[i], (size_t)c, v);
+                cmul(e, v, p);
+                s[0] += p[0], s[1] += p[1];
+            }
+            cmul(al, s, p);
+            w[2 * r] = p[0], w[2 * r + 1] = p[1];
+        }
+        got = down(Z, zp[4 + i], 3);
+        close_d("zgemvBatched y", got, w, 6, tol[Z]);
+        free(got), free(ZA[i]), free(Zx[i]), free(Zy[i]);
+    }
+    for (int i = 0; i < 6; i++)
+        dfree(zp[i]);
+    dfree(dzp);
+    /* LU of 3 well-conditioned 5x5 (lda 6), solve A X = B (3 columns, ldb 5) */
+    int N = 5, lda = 6, nrhs = 3;
+    double *M[3], *Bm[3];
+    void *lp[6];
+    for (int i = 0; i < 3; i++) {
+        M[i] = rnd(D, (size_t)lda * N);
+        for (int d = 0; d < N; d++)
+            M[i][(size_t)d * lda + d] += 3;
+        Bm[i] = rnd(D, (size_t)N * nrhs);
+        lp[i] = up(D, M[i], (size_t)lda * N);
+        lp[3 + i] = up(D, Bm[i], (size_t)N * nrhs);
+    }
+    void **dlp = dalloc(sizeof lp);
+    int *piv = dalloc(3 * N * sizeof(int)), *info = dalloc(3 * sizeof(int)), hinfo[3] = { 9, 9, 9 }, sinfo = 7;
+    DRV(cuMemcpyHtoD_v2((CUdeviceptr)(uintptr_t)dlp, lp, sizeof lp));
+    ST(cublasDgetrfBatched(h, N, (double *const *)dlp, lda, piv, info, 3), 0);
+    ST(cublasDgetrsBatched(h, CUBLAS_OP_N, N, nrhs, (const double *const *)dlp, lda, piv, (double *const *)(dlp + 3), N,
+                           &sinfo, 3), 0);
+    DRV(cuCtxSynchronize());
+    DRV(cuMemcpyDtoH_v2(hinfo, (CUdeviceptr)(uintptr_t)info, sizeof hinfo));
+    if (hinfo[0] || hinfo[1] || hinfo[2] || sinfo)
+        bad("getrf info %d %d %d, getrs info %d", hinfo[0], hinfo[1], hinfo[2], sinfo);
+    for (int i = 0; i < 3; i++) {
+        double *X = down(D, lp[3 + i], (size_t)N * nrhs), *AX = calloc((size_t)N * nrhs, sizeof *AX);
+        double one[2] = { 1, 0 }, zero[2] = { 0, 0 };
+        ref_gemm(D, CUBLAS_OP_N, CUBLAS_OP_N, N, nrhs, N, one, M[i], lda, X, N, zero, AX, N);
+        close_d("A X", AX, Bm[i], (size_t)N * nrhs, 1e-10);
+        free(X), free(AX);
+    }
+    /* without pivoting (P NULL): L U == A */
+    for (int i = 0; i < 3; i++)
+        DRV(cuMemcpyHtoD_v2((CUdeviceptr)(uintptr_t)lp[i], M[i], (size_t)lda * N * 8));
+    ST(cublasDgetrfBatched(h, N, (double *const *)dlp, lda, NULL, info, 3), 0);
+    for (int i = 0; i < 3; i++) {
+        double *LU = down(D, lp[i], (size_t)lda * N), *L = calloc((size_t)N * N, 8), *U = calloc((size_t)N * N, 8);
+        double *P = calloc((size_t)N * N, 8), one[2] = { 1, 0 }, zero[2] = { 0, 0 }, Ai[25];
+        for (int c = 0; c < N; c++)
+            for (int r = 0; r < N; r++) {
+                if (r > c) L[c * N + r] = LU[(size_t)c * lda + r];
+                else U[c * N + r] = LU[(size_t)c * lda + r];
+                if (r == c) L[c * N + r] = 1;
+                Ai[c * N + r] = M[i][(size_t)c * lda + r];
+            }
+        ref_gemm(D, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, one, L, N, U, N, zero, P, N);
+        close_d("L U", P, Ai, 25, 1e-10);
+        free(LU), free(L), free(U), free(P);
+    }
+    /* trsm batched: solve triu(LU_i) X = 2 B_i (B_i: the solutions from above) */
+    double dal = 2, *Bold[3];
+    for (int i = 0; i < 3; i++)
+        Bold[i] = down(D, lp[3 + i], (size_t)N * nrhs);
+    ST(cublasDtrsmBatched(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, N, nrhs, &dal,
+                          (const double *const *)dlp, lda, (double *const *)(dlp + 3), N, 3), 0);
+    for (int i = 0; i < 3; i++) {
+        double *Ui = down(D, lp[i], (size_t)lda * N), *X = down(D, lp[3 + i], (size_t)N * nrhs);
+        double *UX = calloc((size_t)N * nrhs, 8);
+        for (int c = 0; c < N; c++)
+            for (int r = c + 1; r < N; r++)
+                Ui[(size_t)c * lda + r] = 0;
+        double half[2] = { 0.5, 0 }, zero[2] = { 0, 0 };
+        ref_gemm(D, CUBLAS_OP_N, CUBLAS_OP_N, N, nrhs, N, half, Ui, lda, X, N, zero, UX, N);
+        close_d("trsmBatched U X / 2", UX, Bold[i], (size_t)N * nrhs, 1e-10);
+        free(Ui), free(X), free(UX), free(Bold[i]);
+    }
+    /* bad arguments: getrs says which in info (host) */
+    ST(cublasDgetrsBatched(h, CUBLAS_OP_N, -1, nrhs, (const double *const *)dlp, lda, piv, (double *const *)(dlp + 3), N,
+                           &sinfo, 3), CUBLAS_STATUS_INVALID_VALUE);
+    if (sinfo != -3)
+        bad("getrs info for n < 0 = %d, expected -3", sinfo);
+    ST(cublasDgetrfBatched(h, N, (double *const *)dlp, N - 1, piv, info, 3), CUBLAS_STATUS_INVALID_VALUE);
+    for (int i = 0; i < 3; i++)
+        free(M[i]), free(Bm[i]);
+    for (int i = 0; i < 6; i++)
+        dfree(lp[i]);
+    dfree(dlp), dfree(piv), dfree(info);
+    end();
+}
+
 /* ---- level 1 ------------------------------------------------------------ */
 static void test_level1(void)
 {
@@ -961,6 +1093,7 @@ int main(void)
         return summary("cublas");
     test_gemm();
     test_batched();
+    test_batched_more();
     test_level1();
     test_level2();
     test_level3();

@@ -77,6 +77,24 @@ enum CBLAS_DIAG cb_diag(cublasDiagType_t d);
  * (CUBLAS_STATUS_NOT_SUPPORTED) rather than truncated */
 int fits(int64_t v);
 
+/* element access for loops: complex (and real) values as (re, im) doubles */
+void blas_ld(enum bt t, const void *p, size_t i, double *re, double *im);
+void blas_st(enum bt t, void *p, size_t i, double re, double im);
+
+/* The pointer arrays of a batched call (device memory a kernel queued just
+ * before may write), read once the stream has reached the call, each of
+ * the n arrays held and every pointer in array k validated and held for
+ * bytes[k]. *out: n * batch pointers, array k's from out[k * batch]
+ * (malloc'ed, also on error once set: the caller frees it). */
+cublasStatus_t blas_read_arrays(struct hl_job *j, cublasHandle_t h, int n, const void *const *const arrays[],
+                                const int64_t bytes[], int64_t batch, void ***out);
+
+/* one gemv and one trsm of type t (level2.c, level3.c; batched.c too) */
+void blas_gemv(enum bt t, enum CBLAS_TRANSPOSE tr, int m, int n, const void *a, const void *A, int lda, const void *x,
+               int incx, const void *b, void *y, int incy);
+void blas_trsm(enum bt t, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans,
+               cublasDiagType_t diag, int m, int n, const void *a, const void *A, int lda, void *B, int ldb);
+
 /* GemmEx and its batched forms (gemmex.c); level3.c's Sgemm comes here
  * too when the handle's math mode asks for TF32 */
 struct gex {

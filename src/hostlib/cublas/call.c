@@ -4,6 +4,7 @@
 #include "blas.h"
 
 #include <limits.h>
+#include <stdlib.h>
 
 const size_t bt_size[4] = { 4, 8, 8, 16 };
 const size_t bt_rsize[4] = { 4, 8, 4, 8 };
@@ -121,4 +122,46 @@ enum CBLAS_DIAG cb_diag(cublasDiagType_t d)
 int fits(int64_t v)
 {
     return v >= INT_MIN && v <= INT_MAX;
+}
+
+void blas_ld(enum bt t, const void *p, size_t i, double *re, double *im)
+{
+    switch (t) {
+    case BT_S: *re = ((const float *)p)[i]; *im = 0; break;
+    case BT_D: *re = ((const double *)p)[i]; *im = 0; break;
+    case BT_C: *re = ((const float *)p)[2 * i]; *im = ((const float *)p)[2 * i + 1]; break;
+    case BT_Z: *re = ((const double *)p)[2 * i]; *im = ((const double *)p)[2 * i + 1]; break;
+    }
+}
+
+void blas_st(enum bt t, void *p, size_t i, double re, double im)
+{
+    switch (t) {
+    case BT_S: ((float *)p)[i] = (float)re; break;
+    case BT_D: ((double *)p)[i] = re; break;
+    case BT_C: ((float *)p)[2 * i] = (float)re; ((float *)p)[2 * i + 1] = (float)im; break;
+    case BT_Z: ((double *)p)[2 * i] = re; ((double *)p)[2 * i + 1] = im; break;
+    }
+}
+
+cublasStatus_t blas_read_arrays(struct hl_job *j, cublasHandle_t h, int n, const void *const *const arrays[],
+                                const int64_t bytes[], int64_t batch, void ***out)
+{
+    size_t nb = (size_t)batch, len = nb * sizeof(void *);
+    for (int k = 0; k < n; k++)
+        if (blas_hold(j, arrays[k], (int64_t)len))
+            return CUBLAS_STATUS_INVALID_VALUE;
+    if (cuStreamSynchronize(h->stream) != CUDA_SUCCESS)
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    void **p = malloc((size_t)n * len);
+    if (!p)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    *out = p;
+    for (int k = 0; k < n; k++) {
+        memcpy(p + (size_t)k * nb, arrays[k], len);
+        for (size_t i = 0; i < nb; i++)
+            if (blas_hold(j, p[(size_t)k * nb + i], bytes[k]))
+                return CUBLAS_STATUS_INVALID_VALUE;
+    }
+    return CUBLAS_STATUS_SUCCESS;
 }

@@ -296,6 +296,33 @@ HL_CUBLAS_L2(int64_t, _v2_64)
 HL_CUBLAS_L3(int, _v2, )
 HL_CUBLAS_L3(int64_t, _v2_64, _64)
 
+/* ---- batched level 2 and 3, batched LU ----------------------------------- */
+#define HL_CUBLAS_BATCHED(P, T, I, S)                                                                   \
+    cublasStatus_t cublas##P##gemvBatched##S(cublasHandle_t h, cublasOperation_t trans, I m, I n,           \
+                                             const T *alpha, const T *const Aarray[], I lda,                \
+                                             const T *const xarray[], I incx, const T *beta,                \
+                                             T *const yarray[], I incy, I batchCount);                      \
+    cublasStatus_t cublas##P##gemvStridedBatched##S(cublasHandle_t h, cublasOperation_t trans, I m, I n,    \
+                                                    const T *alpha, const T *A, I lda, long long strideA,   \
+                                                    const T *x, I incx, long long stridex, const T *beta,   \
+                                                    T *y, I incy, long long stridey, I batchCount);         \
+    cublasStatus_t cublas##P##trsmBatched##S(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, \
+                                             cublasOperation_t trans, cublasDiagType_t diag, I m, I n,      \
+                                             const T *alpha, const T *const A[], I lda, T *const B[], I ldb, \
+                                             I batchCount);
+#define HL_CUBLAS_LU(P, T)                                                                              \
+    cublasStatus_t cublas##P##getrfBatched(cublasHandle_t h, int n, T *const A[], int lda, int *P_,         \
+                                           int *info, int batchSize);                                       \
+    cublasStatus_t cublas##P##getrsBatched(cublasHandle_t h, cublasOperation_t trans, int n, int nrhs,      \
+                                           const T *const Aarray[], int lda, const int *devIpiv,            \
+                                           T *const Barray[], int ldb, int *info, int batchSize);
+#define HL_CUBLAS_BATCHED_ALL(P, T)                                                                     \
+    HL_CUBLAS_BATCHED(P, T, int, ) HL_CUBLAS_BATCHED(P, T, int64_t, _64) HL_CUBLAS_LU(P, T)
+HL_CUBLAS_BATCHED_ALL(S, float)
+HL_CUBLAS_BATCHED_ALL(D, double)
+HL_CUBLAS_BATCHED_ALL(C, cuComplex)
+HL_CUBLAS_BATCHED_ALL(Z, cuDoubleComplex)
+
 /* ---- mixed precision ---------------------------------------------------- */
 #define HL_CUBLAS_EX(I, S)                                                                              \
     cublasStatus_t cublasGemmEx##S(cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb,   \

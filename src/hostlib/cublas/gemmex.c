@@ -284,32 +284,6 @@ static int plan(cublasHandle_t h, cublasComputeType_t ct, cudaDataType at, cudaD
     return -1;
 }
 
-/* the pointer arrays, read once the stream has reached the call (they are
- * device memory a kernel may just have written), each entry validated */
-static cublasStatus_t read_arrays(struct gj *j, cublasHandle_t h, const struct gex *g, int64_t abytes,
-                                  int64_t bbytes, int64_t cbytes)
-{
-    size_t n = (size_t)g->batch;
-    int64_t len = (int64_t)(n * sizeof(void *));
-    if (blas_hold(&j->h, g->pa, len) || blas_hold(&j->h, g->pb, len) || blas_hold(&j->h, g->pc, len))
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (cuStreamSynchronize(h->stream) != CUDA_SUCCESS)
-        return CUBLAS_STATUS_EXECUTION_FAILED;
-    j->pa = malloc(3 * n * sizeof(void *));
-    if (!j->pa)
-        return CUBLAS_STATUS_ALLOC_FAILED;
-    j->pb = j->pa + n;
-    j->pc = j->pa + 2 * n;
-    memcpy(j->pa, g->pa, n * sizeof(void *));
-    memcpy(j->pb, g->pb, n * sizeof(void *));
-    memcpy(j->pc, g->pc, n * sizeof(void *));
-    for (size_t i = 0; i < n; i++)
-        if (blas_hold(&j->h, j->pa[i], abytes) || blas_hold(&j->h, j->pb[i], bbytes) ||
-            blas_hold(&j->h, j->pc[i], cbytes))
-            return CUBLAS_STATUS_INVALID_VALUE;
-    return CUBLAS_STATUS_SUCCESS;
-}
-
 cublasStatus_t blas_gemm_ex(cublasHandle_t h, const struct gex *g)
 {
     cublasStatus_t r = blas_handle(h);
@@ -372,7 +346,15 @@ cublasStatus_t blas_gemm_ex(cublasHandle_t h, const struct gex *g)
     int64_t bbytes = k ? hl_mat_bytes(br, bc, g->ldb, eb) : 0;
     int64_t cbytes = hl_mat_bytes(m, n, g->ldc, ec);
     if (g->batched == 1) {
-        r = read_arrays(j, h, g, abytes, bbytes, cbytes);
+        const void *const *const arrays[3] = { g->pa, g->pb, (const void *const *)g->pc };
+        const int64_t bytes[3] = { abytes, bbytes, cbytes };
+        void **p = NULL;
+        r = blas_read_arrays(&j->h, h, 3, arrays, bytes, g->batch, &p);
+        j->pa = p;
+        if (p) {
+            j->pb = p + g->batch;
+            j->pc = p + 2 * g->batch;
+        }
     } else {
         int64_t nb = j->batch;
         if (blas_hold(&j->h, g->A, hl_batch_bytes(abytes, nb, g->sa, ea)) ||

@@ -21,6 +21,17 @@ struct l2 {
 
 #define CM CblasColMajor
 
+void blas_gemv(enum bt t, enum CBLAS_TRANSPOSE tr, int m, int n, const void *a, const void *A, int lda, const void *x,
+               int incx, const void *b, void *y, int incy)
+{
+    switch (t) {
+    case BT_S: cblas_sgemv(CM, tr, m, n, *(const float *)a, A, lda, x, incx, *(const float *)b, y, incy); break;
+    case BT_D: cblas_dgemv(CM, tr, m, n, *(const double *)a, A, lda, x, incx, *(const double *)b, y, incy); break;
+    case BT_C: cblas_cgemv(CM, tr, m, n, a, A, lda, x, incx, b, y, incy); break;
+    case BT_Z: cblas_zgemv(CM, tr, m, n, a, A, lda, x, incx, b, y, incy); break;
+    }
+}
+
 static void run_gemv_family(struct l2 *j, const void *a, const void *b)
 {
     float fa = 0, fb = 0;
@@ -34,12 +45,7 @@ static void run_gemv_family(struct l2 *j, const void *a, const void *b)
     }
     switch ((int)j->op) { /* the gemv-like ones only */
     case GEMV:
-        switch (j->t) {
-        case BT_S: cblas_sgemv(CM, j->trans, j->m, j->n, fa, j->A, j->lda, j->x, j->incx, fb, j->y, j->incy); break;
-        case BT_D: cblas_dgemv(CM, j->trans, j->m, j->n, da, j->A, j->lda, j->x, j->incx, db, j->y, j->incy); break;
-        case BT_C: cblas_cgemv(CM, j->trans, j->m, j->n, a, j->A, j->lda, j->x, j->incx, b, j->y, j->incy); break;
-        case BT_Z: cblas_zgemv(CM, j->trans, j->m, j->n, a, j->A, j->lda, j->x, j->incx, b, j->y, j->incy); break;
-        }
+        blas_gemv(j->t, j->trans, j->m, j->n, a, j->A, j->lda, j->x, j->incx, b, j->y, j->incy);
         break;
     case GBMV:
         switch (j->t) {

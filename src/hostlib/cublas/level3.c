@@ -41,40 +41,19 @@ static void gemm1(const struct l3 *j, const void *A, const void *B, void *C, con
     }
 }
 
-/* element access for the loops: complex as (re, im) doubles */
-static void ld(enum bt t, const void *p, size_t i, double *re, double *im)
-{
-    switch (t) {
-    case BT_S: *re = ((const float *)p)[i]; *im = 0; break;
-    case BT_D: *re = ((const double *)p)[i]; *im = 0; break;
-    case BT_C: *re = ((const float *)p)[2 * i]; *im = ((const float *)p)[2 * i + 1]; break;
-    case BT_Z: *re = ((const double *)p)[2 * i]; *im = ((const double *)p)[2 * i + 1]; break;
-    }
-}
-
-static void st(enum bt t, void *p, size_t i, double re, double im)
-{
-    switch (t) {
-    case BT_S: ((float *)p)[i] = (float)re; break;
-    case BT_D: ((double *)p)[i] = re; break;
-    case BT_C: ((float *)p)[2 * i] = (float)re; ((float *)p)[2 * i + 1] = (float)im; break;
-    case BT_Z: ((double *)p)[2 * i] = re; ((double *)p)[2 * i + 1] = im; break;
-    }
-}
-
 /* geam: C = alpha op(A) + beta op(B); a zero scalar's matrix is not read */
 static void geam(const struct l3 *j)
 {
     double ar, ai, br, bi;
-    ld(j->t, scal_val(&j->alpha), 0, &ar, &ai);
-    ld(j->t, scal_val(&j->beta), 0, &br, &bi);
+    blas_ld(j->t, scal_val(&j->alpha), 0, &ar, &ai);
+    blas_ld(j->t, scal_val(&j->beta), 0, &br, &bi);
     int za = ar == 0 && ai == 0, zb = br == 0 && bi == 0;
     for (int c = 0; c < j->n; c++) {
         for (int r = 0; r < j->m; r++) {
             double xr = 0, xi = 0, yr = 0, yi = 0, re = 0, im = 0;
             if (!za) {
                 size_t i = j->ta == CUBLAS_OP_N ? (size_t)c * j->lda + r : (size_t)r * j->lda + c;
-                ld(j->t, j->A, i, &xr, &xi);
+                blas_ld(j->t, j->A, i, &xr, &xi);
                 if (j->ta == CUBLAS_OP_C)
                     xi = -xi;
                 re += ar * xr - ai * xi;
@@ -82,13 +61,13 @@ static void geam(const struct l3 *j)
             }
             if (!zb) {
                 size_t i = j->tb == CUBLAS_OP_N ? (size_t)c * j->ldb + r : (size_t)r * j->ldb + c;
-                ld(j->t, j->B, i, &yr, &yi);
+                blas_ld(j->t, j->B, i, &yr, &yi);
                 if (j->tb == CUBLAS_OP_C)
                     yi = -yi;
                 re += br * yr - bi * yi;
                 im += br * yi + bi * yr;
             }
-            st(j->t, j->C, (size_t)c * j->ldc + r, re, im);
+            blas_st(j->t, j->C, (size_t)c * j->ldc + r, re, im);
         }
     }
 }
@@ -101,9 +80,9 @@ static void dgmm(const struct l3 *j)
     for (int c = 0; c < j->n; c++) {
         for (int r = 0; r < j->m; r++) {
             double ar, ai, xr, xi;
-            ld(j->t, j->A, (size_t)c * j->lda + r, &ar, &ai);
-            ld(j->t, j->B, (size_t)(base + (long)(j->side == CUBLAS_SIDE_LEFT ? r : c) * inc), &xr, &xi);
-            st(j->t, j->C, (size_t)c * j->ldc + r, ar * xr - ai * xi, ar * xi + ai * xr);
+            blas_ld(j->t, j->A, (size_t)c * j->lda + r, &ar, &ai);
+            blas_ld(j->t, j->B, (size_t)(base + (long)(j->side == CUBLAS_SIDE_LEFT ? r : c) * inc), &xr, &xi);
+            blas_st(j->t, j->C, (size_t)c * j->ldc + r, ar * xr - ai * xi, ar * xi + ai * xr);
         }
     }
 }
@@ -125,20 +104,20 @@ static void syrkx(const struct l3 *j)
         g.ta = CUBLAS_OP_C;
     gemm1(&g, j->A, j->B, tmp, scal_val(&j->alpha), zero);
     double br, bi;
-    ld(j->t, scal_val(&j->beta), 0, &br, &bi);
+    blas_ld(j->t, scal_val(&j->beta), 0, &br, &bi);
     if (j->op == HERKX)
         bi = 0; /* beta is real */
     for (int c = 0; c < j->n; c++) {
         int r0 = j->uplo == CUBLAS_FILL_MODE_UPPER ? 0 : c, r1 = j->uplo == CUBLAS_FILL_MODE_UPPER ? c : j->n - 1;
         for (int r = r0; r <= r1; r++) {
             double tr, ti, cr = 0, ci = 0;
-            ld(j->t, tmp, (size_t)c * j->n + r, &tr, &ti);
+            blas_ld(j->t, tmp, (size_t)c * j->n + r, &tr, &ti);
             if (br != 0 || bi != 0)
-                ld(j->t, j->C, (size_t)c * j->ldc + r, &cr, &ci);
+                blas_ld(j->t, j->C, (size_t)c * j->ldc + r, &cr, &ci);
             double re = tr + br * cr - bi * ci, im = ti + br * ci + bi * cr;
             if (j->op == HERKX && r == c)
                 im = 0;
-            st(j->t, j->C, (size_t)c * j->ldc + r, re, im);
+            blas_st(j->t, j->C, (size_t)c * j->ldc + r, re, im);
         }
     }
     free(tmp);
@@ -162,6 +141,21 @@ static void trmm(const struct l3 *j)
     case BT_D: cblas_dtrmm(CM, sd, ul, tr, dg, j->m, j->n, *(const double *)a, j->A, j->lda, j->C, j->ldc); break;
     case BT_C: cblas_ctrmm(CM, sd, ul, tr, dg, j->m, j->n, a, j->A, j->lda, j->C, j->ldc); break;
     case BT_Z: cblas_ztrmm(CM, sd, ul, tr, dg, j->m, j->n, a, j->A, j->lda, j->C, j->ldc); break;
+    }
+}
+
+void blas_trsm(enum bt t, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans,
+               cublasDiagType_t diag, int m, int n, const void *a, const void *A, int lda, void *B, int ldb)
+{
+    enum CBLAS_SIDE sd = cb_side(side);
+    enum CBLAS_UPLO ul = cb_uplo(uplo);
+    enum CBLAS_TRANSPOSE tr = cb_op(trans, t);
+    enum CBLAS_DIAG dg = cb_diag(diag);
+    switch (t) {
+    case BT_S: cblas_strsm(CM, sd, ul, tr, dg, m, n, *(const float *)a, A, lda, B, ldb); break;
+    case BT_D: cblas_dtrsm(CM, sd, ul, tr, dg, m, n, *(const double *)a, A, lda, B, ldb); break;
+    case BT_C: cblas_ctrsm(CM, sd, ul, tr, dg, m, n, a, A, lda, B, ldb); break;
+    case BT_Z: cblas_ztrsm(CM, sd, ul, tr, dg, m, n, a, A, lda, B, ldb); break;
     }
 }
 
@@ -230,16 +224,9 @@ static void run_l3(struct hl_job *hj)
     case TRMM:
         trmm(j);
         break;
-    case TRSM: {
-        enum CBLAS_DIAG dg = cb_diag(j->diag);
-        switch (j->t) {
-        case BT_S: cblas_strsm(CM, sd, ul, tr, dg, j->m, j->n, fa, j->A, j->lda, j->C, j->ldc); break;
-        case BT_D: cblas_dtrsm(CM, sd, ul, tr, dg, j->m, j->n, da, j->A, j->lda, j->C, j->ldc); break;
-        case BT_C: cblas_ctrsm(CM, sd, ul, tr, dg, j->m, j->n, a, j->A, j->lda, j->C, j->ldc); break;
-        case BT_Z: cblas_ztrsm(CM, sd, ul, tr, dg, j->m, j->n, a, j->A, j->lda, j->C, j->ldc); break;
-        }
+    case TRSM:
+        blas_trsm(j->t, j->side, j->uplo, j->ta, j->diag, j->m, j->n, a, j->A, j->lda, j->C, j->ldc);
         break;
-    }
     case GEAM:
         geam(j);
         break;
