@@ -233,6 +233,11 @@ static void test_batched(void)
     end();
 }
 
+static uint16_t f2h(float f);
+static float h2f(uint16_t x);
+static float bf2f(uint16_t b);
+static uint16_t f2bf(float f);
+
 /* batched gemv (strided and arrays), trsm, LU factorisation and solves */
 static void test_batched_more(void)
 {
@@ -362,6 +367,182 @@ static void test_batched_more(void)
     for (int i = 0; i < 6; i++)
         dfree(lp[i]);
     dfree(dlp), dfree(piv), dfree(info);
+    end();
+}
+
+/* level 1 with data types as arguments; complex symmetric level 2; inverses */
+static void test_ex_more(void)
+{
+    begin("AxpyEx 16F, DotEx 16BF, Nrm2Ex C32F, IamaxEx 16F, Rot/Scal/Copy/SwapEx 64F, csymv, zsyr2, csyr, getri/matinvBatched");
+    int n = 33;
+    uint16_t hx[33], hy[33], bx[33], by[33], out[33], r16;
+    for (int i = 0; i < n; i++) {
+        hx[i] = f2h((float)urand()), hy[i] = f2h((float)urand());
+        bx[i] = f2bf((float)urand()), by[i] = f2bf((float)urand());
+    }
+    void *dhx = dalloc(sizeof hx), *dhy = dalloc(sizeof hy), *dbx = dalloc(sizeof bx), *dby = dalloc(sizeof by);
+    DRV(cuMemcpyHtoD_v2((CUdeviceptr)(uintptr_t)dhx, hx, sizeof hx));
+    DRV(cuMemcpyHtoD_v2((CUdeviceptr)(uintptr_t)dhy, hy, sizeof hy));
+    DRV(cuMemcpyHtoD_v2((CUdeviceptr)(uintptr_t)dbx, bx, sizeof bx));
+    DRV(cuMemcpyHtoD_v2((CUdeviceptr)(uintptr_t)dby, by, sizeof by));
+    float al = 0.75f;
+    ST(cublasAxpyEx(h, n, &al, CUDA_R_32F, dhx, CUDA_R_16F, 1, dhy, CUDA_R_16F, 1, CUDA_R_32F), 0);
+    DRV(cuMemcpyDtoH_v2(out, (CUdeviceptr)(uintptr_t)dhy, sizeof out));
+    for (int i = 0; i < n; i++)
+        if (out[i] != f2h((float)(0.75 * h2f(hx[i]) + h2f(hy[i])))) {
+            bad("AxpyEx y[%d] = %#x, expected %#x", i, out[i], f2h((float)(0.75 * h2f(hx[i]) + h2f(hy[i]))));
+            break;
+        }
+    double dot = 0;
+    for (int i = 0; i < n; i++)
+        dot += (double)bf2f(bx[i]) * bf2f(by[i]);
+    ST(cublasDotEx(h, n, dbx, CUDA_R_16BF, 1, dby, CUDA_R_16BF, 1, &r16, CUDA_R_16BF, CUDA_R_32F), 0);
+    if (r16 != f2bf((float)dot))
+        bad("DotEx = %#x, expected %#x", r16, f2bf((float)dot));
+    int im = 0, want = 1;
+    for (int i = 1; i < n; i++)
+        if (fabsf(h2f(hx[i])) > fabsf(h2f(hx[want - 1])))
+            want = i + 1;
+    ST(cublasIamaxEx(h, n, dhx, CUDA_R_16F, 1, &im), 0);
+    if (im != want)
+        bad("IamaxEx = %d, expected %d", im, want);
+    double *cx = rnd(C, 10);
+    void *dcx = up(C, cx, 10);
+    float nrm;
+    double wn = 0;
+    for (int i = 0; i < 20; i++)
+        wn += cx[i] * cx[i];
+    wn = sqrt(wn);
+    ST(cublasNrm2Ex(h, 10, dcx, CUDA_C_32F, 1, &nrm, CUDA_R_32F, CUDA_C_32F), 0);
+    double gn = nrm;
+    close_d("Nrm2Ex", &gn, &wn, 1, 1e-6);
+    ST(cublasDotEx(h, n, dhx, CUDA_R_16F, 1, dbx, CUDA_R_16BF, 1, &r16, CUDA_R_16F, CUDA_R_32F), CUBLAS_STATUS_NOT_SUPPORTED);
+    ST(cublasAxpyEx(h, n, &al, CUDA_R_32F, dhx, CUDA_R_16F, 1, dhy, CUDA_R_16F, 1, CUDA_R_64F), CUBLAS_STATUS_NOT_SUPPORTED);
+    /* 64F: rot, scal, copy, swap */
+    double *x = rnd(D, 8), *y = rnd(D, 8), c = 0.6, sn = 0.8, two = 2;
+    void *dx = up(D, x, 8), *dy = up(D, y, 8);
+    ST(cublasRotEx(h, 8, dx, CUDA_R_64F, 1, dy, CUDA_R_64F, 1, &c, &sn, CUDA_R_64F, CUDA_R_64F), 0);
+    ST(cublasScalEx(h, 8, &two, CUDA_R_64F, dx, CUDA_R_64F, 1, CUDA_R_64F), 0);
+    ST(cublasSwapEx(h, 8, dx, CUDA_R_64F, 1, dy, CUDA_R_64F, 1), 0);
+    for (int i = 0; i < 8; i++) {
+        double nx = 0.6 * x[i] + 0.8 * y[i], ny = 0.6 * y[i] - 0.8 * x[i];
+        x[i] = ny; /* swapped */
+        y[i] = 2 * nx;
+    }
+    double *gx = down(D, dx, 8), *gy = down(D, dy, 8);
+    close_d("RotEx/ScalEx/SwapEx x", gx, x, 8, 1e-15);
+    close_d("RotEx/ScalEx/SwapEx y", gy, y, 8, 1e-15);
+    ST(cublasCopyEx(h, 8, dy, CUDA_R_64F, 1, dx, CUDA_R_64F, 1), 0);
+    free(gx);
+    gx = down(D, dx, 8);
+    close_d("CopyEx", gx, y, 8, 0);
+    free(gx), free(gy), free(x), free(y), free(cx);
+    dfree(dhx), dfree(dhy), dfree(dbx), dfree(dby), dfree(dcx), dfree(dx), dfree(dy);
+    /* csymv (upper), zsyr2 (lower), csyr (upper): symmetric, not Hermitian */
+    int m = 5;
+    double *A = rnd(C, 25), *v = rnd(C, 5), *w = rnd(C, 5);
+    void *dA = up(C, A, 25), *dv = up(C, v, 5), *dw = up(C, w, 5);
+    cuComplex ca = { 0.5f, -1.0f }, cb = { 2.0f, 0.5f };
+    double a2[2] = { 0.5, -1 }, b2[2] = { 2, 0.5 }, ref[10];
+    ST(cublasCsymv_v2(h, CUBLAS_FILL_MODE_UPPER, m, &ca, dA, m, dv, 1, &cb, dw, 1), 0);
+    for (int r = 0; r < m; r++) {
+        double s2[2] = { 0, 0 }, e[2], xv[2], p[2], yv[2];
+        for (int c2 = 0; c2 < m; c2++) {
+            getz(C, A, (size_t)(r <= c2 ? c2 * m + r : r * m + c2), e);
+            getz(C, v, (size_t)c2, xv);
+            cmul(e, xv, p);
+            s2[0] += p[0], s2[1] += p[1];
+        }
+        cmul(a2, s2, p);
+        getz(C, w, (size_t)r, yv);
+        cmul(b2, yv, s2);
+        ref[2 * r] = p[0] + s2[0], ref[2 * r + 1] = p[1] + s2[1];
+    }
+    double *got = down(C, dw, 5);
+    close_d("csymv", got, ref, 10, 1e-5);
+    free(got);
+    ST(cublasCsyr_v2(h, CUBLAS_FILL_MODE_UPPER, m, &ca, dv, 1, dA, m), 0);
+    for (int c2 = 0; c2 < m; c2++)
+        for (int r = 0; r <= c2; r++) {
+            double xr[2], xc[2], p[2], q[2], e[2];
+            getz(C, v, (size_t)r, xr);
+            getz(C, v, (size_t)c2, xc);
+            cmul(xr, xc, p);
+            cmul(a2, p, q);
+            getz(C, A, (size_t)(c2 * m + r), e);
+            e[0] += q[0], e[1] += q[1];
+            setz(C, A, (size_t)(c2 * m + r), e);
+        }
+    got = down(C, dA, 25);
+    close_d("csyr A", got, A, 50, 1e-5);
+    free(got);
+    double *ZA = rnd(Z, 25), *zx = rnd(Z, 5), *zy = rnd(Z, 5);
+    void *dZA = up(Z, ZA, 25), *dzx = up(Z, zx, 5), *dzy = up(Z, zy, 5);
+    cuDoubleComplex za = { 1.5, 0.25 };
+    double za2[2] = { 1.5, 0.25 };
+    ST(cublasZsyr2_v2(h, CUBLAS_FILL_MODE_LOWER, m, &za, dzx, 1, dzy, 1, dZA, m), 0);
+    for (int c2 = 0; c2 < m; c2++)
+        for (int r = c2; r < m; r++) {
+            double xr[2], xc[2], yr[2], yc[2], p[2], q[2], t2[2], e[2];
+            getz(Z, zx, (size_t)r, xr), getz(Z, zx, (size_t)c2, xc);
+            getz(Z, zy, (size_t)r, yr), getz(Z, zy, (size_t)c2, yc);
+            cmul(xr, yc, p);
+            cmul(yr, xc, q);
+            p[0] += q[0], p[1] += q[1];
+            cmul(za2, p, t2);
+            getz(Z, ZA, (size_t)(c2 * m + r), e);
+            e[0] += t2[0], e[1] += t2[1];
+            setz(Z, ZA, (size_t)(c2 * m + r), e);
+        }
+    got = down(Z, dZA, 25);
+    close_d("zsyr2 A", got, ZA, 50, 1e-12);
+    free(got), free(A), free(v), free(w), free(ZA), free(zx), free(zy);
+    dfree(dA), dfree(dv), dfree(dw), dfree(dZA), dfree(dzx), dfree(dzy);
+    /* inverses of 2 matrices: getrf + getri, and matinv; A inv(A) = I; a singular one */
+    int N = 4;
+    double *M[3];
+    void *mp[6];
+    for (int i = 0; i < 3; i++) {
+        M[i] = rnd(D, 16);
+        for (int d = 0; d < N; d++)
+            M[i][d * N + d] += 3;
+        if (i == 2)
+            for (int r = 0; r < N; r++)
+                M[i][3 * N + r] = M[i][r]; /* column 3 = column 0: singular */
+        mp[i] = up(D, M[i], 16);
+        mp[3 + i] = dalloc(16 * 8);
+    }
+    void **dmp = dalloc(sizeof mp);
+    int *piv = dalloc(3 * N * sizeof(int)), *info = dalloc(3 * sizeof(int)), hinfo[3];
+    DRV(cuMemcpyHtoD_v2((CUdeviceptr)(uintptr_t)dmp, mp, sizeof mp));
+    ST(cublasDmatinvBatched(h, N, (const double *const *)dmp, N, (double *const *)(dmp + 3), N, info, 3), 0);
+    DRV(cuCtxSynchronize());
+    DRV(cuMemcpyDtoH_v2(hinfo, (CUdeviceptr)(uintptr_t)info, sizeof hinfo));
+    if (hinfo[0] || hinfo[1] || hinfo[2] <= 0)
+        bad("matinv info %d %d %d (the third matrix is singular)", hinfo[0], hinfo[1], hinfo[2]);
+    double I4[16] = { 0 }, one[2] = { 1, 0 }, zero[2] = { 0, 0 }, AI[16];
+    for (int d = 0; d < N; d++)
+        I4[d * N + d] = 1;
+    for (int i = 0; i < 2; i++) {
+        double *inv = down(D, mp[3 + i], 16);
+        ref_gemm(D, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, one, M[i], N, inv, N, zero, AI, N);
+        close_d("A matinv(A)", AI, I4, 16, 1e-12);
+        free(inv);
+    }
+    ST(cublasDgetrfBatched(h, N, (double *const *)dmp, N, piv, info, 2), 0);
+    ST(cublasDgetriBatched(h, N, (const double *const *)dmp, N, piv, (double *const *)(dmp + 3), N, info, 2), 0);
+    DRV(cuCtxSynchronize());
+    for (int i = 0; i < 2; i++) {
+        double *inv = down(D, mp[3 + i], 16);
+        ref_gemm(D, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, one, M[i], N, inv, N, zero, AI, N);
+        close_d("A getri(A)", AI, I4, 16, 1e-12);
+        free(inv);
+    }
+    ST(cublasDmatinvBatched(h, 33, (const double *const *)dmp, 33, (double *const *)(dmp + 3), 33, info, 1),
+       CUBLAS_STATUS_INVALID_VALUE);
+    for (int i = 0; i < 3; i++)
+        free(M[i]), dfree(mp[i]), dfree(mp[3 + i]);
+    dfree(dmp), dfree(piv), dfree(info);
     end();
 }
 
@@ -1042,8 +1223,8 @@ static void test_bad(void)
         if (z[i] != 0)
             bad("a refused call wrote d[%d] = %g", i, z[i]);
     /* a function the host library does not implement, through the symbol NVIDIA exports */
-    extern int cublasCsymv_v2(void);
-    ST(cublasCsymv_v2(), CUBLAS_STATUS_NOT_SUPPORTED);
+    extern int cublasSgelsBatched(void);
+    ST(cublasSgelsBatched(), CUBLAS_STATUS_NOT_SUPPORTED);
     extern void cublasSgemm(void);
     cublasSgemm();
     ST(cublasGetError(), CUBLAS_STATUS_NOT_SUPPORTED);
@@ -1095,6 +1276,7 @@ int main(void)
     test_batched();
     test_batched_more();
     test_level1();
+    test_ex_more();
     test_level2();
     test_level3();
     test_gemmex();

@@ -1,6 +1,6 @@
 /* Batched level 2 and 3 beyond gemm, and batched LU: gemvBatched,
- * gemvStridedBatched, trsmBatched, getrfBatched, getrsBatched in S, D, C,
- * Z. Pointer arrays are read once the stream has reached the call
+ * gemvStridedBatched, trsmBatched, getrfBatched, getrsBatched,
+ * getriBatched, matinvBatched in S, D, C, Z. Pointer arrays are read once the stream has reached the call
  * (blas_read_arrays); the LU factorisation and solves are LAPACK's
  * (OpenBLAS carries it), LU without pivoting (a NULL pivot array) is a
  * loop here, as LAPACK has none. */
@@ -23,7 +23,12 @@ void cgetrs_(const char *tr, const int *n, const int *nrhs, const void *a, const
 void zgetrs_(const char *tr, const int *n, const int *nrhs, const void *a, const int *lda, const int *ipiv, void *b,
              const int *ldb, int *info, size_t trlen);
 
-enum bop { GEMV, TRSM, GETRF, GETRS };
+void sgetri_(const int *n, float *a, const int *lda, const int *ipiv, float *work, const int *lwork, int *info);
+void dgetri_(const int *n, double *a, const int *lda, const int *ipiv, double *work, const int *lwork, int *info);
+void cgetri_(const int *n, void *a, const int *lda, const int *ipiv, void *work, const int *lwork, int *info);
+void zgetri_(const int *n, void *a, const int *lda, const int *ipiv, void *work, const int *lwork, int *info);
+
+enum bop { GEMV, TRSM, GETRF, GETRS, GETRI, MATINV };
 
 struct bj {
     struct hl_job h;
@@ -78,6 +83,45 @@ static int lu_nopivot(enum bt t, void *A, int n, int lda)
     return info;
 }
 
+/* C = inverse of the matrix whose LU (pivots piv) A holds; with getrf
+ * first (matinv) when lu is 0. info: 0, or the first zero pivot. */
+static int invert(enum bt t, const void *A, int lda, const int *piv, void *C, int ldc, int n, int lu)
+{
+    size_t es = bt_size[t];
+    int *own = malloc((size_t)n * sizeof *own);
+    void *work = malloc((size_t)n * 64 * es);
+    int info = 0, lwork = n * 64;
+    if (!own || !work) {
+        free(own);
+        free(work);
+        return -1;
+    }
+    for (int c = 0; c < n; c++)
+        memmove((char *)C + (size_t)c * ldc * es, (const char *)A + (size_t)c * lda * es, (size_t)n * es);
+    if (!lu) {
+        switch (t) {
+        case BT_S: sgetrf_(&n, &n, C, &ldc, own, &info); break;
+        case BT_D: dgetrf_(&n, &n, C, &ldc, own, &info); break;
+        case BT_C: cgetrf_(&n, &n, C, &ldc, own, &info); break;
+        case BT_Z: zgetrf_(&n, &n, C, &ldc, own, &info); break;
+        }
+    } else {
+        for (int i = 0; i < n; i++)
+            own[i] = piv ? piv[i] : i + 1; /* no pivots: no row swaps */
+    }
+    if (info == 0) {
+        switch (t) {
+        case BT_S: sgetri_(&n, C, &ldc, own, work, &lwork, &info); break;
+        case BT_D: dgetri_(&n, C, &ldc, own, work, &lwork, &info); break;
+        case BT_C: cgetri_(&n, C, &ldc, own, work, &lwork, &info); break;
+        case BT_Z: zgetri_(&n, C, &ldc, own, work, &lwork, &info); break;
+        }
+    }
+    free(own);
+    free(work);
+    return info;
+}
+
 static void run_batched(struct hl_job *hj)
 {
     struct bj *j = (struct bj *)hj;
@@ -123,6 +167,11 @@ static void run_batched(struct hl_job *hj)
             }
             break;
         }
+        case GETRI:
+        case MATINV:
+            j->info[i] = invert(j->t, operand(j, 0, i, es), j->lda, j->piv ? j->piv + (size_t)i * j->n : NULL,
+                                operand(j, 1, i, es), j->ldb, j->n, j->op == GETRI);
+            break;
         }
     }
 }
@@ -304,6 +353,37 @@ static cublasStatus_t getrs_batched(cublasHandle_t h, enum bt t, cublasOperation
     return finish(h, j, r);
 }
 
+/* getriBatched (lu: A holds an LU and its pivots, or none) and
+ * matinvBatched (n <= 32) */
+static cublasStatus_t inverse_batched(cublasHandle_t h, enum bt t, enum bop op, int n, const void *const *A, int lda,
+                                      const int *P, void *const *C, int ldc, int *info, int batch)
+{
+    cublasStatus_t r = blas_handle(h);
+    if (r)
+        return r;
+    if (n < 0 || (op == MATINV && n > 32) || lda < (n > 1 ? n : 1) || ldc < (n > 1 ? n : 1) || batch < 0)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (n == 0 || batch == 0)
+        return CUBLAS_STATUS_SUCCESS;
+    struct bj *j = new_job(t, op);
+    if (!j)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    size_t es = bt_size[t];
+    j->n = n;
+    j->lda = lda;
+    j->ldb = ldc;
+    j->batch = batch;
+    j->piv = (int *)P;
+    j->info = info;
+    const void *const *const arrays[2] = { A, (const void *const *)C };
+    const int64_t bytes[2] = { hl_mat_bytes(n, n, lda, es), hl_mat_bytes(n, n, ldc, es) };
+    if (blas_hold(&j->h, info, (int64_t)batch * 4) || (P && blas_hold(&j->h, P, (int64_t)batch * n * 4)))
+        r = CUBLAS_STATUS_INVALID_VALUE;
+    else
+        r = operands(j, h, 2, arrays, NULL, NULL, bytes, batch);
+    return finish(h, j, r);
+}
+
 /* ---- entry points ------------------------------------------------------ */
 #define BATCHED(P, T, BT, I, S)                                                                          \
     HL_EXPORT cublasStatus_t cublas##P##gemvBatched##S(cublasHandle_t h, cublasOperation_t trans, I m, I n, \
@@ -346,7 +426,21 @@ static cublasStatus_t getrs_batched(cublasHandle_t h, enum bt t, cublasOperation
         return getrs_batched(h, BT, trans, n, nrhs, (const void *const *)Aarray, lda, devIpiv,             \
                              (void *const *)Barray, ldb, info, batchSize);                                 \
     }
-#define ALL(P, T, BT) BATCHED(P, T, BT, int, ) BATCHED(P, T, BT, int64_t, _64) LU(P, T, BT)
+#define INV(P, T, BT)                                                                                    \
+    HL_EXPORT cublasStatus_t cublas##P##getriBatched(cublasHandle_t h, int n, const T *const A[], int lda,   \
+                                                     const int *P_, T *const C[], int ldc, int *info,      \
+                                                     int batchSize)                                        \
+    {                                                                                                      \
+        return inverse_batched(h, BT, GETRI, n, (const void *const *)A, lda, P_, (void *const *)C, ldc, info, \
+                               batchSize);                                                                 \
+    }                                                                                                      \
+    HL_EXPORT cublasStatus_t cublas##P##matinvBatched(cublasHandle_t h, int n, const T *const A[], int lda, \
+                                                      T *const Ainv[], int lda_inv, int *info, int batchSize) \
+    {                                                                                                      \
+        return inverse_batched(h, BT, MATINV, n, (const void *const *)A, lda, NULL, (void *const *)Ainv,   \
+                               lda_inv, info, batchSize);                                                  \
+    }
+#define ALL(P, T, BT) BATCHED(P, T, BT, int, ) BATCHED(P, T, BT, int64_t, _64) LU(P, T, BT) INV(P, T, BT)
 ALL(S, float, BT_S)
 ALL(D, double, BT_D)
 ALL(C, cuComplex, BT_C)

@@ -296,6 +296,50 @@ HL_CUBLAS_L2(int64_t, _v2_64)
 HL_CUBLAS_L3(int, _v2, )
 HL_CUBLAS_L3(int64_t, _v2_64, _64)
 
+/* ---- complex symmetric level 2 (C, Z) ------------------------------------- */
+#define HL_CUBLAS_CSYM(P, T, I, S)                                                                      \
+    cublasStatus_t cublas##P##symv##S(cublasHandle_t h, cublasFillMode_t uplo, I n, const T *alpha,         \
+                                      const T *A, I lda, const T *x, I incx, const T *beta, T *y, I incy);  \
+    cublasStatus_t cublas##P##syr##S(cublasHandle_t h, cublasFillMode_t uplo, I n, const T *alpha,          \
+                                     const T *x, I incx, T *A, I lda);                                      \
+    cublasStatus_t cublas##P##syr2##S(cublasHandle_t h, cublasFillMode_t uplo, I n, const T *alpha,         \
+                                      const T *x, I incx, const T *y, I incy, T *A, I lda);
+HL_CUBLAS_CSYM(C, cuComplex, int, _v2)
+HL_CUBLAS_CSYM(Z, cuDoubleComplex, int, _v2)
+HL_CUBLAS_CSYM(C, cuComplex, int64_t, _v2_64)
+HL_CUBLAS_CSYM(Z, cuDoubleComplex, int64_t, _v2_64)
+
+/* ---- level 1 with data types as arguments ---------------------------------- */
+#define HL_CUBLAS_EX1(I, S)                                                                             \
+    cublasStatus_t cublasAxpyEx##S(cublasHandle_t h, I n, const void *alpha, cudaDataType alphaType,        \
+                                   const void *x, cudaDataType xType, I incx, void *y, cudaDataType yType,  \
+                                   I incy, cudaDataType executiontype);                                     \
+    cublasStatus_t cublasDotEx##S(cublasHandle_t h, I n, const void *x, cudaDataType xType, I incx,         \
+                                  const void *y, cudaDataType yType, I incy, void *result,                  \
+                                  cudaDataType resultType, cudaDataType executionType);                     \
+    cublasStatus_t cublasDotcEx##S(cublasHandle_t h, I n, const void *x, cudaDataType xType, I incx,        \
+                                   const void *y, cudaDataType yType, I incy, void *result,                 \
+                                   cudaDataType resultType, cudaDataType executionType);                    \
+    cublasStatus_t cublasNrm2Ex##S(cublasHandle_t h, I n, const void *x, cudaDataType xType, I incx,        \
+                                   void *result, cudaDataType resultType, cudaDataType executionType);      \
+    cublasStatus_t cublasAsumEx##S(cublasHandle_t h, I n, const void *x, cudaDataType xType, I incx,        \
+                                   void *result, cudaDataType resultType, cudaDataType executiontype);      \
+    cublasStatus_t cublasScalEx##S(cublasHandle_t h, I n, const void *alpha, cudaDataType alphaType,        \
+                                   void *x, cudaDataType xType, I incx, cudaDataType executionType);        \
+    cublasStatus_t cublasIamaxEx##S(cublasHandle_t h, I n, const void *x, cudaDataType xType, I incx,       \
+                                    I *result);                                                             \
+    cublasStatus_t cublasIaminEx##S(cublasHandle_t h, I n, const void *x, cudaDataType xType, I incx,       \
+                                    I *result);                                                             \
+    cublasStatus_t cublasCopyEx##S(cublasHandle_t h, I n, const void *x, cudaDataType xType, I incx,        \
+                                   void *y, cudaDataType yType, I incy);                                    \
+    cublasStatus_t cublasSwapEx##S(cublasHandle_t h, I n, void *x, cudaDataType xType, I incx, void *y,     \
+                                   cudaDataType yType, I incy);                                             \
+    cublasStatus_t cublasRotEx##S(cublasHandle_t h, I n, void *x, cudaDataType xType, I incx, void *y,      \
+                                  cudaDataType yType, I incy, const void *c, const void *s,                 \
+                                  cudaDataType csType, cudaDataType executiontype);
+HL_CUBLAS_EX1(int, )
+HL_CUBLAS_EX1(int64_t, _64)
+
 /* ---- batched level 2 and 3, batched LU ----------------------------------- */
 #define HL_CUBLAS_BATCHED(P, T, I, S)                                                                   \
     cublasStatus_t cublas##P##gemvBatched##S(cublasHandle_t h, cublasOperation_t trans, I m, I n,           \
@@ -315,7 +359,11 @@ HL_CUBLAS_L3(int64_t, _v2_64, _64)
                                            int *info, int batchSize);                                       \
     cublasStatus_t cublas##P##getrsBatched(cublasHandle_t h, cublasOperation_t trans, int n, int nrhs,      \
                                            const T *const Aarray[], int lda, const int *devIpiv,            \
-                                           T *const Barray[], int ldb, int *info, int batchSize);
+                                           T *const Barray[], int ldb, int *info, int batchSize);           \
+    cublasStatus_t cublas##P##getriBatched(cublasHandle_t h, int n, const T *const A[], int lda,           \
+                                           const int *P_, T *const C[], int ldc, int *info, int batchSize); \
+    cublasStatus_t cublas##P##matinvBatched(cublasHandle_t h, int n, const T *const A[], int lda,          \
+                                            T *const Ainv[], int lda_inv, int *info, int batchSize);
 #define HL_CUBLAS_BATCHED_ALL(P, T)                                                                     \
     HL_CUBLAS_BATCHED(P, T, int, ) HL_CUBLAS_BATCHED(P, T, int64_t, _64) HL_CUBLAS_LU(P, T)
 HL_CUBLAS_BATCHED_ALL(S, float)
