@@ -130,8 +130,9 @@ static void ref_gemm(int t, cublasOperation_t ta, cublasOperation_t tb, int m, i
                 s[0] += p[0];
                 s[1] += p[1];
             }
-            double cv[2], o1[2], o2[2];
-            getz(t, Cm, (size_t)c * ldc + r, cv);
+            double cv[2] = { 0, 0 }, o1[2], o2[2];
+            if (be[0] != 0 || be[1] != 0) /* as BLAS: C is not read when beta is 0 */
+                getz(t, Cm, (size_t)c * ldc + r, cv);
             cmul(al, s, o1);
             cmul(be, cv, o2);
             o1[0] += o2[0];
