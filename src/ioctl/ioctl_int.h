@@ -106,6 +106,10 @@ const char *td_nv_class_name(unsigned cls);
 struct td_nv_name { unsigned v; const char *name; };
 const char *td_nv_name_find(const struct td_nv_name *tab, size_t n, unsigned v);
 
+/* the name a call is counted and printed under: the family's name for
+ * it, else its raw form in raw */
+const char *td_ioctl_event_name(const struct td_ioctl_event *ev, char *raw, size_t n);
+
 /* UVM plain numbers (the filter matches them exactly). */
 size_t td_uvm_numbers(const unsigned long **out);
 
