@@ -64,6 +64,32 @@ static void warnf(struct td_ioctl_ctx *c, const char *fmt, ...)
     c->warn(c->warn_opaque, msg);
 }
 
+unsigned td_ioctl_parse_driver_version(const char *text)
+{
+    if (!text || *text < '0' || *text > '9')
+        return 0;
+    char *end;
+    unsigned long v = strtoul(text, &end, 10);
+    return (*end == '.' && v > 0 && v < 100000) ? (unsigned)v : 0;
+}
+
+/* the version of the loaded NVIDIA kernel module, or 0 */
+static unsigned loaded_driver_version(void)
+{
+    static const char *const files[] = { "/sys/module/nvidia_uvm/version", "/sys/module/nvidia/version" };
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        FILE *f = fopen(files[i], "re");
+        if (!f)
+            continue;
+        char buf[64];
+        unsigned v = fgets(buf, sizeof(buf), f) ? td_ioctl_parse_driver_version(buf) : 0;
+        fclose(f);
+        if (v)
+            return v;
+    }
+    return 0;
+}
+
 struct td_ioctl_ctx *td_ioctl_new(const char *const *gpu_globs, int nglobs,
                                   const struct td_ioctl_rule *rules, int nrules, int enforce)
 {
@@ -72,6 +98,7 @@ struct td_ioctl_ctx *td_ioctl_new(const char *const *gpu_globs, int nglobs,
         return NULL;
     c->warn = default_warn;
     c->enforce = enforce;
+    td_ioctl_set_driver_version(loaded_driver_version());
     if (nglobs < 0)
         nglobs = 0;
     if (nrules < 0)

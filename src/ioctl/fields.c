@@ -8,7 +8,7 @@
 #include "ioctl_int.h"
 #include "print.h"
 
-static size_t field_width(const struct td_field *f)
+size_t td_field_width(const struct td_field *f)
 {
     switch ((enum td_fk)f->kind) {
     case TD_FK_U8:
@@ -57,7 +57,7 @@ static unsigned long long get(const unsigned char *b, size_t w)
 
 static void print_field(struct tp *p, const struct td_field *f, const unsigned char *b)
 {
-    size_t w = field_width(f);
+    size_t w = td_field_width(f);
     unsigned long long v = w <= 8 ? get(b + f->off, w) : 0;
     const char *name;
     switch ((enum td_fk)f->kind) {
@@ -124,7 +124,7 @@ void td_print_struct(struct tp *p, const struct td_struct *s, const unsigned cha
 {
     /* every field must lie in the block, or the block prints raw */
     for (int i = 0; i < s->nf; i++)
-        if ((size_t)s->f[i].off + field_width(&s->f[i]) > len) {
+        if ((size_t)s->f[i].off + td_field_width(&s->f[i]) > len) {
             tp_sym(p, "?");
             return;
         }

@@ -65,6 +65,9 @@ struct td_struct {
     static const struct td_struct td_s_##id = { cname, (sz), td_f_##id,        \
         (int)(sizeof(td_f_##id) / sizeof(td_f_##id[0])) };
 
+/* Bytes a field occupies (0 for TD_FK_MORE). */
+size_t td_field_width(const struct td_field *f);
+
 /* Print a structure from a block of len bytes: fields in order; raw bytes
  * when the block is shorter than the structure. */
 struct td_pctx {
