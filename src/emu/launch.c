@@ -315,6 +315,9 @@ static void launch_run(struct emu_op *op)
     case PTX_E_ADDRESS: r = CUDA_ERROR_ILLEGAL_ADDRESS; break;
     case PTX_E_MISALIGNED: r = CUDA_ERROR_MISALIGNED_ADDRESS; break;
     case PTX_E_NOMEM: r = CUDA_ERROR_OUT_OF_MEMORY; break;
+    case PTX_E_TIMEOUT: r = CUDA_ERROR_LAUNCH_TIMEOUT; break;
+    case PTX_E_SYNC: r = CUDA_ERROR_ILLEGAL_INSTRUCTION; break;
+    case PTX_E_DEADLOCK:
     case PTX_E_TRAP:
     case PTX_E_UNSUPPORTED:
     case PTX_E_STACK:
