@@ -1,4 +1,20 @@
 /* The emulated GPU: internal interface shared by the src/emu family files.
+ *
+ * Layers. Each file calls only into files below it (tools/check-cycles.sh,
+ * run by make check, verifies that no file calls back into its callers):
+ *
+ *   init.c                   cuInit: devices, primary contexts, pools;
+ *                            the families join the context teardown
+ *   occupancy.c exporttable.c  entry points built on other entry points
+ *   module.c                 modules, libraries, functions, kernels
+ *   launch.c copy.c event.c  kernels (src/ptx), copies, events
+ *   memory.c                 allocations, the address map, pools
+ *   stream.c                 streams, their workers, cuCtxSynchronize
+ *   context.c                contexts, sticky errors, the teardown registry
+ *   device.c obj.c driver.c  devices and cuInit's state; the handle
+ *                            registry; version, error names, cuGetProcAddress
+ *   config.c profiles.c fatbin.c   environment, device profiles, images
+ *
  * The exported CUDA entry points are the emulator's public interface; every
  * entry point it does not implement gets a weak body (generated
  * emu_stubs.c) that returns emu_unsupported().
@@ -73,11 +89,6 @@ void emu_format_uuid(const CUuuid *u, char out[41]);
 /* Reads the environment into cfg. 0, or -1 with a message in err. */
 int emu_config_load(struct emu_config *cfg, char *err, size_t errlen);
 
-/* ---- driver.c -------------------------------------------------------- */
-/* CUDA_SUCCESS once cuInit has succeeded, else CUDA_ERROR_NOT_INITIALIZED. */
-CUresult emu_check_init(void);
-#define EMU_INIT_OR_RETURN() do { CUresult r_ = emu_check_init(); if (r_) return r_; } while (0)
-
 /* ---- obj.c: the handle registry ------------------------------------- */
 enum emu_type {
     EMU_T_CTX = 1, EMU_T_STREAM, EMU_T_EVENT, EMU_T_MODULE, EMU_T_FUNC,
@@ -124,8 +135,13 @@ struct emu_device {
 };
 extern int emu_ndevices;
 extern struct emu_device *emu_devices;
-/* Sets the devices up from cfg (cuInit). */
+/* CUDA_SUCCESS once cuInit has succeeded, else CUDA_ERROR_NOT_INITIALIZED. */
+CUresult emu_check_init(void);
+#define EMU_INIT_OR_RETURN() do { CUresult r_ = emu_check_init(); if (r_) return r_; } while (0)
+/* Sets the devices up from cfg (cuInit), then, when all else is ready,
+ * marks the driver initialised. */
 CUresult emu_devices_init(const struct emu_config *cfg);
+void emu_devices_ready(void);
 /* The device for ordinal d, or NULL. */
 struct emu_device *emu_device(CUdevice d);
 /* A device attribute (the one source of every value reported). */
@@ -147,7 +163,14 @@ struct emu_ctx {
     struct emu_stream *streams;    /* every stream of the context */
     struct emu_stream *legacy;     /* the NULL stream, made on first use */
     size_t limits[10];
+    atomic_int sticky;             /* a kernel's fault (CUresult), until teardown */
+    pthread_mutex_t out_lock;      /* device printf output, written at synchronisation */
+    char *out;
+    size_t out_len, out_cap;
+    struct emu_ctx *anext;         /* every context (context.c's list) */
 };
+/* The primary context of dev, inactive (cuInit). */
+CUresult emu_ctx_init_primary(struct emu_device *dev);
 /* The calling thread's current context, validated and referenced.
  * CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT (none, or an
  * inactive primary), CUDA_ERROR_CONTEXT_IS_DESTROYED. */
@@ -158,8 +181,27 @@ CUresult emu_ctx_require(void);
 /* h, or the current context when h is NULL; referenced. */
 CUresult emu_ctx_resolve(CUcontext h, struct emu_ctx **out);
 void emu_ctx_put(struct emu_ctx *c);
-/* Waits until all work of every stream of c is done. */
-void emu_ctx_sync(struct emu_ctx *c);
+/* A kernel of c failed with err: the first error sticks. */
+void emu_ctx_fail(struct emu_ctx *c, CUresult err);
+/* c's sticky error, or CUDA_SUCCESS. */
+CUresult emu_ctx_sticky(struct emu_ctx *c);
+/* At synchronisation: writes c's buffered device output, returns its
+ * sticky error. */
+CUresult emu_ctx_error(struct emu_ctx *c);
+/* Device printf output of a kernel of c, kept until synchronisation. */
+void emu_ctx_output(struct emu_ctx *c, const char *text, size_t len);
+/* Per-context teardown. Each family that owns objects of a context joins
+ * at cuInit with the function that drops them; context destroy and
+ * primary-context reset call them stage by stage. */
+enum emu_teardown_stage {
+    EMU_TEARDOWN_STORAGE,   /* context-local storage: destructors while the context works */
+    EMU_TEARDOWN_STREAMS,   /* all work finishes, then the streams go */
+    EMU_TEARDOWN_EVENTS,
+    EMU_TEARDOWN_MODULES,
+    EMU_TEARDOWN_MEMORY,
+    EMU_TEARDOWN__COUNT
+};
+void emu_ctx_teardown_join(enum emu_teardown_stage stage, void (*drop)(struct emu_ctx *c));
 
 /* ---- memory.c -------------------------------------------------------- */
 /* GLOBAL: a module's variable (device memory only the module frees) */
@@ -184,14 +226,14 @@ CUresult emu_mem_find(uintptr_t p, size_t len, struct emu_alloc **out);
 /* Like emu_mem_find; NULL without error when p is not in any allocation. */
 struct emu_alloc *emu_mem_lookup(uintptr_t p);
 void emu_alloc_put(struct emu_alloc *a);
+/* Joins the context teardown (cuInit). */
+void emu_memory_init(void);
 /* Device allocation in ctx (accounted); used by modules for globals. */
 CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flags,
                        struct emu_pool *pool, uintptr_t *out);
 /* Removes the allocation at base (exactly) of the given kinds (bitmask of
  * 1 << kind). CUDA_ERROR_INVALID_VALUE if none. */
 CUresult emu_mem_release(uintptr_t base, unsigned kinds);
-/* Frees every allocation owned by ctx (context destroy / reset). */
-void emu_mem_drop_ctx(struct emu_ctx *ctx);
 struct emu_mem_stats {
     unsigned long long current;   /* bytes allocated now */
     unsigned long long peak;      /* most bytes ever allocated at once */
@@ -266,20 +308,22 @@ int emu_stream_reached(struct emu_stream *s, uint64_t seq);
 void emu_stream_sync(struct emu_stream *s);
 /* Destroys: unregisters, lets pending work finish, frees at the end. */
 void emu_stream_destroy(struct emu_stream *s);
-/* Destroys every stream of ctx (context destroy / reset), after work ends. */
-void emu_stream_drop_ctx(struct emu_ctx *ctx);
+/* Waits until all work of every stream of c is done. */
+void emu_ctx_sync(struct emu_ctx *c);
+/* Joins the context teardown (cuInit). */
+void emu_stream_init(void);
 /* Monotonic nanoseconds. */
 uint64_t emu_now_ns(void);
 
 /* ---- exporttable.c: the runtime's private tables ---------------------- */
-/* Drops ctx's context-local storage, calling each entry's destructor
- * (context destroy, primary context reset). */
-void emu_cls_drop_ctx(struct emu_ctx *ctx);
-/* The integrity check itself is src/common/exptab.c (shared with the shim). */
+/* Joins the context teardown (cuInit): a context's local storage goes, each
+ * entry's destructor called. The integrity check itself is
+ * src/common/exptab.c (shared with the shim). */
+void emu_cls_init(void);
 
-/* ---- event.c, module.c ---------------------------------------------- */
-void emu_event_drop_ctx(struct emu_ctx *ctx);
-void emu_module_drop_ctx(struct emu_ctx *ctx);
+/* ---- event.c, module.c: join the context teardown (cuInit) ----------- */
+void emu_event_init(void);
+void emu_module_init(void);
 
 /* ---- launch.c: kernels on the PTX engine (src/ptx) ------------------- */
 struct emu_image;
@@ -299,8 +343,4 @@ void emu_ptx_unbind(struct emu_ptxglob *g);
 CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct emu_obj *holder,
                            struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
                            const unsigned block[3], unsigned shmem, void **params, void **extra);
-/* The sticky error of a kernel that failed in c (CUDA_SUCCESS if none);
- * writes the device printf output buffered for c. */
-CUresult emu_ctx_error(struct emu_ctx *c);
-
 #endif

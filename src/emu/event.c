@@ -32,9 +32,14 @@ static void drop_one(struct emu_obj *o)
     emu_obj_put(o);
 }
 
-void emu_event_drop_ctx(struct emu_ctx *ctx)
+static void drop_ctx(struct emu_ctx *ctx)
 {
     emu_obj_drop_ctx(ctx, EMU_T_EVENT, drop_one);
+}
+
+void emu_event_init(void)
+{
+    emu_ctx_teardown_join(EMU_TEARDOWN_EVENTS, drop_ctx);
 }
 
 TD_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)

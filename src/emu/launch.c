@@ -5,17 +5,15 @@
  * kernel on the stream's worker, in order with the stream's other work.
  *
  * Errors in a kernel (trap, assert, bad address) are sticky: the context
- * answers them from every later synchronisation and launch. Device printf
- * output is kept per context and written to stdout at synchronisation (and
- * at the next launch), as the real driver does. Also: cuLinkCreate /
- * cuLinkAddData / cuLinkComplete on PTX. */
+ * keeps them (context.c) and answers them from every later synchronisation
+ * and launch. Device printf output goes to the context's buffer, written
+ * to stdout at synchronisation (and at the next launch), as the real
+ * driver does. Also: cuLinkCreate / cuLinkAddData / cuLinkComplete on PTX. */
 #include "emu.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../ptx/ptx.h"
 #include "fatbin.h"
@@ -120,117 +118,6 @@ void emu_ptx_unbind(struct emu_ptxglob *g)
     free(g);
 }
 
-/* ---- per-context state: sticky error, printf buffer ------------------------- */
-struct ctx_state {
-    struct ctx_state *next;
-    unsigned long long id;
-    CUresult sticky;
-    char *out;
-    size_t len, cap;
-};
-static pthread_mutex_t cs_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ctx_state *cs_list;
-static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
-
-static void flush_all(void);
-static void cs_init(void) { atexit(flush_all); }
-
-/* under cs_lock */
-static struct ctx_state *cs_get(unsigned long long id, int make)
-{
-    for (struct ctx_state *s = cs_list; s; s = s->next)
-        if (s->id == id)
-            return s;
-    if (!make)
-        return NULL;
-    struct ctx_state *s = calloc(1, sizeof *s);
-    if (s) {
-        s->id = id;
-        s->next = cs_list;
-        cs_list = s;
-    }
-    return s;
-}
-
-static void write_out(char *buf, size_t len)
-{
-    if (!len)
-        return;
-    fflush(stdout);
-    size_t off = 0;
-    while (off < len) {
-        ssize_t k = write(STDOUT_FILENO, buf + off, len - off);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        off += (size_t)k;
-    }
-}
-
-/* takes the buffered output of state s (under cs_lock) */
-static char *cs_take(struct ctx_state *s, size_t *len)
-{
-    char *b = s->out;
-    *len = s->len;
-    s->out = NULL;
-    s->len = s->cap = 0;
-    return b;
-}
-
-static void flush_all(void)
-{
-    pthread_mutex_lock(&cs_lock);
-    for (struct ctx_state *s = cs_list; s; s = s->next) {
-        size_t n;
-        char *b = cs_take(s, &n);
-        write_out(b, n);
-        free(b);
-    }
-    pthread_mutex_unlock(&cs_lock);
-}
-
-CUresult emu_ctx_error(struct emu_ctx *c)
-{
-    pthread_once(&cs_once, cs_init);
-    pthread_mutex_lock(&cs_lock);
-    struct ctx_state *s = cs_get(c->id, 0);
-    CUresult r = s ? s->sticky : CUDA_SUCCESS;
-    size_t n = 0;
-    char *b = s ? cs_take(s, &n) : NULL;
-    pthread_mutex_unlock(&cs_lock);
-    write_out(b, n);
-    free(b);
-    return r;
-}
-
-static void cs_finish(struct emu_ctx *c, CUresult err, char *out, size_t len)
-{
-    pthread_mutex_lock(&cs_lock);
-    struct ctx_state *s = cs_get(c->id, 1);
-    if (s) {
-        if (err && !s->sticky)
-            s->sticky = err;
-        if (len) {
-            if (s->len + len > s->cap) {
-                size_t nc = s->cap ? s->cap : 4096;
-                while (nc < s->len + len)
-                    nc *= 2;
-                char *nb = realloc(s->out, nc);
-                if (nb) {
-                    s->out = nb;
-                    s->cap = nc;
-                }
-            }
-            if (s->len + len <= s->cap) {
-                memcpy(s->out + s->len, out, len);
-                s->len += len;
-            }
-        }
-    }
-    pthread_mutex_unlock(&cs_lock);
-}
-
 /* ---- the launch operation ------------------------------------------------- */
 struct launch_op {
     struct emu_op op;
@@ -294,11 +181,7 @@ static int emu_threads(void)
 static void launch_run(struct emu_op *op)
 {
     struct launch_op *k = (struct launch_op *)op;
-    pthread_mutex_lock(&cs_lock);
-    struct ctx_state *s = cs_get(k->ctx->id, 0);
-    CUresult prior = s ? s->sticky : CUDA_SUCCESS;
-    pthread_mutex_unlock(&cs_lock);
-    if (prior)
+    if (emu_ctx_sticky(k->ctx))
         return; /* the context is broken: nothing runs any more */
     char err[512];
     k->l.host.cookie = k;
@@ -320,7 +203,9 @@ static void launch_run(struct emu_op *op)
     case PTX_E_STACK:
     default: r = CUDA_ERROR_LAUNCH_FAILED; break;
     }
-    cs_finish(k->ctx, r, k->out, k->len);
+    if (k->len)
+        emu_ctx_output(k->ctx, k->out, k->len);
+    emu_ctx_fail(k->ctx, r);
     if (st == PTX_E_ASSERT)
         fprintf(stderr, "%s\n", err);
     else if (st != PTX_OK)

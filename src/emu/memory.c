@@ -255,7 +255,7 @@ CUresult emu_mem_release(uintptr_t base, unsigned kinds)
     return CUDA_SUCCESS;
 }
 
-void emu_mem_drop_ctx(struct emu_ctx *ctx)
+static void drop_ctx(struct emu_ctx *ctx)
 {
     for (;;) {
         struct emu_alloc *batch[64];
@@ -277,6 +277,11 @@ void emu_mem_drop_ctx(struct emu_ctx *ctx)
         if (n < 64)
             return;
     }
+}
+
+void emu_memory_init(void)
+{
+    emu_ctx_teardown_join(EMU_TEARDOWN_MEMORY, drop_ctx);
 }
 
 int emu_mem_stats(int dev, struct emu_mem_stats *st)

@@ -188,10 +188,15 @@ static void drop_func(struct emu_obj *o)
     emu_obj_put(o);
 }
 
-void emu_module_drop_ctx(struct emu_ctx *ctx)
+static void drop_ctx(struct emu_ctx *ctx)
 {
     emu_obj_drop_ctx(ctx, EMU_T_MODULE, drop_module);
     emu_obj_drop_ctx(ctx, EMU_T_FUNC, drop_func);
+}
+
+void emu_module_init(void)
+{
+    emu_ctx_teardown_join(EMU_TEARDOWN_MODULES, drop_ctx);
 }
 
 static CUresult load_image(const void *image, size_t len, struct emu_image *img)

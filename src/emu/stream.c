@@ -7,7 +7,10 @@
  * part in this (all but non-blocking streams) are ordered by ctx->lock.
  *
  * Waiting is a short spin, then a condition variable: an idle stream
- * answers a host function or an event in a few microseconds. */
+ * answers a host function or an event in a few microseconds.
+ *
+ * Also the context-wide wait (cuCtxSynchronize, and the first stage of a
+ * context's teardown: all work finishes, then the streams go). */
 #include "emu.h"
 
 #include <sched.h>
@@ -242,9 +245,46 @@ static void drop_one(struct emu_obj *o)
     stream_kill((struct emu_stream *)o);
 }
 
-void emu_stream_drop_ctx(struct emu_ctx *ctx)
+/* Waits for every stream's work (snapshot of the list, then wait). */
+void emu_ctx_sync(struct emu_ctx *c)
 {
+    struct emu_stream *snap[64];
+    uint64_t seqs[64];
+    for (;;) {
+        int n = 0, more = 0;
+        pthread_mutex_lock(&c->lock);
+        for (struct emu_stream *s = c->streams; s; s = s->cnext) {
+            uint64_t e = atomic_load(&s->pub_enq);
+            if (atomic_load(&s->done_seq) >= e)
+                continue;
+            if (n == 64) {
+                more = 1;
+                break;
+            }
+            emu_obj_ref(&s->o);
+            snap[n] = s;
+            seqs[n++] = e;
+        }
+        pthread_mutex_unlock(&c->lock);
+        for (int i = 0; i < n; i++) {
+            emu_stream_wait(snap[i], seqs[i]);
+            emu_stream_put(snap[i]);
+        }
+        if (!more)
+            return;
+    }
+}
+
+/* the context's teardown: its work finishes, then its streams go */
+static void drop_ctx(struct emu_ctx *ctx)
+{
+    emu_ctx_sync(ctx);
     emu_obj_drop_ctx(ctx, EMU_T_STREAM, drop_one);
+}
+
+void emu_stream_init(void)
+{
+    emu_ctx_teardown_join(EMU_TEARDOWN_STREAMS, drop_ctx);
 }
 
 /* ---- submission ------------------------------------------------------ */
@@ -536,6 +576,23 @@ TD_EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 TD_EXPORT CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
 {
     return cuStreamDestroy_v2(hStream);
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_resolve(ctx, &c);
+    if (r)
+        return r;
+    emu_ctx_sync(c);
+    r = emu_ctx_error(c); /* a failed kernel's sticky error; device printf output */
+    emu_ctx_put(c);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
+{
+    return cuCtxSynchronize_v2(NULL);
 }
 
 static CUresult stream_sync(CUstream h, int ptds)
