@@ -208,12 +208,36 @@ static CUresult ctx_get(CUcontext h, struct emu_ctx **out, CUresult gone)
     return CUDA_SUCCESS;
 }
 
-CUresult emu_ctx_current(struct emu_ctx **out)
+/* the current context; for work (usable), its sticky error fails the call */
+static CUresult current(struct emu_ctx **out, int usable)
 {
     EMU_INIT_OR_RETURN();
     if (ctx_depth == 0 || !ctx_stack[ctx_depth - 1])
         return CUDA_ERROR_INVALID_CONTEXT;
-    return ctx_get((CUcontext)ctx_stack[ctx_depth - 1], out, CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    CUresult r = ctx_get((CUcontext)ctx_stack[ctx_depth - 1], out, CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    if (r == CUDA_SUCCESS && usable && (r = emu_ctx_sticky(*out)) != CUDA_SUCCESS)
+        emu_ctx_put(*out);
+    return r;
+}
+
+CUresult emu_ctx_current(struct emu_ctx **out)
+{
+    return current(out, 1);
+}
+
+CUresult emu_ctx_query(struct emu_ctx **out)
+{
+    return current(out, 0);
+}
+
+/* for calls that read the current context's properties */
+static CUresult query_ok(void)
+{
+    struct emu_ctx *c;
+    CUresult r = current(&c, 0);
+    if (r == CUDA_SUCCESS)
+        emu_ctx_put(c);
+    return r;
 }
 
 CUresult emu_ctx_require(void)
@@ -229,7 +253,7 @@ CUresult emu_ctx_resolve(CUcontext h, struct emu_ctx **out)
 {
     EMU_INIT_OR_RETURN();
     if (!h)
-        return emu_ctx_current(out);
+        return emu_ctx_query(out);
     return ctx_get(h, out, CUDA_ERROR_INVALID_CONTEXT);
 }
 
@@ -555,7 +579,7 @@ TD_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned 
 TD_EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
 {
     struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
     if (device)
@@ -604,7 +628,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 TD_EXPORT CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
 {
     struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
     if (flags) {
@@ -619,7 +643,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
 TD_EXPORT CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
 {
     struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
     r = check_ctx_flags(flags);
@@ -649,7 +673,7 @@ static int limit_supported(int limit)
 TD_EXPORT CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
     struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
     if (!pvalue)
@@ -668,7 +692,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 TD_EXPORT CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 {
     struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
     if (!limit_supported((int)limit)) {
@@ -693,7 +717,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 
 TD_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
-    CUresult r = emu_ctx_require();
+    CUresult r = query_ok();
     if (r)
         return r;
     if (leastPriority)
@@ -705,7 +729,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *
 
 TD_EXPORT CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
-    CUresult r = emu_ctx_require();
+    CUresult r = query_ok();
     if (r)
         return r;
     if (!pconfig)
@@ -716,7 +740,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 
 TD_EXPORT CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
 {
-    CUresult r = emu_ctx_require();
+    CUresult r = query_ok();
     if (r)
         return r;
     /* a preference; the emulator has no cache to configure */

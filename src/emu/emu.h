@@ -171,14 +171,20 @@ struct emu_ctx {
 };
 /* The primary context of dev, inactive (cuInit). */
 CUresult emu_ctx_init_primary(struct emu_device *dev);
-/* The calling thread's current context, validated and referenced.
- * CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT (none, or an
- * inactive primary), CUDA_ERROR_CONTEXT_IS_DESTROYED. */
+/* The calling thread's current context for a call that does work in it,
+ * validated and referenced. CUDA_ERROR_NOT_INITIALIZED,
+ * CUDA_ERROR_INVALID_CONTEXT (none, or an inactive primary),
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED, or the context's sticky error: after a
+ * kernel's fault every later call that does work fails with it, as on the
+ * real driver, until the context is destroyed or reset. */
 CUresult emu_ctx_current(struct emu_ctx **out);
-/* CUDA_SUCCESS when the calling thread has a current context, else the
- * error emu_ctx_current gives (calls that need one but use nothing of it) */
+/* The same for calls that only read the context's properties: they still
+ * answer after a fault. */
+CUresult emu_ctx_query(struct emu_ctx **out);
+/* CUDA_SUCCESS when the calling thread has a usable current context, else
+ * the error emu_ctx_current gives (work that uses nothing of it) */
 CUresult emu_ctx_require(void);
-/* h, or the current context when h is NULL; referenced. */
+/* h, or the current context when h is NULL (as emu_ctx_query); referenced. */
 CUresult emu_ctx_resolve(CUcontext h, struct emu_ctx **out);
 void emu_ctx_put(struct emu_ctx *c);
 /* A kernel of c failed with err: the first error sticks. */
@@ -265,6 +271,8 @@ struct emu_op {
     emu_op_fn run;                  /* does the work (worker thread or inline) */
     emu_op_fn fini;                 /* releases what the op holds (or NULL); the op is freed after */
     int inline_ok;                  /* may run on the caller's thread when idle */
+    int device_work;                /* the GPU's work (copy, memset, kernel): it does
+                                       not run once the context has faulted */
     int ndeps, capdeps;
     struct emu_dep *deps;
     struct emu_stream *stream;      /* set on submit */
@@ -286,9 +294,10 @@ struct emu_stream {
     _Atomic uint64_t pub_enq;       /* copy of enq_seq for lock-free peeks */
     int worker, sleeping, exiting, nwaiters;
 };
-/* Resolves a stream handle for the calling thread. NULL means the legacy
- * stream, or this thread's default stream when ptds; CU_STREAM_LEGACY and
- * CU_STREAM_PER_THREAD as named. Referenced. */
+/* Resolves a stream handle for the calling thread, for work on it. NULL
+ * means the legacy stream, or this thread's default stream when ptds;
+ * CU_STREAM_LEGACY and CU_STREAM_PER_THREAD as named. Referenced. The
+ * stream's context's sticky error fails it (emu_ctx_current). */
 CUresult emu_stream_resolve(CUstream h, int ptds, struct emu_stream **out);
 void emu_stream_put(struct emu_stream *s);
 /* Allocates an op of size bytes (>= sizeof(struct emu_op)), zeroed. */
@@ -299,7 +308,8 @@ int emu_op_dep(struct emu_op *op, struct emu_stream *s, uint64_t seq);
  * The op is owned by the stream from here (also on error). */
 CUresult emu_stream_submit(struct emu_stream *s, struct emu_op *op, uint64_t *seq_out);
 /* Runs op on the calling thread once everything it would have waited for
- * on s is done (synchronous copies), then frees it. */
+ * on s is done (synchronous copies), then frees it. Returns, as every
+ * synchronising call, the context's sticky error (the op did not run). */
 CUresult emu_stream_exec(struct emu_stream *s, struct emu_op *op);
 /* Waits until s has finished op number seq. */
 void emu_stream_wait(struct emu_stream *s, uint64_t seq);

@@ -206,8 +206,10 @@ TD_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
     pthread_mutex_lock(&e->lock);
     int done = e->done_gen >= e->gen;
     pthread_mutex_unlock(&e->lock);
+    /* done: a fault of the work before it is the answer */
+    CUresult r = !done ? CUDA_ERROR_NOT_READY : e->o.ctx ? emu_ctx_sticky(e->o.ctx) : CUDA_SUCCESS;
     emu_obj_put(&e->o);
-    return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+    return r;
 }
 
 TD_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)

@@ -181,8 +181,6 @@ static int emu_threads(void)
 static void launch_run(struct emu_op *op)
 {
     struct launch_op *k = (struct launch_op *)op;
-    if (emu_ctx_sticky(k->ctx))
-        return; /* the context is broken: nothing runs any more */
     char err[512];
     k->l.host.cookie = k;
     k->l.host.lookup = host_lookup;
@@ -252,6 +250,7 @@ CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct e
     struct launch_op *k = emu_op_new(sizeof *k, launch_run, launch_fini);
     if (!k)
         return CUDA_ERROR_OUT_OF_MEMORY;
+    k->op.device_work = 1; /* a broken context runs no more kernels */
     pthread_mutex_init(&k->plock, NULL);
     k->params = calloc(1, pbytes ? pbytes : 1);
     if (!k->params) {

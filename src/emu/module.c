@@ -199,6 +199,22 @@ void emu_module_init(void)
     emu_ctx_teardown_join(EMU_TEARDOWN_MODULES, drop_ctx);
 }
 
+/* module h, referenced, for a lookup in it: its context's sticky error
+ * fails the call */
+static CUresult module_get(CUmodule h, struct emu_module **out)
+{
+    struct emu_module *m = emu_obj_get(h, EMU_T_MODULE);
+    if (!m)
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = emu_ctx_sticky(m->o.ctx);
+    if (r) {
+        emu_obj_put(&m->o);
+        return r;
+    }
+    *out = m;
+    return CUDA_SUCCESS;
+}
+
 static CUresult load_image(const void *image, size_t len, struct emu_image *img)
 {
     char err[256];
@@ -344,11 +360,12 @@ TD_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
     EMU_INIT_OR_RETURN();
     if (!hfunc || !name)
         return CUDA_ERROR_INVALID_VALUE;
-    struct emu_module *m = emu_obj_get(hmod, EMU_T_MODULE);
-    if (!m)
-        return CUDA_ERROR_INVALID_HANDLE;
+    struct emu_module *m;
+    CUresult r = module_get(hmod, &m);
+    if (r)
+        return r;
     int e = find_entry(m->img, name);
-    CUresult r = CUDA_ERROR_NOT_FOUND;
+    r = CUDA_ERROR_NOT_FOUND;
     if (e >= 0) {
         struct emu_func *f = module_func(m, e);
         r = f ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
@@ -416,10 +433,11 @@ TD_EXPORT CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes
     EMU_INIT_OR_RETURN();
     if (!name)
         return CUDA_ERROR_INVALID_VALUE;
-    struct emu_module *m = emu_obj_get(hmod, EMU_T_MODULE);
-    if (!m)
-        return CUDA_ERROR_INVALID_HANDLE;
-    CUresult r = module_global(m, name, dptr, bytes);
+    struct emu_module *m;
+    CUresult r = module_get(hmod, &m);
+    if (r)
+        return r;
+    r = module_global(m, name, dptr, bytes);
     emu_obj_put(&m->o);
     return r;
 }
@@ -854,7 +872,7 @@ static CUresult fn_device(struct fn_ref *f, struct emu_device **d)
         return CUDA_SUCCESS;
     }
     struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
     *d = c->dev;

@@ -73,6 +73,13 @@ int emu_op_dep(struct emu_op *op, struct emu_stream *s, uint64_t seq)
     return 0;
 }
 
+/* the GPU runs nothing more in a context that has faulted */
+static void run_op(struct emu_stream *s, struct emu_op *op)
+{
+    if (!op->device_work || !emu_ctx_sticky(s->sctx))
+        op->run(op);
+}
+
 static void op_free(struct emu_op *op)
 {
     for (int i = 0; i < op->ndeps; i++)
@@ -205,7 +212,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&s->lock);
         for (int i = 0; i < op->ndeps; i++)
             emu_stream_wait(op->deps[i].s, op->deps[i].seq);
-        op->run(op);
+        run_op(s, op);
         uint64_t seq = op->seq;
         op_free(op);
         pthread_mutex_lock(&s->lock);
@@ -275,11 +282,16 @@ void emu_ctx_sync(struct emu_ctx *c)
     }
 }
 
-/* the context's teardown: its work finishes, then its streams go */
+/* the context's teardown: its work finishes, then its streams go (their
+ * workers leave the context's list as they exit; the next use of the
+ * legacy stream makes a new one at once) */
 static void drop_ctx(struct emu_ctx *ctx)
 {
     emu_ctx_sync(ctx);
     emu_obj_drop_ctx(ctx, EMU_T_STREAM, drop_one);
+    pthread_mutex_lock(&ctx->lock);
+    ctx->legacy = NULL;
+    pthread_mutex_unlock(&ctx->lock);
 }
 
 void emu_stream_init(void)
@@ -344,7 +356,7 @@ CUresult emu_stream_submit(struct emu_stream *s, struct emu_op *op, uint64_t *se
         /* idle: the stream reaches this op now; run it here */
         op->seq = ++s->enq_seq;
         atomic_store_explicit(&s->pub_enq, op->seq, memory_order_release);
-        op->run(op);
+        run_op(s, op);
         atomic_store_explicit(&s->done_seq, op->seq, memory_order_release);
         if (s->nwaiters)
             pthread_cond_broadcast(&s->done_cv);
@@ -410,9 +422,9 @@ CUresult emu_stream_exec(struct emu_stream *s, struct emu_op *op)
     for (int i = 0; i < op->ndeps; i++)
         emu_stream_wait(op->deps[i].s, op->deps[i].seq);
     op->stream = s;
-    op->run(op);
+    run_op(s, op);
     op_free(op);
-    return CUDA_SUCCESS;
+    return emu_ctx_error(s->sctx); /* a fault of the work waited for; printf output */
 }
 
 /* ---- resolving handles ----------------------------------------------- */
@@ -496,14 +508,15 @@ static struct emu_stream *ptds_of(struct emu_ctx *c)
     return s;
 }
 
-CUresult emu_stream_resolve(CUstream h, int ptds, struct emu_stream **out)
+/* for work (usable): the context's sticky error fails it */
+static CUresult stream_get(CUstream h, int ptds, int usable, struct emu_stream **out)
 {
     EMU_INIT_OR_RETURN();
     if (!h)
         h = ptds ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
     if (h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD) {
         struct emu_ctx *c;
-        CUresult r = emu_ctx_current(&c);
+        CUresult r = usable ? emu_ctx_current(&c) : emu_ctx_query(&c);
         if (r)
             return r;
         struct emu_stream *s = h == CU_STREAM_LEGACY ? legacy_of(c) : ptds_of(c);
@@ -516,8 +529,18 @@ CUresult emu_stream_resolve(CUstream h, int ptds, struct emu_stream **out)
     struct emu_stream *s = emu_obj_get(h, EMU_T_STREAM);
     if (!s)
         return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = usable ? emu_ctx_sticky(s->sctx) : CUDA_SUCCESS;
+    if (r) {
+        emu_stream_put(s);
+        return r;
+    }
     *out = s;
     return CUDA_SUCCESS;
+}
+
+CUresult emu_stream_resolve(CUstream h, int ptds, struct emu_stream **out)
+{
+    return stream_get(h, ptds, 1, out);
 }
 
 /* ---- entry points ---------------------------------------------------- */
@@ -617,7 +640,8 @@ static CUresult stream_query(CUstream h, int ptds)
     if (r)
         return r;
     uint64_t seq;
-    r = pending(s, &seq) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+    /* done: a fault of its work is the answer */
+    r = pending(s, &seq) ? CUDA_ERROR_NOT_READY : emu_ctx_sticky(s->sctx);
     emu_stream_put(s);
     return r;
 }
@@ -630,7 +654,7 @@ static CUresult stream_flags(CUstream h, int ptds, unsigned *flags)
     if (!flags)
         return CUDA_ERROR_INVALID_VALUE;
     struct emu_stream *s;
-    CUresult r = emu_stream_resolve(h, ptds, &s);
+    CUresult r = stream_get(h, ptds, 0, &s);
     if (r)
         return r;
     *flags = s->flags;
@@ -646,7 +670,7 @@ static CUresult stream_prio(CUstream h, int ptds, int *prio)
     if (!prio)
         return CUDA_ERROR_INVALID_VALUE;
     struct emu_stream *s;
-    CUresult r = emu_stream_resolve(h, ptds, &s);
+    CUresult r = stream_get(h, ptds, 0, &s);
     if (r)
         return r;
     *prio = s->priority;
@@ -662,7 +686,7 @@ static CUresult stream_ctx(CUstream h, int ptds, CUcontext *pctx, CUgreenCtx *pg
     if (!pctx || (v2 && !pgreen))
         return CUDA_ERROR_INVALID_VALUE;
     struct emu_stream *s;
-    CUresult r = emu_stream_resolve(h, ptds, &s);
+    CUresult r = stream_get(h, ptds, 0, &s);
     if (r)
         return r;
     *pctx = (CUcontext)s->sctx;
@@ -688,7 +712,7 @@ static CUresult stream_id(CUstream h, int ptds, unsigned long long *id)
     if (!id)
         return CUDA_ERROR_INVALID_VALUE;
     struct emu_stream *s;
-    CUresult r = emu_stream_resolve(h, ptds, &s);
+    CUresult r = stream_get(h, ptds, 0, &s);
     if (r)
         return r;
     *id = s->id;
@@ -704,7 +728,7 @@ static CUresult stream_dev(CUstream h, int ptds, CUdevice *dev)
     if (!dev)
         return CUDA_ERROR_INVALID_VALUE;
     struct emu_stream *s;
-    CUresult r = emu_stream_resolve(h, ptds, &s);
+    CUresult r = stream_get(h, ptds, 0, &s);
     if (r)
         return r;
     *dev = s->sctx->dev->ordinal;
@@ -725,13 +749,18 @@ struct host_op {
     void *user;
 };
 
+/* once the context has faulted, a host function is not called (as
+ * cuLaunchHostFunc documents) and a stream callback is told the error */
 static void run_host(struct emu_op *op)
 {
     struct host_op *h = (struct host_op *)op;
-    if (h->fn)
-        h->fn(h->user);
-    else
-        h->cb(h->handle, CUDA_SUCCESS, h->user);
+    CUresult err = emu_ctx_sticky(op->stream->sctx);
+    if (h->fn) {
+        if (!err)
+            h->fn(h->user);
+    } else {
+        h->cb(h->handle, err, h->user);
+    }
 }
 
 static CUresult host_submit(CUstream h, int ptds, CUhostFn fn, CUstreamCallback cb, void *user)
