@@ -4,8 +4,10 @@
  * call that does work in that context; calls that only read properties
  * still answer; other contexts are not touched; destroying the context or
  * resetting the primary context clears it. */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -226,8 +228,10 @@ static void test_event_query(void **state)
 /* work queued behind the fault does not run; a stream callback is told */
 static int host_calls;
 static CUresult cb_status = CUDA_SUCCESS;
+static atomic_int gate;
 static void host_fn(void *u) { (void)u; host_calls++; }
 static void callback(CUstream s, CUresult st, void *u) { (void)s; (void)u; cb_status = st; }
+static void wait_gate(void *u) { (void)u; while (!atomic_load(&gate)) sched_yield(); }
 
 static void test_work_after_fault(void **state)
 {
@@ -235,11 +239,14 @@ static void test_work_after_fault(void **state)
     unsigned x = 0xdeadbeef;
     host_calls = 0;
     cb_status = CUDA_SUCCESS;
+    atomic_store(&gate, 0);
+    /* the stream waits at the gate while everything is queued behind it */
+    OK(cuLaunchHostFunc(f->s, wait_gate, NULL));
     launch_fault(f, f->s);
-    /* queued while the kernel still runs */
     OK(cuMemsetD32Async(f->buf, 5, 1, f->s));
     OK(cuLaunchHostFunc(f->s, host_fn, NULL));
     OK(cuStreamAddCallback(f->s, callback, NULL, 0));
+    atomic_store(&gate, 1);
     assert_int_equal(cuStreamSynchronize(f->s), BAD);
     assert_int_equal(host_calls, 0);   /* not called once the context has failed */
     assert_int_equal(cb_status, BAD);  /* called, with the error */
