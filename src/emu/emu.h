@@ -6,7 +6,8 @@
  *   init.c                   cuInit: devices, primary contexts, pools;
  *                            the families join the context teardown
  *   occupancy.c exporttable.c  entry points built on other entry points
- *   module.c                 modules, libraries, functions, kernels
+ *   module.c link.c          modules, libraries, functions, kernels; the
+ *                            JIT linker
  *   launch.c copy.c event.c  kernels (src/ptx), copies, events
  *   memory.c                 allocations, the address map, pools
  *   stream.c                 streams, their workers, cuCtxSynchronize
@@ -20,7 +21,7 @@
  * emu_stubs.c) that returns emu_unsupported().
  *
  * Objects. Every handle the program sees (context, stream, event, module,
- * function, library, kernel, memory pool) points at a struct that starts
+ * function, library, kernel, memory pool, link state) points at a struct that starts
  * with struct emu_obj and is entered in one registry (obj.c). A handle is
  * looked up there before it is dereferenced, so a stale or made-up handle
  * is an error, never a crash. Lookups take a reference; the registry holds
@@ -92,7 +93,7 @@ int emu_config_load(struct emu_config *cfg, char *err, size_t errlen);
 /* ---- obj.c: the handle registry ------------------------------------- */
 enum emu_type {
     EMU_T_CTX = 1, EMU_T_STREAM, EMU_T_EVENT, EMU_T_MODULE, EMU_T_FUNC,
-    EMU_T_LIBRARY, EMU_T_KERNEL, EMU_T_POOL,
+    EMU_T_LIBRARY, EMU_T_KERNEL, EMU_T_POOL, EMU_T_LINK,
 };
 struct emu_ctx;
 struct emu_obj {
@@ -204,6 +205,7 @@ enum emu_teardown_stage {
     EMU_TEARDOWN_STREAMS,   /* all work finishes, then the streams go */
     EMU_TEARDOWN_EVENTS,
     EMU_TEARDOWN_MODULES,
+    EMU_TEARDOWN_LINKS,
     EMU_TEARDOWN_MEMORY,
     EMU_TEARDOWN__COUNT
 };
@@ -225,7 +227,12 @@ struct emu_alloc {
     void *mem;                   /* what to free (NULL: registered range) */
     size_t maplen;               /* mmap length, 0 for malloc */
     atomic_int refs;
+    struct emu_alloc *dnext;     /* freed while kernels run: kept until they end */
 };
+/* Around each kernel's run: memory freed meanwhile stays mapped until no
+ * kernel runs (a kernel's checked access never touches unmapped memory). */
+void emu_mem_kernel_begin(void);
+void emu_mem_kernel_end(void);
 /* The allocation holding [p, p+len) (len 0: just p), referenced.
  * CUDA_ERROR_INVALID_VALUE if there is none. */
 CUresult emu_mem_find(uintptr_t p, size_t len, struct emu_alloc **out);
@@ -331,9 +338,10 @@ uint64_t emu_now_ns(void);
  * src/common/exptab.c (shared with the shim). */
 void emu_cls_init(void);
 
-/* ---- event.c, module.c: join the context teardown (cuInit) ----------- */
+/* ---- event.c, module.c, link.c: join the context teardown (cuInit) --- */
 void emu_event_init(void);
 void emu_module_init(void);
+void emu_link_init(void);
 
 /* ---- launch.c: kernels on the PTX engine (src/ptx) ------------------- */
 struct emu_image;

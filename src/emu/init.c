@@ -42,6 +42,7 @@ static void do_init(void)
     emu_stream_init();
     emu_event_init();
     emu_module_init();
+    emu_link_init();
     emu_memory_init();
     emu_devices_ready();
 }

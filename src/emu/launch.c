@@ -8,7 +8,7 @@
  * keeps them (context.c) and answers them from every later synchronisation
  * and launch. Device printf output goes to the context's buffer, written
  * to stdout at synchronisation (and at the next launch), as the real
- * driver does. Also: cuLinkCreate / cuLinkAddData / cuLinkComplete on PTX. */
+ * driver does. */
 #include "emu.h"
 
 #include <stdio.h>
@@ -188,7 +188,9 @@ static void launch_run(struct emu_op *op)
     k->l.params = k->params;
     k->l.gaddr = k->gaddr;
     k->l.nthreads = emu_threads();
+    emu_mem_kernel_begin();
     enum ptx_status st = ptx_run(k->px->pm, k->entry, &k->l, err, sizeof err);
+    emu_mem_kernel_end();
     CUresult r = CUDA_SUCCESS;
     switch (st) {
     case PTX_OK: break;
@@ -299,160 +301,4 @@ CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct e
     k->l.param_bytes = pbytes;
     k->l.smcount = (unsigned)emu_device_attr_or(c->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1);
     return emu_stream_submit(s, &k->op, NULL);
-}
-
-/* ---- linking: PTX texts in, one PTX text out ---------------------------------- */
-struct emu_link {
-    char *text;
-    size_t len;
-    int nptx;
-};
-
-TD_EXPORT CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues,
-                                           CUlinkState *stateOut)
-{
-    EMU_INIT_OR_RETURN();
-    if (!stateOut || (numOptions && (!options || !optionValues)))
-        return CUDA_ERROR_INVALID_VALUE;
-    struct emu_link *l = calloc(1, sizeof *l);
-    if (!l)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    *stateOut = (CUlinkState)(void *)l;
-    return CUDA_SUCCESS;
-}
-
-TD_EXPORT CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option *options, void **optionValues,
-                                        CUlinkState *stateOut)
-{
-    return cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
-}
-
-/* appends PTX text; after the first, its .version/.target/.address_size go */
-static CUresult link_add(struct emu_link *l, const char *data, size_t size)
-{
-    size = strnlen(data, size ? size : (size_t)1 << 30);
-    const char *p = data;
-    if (l->nptx > 0) { /* drop the header lines of later texts */
-        const char *q = data;
-        while (q < data + size) {
-            const char *eol = memchr(q, '\n', (size_t)(data + size - q));
-            const char *e = eol ? eol + 1 : data + size;
-            const char *s = q;
-            while (s < e && (*s == ' ' || *s == '\t'))
-                s++;
-            if (strncmp(s, ".version", 8) && strncmp(s, ".target", 7) && strncmp(s, ".address_size", 13) &&
-                strncmp(s, "//", 2) && s < e && *s != '\n')
-                break;
-            q = e;
-        }
-        p = q;
-        size -= (size_t)(p - data);
-    }
-    char *nt = realloc(l->text, l->len + size + 2);
-    if (!nt)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    l->text = nt;
-    memcpy(l->text + l->len, p, size);
-    l->len += size;
-    l->text[l->len++] = '\n';
-    l->text[l->len] = 0;
-    l->nptx++;
-    return CUDA_SUCCESS;
-}
-
-TD_EXPORT CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size,
-                                            const char *name, unsigned int numOptions, CUjit_option *options,
-                                            void **optionValues)
-{
-    EMU_INIT_OR_RETURN();
-    (void)name;
-    struct emu_link *l = (struct emu_link *)(void *)state;
-    if (!l || !data || (numOptions && (!options || !optionValues)))
-        return CUDA_ERROR_INVALID_VALUE;
-    if (type != CU_JIT_INPUT_PTX) {
-        fprintf(stderr, "tdtrace-emu: cuLinkAddData: only PTX input can be linked (type %d)\n", (int)type);
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
-    char err[256];
-    struct ptx_module *pm = ptx_parse(data, size, err, sizeof err);
-    if (!pm) {
-        fprintf(stderr, "tdtrace-emu: cuLinkAddData: %s\n", err);
-        return CUDA_ERROR_INVALID_PTX;
-    }
-    ptx_module_free(pm);
-    return link_add(l, data, size);
-}
-
-TD_EXPORT CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type, void *data, size_t size,
-                                         const char *name, unsigned int numOptions, CUjit_option *options,
-                                         void **optionValues)
-{
-    return cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
-}
-
-TD_EXPORT CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path,
-                                            unsigned int numOptions, CUjit_option *options, void **optionValues)
-{
-    EMU_INIT_OR_RETURN();
-    if (!state || !path)
-        return CUDA_ERROR_INVALID_VALUE;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return CUDA_ERROR_FILE_NOT_FOUND;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 65536 + 1 > cap) {
-            cap = cap ? cap * 2 : 131072;
-            char *nb = realloc(buf, cap);
-            if (!nb || cap > ((size_t)1 << 30)) {
-                free(nb ? nb : buf);
-                fclose(f);
-                return CUDA_ERROR_OUT_OF_MEMORY;
-            }
-            buf = nb;
-        }
-        size_t k = fread(buf + len, 1, 65536, f);
-        len += k;
-        if (k == 0)
-            break;
-    }
-    fclose(f);
-    if (!buf)
-        return CUDA_ERROR_INVALID_VALUE;
-    buf[len] = 0;
-    CUresult r = cuLinkAddData_v2(state, type, buf, len, path, numOptions, options, optionValues);
-    free(buf);
-    return r;
-}
-
-TD_EXPORT CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type, const char *path,
-                                         unsigned int numOptions, CUjit_option *options, void **optionValues)
-{
-    return cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
-}
-
-TD_EXPORT CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
-{
-    EMU_INIT_OR_RETURN();
-    struct emu_link *l = (struct emu_link *)(void *)state;
-    if (!l || !cubinOut)
-        return CUDA_ERROR_INVALID_VALUE;
-    if (!l->nptx)
-        return CUDA_ERROR_INVALID_VALUE;
-    *cubinOut = l->text; /* the "image" is PTX text: cuModuleLoadData takes it */
-    if (sizeOut)
-        *sizeOut = l->len + 1;
-    return CUDA_SUCCESS;
-}
-
-TD_EXPORT CUresult CUDAAPI cuLinkDestroy(CUlinkState state)
-{
-    EMU_INIT_OR_RETURN();
-    struct emu_link *l = (struct emu_link *)(void *)state;
-    if (!l)
-        return CUDA_ERROR_INVALID_VALUE;
-    free(l->text);
-    free(l);
-    return CUDA_SUCCESS;
 }

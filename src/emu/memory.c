@@ -38,7 +38,55 @@ static struct emu_alloc *map_find_locked(uintptr_t p)
     return p - a->base < a->size ? a : NULL;
 }
 
+/* Memory is not given back while any kernel runs. A kernel's access is
+ * checked against the map just before it happens; a free that does not
+ * wait for the kernel (stream-ordered memory, whose cuMemFree the driver
+ * documents as not synchronising; cuMemFreeAsync on another stream) may
+ * come in between: the kernel then faults on its next access, as on a
+ * GPU, but the host's memory stays valid under it. */
+static pthread_mutex_t defer_lock = PTHREAD_MUTEX_INITIALIZER;
+static int kernels_running;
+static struct emu_alloc *deferred;
+
+static void release_mem(struct emu_alloc *a);
+
+void emu_mem_kernel_begin(void)
+{
+    pthread_mutex_lock(&defer_lock);
+    kernels_running++;
+    pthread_mutex_unlock(&defer_lock);
+}
+
+void emu_mem_kernel_end(void)
+{
+    pthread_mutex_lock(&defer_lock);
+    struct emu_alloc *list = NULL;
+    if (--kernels_running == 0) {
+        list = deferred;
+        deferred = NULL;
+    }
+    pthread_mutex_unlock(&defer_lock);
+    while (list) {
+        struct emu_alloc *a = list;
+        list = a->dnext;
+        release_mem(a);
+    }
+}
+
 static void alloc_free_mem(struct emu_alloc *a)
+{
+    pthread_mutex_lock(&defer_lock);
+    if (kernels_running) {
+        a->dnext = deferred;
+        deferred = a;
+        a = NULL;
+    }
+    pthread_mutex_unlock(&defer_lock);
+    if (a)
+        release_mem(a);
+}
+
+static void release_mem(struct emu_alloc *a)
 {
     if (a->mem) {
         if (a->maplen)
@@ -360,6 +408,23 @@ TD_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize,
     return r;
 }
 
+/* A free of memory that work in flight may use waits for that work, as
+ * the driver's cuMemFree and cuMemFreeHost do: every stream of the
+ * allocation's context (pool memory excepted: the driver documents that
+ * cuMemFree does not synchronise for the stream-ordered allocator). */
+static CUresult free_synced(uintptr_t p, unsigned kinds)
+{
+    struct emu_alloc *a = emu_mem_lookup(p);
+    if (!a || a->base != p || !(kinds & KIND(a->kind))) {
+        emu_alloc_put(a);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (!a->pool)
+        emu_ctx_sync(a->ctx);
+    emu_alloc_put(a);
+    return emu_mem_release(p, kinds);
+}
+
 TD_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
     CUresult r = emu_ctx_require();
@@ -367,7 +432,7 @@ TD_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
         return r;
     if (dptr == 0)
         return CUDA_SUCCESS;
-    return emu_mem_release((uintptr_t)dptr, KIND(EMU_MEM_DEVICE) | KIND(EMU_MEM_MANAGED));
+    return free_synced((uintptr_t)dptr, KIND(EMU_MEM_DEVICE) | KIND(EMU_MEM_MANAGED));
 }
 
 TD_EXPORT CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
@@ -395,7 +460,7 @@ TD_EXPORT CUresult CUDAAPI cuMemFreeHost(void *p)
         return r;
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
-    return emu_mem_release((uintptr_t)p, KIND(EMU_MEM_HOST));
+    return free_synced((uintptr_t)p, KIND(EMU_MEM_HOST));
 }
 
 TD_EXPORT CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)

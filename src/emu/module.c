@@ -106,6 +106,7 @@ static void module_release(struct emu_obj *o)
     free(m->funcs);
     free(m->globals);
     pthread_mutex_destroy(&m->lock);
+    emu_ctx_put(m->o.ctx);
     free(m);
 }
 
@@ -124,6 +125,7 @@ static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_
         m->img = &m->own;
     }
     emu_obj_init(&m->o, EMU_T_MODULE, c, module_release);
+    emu_obj_ref(&c->o); /* an unload waits for the context's work */
     pthread_mutex_init(&m->lock, NULL);
     const struct emu_image *im = m->img;
     m->funcs = calloc((size_t)im->nentries + 1, sizeof *m->funcs);
@@ -157,9 +159,12 @@ static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_
     return CUDA_SUCCESS;
 }
 
-/* unregistered already; takes the registry's reference */
+/* unregistered already; takes the registry's reference. Kernels of the
+ * module still running use its globals: the unload waits for the work of
+ * the module's context first, as the driver's does. */
 static void module_kill(struct emu_module *m)
 {
+    emu_ctx_sync(m->o.ctx);
     pthread_mutex_lock(&m->lock);
     for (int i = 0; i < m->img->nentries; i++) {
         struct emu_func *f = m->funcs[i];
@@ -331,11 +336,15 @@ TD_EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
     struct emu_module *m = emu_obj_get(hmod, EMU_T_MODULE);
     if (!m)
         return CUDA_ERROR_INVALID_HANDLE;
-    int mine = !m->lib && emu_obj_unregister(&m->o); /* a library's module goes with it */
-    if (mine)
+    CUresult r = CUDA_SUCCESS;
+    if (m->lib)
+        r = CUDA_ERROR_NOT_PERMITTED; /* a library's module goes with the library */
+    else if (emu_obj_unregister(&m->o))
         module_kill(m);
+    else
+        r = CUDA_ERROR_INVALID_HANDLE;
     emu_obj_put(&m->o);
-    return mine ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    return r;
 }
 
 static struct emu_func *module_func(struct emu_module *m, int entry)

@@ -21,6 +21,8 @@
 #define SPIN_NS 30000   /* how long a worker or a waiter spins before sleeping */
 
 static atomic_ullong next_stream_id = 1;
+/* the stream whose worker this thread is (host functions run there) */
+static __thread struct emu_stream *worker_of;
 
 uint64_t emu_now_ns(void)
 {
@@ -190,6 +192,7 @@ static void spin_for_work(struct emu_stream *s)
 static void *worker_main(void *arg)
 {
     struct emu_stream *s = arg;
+    worker_of = s;
     pthread_mutex_lock(&s->lock);
     for (;;) {
         if (!s->head) {
@@ -252,7 +255,10 @@ static void drop_one(struct emu_obj *o)
     stream_kill((struct emu_stream *)o);
 }
 
-/* Waits for every stream's work (snapshot of the list, then wait). */
+/* Waits for every stream's work (snapshot of the list, then wait). From a
+ * host function (CUDA forbids driver calls there, but programs make them)
+ * the stream running it is not waited for: what it ran before is done,
+ * what comes after cannot start. */
 void emu_ctx_sync(struct emu_ctx *c)
 {
     struct emu_stream *snap[64];
@@ -262,7 +268,7 @@ void emu_ctx_sync(struct emu_ctx *c)
         pthread_mutex_lock(&c->lock);
         for (struct emu_stream *s = c->streams; s; s = s->cnext) {
             uint64_t e = atomic_load(&s->pub_enq);
-            if (atomic_load(&s->done_seq) >= e)
+            if (s == worker_of || atomic_load(&s->done_seq) >= e)
                 continue;
             if (n == 64) {
                 more = 1;
