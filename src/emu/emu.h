@@ -9,6 +9,7 @@
  *   module.c link.c          modules, libraries, functions, kernels; the
  *                            JIT linker
  *   launch.c copy.c event.c  kernels (src/ptx), copies, events
+ *   fault.c                  the report of a kernel's fault
  *   memory.c                 allocations, the address map, pools
  *   stream.c                 streams, their workers, cuCtxSynchronize
  *   context.c                contexts, sticky errors, the teardown registry
@@ -238,6 +239,16 @@ void emu_mem_kernel_end(void);
 CUresult emu_mem_find(uintptr_t p, size_t len, struct emu_alloc **out);
 /* Like emu_mem_find; NULL without error when p is not in any allocation. */
 struct emu_alloc *emu_mem_lookup(uintptr_t p);
+/* For a fault report: the allocation p is in; else the freed one it is in
+ * (of the last 64 freed); else the live one nearest to it. */
+struct emu_mem_near {
+    int found;                   /* 0: no allocation at all */
+    int freed;                   /* p lies in memory freed earlier */
+    uintptr_t base;
+    size_t size;
+    int kind;                    /* enum emu_mem_kind */
+};
+void emu_mem_nearest(uintptr_t p, struct emu_mem_near *out);
 void emu_alloc_put(struct emu_alloc *a);
 /* Joins the context teardown (cuInit). */
 void emu_memory_init(void);
@@ -331,6 +342,45 @@ void emu_ctx_sync(struct emu_ctx *c);
 void emu_stream_init(void);
 /* Monotonic nanoseconds. */
 uint64_t emu_now_ns(void);
+
+/* ---- fault.c: the report of a failed kernel ---------------------------- */
+enum emu_fault_status {
+    EMU_FAULT_ADDRESS = 1, EMU_FAULT_MISALIGNED, EMU_FAULT_ASSERT, EMU_FAULT_TRAP, EMU_FAULT_STACK,
+    EMU_FAULT_DEADLOCK, EMU_FAULT_SYNC, EMU_FAULT_TIMEOUT, EMU_FAULT_UNSUPPORTED, EMU_FAULT_NOMEM,
+    EMU_FAULT_OTHER,
+};
+enum emu_access { EMU_ACCESS_NONE, EMU_ACCESS_READ, EMU_ACCESS_WRITE, EMU_ACCESS_ATOMIC };
+/* What failed, as far as it is known; strings may be NULL or "", numbers 0. */
+struct emu_fault {
+    int status;                  /* enum emu_fault_status */
+    CUresult result;             /* what the context's synchronising calls return */
+    const char *kernel;          /* the entry, as the PTX names it (mangled) */
+    const char *function;        /* the function holding the instruction */
+    int has_thread;
+    unsigned block[3], thread[3];
+    int access;                  /* enum emu_access */
+    const char *space;           /* "global", "shared", "local", "const", "param", "generic" */
+    uint64_t addr;               /* host address; shared/local/param: window offset */
+    unsigned size;               /* bytes accessed */
+    int ptx_line;
+    const char *opcode;          /* "st.global.u32" */
+    const char *file;            /* from .loc line info */
+    int line, column;
+    const char *message;         /* the engine's one-line account */
+};
+/* The report's text (lines ending in '\n'); its length. near: the
+ * allocation the address lies in or near (emu_mem_nearest), or NULL. */
+size_t emu_fault_format(const struct emu_fault *f, const struct emu_mem_near *near, char *buf, size_t len);
+/* Formats f, with the allocation nearest to its address, into the sink. */
+void emu_fault_report(const struct emu_fault *f);
+/* The sink of reports: fn(cookie, text, len) for each report; NULL (the
+ * default) writes to the program's stderr. */
+typedef void (*emu_report_fn)(void *cookie, const char *text, size_t len);
+void emu_report_set_sink(emu_report_fn fn, void *cookie);
+void emu_report(const char *text, size_t len);
+/* A C++ name demangled into buf, or name itself (not mangled, or no
+ * demangler in the process). */
+const char *emu_demangle(const char *name, char *buf, size_t len);
 
 /* ---- exporttable.c: the runtime's private tables ---------------------- */
 /* Joins the context teardown (cuInit): a context's local storage goes, each

@@ -178,6 +178,22 @@ static int emu_threads(void)
     return n;
 }
 
+/* what a failed run returns to the program, and the report's heading */
+static void fault_of(enum ptx_status st, struct emu_fault *f)
+{
+    switch (st) {
+    case PTX_E_ASSERT: f->status = EMU_FAULT_ASSERT; f->result = CUDA_ERROR_ASSERT; break;
+    case PTX_E_ADDRESS: f->status = EMU_FAULT_ADDRESS; f->result = CUDA_ERROR_ILLEGAL_ADDRESS; break;
+    case PTX_E_MISALIGNED: f->status = EMU_FAULT_MISALIGNED; f->result = CUDA_ERROR_MISALIGNED_ADDRESS; break;
+    case PTX_E_NOMEM: f->status = EMU_FAULT_NOMEM; f->result = CUDA_ERROR_OUT_OF_MEMORY; break;
+    case PTX_E_STACK: f->status = EMU_FAULT_STACK; f->result = CUDA_ERROR_HARDWARE_STACK_ERROR; break;
+    case PTX_E_TRAP: f->status = EMU_FAULT_TRAP; f->result = CUDA_ERROR_LAUNCH_FAILED; break;
+    case PTX_E_UNSUPPORTED: f->status = EMU_FAULT_UNSUPPORTED; f->result = CUDA_ERROR_LAUNCH_FAILED; break;
+    case PTX_OK:
+    default: f->status = EMU_FAULT_OTHER; f->result = CUDA_ERROR_LAUNCH_FAILED; break;
+    }
+}
+
 static void launch_run(struct emu_op *op)
 {
     struct launch_op *k = (struct launch_op *)op;
@@ -191,25 +207,19 @@ static void launch_run(struct emu_op *op)
     emu_mem_kernel_begin();
     enum ptx_status st = ptx_run(k->px->pm, k->entry, &k->l, err, sizeof err);
     emu_mem_kernel_end();
-    CUresult r = CUDA_SUCCESS;
-    switch (st) {
-    case PTX_OK: break;
-    case PTX_E_ASSERT: r = CUDA_ERROR_ASSERT; break;
-    case PTX_E_ADDRESS: r = CUDA_ERROR_ILLEGAL_ADDRESS; break;
-    case PTX_E_MISALIGNED: r = CUDA_ERROR_MISALIGNED_ADDRESS; break;
-    case PTX_E_NOMEM: r = CUDA_ERROR_OUT_OF_MEMORY; break;
-    case PTX_E_TRAP:
-    case PTX_E_UNSUPPORTED:
-    case PTX_E_STACK:
-    default: r = CUDA_ERROR_LAUNCH_FAILED; break;
+    if (st == PTX_OK) {
+        if (k->len)
+            emu_ctx_output(k->ctx, k->out, k->len);
+        return;
     }
+    struct emu_fault f = { 0 };
+    fault_of(st, &f);
+    f.kernel = k->name;
+    f.message = err;
     if (k->len)
         emu_ctx_output(k->ctx, k->out, k->len);
-    emu_ctx_fail(k->ctx, r);
-    if (st == PTX_E_ASSERT)
-        fprintf(stderr, "%s\n", err);
-    else if (st != PTX_OK)
-        fprintf(stderr, "tdtrace-emu: kernel %s: %s\n", k->name, err);
+    emu_ctx_fail(k->ctx, f.result);
+    emu_fault_report(&f);
 }
 
 static void launch_fini(struct emu_op *op)

@@ -161,12 +161,58 @@ static int reserve(struct emu_device *d, size_t bytes)
     return ok;
 }
 
-/* Removes entries at index [i, j) (lock held); returns them in a list via
- * out (caller un-accounts and drops them). */
+/* The last allocations removed from the map, for fault reports ("in memory
+ * freed earlier"); newest at freed[(freed_next - 1) % NFREED]. map_lock. */
+#define NFREED 64
+static struct { uintptr_t base; size_t size; int kind; } freed[NFREED];
+static unsigned freed_next;
+
+/* Removes the entry at index i (map_lock held for writing); the caller
+ * un-accounts and drops it. */
 static void map_remove_at(size_t i)
 {
+    unsigned f = freed_next++ % NFREED;
+    freed[f].base = map[i]->base;
+    freed[f].size = map[i]->size;
+    freed[f].kind = map[i]->kind;
     memmove(&map[i], &map[i + 1], (map_n - i - 1) * sizeof *map);
     map_n--;
+}
+
+void emu_mem_nearest(uintptr_t p, struct emu_mem_near *out)
+{
+    memset(out, 0, sizeof *out);
+    pthread_rwlock_rdlock(&map_lock);
+    long i = map_floor(p);
+    struct emu_alloc *below = i >= 0 ? map[i] : NULL;
+    struct emu_alloc *above = (size_t)(i + 1) < map_n ? map[i + 1] : NULL;
+    struct emu_alloc *pick = NULL;
+    if (below && p - below->base < below->size) {
+        pick = below; /* inside */
+    } else {
+        /* freed memory the address lies in, newest first */
+        for (unsigned k = 1; k <= NFREED && k <= freed_next && !out->found; k++) {
+            unsigned f = (freed_next - k) % NFREED;
+            if (p >= freed[f].base && p - freed[f].base < freed[f].size) {
+                out->found = out->freed = 1;
+                out->base = freed[f].base;
+                out->size = freed[f].size;
+                out->kind = freed[f].kind;
+            }
+        }
+        if (!out->found) {
+            uintptr_t past = below ? p - (below->base + below->size) : UINTPTR_MAX;
+            uintptr_t before = above ? above->base - p : UINTPTR_MAX;
+            pick = below && past <= before ? below : above;
+        }
+    }
+    if (pick) {
+        out->found = 1;
+        out->base = pick->base;
+        out->size = pick->size;
+        out->kind = pick->kind;
+    }
+    pthread_rwlock_unlock(&map_lock);
 }
 
 static void unaccount(struct emu_alloc *a)
