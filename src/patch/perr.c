@@ -1,6 +1,8 @@
 /* Error codes and messages of src/patch. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -40,4 +42,16 @@ int td_perr_set(struct td_perr *err, enum td_perr_code code, int sys_errno, cons
         va_end(ap);
     }
     return (int)code;
+}
+
+int td_perr_replace(const char *what, const char *name, uint64_t addr, int r, struct td_perr *err)
+{
+    if (r == -ECANCELED)
+        return td_perr_set(err, TD_PE_CHANGED, 0, "%s %s: the bytes at 0x%llx are not the expected ones (changed "
+                           "by someone else?); nothing written", what, name, (unsigned long long)addr);
+    if (r == -ENOTSUP)
+        return td_perr_set(err, TD_PE_UNSAFE, 0, "%s %s: no write order at 0x%llx is safe while other threads "
+                           "run; stop them and pass TD_PATCH_STOPPED", what, name, (unsigned long long)addr);
+    return td_perr_set(err, TD_PE_MEM, -r, "%s %s at 0x%llx: %s%s", what, name, (unsigned long long)addr,
+                       strerror(-r), r == -EACCES ? " (a policy forbids writable code here?)" : "");
 }

@@ -1,7 +1,9 @@
 /* src/patch: ELF lookups (this test binary, programs and libraries built
- * here, the C library) and x86-64 relocation (pure, at chosen addresses)
- * of functions written in assembly below (exact prologues whatever the
- * compiler and sanitizer). */
+ * here, the C library), x86-64 relocation (pure, at chosen addresses),
+ * function-entry patches on functions written in assembly below (exact
+ * prologues whatever the compiler and sanitizer), with and without other
+ * threads running, GOT slots of a library built here, and the remote path
+ * against a ptraced child. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -118,9 +120,32 @@ __asm__(".intel_syntax noprefix\n"
         ".size tp_hot_abs, .-tp_hot_abs\n"
         ".att_syntax prefix\n");
 
+/* replacements: each calls the original through its trampoline */
+static int (*volatile orig2)(int, int);
+static int (*volatile orig1)(int);
+static int (*volatile orig1b)(int);
+static int (*volatile orig2b)(int, int);
+static int repl2(int a, int b)
+{
+    return orig2(a, b) * 10 + 1;
+}
+static int repl1(int a)
+{
+    return orig1(a) * 10 + 1;
+}
+static int repl1b(int a)
+{
+    return orig1b(a) * 100 + 2;
+}
+static int repl2b(int a, int b)
+{
+    return orig2b(a, b) * 100 + 2;
+}
+
 /* ---- helpers --------------------------------------------------------- */
 
 static struct td_elf *self_elf;
+static struct td_patcher *self_pt;
 
 static int main_bias_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -139,13 +164,15 @@ static int setup_self(void **state)
         fprintf(stderr, "%s\n", err.msg);
         return -1;
     }
-    return 0;
+    self_pt = td_patcher_new(&td_patch_mem_self);
+    return self_pt ? 0 : -1;
 }
 
 static int teardown_self(void **state)
 {
     (void)state;
     td_elf_close(self_elf);
+    td_patcher_free(self_pt);
     return 0;
 }
 
@@ -162,6 +189,29 @@ static struct td_elf_sym lookup(const char *name)
 
 #define ADDR(f) ((uint64_t)(uintptr_t)(f))
 
+/* prepare a patch of the named test function to `repl` */
+static int prep(const char *name, void *repl, unsigned flags, struct td_patch *p, struct td_perr *err)
+{
+    struct td_elf_sym s = lookup(name);
+    return td_patch_prepare(self_pt, name, s.addr, s.size, ADDR(repl), flags, p, err);
+}
+
+static void expect_refused(const char *name, unsigned flags, enum td_perr_code code, const char *words)
+{
+    struct td_patch p;
+    struct td_perr err = { 0 };
+    struct td_elf_sym s = lookup(name);
+    unsigned char before[32];
+    memcpy(before, (void *)(uintptr_t)s.addr, s.size < 32 ? s.size : 32);
+    int rc = td_patch_prepare(self_pt, name, s.addr, s.size, ADDR(repl1), flags, &p, &err);
+    if (rc != (int)code || !strstr(err.msg, name) || !strstr(err.msg, words))
+        fprintf(stderr, "%s: got %s: %s\n", name, td_perr_name((enum td_perr_code)rc), err.msg);
+    assert_int_equal(rc, code);
+    assert_non_null(strstr(err.msg, name));
+    assert_non_null(strstr(err.msg, words));
+    assert_memory_equal(before, (void *)(uintptr_t)s.addr, s.size < 32 ? s.size : 32);
+}
+
 static int prot_of_cb(const struct td_map *m, void *arg)
 {
     uint64_t *a = arg;
@@ -177,6 +227,61 @@ static int prot_of(uint64_t addr)
     uint64_t a[2] = { addr, (uint64_t)-1 };
     td_maps_foreach(0, prot_of_cb, a);
     return (int)a[1];
+}
+
+/* apply, call, undo, call: the replacement sees the original's result */
+static void roundtrip2(const char *name, int (*f)(int, int), unsigned flags, int a, int b, size_t expect_len)
+{
+    int (*volatile call)(int, int) = f;
+    int want = call(a, b);
+    struct td_patch p;
+    struct td_perr err;
+    unsigned char before[32];
+    memcpy(before, (void *)f, sizeof before);
+    int prot = prot_of(ADDR(f));
+    int rc = prep(name, (void *)repl2, flags, &p, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    assert_int_equal(p.len, expect_len);
+    assert_true(p.covered >= p.len);
+    assert_true(p.body_checked);
+    orig2 = (int (*)(int, int))(uintptr_t)p.original;
+    assert_int_equal(orig2(a, b), want); /* the trampoline alone */
+    assert_int_equal(td_patch_apply(self_pt, &p, 0, &err), 0);
+    assert_memory_equal((void *)f, p.bytes, p.len);
+    assert_int_equal(prot_of(ADDR(f)), prot);
+    assert_int_equal(call(a, b), want * 10 + 1);
+    assert_int_equal(td_patch_undo(self_pt, &p, 0, &err), 0);
+    assert_memory_equal(before, (void *)f, sizeof before);
+    assert_int_equal(prot_of(ADDR(f)), prot);
+    assert_int_equal(call(a, b), want);
+}
+
+static void roundtrip1(const char *name, int (*f)(int), unsigned flags, const int *args, size_t nargs)
+{
+    int (*volatile call)(int) = f;
+    int want[8];
+    for (size_t i = 0; i < nargs; i++)
+        want[i] = call(args[i]);
+    struct td_patch p;
+    struct td_perr err;
+    unsigned char before[32];
+    memcpy(before, (void *)f, sizeof before);
+    int rc = prep(name, (void *)repl1, flags, &p, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    orig1 = (int (*)(int))(uintptr_t)p.original;
+    assert_int_equal(td_patch_apply(self_pt, &p, 0, &err), 0);
+    for (size_t i = 0; i < nargs; i++) {
+        assert_int_equal(orig1(args[i]), want[i]);
+        assert_int_equal(call(args[i]), want[i] * 10 + 1);
+    }
+    assert_int_equal(td_patch_undo(self_pt, &p, 0, &err), 0);
+    assert_memory_equal(before, (void *)f, sizeof before);
+    for (size_t i = 0; i < nargs; i++)
+        assert_int_equal(call(args[i]), want[i]);
 }
 
 /* ---- ELF: this test binary ------------------------------------------ */
@@ -454,7 +559,7 @@ static void test_elf_rejects(void **state)
     assert_non_null(err.msg[0] ? err.msg : NULL);
 }
 
-/* ---- GOT slots of a library built here: the lookup -------------------- */
+/* ---- GOT slots of a library built here -------------------------------- */
 
 static const char prov_src[] = "int cuTestAdd(int a, int b) { return a + b; }\n"
                                "int cuTestMul(int a, int b) { return a * b; }\n";
@@ -468,6 +573,16 @@ static int cu_prefix(const char *name, void *arg)
 {
     (void)arg;
     return !strncmp(name, "cu", 2);
+}
+
+static int repl_add(int a, int b)
+{
+    return 1000 + a + b;
+}
+
+static int repl_mul(int a, int b)
+{
+    return 2000 + a * b;
 }
 
 struct libs {
@@ -537,6 +652,47 @@ static void unload_libs(struct libs *L)
     td_elf_close(L->elf);
     dlclose(L->user);
     dlclose(L->prov);
+}
+
+static void test_got_rewrite(void **state)
+{
+    (void)state;
+    if (!have_cc())
+        skip();
+    struct libs L;
+    load_libs(&L, "libuser.so", "-Wl,-z,now -Wl,-z,relro", RTLD_NOW);
+    uint64_t *add = (uint64_t *)(uintptr_t)L.add_slot, *mul = (uint64_t *)(uintptr_t)L.mul_slot;
+    assert_int_equal(*add, ADDR(dlsym(L.prov, "cuTestAdd")));
+    assert_int_equal(*mul, ADDR(dlsym(L.prov, "cuTestMul")));
+    assert_false(td_elf_in_plt(L.elf, *add));
+    int prot = prot_of(L.add_slot);
+    assert_false(prot & PROT_WRITE); /* full RELRO: read-only */
+
+    struct td_got_patch ra, rm;
+    struct td_perr err;
+    assert_int_equal(L.user_add(2, 3), 5);
+    assert_int_equal(td_got_set(self_pt, L.add_slot, ADDR(repl_add), 0, &ra, &err), 0);
+    assert_int_equal(td_got_set(self_pt, L.mul_slot, ADDR(repl_mul), 0, &rm, &err), 0);
+    assert_int_equal(prot_of(L.add_slot), prot);
+    assert_int_equal(L.user_add(2, 3), 1005);
+    assert_ptr_equal(L.user_mulptr(), (void *)repl_mul);
+    assert_int_equal(ra.orig, ADDR(dlsym(L.prov, "cuTestAdd")));
+
+    /* someone else changed the slot: undo leaves it alone */
+    struct td_got_patch other;
+    assert_int_equal(td_got_set(self_pt, L.add_slot, ADDR(repl_mul), 0, &other, &err), 0);
+    assert_int_equal(td_got_undo(self_pt, &ra, 0, &err), TD_PE_CHANGED);
+    assert_int_equal(*add, ADDR(repl_mul));
+    assert_int_equal(td_got_undo(self_pt, &other, 0, &err), 0);
+
+    assert_int_equal(td_got_undo(self_pt, &ra, 0, &err), 0);
+    assert_int_equal(td_got_undo(self_pt, &rm, 0, &err), 0);
+    assert_int_equal(td_got_undo(self_pt, &rm, 0, &err), TD_PE_INVAL);
+    assert_int_equal(L.user_add(2, 3), 5);
+    assert_ptr_equal(L.user_mulptr(), dlsym(L.prov, "cuTestMul"));
+    assert_int_equal(prot_of(L.add_slot), prot);
+    assert_int_equal(td_got_set(self_pt, L.add_slot + 4, 0, 0, &ra, &err), TD_PE_INVAL);
+    unload_libs(&L);
 }
 
 static void test_got_lazy(void **state)
@@ -691,6 +847,427 @@ static void test_x86_refusals(void **state)
     assert_int_equal(td_x86_scan("f", &p, chunk, sizeof chunk, 0x2000, 1, &used, &err), TD_PE_DECODE);
 }
 
+/* ---- patches of this process's functions -------------------------------- */
+
+static void test_patch_prologues(void **state)
+{
+    (void)state;
+    roundtrip2("tp_fp", tp_fp, 0, 3, 4, 5);
+    roundtrip2("tp_fp2", tp_fp2, 0, 6, 7, 5);
+    roundtrip2("tp_nofp", tp_nofp, 0, 5, 6, 5);
+    roundtrip2("tp_fp", tp_fp, TD_PATCH_ABS, 3, 4, 14);
+    roundtrip2("tp_fp2", tp_fp2, TD_PATCH_ABS, 6, 7, 14);
+}
+
+static void test_patch_rip_relative(void **state)
+{
+    (void)state;
+    static const int args[] = { 0, 5, -7 };
+    roundtrip1("tp_rip", tp_rip, 0, args, 3);
+    roundtrip1("tp_rip", tp_rip, TD_PATCH_ABS, args, 3);
+    tp_flag = 0;
+    roundtrip1("tp_ripimm", tp_ripimm, 0, args, 3);
+    tp_flag = 1;
+    roundtrip1("tp_ripimm", tp_ripimm, TD_PATCH_ABS, args, 3);
+    tp_flag = 0;
+}
+
+static void test_patch_branches(void **state)
+{
+    (void)state;
+    static const int args[] = { 0, 5, -7 };
+    roundtrip1("tp_jcc", tp_jcc, 0, args, 3);
+    roundtrip1("tp_jcc", tp_jcc, TD_PATCH_ABS, args, 3);
+    roundtrip1("tp_jcc32", tp_jcc32, 0, args, 3);
+    roundtrip1("tp_call", tp_call, 0, args, 3);
+    roundtrip1("tp_internal", tp_internal, 0, args, 3);
+    struct td_patch p;
+    struct td_perr err;
+    assert_int_equal(prep("tp_internal", (void *)repl1, TD_PATCH_ABS, &p, &err), 0);
+    assert_int_equal(p.covered, 14);
+    roundtrip1("tp_internal", tp_internal, TD_PATCH_ABS, args, 3);
+}
+
+static void test_patch_refused(void **state)
+{
+    (void)state;
+    expect_refused("tp_short", 0, TD_PE_SHORT, "3 bytes long");
+    expect_refused("tp_loop", 0, TD_PE_BRANCH, "inside the instructions the patch overwrites");
+    expect_refused("tp_selfref", 0, TD_PE_BRANCH, "uses the address +2");
+    expect_refused("tp_int3", 0, TD_PE_INSN, "breakpoint");
+    expect_refused("tp_baddata", 0, TD_PE_DECODE, "not an instruction");
+    expect_refused("tp_call", TD_PATCH_ABS, TD_PE_INSN, "not the last instruction");
+    /* without the body check the loop is not seen (the caller's choice) */
+    struct td_patch p;
+    struct td_perr err;
+    assert_int_equal(prep("tp_loop", (void *)repl1, TD_PATCH_NO_BODY_CHECK, &p, &err), 0);
+    assert_false(p.body_checked);
+    assert_int_equal(td_patch_prepare(self_pt, "x", 0, 0, ADDR(repl1), 0, &p, &err), TD_PE_INVAL);
+    /* an unmapped address */
+    assert_int_equal(td_patch_prepare(self_pt, "nowhere", 8, 0, ADDR(repl1), 0, &p, &err), TD_PE_MEM);
+    assert_non_null(strstr(err.msg, "nowhere"));
+}
+
+/* two patches of one function: the second moves the first one's jump;
+ * the bytes must be the expected ones for each write */
+static void test_patch_stacked(void **state)
+{
+    (void)state;
+    int (*volatile call)(int, int) = tp_fp;
+    unsigned char before[16];
+    memcpy(before, (void *)tp_fp, sizeof before);
+    struct td_patch a, b, c;
+    struct td_perr err;
+    assert_int_equal(prep("tp_fp", (void *)repl2, 0, &a, &err), 0);
+    assert_int_equal(prep("tp_fp", (void *)repl2, 0, &c, &err), 0);
+    orig2 = (int (*)(int, int))(uintptr_t)a.original;
+    assert_int_equal(td_patch_apply(self_pt, &a, 0, &err), 0);
+    assert_int_equal(td_patch_apply(self_pt, &c, 0, &err), TD_PE_CHANGED); /* prepared before a */
+    assert_memory_equal((void *)tp_fp, a.bytes, a.len);
+    assert_int_equal(call(1, 2), 51);
+    /* b on top of a: its trampoline holds a's jump, made absolute */
+    assert_int_equal(prep("tp_fp", (void *)repl2b, 0, &b, &err), 0);
+    orig2b = (int (*)(int, int))(uintptr_t)b.original;
+    assert_int_equal(orig2b(1, 2), 51); /* b's original is a's replacement */
+    assert_int_equal(td_patch_apply(self_pt, &b, 0, &err), 0);
+    assert_int_equal(td_patch_undo(self_pt, &a, 0, &err), TD_PE_CHANGED); /* b is on top */
+    assert_int_equal(call(1, 2), 5102);
+    assert_int_equal(td_patch_apply(self_pt, &b, 0, &err), TD_PE_INVAL);
+    assert_int_equal(td_patch_undo(self_pt, &b, 0, &err), 0);
+    assert_int_equal(td_patch_undo(self_pt, &a, 0, &err), 0);
+    assert_memory_equal(before, (void *)tp_fp, sizeof before);
+    assert_int_equal(call(1, 2), 5);
+}
+
+/* a mapper that finds nothing within +-2 GiB: the 14-byte jump, with its
+ * trampoline anywhere, unless rip-relative operands need it near */
+static int far_map(void *ctx, uint64_t lo, uint64_t hi, size_t size, uint64_t *addr)
+{
+    if (hi - lo < (1ULL << 34))
+        return -ENOMEM;
+    return td_patch_mem_self.map(ctx, lo, hi, size, addr);
+}
+
+static void test_patch_no_island_near(void **state)
+{
+    (void)state;
+    struct td_patch_mem mem = td_patch_mem_self;
+    mem.map = far_map;
+    struct td_patcher *pt = td_patcher_new(&mem);
+    struct td_patcher *saved = self_pt;
+    self_pt = pt;
+    struct td_patch p;
+    struct td_perr err;
+    /* a replacement out of reach of a 5-byte jump: abs() in the C library */
+    void *far = dlsym(RTLD_DEFAULT, "abs");
+    int64_t d = (int64_t)(ADDR(far) - ADDR(tp_fp2));
+    if (d > INT32_MIN && d < INT32_MAX) {
+        printf("SKIP: the C library is within 2 GiB of the program: no far replacement\n");
+    } else {
+        assert_int_equal(prep("tp_fp2", far, 0, &p, &err), 0);
+        assert_int_equal(p.len, 14);
+        assert_int_equal(td_patch_apply(pt, &p, 0, &err), 0);
+        int (*volatile call)(int, int) = tp_fp2;
+        assert_int_equal(call(-6, 7), 6);
+        assert_int_equal(((int (*)(int, int))(uintptr_t)p.original)(-6, 7), -42);
+        assert_int_equal(td_patch_undo(pt, &p, 0, &err), 0);
+        assert_int_equal(call(-6, 7), -42);
+    }
+    self_pt = saved;
+    self_pt = pt;
+    expect_refused("tp_rip", 0, TD_PE_RANGE, "no free memory for a trampoline within reach");
+    self_pt = saved;
+    td_patcher_free(pt);
+}
+
+/* other threads call the function while it is patched and restored */
+struct hot {
+    int (*volatile f)(int);
+    volatile int stop;
+    long calls, bad;
+};
+
+static int hot_want;
+
+static void *hot_thread(void *arg)
+{
+    struct hot *h = arg;
+    while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED)) {
+        int r = h->f(3);
+        if (r != hot_want && r != hot_want * 10 + 1)
+            __atomic_add_fetch(&h->bad, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&h->calls, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+static void hammer(const char *name, int (*f)(int), unsigned flags, unsigned len)
+{
+    struct hot h = { .f = f };
+    hot_want = f(3);
+    struct td_patch p;
+    struct td_perr err;
+    assert_int_equal(prep(name, (void *)repl1, flags, &p, &err), 0);
+    assert_int_equal(p.len, len);
+    assert_int_equal(p.covered, len); /* one instruction: no thread can be inside it */
+    orig1 = (int (*)(int))(uintptr_t)p.original;
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, hot_thread, &h), 0);
+    for (int i = 0; i < 200; i++) {
+        assert_int_equal(td_patch_apply(self_pt, &p, 0, &err), 0);
+        assert_int_equal(td_patch_undo(self_pt, &p, 0, &err), 0);
+    }
+    __atomic_store_n(&h.stop, 1, __ATOMIC_RELAXED);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    assert_int_equal(h.bad, 0);
+    assert_true(h.calls > 0);
+}
+
+static void test_patch_running_threads(void **state)
+{
+    (void)state;
+    assert_int_equal(ADDR(tp_hot) % 8, 0);
+    assert_int_equal(ADDR(tp_hot_odd) % 8, 4);
+    hammer("tp_hot", tp_hot, 0, 5);         /* one compare-and-swap */
+    hammer("tp_hot_odd", tp_hot_odd, 0, 5); /* jmp . first, then the rest */
+    hammer("tp_hot_abs", tp_hot_abs, TD_PATCH_ABS, 14);
+    printf("running threads: membarrier core serialisation %s\n",
+           td_patch_self_sync_core() ? "used" : "not available");
+}
+
+/* ---- threads --------------------------------------------------------- */
+
+static void test_threads_inside(void **state)
+{
+    (void)state;
+    struct td_patch p = { .addr = 0x1000, .len = 5, .covered = 7 };
+    struct td_range r[2] = { td_patch_busy_range(&p), { 0x2000, 0x2010 } };
+    assert_int_equal(r[0].lo, 0x1001);
+    assert_int_equal(r[0].hi, 0x1007);
+    struct td_thread_ip t[4] = { { 1, 0x1000, 0 }, { 2, 0x1007, 0 }, { 3, 0x0fff, 0 }, { 4, 0x3000, 0 } };
+    size_t which = 99;
+    int restart = 9;
+    assert_int_equal(td_threads_inside(r, 2, t, 4, &which, &restart), -1);
+    t[2].ip = 0x1003;
+    assert_int_equal(td_threads_inside(r, 2, t, 4, &which, &restart), 2);
+    assert_int_equal(which, 0);
+    assert_int_equal(restart, 0);
+    t[2].ip = 0x0fff;
+    t[3] = (struct td_thread_ip){ 4, 0x2011, 1 }; /* would restart the syscall at 0x200f */
+    assert_int_equal(td_threads_inside(r, 2, t, 4, &which, &restart), 3);
+    assert_int_equal(which, 1);
+    assert_int_equal(restart, 1);
+    t[3].in_syscall = 0;
+    assert_int_equal(td_threads_inside(r, 2, t, 4, NULL, NULL), -1);
+}
+
+/* ---- remote: a ptraced child ---------------------------------------- */
+
+struct child {
+    pid_t pid;
+    int to[2], from[2];
+};
+
+/* the child: 'c' computes with the patched functions, 'q' leaves */
+static void child_loop(struct child *c, struct libs *L)
+{
+    char cmd;
+    while (read(c->to[0], &cmd, 1) == 1 && cmd == 'c') {
+        int r[3] = { tp_jcc(5), tp_rip(3), L->user_add(2, 3) };
+        if (write(c->from[1], r, sizeof r) != (ssize_t)sizeof r)
+            break;
+    }
+    _exit(0);
+}
+
+static void child_results(struct child *c, int r[3])
+{
+    assert_int_equal(write(c->to[1], "c", 1), 1);
+    assert_int_equal(read(c->from[0], r, 3 * sizeof(int)), 3 * (ssize_t)sizeof(int));
+}
+
+static void child_stop(struct child *c)
+{
+    int st;
+    assert_int_equal(ptrace(PTRACE_INTERRUPT, c->pid, 0, 0), 0);
+    assert_int_equal(waitpid(c->pid, &st, __WALL), c->pid);
+    assert_true(WIFSTOPPED(st));
+}
+
+static void child_cont(struct child *c)
+{
+    assert_int_equal(ptrace(PTRACE_CONT, c->pid, 0, 0), 0);
+}
+
+/* run one system call in the stopped child, as the supervisor will: at the
+ * syscall instruction it is stopped after, with orig_rax = -1 so that no
+ * restart logic applies, then every register back */
+static long remote_syscall(pid_t pid, long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+    struct user_regs_struct saved, r;
+    if (ptrace(PTRACE_GETREGS, pid, 0, &saved) != 0)
+        return -errno;
+    errno = 0;
+    long word = ptrace(PTRACE_PEEKTEXT, pid, (void *)(saved.rip - 2), 0);
+    if (errno || (word & 0xffff) != 0x050f)
+        return -ENOSYS; /* not stopped in a system call: the test expects it to be */
+    r = saved;
+    r.rax = (unsigned long long)nr;
+    r.rdi = (unsigned long long)a1;
+    r.rsi = (unsigned long long)a2;
+    r.rdx = (unsigned long long)a3;
+    r.r10 = (unsigned long long)a4;
+    r.r8 = (unsigned long long)a5;
+    r.r9 = (unsigned long long)a6;
+    r.orig_rax = (unsigned long long)-1;
+    r.rip = saved.rip - 2;
+    int st;
+    if (ptrace(PTRACE_SETREGS, pid, 0, &r) != 0 || ptrace(PTRACE_SINGLESTEP, pid, 0, 0) != 0 ||
+        waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st) || ptrace(PTRACE_GETREGS, pid, 0, &r) != 0)
+        return -EIO;
+    long ret = (long)r.rax;
+    if (ptrace(PTRACE_SETREGS, pid, 0, &saved) != 0)
+        return -EIO;
+    return ret;
+}
+
+static int inject_mmap(void *arg, uint64_t lo, uint64_t hi, size_t size, uint64_t *addr)
+{
+    struct child *c = arg;
+    uint64_t hint;
+    int rc = td_maps_find_gap(c->pid, lo, hi, size, &hint);
+    if (rc)
+        return rc;
+    long r = remote_syscall(c->pid, SYS_mmap, (long)hint, (long)size, PROT_READ | PROT_EXEC,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (r < 0 && r > -4096)
+        return (int)r;
+    if ((uint64_t)r != hint)
+        return -ENOMEM;
+    *addr = hint;
+    return 0;
+}
+
+struct island_seen {
+    uint64_t addr;
+    int prot;
+    int anon;
+};
+
+static int island_cb(const struct td_map *m, void *arg)
+{
+    struct island_seen *s = arg;
+    if (s->addr >= m->start && s->addr < m->end) {
+        s->prot = m->prot;
+        s->anon = !m->path[0];
+        return 1;
+    }
+    return 0;
+}
+
+static void test_remote(void **state)
+{
+    (void)state;
+    if (!have_cc())
+        skip();
+    struct libs L;
+    load_libs(&L, "libuser_remote.so", "-Wl,-z,now", RTLD_NOW);
+    struct child c;
+    assert_int_equal(pipe(c.to), 0);
+    assert_int_equal(pipe(c.from), 0);
+    fflush(NULL);
+    c.pid = fork();
+    assert_true(c.pid >= 0);
+    if (c.pid == 0)
+        child_loop(&c, &L);
+    int want[3], got[3];
+    want[0] = tp_jcc(5);
+    want[1] = tp_rip(3);
+    want[2] = L.user_add(2, 3);
+    assert_int_equal(ptrace(PTRACE_SEIZE, c.pid, 0, PTRACE_O_EXITKILL), 0);
+    child_results(&c, got);
+    assert_memory_equal(got, want, sizeof want);
+
+    child_stop(&c);
+    struct td_procmem pm;
+    struct td_perr err;
+    assert_int_equal(td_procmem_open(&pm, c.pid, inject_mmap, &c, &err), 0);
+    struct td_patch_mem mem = td_procmem_ops(&pm);
+    struct td_patcher *pt = td_patcher_new(&mem);
+    struct td_patch pj, pr;
+    struct td_elf_sym sj = lookup("tp_jcc"), sr = lookup("tp_rip");
+    assert_int_equal(td_patch_prepare(pt, "tp_jcc", sj.addr, sj.size, ADDR(repl1), 0, &pj, &err), 0);
+    assert_int_equal(td_patch_prepare(pt, "tp_rip", sr.addr, sr.size, ADDR(repl1b), 0, &pr, &err), 0);
+    /* the trampolines are in the child, in memory it mapped near the code */
+    struct island_seen is = { pj.island, -1, 0 };
+    td_maps_foreach(c.pid, island_cb, &is);
+    assert_int_equal(is.prot, PROT_READ | PROT_EXEC);
+    assert_true(is.anon);
+    assert_int_equal(prot_of(pj.island), -1); /* not here */
+    int64_t dist = (int64_t)(pj.island - sj.addr);
+    assert_true(dist > INT32_MIN && dist < INT32_MAX);
+    /* the replacements' pointers to the originals, in the child */
+    uint64_t o1 = pj.original;
+    assert_int_equal(mem.write(mem.ctx, ADDR(&orig1), &o1, sizeof o1), 0);
+    uint64_t o2 = pr.original;
+    assert_int_equal(mem.write(mem.ctx, ADDR(&orig1b), &o2, sizeof o2), 0);
+
+    /* no thread inside the bytes about to change */
+    struct user_regs_struct regs;
+    assert_int_equal(ptrace(PTRACE_GETREGS, c.pid, 0, &regs), 0);
+    struct td_thread_ip t = { c.pid, regs.rip, (long)regs.orig_rax >= 0 };
+    struct td_range busy[2] = { td_patch_busy_range(&pj), td_patch_busy_range(&pr) };
+    assert_int_equal(td_threads_inside(busy, 2, &t, 1, NULL, NULL), -1);
+
+    /* live replacement in another process needs its threads stopped */
+    assert_int_equal(td_patch_apply(pt, &pj, 0, &err), TD_PE_UNSAFE);
+    assert_non_null(strstr(err.msg, "TD_PATCH_STOPPED"));
+    assert_int_equal(td_patch_apply(pt, &pj, TD_PATCH_STOPPED, &err), 0);
+    assert_int_equal(td_patch_apply(pt, &pr, TD_PATCH_STOPPED, &err), 0);
+    struct td_got_patch g;
+    assert_int_equal(td_got_set(pt, L.add_slot, ADDR(repl_add), TD_PATCH_STOPPED, &g, &err), 0);
+    /* this process is untouched */
+    assert_int_equal(tp_jcc(5), want[0]);
+    assert_int_equal(L.user_add(2, 3), want[2]);
+    child_cont(&c);
+    child_results(&c, got);
+    assert_int_equal(got[0], want[0] * 10 + 1);
+    assert_int_equal(got[1], want[1] * 100 + 2);
+    assert_int_equal(got[2], 1005);
+
+    child_stop(&c);
+    assert_int_equal(td_patch_undo(pt, &pj, TD_PATCH_STOPPED, &err), 0);
+    assert_int_equal(td_patch_undo(pt, &pr, TD_PATCH_STOPPED, &err), 0);
+    assert_int_equal(td_got_undo(pt, &g, TD_PATCH_STOPPED, &err), 0);
+    unsigned char back[16];
+    assert_int_equal(mem.read(mem.ctx, sj.addr, back, sizeof back), 0);
+    assert_memory_equal(back, (void *)tp_jcc, sizeof back);
+    assert_int_equal(mem.read(mem.ctx, sr.addr, back, sizeof back), 0);
+    assert_memory_equal(back, (void *)tp_rip, sizeof back);
+    child_cont(&c);
+    child_results(&c, got);
+    assert_memory_equal(got, want, sizeof want);
+
+    assert_int_equal(write(c.to[1], "q", 1), 1);
+    int st;
+    assert_int_equal(waitpid(c.pid, &st, __WALL), c.pid);
+    while (!WIFEXITED(st) && !WIFSIGNALED(st)) {
+        ptrace(PTRACE_CONT, c.pid, 0, 0);
+        assert_int_equal(waitpid(c.pid, &st, __WALL), c.pid);
+    }
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    td_patcher_free(pt);
+    td_procmem_close(&pm);
+    for (int i = 0; i < 2; i++) {
+        close(c.to[i]);
+        close(c.from[i]);
+    }
+    unload_libs(&L);
+}
+
 static void test_maps_gap(void **state)
 {
     (void)state;
@@ -714,11 +1291,21 @@ int main(void)
         cmocka_unit_test(test_elf_rejects),
         cmocka_unit_test(test_elf_built_program),
         cmocka_unit_test(test_elf_ambiguous_local),
+        cmocka_unit_test(test_got_rewrite),
         cmocka_unit_test(test_got_lazy),
         cmocka_unit_test(test_x86_rip_window),
         cmocka_unit_test(test_x86_branches),
         cmocka_unit_test(test_x86_refusals),
+        cmocka_unit_test(test_patch_prologues),
+        cmocka_unit_test(test_patch_rip_relative),
+        cmocka_unit_test(test_patch_branches),
+        cmocka_unit_test(test_patch_refused),
+        cmocka_unit_test(test_patch_stacked),
+        cmocka_unit_test(test_patch_no_island_near),
+        cmocka_unit_test(test_patch_running_threads),
+        cmocka_unit_test(test_threads_inside),
         cmocka_unit_test(test_maps_gap),
+        cmocka_unit_test(test_remote),
     };
     return cmocka_run_group_tests_name("patch", tests, setup_tmp, teardown_tmp);
 }
