@@ -329,11 +329,6 @@ void td_elf_close(struct td_elf *e)
     free(e);
 }
 
-uint64_t td_elf_bias(const struct td_elf *e)
-{
-    return e->bias;
-}
-
 void td_elf_set_bias(struct td_elf *e, uint64_t bias)
 {
     e->bias = bias;

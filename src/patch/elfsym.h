@@ -30,7 +30,6 @@ int td_elf_open(const char *path, uint64_t bias, struct td_elf **out, struct td_
 int td_elf_open_mem(const void *data, size_t len, uint64_t bias, struct td_elf **out, struct td_perr *err);
 void td_elf_close(struct td_elf *e);
 
-uint64_t td_elf_bias(const struct td_elf *e);
 void td_elf_set_bias(struct td_elf *e, uint64_t bias);
 /* the bias of the object given one of its mappings from /proc/PID/maps:
  * `start` maps the file at `offset` */

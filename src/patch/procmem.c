@@ -21,11 +21,12 @@ int td_procmem_open(struct td_procmem *pm, int pid,
     pm->map = map;
     pm->map_arg = map_arg;
     pm->fd = open(path, O_RDWR | O_CLOEXEC);
-    if (pm->fd < 0)
-        return td_perr_set(err, TD_PE_MEM, errno, "%s: %s%s", path, strerror(errno),
-                           errno == EACCES || errno == EPERM
-                               ? " (writing another process's memory needs ptrace access to it)"
-                               : "");
+    if (pm->fd < 0) {
+        int en = errno;
+        return td_perr_set(err, TD_PE_MEM, en, "%s: %s%s", path, strerror(en),
+                           en == EACCES || en == EPERM ? " (writing another process's memory needs ptrace access to it)"
+                                                       : "");
+    }
     return 0;
 }
 
