@@ -908,6 +908,53 @@ static void test_patch_refused(void **state)
     assert_non_null(strstr(err.msg, "nowhere"));
 }
 
+/* glibc's own strtol (code nobody here wrote): it starts with a
+ * rip-relative load (the TLS offset of the locale) and ends with a jmp */
+static long (*volatile orig_strtol)(const char *, char **, int);
+static long repl_strtol(const char *s, char **end, int base)
+{
+    return orig_strtol(s, end, base) + 1000000;
+}
+
+static void test_patch_libc(void **state)
+{
+    (void)state;
+    struct libc_find f = { 0 };
+    assert_int_equal(td_maps_foreach(0, libc_map_cb, &f), 0);
+    struct td_elf *e;
+    struct td_perr err;
+    uint64_t bias;
+    assert_int_equal(td_elf_open(f.path, 0, &e, &err), 0);
+    assert_int_equal(td_elf_bias_for_mapping(e, f.start, f.offset, &bias, &err), 0);
+    td_elf_set_bias(e, bias);
+    struct td_elf_sym s;
+    assert_int_equal(td_elf_find_func(e, "strtol", &s, &err), 0);
+    /* called at its address: a sanitizer's interceptor would sit in front */
+    long (*volatile call)(const char *, char **, int) = (long (*)(const char *, char **, int))(uintptr_t)s.addr;
+    unsigned char before[32];
+    memcpy(before, (void *)(uintptr_t)s.addr, sizeof before);
+    for (unsigned flags = 0; flags <= TD_PATCH_ABS; flags += TD_PATCH_ABS) {
+        struct td_patch p;
+        int rc = td_patch_prepare(self_pt, "strtol", s.addr, s.size, ADDR(repl_strtol), flags, &p, &err);
+        if (rc)
+            fprintf(stderr, "%s\n", err.msg);
+        assert_int_equal(rc, 0);
+        assert_true(p.body_checked);
+        orig_strtol = (long (*)(const char *, char **, int))(uintptr_t)p.original;
+        assert_int_equal(td_patch_apply(self_pt, &p, 0, &err), 0);
+        char *end;
+        static const char num[] = "  -12345xyz";
+        assert_int_equal(call(num, &end, 10), 1000000 - 12345);
+        assert_ptr_equal(end, num + 8);
+        assert_int_equal(call("7f", NULL, 16), 1000000 + 0x7f);
+        assert_int_equal(orig_strtol("42", NULL, 10), 42);
+        assert_int_equal(td_patch_undo(self_pt, &p, 0, &err), 0);
+        assert_memory_equal(before, (void *)(uintptr_t)s.addr, sizeof before);
+        assert_int_equal(call("42", NULL, 10), 42);
+    }
+    td_elf_close(e);
+}
+
 /* two patches of one function: the second moves the first one's jump;
  * the bytes must be the expected ones for each write */
 static void test_patch_stacked(void **state)
@@ -1300,6 +1347,7 @@ int main(void)
         cmocka_unit_test(test_patch_rip_relative),
         cmocka_unit_test(test_patch_branches),
         cmocka_unit_test(test_patch_refused),
+        cmocka_unit_test(test_patch_libc),
         cmocka_unit_test(test_patch_stacked),
         cmocka_unit_test(test_patch_no_island_near),
         cmocka_unit_test(test_patch_running_threads),
