@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "patch.h"
 #include "internal.h"
 #include "x86.h"
 

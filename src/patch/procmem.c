@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "patch.h"
 #include "internal.h"
 
 int td_procmem_open(struct td_procmem *pm, int pid,
