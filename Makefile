@@ -7,6 +7,8 @@
 #   src/shim/     the interposer:   lib/tdtrace/libcuda.so.1
 #   src/audit/    the loader-audit library: lib/tdtrace/libtdaudit.so
 #   src/tdtrace/, src/policy/, src/ioctl/   the supervisor: bin/tdtrace
+#   src/patch/    code and GOT patching (libtdpatch.a, for the supervisor
+#                 and the shim)
 #   src/hostlib/LIB/ + common/  host implementations of NVIDIA's libraries:
 #                            lib/tdtrace/host/ (see docs/hostlib.md)
 #   tests/unit/test_NAME.c   one cmocka suite per module
@@ -70,6 +72,7 @@ AUDIT_OBJ  := $(call objs,$(wildcard src/audit/*.c))
 CORE_DIRS  ?= src/tdtrace src/policy src/ioctl
 CORE_OBJ   := $(call objs,$(filter-out src/tdtrace/main.c,$(wildcard $(addsuffix /*.c,$(CORE_DIRS)))))
 MAIN_OBJ   := $(call objs,src/tdtrace/main.c)
+PATCH_OBJ  := $(call objs,$(wildcard src/patch/*.c))
 
 $(BUILD)/libtdcommon.a: $(COMMON_OBJ)
 	@rm -f $@; ar rcs $@ $^
@@ -77,9 +80,13 @@ $(BUILD)/libtdcore.a: $(CORE_OBJ)
 	@rm -f $@; ar rcs $@ $^
 $(BUILD)/libemu.a: $(EMU_OBJ)
 	@rm -f $@; ar rcs $@ $^
+$(BUILD)/libtdpatch.a: $(PATCH_OBJ)
+	@rm -f $@; ar rcs $@ $^
 
 EMU_LIBS  := -lzstd -llz4 -lm -ldl
-CORE_LIBS := -lseccomp -ldw -lelf -lm
+# -lZydis only where something calls it (the shim and tdtrace do not yet)
+PATCH_LIBS := -lelf -Wl,--as-needed -lZydis -Wl,--no-as-needed
+CORE_LIBS := -lseccomp -ldw -lm $(PATCH_LIBS)
 LIBDIR := $(BUILD)/lib/tdtrace
 EMU_SO   := $(LIBDIR)/emu/libcuda.so.1
 SHIM_SO  := $(LIBDIR)/libcuda.so.1
@@ -90,9 +97,11 @@ $(EMU_SO): $(EMU_OBJ) $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs $(LDFLAGS) -o $@ $(EMU_OBJ) $(BUILD)/libtdcommon.a $(EMU_LIBS)
 	ln -sf libcuda.so.1 $(@D)/libcuda.so
-$(SHIM_SO): $(SHIM_OBJ) $(BUILD)/libtdcommon.a
+# libtdpatch.a: nothing is taken from it until the shim calls it; that
+# call brings $(PATCH_LIBS) with it
+$(SHIM_SO): $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs $(LDFLAGS) -o $@ $(SHIM_OBJ) $(BUILD)/libtdcommon.a -ldl
+	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs $(LDFLAGS) -o $@ $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a -ldl
 	ln -sf libcuda.so.1 $(@D)/libcuda.so
 # the loader loads audit libraries before anything else, the sanitizers'
 # runtime included: this one stays uninstrumented
@@ -102,9 +111,9 @@ $(AUDIT_SO): LDFLAGS := $(call NOSAN,$(LDFLAGS))
 $(AUDIT_SO): $(AUDIT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-z,defs $(LDFLAGS) -o $@ $(AUDIT_OBJ)
-$(TDTRACE): $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a
+$(TDTRACE): $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a $(CORE_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS)
 
 emu: $(EMU_SO)
 shim: $(SHIM_SO)
@@ -171,9 +180,9 @@ $(BUILD)/tests/test_emu_%: tests/unit/test_emu_%.c $(BUILD)/libemu.a $(BUILD)/li
 $(BUILD)/tests/test_hostlib: tests/unit/test_hostlib.c $(call objs,src/hostlib/common/convert.c src/hostlib/common/extent.c src/hostlib/common/handles.c)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc/hostlib/common $(CFLAGS) -Wno-missing-prototypes -o $@ $^ $(LDFLAGS) -lm -lcmocka
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Isrc -Isrc/api -Isrc/tdtrace -Isrc/shim $(CFLAGS) -Wno-missing-prototypes -o $@ $< src/api/apiparse.c $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS) -lcmocka
+	$(CC) $(CPPFLAGS) -Isrc -Isrc/api -Isrc/tdtrace -Isrc/shim $(CFLAGS) -Wno-missing-prototypes -o $@ $< src/api/apiparse.c $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS) -lcmocka
 tests: $(UNIT_BIN) e2e-build
 
 E2E_SRC := $(sort $(filter-out tests/e2e/lib%,$(wildcard tests/e2e/*.c)))
@@ -195,9 +204,13 @@ $(BUILD)/fuzz/fuzz_policy: tests/fuzz/fuzz_policy.c tests/fuzz/standalone.h $(BU
 $(BUILD)/fuzz/fuzz_ptx: tests/fuzz/fuzz_ptx.c tests/fuzz/standalone.h $(BUILD)/libemu.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc/emu -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libemu.a $(BUILD)/libtdcommon.a $(EMU_LIBS) $(LDFLAGS)
-fuzz-smoke: $(BUILD)/fuzz/fuzz_policy $(BUILD)/fuzz/fuzz_ptx
+$(BUILD)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c tests/fuzz/standalone.h $(BUILD)/libtdpatch.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libtdpatch.a $(PATCH_LIBS) $(LDFLAGS)
+fuzz-smoke: $(BUILD)/fuzz/fuzz_policy $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/fuzz_elf
 	@$(BUILD)/fuzz/fuzz_policy -n 20000 -s 1
 	@$(BUILD)/fuzz/fuzz_ptx -n 2000 -s 1
+	@$(BUILD)/fuzz/fuzz_elf -n 5000 -s 1
 
 unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)

@@ -1,6 +1,7 @@
-/* Devices: identity, attributes, PCI location. Every value comes from the
- * profile (profiles.c) through emu_device_attr, so what one call reports
- * matches what another does. */
+/* Devices: the table cuInit fills, whether cuInit has succeeded, and the
+ * devices' identity, attributes and PCI location. Every value comes from
+ * the profile (profiles.c) through emu_device_attr, so what one call
+ * reports matches what another does. */
 #include "emu.h"
 
 #include <ctype.h>
@@ -10,8 +11,17 @@
 
 int emu_ndevices;
 struct emu_device *emu_devices;
+static atomic_int ready;
 
-CUresult emu_ctx_init_primary(struct emu_device *dev); /* context.c */
+CUresult emu_check_init(void)
+{
+    return atomic_load_explicit(&ready, memory_order_acquire) ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+void emu_devices_ready(void)
+{
+    atomic_store_explicit(&ready, 1, memory_order_release);
+}
 
 CUresult emu_devices_init(const struct emu_config *cfg)
 {
@@ -26,11 +36,6 @@ CUresult emu_devices_init(const struct emu_config *cfg)
         emu_make_uuid(cfg->profile, d->phys, &d->uuid);
         d->total_mem = cfg->memory ? cfg->memory : cfg->profile->total_mem;
         pthread_mutex_init(&d->mem_lock, NULL);
-        CUresult r = emu_ctx_init_primary(d);
-        if (r == CUDA_SUCCESS)
-            r = emu_pools_init(d);
-        if (r)
-            return r; /* leaks the partial set: init is once per process */
     }
     emu_devices = devs;
     emu_ndevices = cfg->nvisible;

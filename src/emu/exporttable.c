@@ -168,7 +168,7 @@ static CUresult CUDAAPI cls_get(void **value, CUcontext ctx, void *key)
     return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-void emu_cls_drop_ctx(struct emu_ctx *c)
+static void cls_drop_ctx(struct emu_ctx *c)
 {
     CUcontext ctx = (CUcontext)c;
     struct cls_entry *gone = NULL;
@@ -192,6 +192,11 @@ void emu_cls_drop_ctx(struct emu_ctx *c)
             e->dtor(ctx, e->key, e->value);
         free(e);
     }
+}
+
+void emu_cls_init(void)
+{
+    emu_ctx_teardown_join(EMU_TEARDOWN_STORAGE, cls_drop_ctx);
 }
 
 static void *const context_local_storage[4] = {

@@ -8,6 +8,8 @@
  * words 10-11 flags, words 14-15 uncompressed size. */
 #include "fatbin.h"
 
+#include "../ptx/param.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -317,55 +319,21 @@ struct stmt {
     unsigned long long init_elems; /* leaf values in a brace initializer */
 };
 
-/* One parameter from tokens [a, b). */
+/* One parameter from tokens [a, b), laid out by the PTX engine's rule. */
 static int parse_param(const struct tok *t, int a, int b, struct emu_ptx_entry *e, unsigned *offset)
 {
-    unsigned long long elem = 0, vec = 1, count = 1, align = 0;
-    int after_ptr = 0;
-    const struct tok *name = NULL;
-
-    for (int i = a; i < b; i++) {
-        unsigned sz, v;
-        if (tok_is(&t[i], ".ptr")) {
-            after_ptr = 1;
-        } else if (tok_is(&t[i], ".align") && i + 1 < b) {
-            unsigned long long al = tok_uint(&t[++i]);
-            if (!after_ptr)
-                align = al;
-        } else if ((sz = type_size(&t[i])) != 0) {
-            elem = sz;
-        } else if ((v = vec_count(&t[i])) != 0) {
-            vec = v;
-        } else if (t[i].kind == T_WORD && t[i].s[0] != '.') {
-            name = &t[i];
-        } else if (tok_punct(&t[i], '[') && i + 1 < b) {
-            unsigned long long d = tok_uint(&t[i + 1]);
-            count = d && count <= (1ULL << 32) / d ? count * d : (1ULL << 32);
-        }
-    }
-    if (!name || !elem)
+    struct ptx_param_layout pl;
+    if (a >= b || ptx_param_decl(t[a].s, (size_t)(t[b - 1].s + t[b - 1].n - t[a].s), &pl))
         return 0; /* not a parameter we understand: skip it */
-    unsigned long long size = elem * vec * count;
-    if (!align)
-        align = elem * vec;
-    if (!is_pow2(align) || align > 4096)
-        align = elem;
-    if (size > (1u << 20))
-        size = 1u << 20;   /* far beyond CUDA's 32 KiB parameter space */
-
     struct emu_ptx_param *p = add_param(e);
     if (!p)
         return -1;
-    size_t n = name->n < sizeof p->name - 1 ? name->n : sizeof p->name - 1;
-    memcpy(p->name, name->s, n);
+    size_t n = pl.namelen < sizeof p->name - 1 ? pl.namelen : sizeof p->name - 1;
+    memcpy(p->name, pl.name, n);
     p->name[n] = 0;
-    p->size = (unsigned)size;
-    p->align = (unsigned)align;
-    unsigned long long off = ((unsigned long long)*offset + align - 1) & ~(align - 1);
-    if (off > (1u << 24))
-        off = 1u << 24;
-    p->offset = (unsigned)off;
-    *offset = (unsigned)(off + size);
+    p->size = pl.size;
+    p->align = pl.align;
+    p->offset = ptx_param_place(offset, &pl);
     return 0;
 }
 

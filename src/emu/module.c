@@ -106,6 +106,7 @@ static void module_release(struct emu_obj *o)
     free(m->funcs);
     free(m->globals);
     pthread_mutex_destroy(&m->lock);
+    emu_ctx_put(m->o.ctx);
     free(m);
 }
 
@@ -124,6 +125,7 @@ static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_
         m->img = &m->own;
     }
     emu_obj_init(&m->o, EMU_T_MODULE, c, module_release);
+    emu_obj_ref(&c->o); /* an unload waits for the context's work */
     pthread_mutex_init(&m->lock, NULL);
     const struct emu_image *im = m->img;
     m->funcs = calloc((size_t)im->nentries + 1, sizeof *m->funcs);
@@ -157,9 +159,12 @@ static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_
     return CUDA_SUCCESS;
 }
 
-/* unregistered already; takes the registry's reference */
+/* unregistered already; takes the registry's reference. Kernels of the
+ * module still running use its globals: the unload waits for the work of
+ * the module's context first, as the driver's does. */
 static void module_kill(struct emu_module *m)
 {
+    emu_ctx_sync(m->o.ctx);
     pthread_mutex_lock(&m->lock);
     for (int i = 0; i < m->img->nentries; i++) {
         struct emu_func *f = m->funcs[i];
@@ -188,10 +193,31 @@ static void drop_func(struct emu_obj *o)
     emu_obj_put(o);
 }
 
-void emu_module_drop_ctx(struct emu_ctx *ctx)
+static void drop_ctx(struct emu_ctx *ctx)
 {
     emu_obj_drop_ctx(ctx, EMU_T_MODULE, drop_module);
     emu_obj_drop_ctx(ctx, EMU_T_FUNC, drop_func);
+}
+
+void emu_module_init(void)
+{
+    emu_ctx_teardown_join(EMU_TEARDOWN_MODULES, drop_ctx);
+}
+
+/* module h, referenced, for a lookup in it: its context's sticky error
+ * fails the call */
+static CUresult module_get(CUmodule h, struct emu_module **out)
+{
+    struct emu_module *m = emu_obj_get(h, EMU_T_MODULE);
+    if (!m)
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = emu_ctx_sticky(m->o.ctx);
+    if (r) {
+        emu_obj_put(&m->o);
+        return r;
+    }
+    *out = m;
+    return CUDA_SUCCESS;
 }
 
 static CUresult load_image(const void *image, size_t len, struct emu_image *img)
@@ -310,11 +336,15 @@ TD_EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
     struct emu_module *m = emu_obj_get(hmod, EMU_T_MODULE);
     if (!m)
         return CUDA_ERROR_INVALID_HANDLE;
-    int mine = !m->lib && emu_obj_unregister(&m->o); /* a library's module goes with it */
-    if (mine)
+    CUresult r = CUDA_SUCCESS;
+    if (m->lib)
+        r = CUDA_ERROR_NOT_PERMITTED; /* a library's module goes with the library */
+    else if (emu_obj_unregister(&m->o))
         module_kill(m);
+    else
+        r = CUDA_ERROR_INVALID_HANDLE;
     emu_obj_put(&m->o);
-    return mine ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    return r;
 }
 
 static struct emu_func *module_func(struct emu_module *m, int entry)
@@ -339,11 +369,12 @@ TD_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
     EMU_INIT_OR_RETURN();
     if (!hfunc || !name)
         return CUDA_ERROR_INVALID_VALUE;
-    struct emu_module *m = emu_obj_get(hmod, EMU_T_MODULE);
-    if (!m)
-        return CUDA_ERROR_INVALID_HANDLE;
+    struct emu_module *m;
+    CUresult r = module_get(hmod, &m);
+    if (r)
+        return r;
     int e = find_entry(m->img, name);
-    CUresult r = CUDA_ERROR_NOT_FOUND;
+    r = CUDA_ERROR_NOT_FOUND;
     if (e >= 0) {
         struct emu_func *f = module_func(m, e);
         r = f ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
@@ -411,10 +442,11 @@ TD_EXPORT CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes
     EMU_INIT_OR_RETURN();
     if (!name)
         return CUDA_ERROR_INVALID_VALUE;
-    struct emu_module *m = emu_obj_get(hmod, EMU_T_MODULE);
-    if (!m)
-        return CUDA_ERROR_INVALID_HANDLE;
-    CUresult r = module_global(m, name, dptr, bytes);
+    struct emu_module *m;
+    CUresult r = module_get(hmod, &m);
+    if (r)
+        return r;
+    r = module_global(m, name, dptr, bytes);
     emu_obj_put(&m->o);
     return r;
 }
@@ -849,7 +881,7 @@ static CUresult fn_device(struct fn_ref *f, struct emu_device **d)
         return CUDA_SUCCESS;
     }
     struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
     *d = c->dev;

@@ -9,195 +9,18 @@
  * lanes with the smallest pc together, and lanes meet again when the
  * running group reaches the pc where others wait (structured code
  * reconverges at the join point, loops after the loop). */
-#include "ir.h"
+#include "exec.h"
 
-#include <fenv.h>
-#include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-#define MAXDEPTH 32
-#define NCACHE 4
-#define PC_NONE 0x7fffffff
 
 static atomic_ullong total_ins;
 uint64_t ptx_instructions(void) { return atomic_load(&total_ins); }
 
-struct plan {                    /* per launch */
-    const struct ptx_module *m;
-    const struct ptx_launch *l;
-    int entry;
-    int *slotbase;               /* by function: first slot in a warp's file, or -1 */
-    unsigned *localbase, *fparambase;
-    int nslots;
-    unsigned lstride, fstride;   /* per-thread .local and call .param bytes */
-    unsigned static_shared, shsize;
-    unsigned nthreads, nwarps;
-    uint64_t nblocks;
-    atomic_ullong next_block;
-    atomic_int stop;
-    pthread_mutex_t lock;
-    enum ptx_status status;
-    char *err;
-    size_t errlen;
-};
-
-struct warp {
-    uint64_t *R0;                /* this warp's register file */
-    uint32_t live, active, barred;
-    int pc, merge_pc;
-    int lpc[32];
-    int depth[32];
-    int rstack[32][MAXDEPTH];    /* return pc */
-    int cstack[32][MAXDEPTH];    /* call index */
-    int red_pending;             /* bar.red: result slot row to write, or -1 */
-    uint64_t *red_d;
-    uint32_t red_mask;
-    int id;
-};
-
-struct blk {                     /* one host thread's block state */
-    struct plan *P;
-    unsigned char *shared, *local, *fparam;
-    struct warp *warps;
-    uint64_t *regs;
-    uint64_t sink[32];
-    uint64_t clo[NCACHE], chi[NCACHE];
-    int cnext;
-    unsigned ctaid[3];
-    uint64_t icount;
-    enum ptx_status st;
-    int red_popc, red_and, red_or;
-    const struct ir_ins *fault_ins;
-};
-
 /* ---- errors ----------------------------------------------------------- */
-static void fail(struct blk *b, enum ptx_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void fail(struct blk *b, enum ptx_status st, const char *fmt, ...)
-{
-    struct plan *P = b->P;
-    if (b->st == PTX_OK) b->st = st;
-    pthread_mutex_lock(&P->lock);
-    if (P->status == PTX_OK) {
-        P->status = st;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(P->err, P->errlen, fmt, ap);
-        va_end(ap);
-    }
-    pthread_mutex_unlock(&P->lock);
-    atomic_store(&P->stop, 1);
-}
-
-/* ---- values ----------------------------------------------------------- */
-static inline float F32(uint64_t v) { float f; uint32_t u = (uint32_t)v; memcpy(&f, &u, 4); return f; }
-static inline double F64(uint64_t v) { double d; memcpy(&d, &v, 8); return d; }
-static inline uint64_t UF32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static inline uint64_t UF64(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
-static inline uint64_t NF32(float f) { return f != f ? 0x7fffffffu : UF32(f); }    /* canonical NaN */
-static inline uint64_t NF64(double d) { return d != d ? 0x7fffffffffffffffull : UF64(d); }
-
-static inline uint64_t mask_of(unsigned size) { return size >= 8 ? ~0ull : (1ull << (size * 8)) - 1; }
-static inline int64_t sext(uint64_t v, unsigned size)
-{
-    switch (size) {
-    case 1: return (int8_t)v;
-    case 2: return (int16_t)v;
-    case 4: return (int32_t)v;
-    default: return (int64_t)v;
-    }
-}
-static inline float ftz32(float f) { return fabsf(f) < 1.17549435e-38f ? copysignf(0.0f, f) : f; }
-/* .sat: clamp to [0, 1], NaN to 0 */
-static inline float sat32(float q) { return q != q ? 0.0f : q < 0 ? 0.0f : q > 1 ? 1.0f : q; }
-
-/* ---- memory ------------------------------------------------------------- */
-static size_t read_dev(void *ctx, uint64_t addr, const unsigned char **p);
-
-/* the allocation holding [a, a+n): cache, then the host's map */
-static int global_ok(struct blk *b, uint64_t a, unsigned n)
-{
-    for (int i = 0; i < NCACHE; i++)
-        if (a >= b->clo[i] && a + n <= b->chi[i] && a + n >= a) return 1;
-    const struct ptx_host *h = &b->P->l->host;
-    uint64_t lo, hi;
-    if (!h->lookup || h->lookup(h->cookie, a, &lo, &hi) || a + n > hi || a + n < a) return 0;
-    b->clo[b->cnext] = lo;
-    b->chi[b->cnext] = hi;
-    b->cnext = (b->cnext + 1) % NCACHE;
-    return 1;
-}
-
-/* host pointer for a generic/global address, or NULL */
-static inline unsigned char *gen_ptr(struct blk *b, uint64_t a, unsigned n)
-{
-    struct plan *P = b->P;
-    uintptr_t sh = (uintptr_t)b->shared, lo = (uintptr_t)b->local, fp = (uintptr_t)b->fparam;
-    if (a >= sh && a + n <= sh + P->shsize) return (unsigned char *)(uintptr_t)a;
-    if (a >= lo && a + n <= lo + (uint64_t)P->lstride * P->nthreads) return (unsigned char *)(uintptr_t)a;
-    if (a >= fp && a + n <= fp + (uint64_t)P->fstride * P->nthreads) return (unsigned char *)(uintptr_t)a;
-    uintptr_t pb = (uintptr_t)P->l->params;
-    if (pb && a >= pb && a + n <= pb + P->l->param_bytes) return (unsigned char *)(uintptr_t)a;
-    return global_ok(b, a, n) ? (unsigned char *)(uintptr_t)a : NULL;
-}
-
-static size_t read_dev(void *ctx, uint64_t addr, const unsigned char **p)
-{
-    struct blk *b = ctx;
-    *p = NULL;
-    if (!gen_ptr(b, addr, 1)) return 0;
-    /* readable up to the end of the allocation (or window) */
-    size_t k = 1;
-    while (k < 4096 && gen_ptr(b, addr + k, 1)) k++;
-    *p = (const unsigned char *)(uintptr_t)addr;
-    return k;
-}
-
-/* the host pointer of lane (tid) for an access of n bytes, or NULL */
-static inline unsigned char *addr_of(struct blk *b, int space, uint64_t a, unsigned n, unsigned tid)
-{
-    struct plan *P = b->P;
-    switch (space) {
-    case SP_SHARED:
-        return a + n <= P->shsize && a + n >= a ? b->shared + a : NULL;
-    case SP_LOCAL:
-        return a + n <= P->lstride && a + n >= a ? b->local + (size_t)tid * P->lstride + a : NULL;
-    case SP_FPARAM:
-        return a + n <= P->fstride && a + n >= a ? b->fparam + (size_t)tid * P->fstride + a : NULL;
-    case SP_PARAM:
-        if (a + n <= P->l->param_bytes && a + n >= a) return (unsigned char *)P->l->params + a;
-        return gen_ptr(b, a, n); /* a generic pointer into the buffer */
-    default:
-        return gen_ptr(b, a, n);
-    }
-}
-
-static inline uint64_t ld_n(const unsigned char *p, unsigned n)
-{
-    switch (n) {
-    case 1: return __atomic_load_n(p, __ATOMIC_RELAXED);
-    case 2: return __atomic_load_n((const uint16_t *)(const void *)p, __ATOMIC_RELAXED);
-    case 4: return __atomic_load_n((const uint32_t *)(const void *)p, __ATOMIC_RELAXED);
-    default: return __atomic_load_n((const uint64_t *)(const void *)p, __ATOMIC_RELAXED);
-    }
-}
-static inline void st_n(unsigned char *p, unsigned n, uint64_t v)
-{
-    switch (n) {
-    case 1: __atomic_store_n(p, (uint8_t)v, __ATOMIC_RELAXED); break;
-    case 2: __atomic_store_n((uint16_t *)(void *)p, (uint16_t)v, __ATOMIC_RELAXED); break;
-    case 4: __atomic_store_n((uint32_t *)(void *)p, (uint32_t)v, __ATOMIC_RELAXED); break;
-    default: __atomic_store_n((uint64_t *)(void *)p, v, __ATOMIC_RELAXED); break;
-    }
-}
-
-static const char *space_name(int sp)
+const char *ex_space_name(int sp)
 {
     switch (sp) {
     case SP_GLOBAL: return "global";
@@ -209,10 +32,79 @@ static const char *space_name(int sp)
     }
 }
 
-static void mem_fault(struct blk *b, const struct ir_ins *in, uint64_t a, unsigned n, int misaligned)
+static void fill_fault(struct blk *b, const struct ex_site *at, enum ptx_status st)
 {
-    fail(b, misaligned ? PTX_E_MISALIGNED : PTX_E_ADDRESS, "%s %s address 0x%llx (%u bytes) at PTX line %d",
-         misaligned ? "misaligned" : "illegal", space_name(in->space), (unsigned long long)a, n, in->line);
+    struct plan *P = b->P;
+    struct ptx_fault *f = P->l->fault;
+    const struct ptx_module *M = P->m;
+    memset(f, 0, sizeof *f);
+    f->status = st;
+    f->warp = f->lane = -1;
+    snprintf(f->kernel, sizeof f->kernel, "%s", M->funcs[P->entry].name);
+    if (!at) return;
+    if (at->w) {
+        const struct ptx_launch *Lp = P->l;
+        unsigned tid = (unsigned)(at->w->id * 32 + at->lane);
+        f->has_thread = 1;
+        memcpy(f->block, b->ctaid, sizeof f->block);
+        f->thread[0] = tid % Lp->block[0];
+        f->thread[1] = tid / Lp->block[0] % Lp->block[1];
+        f->thread[2] = tid / (Lp->block[0] * Lp->block[1]);
+        f->warp = at->w->id;
+        f->lane = at->lane;
+    }
+    f->access = at->access;
+    if (at->access != PTX_ACCESS_NONE) {
+        snprintf(f->space, sizeof f->space, "%s", ex_space_name(at->space));
+        f->addr = at->addr;
+        f->size = at->size;
+    }
+    const struct ir_ins *in = at->in;
+    if (!in) return;
+    f->ptx_line = in->line;
+    snprintf(f->function, sizeof f->function, "%s", M->funcs[in->fn].name);
+    if (in->name >= 0) snprintf(f->opcode, sizeof f->opcode, "%s", M->strings + in->name);
+    const char *file = in->srcfile ? ir_file_name(M, in->srcfile) : NULL;
+    if (file) {
+        snprintf(f->file, sizeof f->file, "%s", file);
+        f->line = in->srcline;
+        f->column = in->srccol;
+    }
+}
+
+void ex_failv(struct blk *b, const struct ex_site *at, enum ptx_status st, const char *fmt, ...)
+{
+    struct plan *P = b->P;
+    if (b->st == PTX_OK) b->st = st;
+    pthread_mutex_lock(&P->lock);
+    if (P->status == PTX_OK) {
+        P->status = st;
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(P->err, P->errlen, fmt, ap);
+        va_end(ap);
+        size_t n = k < 0 ? 0 : (size_t)k < P->errlen ? (size_t)k : P->errlen - 1;
+        const struct ir_ins *in = at ? at->in : NULL;
+        if (in && n < P->errlen) {
+            k = snprintf(P->err + n, P->errlen - n, " at PTX line %d", in->line);
+            n = k < 0 ? n : n + (size_t)k < P->errlen ? n + (size_t)k : P->errlen - 1;
+            const char *file = in->srcfile ? ir_file_name(P->m, in->srcfile) : NULL;
+            if (file && n < P->errlen) {
+                k = snprintf(P->err + n, P->errlen - n, " (%s:%d)", file, in->srcline);
+                n = k < 0 ? n : n + (size_t)k < P->errlen ? n + (size_t)k : P->errlen - 1;
+            }
+        }
+        if (at && at->w && n < P->errlen) {
+            const struct ptx_launch *Lp = P->l;
+            unsigned tid = (unsigned)(at->w->id * 32 + at->lane);
+            snprintf(P->err + n, P->errlen - n, " in block (%u,%u,%u), thread (%u,%u,%u)",
+                     b->ctaid[0], b->ctaid[1], b->ctaid[2], tid % Lp->block[0],
+                     tid / Lp->block[0] % Lp->block[1], tid / (Lp->block[0] * Lp->block[1]));
+        }
+        if (P->l->fault) fill_fault(b, at, st);
+    }
+    pthread_mutex_unlock(&P->lock);
+    atomic_store(&P->stop, 1);
 }
 
 /* ---- scheduling ----------------------------------------------------------- */
@@ -262,356 +154,28 @@ static void merge(struct warp *w)
     w->merge_pc = next;
 }
 
-/* ---- rounding ------------------------------------------------------------ */
-static int fe_mode(int rnd)
-{
-    switch (rnd) {
-    case RND_RZ: case RND_RZI: return FE_TOWARDZERO;
-    case RND_RM: case RND_RMI: return FE_DOWNWARD;
-    case RND_RP: case RND_RPI: return FE_UPWARD;
-    default: return FE_TONEAREST;
-    }
-}
-static int directed(int rnd) { return rnd == RND_RZ || rnd == RND_RM || rnd == RND_RP; }
-
-static double round_int(double x, int rnd)
-{
-    switch (rnd) {
-    case RND_RZI: return trunc(x);
-    case RND_RMI: return floor(x);
-    case RND_RPI: return ceil(x);
-    case RND_RNA: return round(x);
-    default: return nearbyint(x);
-    }
-}
-
-/* float -> integer of size/sign with PTX's saturation; NaN -> 0 */
-static uint64_t f2i(double x, int rnd, int t)
-{
-    if (x != x) return 0;
-    double r = round_int(x, rnd == RND_NONE ? RND_RZI : rnd);
-    unsigned n = ir_type_size(t);
-    if (ir_type_signed(t)) {
-        double lo = -ldexp(1.0, (int)n * 8 - 1), hi = ldexp(1.0, (int)n * 8 - 1);
-        if (r <= lo) return (uint64_t)(int64_t)lo & mask_of(n);
-        if (r >= hi) return (uint64_t)((int64_t)(hi - 1 > 9.2e18 ? INT64_MAX : (int64_t)hi - 1)) & mask_of(n);
-        return (uint64_t)(int64_t)r & mask_of(n);
-    }
-    double hi = ldexp(1.0, (int)n * 8);
-    if (r <= 0) return 0;
-    if (r >= hi) return mask_of(n);
-    return (uint64_t)r;
-}
-
-/* half-width float type to float */
-static inline float h2f(uint64_t v, int t) { return t == T_BF16 || t == T_BF16X2 ? ptx_bf16_to_f32((uint16_t)v) : ptx_f16_to_f32((uint16_t)v); }
-static inline uint64_t f2h(float f, int t, int rnd) { return t == T_BF16 || t == T_BF16X2 ? ptx_f32_to_bf16(f, rnd) : ptx_f32_to_f16(f, rnd); }
-
-/* a value of type t as a double (for cvt) */
-static double to_double(uint64_t v, int t)
-{
-    switch (t) {
-    case T_F32: return F32(v);
-    case T_F64: return F64(v);
-    case T_F16: case T_BF16: return h2f(v, t);
-    default:
-        if (ir_type_signed(t)) return (double)sext(v, ir_type_size(t));
-        return (double)(v & mask_of(ir_type_size(t)));
-    }
-}
-
-static uint64_t cvt_one(const struct ir_ins *in, uint64_t v)
-{
-    int dt = in->type, st = in->type2, rnd = in->sub;
-    unsigned dn = ir_type_size(dt), sn = ir_type_size(st);
-    int ff = in->flags & F_FTZ, sat = in->flags & F_SAT;
-    if (!ir_type_float(dt) && !ir_type_float(st)) { /* int -> int */
-        int64_t sv = ir_type_signed(st) ? sext(v, sn) : (int64_t)(v & mask_of(sn));
-        if (sat) {
-            int su = ir_type_signed(st) && sv < 0;
-            uint64_t uv = (uint64_t)sv;
-            if (ir_type_signed(dt)) {
-                int64_t hi = dn >= 8 ? INT64_MAX : (int64_t)((1ull << (dn * 8 - 1)) - 1);
-                int64_t lo = -hi - 1;
-                if (!ir_type_signed(st) && uv > (uint64_t)hi) return (uint64_t)hi & mask_of(dn);
-                if (ir_type_signed(st) && sv > hi) return (uint64_t)hi & mask_of(dn);
-                if (sv < lo) return (uint64_t)lo & mask_of(dn);
-            } else {
-                if (su) return 0;
-                if (uv > mask_of(dn)) return mask_of(dn);
-            }
-        }
-        return (uint64_t)sv & mask_of(dn);
-    }
-    if (!ir_type_float(dt)) { /* float -> int */
-        double x = to_double(v, st);
-        if (ff && st == T_F32) x = ftz32((float)x);
-        return f2i(x, rnd, dt);
-    }
-    if (!ir_type_float(st)) { /* int -> float */
-        int64_t sv = ir_type_signed(st) ? sext(v, sn) : (int64_t)(v & mask_of(sn));
-        uint64_t uv = v & mask_of(sn);
-        int old = 0;
-        if (directed(rnd)) { old = fegetround(); fesetround(fe_mode(rnd)); }
-        volatile double d = 0;
-        volatile float f = 0;
-        uint64_t r;
-        if (dt == T_F64) { d = ir_type_signed(st) ? (double)sv : (double)uv; r = UF64(d); }
-        else if (dt == T_F32) { f = ir_type_signed(st) ? (float)sv : (float)uv; if (sat) f = f < 0 ? 0.0f : f > 1 ? 1.0f : f; r = UF32(f); }
-        else { f = ir_type_signed(st) ? (float)sv : (float)uv; r = f2h(f, dt, rnd); }
-        if (directed(rnd)) fesetround(old);
-        return r;
-    }
-    /* float -> float */
-    if (dt == T_F32 || dt == T_F64) {
-        double x = to_double(v, st);
-        if (ff && st == T_F32) x = ftz32((float)x);
-        if (rnd >= RND_RNI && rnd <= RND_RPI) x = round_int(x, rnd);
-        if (dt == T_F32) {
-            volatile float f;
-            if (directed(rnd) && st == T_F64) {
-                int old = fegetround();
-                fesetround(fe_mode(rnd));
-                f = (float)x;
-                fesetround(old);
-            } else
-                f = (float)x;
-            float g = f;
-            if (sat) g = g != g ? 0.0f : g < 0 ? 0.0f : g > 1 ? 1.0f : g;
-            if (ff) g = ftz32(g);
-            return g != g ? 0x7fffffffu : UF32(g);
-        }
-        if (sat) x = x != x ? 0.0 : x < 0 ? 0.0 : x > 1 ? 1.0 : x;
-        return x != x ? 0x7fffffffffffffffull : UF64(x);
-    }
-    /* to f16/bf16 */
-    double x = to_double(v, st);
-    float f = (float)x;
-    if (st == T_F64 && (double)f != x && rnd != RND_RZ) {
-        /* avoid double rounding: nudge toward x by one f32 ulp bit */
-        uint32_t u = (uint32_t)UF32(f);
-        if ((u & 1u) == 0) { u |= 1u; if (((double)F32(u) > x) != ((double)f > x)) u -= 2; }
-        (void)u;
-    }
-    if (sat) f = f != f ? 0.0f : f < 0 ? 0.0f : f > 1 ? 1.0f : f;
-    if ((in->flags & F_RELU) && (f < 0 || f != f)) f = 0.0f;
-    return f2h(f, dt, rnd == RND_RZ ? RND_RZ : RND_RN);
-}
-
-/* ---- integer helpers --------------------------------------------------------- */
-static inline uint64_t mulhi_u64(uint64_t a, uint64_t b) { return (uint64_t)(((unsigned __int128)a * b) >> 64); }
-static inline int64_t mulhi_s64(int64_t a, int64_t b) { return (int64_t)(((__int128)a * b) >> 64); }
-
-static inline uint64_t int_binop(int op, int t, uint64_t a, uint64_t b, unsigned flags)
-{
-    unsigned n = ir_type_size(t);
-    int sg = ir_type_signed(t);
-    uint64_t mk = mask_of(n);
-    switch (op) {
-    case OP_ADD:
-        if (flags & F_SAT) { /* s32 only */
-            int64_t r = (int64_t)(int32_t)a + (int64_t)(int32_t)b;
-            if (r > INT32_MAX) r = INT32_MAX;
-            if (r < INT32_MIN) r = INT32_MIN;
-            return (uint64_t)r & mk;
-        }
-        return (a + b) & mk;
-    case OP_SUB:
-        if (flags & F_SAT) {
-            int64_t r = (int64_t)(int32_t)a - (int64_t)(int32_t)b;
-            if (r > INT32_MAX) r = INT32_MAX;
-            if (r < INT32_MIN) r = INT32_MIN;
-            return (uint64_t)r & mk;
-        }
-        return (a - b) & mk;
-    case OP_MUL:
-        if (flags & F_WIDE) {
-            if (sg) return (uint64_t)(sext(a, n) * sext(b, n)) & mask_of(n * 2);
-            return ((a & mk) * (b & mk)) & mask_of(n * 2);
-        }
-        if (flags & F_HI) {
-            if (n == 8) return sg ? (uint64_t)mulhi_s64((int64_t)a, (int64_t)b) : mulhi_u64(a, b);
-            if (sg) return ((uint64_t)(sext(a, n) * sext(b, n)) >> (n * 8)) & mk;
-            return (((a & mk) * (b & mk)) >> (n * 8)) & mk;
-        }
-        return (a * b) & mk;
-    case OP_DIV:
-        if (sg) {
-            int64_t x = sext(a, n), y = sext(b, n);
-            if (y == 0) return mk;
-            if (y == -1) return (uint64_t)(-(uint64_t)x) & mk;
-            return (uint64_t)(x / y) & mk;
-        }
-        return (b & mk) ? ((a & mk) / (b & mk)) : mk;
-    case OP_REM:
-        if (sg) {
-            int64_t x = sext(a, n), y = sext(b, n);
-            if (y == 0) return a & mk;
-            if (y == -1) return 0;
-            return (uint64_t)(x % y) & mk;
-        }
-        return (b & mk) ? ((a & mk) % (b & mk)) : a & mk;
-    case OP_MIN:
-        if (sg) return sext(a, n) < sext(b, n) ? a & mk : b & mk;
-        return (a & mk) < (b & mk) ? a & mk : b & mk;
-    case OP_MAX:
-        if (sg) return sext(a, n) > sext(b, n) ? a & mk : b & mk;
-        return (a & mk) > (b & mk) ? a & mk : b & mk;
-    case OP_AND: return a & b & mk;
-    case OP_OR: return (a | b) & mk;
-    case OP_XOR: return (a ^ b) & mk;
-    case OP_SHL: {
-        uint32_t s = (uint32_t)b;
-        return s >= n * 8 ? 0 : (a << s) & mk;
-    }
-    case OP_SHR: {
-        uint32_t s = (uint32_t)b;
-        if (sg) {
-            int64_t x = sext(a, n);
-            return (uint64_t)(x >> (s >= n * 8 ? n * 8 - 1 : s)) & mk;
-        }
-        return s >= n * 8 ? 0 : ((a & mk) >> s);
-    }
-    default: return 0;
-    }
-}
-
-static inline int icmp(int c, int t, uint64_t a, uint64_t b)
-{
-    unsigned n = ir_type_size(t);
-    if (ir_type_signed(t)) {
-        int64_t x = sext(a, n), y = sext(b, n);
-        switch (c) {
-        case CMP_EQ: return x == y; case CMP_NE: return x != y;
-        case CMP_LT: case CMP_LO: return x < y; case CMP_LE: case CMP_LS: return x <= y;
-        case CMP_GT: case CMP_HI: return x > y; case CMP_GE: case CMP_HS: return x >= y;
-        default: return 0;
-        }
-    }
-    uint64_t mk = mask_of(n), x = a & mk, y = b & mk;
-    switch (c) {
-    case CMP_EQ: return x == y; case CMP_NE: return x != y;
-    case CMP_LT: case CMP_LO: return x < y; case CMP_LE: case CMP_LS: return x <= y;
-    case CMP_GT: case CMP_HI: return x > y; case CMP_GE: case CMP_HS: return x >= y;
-    default: return 0;
-    }
-}
-
-static inline int fcmp(int c, double x, double y)
-{
-    int un = x != x || y != y;
-    switch (c) {
-    case CMP_EQ: return !un && x == y;
-    case CMP_NE: return !un && x != y;
-    case CMP_LT: return !un && x < y;
-    case CMP_LE: return !un && x <= y;
-    case CMP_GT: return !un && x > y;
-    case CMP_GE: return !un && x >= y;
-    case CMP_EQU: return un || x == y;
-    case CMP_NEU: return un || x != y;
-    case CMP_LTU: return un || x < y;
-    case CMP_LEU: return un || x <= y;
-    case CMP_GTU: return un || x > y;
-    case CMP_GEU: return un || x >= y;
-    case CMP_NUM: return !un;
-    case CMP_NAN: return un;
-    default: return 0;
-    }
-}
-
-static inline double fminmax(int max, double x, double y)
-{
-    if (x != x) return y;
-    if (y != y) return x;
-    if (x == y && x == 0) return max ? (signbit(x) ? y : x) : (signbit(x) ? x : y);
-    return max ? (x > y ? x : y) : (x < y ? x : y);
-}
-
-static uint32_t prmt(uint32_t a, uint32_t b, uint32_t c)
-{
-    uint64_t x = (uint64_t)b << 32 | a;
-    uint32_t r = 0;
-    for (int i = 0; i < 4; i++) {
-        uint32_t sel = (c >> (i * 4)) & 0xf;
-        uint32_t byte = (uint32_t)(x >> ((sel & 7) * 8)) & 0xff;
-        if (sel & 8) byte = (byte & 0x80) ? 0xff : 0;
-        r |= byte << (i * 8);
-    }
-    return r;
-}
-
-static uint64_t bfe(uint64_t a, uint32_t pos, uint32_t len, int t)
-{
-    unsigned bits = ir_type_size(t) * 8;
-    pos &= 0xff;
-    len &= 0xff;
-    int sg = ir_type_signed(t);
-    uint64_t mk = mask_of(bits / 8);
-    int64_t sa = sext(a, bits / 8);
-    int sbit;
-    if (len == 0 || !sg) sbit = 0;
-    else {
-        unsigned p = pos + len - 1 < bits - 1 ? pos + len - 1 : bits - 1;
-        sbit = (int)((sa >> p) & 1);
-    }
-    uint64_t r = 0;
-    for (unsigned i = 0; i < bits; i++) {
-        int bit;
-        if (i < len && pos + i <= bits - 1) bit = (int)(((uint64_t)sa >> (pos + i)) & 1);
-        else bit = sbit;
-        r |= (uint64_t)bit << i;
-    }
-    return r & mk;
-}
-
-static uint64_t bfi(uint64_t a, uint64_t b, uint32_t pos, uint32_t len, int t)
-{
-    unsigned bits = ir_type_size(t) * 8;
-    pos &= 0xff;
-    len &= 0xff;
-    uint64_t r = b;
-    for (unsigned i = 0; i < len && pos + i < bits; i++) {
-        uint64_t bit = (a >> i) & 1;
-        r = (r & ~(1ull << (pos + i))) | (bit << (pos + i));
-    }
-    return r & mask_of(bits / 8);
-}
-
-static uint32_t lop3(uint32_t a, uint32_t b, uint32_t c, uint32_t lut)
-{
-    uint32_t r = 0;
-    for (int i = 0; i < 8; i++) {
-        if (!(lut >> i & 1)) continue;
-        uint32_t x = (i & 4) ? a : ~a, y = (i & 2) ? b : ~b, z = (i & 1) ? c : ~c;
-        r |= x & y & z;
-    }
-    return r;
-}
-
-/* ---- floating-point ops ------------------------------------------------------ */
-static inline double fop1(int op, double x, int t, int approx)
-{
-    (void)approx;
-    switch (op) {
-    case OP_ABS: return fabs(x);
-    case OP_NEG: return -x;
-    case OP_RCP: return 1.0 / x;
-    case OP_SQRT: return t == T_F32 ? (double)sqrtf((float)x) : sqrt(x);
-    case OP_RSQRT: return t == T_F32 ? (double)(1.0f / sqrtf((float)x)) : 1.0 / sqrt(x);
-    case OP_EX2: return t == T_F32 ? (double)exp2f((float)x) : exp2(x);
-    case OP_LG2: return t == T_F32 ? (double)log2f((float)x) : log2(x);
-    case OP_SIN: return t == T_F32 ? (double)sinf((float)x) : sin(x);
-    case OP_COS: return t == T_F32 ? (double)cosf((float)x) : cos(x);
-    case OP_TANH: return t == T_F32 ? (double)tanhf((float)x) : tanh(x);
-    default: return 0;
-    }
-}
-
 /* ---- the interpreter ------------------------------------------------------- */
 enum { W_YIELD, W_ERR };
 
-#define LANES(m) for (uint32_t mm_ = (m); mm_; mm_ &= mm_ - 1)
-#define L (__builtin_ctz(mm_))
+/* the instruction families of the other files */
+typedef int (*ex_fn)(struct blk *, struct warp *, const struct ir_ins *, uint32_t, uint64_t *);
+static const ex_fn family[OP_COUNT] = {
+    [OP_MOV] = ex_arith, [OP_SREG_DYN] = ex_arith, [OP_CVT] = ex_arith, [OP_ADD] = ex_arith,
+    [OP_SUB] = ex_arith, [OP_MUL] = ex_arith, [OP_MAD] = ex_arith, [OP_FMA] = ex_arith,
+    [OP_DIV] = ex_arith, [OP_REM] = ex_arith, [OP_ABS] = ex_arith, [OP_NEG] = ex_arith,
+    [OP_MIN] = ex_arith, [OP_MAX] = ex_arith, [OP_AND] = ex_arith, [OP_OR] = ex_arith,
+    [OP_XOR] = ex_arith, [OP_NOT] = ex_arith, [OP_CNOT] = ex_arith, [OP_SHL] = ex_arith,
+    [OP_SHR] = ex_arith, [OP_SETP] = ex_arith, [OP_SET] = ex_arith, [OP_SELP] = ex_arith,
+    [OP_SLCT] = ex_arith, [OP_RCP] = ex_arith, [OP_SQRT] = ex_arith, [OP_RSQRT] = ex_arith,
+    [OP_EX2] = ex_arith, [OP_LG2] = ex_arith, [OP_SIN] = ex_arith, [OP_COS] = ex_arith,
+    [OP_TANH] = ex_arith, [OP_BFE] = ex_arith, [OP_BFI] = ex_arith, [OP_BREV] = ex_arith,
+    [OP_CLZ] = ex_arith, [OP_POPC] = ex_arith, [OP_PRMT] = ex_arith, [OP_SHF] = ex_arith,
+    [OP_LOP3] = ex_arith, [OP_SAD] = ex_arith, [OP_MUL24] = ex_arith, [OP_MAD24] = ex_arith,
+    [OP_COPYSIGN] = ex_arith, [OP_TESTP] = ex_arith,
+    [OP_LD] = ex_mem, [OP_ST] = ex_mem, [OP_CVTA] = ex_mem, [OP_CVTA_TO] = ex_mem,
+    [OP_ATOM] = ex_mem, [OP_RED] = ex_mem,
+    [OP_SHFL] = ex_warp, [OP_VOTE] = ex_warp, [OP_ACTIVEMASK] = ex_warp,
+};
 
 static void do_call_builtin(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, const struct ir_call *c);
 
@@ -634,512 +198,24 @@ static int warp_run(struct blk *b, struct warp *w)
             m = in->gneg ? m & ~gm : gm;
         }
         icount += (uint64_t)__builtin_popcount(m);
-        uint64_t *D = in->d >= 0 ? R + (size_t)in->d * 32 : b->sink;
-        const uint64_t *A = in->a >= 0 ? R + (size_t)in->a * 32 : b->sink;
-        const uint64_t *B = in->b >= 0 ? R + (size_t)in->b * 32 : b->sink;
-        const uint64_t *C = in->c >= 0 ? R + (size_t)in->c * 32 : b->sink;
-        int t = in->type;
-        switch ((enum ir_op)in->op) {
+        switch (in->op) {
         case OP_NOP:
         case OP_MEMBAR:
             if (in->op == OP_MEMBAR) atomic_thread_fence(memory_order_seq_cst);
             break;
-        case OP_MOV:
-            if (in->sub2 == 1) { /* unpack */
-                unsigned part = 8 * ir_type_size(t) / in->vec;
-                for (int i = 0; i < in->vec; i++) {
-                    if (in->vr[i] < 0) continue;
-                    uint64_t *V = R + (size_t)in->vr[i] * 32;
-                    LANES(m) { int l = L; V[l] = (A[l] >> (part * (unsigned)i)) & ((part >= 64) ? ~0ull : ((1ull << part) - 1)); }
-                }
-            } else if (in->sub2 == 2) { /* pack */
-                unsigned part = 8 * ir_type_size(t) / in->vec;
-                uint64_t pm = part >= 64 ? ~0ull : (1ull << part) - 1;
-                LANES(m) {
-                    int l = L;
-                    uint64_t v = 0;
-                    for (int i = 0; i < in->vec; i++) v |= (R[(size_t)in->vr[i] * 32 + l] & pm) << (part * (unsigned)i);
-                    D[l] = v;
-                }
-            } else if (t == T_PRED) {
-                LANES(m) { int l = L; D[l] = A[l] & 1; }
-            } else {
-                uint64_t mk = mask_of(ir_type_size(t));
-                LANES(m) { int l = L; D[l] = A[l] & mk; }
+        default: {
+            ex_fn fn = family[in->op];
+            if (!fn) {
+                ex_fail_at(b, w, __builtin_ctz(m | 0x80000000u), in, PTX_E_UNSUPPORTED, "unsupported instruction");
+                return W_ERR;
             }
-            break;
-        case OP_SREG_DYN: {
-            struct timespec ts;
-            clock_gettime(in->sub == SR_GLOBALTIMER ? CLOCK_REALTIME : CLOCK_MONOTONIC, &ts);
-            uint64_t v = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-            if (in->sub == SR_CLOCK) v &= 0xffffffffu;
-            LANES(m) { int l = L; D[l] = v; }
-            break;
-        }
-        case OP_LD:
-        case OP_ST: {
-            unsigned n = ir_type_size(t);
-            unsigned tot = n * in->vec;
-            int sp = in->space;
-            LANES(m) {
-                int l = L;
-                uint64_t a = A[l] + (uint64_t)in->imm;
-                if (a % tot) { mem_fault(b, in, a, tot, 1); return W_ERR; }
-                unsigned char *p = addr_of(b, sp, a, tot, (unsigned)(w->id * 32 + l));
-                if (!p) { mem_fault(b, in, a, tot, 0); return W_ERR; }
-                if (in->op == OP_LD) {
-                    for (int i = 0; i < in->vec; i++) {
-                        uint64_t v = ld_n(p + (size_t)i * n, n);
-                        if (ir_type_signed(t)) v = (uint64_t)sext(v, n);
-                        if (in->vr[i] >= 0) R[(size_t)in->vr[i] * 32 + l] = v;
-                    }
-                } else {
-                    for (int i = 0; i < in->vec; i++)
-                        st_n(p + (size_t)i * n, n, R[(size_t)in->vr[i] * 32 + l]);
-                }
-            }
-            break;
-        }
-        case OP_CVTA:
-        case OP_CVTA_TO: {
-            int to = in->op == OP_CVTA_TO;
-            LANES(m) {
-                int l = L;
-                uint64_t a = A[l], base = 0;
-                unsigned tid = (unsigned)(w->id * 32 + l);
-                switch (in->space) {
-                case SP_SHARED: base = (uintptr_t)b->shared; break;
-                case SP_LOCAL: base = (uintptr_t)b->local + (uint64_t)tid * P->lstride; break;
-                case SP_FPARAM: base = (uintptr_t)b->fparam + (uint64_t)tid * P->fstride; break;
-                case SP_PARAM: base = (uintptr_t)P->l->params; break;
-                default: base = 0; break;
-                }
-                uint64_t r = to ? a - base : a + base;
-                D[l] = ir_type_size(t) == 4 ? r & 0xffffffffu : r;
-            }
-            break;
-        }
-        case OP_CVT:
-            if (in->b >= 0) { /* f16x2 from two f32 */
-                LANES(m) {
-                    int l = L;
-                    float hi = F32(A[l]), lo = F32(B[l]);
-                    if ((in->flags & F_RELU)) { if (!(hi > 0)) hi = 0; if (!(lo > 0)) lo = 0; }
-                    D[l] = f2h(hi, t, in->sub) << 16 | f2h(lo, t, in->sub);
-                }
-                break;
-            }
-            LANES(m) { int l = L; D[l] = cvt_one(in, A[l]); }
-            break;
-        case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
-        case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR: {
-            int op = in->op;
-            if (t == T_PRED) {
-                LANES(m) {
-                    int l = L;
-                    uint64_t x = A[l] & 1, y = B[l] & 1;
-                    D[l] = op == OP_AND ? x & y : op == OP_OR ? x | y : x ^ y;
-                }
-            } else if (t == T_F32) {
-                int ftz = in->flags & F_FTZ, sat = in->flags & F_SAT, dr = directed(in->sub);
-                int old = 0;
-                if (dr) { old = fegetround(); fesetround(fe_mode(in->sub)); }
-                LANES(m) {
-                    int l = L;
-                    float x = F32(A[l]), y = F32(B[l]);
-                    if (ftz) { x = ftz32(x); y = ftz32(y); }
-                    volatile float r;
-                    switch (op) {
-                    case OP_ADD: r = x + y; break;
-                    case OP_SUB: r = x - y; break;
-                    case OP_MUL: r = x * y; break;
-                    case OP_DIV: r = x / y; break;
-                    case OP_MIN: r = (float)fminmax(0, x, y); break;
-                    case OP_MAX: r = (float)fminmax(1, x, y); break;
-                    default: r = 0; break;
-                    }
-                    float q = r;
-                    if (ftz) q = ftz32(q);
-                    if (sat) q = sat32(q);
-                    D[l] = NF32(q);
-                }
-                if (dr) fesetround(old);
-            } else if (t == T_F64) {
-                int dr = directed(in->sub);
-                int old = 0;
-                if (dr) { old = fegetround(); fesetround(fe_mode(in->sub)); }
-                LANES(m) {
-                    int l = L;
-                    double x = F64(A[l]), y = F64(B[l]);
-                    volatile double r;
-                    switch (op) {
-                    case OP_ADD: r = x + y; break;
-                    case OP_SUB: r = x - y; break;
-                    case OP_MUL: r = x * y; break;
-                    case OP_DIV: r = x / y; break;
-                    case OP_MIN: r = fminmax(0, x, y); break;
-                    case OP_MAX: r = fminmax(1, x, y); break;
-                    default: r = 0; break;
-                    }
-                    D[l] = NF64(r);
-                }
-                if (dr) fesetround(old);
-            } else if (t == T_F16 || t == T_BF16 || t == T_F16X2 || t == T_BF16X2) {
-                int two = t == T_F16X2 || t == T_BF16X2;
-                LANES(m) {
-                    int l = L;
-                    uint64_t r = 0;
-                    for (int h = 0; h < (two ? 2 : 1); h++) {
-                        float x = h2f(A[l] >> (16 * h), t), y = h2f(B[l] >> (16 * h), t), q;
-                        switch (op) {
-                        case OP_ADD: q = x + y; break;
-                        case OP_SUB: q = x - y; break;
-                        case OP_MUL: q = x * y; break;
-                        case OP_DIV: q = x / y; break;
-                        case OP_MIN: q = (float)fminmax(0, x, y); break;
-                        case OP_MAX: q = (float)fminmax(1, x, y); break;
-                        default: q = 0; break;
-                        }
-                        if (in->flags & F_SAT) q = sat32(q);
-                        r |= f2h(q, t, in->sub) << (16 * h);
-                    }
-                    D[l] = r;
-                }
-            } else if (op == OP_ADD && (ir_type_size(t) == 4) && !(in->flags & F_SAT)) {
-                LANES(m) { int l = L; D[l] = (uint32_t)(A[l] + B[l]); }
-            } else if (op == OP_ADD && ir_type_size(t) == 8) {
-                LANES(m) { int l = L; D[l] = A[l] + B[l]; }
-            } else {
-                unsigned fl = in->flags;
-                LANES(m) { int l = L; D[l] = int_binop(op, t, A[l], B[l], fl); }
-            }
-            break;
-        }
-        case OP_MAD:
-        case OP_FMA:
-            if (t == T_F32) {
-                int ftz = in->flags & F_FTZ, sat = in->flags & F_SAT, dr = directed(in->sub);
-                int old = 0;
-                if (dr) { old = fegetround(); fesetround(fe_mode(in->sub)); }
-                LANES(m) {
-                    int l = L;
-                    float x = F32(A[l]), y = F32(B[l]), z = F32(C[l]);
-                    if (ftz) { x = ftz32(x); y = ftz32(y); z = ftz32(z); }
-                    volatile float r = fmaf(x, y, z);
-                    float q = r;
-                    if (ftz) q = ftz32(q);
-                    if (sat) q = sat32(q);
-                    D[l] = NF32(q);
-                }
-                if (dr) fesetround(old);
-            } else if (t == T_F64) {
-                int dr = directed(in->sub);
-                int old = 0;
-                if (dr) { old = fegetround(); fesetround(fe_mode(in->sub)); }
-                LANES(m) { int l = L; volatile double r = fma(F64(A[l]), F64(B[l]), F64(C[l])); D[l] = NF64(r); }
-                if (dr) fesetround(old);
-            } else if (t == T_F16 || t == T_BF16 || t == T_F16X2 || t == T_BF16X2) {
-                int two = t == T_F16X2 || t == T_BF16X2;
-                LANES(m) {
-                    int l = L;
-                    uint64_t r = 0;
-                    for (int h = 0; h < (two ? 2 : 1); h++) {
-                        double q = fma((double)h2f(A[l] >> (16 * h), t), (double)h2f(B[l] >> (16 * h), t),
-                                       (double)h2f(C[l] >> (16 * h), t));
-                        float fq = (float)q;
-                        if (in->flags & F_SAT) fq = fq != fq ? 0.0f : fq < 0 ? 0.0f : fq > 1 ? 1.0f : fq;
-                        if ((in->flags & F_RELU) && !(fq > 0)) fq = 0;
-                        r |= f2h(fq, t, in->sub) << (16 * h);
-                    }
-                    D[l] = r;
-                }
-            } else {
-                unsigned n = ir_type_size(t);
-                unsigned fl = in->flags;
-                if (fl & F_WIDE) {
-                    LANES(m) { int l = L; D[l] = (int_binop(OP_MUL, t, A[l], B[l], F_WIDE) + C[l]) & mask_of(n * 2); }
-                } else if (fl & F_SAT) { /* mad.hi.sat.s32 */
-                    LANES(m) {
-                        int l = L;
-                        int64_t r = (int64_t)(int32_t)int_binop(OP_MUL, t, A[l], B[l], F_HI) + (int64_t)(int32_t)C[l];
-                        r = r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : r;
-                        D[l] = (uint64_t)r & 0xffffffffu;
-                    }
-                } else {
-                    LANES(m) { int l = L; D[l] = (int_binop(OP_MUL, t, A[l], B[l], fl) + C[l]) & mask_of(n); }
-                }
-            }
-            break;
-        case OP_MUL24:
-        case OP_MAD24:
-            LANES(m) {
-                int l = L;
-                int64_t x = ir_type_signed(t) ? ((int64_t)(int32_t)((uint32_t)A[l] << 8) >> 8) : (int64_t)(A[l] & 0xffffff);
-                int64_t y = ir_type_signed(t) ? ((int64_t)(int32_t)((uint32_t)B[l] << 8) >> 8) : (int64_t)(B[l] & 0xffffff);
-                uint64_t p = (uint64_t)(x * y);
-                uint64_t r = (in->flags & F_HI) ? (p >> 16) : p;
-                if (in->op == OP_MAD24) r += C[l];
-                D[l] = r & 0xffffffffu;
-            }
-            break;
-        case OP_SAD:
-            LANES(m) {
-                int l = L;
-                unsigned n = ir_type_size(t);
-                uint64_t d = ir_type_signed(t) ? (uint64_t)(sext(A[l], n) > sext(B[l], n) ? sext(A[l], n) - sext(B[l], n) : sext(B[l], n) - sext(A[l], n))
-                                              : ((A[l] & mask_of(n)) > (B[l] & mask_of(n)) ? (A[l] & mask_of(n)) - (B[l] & mask_of(n)) : (B[l] & mask_of(n)) - (A[l] & mask_of(n)));
-                D[l] = (C[l] + d) & mask_of(n);
-            }
-            break;
-        case OP_ABS: case OP_NEG: case OP_RCP: case OP_SQRT: case OP_RSQRT: case OP_EX2: case OP_LG2:
-        case OP_SIN: case OP_COS: case OP_TANH: {
-            int op = in->op;
-            if (t == T_F32) {
-                int ftz = in->flags & F_FTZ;
-                int dr = directed(in->sub) && (op == OP_RCP || op == OP_SQRT);
-                int old = 0;
-                if (dr) { old = fegetround(); fesetround(fe_mode(in->sub)); }
-                LANES(m) {
-                    int l = L;
-                    float x = F32(A[l]);
-                    if (ftz) x = ftz32(x);
-                    volatile float q;
-                    if (op == OP_ABS) { D[l] = A[l] & 0x7fffffffu; if (ftz) D[l] = UF32(ftz32(F32(D[l]))); continue; }
-                    if (op == OP_NEG) { D[l] = (A[l] ^ 0x80000000u) & 0xffffffffu; if (ftz) D[l] = UF32(ftz32(F32(D[l]))); continue; }
-                    if (op == OP_RCP) q = 1.0f / x;
-                    else if (op == OP_SQRT) q = sqrtf(x);
-                    else q = (float)fop1(op, x, T_F32, 1);
-                    float r = q;
-                    if (ftz) r = ftz32(r);
-                    D[l] = NF32(r);
-                }
-                if (dr) fesetround(old);
-            } else if (t == T_F64) {
-                int dr = directed(in->sub);
-                int old = 0;
-                if (dr) { old = fegetround(); fesetround(fe_mode(in->sub)); }
-                LANES(m) {
-                    int l = L;
-                    if (op == OP_ABS) { D[l] = A[l] & 0x7fffffffffffffffull; continue; }
-                    if (op == OP_NEG) { D[l] = A[l] ^ 0x8000000000000000ull; continue; }
-                    volatile double q = fop1(op, F64(A[l]), T_F64, 0);
-                    D[l] = NF64(q);
-                }
-                if (dr) fesetround(old);
-            } else if (t == T_F16 || t == T_BF16 || t == T_F16X2 || t == T_BF16X2) {
-                int two = t == T_F16X2 || t == T_BF16X2;
-                LANES(m) {
-                    int l = L;
-                    uint64_t r = 0;
-                    for (int h = 0; h < (two ? 2 : 1); h++) {
-                        uint64_t v = (A[l] >> (16 * h)) & 0xffff;
-                        uint64_t o;
-                        if (op == OP_ABS) o = v & 0x7fff;
-                        else if (op == OP_NEG) o = v ^ 0x8000;
-                        else o = f2h((float)fop1(op, h2f(v, t), T_F32, 1), t, RND_RN);
-                        r |= o << (16 * h);
-                    }
-                    D[l] = r;
-                }
-            } else {
-                unsigned n = ir_type_size(t);
-                LANES(m) {
-                    int l = L;
-                    int64_t x = sext(A[l], n);
-                    D[l] = (uint64_t)(op == OP_ABS ? (x < 0 ? -(uint64_t)x : (uint64_t)x) : -(uint64_t)x) & mask_of(n);
-                }
-            }
-            break;
-        }
-        case OP_NOT:
-            if (t == T_PRED) { LANES(m) { int l = L; D[l] = !(A[l] & 1); } }
-            else { uint64_t mk = mask_of(ir_type_size(t)); LANES(m) { int l = L; D[l] = ~A[l] & mk; } }
-            break;
-        case OP_CNOT: {
-            uint64_t mk = mask_of(ir_type_size(t));
-            LANES(m) { int l = L; D[l] = (A[l] & mk) == 0; }
-            break;
-        }
-        case OP_COPYSIGN:
-            if (t == T_F32) { LANES(m) { int l = L; D[l] = (B[l] & 0x7fffffffu) | (A[l] & 0x80000000u); } }
-            else { LANES(m) { int l = L; D[l] = (B[l] & 0x7fffffffffffffffull) | (A[l] & 0x8000000000000000ull); } }
-            break;
-        case OP_TESTP:
-            LANES(m) {
-                int l = L;
-                double x = t == T_F32 ? F32(A[l]) : F64(A[l]);
-                int c = fpclassify(x), r = 0;
-                switch (in->sub) {
-                case 0: r = isfinite(x); break;
-                case 1: r = isinf(x); break;
-                case 2: r = !isnan(x); break;
-                case 3: r = isnan(x); break;
-                case 4: r = c == FP_NORMAL; break;
-                default: r = t == T_F32 ? fpclassify(F32(A[l])) == FP_SUBNORMAL : c == FP_SUBNORMAL; break;
-                }
-                D[l] = (uint64_t)r;
-            }
-            break;
-        case OP_SETP:
-        case OP_SET: {
-            int ct = in->op == OP_SET ? in->type2 : t;
-            int bop = in->sub2, cneg = (in->flags & F_ANEG) != 0;
-            uint64_t *D2 = in->d2 >= 0 ? R + (size_t)in->d2 * 32 : NULL;
-            LANES(m) {
-                int l = L;
-                int r;
-                if (ir_type_float(ct)) {
-                    double x, y;
-                    if (ct == T_F32) { x = F32(A[l]); y = F32(B[l]); if (in->flags & F_FTZ) { x = ftz32((float)x); y = ftz32((float)y); } }
-                    else if (ct == T_F64) { x = F64(A[l]); y = F64(B[l]); }
-                    else { x = h2f(A[l], ct); y = h2f(B[l], ct); }
-                    r = fcmp(in->sub, x, y);
-                } else
-                    r = icmp(in->sub, ct, A[l], B[l]);
-                int r2 = !r;
-                if (bop) {
-                    int cv = (int)(C[l] & 1) ^ cneg;
-                    if (bop == BOOL_AND) { r = r && cv; r2 = r2 && cv; }
-                    else if (bop == BOOL_OR) { r = r || cv; r2 = r2 || cv; }
-                    else { r = r ^ cv; r2 = r2 ^ cv; }
-                }
-                if (in->op == OP_SET) {
-                    D[l] = in->type == T_F32 ? (r ? 0x3f800000u : 0) : (r ? mask_of(ir_type_size(in->type)) : 0);
-                } else {
-                    D[l] = (uint64_t)r;
-                    if (D2) D2[l] = (uint64_t)r2;
-                }
-            }
-            break;
-        }
-        case OP_SELP: {
-            int cneg = (in->flags & F_ANEG) != 0;
-            LANES(m) { int l = L; D[l] = ((C[l] & 1) ^ (uint64_t)cneg) ? A[l] : B[l]; }
-            break;
-        }
-        case OP_SLCT:
-            LANES(m) {
-                int l = L;
-                int ge = in->type2 == T_F32 ? F32(C[l]) >= 0.0f : (int32_t)C[l] >= 0;
-                D[l] = ge ? A[l] : B[l];
-            }
-            break;
-        case OP_BFE:
-            LANES(m) { int l = L; D[l] = bfe(A[l], (uint32_t)B[l], (uint32_t)C[l], t); }
-            break;
-        case OP_BFI: {
-            const uint64_t *E = R + (size_t)in->e * 32;
-            LANES(m) { int l = L; D[l] = bfi(A[l], B[l], (uint32_t)C[l], (uint32_t)E[l], t); }
-            break;
-        }
-        case OP_BREV:
-            if (ir_type_size(t) == 4) { LANES(m) { int l = L; uint32_t x = (uint32_t)A[l], r = 0; for (int i = 0; i < 32; i++) r |= ((x >> i) & 1u) << (31 - i); D[l] = r; } }
-            else { LANES(m) { int l = L; uint64_t x = A[l], r = 0; for (int i = 0; i < 64; i++) r |= ((x >> i) & 1u) << (63 - i); D[l] = r; } }
-            break;
-        case OP_CLZ:
-            if (ir_type_size(t) == 4) { LANES(m) { int l = L; uint32_t x = (uint32_t)A[l]; D[l] = x ? (uint64_t)__builtin_clz(x) : 32; } }
-            else { LANES(m) { int l = L; uint64_t x = A[l]; D[l] = x ? (uint64_t)__builtin_clzll(x) : 64; } }
-            break;
-        case OP_POPC:
-            if (ir_type_size(t) == 4) { LANES(m) { int l = L; D[l] = (uint64_t)__builtin_popcount((uint32_t)A[l]); } }
-            else { LANES(m) { int l = L; D[l] = (uint64_t)__builtin_popcountll(A[l]); } }
-            break;
-        case OP_PRMT:
-            LANES(m) { int l = L; D[l] = prmt((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l]); }
-            break;
-        case OP_SHF: {
-            int right = (in->flags & F_HI) != 0, wrap = (in->flags & F_WRAP) != 0;
-            LANES(m) {
-                int l = L;
-                uint32_t s = (uint32_t)C[l];
-                s = wrap ? s & 31 : (s > 32 ? 32 : s);
-                uint64_t x = (uint64_t)(uint32_t)B[l] << 32 | (uint32_t)A[l];
-                D[l] = right ? (uint32_t)(x >> s) : (uint32_t)((x << s) >> 32);
-            }
-            break;
-        }
-        case OP_LOP3:
-            LANES(m) { int l = L; D[l] = lop3((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l], (uint32_t)in->imm); }
-            break;
-        case OP_ATOM:
-        case OP_RED: {
-            unsigned n = ir_type_size(t);
-            int sg = ir_type_signed(t);
-            LANES(m) {
-                int l = L;
-                uint64_t a = A[l] + (uint64_t)in->imm;
-                if (a % n) { mem_fault(b, in, a, n, 1); return W_ERR; }
-                unsigned char *p = addr_of(b, in->space, a, n, (unsigned)(w->id * 32 + l));
-                if (!p) { mem_fault(b, in, a, n, 0); return W_ERR; }
-                uint64_t v = B[l], old;
-                if (n == 4) {
-                    uint32_t *q = (uint32_t *)(void *)p, o = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
-                    switch (in->sub) {
-                    case AT_ADD:
-                        if (t == T_F32) { do { nv = (uint32_t)UF32(F32(o) + F32(v)); } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)); }
-                        else o = __atomic_fetch_add(q, (uint32_t)v, __ATOMIC_SEQ_CST);
-                        break;
-                    case AT_AND: o = __atomic_fetch_and(q, (uint32_t)v, __ATOMIC_SEQ_CST); break;
-                    case AT_OR: o = __atomic_fetch_or(q, (uint32_t)v, __ATOMIC_SEQ_CST); break;
-                    case AT_XOR: o = __atomic_fetch_xor(q, (uint32_t)v, __ATOMIC_SEQ_CST); break;
-                    case AT_EXCH: o = __atomic_exchange_n(q, (uint32_t)v, __ATOMIC_SEQ_CST); break;
-                    case AT_CAS: {
-                        uint32_t exp = (uint32_t)v;
-                        __atomic_compare_exchange_n(q, &exp, (uint32_t)C[l], 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-                        o = exp;
-                        break;
-                    }
-                    default:
-                        do {
-                            uint32_t x = (uint32_t)v;
-                            switch (in->sub) {
-                            case AT_MIN: nv = sg ? ((int32_t)o < (int32_t)x ? o : x) : (o < x ? o : x); break;
-                            case AT_MAX: nv = sg ? ((int32_t)o > (int32_t)x ? o : x) : (o > x ? o : x); break;
-                            case AT_INC: nv = o >= x ? 0 : o + 1; break;
-                            default: nv = (o == 0 || o > x) ? x : o - 1; break; /* AT_DEC */
-                            }
-                        } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-                        break;
-                    }
-                    old = o;
-                } else {
-                    uint64_t *q = (uint64_t *)(void *)p, o = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
-                    switch (in->sub) {
-                    case AT_ADD:
-                        if (t == T_F64) { do { nv = UF64(F64(o) + F64(v)); } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)); }
-                        else o = __atomic_fetch_add(q, v, __ATOMIC_SEQ_CST);
-                        break;
-                    case AT_AND: o = __atomic_fetch_and(q, v, __ATOMIC_SEQ_CST); break;
-                    case AT_OR: o = __atomic_fetch_or(q, v, __ATOMIC_SEQ_CST); break;
-                    case AT_XOR: o = __atomic_fetch_xor(q, v, __ATOMIC_SEQ_CST); break;
-                    case AT_EXCH: o = __atomic_exchange_n(q, v, __ATOMIC_SEQ_CST); break;
-                    case AT_CAS: {
-                        uint64_t exp = v;
-                        __atomic_compare_exchange_n(q, &exp, C[l], 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-                        o = exp;
-                        break;
-                    }
-                    default:
-                        do {
-                            switch (in->sub) {
-                            case AT_MIN: nv = sg ? ((int64_t)o < (int64_t)v ? o : v) : (o < v ? o : v); break;
-                            case AT_MAX: nv = sg ? ((int64_t)o > (int64_t)v ? o : v) : (o > v ? o : v); break;
-                            case AT_INC: nv = o >= v ? 0 : o + 1; break;
-                            default: nv = (o == 0 || o > v) ? v : o - 1; break;
-                            }
-                        } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-                        break;
-                    }
-                    old = o;
-                }
-                if (in->op == OP_ATOM) D[l] = old;
-            }
+            if (fn(b, w, in, m, R)) return W_ERR;
             break;
         }
         case OP_BRA: {
             int target = (int)in->imm;
             if (target <= w->pc && P->l->max_instructions && b->icount + icount > P->l->max_instructions) {
-                fail(b, PTX_E_TRAP, "instruction limit reached at PTX line %d", in->line);
+                ex_fail(b, PTX_E_TRAP, "instruction limit reached at PTX line %d", in->line);
                 return W_ERR;
             }
             if (m == w->active) {
@@ -1167,7 +243,7 @@ static int warp_run(struct blk *b, struct warp *w)
                 unsigned char *fp = b->fparam + (size_t)tid * P->fstride;
                 for (int i = 0; i < c->nargs; i++)
                     memmove(fp + fg + c->args[i].to, fp + fc + c->args[i].from, c->args[i].size);
-                if (w->depth[l] >= MAXDEPTH) { fail(b, PTX_E_STACK, "call stack deeper than %d at PTX line %d", MAXDEPTH, in->line); return W_ERR; }
+                if (w->depth[l] >= MAXDEPTH) { ex_fail_at(b, w, l, in, PTX_E_STACK, "call stack deeper than %d", MAXDEPTH); return W_ERR; }
                 w->rstack[l][w->depth[l]] = w->pc + 1;
                 w->cstack[l][w->depth[l]] = (int)in->imm;
                 w->depth[l]++;
@@ -1208,11 +284,12 @@ static int warp_run(struct blk *b, struct warp *w)
             break;
         case OP_TRAP:
             if (!m) break;
-            fail(b, PTX_E_TRAP, "trap at PTX line %d (block (%u,%u,%u))", in->line, b->ctaid[0], b->ctaid[1], b->ctaid[2]);
+            ex_fail_at(b, w, __builtin_ctz(m), in, PTX_E_TRAP, "trap");
             return W_ERR;
         case OP_BAR:
         case OP_BAR_RED:
             if (in->op == OP_BAR_RED) {
+                const uint64_t *C = R + (size_t)in->c * 32;
                 int cneg = (in->flags & F_ANEG) != 0;
                 LANES(m) {
                     int l = L;
@@ -1221,7 +298,7 @@ static int warp_run(struct blk *b, struct warp *w)
                     b->red_and &= v;
                     b->red_or |= v;
                 }
-                w->red_d = D;
+                w->red_d = in->d >= 0 ? R + (size_t)in->d * 32 : b->sink;
                 w->red_mask |= m;
                 w->red_pending = in->sub;
             }
@@ -1229,53 +306,6 @@ static int warp_run(struct blk *b, struct warp *w)
             for (uint32_t mm = w->active; mm; mm &= mm - 1) w->lpc[__builtin_ctz(mm)] = w->pc + 1;
             reschedule(w);
             goto next_ins;
-        case OP_SHFL: {
-            uint64_t v[32];
-            memcpy(v, A, sizeof v);
-            uint64_t *D2 = in->d2 >= 0 ? R + (size_t)in->d2 * 32 : NULL;
-            LANES(m) {
-                int l = L;
-                uint32_t bv = (uint32_t)B[l] & 31, cv = (uint32_t)C[l];
-                uint32_t seg = (cv >> 8) & 31, cl = cv & 31;
-                int maxl = (int)(((uint32_t)l & seg) | (cl & ~seg)), minl = (int)((uint32_t)l & seg);
-                int j, ok;
-                switch (in->sub) {
-                case SH_UP: j = l - (int)bv; ok = j >= maxl; break;
-                case SH_DOWN: j = l + (int)bv; ok = j <= maxl; break;
-                case SH_BFLY: j = l ^ (int)bv; ok = j <= maxl; break;
-                default: j = minl | (int)(bv & ~seg); ok = j <= maxl; break;
-                }
-                if (!ok || j < 0 || j > 31) j = l;
-                D[l] = v[j] & 0xffffffffu;
-                if (D2) D2[l] = (uint64_t)ok;
-            }
-            break;
-        }
-        case OP_VOTE: {
-            int cneg = (in->flags & F_ANEG) != 0;
-            uint32_t ballot = 0;
-            LANES(m) { int l = L; ballot |= (uint32_t)((A[l] & 1) ^ (uint64_t)cneg) << l; }
-            uint64_t r;
-            switch (in->sub) {
-            case VO_ALL: r = ballot == m; break;
-            case VO_ANY: r = ballot != 0; break;
-            case VO_UNI: r = ballot == 0 || ballot == m; break;
-            default: r = ballot; break;
-            }
-            LANES(m) { int l = L; D[l] = r; }
-            break;
-        }
-        case OP_ACTIVEMASK:
-            LANES(m) { int l = L; D[l] = w->active; }
-            break;
-        case OP_UNSUPPORTED:
-        case OP_FNS:
-        case OP_VPRINTF:
-        case OP_ASSERTFAIL:
-        case OP_COUNT:
-        default:
-            fail(b, PTX_E_UNSUPPORTED, "unsupported instruction at PTX line %d", in->line);
-            return W_ERR;
         }
         w->pc++;
     next_ins:
@@ -1300,12 +330,12 @@ static void do_call_builtin(struct blk *b, struct warp *w, const struct ir_ins *
             memcpy(&av[i], fp + c->args[i].from, c->args[i].size > 8 ? 8 : c->args[i].size);
         if (g->builtin == OP_VPRINTF) {
             const unsigned char *fmt = NULL, *args = NULL;
-            size_t fl = read_dev(b, av[0], &fmt);
-            size_t al = av[1] ? read_dev(b, av[1], &args) : 0;
+            size_t fl = ex_read_dev(b, av[0], &fmt);
+            size_t al = av[1] ? ex_read_dev(b, av[1], &args) : 0;
             int32_t count = -1;
             if (fmt) {
                 char buf[2048];
-                size_t n = ptx_format((const char *)fmt, fl, args, al, buf, sizeof buf, read_dev, b);
+                size_t n = ptx_format((const char *)fmt, fl, args, al, buf, sizeof buf, ex_read_dev, b);
                 if (n > sizeof buf) n = sizeof buf;
                 if (P->l->host.print) P->l->host.print(P->l->host.cookie, buf, n);
                 count = (int32_t)n;
@@ -1314,9 +344,9 @@ static void do_call_builtin(struct blk *b, struct warp *w, const struct ir_ins *
                 memcpy(fp + c->rets[i].to, &count, c->rets[i].size < 4 ? c->rets[i].size : 4);
         } else {
             const unsigned char *msg = NULL, *file = NULL, *fn = NULL;
-            size_t ml = read_dev(b, av[0], &msg), fl = read_dev(b, av[1], &file), nl = read_dev(b, av[3], &fn);
+            size_t ml = ex_read_dev(b, av[0], &msg), fl = ex_read_dev(b, av[1], &file), nl = ex_read_dev(b, av[3], &fn);
             unsigned x = tid % P->l->block[0], y = tid / P->l->block[0] % P->l->block[1], z = tid / (P->l->block[0] * P->l->block[1]);
-            fail(b, PTX_E_ASSERT, "%.*s:%u: %.*s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%.*s` failed.",
+            ex_fail(b, PTX_E_ASSERT, "%.*s:%u: %.*s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%.*s` failed.",
                  file ? (int)strnlen((const char *)file, fl) : 1, file ? (const char *)file : "?", (unsigned)av[2],
                  fn ? (int)strnlen((const char *)fn, nl) : 1, fn ? (const char *)fn : "?",
                  b->ctaid[0], b->ctaid[1], b->ctaid[2], x, y, z,

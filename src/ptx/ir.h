@@ -82,8 +82,10 @@ struct ir_ins {
     int32_t vr[4];           /* vector ld/st registers */
     int64_t imm;             /* address offset, branch target, call index, ... */
     int32_t line;            /* PTX line */
-    int32_t name;            /* OP_UNSUPPORTED: offset of its name in the module's strings */
+    int32_t name;            /* its spelling ("st.global.u32"): offset in the module's strings */
     int32_t fn;              /* the function holding it */
+    int32_t srcfile;         /* .loc: file number (see ptx_module.files), 0 if none */
+    int32_t srcline, srccol;
 };
 
 /* one argument copied by a call: caller's .param offset -> callee's */
@@ -136,7 +138,12 @@ struct ptx_module {
     struct ptx_global_info *globals;
     unsigned shared_bytes;   /* static .shared of the module (all functions) */
     char *strings; size_t nstrings, capstrings;
+    int nfiles, capfiles;    /* .file: number -> name (offset in strings) */
+    struct ir_file { int num; int name; } *files;
 };
+
+/* the name of .file number num, or NULL */
+const char *ir_file_name(const struct ptx_module *m, int num);
 
 /* type helpers */
 static inline unsigned ir_type_size(int t)

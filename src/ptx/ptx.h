@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "param.h"
+
 struct ptx_module;
 
 /* A module-scope .global or .const variable. */
@@ -67,6 +69,36 @@ enum ptx_status {
     PTX_E_UNSUPPORTED,   /* the checker refused the kernel */
     PTX_E_NOMEM,
     PTX_E_STACK,         /* call stack too deep */
+    PTX_E_DEADLOCK,      /* no thread can go on: a barrier or warp-synchronous
+                            instruction that can never complete */
+    PTX_E_SYNC,          /* a warp-synchronous instruction used outside its
+                            rules (a lane not in its own member mask, a value
+                            read from a lane that is not taking part) */
+    PTX_E_TIMEOUT,       /* the launch's instruction budget or time limit ran out */
+};
+
+/* What a faulting instruction did with memory (ptx_fault.access). */
+enum ptx_access { PTX_ACCESS_NONE, PTX_ACCESS_READ, PTX_ACCESS_WRITE, PTX_ACCESS_ATOMIC };
+
+/* A failed launch in detail, for the emulator's report: filled when
+ * ptx_launch.fault is set and ptx_run fails. Fields that do not apply are
+ * 0 or "". The err string of ptx_run says the same in one line. */
+struct ptx_fault {
+    enum ptx_status status;
+    char kernel[256];            /* the entry as the PTX names it (mangled) */
+    char function[256];          /* the function holding the instruction */
+    int has_thread;              /* block, thread, warp and lane are set */
+    unsigned block[3], thread[3];
+    int warp, lane;
+    enum ptx_access access;      /* PTX_E_ADDRESS, PTX_E_MISALIGNED */
+    char space[16];              /* "global", "shared", "local", "const", "param", "generic" */
+    uint64_t addr;               /* generic/global: host address; shared/local/param:
+                                    the offset in the thread's or block's window */
+    unsigned size;               /* bytes accessed */
+    int ptx_line;                /* the instruction's line in the PTX text */
+    char opcode[64];             /* its spelling, as "st.global.u32" */
+    char file[256];              /* from the PTX's .loc/.file line info, if any */
+    int line, column;
 };
 
 struct ptx_launch {
@@ -77,8 +109,11 @@ struct ptx_launch {
     const uint64_t *gaddr;              /* by global index: its address */
     int nthreads;                       /* host threads to use (0: all cores) */
     unsigned smcount;                   /* %nsmid */
-    uint64_t max_instructions;          /* per host thread, checked at backward
-                                           branches; 0: no limit (fuzzing) */
+    uint64_t max_instructions;          /* thread-instructions the launch may run
+                                           before it fails with PTX_E_TIMEOUT
+                                           (checked every few thousand); 0: no limit */
+    unsigned timeout_ms;                /* wall-clock limit (PTX_E_TIMEOUT); 0: none */
+    struct ptx_fault *fault;            /* if set, receives a failure's details */
     struct ptx_host host;
 };
 

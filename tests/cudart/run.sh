@@ -129,6 +129,7 @@ build version-static version.cu
 build version-shared version.cu -cudart shared
 build noinit-static noinit.cu
 build noinit-shared noinit.cu -cudart shared
+build errors-static errors.cu
 
 # the calls behind the runtime calls (docs: cudart-private-interface §5)
 init="cuInit cuDriverGetVersion cuGetExportTable cuDeviceGetCount cuDeviceGetAttribute cuDeviceGetUuid
@@ -169,6 +170,8 @@ for v in static shared; do
     alone  noinit-$v-visible   noinit-$v CUDA_VISIBLE_DEVICES= -- 100
     traced noinit-$v-tdtrace   noinit-$v CUDA_VISIBLE_DEVICES= -- cuInit
 done
+alone  errors-static        errors-static
+traced errors-static-tdtrace errors-static -- cuMemcpyDtoH_v2 cuMemAlloc_v2 cuDevicePrimaryCtxReset
 alone  kernel-ptds-static   kernel-ptds-static
 traced kernel-ptds-static-tdtrace kernel-ptds-static -- cuLibraryLoadData cuLibraryGetKernel cuLaunchKernel_ptsz cuLaunchKernelEx_ptsz
 }

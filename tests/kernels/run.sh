@@ -17,7 +17,7 @@ pass=0; fail=0; skip=0
 # NVCC, and host-side sanitizer flags for nvcc's host compiler and linker
 . "$(dirname "$0")/../nvcc-env.sh"
 xc=$NVCC_XFLAGS
-TESTS="elementwise reduce histogram warp matmul constant call intmath printf assert"
+TESTS="elementwise reduce histogram warp matmul constant call intmath printf assert sticky freerun"
 if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
     echo "kernels: skipped: no nvcc (the CUDA toolkit is not installed)"
     echo "kernels: 0 passed, 0 failed, 1 skipped"

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "emu.h"
+#include "fatbin.h"
 #include "../../src/ptx/ptx.h"
 
 #define OK(x) assert_int_equal((x), CUDA_SUCCESS)
@@ -58,6 +59,56 @@ static void test_parse_layout(void **state)
     assert_int_equal(ptx_global(m, 2)->init[2], 0);
     assert_int_equal(ptx_entry_check(m, e, err, sizeof err), 0);
     ptx_module_free(m);
+}
+
+/* .align after .ptr is the pointee's alignment, not the parameter's: the
+ * engine and the image scanner place such parameters the same way */
+static void test_param_layout(void **state)
+{
+    (void)state;
+    static const char src[] = HDR
+        ".visible .entry k(.param .u32 n, .param .u64 .ptr .global .align 1 p, .param .u64 .ptr .align 2 q,\n"
+        " .param .align 16 .b8 s[20], .param .u8 c, .param .f64 d) { ret; }\n";
+    static const unsigned want_off[] = { 0, 8, 16, 32, 52, 56 }, want_size[] = { 4, 8, 8, 20, 1, 8 };
+    char err[256];
+    struct ptx_module *m = ptx_parse(src, 0, err, sizeof err);
+    if (!m) fail_msg("%s", err);
+    unsigned off[8], size[8];
+    int e = ptx_entry_find(m, "k");
+    assert_int_equal(ptx_entry_params(m, e, off, size, 8), 6);
+    for (int i = 0; i < 6; i++) {
+        if (off[i] != want_off[i] || size[i] != want_size[i])
+            fail_msg("param %d at %u (%u bytes), want %u (%u)", i, off[i], size[i], want_off[i], want_size[i]);
+    }
+    assert_int_equal(ptx_entry_param_bytes(m, e), 64);
+    ptx_module_free(m);
+    /* the image scanner agrees */
+    struct emu_image img;
+    memset(&img, 0, sizeof img);
+    assert_int_equal(emu_ptx_parse(src, sizeof src, &img), 0);
+    assert_int_equal(img.nentries, 1);
+    assert_int_equal(img.entries[0].nparams, 6);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(img.entries[0].params[i].offset, want_off[i]);
+        assert_int_equal(img.entries[0].params[i].size, want_size[i]);
+    }
+    assert_int_equal(img.entries[0].param_bytes, 64);
+    emu_image_free(&img);
+    /* one declaration at a time */
+    struct ptx_param_layout pl;
+    assert_int_equal(ptx_param_decl(".param .u64 .ptr .global .align 1 p", 99, &pl), 0);
+    assert_int_equal(pl.size, 8);
+    assert_int_equal(pl.align, 8);
+    assert_int_equal(pl.namelen, 1);
+    assert_int_equal(pl.name[0], 'p');
+    assert_int_equal(ptx_param_decl(".param .align 4 .b8 s[6]", 99, &pl), 0);
+    assert_int_equal(pl.align, 4);
+    assert_int_equal(pl.size, 6);
+    assert_int_equal(ptx_param_decl(".param .v2 .f32 v", 99, &pl), 0);
+    assert_int_equal(pl.size, 8);
+    assert_int_equal(ptx_param_decl(".param .u32", 99, &pl), -1);
+    assert_int_equal(ptx_param_decl(".param .align 3 .u32 x", 99, &pl), -1);
+    assert_int_equal(ptx_param_decl("garbage", 99, &pl), -1);
 }
 
 static void test_parse_errors(void **state)
@@ -113,7 +164,10 @@ static void print(void *cookie, const char *t, size_t n)
     if (nprinted + n < sizeof printed) { memcpy(printed + nprinted, t, n); nprinted += n; }
 }
 
-/* runs entry k(.param .u64 out) of src with the given shape */
+static struct ptx_fault fault;
+
+/* runs entry k(.param .u64 out) of src with the given shape; a failure's
+ * details land in fault */
 static enum ptx_status run(const char *src, unsigned grid, unsigned block, char *err, size_t errlen)
 {
     struct ptx_module *m = ptx_parse(src, 0, err, errlen);
@@ -125,7 +179,9 @@ static enum ptx_status run(const char *src, unsigned grid, unsigned block, char 
         memset(arena + 32768 + 256 * i, 0, 256);
         if (g->init) memcpy(arena + 32768 + 256 * i, g->init, g->size);
     }
-    struct ptx_launch l = { { grid, 1, 1 }, { block, 1, 1 }, 256, &out, 8, gaddr, 0, 4, 0, { NULL, lookup, print } };
+    struct ptx_launch l = { .grid = { grid, 1, 1 }, .block = { block, 1, 1 }, .dyn_shared = 256, .params = &out,
+                            .param_bytes = 8, .gaddr = gaddr, .smcount = 4, .fault = &fault,
+                            .host = { NULL, lookup, print } };
     enum ptx_status st = ptx_run(m, ptx_entry_find(m, "k"), &l, err, errlen);
     ptx_module_free(m);
     return st;
@@ -260,12 +316,36 @@ static void test_faults(void **state)
     char err[256];
     assert_int_equal(run(HDR ".entry k(.param .u64 out) { .reg .b64 %a; mov.b64 %a, 16; st.global.u32 [%a], 1; ret; }\n",
                          1, 1, err, sizeof err), PTX_E_ADDRESS);
-    assert_non_null(strstr(err, "illegal global address 0x10"));
+    assert_non_null(strstr(err, "illegal global write of 4 bytes at address 0x10 at PTX line 4 in block (0,0,0), thread (0,0,0)"));
+    assert_int_equal(fault.status, PTX_E_ADDRESS);
+    assert_string_equal(fault.kernel, "k");
+    assert_int_equal(fault.access, PTX_ACCESS_WRITE);
+    assert_string_equal(fault.space, "global");
+    assert_int_equal(fault.addr, 16);
+    assert_int_equal(fault.size, 4);
+    assert_int_equal(fault.ptx_line, 4);
+    assert_string_equal(fault.opcode, "st.global.u32");
     assert_int_equal(run(HDR ".entry k(.param .u64 out) { .reg .b64 %a; ld.param.u64 %a, [out];\n st.global.u32 [%a+2], 1; ret; }\n",
                          1, 1, err, sizeof err), PTX_E_MISALIGNED);
     assert_int_equal(run(HDR ".entry k(.param .u64 out) { .reg .pred %p; .reg .b32 %r;\n mov.u32 %r, %tid.x;\n"
                          " setp.eq.u32 %p, %r, 77;\n @%p trap;\n ret; }\n", 2, 128, err, sizeof err), PTX_E_TRAP);
-    assert_non_null(strstr(err, "line 7"));
+    assert_non_null(strstr(err, "trap at PTX line 7 in block ("));
+    assert_non_null(strstr(err, "), thread (77,0,0)"));
+    assert_true(fault.has_thread);
+    assert_true(fault.block[0] < 2); /* both blocks trap: either may be first */
+    assert_int_equal(fault.thread[0], 77);
+    assert_int_equal(fault.warp, 2);
+    assert_int_equal(fault.lane, 13);
+    /* line info from .loc and .file (which comes after the code) */
+    assert_int_equal(run(HDR ".entry k(.param .u64 out) { .reg .b64 %a; ld.param.u64 %a, [out];\n"
+                         " .reg .b32 %r<3>;\n.loc 1 42 7\n ld.global.v2.u32 {%r1, %r2}, [%a+65536]; ret; }\n.file 1 \"dir/k.cu\", 0, 0\n",
+                         1, 1, err, sizeof err), PTX_E_ADDRESS);
+    assert_non_null(strstr(err, "illegal global read of 8 bytes at address 0x"));
+    if (!strstr(err, "at PTX line 7 (dir/k.cu:42)")) fail_msg("%s", err);
+    assert_string_equal(fault.file, "dir/k.cu");
+    assert_int_equal(fault.line, 42);
+    assert_int_equal(fault.column, 7);
+    assert_int_equal(fault.access, PTX_ACCESS_READ);
     assert_int_equal(run(HDR ".entry k(.param .u64 out) { .shared .b8 s[16]; .reg .b32 %r; st.shared.u32 [s+272], 1; ret; }\n",
                          1, 1, err, sizeof err), PTX_E_ADDRESS);
     assert_int_equal(run(HDR ".func f() { call f; ret; }\n.entry k(.param .u64 out) { call f; ret; }\n", 1, 1, err, sizeof err),
@@ -391,6 +471,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_layout),
+        cmocka_unit_test(test_param_layout),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_arith),
         cmocka_unit_test(test_faults),

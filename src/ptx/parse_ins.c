@@ -1,0 +1,740 @@
+/* The PTX parser's instructions: operands (registers, ranges, special
+ * registers, immediates, addresses, vectors) and each instruction's
+ * opcode, modifiers and operands into one ir_ins. */
+#include "parse.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+
+static const struct { const char *s; int v; } sregs[] = {
+    { "%tid", S_TID_X }, { "%ntid", S_NTID_X }, { "%ctaid", S_CTAID_X }, { "%nctaid", S_NCTAID_X },
+    { "%laneid", S_LANEID }, { "%warpid", S_WARPID }, { "%nwarpid", S_NWARPID }, { "%smid", S_SMID },
+    { "%nsmid", S_NSMID }, { "%gridid", S_GRIDID }, { "%lanemask_eq", S_LANEMASK_EQ },
+    { "%lanemask_le", S_LANEMASK_LE }, { "%lanemask_lt", S_LANEMASK_LT }, { "%lanemask_ge", S_LANEMASK_GE },
+    { "%lanemask_gt", S_LANEMASK_GT }, { "%dynamic_smem_size", S_DYN_SMEM }, { "%total_smem_size", S_TOTAL_SMEM },
+};
+
+int parse_reg_or_sym(struct ps *p, struct opnd *o)
+{
+    struct tok *t = cur(p);
+    o->line = t->line;
+    if (is(t, "_")) { next(p); o->kind = O_SINK; return 0; }
+    if (t->s[0] == '%') {
+        for (size_t i = 0; i < sizeof sregs / sizeof *sregs; i++) {
+            if (!is(t, sregs[i].s)) continue;
+            next(p);
+            int v = sregs[i].v;
+            if (v == S_TID_X || v == S_NTID_X || v == S_CTAID_X || v == S_NCTAID_X) {
+                struct tok *c = cur(p);
+                if (is(c, ".x")) {} else if (is(c, ".y")) v += 1; else if (is(c, ".z")) v += 2;
+                else { ps_err(p, c->line, "bad special register component"); return -1; }
+                next(p);
+            }
+            o->kind = O_REG;
+            o->slot = const_slot(p, K_SREG, v);
+            o->rtype = T_U32;
+            return 0;
+        }
+        if (is(t, "%clock") || is(t, "%clock64") || is(t, "%globaltimer")) {
+            o->kind = O_SYM; /* resolved by mov */
+            o->symkind = -1;
+            o->symval = is(t, "%clock") ? SR_CLOCK : is(t, "%clock64") ? SR_CLOCK64 : SR_GLOBALTIMER;
+            next(p);
+            return 0;
+        }
+    }
+    struct sym *y = sym_find(p, t->s, t->n);
+    next(p);
+    if (!y || y->kind == SY_REGRANGE) { /* %r12: range %r, index 12 */
+        int k = t->n;
+        while (k > 0 && isdigit((unsigned char)t->s[k - 1])) k--;
+        y = NULL;
+        if (k < t->n && k > 0 && t->n - k < 9) {
+            struct sym *r = sym_find(p, t->s, k);
+            long idx = 0;
+            for (int q = k; q < t->n; q++) idx = idx * 10 + (t->s[q] - '0');
+            if (r && r->kind == SY_REGRANGE && idx < r->count && !(t->s[k] == '0' && t->n - k > 1)) {
+                o->kind = O_REG; o->slot = (int)r->val + (int)idx; o->rtype = r->type;
+                return 0;
+            }
+        }
+        o->kind = O_NAME; o->name = t;
+        return 0;
+    }
+    switch (y->kind) {
+    case SY_REG: o->kind = O_REG; o->slot = (int)y->val; o->rtype = y->type; break;
+    case SY_FUNC: o->kind = O_NAME; o->name = t; break;
+    default: o->kind = O_SYM; o->symkind = y->kind; o->symval = y->val; break;
+    }
+    return 0;
+}
+
+static int parse_operand(struct ps *p, struct opnd *o)
+{
+    memset(o, 0, sizeof *o);
+    struct tok *t = cur(p);
+    o->line = t->line;
+    if (accept(p, '!')) {
+        o->neg = 1;
+        t = cur(p);
+    }
+    if (isp(t, '[')) {
+        next(p);
+        o->kind = O_ADDR;
+        o->slot = -1;
+        if (cur(p)->kind == TK_ID) {
+            struct opnd b;
+            memset(&b, 0, sizeof b);
+            if (parse_reg_or_sym(p, &b)) return -1;
+            if (b.kind == O_REG) o->slot = b.slot;
+            else if (b.kind == O_SYM && b.symkind > 0) { o->symkind = b.symkind; o->symval = b.symval; }
+            else { ps_err(p, t->line, "bad address"); return -1; }
+            if (isp(cur(p), '+') || isp(cur(p), '-')) {
+                int neg = isp(cur(p), '-');
+                next(p);
+                int64_t v = parse_intexpr(p);
+                o->off = neg ? -v : v;
+            }
+        } else {
+            o->off = parse_intexpr(p);
+            o->symkind = -2; /* absolute */
+        }
+        return expect(p, ']');
+    }
+    if (isp(t, '{')) {
+        next(p);
+        o->kind = O_VEC;
+        while (!isp(cur(p), '}') && !p->failed) {
+            if (o->nvec == 4) { ps_err(p, t->line, "vector too long"); return -1; }
+            struct opnd *e = calloc(1, sizeof *e);
+            if (!e) { ps_err(p, t->line, "out of memory"); return -1; }
+            o->vimm[o->nvec] = e;
+            o->nvec++;
+            if (parse_operand(p, e)) return -1;
+            if (!accept(p, ',')) break;
+        }
+        return expect(p, '}');
+    }
+    if (t->kind == TK_INT || t->kind == TK_FLT || isp(t, '-')) {
+        int neg = 0;
+        while (isp(cur(p), '-')) { neg = !neg; next(p); }
+        t = cur(p);
+        if (t->kind != TK_INT && t->kind != TK_FLT) { ps_err(p, t->line, "bad immediate"); return -1; }
+        o->kind = O_IMM;
+        o->imm = t;
+        o->ineg = neg;
+        next(p);
+        return 0;
+    }
+    if (t->kind == TK_ID) {
+        if (parse_reg_or_sym(p, o)) return -1;
+        if (accept(p, '|')) { /* d|p */
+            struct opnd q;
+            memset(&q, 0, sizeof q);
+            if (parse_reg_or_sym(p, &q)) return -1;
+            o->slot2 = q.kind == O_REG ? q.slot : -1;
+        } else
+            o->slot2 = -1;
+        if (o->kind == O_SYM && (isp(cur(p), '+') || isp(cur(p), '-'))) { /* sym+off */
+            int neg = isp(cur(p), '-');
+            next(p);
+            int64_t v = parse_intexpr(p);
+            o->off = neg ? -v : v;
+        }
+        return 0;
+    }
+    ps_err(p, t->line, "bad operand '%.*s'", t->n > 40 ? 40 : t->n, t->s);
+    return -1;
+}
+
+void opnd_free(struct opnd *o)
+{
+    for (int i = 0; i < o->nvec; i++) {
+        opnd_free(o->vimm[i]);
+        free(o->vimm[i]);
+    }
+    o->nvec = 0;
+}
+
+/* immediate bits for a value of type t */
+static int64_t imm_bits(struct tok *tk, int neg, int t)
+{
+    if (tk->kind == TK_FLT) {
+        double d;
+        if (tk->fbits == 32) { float f; uint32_t u = (uint32_t)tk->iv; memcpy(&f, &u, 4); d = f; }
+        else memcpy(&d, &tk->iv, 8);
+        if (neg) d = -d;
+        if (t == T_F64) { int64_t b; memcpy(&b, &d, 8); return b; }
+        if (t == T_F32 || t == T_NONE) {
+            if (tk->fbits == 32 && !neg) return (int64_t)(uint32_t)tk->iv;
+            float f = (float)d; uint32_t u; memcpy(&u, &f, 4); return u;
+        }
+        if (tk->fbits == 32) return (int64_t)(neg ? tk->iv ^ 0x80000000u : tk->iv);
+        int64_t b; memcpy(&b, &d, 8); return b;
+    }
+    int64_t v = neg ? -(int64_t)tk->iv : (int64_t)tk->iv;
+    if (t == T_F32) { float f = (float)v; uint32_t u; memcpy(&u, &f, 4); return u; }
+    if (t == T_F64) { double d = (double)v; int64_t b; memcpy(&b, &d, 8); return b; }
+    return v;
+}
+
+static int sym_const_kind(int symkind)
+{
+    switch (symkind) {
+    case SY_GLOBAL: return K_GLOBAL;
+    case SY_SHARED: return K_SHARED;
+    case SY_LOCAL: return K_LOCAL;
+    case SY_KPARAM: return K_PARAM;
+    case SY_FPARAM: return K_FPARAM;
+    default: return -1;
+    }
+}
+
+/* a source operand as a slot (immediates and symbols become constants) */
+static int src(struct ps *p, struct opnd *o, int t)
+{
+    switch (o->kind) {
+    case O_REG: return o->slot;
+    case O_IMM: return const_slot(p, K_IMM, imm_bits(o->imm, o->ineg, t));
+    case O_SYM: {
+        int k = sym_const_kind(o->symkind);
+        if (k < 0) break;
+        if (k == K_SHARED && o->symval < 0) /* dynamic shared: encoded as -1 - off */
+            return const_slot(p, K_SHARED, -1 - o->off);
+        int64_t key = k == K_GLOBAL ? (o->symval | (o->off << 24)) : o->symval + o->off;
+        if (k == K_GLOBAL && (o->off < 0 || o->off >= (1ll << 38))) break;
+        return const_slot(p, k, key);
+    }
+    default: break;
+    }
+    ps_err(p, o->line, "bad source operand");
+    return 0;
+}
+
+static int dst(struct ps *p, struct opnd *o)
+{
+    if (o->kind == O_SINK) return -1;
+    if (o->kind != O_REG) { ps_err(p, o->line, "destination is not a register"); return -1; }
+    if (o->slot >= p->m->funcs[p->fn].nslots) { ps_err(p, o->line, "bad destination"); return -1; }
+    return o->slot;
+}
+
+struct ir_ins *new_ins(struct ps *p, int line)
+{
+    struct ptx_module *m = p->m;
+    if (ps_grow((void **)&m->ins, m->nins, &m->capins, sizeof *m->ins)) { ps_err(p, line, "out of memory"); return NULL; }
+    struct ir_ins *in = &m->ins[m->nins++];
+    memset(in, 0, sizeof *in);
+    in->guard = in->d = in->d2 = in->a = in->b = in->c = in->e = -1;
+    in->vr[0] = in->vr[1] = in->vr[2] = in->vr[3] = -1;
+    in->line = line;
+    in->fn = p->fn;
+    in->name = -1;
+    in->srcfile = p->loc_file;
+    in->srcline = p->loc_line;
+    in->srccol = p->loc_col;
+    in->vec = 1;
+    return in;
+}
+
+static const struct { const char *s; int op; } opnames[] = {
+    { "mov", OP_MOV }, { "ld", OP_LD }, { "ldu", OP_LD }, { "st", OP_ST }, { "cvta", OP_CVTA }, { "cvt", OP_CVT },
+    { "add", OP_ADD }, { "sub", OP_SUB }, { "mul", OP_MUL }, { "mad", OP_MAD }, { "fma", OP_FMA },
+    { "div", OP_DIV }, { "rem", OP_REM }, { "abs", OP_ABS }, { "neg", OP_NEG }, { "min", OP_MIN }, { "max", OP_MAX },
+    { "and", OP_AND }, { "or", OP_OR }, { "xor", OP_XOR }, { "not", OP_NOT }, { "cnot", OP_CNOT },
+    { "shl", OP_SHL }, { "shr", OP_SHR }, { "setp", OP_SETP }, { "set", OP_SET }, { "selp", OP_SELP }, { "slct", OP_SLCT },
+    { "rcp", OP_RCP }, { "sqrt", OP_SQRT }, { "rsqrt", OP_RSQRT }, { "ex2", OP_EX2 }, { "lg2", OP_LG2 },
+    { "sin", OP_SIN }, { "cos", OP_COS }, { "tanh", OP_TANH },
+    { "bfe", OP_BFE }, { "bfi", OP_BFI }, { "brev", OP_BREV }, { "clz", OP_CLZ }, { "popc", OP_POPC },
+    { "prmt", OP_PRMT }, { "shf", OP_SHF }, { "lop3", OP_LOP3 }, { "sad", OP_SAD },
+    { "mul24", OP_MUL24 }, { "mad24", OP_MAD24 }, { "copysign", OP_COPYSIGN }, { "testp", OP_TESTP },
+    { "atom", OP_ATOM }, { "red", OP_RED }, { "bra", OP_BRA }, { "call", OP_CALL }, { "ret", OP_RET },
+    { "exit", OP_EXIT }, { "trap", OP_TRAP }, { "bar", OP_BAR }, { "barrier", OP_BAR },
+    { "shfl", OP_SHFL }, { "vote", OP_VOTE }, { "activemask", OP_ACTIVEMASK }, { "membar", OP_MEMBAR },
+    { "fence", OP_MEMBAR }, { "prefetch", OP_NOP }, { "prefetchu", OP_NOP }, { "pmevent", OP_NOP },
+    { "nanosleep", OP_NOP }, { "brkpt", OP_TRAP }, { "discard", OP_NOP }, { "applypriority", OP_NOP },
+    { "createpolicy", OP_UNSUPPORTED },
+};
+
+static const struct { const char *s; int v; } cmps[] = {
+    { ".eq", CMP_EQ }, { ".ne", CMP_NE }, { ".lt", CMP_LT }, { ".le", CMP_LE }, { ".gt", CMP_GT }, { ".ge", CMP_GE },
+    { ".lo", CMP_LO }, { ".ls", CMP_LS }, { ".hi", CMP_HI }, { ".hs", CMP_HS }, { ".equ", CMP_EQU }, { ".neu", CMP_NEU },
+    { ".ltu", CMP_LTU }, { ".leu", CMP_LEU }, { ".gtu", CMP_GTU }, { ".geu", CMP_GEU }, { ".num", CMP_NUM }, { ".nan", CMP_NAN },
+};
+static const struct { const char *s; int v; } atops[] = {
+    { ".add", AT_ADD }, { ".min", AT_MIN }, { ".max", AT_MAX }, { ".inc", AT_INC }, { ".dec", AT_DEC },
+    { ".cas", AT_CAS }, { ".exch", AT_EXCH }, { ".and", AT_AND }, { ".or", AT_OR }, { ".xor", AT_XOR },
+};
+static const struct { const char *s; int v; } rnds[] = {
+    { ".rn", RND_RN }, { ".rz", RND_RZ }, { ".rm", RND_RM }, { ".rp", RND_RP }, { ".rni", RND_RNI },
+    { ".rzi", RND_RZI }, { ".rmi", RND_RMI }, { ".rpi", RND_RPI }, { ".rna", RND_RNA },
+};
+
+/* modifiers that change nothing here (caching, ordering scopes, ...) */
+static int ignorable(struct tok *k)
+{
+    static const char *const ign[] = {
+        ".uni", ".sync", ".aligned", ".nc", ".volatile", ".relaxed", ".acquire", ".release", ".acq_rel",
+        ".sc", ".sys", ".gpu", ".cta", ".cluster", ".ca", ".cg", ".cs", ".lu", ".cv", ".wb", ".wt", ".full",
+        ".weak", ".mmio", ".noftz", ".L1", ".L2", ".level",
+    };
+    for (size_t i = 0; i < sizeof ign / sizeof *ign; i++)
+        if (is(k, ign[i])) return 1;
+    return k->n > 3 && (memcmp(k->s, ".L1::", 5) == 0 || memcmp(k->s, ".L2::", 5) == 0);
+}
+
+static void mark_unsupported(struct ps *p, struct ir_ins *in, const char *s, int n)
+{
+    (void)p; (void)s; (void)n;
+    in->op = OP_UNSUPPORTED;
+}
+
+/* parses one instruction; the guard was consumed */
+int parse_ins(struct ps *p, int guard, int gneg)
+{
+    struct tok *opt = cur(p);
+    int line = opt->line;
+    next(p);
+    int op = -1;
+    for (size_t i = 0; i < sizeof opnames / sizeof *opnames; i++)
+        if (is(opt, opnames[i].s)) { op = opnames[i].op; break; }
+    struct ir_ins *in = new_ins(p, line);
+    if (!in) return -1;
+    in->guard = guard;
+    in->gneg = (uint8_t)gneg;
+    /* the full spelling for messages */
+    const char *nstart = opt->s;
+    int types_n = 0, tys[3] = { 0, 0, 0 };
+    int unknown_mod = 0;
+    struct tok *bad = NULL;
+    int cvta_to = 0;
+    int barspec = 0;
+    while (cur(p)->kind == TK_DIR) {
+        struct tok *k = cur(p);
+        next(p);
+        int t = type_of(k), sp = space_of(k);
+        int done = 0;
+        if (t != T_NONE) { if (types_n < 3) tys[types_n++] = t; continue; }
+        if (sp != SP_NONE) {
+            in->space = (uint8_t)sp;
+            if (sp == SP_SHARED && k->n > 7 && !(k->n == 12 && memcmp(k->s, ".shared::cta", 12) == 0)) {
+                unknown_mod = 1; bad = k;
+            }
+            continue;
+        }
+        if (is(k, ".v2")) { in->vec = 2; continue; }
+        if (is(k, ".v4")) { in->vec = 4; continue; }
+        if (is(k, ".to")) { cvta_to = 1; continue; }
+        if (is(k, ".sat")) { in->flags |= F_SAT; continue; }
+        if (is(k, ".ftz")) { in->flags |= F_FTZ; continue; }
+        if (is(k, ".approx")) { in->flags |= F_APPROX; continue; }
+        if (is(k, ".relu")) { in->flags |= F_RELU; continue; }
+        if (is(k, ".cc")) { in->flags |= F_CC; unknown_mod = 1; bad = k; continue; }
+        if (op == OP_SETP || op == OP_SET) {
+            for (size_t i = 0; i < sizeof cmps / sizeof *cmps && !done; i++)
+                if (is(k, cmps[i].s)) { in->sub = (uint8_t)cmps[i].v; done = 1; }
+            if (!done && is(k, ".and")) { in->sub2 = BOOL_AND; done = 1; }
+            if (!done && is(k, ".or")) { in->sub2 = BOOL_OR; done = 1; }
+            if (!done && is(k, ".xor")) { in->sub2 = BOOL_XOR; done = 1; }
+        } else if (op == OP_SLCT && !done) {
+            /* types only */
+        } else if (op == OP_ATOM || op == OP_RED) {
+            for (size_t i = 0; i < sizeof atops / sizeof *atops && !done; i++)
+                if (is(k, atops[i].s)) { in->sub = (uint8_t)atops[i].v; done = 1; }
+        } else if (op == OP_SHFL) {
+            if (is(k, ".up")) { in->sub = SH_UP; done = 1; }
+            else if (is(k, ".down")) { in->sub = SH_DOWN; done = 1; }
+            else if (is(k, ".bfly")) { in->sub = SH_BFLY; done = 1; }
+            else if (is(k, ".idx")) { in->sub = SH_IDX; done = 1; }
+        } else if (op == OP_VOTE) {
+            if (is(k, ".all")) { in->sub = VO_ALL; done = 1; }
+            else if (is(k, ".any")) { in->sub = VO_ANY; done = 1; }
+            else if (is(k, ".uni")) { in->sub = VO_UNI; done = 1; }
+            else if (is(k, ".ballot")) { in->sub = VO_BALLOT; done = 1; }
+        } else if (op == OP_MUL || op == OP_MAD || op == OP_MUL24 || op == OP_MAD24) {
+            if (is(k, ".hi")) { in->flags |= F_HI; done = 1; }
+            else if (is(k, ".lo")) done = 1;
+            else if (is(k, ".wide")) { in->flags |= F_WIDE; done = 1; }
+        } else if (op == OP_SHF) {
+            if (is(k, ".l")) done = 1;
+            else if (is(k, ".r")) { in->flags |= F_HI; done = 1; }
+            else if (is(k, ".wrap")) { in->flags |= F_WRAP; done = 1; }
+            else if (is(k, ".clamp")) done = 1;
+        } else if (op == OP_BAR) {
+            if (is(k, ".sync") || is(k, ".aligned") || is(k, ".cta")) done = 1;
+            else if (is(k, ".red")) { barspec = 1; done = 1; }
+            else if (barspec && (is(k, ".popc") || is(k, ".and") || is(k, ".or"))) {
+                in->sub = is(k, ".popc") ? 0 : is(k, ".and") ? 1 : 2; done = 1;
+            } else if (is(k, ".arrive")) { unknown_mod = 1; bad = k; done = 1; }
+        } else if (op == OP_TESTP) {
+            static const char *const tp[] = { ".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal" };
+            for (size_t i = 0; i < 6 && !done; i++)
+                if (is(k, tp[i])) { in->sub = (uint8_t)i; done = 1; }
+        } else if (op == OP_MEMBAR) {
+            done = 1;
+        }
+        if (done) continue;
+        for (size_t i = 0; i < sizeof rnds / sizeof *rnds && !done; i++)
+            if (is(k, rnds[i].s)) { in->sub = (uint8_t)rnds[i].v; done = 1; }
+        if (done) continue;
+        if (ignorable(k)) continue;
+        if (op == OP_LD && (is(k, ".lo") || is(k, ".hi"))) continue;
+        unknown_mod = 1;
+        if (!bad) bad = k;
+    }
+    int nlen = (int)(cur(p)[-1].s + cur(p)[-1].n - nstart);
+    if (nlen > 60 || nlen < 0) nlen = opt->n;
+    in->name = intern(p, nstart, nlen);
+    in->type = (uint8_t)tys[0];
+    in->type2 = (uint8_t)tys[1];
+    if (op < 0 || op == OP_UNSUPPORTED || unknown_mod) { /* operands not parsed: any syntax will do */
+        while (!isp(cur(p), ';') && cur(p)->kind != TK_EOF) next(p);
+        if (expect(p, ';')) return -1;
+        mark_unsupported(p, in, nstart, nlen);
+        return 0;
+    }
+    /* operands */
+    struct opnd ops[8];
+    int nops = 0;
+    struct opnd calllist[2][34];
+    int ncl[2] = { 0, 0 }, ncall = 0;
+    int callee_before = -1;
+    while (!isp(cur(p), ';') && cur(p)->kind != TK_EOF && !p->failed) {
+        if (op == OP_CALL && isp(cur(p), '(')) {
+            next(p);
+            int which = ncall < 2 ? ncall : 1;
+            if (callee_before < 0 && nops == 0) which = 0; /* (ret), func, (args) */
+            else which = 1;
+            while (!isp(cur(p), ')') && !p->failed) {
+                if (ncl[which] == 34) { ps_err(p, line, "too many call arguments"); goto bad_ops; }
+                if (parse_operand(p, &calllist[which][ncl[which]++])) goto bad_ops;
+                if (!accept(p, ',')) break;
+            }
+            if (expect(p, ')')) goto bad_ops;
+            if (which == 0) callee_before = 1;
+            ncall++;
+        } else {
+            if (nops == 8) { ps_err(p, line, "too many operands"); goto bad_ops; }
+            if (parse_operand(p, &ops[nops++])) goto bad_ops;
+        }
+        if (!accept(p, ',')) break;
+    }
+    if (p->failed || expect(p, ';')) {
+    bad_ops:
+        for (int i = 0; i < nops; i++) opnd_free(&ops[i]);
+        for (int w = 0; w < 2; w++)
+            for (int i = 0; i < ncl[w]; i++) opnd_free(&calllist[w][i]);
+        return -1;
+    }
+    if (op < 0 || op == OP_UNSUPPORTED || unknown_mod) {
+        (void)bad;
+        mark_unsupported(p, in, nstart, nlen);
+        for (int i = 0; i < nops; i++) opnd_free(&ops[i]);
+        return 0;
+    }
+    in->op = (uint16_t)op;
+    int t = in->type;
+    int rc = 0;
+#define NEED(n) do { if (nops != (n)) { ps_err(p, line, "%.*s: expected %d operands", nlen, nstart, (n)); rc = -1; goto out; } } while (0)
+    switch (op) {
+    case OP_NOP:
+    case OP_MEMBAR:
+        break;
+    case OP_MOV:
+        NEED(2);
+        if (ops[1].kind == O_SYM && ops[1].symkind == -1) { /* %clock & co */
+            in->op = OP_SREG_DYN;
+            in->sub = (uint8_t)ops[1].symval;
+            in->d = dst(p, &ops[0]);
+            break;
+        }
+        if (ops[0].kind == O_VEC || ops[1].kind == O_VEC) { /* pack/unpack */
+            if (ops[0].kind == O_VEC) { /* mov.b64 {a,b}, %rd: unpack */
+                in->op = OP_MOV; in->sub2 = 1; in->vec = (uint8_t)ops[0].nvec;
+                for (int i = 0; i < ops[0].nvec; i++) in->vr[i] = dst(p, ops[0].vimm[i]);
+                in->a = src(p, &ops[1], t);
+            } else {
+                in->op = OP_MOV; in->sub2 = 2; in->vec = (uint8_t)ops[1].nvec;
+                for (int i = 0; i < ops[1].nvec; i++) in->vr[i] = src(p, ops[1].vimm[i], T_NONE);
+                in->d = dst(p, &ops[0]);
+            }
+            break;
+        }
+        if (ops[1].kind == O_NAME) { /* function address */
+            ps_err(p, line, "function addresses are not supported");
+            rc = -1;
+            goto out;
+        }
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], t);
+        break;
+    case OP_LD:
+    case OP_ST: {
+        NEED(2);
+        struct opnd *ad = op == OP_LD ? &ops[1] : &ops[0];
+        struct opnd *rv = op == OP_LD ? &ops[0] : &ops[1];
+        if (ad->kind != O_ADDR) { ps_err(p, line, "expected an address"); rc = -1; goto out; }
+        if (ad->slot >= 0) in->a = ad->slot;
+        else if (ad->symkind == -2) in->a = const_slot(p, K_IMM, 0);
+        else {
+            int k = sym_const_kind(ad->symkind);
+            if (k == K_SHARED && ad->symval < 0)
+                in->a = const_slot(p, K_SHARED, -1);
+            else
+                in->a = const_slot(p, k, k == K_GLOBAL ? ad->symval : ad->symval);
+            if (k == K_FPARAM && (in->space == SP_PARAM || in->space == SP_NONE)) in->space = SP_FPARAM;
+            if (k == K_PARAM && in->space == SP_NONE) in->space = SP_PARAM;
+        }
+        in->imm = ad->off;
+        if (in->space == SP_NONE) in->space = SP_GENERIC;
+        if (in->space == SP_PARAM && !p->m->funcs[p->fn].is_entry) in->space = SP_FPARAM;
+        if (rv->kind == O_VEC) {
+            if (rv->nvec != in->vec) { ps_err(p, line, "vector size mismatch"); rc = -1; goto out; }
+            for (int i = 0; i < rv->nvec; i++)
+                in->vr[i] = op == OP_LD ? dst(p, rv->vimm[i]) : src(p, rv->vimm[i], t);
+        } else {
+            if (in->vec != 1) { ps_err(p, line, "vector size mismatch"); rc = -1; goto out; }
+            in->vr[0] = op == OP_LD ? dst(p, rv) : src(p, rv, t);
+        }
+        if (ir_type_size(t) == 0 || t == T_B128) { mark_unsupported(p, in, nstart, nlen); goto out; }
+        break;
+    }
+    case OP_CVTA:
+        NEED(2);
+        if (cvta_to) in->op = OP_CVTA_TO;
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], t);
+        if (in->space == SP_PARAM && !p->m->funcs[p->fn].is_entry) in->space = SP_FPARAM;
+        break;
+    case OP_CVT:
+        if (nops == 3 && (t == T_F16X2 || t == T_BF16X2)) { /* pack two f32: a high, b low */
+            in->d = dst(p, &ops[0]);
+            in->a = src(p, &ops[1], in->type2);
+            in->b = src(p, &ops[2], in->type2);
+            break;
+        }
+        NEED(2);
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], in->type2);
+        if (!in->type2) { ps_err(p, line, "cvt needs two types"); rc = -1; goto out; }
+        break;
+    case OP_SETP:
+    case OP_SET:
+        if (nops < 3 || nops > 4) { ps_err(p, line, "setp: bad operands"); rc = -1; goto out; }
+        if (op == OP_SET) { in->type2 = (uint8_t)tys[1]; t = tys[1]; in->type = (uint8_t)tys[0]; }
+        in->d = dst(p, &ops[0]);
+        in->d2 = ops[0].slot2 >= 0 ? ops[0].slot2 : -1;
+        in->a = src(p, &ops[1], t);
+        in->b = src(p, &ops[2], t);
+        if (nops == 4) {
+            in->c = src(p, &ops[3], T_PRED);
+            if (ops[3].neg) in->flags |= F_ANEG;
+            if (!in->sub2) { ps_err(p, line, "setp: predicate without boolean op"); rc = -1; goto out; }
+        }
+        if (op == OP_SET && !in->type2) { ps_err(p, line, "set needs two types"); rc = -1; goto out; }
+        break;
+    case OP_SELP:
+        NEED(4);
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], t);
+        in->b = src(p, &ops[2], t);
+        in->c = src(p, &ops[3], T_PRED);
+        if (ops[3].neg) in->flags |= F_ANEG;
+        break;
+    case OP_SLCT:
+        NEED(4);
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], t);
+        in->b = src(p, &ops[2], t);
+        in->c = src(p, &ops[3], tys[1]);
+        break;
+    case OP_NOT: case OP_CNOT: case OP_ABS: case OP_NEG: case OP_RCP: case OP_SQRT: case OP_RSQRT:
+    case OP_EX2: case OP_LG2: case OP_SIN: case OP_COS: case OP_TANH: case OP_BREV: case OP_CLZ:
+    case OP_POPC: case OP_TESTP:
+        NEED(2);
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], (op == OP_CLZ || op == OP_POPC || op == OP_BREV || op == OP_NOT || op == OP_CNOT) ? T_NONE : t);
+        if (ops[1].neg && t == T_PRED && op == OP_NOT) { ps_err(p, line, "bad operand"); rc = -1; goto out; }
+        break;
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX:
+    case OP_AND: case OP_OR: case OP_XOR: case OP_SHL: case OP_SHR: case OP_MUL24: case OP_COPYSIGN:
+        NEED(3);
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], t);
+        in->b = src(p, &ops[2], (op == OP_SHL || op == OP_SHR) ? T_U32 : t);
+        break;
+    case OP_MAD: case OP_FMA: case OP_BFE: case OP_PRMT: case OP_SAD: case OP_MAD24:
+        NEED(4);
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], op == OP_BFE ? t : op == OP_PRMT ? T_B32 : t);
+        in->b = src(p, &ops[2], op == OP_BFE ? T_U32 : t);
+        in->c = src(p, &ops[3], op == OP_BFE ? T_U32 : (op == OP_MAD && (in->flags & F_WIDE)) ? T_NONE : t);
+        if (op == OP_PRMT && (tys[1] != 0 || types_n > 1)) { mark_unsupported(p, in, nstart, nlen); goto out; }
+        break;
+    case OP_BFI: case OP_SHF:
+        if (op == OP_BFI) NEED(5); else NEED(4);
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], t);
+        in->b = src(p, &ops[2], t);
+        in->c = src(p, &ops[3], T_U32);
+        if (op == OP_BFI) in->e = src(p, &ops[4], T_U32);
+        break;
+    case OP_LOP3:
+        NEED(5);
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], t);
+        in->b = src(p, &ops[2], t);
+        in->c = src(p, &ops[3], t);
+        if (ops[4].kind != O_IMM) { mark_unsupported(p, in, nstart, nlen); goto out; }
+        in->imm = imm_bits(ops[4].imm, 0, T_U32) & 0xff;
+        break;
+    case OP_ATOM:
+    case OP_RED: {
+        int base = op == OP_ATOM ? 1 : 0;
+        int need = base + 2 + (in->sub == AT_CAS);
+        NEED(need);
+        if (op == OP_ATOM) in->d = dst(p, &ops[0]);
+        struct opnd *ad = &ops[base];
+        if (ad->kind != O_ADDR) { ps_err(p, line, "expected an address"); rc = -1; goto out; }
+        if (ad->slot >= 0) in->a = ad->slot;
+        else if (ad->symkind == -2) in->a = const_slot(p, K_IMM, 0);
+        else {
+            int k = sym_const_kind(ad->symkind);
+            in->a = const_slot(p, k, (k == K_SHARED && ad->symval < 0) ? -1 : ad->symval);
+        }
+        in->imm = ad->off;
+        if (in->space == SP_NONE) in->space = SP_GENERIC;
+        in->b = src(p, &ops[base + 1], t);
+        if (in->sub == AT_CAS) in->c = src(p, &ops[base + 2], t);
+        if (in->space == SP_LOCAL || in->space == SP_PARAM || in->space == SP_CONST || in->vec != 1 ||
+            (ir_type_size(t) != 4 && ir_type_size(t) != 8) || (ir_type_float(t) && in->sub != AT_ADD && in->sub != AT_EXCH) ||
+            t == T_F16X2 || t == T_BF16X2) {
+            mark_unsupported(p, in, nstart, nlen);
+            goto out;
+        }
+        break;
+    }
+    case OP_BRA:
+        NEED(1);
+        if (ops[0].kind != O_NAME) { ps_err(p, line, "bra: expected a label"); rc = -1; goto out; }
+        if (ps_grow((void **)&p->fixes, p->nfix, &p->capfix, sizeof *p->fixes)) { ps_err(p, line, "out of memory"); rc = -1; goto out; }
+        p->fixes[p->nfix++] = (struct fix){ (int)(in - p->m->ins), ops[0].name->s, ops[0].name->n, line };
+        break;
+    case OP_CALL: {
+        /* call (rets), f, (args) | call f, (args) | call (rets), f | call f */
+        if (nops < 1 || ops[0].kind != O_NAME) { ps_err(p, line, "call: expected a function"); rc = -1; goto out; }
+        if (nops > 1) { mark_unsupported(p, in, nstart, nlen); goto out; } /* indirect call with prototype */
+        int fi = func_get(p, ops[0].name->s, ops[0].name->n);
+        if (fi < 0) { ps_err(p, line, "out of memory"); rc = -1; goto out; }
+        struct opnd *rets = calllist[0], *args = calllist[1];
+        int nrets = ncl[0], nargs = ncl[1];
+        if (callee_before < 0) { /* no return list: the only list is the args */
+            args = calllist[0]; nargs = ncl[0]; rets = NULL; nrets = 0;
+            if (ncl[1]) { args = calllist[1]; nargs = ncl[1]; }
+        }
+        if (nargs > 32 || nrets > 8) { ps_err(p, line, "call: too many arguments"); rc = -1; goto out; }
+        struct ptx_module *m = p->m;
+        if (ps_grow((void **)&m->calls, m->ncalls, &m->capcalls, sizeof *m->calls) ||
+            ps_grow((void **)&p->cfixes, p->ncfix, &p->capcfix, sizeof *p->cfixes)) { ps_err(p, line, "out of memory"); rc = -1; goto out; }
+        struct ir_call *c = &m->calls[m->ncalls];
+        memset(c, 0, sizeof *c);
+        c->callee = fi;
+        struct cfix *cf = &p->cfixes[p->ncfix++];
+        memset(cf, 0, sizeof *cf);
+        cf->call = m->ncalls;
+        cf->caller = p->fn;
+        cf->nargs = nargs;
+        cf->nrets = nrets;
+        cf->line = line;
+        for (int i = 0; i < nargs; i++) {
+            if (args[i].kind != O_SYM || args[i].symkind != SY_FPARAM) { mark_unsupported(p, in, nstart, nlen); m->ncalls++; goto out; }
+            struct sym *y = NULL;
+            (void)y;
+            cf->argoff[i] = (int)args[i].symval;
+        }
+        for (int i = 0; i < nrets; i++) {
+            if (rets[i].kind != O_SYM || rets[i].symkind != SY_FPARAM) { mark_unsupported(p, in, nstart, nlen); m->ncalls++; goto out; }
+            cf->retoff[i] = (int)rets[i].symval;
+        }
+        in->imm = m->ncalls++;
+        break;
+    }
+    case OP_RET: case OP_EXIT: case OP_TRAP:
+        break;
+    case OP_BAR:
+        if (barspec) { /* bar.red.popc.u32 d, a, {b,} p */
+            in->op = OP_BAR_RED;
+            if (nops < 3) { ps_err(p, line, "bar.red: bad operands"); rc = -1; goto out; }
+            in->d = dst(p, &ops[0]);
+            in->c = src(p, &ops[nops - 1], T_PRED);
+            if (ops[nops - 1].neg) in->flags |= F_ANEG;
+            break;
+        }
+        if (nops < 1 || nops > 2) { ps_err(p, line, "bar: bad operands"); rc = -1; goto out; }
+        break;
+    case OP_SHFL:
+        NEED(5);
+        in->d = dst(p, &ops[0]);
+        in->d2 = ops[0].slot2;
+        in->a = src(p, &ops[1], t);
+        in->b = src(p, &ops[2], T_U32);
+        in->c = src(p, &ops[3], T_U32);
+        in->e = src(p, &ops[4], T_U32);
+        break;
+    case OP_VOTE:
+        NEED(3);
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], T_PRED);
+        if (ops[1].neg) in->flags |= F_ANEG;
+        in->e = src(p, &ops[2], T_U32);
+        break;
+    case OP_ACTIVEMASK:
+        NEED(1);
+        in->d = dst(p, &ops[0]);
+        break;
+    default:
+        mark_unsupported(p, in, nstart, nlen);
+        break;
+    }
+#undef NEED
+out:
+    for (int i = 0; i < nops; i++) opnd_free(&ops[i]);
+    for (int w = 0; w < 2; w++)
+        for (int i = 0; i < ncl[w]; i++) opnd_free(&calllist[w][i]);
+    return p->failed ? -1 : rc;
+}
+
+/* .reg .type name<N>, name, ... ; */
+int parse_reg(struct ps *p)
+{
+    int t = T_NONE;
+    while (cur(p)->kind == TK_DIR) {
+        int tt = type_of(cur(p));
+        if (is(cur(p), ".v2") || is(cur(p), ".v4")) { ps_err(p, cur(p)->line, "vector registers are not supported"); return -1; }
+        if (tt != T_NONE) t = tt;
+        next(p);
+    }
+    if (t == T_NONE) { ps_err(p, cur(p)->line, ".reg without a type"); return -1; }
+    for (;;) {
+        struct tok *nm = cur(p);
+        if (nm->kind != TK_ID) { ps_err(p, nm->line, "expected a register name"); return -1; }
+        next(p);
+        if (accept(p, '<')) {
+            if (cur(p)->kind != TK_INT || cur(p)->iv > 1000000) { ps_err(p, nm->line, "bad register count"); return -1; }
+            int n = (int)cur(p)->iv;
+            next(p);
+            if (expect(p, '>')) return -1;
+            /* %r<6>: %r0 .. %r5, one range symbol looked up by prefix */
+            struct ir_func *f = &p->m->funcs[p->fn];
+            if (!sym_add(p, nm->s, nm->n, SY_REGRANGE, f->nslots, t)) return -1;
+            p->syms[p->nsyms - 1].count = n;
+            f->nslots += n;
+        } else {
+            if (!sym_add(p, nm->s, nm->n, SY_REG, 0, t)) return -1;
+            p->syms[p->nsyms - 1].val = new_slot(p);
+        }
+        if (!accept(p, ',')) break;
+    }
+    return expect(p, ';');
+}
+
