@@ -6,9 +6,9 @@
  *
  * Only what the public driver API cannot give is here: holding memory for
  * the time a library operation queued on a stream needs it, as the
- * emulator's own copies do, so that a cuMemFree between the call and its
- * execution (legal: on a GPU it waits for the device) cannot pull memory
- * from under the operation. */
+ * emulator's own copies do, so that nothing released between the call and
+ * its execution (a stream-ordered free on another stream, a context torn
+ * down) can pull memory from under the operation. */
 #ifndef TDTRACE_EMUHOST_H
 #define TDTRACE_EMUHOST_H
 

@@ -1122,7 +1122,7 @@ static void CUDAAPI slow_fill(void *arg)
 
 static void test_ordering(void)
 {
-    begin("stream order: host fn before, sgemm, event, copy after; free while queued; device pointer mode");
+    begin("stream order: host fn before, sgemm, event, copy after; free right after the call; device pointer mode");
     int n = 64;
     CUstream s;
     CUevent e0, e1;
@@ -1142,12 +1142,12 @@ static void test_ordering(void)
     /* the host function holds the stream: the gemm cannot have run yet */
     if (cuEventQuery(e1) != CUDA_ERROR_NOT_READY)
         bad("the event after the gemm completed before the work queued ahead of it");
-    /* freeing the operands now is legal (a GPU's cuMemFree waits); the
-     * queued gemm still holds them */
     float *host = malloc((size_t)n * n * 4);
+    sl.open = 1;
+    /* freeing the operands right after the call is legal (cuMemFree waits for
+     * the work in flight); the library holds what its work uses either way */
     DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)dA));
     DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)dB));
-    sl.open = 1;
     DRV(cuEventSynchronize(e1));
     if (sl.waited_out)
         bad("cublasSgemm waited for the stream");
