@@ -36,7 +36,7 @@ CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
 LDFLAGS  += $(OPT) -pthread
 
 all: tdtrace emu shim audit hostlib examples tests
-.PHONY: all tdtrace emu shim audit hostlib examples tests check check-tsan test unit e2e bench install clean gen demo fuzz-smoke
+.PHONY: all tdtrace emu shim audit hostlib examples tests check check-layers check-tsan test unit e2e bench install clean gen demo fuzz-smoke
 
 # ---- generated code ---------------------------------------------------
 XLAT_IN := $(sort $(wildcard src/xlat/*.in))
@@ -223,7 +223,13 @@ e2e: all
 	+@BUILD=$(BUILD) SAN=$(SAN) EXTRA_CFLAGS="$(OPT)" sh tests/ioctl/run.sh
 test: unit fuzz-smoke e2e
 
+# no file calls back into its callers (tools/check-layers.py), per library
+check-layers: $(EMU_OBJ) $(COMMON_OBJ)
+	@printf 'emulator: '; python3 tools/check-layers.py $(BUILD)/obj/src/emu
+	@printf 'common: '; python3 tools/check-layers.py $(BUILD)/obj/src/common
+
 check:
+	$(MAKE) check-layers
 	$(MAKE) test
 	$(MAKE) test SAN=asan BUILD=build-asan
 check-tsan:

@@ -1,6 +1,6 @@
 /* The emulated GPU: internal interface shared by the src/emu family files.
  *
- * Layers. Each file calls only into files below it (tools/check-cycles.sh,
+ * Layers. Each file calls only into files below it (tools/check-layers.py,
  * run by make check, verifies that no file calls back into its callers):
  *
  *   init.c                   cuInit: devices, primary contexts, pools;
