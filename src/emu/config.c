@@ -1,7 +1,7 @@
 /* The emulator's configuration, from the environment (read once, by cuInit):
  *
  *   TDTRACE_EMU_DEVICES=N     number of devices, 0..64 (default 1)
- *   TDTRACE_EMU_PROFILE=NAME  h100, a100 or t4 (default h100)
+ *   TDTRACE_EMU_PROFILE=NAME  a profile of profiles.def (default h100)
  *   TDTRACE_EMU_MEMORY=SIZE   memory per device: bytes, or K/M/G/T
  *                             (binary), optionally followed by iB or B
  *   CUDA_VISIBLE_DEVICES      as the real driver: indices or GPU-<uuid>

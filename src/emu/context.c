@@ -394,7 +394,7 @@ static CUresult check_affinity(const CUexecAffinityParam *p, int n, struct emu_d
     for (int i = 0; i < n; i++) {
         if (p[i].type != CU_EXEC_AFFINITY_TYPE_SM_COUNT)
             return CUDA_ERROR_INVALID_VALUE;
-        if (d && p[i].param.smCount.val > (unsigned)d->prof->multiprocessors)
+        if (d && p[i].param.smCount.val > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0))
             return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;

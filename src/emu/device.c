@@ -49,6 +49,11 @@ struct emu_device *emu_device(CUdevice d)
     return &emu_devices[d];
 }
 
+int emu_device_cc(const struct emu_device *dev)
+{
+    return emu_profile_cc(dev->prof);
+}
+
 CUresult emu_device_attr(const struct emu_device *dev, int attr, int *value)
 {
     /* PCI location and board group follow the physical device, so they do
@@ -142,8 +147,8 @@ TD_EXPORT CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CUd
     DEV_OR_RETURN(d, dev);
     if (!major || !minor)
         return CUDA_ERROR_INVALID_VALUE;
-    *major = d->prof->cc_major;
-    *minor = d->prof->cc_minor;
+    *major = emu_device_cc(d) / 10;
+    *minor = emu_device_cc(d) % 10;
     return CUDA_SUCCESS;
 }
 
@@ -247,7 +252,9 @@ TD_EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice de
     if (!canAccessPeer)
         return CUDA_ERROR_INVALID_VALUE;
     (void)d;
-    *canAccessPeer = dev != peerDev; /* host memory: every device reaches every other */
+    /* peer access (cuCtxEnablePeerAccess) is not emulated: a program that
+     * asks takes the path without it (cuMemcpyPeer works either way) */
+    *canAccessPeer = 0;
     return CUDA_SUCCESS;
 }
 
@@ -263,10 +270,11 @@ TD_EXPORT CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttri
     if (srcDevice == dstDevice)
         return CUDA_ERROR_INVALID_DEVICE;
     switch ((int)attrib) {
+    /* no peer access is emulated (see cuDeviceCanAccessPeer) */
     case CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK: *value = 0; break;
-    case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED: *value = 1; break;
-    case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED: *value = 1; break;
-    case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: *value = 1; break;
+    case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED: *value = 0; break;
+    case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED: *value = 0; break;
+    case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: *value = 0; break;
     case CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED: *value = 0; break;
     default: return CUDA_ERROR_INVALID_VALUE;
     }

@@ -147,6 +147,8 @@ void emu_devices_ready(void);
 /* The device for ordinal d, or NULL. */
 struct emu_device *emu_device(CUdevice d);
 /* A device attribute (the one source of every value reported). */
+/* The device's compute capability as 10 * major + minor. */
+int emu_device_cc(const struct emu_device *dev);
 CUresult emu_device_attr(const struct emu_device *dev, int attr, int *value);
 int emu_device_attr_or(const struct emu_device *dev, int attr, int dflt);
 

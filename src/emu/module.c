@@ -799,7 +799,6 @@ static pthread_mutex_t attr_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static CUresult func_attr(int *pi, int attr, struct fn_ref *f, struct emu_device *d)
 {
-    const struct emu_profile *p = d->prof;
     pthread_mutex_lock(&attr_lock);
     struct fattrs at = *f->at;
     pthread_mutex_unlock(&attr_lock);
@@ -827,7 +826,7 @@ static CUresult func_attr(int *pi, int attr, struct fn_ref *f, struct emu_device
     }
     case CU_FUNC_ATTRIBUTE_PTX_VERSION:
     case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
-        *pi = p->cc_major * 10 + p->cc_minor;
+        *pi = emu_device_cc(d);
         break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = at.max_dyn_shared; break;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = at.carveout; break;

@@ -71,7 +71,7 @@ int td_policy_acts_on_calls(const struct td_policy *p);
 struct td_emulate_cfg {
     unsigned given;              /* TD_EMU_GIVEN_*: the settings a statement named */
     int devices;                 /* 1 when not given */
-    const char *profile;         /* "h100", "a100", "t4"; "h100" when not given */
+    const char *profile;         /* a profile of src/emu/profiles.def; "h100" when not given */
     unsigned long long memory;   /* bytes per device; 0: the profile's own */
     const char *file; int line;  /* the emulate statement; NULL, 0 if none */
 };

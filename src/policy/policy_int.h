@@ -75,6 +75,8 @@ struct td_policy {
 /* policy_util.c */
 extern const char *const td_pol_profiles[];
 int td_pol_profile_find(const char *name);
+/* "h100, a100, ... or rtx5090" into buf */
+void td_pol_profile_list(char *buf, size_t n);
 int td_pol_errno_find(const char *name);
 const char *td_pol_errno_name(int e);
 const char *td_pol_errno_suggest(const char *word);

@@ -318,9 +318,12 @@ static int st_emulate(struct pstate *ps, struct tok *t, int n)
                 return perr(ps, col, "devices= must be 1-%d", TD_POLICY_MAX_DEVICES);
             devices = (int)v;
         } else if (k == 1) {
-            if ((profile = td_pol_profile_find(val)) < 0)
+            if ((profile = td_pol_profile_find(val)) < 0) {
+                char list[128];
+                td_pol_profile_list(list, sizeof list);
                 return perr_dym(ps, col, td_pol_suggest_list(val, td_pol_profiles),
-                                "unknown profile '%s' (h100, a100 or t4)", val);
+                                "unknown profile '%s' (%s)", val, list);
+            }
         } else {
             if (parse_size(ps, val, col, &memory) < 0)
                 return -1;
