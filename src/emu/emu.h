@@ -9,7 +9,8 @@
  *   module.c link.c          modules, libraries, functions, kernels; the
  *                            JIT linker
  *   launch.c copy.c event.c  kernels (src/ptx), copies, events
- *   fault.c                  the report of a kernel's fault
+ *   fault.c arch.c jit.c     the report of a kernel's fault; which binary
+ *                            of an image runs; JIT options and logs
  *   memory.c                 allocations, the address map, pools
  *   stream.c                 streams, their workers, cuCtxSynchronize
  *   context.c                contexts, sticky errors, the teardown registry
@@ -146,6 +147,8 @@ CUresult emu_devices_init(const struct emu_config *cfg);
 void emu_devices_ready(void);
 /* The device for ordinal d, or NULL. */
 struct emu_device *emu_device(CUdevice d);
+/* The device's compute capability as 10 * major + minor. */
+int emu_device_cc(const struct emu_device *dev);
 /* A device attribute (the one source of every value reported). */
 /* The device's compute capability as 10 * major + minor. */
 int emu_device_cc(const struct emu_device *dev);
@@ -345,6 +348,39 @@ void emu_stream_init(void);
 /* Monotonic nanoseconds. */
 uint64_t emu_now_ns(void);
 
+/* ---- jit.c: JIT options ------------------------------------------------ */
+struct emu_jit {
+    char *err, *info;            /* the log buffers, or NULL */
+    size_t err_size, info_size;  /* their sizes (the NUL included) */
+    int err_size_at, info_size_at, wall_at; /* option slots written back, or -1 */
+    int verbose;
+    void **vals;                 /* the caller's values (NULL: no options) */
+    uint64_t t0;
+};
+/* Reads n options; CUDA_ERROR_INVALID_VALUE for an unknown one or missing
+ * arrays. The arrays must stay valid until emu_jit_done. */
+CUresult emu_jit_options(unsigned n, const CUjit_option *opts, void *const *vals, struct emu_jit *j);
+/* Writes the logs (err: the failure's reason or ""; info: written only if
+ * CU_JIT_LOG_VERBOSE asked for it), the bytes written and the wall time
+ * into the caller's buffers and slots. */
+void emu_jit_done(struct emu_jit *j, const char *err, const char *info);
+
+/* ---- arch.c: which binary of an image the device runs ---------------- */
+struct emu_image;
+/* An architecture: 10 * major + minor (90); variant 'a' (that one only),
+ * 'f' (its family) or 0. */
+struct emu_arch { int arch; char variant; };
+/* The first .target of PTX text: 0, or -1 if it has none. */
+int emu_ptx_target(const char *text, size_t len, struct emu_arch *out);
+/* Whether PTX for a can be compiled for a device of compute capability cc. */
+int emu_arch_runs_on(struct emu_arch a, int cc);
+/* Picks the PTX text of img the device of compute capability cc runs
+ * (img->chosen) and reads its kernels and variables. CUDA_SUCCESS (also
+ * for an image with no kernels at all, chosen -1),
+ * CUDA_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_INVALID_PTX (PTX text for a
+ * newer device), CUDA_ERROR_OUT_OF_MEMORY; err says why. */
+CUresult emu_image_choose(struct emu_image *img, int cc, char *err, size_t errlen);
+
 /* ---- fault.c: the report of a failed kernel ---------------------------- */
 enum emu_fault_status {
     EMU_FAULT_ADDRESS = 1, EMU_FAULT_MISALIGNED, EMU_FAULT_ASSERT, EMU_FAULT_TRAP, EMU_FAULT_STACK,
@@ -399,8 +435,10 @@ void emu_link_init(void);
 struct emu_image;
 struct emu_ptxmod;                /* a parsed PTX text, shared by reference */
 struct emu_ptxglob;               /* a module's PTX globals: addresses */
-/* Parses the image's first PTX text once (NULL only when out of memory). */
-struct emu_ptxmod *emu_ptx_load(const struct emu_image *img);
+/* Parses the PTX text the image runs (img->chosen; none: a module with
+ * nothing to run). CUDA_ERROR_INVALID_PTX, with the reason and line in err,
+ * if the engine cannot read it. */
+CUresult emu_ptx_load(const struct emu_image *img, struct emu_ptxmod **out, char *err, size_t errlen);
 void emu_ptx_ref(struct emu_ptxmod *px);
 void emu_ptx_put(struct emu_ptxmod *px);
 /* Addresses of the PTX globals for a module of ctx c: the image's globals

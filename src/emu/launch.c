@@ -19,23 +19,29 @@
 #include "fatbin.h"
 
 struct emu_ptxmod {
-    struct ptx_module *pm;      /* NULL: no PTX, or it did not parse (err) */
-    int has_ptx;
-    char err[256];
+    struct ptx_module *pm;      /* NULL: the image has no PTX to run */
     atomic_int refs;
 };
 
-struct emu_ptxmod *emu_ptx_load(const struct emu_image *img)
+CUresult emu_ptx_load(const struct emu_image *img, struct emu_ptxmod **out, char *err, size_t errlen)
 {
     struct emu_ptxmod *px = calloc(1, sizeof *px);
     if (!px)
-        return NULL;
+        return CUDA_ERROR_OUT_OF_MEMORY;
     atomic_init(&px->refs, 1);
-    if (img->nptx > 0) {
-        px->has_ptx = 1;
-        px->pm = ptx_parse(img->ptx[0], img->ptx_len[0], px->err, sizeof px->err);
+    if (img->chosen >= 0) {
+        char why[256];
+        px->pm = ptx_parse(img->ptx[img->chosen], img->ptx_len[img->chosen], why, sizeof why);
+        if (!px->pm) {
+            free(px);
+            if (strcmp(why, "out of memory") == 0)
+                return CUDA_ERROR_OUT_OF_MEMORY;
+            snprintf(err, errlen, "invalid PTX: %s", why);
+            return CUDA_ERROR_INVALID_PTX;
+        }
     }
-    return px;
+    *out = px;
+    return CUDA_SUCCESS;
 }
 
 void emu_ptx_ref(struct emu_ptxmod *px)
@@ -241,12 +247,8 @@ CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct e
                            struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
                            const unsigned block[3], unsigned shmem, void **params, void **extra)
 {
-    if (!px || !px->has_ptx)
+    if (!px || !px->pm)
         return CUDA_ERROR_NO_BINARY_FOR_GPU;
-    if (!px->pm) {
-        fprintf(stderr, "tdtrace-emu: kernel %s: cannot run its PTX: %s\n", name, px->err);
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
     int entry = ptx_entry_find(px->pm, name);
     char err[512];
     if (entry < 0) {

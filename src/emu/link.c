@@ -13,10 +13,13 @@
 
 struct emu_link {
     struct emu_obj o;
-    pthread_mutex_t lock;        /* the text */
+    pthread_mutex_t lock;        /* all below */
     char *text;
     size_t len;
     int nptx;
+    struct emu_jit jit;          /* cuLinkCreate's options: the driver keeps
+                                    their arrays and writes the logs there */
+    char log[1024];              /* the failures' reasons, one a line */
 };
 
 static void link_release(struct emu_obj *o)
@@ -50,7 +53,8 @@ TD_EXPORT CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions, CUjit_option
     CUresult r = emu_ctx_current(&c);
     if (r)
         return r;
-    if (!stateOut || (numOptions && (!options || !optionValues))) {
+    struct emu_jit jit;
+    if (!stateOut || emu_jit_options(numOptions, options, optionValues, &jit)) {
         emu_ctx_put(c);
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -59,6 +63,7 @@ TD_EXPORT CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions, CUjit_option
         emu_ctx_put(c);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
+    l->jit = jit;
     emu_obj_init(&l->o, EMU_T_LINK, c, link_release); /* our reference on c goes to it */
     pthread_mutex_init(&l->lock, NULL);
     emu_obj_register(&l->o);
@@ -111,30 +116,48 @@ TD_EXPORT CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType ty
                                             void **optionValues)
 {
     EMU_INIT_OR_RETURN();
-    (void)name;
     struct emu_link *l = emu_obj_get(state, EMU_T_LINK);
     if (!l)
         return CUDA_ERROR_INVALID_HANDLE;
+    struct emu_jit own;
+    char why[400] = "";
     CUresult r = CUDA_SUCCESS;
-    if (!data || (numOptions && (!options || !optionValues))) {
+    if (!data || emu_jit_options(numOptions, options, optionValues, &own)) {
         r = CUDA_ERROR_INVALID_VALUE;
     } else if (type != CU_JIT_INPUT_PTX) {
-        fprintf(stderr, "tdtrace-emu: cuLinkAddData: only PTX input can be linked (type %d)\n", (int)type);
+        snprintf(why, sizeof why, "only PTX input can be linked by the emulator (input type %d)", (int)type);
         r = CUDA_ERROR_NOT_SUPPORTED;
     } else {
-        char err[256];
-        struct ptx_module *pm = ptx_parse(data, size, err, sizeof err);
-        if (!pm) {
-            fprintf(stderr, "tdtrace-emu: cuLinkAddData: %s\n", err);
+        struct emu_arch a;
+        int cc = emu_device_cc(l->o.ctx->dev);
+        if (emu_ptx_target(data, size ? size : (size_t)-1, &a) == 0 && !emu_arch_runs_on(a, cc)) {
+            snprintf(why, sizeof why, "PTX .target sm_%d%.1s does not run on a device of compute capability %d.%d",
+                     a.arch, a.variant ? &a.variant : "", cc / 10, cc % 10);
             r = CUDA_ERROR_INVALID_PTX;
+        } else {
+            char err[300];
+            struct ptx_module *pm = ptx_parse(data, size, err, sizeof err);
+            if (!pm) {
+                snprintf(why, sizeof why, "invalid PTX: %s", err);
+                r = CUDA_ERROR_INVALID_PTX;
+            }
+            ptx_module_free(pm);
         }
-        ptx_module_free(pm);
     }
+    pthread_mutex_lock(&l->lock);
     if (r == CUDA_SUCCESS) {
-        pthread_mutex_lock(&l->lock);
         r = link_add(l, data, size);
-        pthread_mutex_unlock(&l->lock);
+    } else if (why[0]) { /* the link's error log gathers each input's reason */
+        char line[480];
+        snprintf(line, sizeof line, "%s: %s\n", name ? name : "input", why);
+        size_t at = strlen(l->log);
+        snprintf(l->log + at, sizeof l->log - at, "%s", line);
+        emu_jit_done(&l->jit, l->log, "");
+        char text[512];
+        int n = snprintf(text, sizeof text, "tdtrace-emu: cuLinkAddData: %s", line);
+        emu_report(text, n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
     }
+    pthread_mutex_unlock(&l->lock);
     emu_obj_put(&l->o);
     return r;
 }
@@ -205,6 +228,7 @@ TD_EXPORT CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, si
         *cubinOut = l->text; /* the "image" is PTX text: cuModuleLoadData takes it */
         if (sizeOut)
             *sizeOut = l->len + 1;
+        emu_jit_done(&l->jit, "", "tdtrace-emu: linked PTX text: the emulator runs it\n");
     }
     pthread_mutex_unlock(&l->lock);
     emu_obj_put(&l->o);

@@ -222,6 +222,17 @@ static void t_free_running(void)
         if (out[i] != lcg((unsigned)i, n)) FAIL("late_store[%d] = %u, want %u", i, out[i], lcg((unsigned)i, n));
 }
 
+/* prints the __CUDA_ARCH__ of the PTX that ran (run.sh checks it) */
+static void t_arch(void)
+{
+    int v = 0;
+    CUdeviceptr d = dalloc(sizeof v);
+    void *args[] = { &d };
+    CK(cuLaunchKernel(fn("arch_of"), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+    d2h(&v, d, sizeof v);
+    printf("arch %d\n", v);
+}
+
 static void t_constant(void)
 {
     float c[4] = { 2.0f, -1.0f, 0.5f, 0 }, out[64];
@@ -329,7 +340,7 @@ int main(int argc, char **argv)
         { "elementwise", t_elementwise }, { "reduce", t_reduce }, { "histogram", t_histogram },
         { "warp", t_warp }, { "matmul", t_matmul }, { "printf", t_printf }, { "assert", t_assert },
         { "constant", t_constant }, { "call", t_call }, { "intmath", t_intmath },
-        { "sticky", t_sticky }, { "freerun", t_free_running },
+        { "sticky", t_sticky }, { "freerun", t_free_running }, { "arch", t_arch },
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
         if (strcmp(tests[i].name, argv[2]) == 0) {

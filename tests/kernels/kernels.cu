@@ -132,3 +132,12 @@ extern "C" __global__ void late_store(unsigned *p, int n)
     for (int i = 0; i < n; i++) x = x * 1664525u + 1013904223u;
     p[threadIdx.x] = x;
 }
+
+// Which PTX of a fatbinary runs: each architecture's PTX stores its own
+// __CUDA_ARCH__.
+extern "C" __global__ void arch_of(int *out)
+{
+#ifdef __CUDA_ARCH__
+    *out = __CUDA_ARCH__;
+#endif
+}

@@ -71,6 +71,33 @@ if [ -f "$out/kernels-sass.fatbin" ]; then
     else bad "sass-only fatbin" "$out/sass.log"; fi
 fi
 
+# of a fatbinary's PTX images the device runs the best at or below its
+# compute capability, as the driver chooses; none: CUDA_ERROR_NO_BINARY_FOR_GPU
+if "$NVCC" -fatbin -gencode arch=compute_75,code=compute_75 -gencode arch=compute_90,code=compute_90 \
+        -gencode arch=compute_120,code=compute_120 -o "$out/kernels-multi.fatbin" "$here/kernels.cu" >"$out/nvcc.log" 2>&1; then
+    for pa in t4:750 a100:750 h100:900 b200:900 rtx5090:1200; do
+        p=${pa%%:*}; want=${pa#*:}
+        for how in module library; do
+            log="$out/multi.$p.$how.log"
+            if env LD_LIBRARY_PATH="$lib" TDTRACE_EMU_PROFILE=$p "$out/drv" "$out/kernels-multi.fatbin" arch $how >"$log" 2>&1 &&
+               grep -qx "arch $want" "$log"; then ok "multi-arch fatbin $p $how: compute_${want%0}"; else bad "multi-arch fatbin $p $how" "$log"; fi
+        done
+    done
+else
+    bad nvcc-fatbin-multi "$out/nvcc.log"
+fi
+if "$NVCC" -fatbin -gencode arch=compute_120,code=compute_120 -o "$out/kernels-120.fatbin" "$here/kernels.cu" >"$out/nvcc.log" 2>&1; then
+    log="$out/newer.h100.log"
+    if env LD_LIBRARY_PATH="$lib" TDTRACE_EMU_PROFILE=h100 "$out/drv" "$out/kernels-120.fatbin" arch >"$log" 2>&1; then
+        bad "compute_120 PTX on h100 is refused" "$log"
+    elif grep -q CUDA_ERROR_NO_BINARY_FOR_GPU "$log" && grep -q 'PTX for compute_120' "$log"; then
+        ok "compute_120 PTX on h100: no binary for GPU, and why"
+    else bad "compute_120 PTX on h100 is refused" "$log"; fi
+    run "compute_120 PTX on rtx5090 elementwise" "$out/newer.rtx5090.log" env TDTRACE_EMU_PROFILE=rtx5090 "$out/drv" "$out/kernels-120.fatbin" elementwise
+else
+    bad nvcc-fatbin-120 "$out/nvcc.log"
+fi
+
 # runtime programs
 for v in static shared; do
     flags=""
