@@ -176,9 +176,12 @@ static void put_address(struct out *o, const struct emu_fault *f, const struct e
         return;
     }
     put(o, "    address 0x%llx", (unsigned long long)a);
+    if (a < 4096) { /* the page at 0 is never mapped: an offset from NULL */
+        put(o, ": a null pointer plus %llu\n", (unsigned long long)a);
+        return;
+    }
     if (!n || !n->found) {
-        put(o, a < 4096 ? ": a null pointer plus %llu\n" : ": not in or near any allocation\n",
-            (unsigned long long)a);
+        put(o, ": not in or near any allocation\n");
         return;
     }
     uint64_t base = n->base, end = n->base + n->size;
@@ -194,8 +197,6 @@ static void put_address(struct out *o, const struct emu_fault *f, const struct e
     else if (a >= base)
         put(o, ", inside a");
     put(o, " %llu-byte %s\n", (unsigned long long)n->size, kind_name(n->kind));
-    if (a < 4096 && !(a >= base && a < end))
-        put(o, "    (0x%llx is a null pointer plus %llu)\n", (unsigned long long)a, (unsigned long long)a);
 }
 
 size_t emu_fault_format(const struct emu_fault *f, const struct emu_mem_near *near, char *buf, size_t len)

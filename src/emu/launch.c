@@ -213,6 +213,9 @@ static void launch_run(struct emu_op *op)
     k->l.params = k->params;
     k->l.gaddr = k->gaddr;
     k->l.nthreads = emu_threads();
+    struct ptx_fault pf;
+    memset(&pf, 0, sizeof pf);
+    k->l.fault = &pf;
     emu_mem_kernel_begin();
     enum ptx_status st = ptx_run(k->px->pm, k->entry, &k->l, err, sizeof err);
     emu_mem_kernel_end();
@@ -221,9 +224,26 @@ static void launch_run(struct emu_op *op)
             emu_ctx_output(k->ctx, k->out, k->len);
         return;
     }
+    /* the engine's account, for the report */
     struct emu_fault f = { 0 };
     fault_of(st, &f);
-    f.kernel = k->name;
+    f.kernel = pf.kernel[0] ? pf.kernel : k->name;
+    f.function = pf.function;
+    f.has_thread = pf.has_thread;
+    for (int i = 0; i < 3; i++) {
+        f.block[i] = pf.block[i];
+        f.thread[i] = pf.thread[i];
+    }
+    f.access = pf.access == PTX_ACCESS_READ ? EMU_ACCESS_READ : pf.access == PTX_ACCESS_WRITE ? EMU_ACCESS_WRITE
+             : pf.access == PTX_ACCESS_ATOMIC ? EMU_ACCESS_ATOMIC : EMU_ACCESS_NONE;
+    f.space = pf.space;
+    f.addr = pf.addr;
+    f.size = pf.size;
+    f.ptx_line = pf.ptx_line;
+    f.opcode = pf.opcode;
+    f.file = pf.file;
+    f.line = pf.line;
+    f.column = pf.column;
     f.message = err;
     if (k->len)
         emu_ctx_output(k->ctx, k->out, k->len);

@@ -222,6 +222,18 @@ static void t_free_running(void)
         if (out[i] != lcg((unsigned)i, n)) FAIL("late_store[%d] = %u, want %u", i, out[i], lcg((unsigned)i, n));
 }
 
+/* a store one past the end: the launch succeeds, the sync returns the
+ * fault (run.sh checks the report on stderr) */
+static void t_oob(void)
+{
+    int n = 100;
+    CUdeviceptr d = dalloc(n * 4);
+    void *args[] = { &d, &n };
+    CK(cuLaunchKernel(fn("_Z9oob_writePji"), 1, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
+    CUresult r = cuCtxSynchronize();
+    if (r != CUDA_ERROR_ILLEGAL_ADDRESS) FAIL("oob: sync gave %d, want CUDA_ERROR_ILLEGAL_ADDRESS", r);
+}
+
 /* prints the __CUDA_ARCH__ of the PTX that ran (run.sh checks it) */
 static void t_arch(void)
 {
@@ -340,7 +352,7 @@ int main(int argc, char **argv)
         { "elementwise", t_elementwise }, { "reduce", t_reduce }, { "histogram", t_histogram },
         { "warp", t_warp }, { "matmul", t_matmul }, { "printf", t_printf }, { "assert", t_assert },
         { "constant", t_constant }, { "call", t_call }, { "intmath", t_intmath },
-        { "sticky", t_sticky }, { "freerun", t_free_running }, { "arch", t_arch },
+        { "sticky", t_sticky }, { "freerun", t_free_running }, { "arch", t_arch }, { "oob", t_oob },
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
         if (strcmp(tests[i].name, argv[2]) == 0) {

@@ -141,3 +141,12 @@ extern "C" __global__ void arch_of(int *out)
     *out = __CUDA_ARCH__;
 #endif
 }
+
+// One store past the end of p[n] (thread n writes p[n]): the fault report
+// names the kernel (demangled), the thread, the address past the end of
+// the allocation, and this line (with -lineinfo).
+__global__ void oob_write(unsigned *p, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= n) p[i] = i; // OOB-LINE
+}

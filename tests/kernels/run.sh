@@ -71,6 +71,27 @@ if [ -f "$out/kernels-sass.fatbin" ]; then
     else bad "sass-only fatbin" "$out/sass.log"; fi
 fi
 
+# the fault report: kernel (demangled), thread, address against the
+# allocation, PTX line, and the .cu line where the PTX has line info
+oobline=$(grep -n 'OOB-LINE' "$here/kernels.cu" | cut -d: -f1)
+if "$NVCC" -ptx -lineinfo -arch=sm_75 -o "$out/kernels-lineinfo.ptx" "$here/kernels.cu" >"$out/nvcc.log" 2>&1; then
+    for img in kernels-lineinfo.ptx kernels.fatbin; do
+        log="$out/$img.oob.log"
+        env LD_LIBRARY_PATH="$lib" "$out/drv" "$out/$img" oob >"$log" 2>&1
+        rc=$?
+        if [ $rc -eq 0 ] &&
+           grep -q '^tdtrace-emu: invalid global write of 4 bytes in kernel oob_write(unsigned int\*, int) (CUDA_ERROR_ILLEGAL_ADDRESS)$' "$log" &&
+           grep -q '^    by thread (100,0,0) in block (0,0,0)$' "$log" &&
+           grep -q '^    address 0x[0-9a-f]* = 0x[0-9a-f]*+0x190: 0 bytes past the end of a 400-byte device allocation (cuMemAlloc)$' "$log" &&
+           grep -q '^    at PTX line [0-9]*: st\.global\.u32' "$log" &&
+           { [ $img != kernels-lineinfo.ptx ] || grep -q "(.*kernels\.cu:$oobline:[0-9]*)\$" "$log"; }; then
+            ok "$img fault report"
+        else bad "$img fault report" "$log"; fi
+    done
+else
+    bad nvcc-ptx-lineinfo "$out/nvcc.log"
+fi
+
 # of a fatbinary's PTX images the device runs the best at or below its
 # compute capability, as the driver chooses; none: CUDA_ERROR_NO_BINARY_FOR_GPU
 if "$NVCC" -fatbin -gencode arch=compute_75,code=compute_75 -gencode arch=compute_90,code=compute_90 \
