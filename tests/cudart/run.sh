@@ -7,9 +7,11 @@
 #
 #   BUILD=build [NVCC=/path/to/nvcc] [EXTRA_CFLAGS=...] sh tests/cudart/run.sh
 #
-# Without nvcc (CI machines have no toolkit) every test is skipped, with the
-# reason. Prints "cudart: N passed, N failed, N skipped"; exits nonzero only
-# when something failed.
+# Without nvcc (CI machines have no toolkit), or an nvcc that cannot build a
+# trivial program here, every test is skipped and counted, the reason printed
+# once: the only skips. A program nvcc fails to build is a failure, and so is
+# each of its tests. Prints "cudart: N passed, N failed, N skipped"; exits
+# nonzero only when something failed.
 BUILD=${BUILD:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -50,7 +52,7 @@ fi
 
 ok()   { pass=$((pass + 1)); echo "ok   $1"; }
 bad()  { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; [ -f "${3:-}" ] && sed 's/^/    /' "$3" | tail -n 40; }
-skip() { skip=$((skip + 1)); [ -n "$why" ] || echo "skip $1: $2"; }
+skip() { skip=$((skip + 1)); }  # only with $why set: printed once, counted per test
 tmo=""
 command -v timeout >/dev/null 2>&1 && tmo="timeout 300"
 
@@ -70,7 +72,7 @@ build() {
 alone() {
     test=$1; prog=$2; shift 2
     [ -n "$why" ] && { skip "$test" "$why"; return; }
-    [ -x "$out/$prog" ] || { skip "$test" "$prog was not built"; return; }
+    [ -x "$out/$prog" ] || { bad "$test" "$prog was not built (see its build failure)"; return; }
     vars=""
     while [ $# -gt 0 ] && [ "$1" != -- ]; do vars="$vars $1"; shift; done
     [ $# -gt 0 ] && shift
@@ -89,8 +91,8 @@ alone() {
 traced() {
     test=$1; prog=$2; shift 2
     [ -n "$why" ] && { skip "$test" "$why"; return; }
-    [ -x "$out/$prog" ] || { skip "$test" "$prog was not built"; return; }
-    [ -x "$tdtrace" ] || { skip "$test" "$tdtrace missing (make BUILD=$BUILD tdtrace)"; return; }
+    [ -x "$out/$prog" ] || { bad "$test" "$prog was not built (see its build failure)"; return; }
+    [ -x "$tdtrace" ] || { bad "$test" "$tdtrace missing (make BUILD=$BUILD tdtrace)"; return; }
     vars=""; topts=""
     while [ $# -gt 0 ] && [ "$1" != -- ]; do
         case $1 in --*) topts="$topts $1" ;; *) vars="$vars $1" ;; esac

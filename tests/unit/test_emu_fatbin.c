@@ -649,9 +649,10 @@ static int nvcc_setup(void **state)
         return 0;
     }
     snprintf(tmpdir, sizeof tmpdir, "/tmp/td_fatbin_XXXXXX");
-    if (!mkdtemp(tmpdir)) {
-        nvcc[0] = 0;
-        return 0;
+    if (!mkdtemp(tmpdir)) { /* nvcc is there: a failure, not a skip */
+        perror("mkdtemp");
+        tmpdir[0] = 0;
+        return -1;
     }
     char path[128], cmd[2048];
     snprintf(path, sizeof path, "%s/k.cu", tmpdir);
