@@ -11,6 +11,9 @@
 
 int emu_ndevices;
 struct emu_device *emu_devices;
+unsigned emu_launch_timeout_ms;
+unsigned long long emu_launch_max_instructions;
+int emu_launch_threads;
 static atomic_int ready;
 
 CUresult emu_check_init(void)
@@ -39,6 +42,9 @@ CUresult emu_devices_init(const struct emu_config *cfg)
     }
     emu_devices = devs;
     emu_ndevices = cfg->nvisible;
+    emu_launch_timeout_ms = cfg->timeout_ms;
+    emu_launch_max_instructions = cfg->max_instructions;
+    emu_launch_threads = cfg->threads;
     return CUDA_SUCCESS;
 }
 

@@ -72,9 +72,15 @@ struct emu_config {
     int ndevices;                       /* TDTRACE_EMU_DEVICES (default 1) */
     const struct emu_profile *profile;  /* TDTRACE_EMU_PROFILE (default h100) */
     unsigned long long memory;          /* TDTRACE_EMU_MEMORY; 0: profile's */
+    unsigned timeout_ms;                /* TDTRACE_EMU_TIMEOUT; 0: no limit */
+    unsigned long long max_instructions; /* TDTRACE_EMU_MAX_INSTRUCTIONS; 0: no limit */
+    int threads;                        /* TDTRACE_EMU_THREADS: host threads of a launch; 0: all cores */
     int nvisible;                       /* CUDA_VISIBLE_DEVICES applied */
     int visible[EMU_MAX_DEVICES];       /* visible ordinal -> physical index */
 };
+/* "30" or "30s" (seconds, decimals allowed), "500ms": milliseconds, at
+ * most 2^31 (24 days); "0" is no limit. 0 on success. */
+int emu_parse_timeout(const char *s, unsigned *ms);
 /* "123", "4K", "16MiB", "2GB", "1T" (binary multiples). 0 on success. */
 int emu_parse_size(const char *s, unsigned long long *out);
 /* "4" -> 4 in [0, EMU_MAX_DEVICES]. 0 on success. */
@@ -138,6 +144,12 @@ struct emu_device {
 };
 extern int emu_ndevices;
 extern struct emu_device *emu_devices;
+/* A launch's limits (cuInit, from the configuration): a kernel that runs
+ * longer, or executes more thread-instructions, fails with
+ * CUDA_ERROR_LAUNCH_TIMEOUT. 0: none. */
+extern unsigned emu_launch_timeout_ms;
+extern unsigned long long emu_launch_max_instructions;
+extern int emu_launch_threads;          /* host threads a launch uses; 0: all cores */
 /* CUDA_SUCCESS once cuInit has succeeded, else CUDA_ERROR_NOT_INITIALIZED. */
 CUresult emu_check_init(void);
 #define EMU_INIT_OR_RETURN() do { CUresult r_ = emu_check_init(); if (r_) return r_; } while (0)

@@ -173,17 +173,6 @@ static void host_print(void *cookie, const char *text, size_t len)
     pthread_mutex_unlock(&k->plock);
 }
 
-static int emu_threads(void)
-{
-    static int n = -1;
-    if (n < 0) {
-        const char *e = getenv("TDTRACE_EMU_THREADS");
-        int v = e ? atoi(e) : 0;
-        n = v > 0 && v <= 64 ? v : 0;
-    }
-    return n;
-}
-
 /* what a failed run returns to the program, and the report's heading */
 static void fault_of(enum ptx_status st, struct emu_fault *f)
 {
@@ -212,7 +201,9 @@ static void launch_run(struct emu_op *op)
     k->l.host.print = host_print;
     k->l.params = k->params;
     k->l.gaddr = k->gaddr;
-    k->l.nthreads = emu_threads();
+    k->l.nthreads = emu_launch_threads;
+    k->l.timeout_ms = emu_launch_timeout_ms;
+    k->l.max_instructions = emu_launch_max_instructions;
     struct ptx_fault pf;
     memset(&pf, 0, sizeof pf);
     k->l.fault = &pf;

@@ -50,6 +50,7 @@ struct td_policy {
     int emu_set, emu_devices, emu_profile;
     unsigned emu_given;          /* TD_EMU_GIVEN_*: the keys a statement named */
     unsigned long long emu_memory;
+    unsigned long long emu_timeout_ns, emu_max_instructions;
     struct pol_loc emu_loc;
 
     struct td_device_rule *devs;

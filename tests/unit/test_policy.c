@@ -248,6 +248,9 @@ static const struct err_case err_cases[] = {
     { "emulate profile=v100x\n", "t.policy:1:17: unknown profile 'v100x' (h100, a100, t4, b200 or rtx5090)" },
     { "emulate memory=0\n", "t.policy:1:16: memory= must be more than 0" },
     { "emulate memory=lots\n", "t.policy:1:16: invalid size 'lots' (bytes, or a number with K, M, G or T)" },
+    { "emulate timeout=30\n", "t.policy:1:17: timeout= needs a unit (30s, 500ms)" },
+    { "emulate timeout=3x\n", "t.policy:1:17: timeout=3x: invalid duration" },
+    { "emulate max-instructions=many\n", "t.policy:1:26: expected an instruction count, got 'many'" },
     { "emulate\nemulate devices=2\n", "t.policy:2:1: 'emulate' conflicts with line 1" },
     { "backend driver\nemulate devices=2\n", "t.policy:2:1: 'emulate' conflicts with 'backend driver' on line 1" },
     /* device */
@@ -488,6 +491,7 @@ static const char *const roundtrip_cases[] = {
     "emulate\n",
     "emulate devices=4 profile=t4 memory=16G\nmode enforce\n",
     "backend auto\nemulate profile=a100\n",
+    "emulate profile=rtx5090 timeout=2500ms max-instructions=1000000000\n",
     "backend driver\n",
     "devices 0\n",
     "device 1->0\ndevice 2 hide\ndevices 3\ndevice 5 ->6\ndevice 7-> 8\n",
