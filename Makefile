@@ -7,6 +7,10 @@
 #   src/shim/     the interposer:   lib/tdtrace/libcuda.so.1
 #   src/audit/    the loader-audit library: lib/tdtrace/libtdaudit.so
 #   src/tdtrace/, src/policy/, src/ioctl/   the supervisor: bin/tdtrace
+#   src/patch/    code and GOT patching (libtdpatch.a, for the supervisor
+#                 and the shim)
+#   src/hostlib/LIB/ + common/  host implementations of NVIDIA's libraries:
+#                            lib/tdtrace/host/ (see docs/hostlib.md)
 #   tests/unit/test_NAME.c   one cmocka suite per module
 #                            (test_emu_*.c link the emulator statically)
 
@@ -31,8 +35,8 @@ CPPFLAGS += -D_GNU_SOURCE -DTD_VERSION='"$(VERSION)"' -Iinclude -Iinclude/tdtrac
 CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
 LDFLAGS  += $(OPT) -pthread
 
-all: tdtrace emu shim audit examples tests
-.PHONY: all tdtrace emu shim audit examples tests check check-tsan test unit e2e bench install clean gen demo fuzz-smoke
+all: tdtrace emu shim audit hostlib examples tests
+.PHONY: all tdtrace emu shim audit hostlib examples tests check check-layers check-tsan test unit e2e bench install clean gen demo fuzz-smoke
 
 # ---- generated code ---------------------------------------------------
 XLAT_IN := $(sort $(wildcard src/xlat/*.in))
@@ -68,6 +72,7 @@ AUDIT_OBJ  := $(call objs,$(wildcard src/audit/*.c))
 CORE_DIRS  ?= src/tdtrace src/policy src/ioctl
 CORE_OBJ   := $(call objs,$(filter-out src/tdtrace/main.c,$(wildcard $(addsuffix /*.c,$(CORE_DIRS)))))
 MAIN_OBJ   := $(call objs,src/tdtrace/main.c)
+PATCH_OBJ  := $(call objs,$(wildcard src/patch/*.c))
 
 $(BUILD)/libtdcommon.a: $(COMMON_OBJ)
 	@rm -f $@; ar rcs $@ $^
@@ -75,9 +80,13 @@ $(BUILD)/libtdcore.a: $(CORE_OBJ)
 	@rm -f $@; ar rcs $@ $^
 $(BUILD)/libemu.a: $(EMU_OBJ)
 	@rm -f $@; ar rcs $@ $^
+$(BUILD)/libtdpatch.a: $(PATCH_OBJ)
+	@rm -f $@; ar rcs $@ $^
 
 EMU_LIBS  := -lzstd -llz4 -lm -ldl
-CORE_LIBS := -lseccomp -ldw -lelf -lm
+# -lZydis only where something calls it (the shim and tdtrace do not yet)
+PATCH_LIBS := -lelf -Wl,--as-needed -lZydis -Wl,--no-as-needed
+CORE_LIBS := -lseccomp -ldw -lm $(PATCH_LIBS)
 LIBDIR := $(BUILD)/lib/tdtrace
 EMU_SO   := $(LIBDIR)/emu/libcuda.so.1
 SHIM_SO  := $(LIBDIR)/libcuda.so.1
@@ -88,9 +97,11 @@ $(EMU_SO): $(EMU_OBJ) $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs $(LDFLAGS) -o $@ $(EMU_OBJ) $(BUILD)/libtdcommon.a $(EMU_LIBS)
 	ln -sf libcuda.so.1 $(@D)/libcuda.so
-$(SHIM_SO): $(SHIM_OBJ) $(BUILD)/libtdcommon.a
+# libtdpatch.a: nothing is taken from it until the shim calls it; that
+# call brings $(PATCH_LIBS) with it
+$(SHIM_SO): $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs $(LDFLAGS) -o $@ $(SHIM_OBJ) $(BUILD)/libtdcommon.a -ldl
+	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs $(LDFLAGS) -o $@ $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a -ldl
 	ln -sf libcuda.so.1 $(@D)/libcuda.so
 # the loader loads audit libraries before anything else, the sanitizers'
 # runtime included: this one stays uninstrumented
@@ -100,14 +111,55 @@ $(AUDIT_SO): LDFLAGS := $(call NOSAN,$(LDFLAGS))
 $(AUDIT_SO): $(AUDIT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-z,defs $(LDFLAGS) -o $@ $(AUDIT_OBJ)
-$(TDTRACE): $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a
+$(TDTRACE): $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a $(CORE_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS)
 
 emu: $(EMU_SO)
 shim: $(SHIM_SO)
 audit: $(if $(AUDIT_OBJ),$(AUDIT_SO))
 tdtrace: $(if $(wildcard src/tdtrace/main.c),$(TDTRACE))
+
+# ---- host implementations of NVIDIA's libraries (src/hostlib) ------------
+# One shared library per NVIDIA library, with its soname and every symbol of
+# its version node (LIB.syms; what src/hostlib/LIB does not implement gets a
+# generated weak stub), linked against the emulated driver and a host back
+# end found with pkg-config. A library whose back end is missing is not
+# built (make says so) and its tests skip with the reason.
+HOSTDIR := $(LIBDIR)/host
+HL_COMMON_OBJ := $(call objs,$(wildcard src/hostlib/common/*.c))
+# name, soname, back end (pkg-config; - for none), the status of what is not implemented
+HL_LIBS := cublas curand
+HL_cublas := libcublas.so.13 openblas 15
+HL_curand := libcurand.so.10 - 204
+hl_soname = $(word 1,$(HL_$(1)))
+hl_pkg    = $(word 2,$(HL_$(1)))
+hl_ns     = $(word 3,$(HL_$(1)))
+hl_have   = $(if $(filter -,$(call hl_pkg,$(1))),y,$(shell pkg-config --exists $(call hl_pkg,$(1)) 2>/dev/null && echo y))
+hl_pkgflags = $(if $(filter -,$(call hl_pkg,$(1))),,$(shell pkg-config $(2) $(call hl_pkg,$(1)) 2>/dev/null))
+HL_BUILT  := $(foreach l,$(HL_LIBS),$(if $(call hl_have,$(l)),$(l)))
+HL_MISSING := $(filter-out $(HL_BUILT),$(HL_LIBS))
+HL_SO     := $(foreach l,$(HL_BUILT),$(HOSTDIR)/$(call hl_soname,$(l)))
+$(HL_COMMON_OBJ): CPPFLAGS += -Isrc/hostlib/common
+define hl_rules
+HL_$(1)_OBJ := $$(call objs,$$(wildcard src/hostlib/$(1)/*.c))
+$$(HL_$(1)_OBJ): CPPFLAGS += -Isrc/hostlib/common -Isrc/hostlib/$(1) $(call hl_pkgflags,$(1),--cflags)
+$(GEN)/hostlib/$(1)_stubs.c: src/hostlib/$(1)/$(1).syms src/hostlib/stubs.awk
+	@mkdir -p $$(@D)
+	awk -v mode=c -v ns=$(call hl_ns,$(1)) -v legacy=hl_$(1)_legacy -f src/hostlib/stubs.awk $$< > $$@.tmp && mv $$@.tmp $$@
+$(GEN)/hostlib/$(1).map: src/hostlib/$(1)/$(1).syms src/hostlib/stubs.awk
+	@mkdir -p $$(@D)
+	awk -v mode=map -v node=$(call hl_soname,$(1)) -f src/hostlib/stubs.awk $$< > $$@.tmp && mv $$@.tmp $$@
+$(HOSTDIR)/$(call hl_soname,$(1)): $$(HL_$(1)_OBJ) $(BUILD)/obj/gen/hostlib/$(1)_stubs.o $(HL_COMMON_OBJ) $(GEN)/hostlib/$(1).map $(EMU_SO)
+	@mkdir -p $$(@D)
+	$$(CC) -shared -Wl,-soname,$(call hl_soname,$(1)) -Wl,--version-script=$(GEN)/hostlib/$(1).map -Wl,-z,defs $$(LDFLAGS) \
+	    -o $$@ $$(HL_$(1)_OBJ) $(BUILD)/obj/gen/hostlib/$(1)_stubs.o $(HL_COMMON_OBJ) \
+	    $(call hl_pkgflags,$(1),--libs) -L$(LIBDIR)/emu -l:libcuda.so.1 -lm
+	ln -sf $(call hl_soname,$(1)) $$(@D)/$$(basename $(call hl_soname,$(1)))
+endef
+$(foreach l,$(HL_LIBS),$(eval $(call hl_rules,$(l))))
+hostlib: $(HL_SO)
+	$(if $(HL_MISSING),@for l in $(HL_MISSING); do echo "hostlib: not building $$l: its host back end is missing (see docs/hostlib.md)"; done)
 
 # ---- examples and the demo --------------------------------------------
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
@@ -125,9 +177,12 @@ UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 $(BUILD)/tests/test_emu_%: tests/unit/test_emu_%.c $(BUILD)/libemu.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc/emu $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libemu.a $(BUILD)/libtdcommon.a $(EMU_LIBS) $(LDFLAGS) -lcmocka
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a
+$(BUILD)/tests/test_hostlib: tests/unit/test_hostlib.c $(call objs,src/hostlib/common/convert.c src/hostlib/common/extent.c src/hostlib/common/handles.c)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Isrc -Isrc/api -Isrc/tdtrace -Isrc/shim $(CFLAGS) -Wno-missing-prototypes -o $@ $< src/api/apiparse.c $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS) -lcmocka
+	$(CC) $(CPPFLAGS) -Isrc/hostlib/common $(CFLAGS) -Wno-missing-prototypes -o $@ $^ $(LDFLAGS) -lm -lcmocka
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc -Isrc/api -Isrc/tdtrace -Isrc/shim $(CFLAGS) -Wno-missing-prototypes -o $@ $< src/api/apiparse.c $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS) -lcmocka
 tests: $(UNIT_BIN) e2e-build
 
 E2E_SRC := $(sort $(filter-out tests/e2e/lib%,$(wildcard tests/e2e/*.c)))
@@ -149,9 +204,13 @@ $(BUILD)/fuzz/fuzz_policy: tests/fuzz/fuzz_policy.c tests/fuzz/standalone.h $(BU
 $(BUILD)/fuzz/fuzz_ptx: tests/fuzz/fuzz_ptx.c tests/fuzz/standalone.h $(BUILD)/libemu.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc/emu -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libemu.a $(BUILD)/libtdcommon.a $(EMU_LIBS) $(LDFLAGS)
-fuzz-smoke: $(BUILD)/fuzz/fuzz_policy $(BUILD)/fuzz/fuzz_ptx
+$(BUILD)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c tests/fuzz/standalone.h $(BUILD)/libtdpatch.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libtdpatch.a $(PATCH_LIBS) $(LDFLAGS)
+fuzz-smoke: $(BUILD)/fuzz/fuzz_policy $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/fuzz_elf
 	@$(BUILD)/fuzz/fuzz_policy -n 20000 -s 1
 	@$(BUILD)/fuzz/fuzz_ptx -n 2000 -s 1
+	@$(BUILD)/fuzz/fuzz_elf -n 5000 -s 1
 
 unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)
@@ -161,10 +220,17 @@ e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/cudart/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/kernels/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/conformance/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/hostlib/run.sh
 	+@BUILD=$(BUILD) SAN=$(SAN) EXTRA_CFLAGS="$(OPT)" sh tests/ioctl/run.sh
 test: unit fuzz-smoke e2e
 
+# no file calls back into its callers (tools/check-layers.py), per library
+check-layers: $(EMU_OBJ) $(COMMON_OBJ)
+	@printf 'emulator: '; python3 tools/check-layers.py $(BUILD)/obj/src/emu
+	@printf 'common: '; python3 tools/check-layers.py $(BUILD)/obj/src/common
+
 check:
+	$(MAKE) check-layers
 	$(MAKE) test
 	$(MAKE) test SAN=asan BUILD=build-asan
 check-tsan:
@@ -181,6 +247,9 @@ install: all
 	install -m 755 $(EMU_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/emu/libcuda.so.1
 	ln -sf libcuda.so.1 $(DESTDIR)$(PREFIX)/lib/tdtrace/emu/libcuda.so
 	$(if $(AUDIT_OBJ),install -m 755 $(AUDIT_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/libtdaudit.so)
+	$(if $(HL_SO),install -d $(DESTDIR)$(PREFIX)/lib/tdtrace/host)
+	$(foreach l,$(HL_BUILT),install -m 755 $(HOSTDIR)/$(call hl_soname,$(l)) $(DESTDIR)$(PREFIX)/lib/tdtrace/host/ && \
+	    ln -sf $(call hl_soname,$(l)) $(DESTDIR)$(PREFIX)/lib/tdtrace/host/$(basename $(call hl_soname,$(l))) &&) true
 	install -m 644 man/tdtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/tdtrace.1
 	install -m 644 man/tdtrace.policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/tdtrace.policy.5
 	install -d $(DESTDIR)$(PREFIX)/share/tdtrace/policies

@@ -1,6 +1,6 @@
 /* The driver's private export tables that tdtrace knows by UUID
- * (../shared/docs/cudart-private-interface.md section 3), and the answer to
- * the runtime's integrity check (section 4). Shared by the shim, which wraps
+ * (docs/cuda-runtime-interface.md), and the answer to
+ * the runtime's integrity check ("The integrity check" there). Shared by the shim, which wraps
  * the tables, and tdtrace, which prints their names. */
 #ifndef TD_EXPTAB_H
 #define TD_EXPTAB_H

@@ -1,9 +1,16 @@
 /* The emulator's configuration, from the environment (read once, by cuInit):
  *
  *   TDTRACE_EMU_DEVICES=N     number of devices, 0..64 (default 1)
- *   TDTRACE_EMU_PROFILE=NAME  h100, a100 or t4 (default h100)
+ *   TDTRACE_EMU_PROFILE=NAME  a profile of profiles.def (default h100)
  *   TDTRACE_EMU_MEMORY=SIZE   memory per device: bytes, or K/M/G/T
  *                             (binary), optionally followed by iB or B
+ *   TDTRACE_EMU_TIMEOUT=T     a launch that runs longer fails with
+ *                             CUDA_ERROR_LAUNCH_TIMEOUT: seconds ("30",
+ *                             "2.5", "30s") or "500ms"; 0: no limit (default)
+ *   TDTRACE_EMU_MAX_INSTRUCTIONS=N  the same for a launch that executes more
+ *                             than N thread-instructions
+ *   TDTRACE_EMU_THREADS=N     host threads a launch uses (1-64; default:
+ *                             every core)
  *   CUDA_VISIBLE_DEVICES      as the real driver: indices or GPU-<uuid>
  */
 #include "emu.h"
@@ -47,6 +54,44 @@ int emu_parse_size(const char *s, unsigned long long *out)
     if (shift && v > (~0ULL >> shift))
         return -1;
     *out = v << shift;
+    return 0;
+}
+
+int emu_parse_timeout(const char *s, unsigned *ms)
+{
+    if (!s)
+        return -1;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    /* digits, an optional fraction, then "", "s" or "ms" */
+    unsigned long long whole = 0, frac = 0, scale = 1;
+    while (isdigit((unsigned char)*s) && whole < (1ULL << 40))
+        whole = whole * 10 + (unsigned long long)(*s++ - '0');
+    if (isdigit((unsigned char)*s))
+        return -1;
+    if (*s == '.') {
+        s++;
+        while (isdigit((unsigned char)*s)) {
+            if (scale < 1000000000ULL) {
+                frac = frac * 10 + (unsigned long long)(*s - '0');
+                scale *= 10;
+            }
+            s++;
+        }
+    }
+    unsigned long long unit = 1000; /* ms per unit: seconds */
+    if (strcmp(s, "ms") == 0)
+        unit = 1;
+    else if (*s && strcmp(s, "s") != 0)
+        return -1;
+    unsigned long long v = whole * unit + (frac * unit + scale / 2) / scale;
+    if (whole > (1ULL << 31) || v > (1ULL << 31))
+        return -1;
+    if (v == 0 && (whole || frac))
+        v = 1; /* a limit below a millisecond is still a limit */
+    *ms = (unsigned)v;
     return 0;
 }
 
@@ -175,6 +220,24 @@ int emu_config_load(struct emu_config *cfg, char *err, size_t errlen)
     if ((v = getenv("TDTRACE_EMU_MEMORY")) && *v &&
         (emu_parse_size(v, &cfg->memory) || cfg->memory == 0)) {
         snprintf(err, errlen, "TDTRACE_EMU_MEMORY=%s: not a size (bytes, or K/M/G/T with optional iB/B)", v);
+        return -1;
+    }
+    if ((v = getenv("TDTRACE_EMU_TIMEOUT")) && *v && emu_parse_timeout(v, &cfg->timeout_ms)) {
+        snprintf(err, errlen, "TDTRACE_EMU_TIMEOUT=%s: not a time limit (seconds, or with s or ms; 0: none)", v);
+        return -1;
+    }
+    if ((v = getenv("TDTRACE_EMU_MAX_INSTRUCTIONS")) && *v) {
+        char *end;
+        errno = 0;
+        cfg->max_instructions = strtoull(v, &end, 10);
+        if (!isdigit((unsigned char)*v) || *end || errno) {
+            snprintf(err, errlen, "TDTRACE_EMU_MAX_INSTRUCTIONS=%s: not a number of instructions", v);
+            return -1;
+        }
+    }
+    if ((v = getenv("TDTRACE_EMU_THREADS")) && *v &&
+        (emu_parse_count(v, &cfg->threads) || cfg->threads < 1)) {
+        snprintf(err, errlen, "TDTRACE_EMU_THREADS=%s: not a number of host threads (1 to %d)", v, EMU_MAX_DEVICES);
         return -1;
     }
     CUuuid uuids[EMU_MAX_DEVICES];

@@ -1,9 +1,19 @@
 /* Contexts: the permanent primary context of each device, created contexts,
- * and each thread's stack of current contexts. */
+ * each thread's stack of current contexts, a context's sticky error and
+ * device printf output, and its teardown.
+ *
+ * Teardown. A context does not know the families whose objects it owns:
+ * each joins at cuInit (emu_ctx_teardown_join) with the function that
+ * drops its objects of a context, and context destroy and primary-context
+ * reset call those by stage. So the families call into this file and this
+ * file never calls into them. */
 #include "emu.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static atomic_ullong next_ctx_id = 1;
 
@@ -22,11 +32,27 @@ static const size_t limit_defaults[10] = {
     [CU_LIMIT_PERSISTING_L2_CACHE_SIZE] = 0,
 };
 
+/* every context (for the device output still buffered at exit) */
+static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct emu_ctx *all_ctx;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+static void flush_all(void);
+static void exit_init(void) { atexit(flush_all); }
+
 static void ctx_release(struct emu_obj *o)
 {
     struct emu_ctx *c = (struct emu_ctx *)o;
     if (c->primary)
         return; /* permanent */
+    pthread_mutex_lock(&all_lock);
+    for (struct emu_ctx **pp = &all_ctx; *pp; pp = &(*pp)->anext)
+        if (*pp == c) {
+            *pp = c->anext;
+            break;
+        }
+    pthread_mutex_unlock(&all_lock);
+    free(c->out);
+    pthread_mutex_destroy(&c->out_lock);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
@@ -41,11 +67,109 @@ static struct emu_ctx *ctx_new(struct emu_device *dev, int primary)
     c->primary = primary;
     c->id = atomic_fetch_add(&next_ctx_id, 1);
     pthread_mutex_init(&c->lock, NULL);
+    pthread_mutex_init(&c->out_lock, NULL);
     memcpy(c->limits, limit_defaults, sizeof c->limits);
+    pthread_once(&exit_once, exit_init);
+    pthread_mutex_lock(&all_lock);
+    c->anext = all_ctx;
+    all_ctx = c;
+    pthread_mutex_unlock(&all_lock);
     return c;
 }
 
-CUresult emu_ctx_init_primary(struct emu_device *dev);
+/* ---- sticky error, device output --------------------------------------- */
+
+static void write_out(const char *buf, size_t len)
+{
+    if (!len)
+        return;
+    fflush(stdout);
+    size_t off = 0;
+    while (off < len) {
+        ssize_t k = write(STDOUT_FILENO, buf + off, len - off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        off += (size_t)k;
+    }
+}
+
+/* writes c's buffered device output */
+static void flush_out(struct emu_ctx *c)
+{
+    pthread_mutex_lock(&c->out_lock);
+    char *b = c->out;
+    size_t n = c->out_len;
+    c->out = NULL;
+    c->out_len = c->out_cap = 0;
+    pthread_mutex_unlock(&c->out_lock);
+    write_out(b, n);
+    free(b);
+}
+
+static void flush_all(void)
+{
+    pthread_mutex_lock(&all_lock);
+    for (struct emu_ctx *c = all_ctx; c; c = c->anext)
+        flush_out(c);
+    pthread_mutex_unlock(&all_lock);
+}
+
+void emu_ctx_output(struct emu_ctx *c, const char *text, size_t len)
+{
+    pthread_mutex_lock(&c->out_lock);
+    if (c->out_len + len > c->out_cap) {
+        size_t nc = c->out_cap ? c->out_cap : 4096;
+        while (nc < c->out_len + len)
+            nc *= 2;
+        char *nb = realloc(c->out, nc);
+        if (nb) {
+            c->out = nb;
+            c->out_cap = nc;
+        }
+    }
+    if (c->out_len + len <= c->out_cap) {
+        memcpy(c->out + c->out_len, text, len);
+        c->out_len += len;
+    }
+    pthread_mutex_unlock(&c->out_lock);
+}
+
+void emu_ctx_fail(struct emu_ctx *c, CUresult err)
+{
+    int none = CUDA_SUCCESS;
+    if (err != CUDA_SUCCESS)
+        atomic_compare_exchange_strong(&c->sticky, &none, (int)err);
+}
+
+CUresult emu_ctx_sticky(struct emu_ctx *c)
+{
+    return (CUresult)atomic_load(&c->sticky);
+}
+
+CUresult emu_ctx_error(struct emu_ctx *c)
+{
+    flush_out(c);
+    return emu_ctx_sticky(c);
+}
+
+/* ---- teardown ---------------------------------------------------------- */
+
+static void (*teardown[EMU_TEARDOWN__COUNT])(struct emu_ctx *c);
+
+void emu_ctx_teardown_join(enum emu_teardown_stage stage, void (*drop)(struct emu_ctx *c))
+{
+    if ((unsigned)stage < EMU_TEARDOWN__COUNT)
+        teardown[stage] = drop;
+}
+
+static void run_stage(struct emu_ctx *c, enum emu_teardown_stage stage)
+{
+    if (teardown[stage])
+        teardown[stage](c);
+}
+
 CUresult emu_ctx_init_primary(struct emu_device *dev)
 {
     struct emu_ctx *c = ctx_new(dev, 1);
@@ -84,12 +208,36 @@ static CUresult ctx_get(CUcontext h, struct emu_ctx **out, CUresult gone)
     return CUDA_SUCCESS;
 }
 
-CUresult emu_ctx_current(struct emu_ctx **out)
+/* the current context; for work (usable), its sticky error fails the call */
+static CUresult current(struct emu_ctx **out, int usable)
 {
     EMU_INIT_OR_RETURN();
     if (ctx_depth == 0 || !ctx_stack[ctx_depth - 1])
         return CUDA_ERROR_INVALID_CONTEXT;
-    return ctx_get((CUcontext)ctx_stack[ctx_depth - 1], out, CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    CUresult r = ctx_get((CUcontext)ctx_stack[ctx_depth - 1], out, CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    if (r == CUDA_SUCCESS && usable && (r = emu_ctx_sticky(*out)) != CUDA_SUCCESS)
+        emu_ctx_put(*out);
+    return r;
+}
+
+CUresult emu_ctx_current(struct emu_ctx **out)
+{
+    return current(out, 1);
+}
+
+CUresult emu_ctx_query(struct emu_ctx **out)
+{
+    return current(out, 0);
+}
+
+/* for calls that read the current context's properties */
+static CUresult query_ok(void)
+{
+    struct emu_ctx *c;
+    CUresult r = current(&c, 0);
+    if (r == CUDA_SUCCESS)
+        emu_ctx_put(c);
+    return r;
 }
 
 CUresult emu_ctx_require(void)
@@ -105,48 +253,19 @@ CUresult emu_ctx_resolve(CUcontext h, struct emu_ctx **out)
 {
     EMU_INIT_OR_RETURN();
     if (!h)
-        return emu_ctx_current(out);
+        return emu_ctx_query(out);
     return ctx_get(h, out, CUDA_ERROR_INVALID_CONTEXT);
 }
 
-/* Waits for every stream's work (snapshot of the list, then wait). */
-void emu_ctx_sync(struct emu_ctx *c)
-{
-    struct emu_stream *snap[64];
-    uint64_t seqs[64];
-    for (;;) {
-        int n = 0, more = 0;
-        pthread_mutex_lock(&c->lock);
-        for (struct emu_stream *s = c->streams; s; s = s->cnext) {
-            uint64_t e = atomic_load(&s->pub_enq);
-            if (atomic_load(&s->done_seq) >= e)
-                continue;
-            if (n == 64) {
-                more = 1;
-                break;
-            }
-            emu_obj_ref(&s->o);
-            snap[n] = s;
-            seqs[n++] = e;
-        }
-        pthread_mutex_unlock(&c->lock);
-        for (int i = 0; i < n; i++) {
-            emu_stream_wait(snap[i], seqs[i]);
-            emu_stream_put(snap[i]);
-        }
-        if (!more)
-            return;
-    }
-}
-
-/* Everything the context owns goes: after its work has finished. */
+/* Everything the context owns goes, stage by stage (the streams' stage
+ * lets all work finish first); its device output is written, its sticky
+ * error and limits are forgotten. */
 static void ctx_teardown(struct emu_ctx *c)
 {
-    emu_ctx_sync(c);
-    emu_stream_drop_ctx(c);
-    emu_event_drop_ctx(c);
-    emu_module_drop_ctx(c);
-    emu_mem_drop_ctx(c);
+    for (int st = 0; st < EMU_TEARDOWN__COUNT; st++)
+        run_stage(c, (enum emu_teardown_stage)st);
+    flush_out(c);
+    atomic_store(&c->sticky, CUDA_SUCCESS);
     pthread_mutex_lock(&c->lock);
     memcpy(c->limits, limit_defaults, sizeof c->limits);
     pthread_mutex_unlock(&c->lock);
@@ -275,7 +394,7 @@ static CUresult check_affinity(const CUexecAffinityParam *p, int n, struct emu_d
     for (int i = 0; i < n; i++) {
         if (p[i].type != CU_EXEC_AFFINITY_TYPE_SM_COUNT)
             return CUDA_ERROR_INVALID_VALUE;
-        if (d && p[i].param.smCount.val > (unsigned)d->prof->multiprocessors)
+        if (d && p[i].param.smCount.val > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0))
             return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;
@@ -316,13 +435,12 @@ TD_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
         emu_ctx_put(c);
         return CUDA_ERROR_INVALID_CONTEXT;
     }
-    emu_cls_drop_ctx(c); /* destructors while the context still works */
+    run_stage(c, EMU_TEARDOWN_STORAGE); /* destructors while the context still works */
     if (!emu_obj_unregister(&c->o)) { /* another thread got there first */
         emu_ctx_put(c);
         return CUDA_ERROR_INVALID_CONTEXT;
     }
-    emu_cls_drop_ctx(c); /* what was put meanwhile */
-    ctx_teardown(c);
+    ctx_teardown(c); /* storage again first: what was put meanwhile */
     pthread_mutex_lock(&c->lock);
     c->active = 0;
     pthread_mutex_unlock(&c->lock);
@@ -363,8 +481,7 @@ TD_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice de
 /* Deactivates the primary context: its resources go */
 static void primary_reset(struct emu_ctx *c)
 {
-    emu_cls_drop_ctx(c); /* destructors first, while the context still works */
-    ctx_teardown(c);
+    ctx_teardown(c); /* storage destructors first, while the context still works */
     pthread_mutex_lock(&c->lock);
     c->active = 0;
     c->retains = 0;
@@ -462,7 +579,7 @@ TD_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned 
 TD_EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
 {
     struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
     if (device)
@@ -481,23 +598,6 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
         *device = c->dev->ordinal;
     emu_ctx_put(c);
     return device ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-}
-
-TD_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
-{
-    struct emu_ctx *c;
-    CUresult r = emu_ctx_resolve(ctx, &c);
-    if (r)
-        return r;
-    emu_ctx_sync(c);
-    r = emu_ctx_error(c); /* a failed kernel's sticky error; device printf output */
-    emu_ctx_put(c);
-    return r;
-}
-
-TD_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
-{
-    return cuCtxSynchronize_v2(NULL);
 }
 
 TD_EXPORT CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
@@ -528,7 +628,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 TD_EXPORT CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
 {
     struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
     if (flags) {
@@ -543,7 +643,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
 TD_EXPORT CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
 {
     struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
     r = check_ctx_flags(flags);
@@ -573,7 +673,7 @@ static int limit_supported(int limit)
 TD_EXPORT CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
     struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
     if (!pvalue)
@@ -592,7 +692,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 TD_EXPORT CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 {
     struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
     if (!limit_supported((int)limit)) {
@@ -617,7 +717,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
 
 TD_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
-    CUresult r = emu_ctx_require();
+    CUresult r = query_ok();
     if (r)
         return r;
     if (leastPriority)
@@ -629,7 +729,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *
 
 TD_EXPORT CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
-    CUresult r = emu_ctx_require();
+    CUresult r = query_ok();
     if (r)
         return r;
     if (!pconfig)
@@ -640,7 +740,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 
 TD_EXPORT CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
 {
-    CUresult r = emu_ctx_require();
+    CUresult r = query_ok();
     if (r)
         return r;
     /* a preference; the emulator has no cache to configure */

@@ -192,6 +192,7 @@ static CUresult copy1d(uintptr_t dst, uintptr_t src, size_t n, enum dir dir, CUs
         put_sides(&d, &s);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
+    op->op.device_work = 1;
     op->dst = d;
     op->src = s;
     op->width = n;
@@ -311,6 +312,7 @@ static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream h, int ptds, int async)
         put_sides(&d, &s);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
+    op->op.device_work = 1;
     op->dst = d;
     op->src = s;
     op->width = p->WidthInBytes;
@@ -353,6 +355,7 @@ static CUresult memset2d(CUdeviceptr dst, size_t pitch, unsigned value, unsigned
         put_sides(&d, NULL);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
+    op->op.device_work = 1;
     op->dst = d;
     op->width = w;
     op->height = hgt;

@@ -1,6 +1,7 @@
-/* Devices: identity, attributes, PCI location. Every value comes from the
- * profile (profiles.c) through emu_device_attr, so what one call reports
- * matches what another does. */
+/* Devices: the table cuInit fills, whether cuInit has succeeded, and the
+ * devices' identity, attributes and PCI location. Every value comes from
+ * the profile (profiles.c) through emu_device_attr, so what one call
+ * reports matches what another does. */
 #include "emu.h"
 
 #include <ctype.h>
@@ -10,8 +11,20 @@
 
 int emu_ndevices;
 struct emu_device *emu_devices;
+unsigned emu_launch_timeout_ms;
+unsigned long long emu_launch_max_instructions;
+int emu_launch_threads;
+static atomic_int ready;
 
-CUresult emu_ctx_init_primary(struct emu_device *dev); /* context.c */
+CUresult emu_check_init(void)
+{
+    return atomic_load_explicit(&ready, memory_order_acquire) ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+void emu_devices_ready(void)
+{
+    atomic_store_explicit(&ready, 1, memory_order_release);
+}
 
 CUresult emu_devices_init(const struct emu_config *cfg)
 {
@@ -26,14 +39,12 @@ CUresult emu_devices_init(const struct emu_config *cfg)
         emu_make_uuid(cfg->profile, d->phys, &d->uuid);
         d->total_mem = cfg->memory ? cfg->memory : cfg->profile->total_mem;
         pthread_mutex_init(&d->mem_lock, NULL);
-        CUresult r = emu_ctx_init_primary(d);
-        if (r == CUDA_SUCCESS)
-            r = emu_pools_init(d);
-        if (r)
-            return r; /* leaks the partial set: init is once per process */
     }
     emu_devices = devs;
     emu_ndevices = cfg->nvisible;
+    emu_launch_timeout_ms = cfg->timeout_ms;
+    emu_launch_max_instructions = cfg->max_instructions;
+    emu_launch_threads = cfg->threads;
     return CUDA_SUCCESS;
 }
 
@@ -42,6 +53,11 @@ struct emu_device *emu_device(CUdevice d)
     if (emu_check_init() || d < 0 || d >= emu_ndevices)
         return NULL;
     return &emu_devices[d];
+}
+
+int emu_device_cc(const struct emu_device *dev)
+{
+    return emu_profile_cc(dev->prof);
 }
 
 CUresult emu_device_attr(const struct emu_device *dev, int attr, int *value)
@@ -137,8 +153,8 @@ TD_EXPORT CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CUd
     DEV_OR_RETURN(d, dev);
     if (!major || !minor)
         return CUDA_ERROR_INVALID_VALUE;
-    *major = d->prof->cc_major;
-    *minor = d->prof->cc_minor;
+    *major = emu_device_cc(d) / 10;
+    *minor = emu_device_cc(d) % 10;
     return CUDA_SUCCESS;
 }
 
@@ -242,7 +258,9 @@ TD_EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice de
     if (!canAccessPeer)
         return CUDA_ERROR_INVALID_VALUE;
     (void)d;
-    *canAccessPeer = dev != peerDev; /* host memory: every device reaches every other */
+    /* peer access (cuCtxEnablePeerAccess) is not emulated: a program that
+     * asks takes the path without it (cuMemcpyPeer works either way) */
+    *canAccessPeer = 0;
     return CUDA_SUCCESS;
 }
 
@@ -258,10 +276,11 @@ TD_EXPORT CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttri
     if (srcDevice == dstDevice)
         return CUDA_ERROR_INVALID_DEVICE;
     switch ((int)attrib) {
+    /* no peer access is emulated (see cuDeviceCanAccessPeer) */
     case CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK: *value = 0; break;
-    case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED: *value = 1; break;
-    case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED: *value = 1; break;
-    case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: *value = 1; break;
+    case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED: *value = 0; break;
+    case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED: *value = 0; break;
+    case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: *value = 0; break;
     case CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED: *value = 0; break;
     default: return CUDA_ERROR_INVALID_VALUE;
     }

@@ -1,46 +1,12 @@
-/* Initialisation, version, error strings, entry-point lookup. */
+/* The driver's identity: its version, the error strings, and the lookup of
+ * entry points by name (cuGetProcAddress, through the generated table of
+ * every entry point). */
 #include "emu.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "xlat.h"
-
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-static CUresult init_result = CUDA_ERROR_NOT_INITIALIZED;
-static atomic_int init_done;
-
-static void do_init(void)
-{
-    struct emu_config cfg;
-    char err[256];
-    if (emu_config_load(&cfg, err, sizeof err)) {
-        fprintf(stderr, "tdtrace-emu: %s\n", err);
-        init_result = CUDA_ERROR_NO_DEVICE;
-        return;
-    }
-    if (cfg.nvisible == 0) {
-        init_result = CUDA_ERROR_NO_DEVICE;
-        return;
-    }
-    init_result = emu_devices_init(&cfg);
-    if (init_result == CUDA_SUCCESS)
-        atomic_store_explicit(&init_done, 1, memory_order_release);
-}
-
-TD_EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
-{
-    if (Flags != 0)
-        return CUDA_ERROR_INVALID_VALUE;
-    pthread_once(&init_once, do_init);
-    return init_result;
-}
-
-CUresult emu_check_init(void)
-{
-    return atomic_load_explicit(&init_done, memory_order_acquire)
-        ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
-}
 
 TD_EXPORT CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
 {

@@ -1,10 +1,29 @@
 /* The emulated GPU: internal interface shared by the src/emu family files.
+ *
+ * Layers. Each file calls only into files below it (tools/check-layers.py,
+ * run by make check, verifies that no file calls back into its callers):
+ *
+ *   init.c                   cuInit: devices, primary contexts, pools;
+ *                            the families join the context teardown
+ *   occupancy.c exporttable.c  entry points built on other entry points
+ *   module.c link.c          modules, libraries, functions, kernels; the
+ *                            JIT linker
+ *   launch.c copy.c event.c  kernels (src/ptx), copies, events
+ *   fault.c arch.c jit.c     the report of a kernel's fault; which binary
+ *                            of an image runs; JIT options and logs
+ *   memory.c                 allocations, the address map, pools
+ *   stream.c                 streams, their workers, cuCtxSynchronize
+ *   context.c                contexts, sticky errors, the teardown registry
+ *   device.c obj.c driver.c  devices and cuInit's state; the handle
+ *                            registry; version, error names, cuGetProcAddress
+ *   config.c profiles.c fatbin.c   environment, device profiles, images
+ *
  * The exported CUDA entry points are the emulator's public interface; every
  * entry point it does not implement gets a weak body (generated
  * emu_stubs.c) that returns emu_unsupported().
  *
  * Objects. Every handle the program sees (context, stream, event, module,
- * function, library, kernel, memory pool) points at a struct that starts
+ * function, library, kernel, memory pool, link state) points at a struct that starts
  * with struct emu_obj and is entered in one registry (obj.c). A handle is
  * looked up there before it is dereferenced, so a stale or made-up handle
  * is an error, never a crash. Lookups take a reference; the registry holds
@@ -53,9 +72,15 @@ struct emu_config {
     int ndevices;                       /* TDTRACE_EMU_DEVICES (default 1) */
     const struct emu_profile *profile;  /* TDTRACE_EMU_PROFILE (default h100) */
     unsigned long long memory;          /* TDTRACE_EMU_MEMORY; 0: profile's */
+    unsigned timeout_ms;                /* TDTRACE_EMU_TIMEOUT; 0: no limit */
+    unsigned long long max_instructions; /* TDTRACE_EMU_MAX_INSTRUCTIONS; 0: no limit */
+    int threads;                        /* TDTRACE_EMU_THREADS: host threads of a launch; 0: all cores */
     int nvisible;                       /* CUDA_VISIBLE_DEVICES applied */
     int visible[EMU_MAX_DEVICES];       /* visible ordinal -> physical index */
 };
+/* "30" or "30s" (seconds, decimals allowed), "500ms": milliseconds, at
+ * most 2^31 (24 days); "0" is no limit. 0 on success. */
+int emu_parse_timeout(const char *s, unsigned *ms);
 /* "123", "4K", "16MiB", "2GB", "1T" (binary multiples). 0 on success. */
 int emu_parse_size(const char *s, unsigned long long *out);
 /* "4" -> 4 in [0, EMU_MAX_DEVICES]. 0 on success. */
@@ -73,15 +98,10 @@ void emu_format_uuid(const CUuuid *u, char out[41]);
 /* Reads the environment into cfg. 0, or -1 with a message in err. */
 int emu_config_load(struct emu_config *cfg, char *err, size_t errlen);
 
-/* ---- driver.c -------------------------------------------------------- */
-/* CUDA_SUCCESS once cuInit has succeeded, else CUDA_ERROR_NOT_INITIALIZED. */
-CUresult emu_check_init(void);
-#define EMU_INIT_OR_RETURN() do { CUresult r_ = emu_check_init(); if (r_) return r_; } while (0)
-
 /* ---- obj.c: the handle registry ------------------------------------- */
 enum emu_type {
     EMU_T_CTX = 1, EMU_T_STREAM, EMU_T_EVENT, EMU_T_MODULE, EMU_T_FUNC,
-    EMU_T_LIBRARY, EMU_T_KERNEL, EMU_T_POOL,
+    EMU_T_LIBRARY, EMU_T_KERNEL, EMU_T_POOL, EMU_T_LINK,
 };
 struct emu_ctx;
 struct emu_obj {
@@ -124,11 +144,26 @@ struct emu_device {
 };
 extern int emu_ndevices;
 extern struct emu_device *emu_devices;
-/* Sets the devices up from cfg (cuInit). */
+/* A launch's limits (cuInit, from the configuration): a kernel that runs
+ * longer, or executes more thread-instructions, fails with
+ * CUDA_ERROR_LAUNCH_TIMEOUT. 0: none. */
+extern unsigned emu_launch_timeout_ms;
+extern unsigned long long emu_launch_max_instructions;
+extern int emu_launch_threads;          /* host threads a launch uses; 0: all cores */
+/* CUDA_SUCCESS once cuInit has succeeded, else CUDA_ERROR_NOT_INITIALIZED. */
+CUresult emu_check_init(void);
+#define EMU_INIT_OR_RETURN() do { CUresult r_ = emu_check_init(); if (r_) return r_; } while (0)
+/* Sets the devices up from cfg (cuInit), then, when all else is ready,
+ * marks the driver initialised. */
 CUresult emu_devices_init(const struct emu_config *cfg);
+void emu_devices_ready(void);
 /* The device for ordinal d, or NULL. */
 struct emu_device *emu_device(CUdevice d);
+/* The device's compute capability as 10 * major + minor. */
+int emu_device_cc(const struct emu_device *dev);
 /* A device attribute (the one source of every value reported). */
+/* The device's compute capability as 10 * major + minor. */
+int emu_device_cc(const struct emu_device *dev);
 CUresult emu_device_attr(const struct emu_device *dev, int attr, int *value);
 int emu_device_attr_or(const struct emu_device *dev, int attr, int dflt);
 
@@ -147,19 +182,52 @@ struct emu_ctx {
     struct emu_stream *streams;    /* every stream of the context */
     struct emu_stream *legacy;     /* the NULL stream, made on first use */
     size_t limits[10];
+    atomic_int sticky;             /* a kernel's fault (CUresult), until teardown */
+    pthread_mutex_t out_lock;      /* device printf output, written at synchronisation */
+    char *out;
+    size_t out_len, out_cap;
+    struct emu_ctx *anext;         /* every context (context.c's list) */
 };
-/* The calling thread's current context, validated and referenced.
- * CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT (none, or an
- * inactive primary), CUDA_ERROR_CONTEXT_IS_DESTROYED. */
+/* The primary context of dev, inactive (cuInit). */
+CUresult emu_ctx_init_primary(struct emu_device *dev);
+/* The calling thread's current context for a call that does work in it,
+ * validated and referenced. CUDA_ERROR_NOT_INITIALIZED,
+ * CUDA_ERROR_INVALID_CONTEXT (none, or an inactive primary),
+ * CUDA_ERROR_CONTEXT_IS_DESTROYED, or the context's sticky error: after a
+ * kernel's fault every later call that does work fails with it, as on the
+ * real driver, until the context is destroyed or reset. */
 CUresult emu_ctx_current(struct emu_ctx **out);
-/* CUDA_SUCCESS when the calling thread has a current context, else the
- * error emu_ctx_current gives (calls that need one but use nothing of it) */
+/* The same for calls that only read the context's properties: they still
+ * answer after a fault. */
+CUresult emu_ctx_query(struct emu_ctx **out);
+/* CUDA_SUCCESS when the calling thread has a usable current context, else
+ * the error emu_ctx_current gives (work that uses nothing of it) */
 CUresult emu_ctx_require(void);
-/* h, or the current context when h is NULL; referenced. */
+/* h, or the current context when h is NULL (as emu_ctx_query); referenced. */
 CUresult emu_ctx_resolve(CUcontext h, struct emu_ctx **out);
 void emu_ctx_put(struct emu_ctx *c);
-/* Waits until all work of every stream of c is done. */
-void emu_ctx_sync(struct emu_ctx *c);
+/* A kernel of c failed with err: the first error sticks. */
+void emu_ctx_fail(struct emu_ctx *c, CUresult err);
+/* c's sticky error, or CUDA_SUCCESS. */
+CUresult emu_ctx_sticky(struct emu_ctx *c);
+/* At synchronisation: writes c's buffered device output, returns its
+ * sticky error. */
+CUresult emu_ctx_error(struct emu_ctx *c);
+/* Device printf output of a kernel of c, kept until synchronisation. */
+void emu_ctx_output(struct emu_ctx *c, const char *text, size_t len);
+/* Per-context teardown. Each family that owns objects of a context joins
+ * at cuInit with the function that drops them; context destroy and
+ * primary-context reset call them stage by stage. */
+enum emu_teardown_stage {
+    EMU_TEARDOWN_STORAGE,   /* context-local storage: destructors while the context works */
+    EMU_TEARDOWN_STREAMS,   /* all work finishes, then the streams go */
+    EMU_TEARDOWN_EVENTS,
+    EMU_TEARDOWN_MODULES,
+    EMU_TEARDOWN_LINKS,
+    EMU_TEARDOWN_MEMORY,
+    EMU_TEARDOWN__COUNT
+};
+void emu_ctx_teardown_join(enum emu_teardown_stage stage, void (*drop)(struct emu_ctx *c));
 
 /* ---- memory.c -------------------------------------------------------- */
 /* GLOBAL: a module's variable (device memory only the module frees) */
@@ -177,21 +245,36 @@ struct emu_alloc {
     void *mem;                   /* what to free (NULL: registered range) */
     size_t maplen;               /* mmap length, 0 for malloc */
     atomic_int refs;
+    struct emu_alloc *dnext;     /* freed while kernels run: kept until they end */
 };
+/* Around each kernel's run: memory freed meanwhile stays mapped until no
+ * kernel runs (a kernel's checked access never touches unmapped memory). */
+void emu_mem_kernel_begin(void);
+void emu_mem_kernel_end(void);
 /* The allocation holding [p, p+len) (len 0: just p), referenced.
  * CUDA_ERROR_INVALID_VALUE if there is none. */
 CUresult emu_mem_find(uintptr_t p, size_t len, struct emu_alloc **out);
 /* Like emu_mem_find; NULL without error when p is not in any allocation. */
 struct emu_alloc *emu_mem_lookup(uintptr_t p);
+/* For a fault report: the allocation p is in; else the freed one it is in
+ * (of the last 64 freed); else the live one nearest to it. */
+struct emu_mem_near {
+    int found;                   /* 0: no allocation at all */
+    int freed;                   /* p lies in memory freed earlier */
+    uintptr_t base;
+    size_t size;
+    int kind;                    /* enum emu_mem_kind */
+};
+void emu_mem_nearest(uintptr_t p, struct emu_mem_near *out);
 void emu_alloc_put(struct emu_alloc *a);
+/* Joins the context teardown (cuInit). */
+void emu_memory_init(void);
 /* Device allocation in ctx (accounted); used by modules for globals. */
 CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flags,
                        struct emu_pool *pool, uintptr_t *out);
 /* Removes the allocation at base (exactly) of the given kinds (bitmask of
  * 1 << kind). CUDA_ERROR_INVALID_VALUE if none. */
 CUresult emu_mem_release(uintptr_t base, unsigned kinds);
-/* Frees every allocation owned by ctx (context destroy / reset). */
-void emu_mem_drop_ctx(struct emu_ctx *ctx);
 struct emu_mem_stats {
     unsigned long long current;   /* bytes allocated now */
     unsigned long long peak;      /* most bytes ever allocated at once */
@@ -223,6 +306,8 @@ struct emu_op {
     emu_op_fn run;                  /* does the work (worker thread or inline) */
     emu_op_fn fini;                 /* releases what the op holds (or NULL); the op is freed after */
     int inline_ok;                  /* may run on the caller's thread when idle */
+    int device_work;                /* the GPU's work (copy, memset, kernel): it does
+                                       not run once the context has faulted */
     int ndeps, capdeps;
     struct emu_dep *deps;
     struct emu_stream *stream;      /* set on submit */
@@ -244,9 +329,10 @@ struct emu_stream {
     _Atomic uint64_t pub_enq;       /* copy of enq_seq for lock-free peeks */
     int worker, sleeping, exiting, nwaiters;
 };
-/* Resolves a stream handle for the calling thread. NULL means the legacy
- * stream, or this thread's default stream when ptds; CU_STREAM_LEGACY and
- * CU_STREAM_PER_THREAD as named. Referenced. */
+/* Resolves a stream handle for the calling thread, for work on it. NULL
+ * means the legacy stream, or this thread's default stream when ptds;
+ * CU_STREAM_LEGACY and CU_STREAM_PER_THREAD as named. Referenced. The
+ * stream's context's sticky error fails it (emu_ctx_current). */
 CUresult emu_stream_resolve(CUstream h, int ptds, struct emu_stream **out);
 void emu_stream_put(struct emu_stream *s);
 /* Allocates an op of size bytes (>= sizeof(struct emu_op)), zeroed. */
@@ -257,7 +343,8 @@ int emu_op_dep(struct emu_op *op, struct emu_stream *s, uint64_t seq);
  * The op is owned by the stream from here (also on error). */
 CUresult emu_stream_submit(struct emu_stream *s, struct emu_op *op, uint64_t *seq_out);
 /* Runs op on the calling thread once everything it would have waited for
- * on s is done (synchronous copies), then frees it. */
+ * on s is done (synchronous copies), then frees it. Returns, as every
+ * synchronising call, the context's sticky error (the op did not run). */
 CUresult emu_stream_exec(struct emu_stream *s, struct emu_op *op);
 /* Waits until s has finished op number seq. */
 void emu_stream_wait(struct emu_stream *s, uint64_t seq);
@@ -266,27 +353,104 @@ int emu_stream_reached(struct emu_stream *s, uint64_t seq);
 void emu_stream_sync(struct emu_stream *s);
 /* Destroys: unregisters, lets pending work finish, frees at the end. */
 void emu_stream_destroy(struct emu_stream *s);
-/* Destroys every stream of ctx (context destroy / reset), after work ends. */
-void emu_stream_drop_ctx(struct emu_ctx *ctx);
+/* Waits until all work of every stream of c is done. */
+void emu_ctx_sync(struct emu_ctx *c);
+/* Joins the context teardown (cuInit). */
+void emu_stream_init(void);
 /* Monotonic nanoseconds. */
 uint64_t emu_now_ns(void);
 
-/* ---- exporttable.c: the runtime's private tables ---------------------- */
-/* Drops ctx's context-local storage, calling each entry's destructor
- * (context destroy, primary context reset). */
-void emu_cls_drop_ctx(struct emu_ctx *ctx);
-/* The integrity check itself is src/common/exptab.c (shared with the shim). */
+/* ---- jit.c: JIT options ------------------------------------------------ */
+struct emu_jit {
+    char *err, *info;            /* the log buffers, or NULL */
+    size_t err_size, info_size;  /* their sizes (the NUL included) */
+    int err_size_at, info_size_at, wall_at; /* option slots written back, or -1 */
+    int verbose;
+    void **vals;                 /* the caller's values (NULL: no options) */
+    uint64_t t0;
+};
+/* Reads n options; CUDA_ERROR_INVALID_VALUE for an unknown one or missing
+ * arrays. The arrays must stay valid until emu_jit_done. */
+CUresult emu_jit_options(unsigned n, const CUjit_option *opts, void *const *vals, struct emu_jit *j);
+/* Writes the logs (err: the failure's reason or ""; info: written only if
+ * CU_JIT_LOG_VERBOSE asked for it), the bytes written and the wall time
+ * into the caller's buffers and slots. */
+void emu_jit_done(struct emu_jit *j, const char *err, const char *info);
 
-/* ---- event.c, module.c ---------------------------------------------- */
-void emu_event_drop_ctx(struct emu_ctx *ctx);
-void emu_module_drop_ctx(struct emu_ctx *ctx);
+/* ---- arch.c: which binary of an image the device runs ---------------- */
+struct emu_image;
+/* An architecture: 10 * major + minor (90); variant 'a' (that one only),
+ * 'f' (its family) or 0. */
+struct emu_arch { int arch; char variant; };
+/* The first .target of PTX text: 0, or -1 if it has none. */
+int emu_ptx_target(const char *text, size_t len, struct emu_arch *out);
+/* Whether PTX for a can be compiled for a device of compute capability cc. */
+int emu_arch_runs_on(struct emu_arch a, int cc);
+/* Picks the PTX text of img the device of compute capability cc runs
+ * (img->chosen) and reads its kernels and variables. CUDA_SUCCESS (also
+ * for an image with no kernels at all, chosen -1),
+ * CUDA_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_INVALID_PTX (PTX text for a
+ * newer device), CUDA_ERROR_OUT_OF_MEMORY; err says why. */
+CUresult emu_image_choose(struct emu_image *img, int cc, char *err, size_t errlen);
+
+/* ---- fault.c: the report of a failed kernel ---------------------------- */
+enum emu_fault_status {
+    EMU_FAULT_ADDRESS = 1, EMU_FAULT_MISALIGNED, EMU_FAULT_ASSERT, EMU_FAULT_TRAP, EMU_FAULT_STACK,
+    EMU_FAULT_DEADLOCK, EMU_FAULT_SYNC, EMU_FAULT_TIMEOUT, EMU_FAULT_UNSUPPORTED, EMU_FAULT_NOMEM,
+    EMU_FAULT_OTHER,
+};
+enum emu_access { EMU_ACCESS_NONE, EMU_ACCESS_READ, EMU_ACCESS_WRITE, EMU_ACCESS_ATOMIC };
+/* What failed, as far as it is known; strings may be NULL or "", numbers 0. */
+struct emu_fault {
+    int status;                  /* enum emu_fault_status */
+    CUresult result;             /* what the context's synchronising calls return */
+    const char *kernel;          /* the entry, as the PTX names it (mangled) */
+    const char *function;        /* the function holding the instruction */
+    int has_thread;
+    unsigned block[3], thread[3];
+    int access;                  /* enum emu_access */
+    const char *space;           /* "global", "shared", "local", "const", "param", "generic" */
+    uint64_t addr;               /* host address; shared/local/param: window offset */
+    unsigned size;               /* bytes accessed */
+    int ptx_line;
+    const char *opcode;          /* "st.global.u32" */
+    const char *file;            /* from .loc line info */
+    int line, column;
+    const char *message;         /* the engine's one-line account */
+};
+/* The report's text (lines ending in '\n'); its length. near: the
+ * allocation the address lies in or near (emu_mem_nearest), or NULL. */
+size_t emu_fault_format(const struct emu_fault *f, const struct emu_mem_near *near, char *buf, size_t len);
+/* Formats f, with the allocation nearest to its address, into the sink. */
+void emu_fault_report(const struct emu_fault *f);
+/* The sink of reports: fn(cookie, text, len) for each report; NULL (the
+ * default) writes to the program's stderr. */
+typedef void (*emu_report_fn)(void *cookie, const char *text, size_t len);
+void emu_report_set_sink(emu_report_fn fn, void *cookie);
+void emu_report(const char *text, size_t len);
+/* A C++ name demangled into buf, or name itself (not mangled, or no
+ * demangler in the process). */
+const char *emu_demangle(const char *name, char *buf, size_t len);
+
+/* ---- exporttable.c: the runtime's private tables ---------------------- */
+/* Joins the context teardown (cuInit): a context's local storage goes, each
+ * entry's destructor called. The integrity check itself is
+ * src/common/exptab.c (shared with the shim). */
+void emu_cls_init(void);
+
+/* ---- event.c, module.c, link.c: join the context teardown (cuInit) --- */
+void emu_event_init(void);
+void emu_module_init(void);
+void emu_link_init(void);
 
 /* ---- launch.c: kernels on the PTX engine (src/ptx) ------------------- */
 struct emu_image;
 struct emu_ptxmod;                /* a parsed PTX text, shared by reference */
 struct emu_ptxglob;               /* a module's PTX globals: addresses */
-/* Parses the image's first PTX text once (NULL only when out of memory). */
-struct emu_ptxmod *emu_ptx_load(const struct emu_image *img);
+/* Parses the PTX text the image runs (img->chosen; none: a module with
+ * nothing to run). CUDA_ERROR_INVALID_PTX, with the reason and line in err,
+ * if the engine cannot read it. */
+CUresult emu_ptx_load(const struct emu_image *img, struct emu_ptxmod **out, char *err, size_t errlen);
 void emu_ptx_ref(struct emu_ptxmod *px);
 void emu_ptx_put(struct emu_ptxmod *px);
 /* Addresses of the PTX globals for a module of ctx c: the image's globals
@@ -299,8 +463,4 @@ void emu_ptx_unbind(struct emu_ptxglob *g);
 CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct emu_obj *holder,
                            struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
                            const unsigned block[3], unsigned shmem, void **params, void **extra);
-/* The sticky error of a kernel that failed in c (CUDA_SUCCESS if none);
- * writes the device printf output buffered for c. */
-CUresult emu_ctx_error(struct emu_ctx *c);
-
 #endif

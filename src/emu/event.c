@@ -32,9 +32,14 @@ static void drop_one(struct emu_obj *o)
     emu_obj_put(o);
 }
 
-void emu_event_drop_ctx(struct emu_ctx *ctx)
+static void drop_ctx(struct emu_ctx *ctx)
 {
     emu_obj_drop_ctx(ctx, EMU_T_EVENT, drop_one);
+}
+
+void emu_event_init(void)
+{
+    emu_ctx_teardown_join(EMU_TEARDOWN_EVENTS, drop_ctx);
 }
 
 TD_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
@@ -201,8 +206,10 @@ TD_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
     pthread_mutex_lock(&e->lock);
     int done = e->done_gen >= e->gen;
     pthread_mutex_unlock(&e->lock);
+    /* done: a fault of the work before it is the answer */
+    CUresult r = !done ? CUDA_ERROR_NOT_READY : e->o.ctx ? emu_ctx_sticky(e->o.ctx) : CUDA_SUCCESS;
     emu_obj_put(&e->o);
-    return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+    return r;
 }
 
 TD_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "emuhost.h"
 #include "exptab.h"
 
 /* ---- slots nobody is known to call ----------------------------------- */
@@ -167,7 +168,7 @@ static CUresult CUDAAPI cls_get(void **value, CUcontext ctx, void *key)
     return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-void emu_cls_drop_ctx(struct emu_ctx *c)
+static void cls_drop_ctx(struct emu_ctx *c)
 {
     CUcontext ctx = (CUcontext)c;
     struct cls_entry *gone = NULL;
@@ -191,6 +192,11 @@ void emu_cls_drop_ctx(struct emu_ctx *c)
             e->dtor(ctx, e->key, e->value);
         free(e);
     }
+}
+
+void emu_cls_init(void)
+{
+    emu_ctx_teardown_join(EMU_TEARDOWN_STORAGE, cls_drop_ctx);
 }
 
 static void *const context_local_storage[4] = {
@@ -278,10 +284,33 @@ static const void *const export_tables[TD_EXPTAB__COUNT] = {
     [TD_EXPTAB_INTEGRITY_CHECK] = integrity,
 };
 
+/* ---- tdtrace's own host-access table (include/tdtrace/emuhost.h) ---- */
+static CUresult host_hold(CUdeviceptr p, size_t len, void **token)
+{
+    struct emu_alloc *a;
+    if (!token)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = emu_mem_find((uintptr_t)p, len, &a);
+    *token = r ? NULL : a;
+    return r;
+}
+
+static void host_release(void *token)
+{
+    emu_alloc_put(token);
+}
+
+static const struct td_emuhost emuhost = { sizeof emuhost, host_hold, host_release };
+static const unsigned char emuhost_uuid[16] = TD_EMUHOST_UUID;
+
 TD_EXPORT CUresult CUDAAPI cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
 {
     if (!ppExportTable || !pExportTableId)
         return CUDA_ERROR_INVALID_VALUE;
+    if (memcmp(pExportTableId->bytes, emuhost_uuid, 16) == 0) {
+        *ppExportTable = &emuhost;
+        return CUDA_SUCCESS;
+    }
     int t = td_exptab_find((const unsigned char *)pExportTableId->bytes);
     *ppExportTable = t >= 0 ? export_tables[t] : NULL;
     return t >= 0 ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;

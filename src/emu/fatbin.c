@@ -161,7 +161,18 @@ void emu_image_free(struct emu_image *img)
     for (int i = 0; i < img->nglobals; i++)
         free(img->globals[i].name);
     free(img->globals);
+    free(img->sass_arch);
     memset(img, 0, sizeof *img);
+    img->chosen = -1;
+}
+
+static int add_sass(struct emu_image *img, int arch)
+{
+    int cap = cap_of(img->nsass);
+    if (grow((void **)&img->sass_arch, img->nsass, &cap, sizeof *img->sass_arch))
+        return -1;
+    img->sass_arch[img->nsass++] = arch;
+    return 0;
 }
 
 /* ---- PTX ----------------------------------------------------------- */
@@ -898,6 +909,10 @@ static CUresult fb_load(const unsigned char *d, size_t len, struct emu_image *im
             }
         } else if (kind == FB_KIND_ELF && psz) {
             img->has_sass = 1;
+            if (add_sass(img, (int)rd32(h + 28))) {
+                rc = CUDA_ERROR_OUT_OF_MEMORY;
+                break;
+            }
             if (!first_elf) {
                 uint64_t flags = rd64(h + 40);
                 if (flags & (FB_FLAG_ZSTD | FB_FLAG_LZ4)) {
@@ -917,10 +932,7 @@ static CUresult fb_load(const unsigned char *d, size_t len, struct emu_image *im
         }
         off += ehs + psz;
     }
-    if (rc == CUDA_SUCCESS && img->nptx > 0) {
-        if (ptx_parse(img->ptx[0], img->ptx_len[0], img))
-            rc = CUDA_ERROR_OUT_OF_MEMORY;
-    } else if (rc == CUDA_SUCCESS && first_elf && first_elf_len) {
+    if (rc == CUDA_SUCCESS && img->nptx == 0 && first_elf && first_elf_len) {
         /* machine code only: its kernels can be named though not run; a
          * cubin we cannot read leaves the image without entries */
         char ebuf[8];
@@ -941,6 +953,7 @@ CUresult emu_image_load(const void *image, size_t len, struct emu_image *out, ch
     if (!out)
         return CUDA_ERROR_INVALID_VALUE;
     memset(out, 0, sizeof *out);
+    out->chosen = -1;
     if (!image) {
         errf(err, errlen, "no image");
         return CUDA_ERROR_INVALID_VALUE;
@@ -998,10 +1011,8 @@ CUresult emu_image_load(const void *image, size_t len, struct emu_image *out, ch
             return CUDA_ERROR_INVALID_IMAGE;
         }
         char *txt = xstrndup((const char *)d, tl);
-        if (!txt || add_ptx(out, txt, tl))
-            rc = CUDA_ERROR_OUT_OF_MEMORY;
-        else
-            rc = ptx_parse(out->ptx[0], tl, out) ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+        out->is_text = 1;
+        rc = !txt || add_ptx(out, txt, tl) ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
     }
     if (rc != CUDA_SUCCESS) {
         if (rc == CUDA_ERROR_OUT_OF_MEMORY && err && errlen && !err[0])

@@ -36,9 +36,14 @@ struct emu_image {
     int nptx;                  /* PTX texts, in image order */
     char **ptx;                /* each NUL-terminated */
     size_t *ptx_len;           /* strlen of each */
+    int is_text;               /* the image was PTX text itself (not a fatbinary) */
     int has_sass;              /* machine code (cubin) seen */
-    int nentries;              /* kernels: from the first PTX text, else from
-                                  the first cubin */
+    int nsass;                 /* the sm of each machine code entry of a fatbinary */
+    int *sass_arch;            /* (10 * major + minor, as its header says) */
+    int chosen;                /* the PTX text the device runs (emu_image_choose,
+                                  arch.c), -1 if none */
+    int nentries;              /* kernels: from the chosen PTX text (arch.c),
+                                  else from the first cubin */
     struct emu_ptx_entry *entries;
     int nglobals;
     struct emu_ptx_global *globals;
@@ -46,8 +51,11 @@ struct emu_image {
 
 /* Parse `image`: PTX text, a fatbinary (len may be 0: its header gives the
  * length), the fatbin wrapper {0x466243B1, version, fatbin, prelinked} or a
- * cubin ELF. len 0 means unknown. On success *out owns what it holds (free
- * with emu_image_free); on failure *out is empty and err holds a message.
+ * cubin ELF. len 0 means unknown. Every PTX text is kept; which one runs
+ * (and so the kernels) is emu_image_choose's choice (arch.c); the kernels
+ * of an image without PTX come from its first cubin. On success *out owns
+ * what it holds (free with emu_image_free); on failure *out is empty and
+ * err holds a message.
  * CUDA_ERROR_INVALID_VALUE for NULL arguments, CUDA_ERROR_INVALID_IMAGE for
  * a malformed image, CUDA_ERROR_OUT_OF_MEMORY. */
 CUresult emu_image_load(const void *image, size_t len, struct emu_image *out,

@@ -5,39 +5,43 @@
  * kernel on the stream's worker, in order with the stream's other work.
  *
  * Errors in a kernel (trap, assert, bad address) are sticky: the context
- * answers them from every later synchronisation and launch. Device printf
- * output is kept per context and written to stdout at synchronisation (and
- * at the next launch), as the real driver does. Also: cuLinkCreate /
- * cuLinkAddData / cuLinkComplete on PTX. */
+ * keeps them (context.c) and answers them from every later synchronisation
+ * and launch. Device printf output goes to the context's buffer, written
+ * to stdout at synchronisation (and at the next launch), as the real
+ * driver does. */
 #include "emu.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../ptx/ptx.h"
 #include "fatbin.h"
 
 struct emu_ptxmod {
-    struct ptx_module *pm;      /* NULL: no PTX, or it did not parse (err) */
-    int has_ptx;
-    char err[256];
+    struct ptx_module *pm;      /* NULL: the image has no PTX to run */
     atomic_int refs;
 };
 
-struct emu_ptxmod *emu_ptx_load(const struct emu_image *img)
+CUresult emu_ptx_load(const struct emu_image *img, struct emu_ptxmod **out, char *err, size_t errlen)
 {
     struct emu_ptxmod *px = calloc(1, sizeof *px);
     if (!px)
-        return NULL;
+        return CUDA_ERROR_OUT_OF_MEMORY;
     atomic_init(&px->refs, 1);
-    if (img->nptx > 0) {
-        px->has_ptx = 1;
-        px->pm = ptx_parse(img->ptx[0], img->ptx_len[0], px->err, sizeof px->err);
+    if (img->chosen >= 0) {
+        char why[256];
+        px->pm = ptx_parse(img->ptx[img->chosen], img->ptx_len[img->chosen], why, sizeof why);
+        if (!px->pm) {
+            free(px);
+            if (strcmp(why, "out of memory") == 0)
+                return CUDA_ERROR_OUT_OF_MEMORY;
+            snprintf(err, errlen, "invalid PTX: %s", why);
+            return CUDA_ERROR_INVALID_PTX;
+        }
     }
-    return px;
+    *out = px;
+    return CUDA_SUCCESS;
 }
 
 void emu_ptx_ref(struct emu_ptxmod *px)
@@ -120,117 +124,6 @@ void emu_ptx_unbind(struct emu_ptxglob *g)
     free(g);
 }
 
-/* ---- per-context state: sticky error, printf buffer ------------------------- */
-struct ctx_state {
-    struct ctx_state *next;
-    unsigned long long id;
-    CUresult sticky;
-    char *out;
-    size_t len, cap;
-};
-static pthread_mutex_t cs_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ctx_state *cs_list;
-static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
-
-static void flush_all(void);
-static void cs_init(void) { atexit(flush_all); }
-
-/* under cs_lock */
-static struct ctx_state *cs_get(unsigned long long id, int make)
-{
-    for (struct ctx_state *s = cs_list; s; s = s->next)
-        if (s->id == id)
-            return s;
-    if (!make)
-        return NULL;
-    struct ctx_state *s = calloc(1, sizeof *s);
-    if (s) {
-        s->id = id;
-        s->next = cs_list;
-        cs_list = s;
-    }
-    return s;
-}
-
-static void write_out(char *buf, size_t len)
-{
-    if (!len)
-        return;
-    fflush(stdout);
-    size_t off = 0;
-    while (off < len) {
-        ssize_t k = write(STDOUT_FILENO, buf + off, len - off);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        off += (size_t)k;
-    }
-}
-
-/* takes the buffered output of state s (under cs_lock) */
-static char *cs_take(struct ctx_state *s, size_t *len)
-{
-    char *b = s->out;
-    *len = s->len;
-    s->out = NULL;
-    s->len = s->cap = 0;
-    return b;
-}
-
-static void flush_all(void)
-{
-    pthread_mutex_lock(&cs_lock);
-    for (struct ctx_state *s = cs_list; s; s = s->next) {
-        size_t n;
-        char *b = cs_take(s, &n);
-        write_out(b, n);
-        free(b);
-    }
-    pthread_mutex_unlock(&cs_lock);
-}
-
-CUresult emu_ctx_error(struct emu_ctx *c)
-{
-    pthread_once(&cs_once, cs_init);
-    pthread_mutex_lock(&cs_lock);
-    struct ctx_state *s = cs_get(c->id, 0);
-    CUresult r = s ? s->sticky : CUDA_SUCCESS;
-    size_t n = 0;
-    char *b = s ? cs_take(s, &n) : NULL;
-    pthread_mutex_unlock(&cs_lock);
-    write_out(b, n);
-    free(b);
-    return r;
-}
-
-static void cs_finish(struct emu_ctx *c, CUresult err, char *out, size_t len)
-{
-    pthread_mutex_lock(&cs_lock);
-    struct ctx_state *s = cs_get(c->id, 1);
-    if (s) {
-        if (err && !s->sticky)
-            s->sticky = err;
-        if (len) {
-            if (s->len + len > s->cap) {
-                size_t nc = s->cap ? s->cap : 4096;
-                while (nc < s->len + len)
-                    nc *= 2;
-                char *nb = realloc(s->out, nc);
-                if (nb) {
-                    s->out = nb;
-                    s->cap = nc;
-                }
-            }
-            if (s->len + len <= s->cap) {
-                memcpy(s->out + s->len, out, len);
-                s->len += len;
-            }
-        }
-    }
-    pthread_mutex_unlock(&cs_lock);
-}
-
 /* ---- the launch operation ------------------------------------------------- */
 struct launch_op {
     struct emu_op op;
@@ -296,54 +189,34 @@ static void host_heap_free(void *cookie, uint64_t addr)
     emu_mem_release((uintptr_t)addr, 1u << EMU_MEM_GLOBAL);
 }
 
-/* TDTRACE_EMU_TIMEOUT (seconds) and TDTRACE_EMU_MAX_INSTRUCTIONS: a kernel
- * that loops for ever fails with CUDA_ERROR_LAUNCH_TIMEOUT */
-static unsigned limit_ms;
-static unsigned long long limit_ins;
-static pthread_once_t limits_once = PTHREAD_ONCE_INIT;
-static void limits_read(void)
+/* what a failed run returns to the program, and the report's heading */
+static void fault_of(enum ptx_status st, struct emu_fault *f)
 {
-    const char *e = getenv("TDTRACE_EMU_TIMEOUT");
-    double s = e ? strtod(e, NULL) : 0;
-    limit_ms = s > 0 && s < 4e6 ? (unsigned)(s * 1000 + 0.5) : 0;
-    e = getenv("TDTRACE_EMU_MAX_INSTRUCTIONS");
-    limit_ins = e ? strtoull(e, NULL, 10) : 0;
-}
-
-static void emu_limits(struct ptx_launch *l)
-{
-    pthread_once(&limits_once, limits_read);
-    l->timeout_ms = limit_ms;
-    l->max_instructions = limit_ins;
-}
-
-static int emu_threads(void)
-{
-    static int n = -1;
-    if (n < 0) {
-        const char *e = getenv("TDTRACE_EMU_THREADS");
-        int v = e ? atoi(e) : 0;
-        n = v > 0 && v <= 64 ? v : 0;
+    switch (st) {
+    case PTX_E_ASSERT: f->status = EMU_FAULT_ASSERT; f->result = CUDA_ERROR_ASSERT; break;
+    case PTX_E_ADDRESS: f->status = EMU_FAULT_ADDRESS; f->result = CUDA_ERROR_ILLEGAL_ADDRESS; break;
+    case PTX_E_MISALIGNED: f->status = EMU_FAULT_MISALIGNED; f->result = CUDA_ERROR_MISALIGNED_ADDRESS; break;
+    case PTX_E_NOMEM: f->status = EMU_FAULT_NOMEM; f->result = CUDA_ERROR_OUT_OF_MEMORY; break;
+    case PTX_E_STACK: f->status = EMU_FAULT_STACK; f->result = CUDA_ERROR_HARDWARE_STACK_ERROR; break;
+    case PTX_E_TRAP: f->status = EMU_FAULT_TRAP; f->result = CUDA_ERROR_LAUNCH_FAILED; break;
+    case PTX_E_UNSUPPORTED: f->status = EMU_FAULT_UNSUPPORTED; f->result = CUDA_ERROR_LAUNCH_FAILED; break;
+    case PTX_E_DEADLOCK: f->status = EMU_FAULT_DEADLOCK; f->result = CUDA_ERROR_LAUNCH_FAILED; break;
+    case PTX_E_SYNC: f->status = EMU_FAULT_SYNC; f->result = CUDA_ERROR_ILLEGAL_INSTRUCTION; break;
+    case PTX_E_TIMEOUT: f->status = EMU_FAULT_TIMEOUT; f->result = CUDA_ERROR_LAUNCH_TIMEOUT; break;
+    case PTX_OK:
+    default: f->status = EMU_FAULT_OTHER; f->result = CUDA_ERROR_LAUNCH_FAILED; break;
     }
-    return n;
 }
 
 static void launch_run(struct emu_op *op)
 {
     struct launch_op *k = (struct launch_op *)op;
-    pthread_mutex_lock(&cs_lock);
-    struct ctx_state *s = cs_get(k->ctx->id, 0);
-    CUresult prior = s ? s->sticky : CUDA_SUCCESS;
-    pthread_mutex_unlock(&cs_lock);
-    if (prior)
-        return; /* the context is broken: nothing runs any more */
     char err[512];
     k->l.host.cookie = k;
     k->l.host.lookup = host_lookup;
     k->l.host.print = host_print;
     k->l.host.heap_alloc = host_heap_alloc;
     k->l.host.heap_free = host_heap_free;
-    emu_limits(&k->l);
     /* the engine's frames hold whole 64-bit registers: 16 times CUDA's
      * per-thread stack (at most 256 KiB; 16 KiB at least, the engine's default) */
     pthread_mutex_lock(&k->ctx->lock);
@@ -352,28 +225,45 @@ static void launch_run(struct emu_op *op)
     k->l.stack_bytes = stack > 1024 ? (unsigned)(stack > 16384 ? 262144 : stack * 16) : 0;
     k->l.params = k->params;
     k->l.gaddr = k->gaddr;
-    k->l.nthreads = emu_threads();
+    k->l.nthreads = emu_launch_threads;
+    k->l.timeout_ms = emu_launch_timeout_ms;
+    k->l.max_instructions = emu_launch_max_instructions;
+    struct ptx_fault pf;
+    memset(&pf, 0, sizeof pf);
+    k->l.fault = &pf;
+    emu_mem_kernel_begin();
     enum ptx_status st = ptx_run(k->px->pm, k->entry, &k->l, err, sizeof err);
-    CUresult r = CUDA_SUCCESS;
-    switch (st) {
-    case PTX_OK: break;
-    case PTX_E_ASSERT: r = CUDA_ERROR_ASSERT; break;
-    case PTX_E_ADDRESS: r = CUDA_ERROR_ILLEGAL_ADDRESS; break;
-    case PTX_E_MISALIGNED: r = CUDA_ERROR_MISALIGNED_ADDRESS; break;
-    case PTX_E_NOMEM: r = CUDA_ERROR_OUT_OF_MEMORY; break;
-    case PTX_E_TIMEOUT: r = CUDA_ERROR_LAUNCH_TIMEOUT; break;
-    case PTX_E_SYNC: r = CUDA_ERROR_ILLEGAL_INSTRUCTION; break;
-    case PTX_E_DEADLOCK:
-    case PTX_E_TRAP:
-    case PTX_E_UNSUPPORTED:
-    case PTX_E_STACK:
-    default: r = CUDA_ERROR_LAUNCH_FAILED; break;
+    emu_mem_kernel_end();
+    if (st == PTX_OK) {
+        if (k->len)
+            emu_ctx_output(k->ctx, k->out, k->len);
+        return;
     }
-    cs_finish(k->ctx, r, k->out, k->len);
-    if (st == PTX_E_ASSERT)
-        fprintf(stderr, "%s\n", err);
-    else if (st != PTX_OK)
-        fprintf(stderr, "tdtrace-emu: kernel %s: %s\n", k->name, err);
+    /* the engine's account, for the report */
+    struct emu_fault f = { 0 };
+    fault_of(st, &f);
+    f.kernel = pf.kernel[0] ? pf.kernel : k->name;
+    f.function = pf.function;
+    f.has_thread = pf.has_thread;
+    for (int i = 0; i < 3; i++) {
+        f.block[i] = pf.block[i];
+        f.thread[i] = pf.thread[i];
+    }
+    f.access = pf.access == PTX_ACCESS_READ ? EMU_ACCESS_READ : pf.access == PTX_ACCESS_WRITE ? EMU_ACCESS_WRITE
+             : pf.access == PTX_ACCESS_ATOMIC ? EMU_ACCESS_ATOMIC : EMU_ACCESS_NONE;
+    f.space = pf.space;
+    f.addr = pf.addr;
+    f.size = pf.size;
+    f.ptx_line = pf.ptx_line;
+    f.opcode = pf.opcode;
+    f.file = pf.file;
+    f.line = pf.line;
+    f.column = pf.column;
+    f.message = err;
+    if (k->len)
+        emu_ctx_output(k->ctx, k->out, k->len);
+    emu_ctx_fail(k->ctx, f.result);
+    emu_fault_report(&f);
 }
 
 static void launch_fini(struct emu_op *op)
@@ -392,12 +282,8 @@ CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct e
                            struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
                            const unsigned block[3], unsigned shmem, void **params, void **extra)
 {
-    if (!px || !px->has_ptx)
+    if (!px || !px->pm)
         return CUDA_ERROR_NO_BINARY_FOR_GPU;
-    if (!px->pm) {
-        fprintf(stderr, "tdtrace-emu: kernel %s: cannot run its PTX: %s\n", name, px->err);
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
     int entry = ptx_entry_find(px->pm, name);
     char err[512];
     if (entry < 0) {
@@ -416,6 +302,7 @@ CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct e
     struct launch_op *k = emu_op_new(sizeof *k, launch_run, launch_fini);
     if (!k)
         return CUDA_ERROR_OUT_OF_MEMORY;
+    k->op.device_work = 1; /* a broken context runs no more kernels */
     pthread_mutex_init(&k->plock, NULL);
     k->params = calloc(1, pbytes ? pbytes : 1);
     if (!k->params) {
@@ -464,160 +351,4 @@ CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct e
     k->l.param_bytes = pbytes;
     k->l.smcount = (unsigned)emu_device_attr_or(c->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1);
     return emu_stream_submit(s, &k->op, NULL);
-}
-
-/* ---- linking: PTX texts in, one PTX text out ---------------------------------- */
-struct emu_link {
-    char *text;
-    size_t len;
-    int nptx;
-};
-
-TD_EXPORT CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues,
-                                           CUlinkState *stateOut)
-{
-    EMU_INIT_OR_RETURN();
-    if (!stateOut || (numOptions && (!options || !optionValues)))
-        return CUDA_ERROR_INVALID_VALUE;
-    struct emu_link *l = calloc(1, sizeof *l);
-    if (!l)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    *stateOut = (CUlinkState)(void *)l;
-    return CUDA_SUCCESS;
-}
-
-TD_EXPORT CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option *options, void **optionValues,
-                                        CUlinkState *stateOut)
-{
-    return cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
-}
-
-/* appends PTX text; after the first, its .version/.target/.address_size go */
-static CUresult link_add(struct emu_link *l, const char *data, size_t size)
-{
-    size = strnlen(data, size ? size : (size_t)1 << 30);
-    const char *p = data;
-    if (l->nptx > 0) { /* drop the header lines of later texts */
-        const char *q = data;
-        while (q < data + size) {
-            const char *eol = memchr(q, '\n', (size_t)(data + size - q));
-            const char *e = eol ? eol + 1 : data + size;
-            const char *s = q;
-            while (s < e && (*s == ' ' || *s == '\t'))
-                s++;
-            if (strncmp(s, ".version", 8) && strncmp(s, ".target", 7) && strncmp(s, ".address_size", 13) &&
-                strncmp(s, "//", 2) && s < e && *s != '\n')
-                break;
-            q = e;
-        }
-        p = q;
-        size -= (size_t)(p - data);
-    }
-    char *nt = realloc(l->text, l->len + size + 2);
-    if (!nt)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    l->text = nt;
-    memcpy(l->text + l->len, p, size);
-    l->len += size;
-    l->text[l->len++] = '\n';
-    l->text[l->len] = 0;
-    l->nptx++;
-    return CUDA_SUCCESS;
-}
-
-TD_EXPORT CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size,
-                                            const char *name, unsigned int numOptions, CUjit_option *options,
-                                            void **optionValues)
-{
-    EMU_INIT_OR_RETURN();
-    (void)name;
-    struct emu_link *l = (struct emu_link *)(void *)state;
-    if (!l || !data || (numOptions && (!options || !optionValues)))
-        return CUDA_ERROR_INVALID_VALUE;
-    if (type != CU_JIT_INPUT_PTX) {
-        fprintf(stderr, "tdtrace-emu: cuLinkAddData: only PTX input can be linked (type %d)\n", (int)type);
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
-    char err[256];
-    struct ptx_module *pm = ptx_parse(data, size, err, sizeof err);
-    if (!pm) {
-        fprintf(stderr, "tdtrace-emu: cuLinkAddData: %s\n", err);
-        return CUDA_ERROR_INVALID_PTX;
-    }
-    ptx_module_free(pm);
-    return link_add(l, data, size);
-}
-
-TD_EXPORT CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type, void *data, size_t size,
-                                         const char *name, unsigned int numOptions, CUjit_option *options,
-                                         void **optionValues)
-{
-    return cuLinkAddData_v2(state, type, data, size, name, numOptions, options, optionValues);
-}
-
-TD_EXPORT CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path,
-                                            unsigned int numOptions, CUjit_option *options, void **optionValues)
-{
-    EMU_INIT_OR_RETURN();
-    if (!state || !path)
-        return CUDA_ERROR_INVALID_VALUE;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return CUDA_ERROR_FILE_NOT_FOUND;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 65536 + 1 > cap) {
-            cap = cap ? cap * 2 : 131072;
-            char *nb = realloc(buf, cap);
-            if (!nb || cap > ((size_t)1 << 30)) {
-                free(nb ? nb : buf);
-                fclose(f);
-                return CUDA_ERROR_OUT_OF_MEMORY;
-            }
-            buf = nb;
-        }
-        size_t k = fread(buf + len, 1, 65536, f);
-        len += k;
-        if (k == 0)
-            break;
-    }
-    fclose(f);
-    if (!buf)
-        return CUDA_ERROR_INVALID_VALUE;
-    buf[len] = 0;
-    CUresult r = cuLinkAddData_v2(state, type, buf, len, path, numOptions, options, optionValues);
-    free(buf);
-    return r;
-}
-
-TD_EXPORT CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type, const char *path,
-                                         unsigned int numOptions, CUjit_option *options, void **optionValues)
-{
-    return cuLinkAddFile_v2(state, type, path, numOptions, options, optionValues);
-}
-
-TD_EXPORT CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
-{
-    EMU_INIT_OR_RETURN();
-    struct emu_link *l = (struct emu_link *)(void *)state;
-    if (!l || !cubinOut)
-        return CUDA_ERROR_INVALID_VALUE;
-    if (!l->nptx)
-        return CUDA_ERROR_INVALID_VALUE;
-    *cubinOut = l->text; /* the "image" is PTX text: cuModuleLoadData takes it */
-    if (sizeOut)
-        *sizeOut = l->len + 1;
-    return CUDA_SUCCESS;
-}
-
-TD_EXPORT CUresult CUDAAPI cuLinkDestroy(CUlinkState state)
-{
-    EMU_INIT_OR_RETURN();
-    struct emu_link *l = (struct emu_link *)(void *)state;
-    if (!l)
-        return CUDA_ERROR_INVALID_VALUE;
-    free(l->text);
-    free(l);
-    return CUDA_SUCCESS;
 }

@@ -38,7 +38,55 @@ static struct emu_alloc *map_find_locked(uintptr_t p)
     return p - a->base < a->size ? a : NULL;
 }
 
+/* Memory is not given back while any kernel runs. A kernel's access is
+ * checked against the map just before it happens; a free that does not
+ * wait for the kernel (stream-ordered memory, whose cuMemFree the driver
+ * documents as not synchronising; cuMemFreeAsync on another stream) may
+ * come in between: the kernel then faults on its next access, as on a
+ * GPU, but the host's memory stays valid under it. */
+static pthread_mutex_t defer_lock = PTHREAD_MUTEX_INITIALIZER;
+static int kernels_running;
+static struct emu_alloc *deferred;
+
+static void release_mem(struct emu_alloc *a);
+
+void emu_mem_kernel_begin(void)
+{
+    pthread_mutex_lock(&defer_lock);
+    kernels_running++;
+    pthread_mutex_unlock(&defer_lock);
+}
+
+void emu_mem_kernel_end(void)
+{
+    pthread_mutex_lock(&defer_lock);
+    struct emu_alloc *list = NULL;
+    if (--kernels_running == 0) {
+        list = deferred;
+        deferred = NULL;
+    }
+    pthread_mutex_unlock(&defer_lock);
+    while (list) {
+        struct emu_alloc *a = list;
+        list = a->dnext;
+        release_mem(a);
+    }
+}
+
 static void alloc_free_mem(struct emu_alloc *a)
+{
+    pthread_mutex_lock(&defer_lock);
+    if (kernels_running) {
+        a->dnext = deferred;
+        deferred = a;
+        a = NULL;
+    }
+    pthread_mutex_unlock(&defer_lock);
+    if (a)
+        release_mem(a);
+}
+
+static void release_mem(struct emu_alloc *a)
 {
     if (a->mem) {
         if (a->maplen)
@@ -113,12 +161,58 @@ static int reserve(struct emu_device *d, size_t bytes)
     return ok;
 }
 
-/* Removes entries at index [i, j) (lock held); returns them in a list via
- * out (caller un-accounts and drops them). */
+/* The last allocations removed from the map, for fault reports ("in memory
+ * freed earlier"); newest at freed[(freed_next - 1) % NFREED]. map_lock. */
+#define NFREED 64
+static struct { uintptr_t base; size_t size; int kind; } freed[NFREED];
+static unsigned freed_next;
+
+/* Removes the entry at index i (map_lock held for writing); the caller
+ * un-accounts and drops it. */
 static void map_remove_at(size_t i)
 {
+    unsigned f = freed_next++ % NFREED;
+    freed[f].base = map[i]->base;
+    freed[f].size = map[i]->size;
+    freed[f].kind = map[i]->kind;
     memmove(&map[i], &map[i + 1], (map_n - i - 1) * sizeof *map);
     map_n--;
+}
+
+void emu_mem_nearest(uintptr_t p, struct emu_mem_near *out)
+{
+    memset(out, 0, sizeof *out);
+    pthread_rwlock_rdlock(&map_lock);
+    long i = map_floor(p);
+    struct emu_alloc *below = i >= 0 ? map[i] : NULL;
+    struct emu_alloc *above = (size_t)(i + 1) < map_n ? map[i + 1] : NULL;
+    struct emu_alloc *pick = NULL;
+    if (below && p - below->base < below->size) {
+        pick = below; /* inside */
+    } else {
+        /* freed memory the address lies in, newest first */
+        for (unsigned k = 1; k <= NFREED && k <= freed_next && !out->found; k++) {
+            unsigned f = (freed_next - k) % NFREED;
+            if (p >= freed[f].base && p - freed[f].base < freed[f].size) {
+                out->found = out->freed = 1;
+                out->base = freed[f].base;
+                out->size = freed[f].size;
+                out->kind = freed[f].kind;
+            }
+        }
+        if (!out->found) {
+            uintptr_t past = below ? p - (below->base + below->size) : UINTPTR_MAX;
+            uintptr_t before = above ? above->base - p : UINTPTR_MAX;
+            pick = below && past <= before ? below : above;
+        }
+    }
+    if (pick) {
+        out->found = 1;
+        out->base = pick->base;
+        out->size = pick->size;
+        out->kind = pick->kind;
+    }
+    pthread_rwlock_unlock(&map_lock);
 }
 
 static void unaccount(struct emu_alloc *a)
@@ -255,7 +349,7 @@ CUresult emu_mem_release(uintptr_t base, unsigned kinds)
     return CUDA_SUCCESS;
 }
 
-void emu_mem_drop_ctx(struct emu_ctx *ctx)
+static void drop_ctx(struct emu_ctx *ctx)
 {
     for (;;) {
         struct emu_alloc *batch[64];
@@ -277,6 +371,11 @@ void emu_mem_drop_ctx(struct emu_ctx *ctx)
         if (n < 64)
             return;
     }
+}
+
+void emu_memory_init(void)
+{
+    emu_ctx_teardown_join(EMU_TEARDOWN_MEMORY, drop_ctx);
 }
 
 int emu_mem_stats(int dev, struct emu_mem_stats *st)
@@ -355,6 +454,23 @@ TD_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize,
     return r;
 }
 
+/* A free of memory that work in flight may use waits for that work, as
+ * the driver's cuMemFree and cuMemFreeHost do: every stream of the
+ * allocation's context (pool memory excepted: the driver documents that
+ * cuMemFree does not synchronise for the stream-ordered allocator). */
+static CUresult free_synced(uintptr_t p, unsigned kinds)
+{
+    struct emu_alloc *a = emu_mem_lookup(p);
+    if (!a || a->base != p || !(kinds & KIND(a->kind))) {
+        emu_alloc_put(a);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (!a->pool)
+        emu_ctx_sync(a->ctx);
+    emu_alloc_put(a);
+    return emu_mem_release(p, kinds);
+}
+
 TD_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
     CUresult r = emu_ctx_require();
@@ -362,7 +478,7 @@ TD_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
         return r;
     if (dptr == 0)
         return CUDA_SUCCESS;
-    return emu_mem_release((uintptr_t)dptr, KIND(EMU_MEM_DEVICE) | KIND(EMU_MEM_MANAGED));
+    return free_synced((uintptr_t)dptr, KIND(EMU_MEM_DEVICE) | KIND(EMU_MEM_MANAGED));
 }
 
 TD_EXPORT CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
@@ -390,7 +506,7 @@ TD_EXPORT CUresult CUDAAPI cuMemFreeHost(void *p)
         return r;
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
-    return emu_mem_release((uintptr_t)p, KIND(EMU_MEM_HOST));
+    return free_synced((uintptr_t)p, KIND(EMU_MEM_HOST));
 }
 
 TD_EXPORT CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fatbin.h"
+#include "xlat.h"
 
 struct emu_library;
 
@@ -106,15 +107,22 @@ static void module_release(struct emu_obj *o)
     free(m->funcs);
     free(m->globals);
     pthread_mutex_destroy(&m->lock);
+    emu_ctx_put(m->o.ctx);
     free(m);
 }
 
-static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_library *lib,
-                           struct emu_module **out)
+/* A module of c: of image img with its parsed PTX px (both taken, also on
+ * failure), or of library lib. */
+static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_ptxmod *px,
+                           struct emu_library *lib, struct emu_module **out)
 {
     struct emu_module *m = calloc(1, sizeof *m);
-    if (!m)
+    if (!m) {
+        if (img)
+            emu_image_free(img);
+        emu_ptx_put(px);
         return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     if (lib) {
         m->img = &lib->img;
         m->lib = lib;
@@ -124,6 +132,7 @@ static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_
         m->img = &m->own;
     }
     emu_obj_init(&m->o, EMU_T_MODULE, c, module_release);
+    emu_obj_ref(&c->o); /* an unload waits for the context's work */
     pthread_mutex_init(&m->lock, NULL);
     const struct emu_image *im = m->img;
     m->funcs = calloc((size_t)im->nentries + 1, sizeof *m->funcs);
@@ -135,21 +144,18 @@ static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_
         if (r == CUDA_SUCCESS)
             memset((void *)m->globals[i], 0, sz);
     }
-    if (r == CUDA_SUCCESS) { /* the PTX: parsed once per image, globals initialised */
-        if (lib)
-            emu_ptx_ref(m->px = lib->px);
-        else if (!(m->px = emu_ptx_load(im)))
-            r = CUDA_ERROR_OUT_OF_MEMORY;
-        if (r == CUDA_SUCCESS)
-            r = emu_ptx_bind(m->px, im, m->globals, c, &m->pg);
-    }
+    /* the PTX, parsed once per image; its globals initialised */
+    if (lib)
+        emu_ptx_ref(m->px = lib->px);
+    else
+        m->px = px;
+    if (r == CUDA_SUCCESS)
+        r = emu_ptx_bind(m->px, im, m->globals, c, &m->pg);
     if (r) {
         for (int i = 0; i < im->nglobals && m->globals; i++)
             if (m->globals[i])
                 emu_mem_release(m->globals[i], 1u << EMU_MEM_GLOBAL);
-        if (!lib)
-            m->own = (struct emu_image){ 0 }; /* the caller frees img */
-        emu_obj_put(&m->o);
+        emu_obj_put(&m->o); /* frees the image and the PTX with it */
         return r;
     }
     emu_obj_register(&m->o);
@@ -157,9 +163,12 @@ static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_
     return CUDA_SUCCESS;
 }
 
-/* unregistered already; takes the registry's reference */
+/* unregistered already; takes the registry's reference. Kernels of the
+ * module still running use its globals: the unload waits for the work of
+ * the module's context first, as the driver's does. */
 static void module_kill(struct emu_module *m)
 {
+    emu_ctx_sync(m->o.ctx);
     pthread_mutex_lock(&m->lock);
     for (int i = 0; i < m->img->nentries; i++) {
         struct emu_func *f = m->funcs[i];
@@ -188,19 +197,75 @@ static void drop_func(struct emu_obj *o)
     emu_obj_put(o);
 }
 
-void emu_module_drop_ctx(struct emu_ctx *ctx)
+static void drop_ctx(struct emu_ctx *ctx)
 {
     emu_obj_drop_ctx(ctx, EMU_T_MODULE, drop_module);
     emu_obj_drop_ctx(ctx, EMU_T_FUNC, drop_func);
 }
 
-static CUresult load_image(const void *image, size_t len, struct emu_image *img)
+void emu_module_init(void)
 {
-    char err[256];
+    emu_ctx_teardown_join(EMU_TEARDOWN_MODULES, drop_ctx);
+}
+
+/* module h, referenced, for a lookup in it: its context's sticky error
+ * fails the call */
+static CUresult module_get(CUmodule h, struct emu_module **out)
+{
+    struct emu_module *m = emu_obj_get(h, EMU_T_MODULE);
+    if (!m)
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = emu_ctx_sticky(m->o.ctx);
+    if (r) {
+        emu_obj_put(&m->o);
+        return r;
+    }
+    *out = m;
+    return CUDA_SUCCESS;
+}
+
+/* An image for a device of compute capability cc: its containers read,
+ * the binary the device runs chosen (arch.c), that PTX parsed. On failure
+ * nothing is kept and err says why. */
+static CUresult load_image(const void *image, size_t len, int cc, struct emu_image *img,
+                           struct emu_ptxmod **px, char *err, size_t errlen)
+{
+    memset(img, 0, sizeof *img);
+    *px = NULL;
     if (!image)
         return CUDA_ERROR_INVALID_VALUE;
-    memset(img, 0, sizeof *img);
-    return emu_image_load(image, len, img, err, sizeof err);
+    CUresult r = emu_image_load(image, len, img, err, errlen);
+    if (r)
+        return r;
+    r = emu_image_choose(img, cc, err, errlen);
+    if (r == CUDA_SUCCESS)
+        r = emu_ptx_load(img, px, err, errlen);
+    if (r)
+        emu_image_free(img);
+    return r;
+}
+
+/* A load's end: the JIT logs; a failure's reason also to the report sink
+ * (the real driver says it only in the JIT log, which few programs ask for) */
+static CUresult load_done(const char *fn, CUresult r, const char *err, const struct emu_image *img,
+                          struct emu_jit *j)
+{
+    char info[128] = "";
+    if (r == CUDA_SUCCESS && img->chosen >= 0) {
+        struct emu_arch a;
+        if (emu_ptx_target(img->ptx[img->chosen], img->ptx_len[img->chosen], &a) == 0)
+            snprintf(info, sizeof info, "tdtrace-emu: runs the PTX for compute_%d%.1s on the emulator\n",
+                     a.arch, a.variant ? &a.variant : "");
+    }
+    emu_jit_done(j, r ? err : "", info);
+    if (r && r != CUDA_ERROR_INVALID_VALUE && r != CUDA_ERROR_OUT_OF_MEMORY) {
+        const char *name = td_xlat_name(TD_X_CUresult, (unsigned long long)r);
+        char text[768];
+        int n = snprintf(text, sizeof text, "tdtrace-emu: %s: %s (%s)\n", fn, err[0] ? err : "refused",
+                         name ? name : "?");
+        emu_report(text, n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+    }
+    return r;
 }
 
 static CUresult read_file(const char *fname, void **buf, size_t *len)
@@ -245,24 +310,26 @@ static CUresult read_file(const char *fname, void **buf, size_t *len)
     return CUDA_SUCCESS;
 }
 
-static CUresult module_load(CUmodule *out, const void *image, size_t len)
+static CUresult module_load(const char *fn, CUmodule *out, const void *image, size_t len, unsigned nopt,
+                            CUjit_option *opts, void **vals)
 {
     struct emu_ctx *c;
     CUresult r = emu_ctx_current(&c);
     if (r)
         return r;
-    if (!out) {
+    struct emu_jit j;
+    if (!out || emu_jit_options(nopt, opts, vals, &j)) {
         emu_ctx_put(c);
         return CUDA_ERROR_INVALID_VALUE;
     }
     struct emu_image img;
-    r = load_image(image, len, &img);
+    struct emu_ptxmod *px;
+    char err[512] = "";
+    r = load_image(image, len, emu_device_cc(c->dev), &img, &px, err, sizeof err);
+    load_done(fn, r, err, &img, &j);
     struct emu_module *m = NULL;
-    if (r == CUDA_SUCCESS) {
-        r = module_new(c, &img, NULL, &m);
-        if (r)
-            emu_image_free(&img);
-    }
+    if (r == CUDA_SUCCESS)
+        r = module_new(c, &img, px, NULL, &m);
     emu_ctx_put(c);
     if (r == CUDA_SUCCESS)
         *out = (CUmodule)m;
@@ -271,21 +338,18 @@ static CUresult module_load(CUmodule *out, const void *image, size_t len)
 
 TD_EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
 {
-    return module_load(module, image, 0);
+    return module_load("cuModuleLoadData", module, image, 0, 0, NULL, NULL);
 }
 
 TD_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
-    return module_load(module, fatCubin, 0);
+    return module_load("cuModuleLoadFatBinary", module, fatCubin, 0, 0, NULL, NULL);
 }
 
 TD_EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
                                               CUjit_option *options, void **optionValues)
 {
-    EMU_INIT_OR_RETURN();
-    if (numOptions && (!options || !optionValues))
-        return CUDA_ERROR_INVALID_VALUE;
-    return module_load(module, image, 0); /* JIT options: nothing to compile */
+    return module_load("cuModuleLoadDataEx", module, image, 0, numOptions, options, optionValues);
 }
 
 TD_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
@@ -299,7 +363,7 @@ TD_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
     size_t len;
     if ((r = read_file(fname, &buf, &len)))
         return r;
-    r = module_load(module, buf, len);
+    r = module_load("cuModuleLoad", module, buf, len, 0, NULL, NULL);
     free(buf);
     return r;
 }
@@ -310,11 +374,15 @@ TD_EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
     struct emu_module *m = emu_obj_get(hmod, EMU_T_MODULE);
     if (!m)
         return CUDA_ERROR_INVALID_HANDLE;
-    int mine = !m->lib && emu_obj_unregister(&m->o); /* a library's module goes with it */
-    if (mine)
+    CUresult r = CUDA_SUCCESS;
+    if (m->lib)
+        r = CUDA_ERROR_NOT_PERMITTED; /* a library's module goes with the library */
+    else if (emu_obj_unregister(&m->o))
         module_kill(m);
+    else
+        r = CUDA_ERROR_INVALID_HANDLE;
     emu_obj_put(&m->o);
-    return mine ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    return r;
 }
 
 static struct emu_func *module_func(struct emu_module *m, int entry)
@@ -339,11 +407,12 @@ TD_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
     EMU_INIT_OR_RETURN();
     if (!hfunc || !name)
         return CUDA_ERROR_INVALID_VALUE;
-    struct emu_module *m = emu_obj_get(hmod, EMU_T_MODULE);
-    if (!m)
-        return CUDA_ERROR_INVALID_HANDLE;
+    struct emu_module *m;
+    CUresult r = module_get(hmod, &m);
+    if (r)
+        return r;
     int e = find_entry(m->img, name);
-    CUresult r = CUDA_ERROR_NOT_FOUND;
+    r = CUDA_ERROR_NOT_FOUND;
     if (e >= 0) {
         struct emu_func *f = module_func(m, e);
         r = f ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
@@ -411,10 +480,11 @@ TD_EXPORT CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes
     EMU_INIT_OR_RETURN();
     if (!name)
         return CUDA_ERROR_INVALID_VALUE;
-    struct emu_module *m = emu_obj_get(hmod, EMU_T_MODULE);
-    if (!m)
-        return CUDA_ERROR_INVALID_HANDLE;
-    CUresult r = module_global(m, name, dptr, bytes);
+    struct emu_module *m;
+    CUresult r = module_get(hmod, &m);
+    if (r)
+        return r;
+    r = module_global(m, name, dptr, bytes);
     emu_obj_put(&m->o);
     return r;
 }
@@ -447,23 +517,31 @@ static void library_release(struct emu_obj *o)
     free(l);
 }
 
-static CUresult check_options(unsigned n, const void *keys, void *const *values)
+static CUresult check_library_options(unsigned n, const CUlibraryOption *keys, void *const *values)
 {
-    return n && (!keys || !values) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    if (n && (!keys || !values))
+        return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < n; i++)
+        if ((unsigned)keys[i] >= CU_LIBRARY_NUM_OPTIONS)
+            return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
 }
 
-static CUresult library_load(CUlibrary *out, const void *code, size_t len)
+/* A library is context-independent; its image is chosen for the devices'
+ * compute capability (every device has the process's one profile). */
+static CUresult library_load(const char *fn, CUlibrary *out, const void *code, size_t len, struct emu_jit *j)
 {
     if (!out)
         return CUDA_ERROR_INVALID_VALUE;
     struct emu_library *l = calloc(1, sizeof *l);
     if (!l)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult r = load_image(code, len, &l->img);
-    if (r == CUDA_SUCCESS && (!(l->kernels = calloc((size_t)l->img.nentries + 1, sizeof *l->kernels)) ||
-                              !(l->px = emu_ptx_load(&l->img)))) {
+    char err[512] = "";
+    CUresult r = load_image(code, len, emu_device_cc(emu_device(0)), &l->img, &l->px, err, sizeof err);
+    load_done(fn, r, err, &l->img, j);
+    if (r == CUDA_SUCCESS && !(l->kernels = calloc((size_t)l->img.nentries + 1, sizeof *l->kernels))) {
         emu_image_free(&l->img);
-        free(l->kernels);
+        emu_ptx_put(l->px);
         r = CUDA_ERROR_OUT_OF_MEMORY;
     }
     if (r) {
@@ -484,10 +562,11 @@ TD_EXPORT CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *cod
                                              unsigned int numLibraryOptions)
 {
     EMU_INIT_OR_RETURN();
-    if (check_options(numJitOptions, jitOptions, jitOptionsValues) ||
-        check_options(numLibraryOptions, libraryOptions, libraryOptionValues))
+    struct emu_jit j;
+    if (emu_jit_options(numJitOptions, jitOptions, jitOptionsValues, &j) ||
+        check_library_options(numLibraryOptions, libraryOptions, libraryOptionValues))
         return CUDA_ERROR_INVALID_VALUE;
-    return library_load(library, code, 0);
+    return library_load("cuLibraryLoadData", library, code, 0, &j);
 }
 
 TD_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
@@ -496,15 +575,16 @@ TD_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char 
                                                  void **libraryOptionValues, unsigned int numLibraryOptions)
 {
     EMU_INIT_OR_RETURN();
-    if (!library || check_options(numJitOptions, jitOptions, jitOptionsValues) ||
-        check_options(numLibraryOptions, libraryOptions, libraryOptionValues))
+    struct emu_jit j;
+    if (!library || emu_jit_options(numJitOptions, jitOptions, jitOptionsValues, &j) ||
+        check_library_options(numLibraryOptions, libraryOptions, libraryOptionValues))
         return CUDA_ERROR_INVALID_VALUE;
     void *buf;
     size_t len;
     CUresult r = read_file(fileName, &buf, &len);
     if (r)
         return r;
-    r = library_load(library, buf, len);
+    r = library_load("cuLibraryLoadFromFile", library, buf, len, &j);
     free(buf);
     return r;
 }
@@ -571,7 +651,7 @@ static CUresult library_module(struct emu_library *l, struct emu_module **out)
         }
         if (l->nmods == l->capmods)
             r = CUDA_ERROR_OUT_OF_MEMORY;
-        else if ((r = module_new(c, NULL, l, &m)) == CUDA_SUCCESS) {
+        else if ((r = module_new(c, NULL, NULL, l, &m)) == CUDA_SUCCESS) {
             emu_obj_ref(&m->o); /* the library's */
             emu_obj_ref(&m->o); /* the caller's */
             l->mods[l->nmods].c = c;
@@ -767,7 +847,6 @@ static pthread_mutex_t attr_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static CUresult func_attr(int *pi, int attr, struct fn_ref *f, struct emu_device *d)
 {
-    const struct emu_profile *p = d->prof;
     pthread_mutex_lock(&attr_lock);
     struct fattrs at = *f->at;
     pthread_mutex_unlock(&attr_lock);
@@ -795,7 +874,7 @@ static CUresult func_attr(int *pi, int attr, struct fn_ref *f, struct emu_device
     }
     case CU_FUNC_ATTRIBUTE_PTX_VERSION:
     case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
-        *pi = p->cc_major * 10 + p->cc_minor;
+        *pi = emu_device_cc(d);
         break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = at.max_dyn_shared; break;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = at.carveout; break;
@@ -849,7 +928,7 @@ static CUresult fn_device(struct fn_ref *f, struct emu_device **d)
         return CUDA_SUCCESS;
     }
     struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
     *d = c->dev;
@@ -1002,8 +1081,8 @@ static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, uns
     struct emu_stream *s = NULL;
     if (!r)
         r = emu_stream_resolve(hs, ptds, &s);
-    if (!r && f.img->nptx == 0)
-        r = CUDA_ERROR_NO_BINARY_FOR_GPU;
+    if (!r && f.img->chosen < 0)
+        r = CUDA_ERROR_NO_BINARY_FOR_GPU; /* an image without kernels to run */
     /* the module in this context: a function's own, a kernel's library's */
     struct emu_module *m = NULL;
     if (!r && f.o->type == EMU_T_FUNC) {

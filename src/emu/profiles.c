@@ -2,15 +2,26 @@
 #include "profiles.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <strings.h>
 
-enum { P_H100, P_A100, P_T4, P__COUNT };
+enum {
+#define PROFILE(id, name, gpu, mem) P_##id,
+#define ATTR(...)
+#include "profiles.def"
+#undef PROFILE
+#undef ATTR
+    P__COUNT
+};
 
 static const struct emu_profile profiles[P__COUNT] = {
-    [P_H100] = { "h100", "NVIDIA H100 80GB HBM3", 9, 0, 84929216512ULL, 132, 0x2330 },
-    [P_A100] = { "a100", "NVIDIA A100-SXM4-40GB", 8, 0, 42298834944ULL, 108, 0x20B0 },
-    [P_T4]   = { "t4",   "Tesla T4",              7, 5, 15843721216ULL, 40,  0x1EB8 },
+#define PROFILE(id, name, gpu, mem) [P_##id] = { name, gpu, mem },
+#define ATTR(...)
+#include "profiles.def"
+#undef PROFILE
+#undef ATTR
 };
 
 /* Values in the table that depend on the device ordinal (profiles.def). */
@@ -27,11 +38,18 @@ struct attr_row {
     int v[P__COUNT];
 };
 
-static const struct attr_row attrs[ATTR_MAX + 1] = {
-#define ATTR(name, h100, a100, t4) \
-    [CU_DEVICE_ATTRIBUTE_##name] = { 1, { [P_H100] = (h100), [P_A100] = (a100), [P_T4] = (t4) } },
+/* each row has a value for every profile, no more, no fewer */
+#define PROFILE(...)
+#define ATTR(name, ...) \
+    _Static_assert(sizeof((int[]){ __VA_ARGS__ }) == P__COUNT * sizeof(int), "profiles.def: " #name);
 #include "profiles.def"
 #undef ATTR
+
+static const struct attr_row attrs[ATTR_MAX + 1] = {
+#define ATTR(name, ...) [CU_DEVICE_ATTRIBUTE_##name] = { 1, { __VA_ARGS__ } },
+#include "profiles.def"
+#undef ATTR
+#undef PROFILE
 };
 
 /* PCI buses of the eight GPUs of an HGX H100 board, in ordinal order; the
@@ -74,9 +92,27 @@ const struct emu_profile *emu_profile_default(void)
     return &profiles[P_H100];
 }
 
+static char names_buf[256];
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+static void names_init(void)
+{
+    size_t at = 0;
+    for (int i = 0; i < P__COUNT && at < sizeof names_buf; i++)
+        at += (size_t)snprintf(names_buf + at, sizeof names_buf - at, "%s%s", i ? ", " : "", profiles[i].name);
+}
+
 const char *emu_profile_names(void)
 {
-    return "h100, a100, t4";
+    pthread_once(&names_once, names_init);
+    return names_buf;
+}
+
+int emu_profile_cc(const struct emu_profile *p)
+{
+    int major = 0, minor = 0;
+    emu_profile_attr(p, 0, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major);
+    emu_profile_attr(p, 0, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &minor);
+    return major * 10 + minor;
 }
 
 CUresult emu_profile_attr(const struct emu_profile *p, int ordinal, int attr, int *value)

@@ -7,7 +7,10 @@
  * part in this (all but non-blocking streams) are ordered by ctx->lock.
  *
  * Waiting is a short spin, then a condition variable: an idle stream
- * answers a host function or an event in a few microseconds. */
+ * answers a host function or an event in a few microseconds.
+ *
+ * Also the context-wide wait (cuCtxSynchronize, and the first stage of a
+ * context's teardown: all work finishes, then the streams go). */
 #include "emu.h"
 
 #include <sched.h>
@@ -18,6 +21,8 @@
 #define SPIN_NS 30000   /* how long a worker or a waiter spins before sleeping */
 
 static atomic_ullong next_stream_id = 1;
+/* the stream whose worker this thread is (host functions run there) */
+static __thread struct emu_stream *worker_of;
 
 uint64_t emu_now_ns(void)
 {
@@ -68,6 +73,13 @@ int emu_op_dep(struct emu_op *op, struct emu_stream *s, uint64_t seq)
     op->deps[op->ndeps].seq = seq;
     op->ndeps++;
     return 0;
+}
+
+/* the GPU runs nothing more in a context that has faulted */
+static void run_op(struct emu_stream *s, struct emu_op *op)
+{
+    if (!op->device_work || !emu_ctx_sticky(s->sctx))
+        op->run(op);
 }
 
 static void op_free(struct emu_op *op)
@@ -180,6 +192,7 @@ static void spin_for_work(struct emu_stream *s)
 static void *worker_main(void *arg)
 {
     struct emu_stream *s = arg;
+    worker_of = s;
     pthread_mutex_lock(&s->lock);
     for (;;) {
         if (!s->head) {
@@ -202,7 +215,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&s->lock);
         for (int i = 0; i < op->ndeps; i++)
             emu_stream_wait(op->deps[i].s, op->deps[i].seq);
-        op->run(op);
+        run_op(s, op);
         uint64_t seq = op->seq;
         op_free(op);
         pthread_mutex_lock(&s->lock);
@@ -242,9 +255,54 @@ static void drop_one(struct emu_obj *o)
     stream_kill((struct emu_stream *)o);
 }
 
-void emu_stream_drop_ctx(struct emu_ctx *ctx)
+/* Waits for every stream's work (snapshot of the list, then wait). From a
+ * host function (CUDA forbids driver calls there, but programs make them)
+ * the stream running it is not waited for: what it ran before is done,
+ * what comes after cannot start. */
+void emu_ctx_sync(struct emu_ctx *c)
 {
+    struct emu_stream *snap[64];
+    uint64_t seqs[64];
+    for (;;) {
+        int n = 0, more = 0;
+        pthread_mutex_lock(&c->lock);
+        for (struct emu_stream *s = c->streams; s; s = s->cnext) {
+            uint64_t e = atomic_load(&s->pub_enq);
+            if (s == worker_of || atomic_load(&s->done_seq) >= e)
+                continue;
+            if (n == 64) {
+                more = 1;
+                break;
+            }
+            emu_obj_ref(&s->o);
+            snap[n] = s;
+            seqs[n++] = e;
+        }
+        pthread_mutex_unlock(&c->lock);
+        for (int i = 0; i < n; i++) {
+            emu_stream_wait(snap[i], seqs[i]);
+            emu_stream_put(snap[i]);
+        }
+        if (!more)
+            return;
+    }
+}
+
+/* the context's teardown: its work finishes, then its streams go (their
+ * workers leave the context's list as they exit; the next use of the
+ * legacy stream makes a new one at once) */
+static void drop_ctx(struct emu_ctx *ctx)
+{
+    emu_ctx_sync(ctx);
     emu_obj_drop_ctx(ctx, EMU_T_STREAM, drop_one);
+    pthread_mutex_lock(&ctx->lock);
+    ctx->legacy = NULL;
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+void emu_stream_init(void)
+{
+    emu_ctx_teardown_join(EMU_TEARDOWN_STREAMS, drop_ctx);
 }
 
 /* ---- submission ------------------------------------------------------ */
@@ -304,7 +362,7 @@ CUresult emu_stream_submit(struct emu_stream *s, struct emu_op *op, uint64_t *se
         /* idle: the stream reaches this op now; run it here */
         op->seq = ++s->enq_seq;
         atomic_store_explicit(&s->pub_enq, op->seq, memory_order_release);
-        op->run(op);
+        run_op(s, op);
         atomic_store_explicit(&s->done_seq, op->seq, memory_order_release);
         if (s->nwaiters)
             pthread_cond_broadcast(&s->done_cv);
@@ -370,9 +428,9 @@ CUresult emu_stream_exec(struct emu_stream *s, struct emu_op *op)
     for (int i = 0; i < op->ndeps; i++)
         emu_stream_wait(op->deps[i].s, op->deps[i].seq);
     op->stream = s;
-    op->run(op);
+    run_op(s, op);
     op_free(op);
-    return CUDA_SUCCESS;
+    return emu_ctx_error(s->sctx); /* a fault of the work waited for; printf output */
 }
 
 /* ---- resolving handles ----------------------------------------------- */
@@ -456,14 +514,15 @@ static struct emu_stream *ptds_of(struct emu_ctx *c)
     return s;
 }
 
-CUresult emu_stream_resolve(CUstream h, int ptds, struct emu_stream **out)
+/* for work (usable): the context's sticky error fails it */
+static CUresult stream_get(CUstream h, int ptds, int usable, struct emu_stream **out)
 {
     EMU_INIT_OR_RETURN();
     if (!h)
         h = ptds ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
     if (h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD) {
         struct emu_ctx *c;
-        CUresult r = emu_ctx_current(&c);
+        CUresult r = usable ? emu_ctx_current(&c) : emu_ctx_query(&c);
         if (r)
             return r;
         struct emu_stream *s = h == CU_STREAM_LEGACY ? legacy_of(c) : ptds_of(c);
@@ -476,8 +535,18 @@ CUresult emu_stream_resolve(CUstream h, int ptds, struct emu_stream **out)
     struct emu_stream *s = emu_obj_get(h, EMU_T_STREAM);
     if (!s)
         return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = usable ? emu_ctx_sticky(s->sctx) : CUDA_SUCCESS;
+    if (r) {
+        emu_stream_put(s);
+        return r;
+    }
     *out = s;
     return CUDA_SUCCESS;
+}
+
+CUresult emu_stream_resolve(CUstream h, int ptds, struct emu_stream **out)
+{
+    return stream_get(h, ptds, 1, out);
 }
 
 /* ---- entry points ---------------------------------------------------- */
@@ -538,6 +607,23 @@ TD_EXPORT CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
     return cuStreamDestroy_v2(hStream);
 }
 
+TD_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_resolve(ctx, &c);
+    if (r)
+        return r;
+    emu_ctx_sync(c);
+    r = emu_ctx_error(c); /* a failed kernel's sticky error; device printf output */
+    emu_ctx_put(c);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
+{
+    return cuCtxSynchronize_v2(NULL);
+}
+
 static CUresult stream_sync(CUstream h, int ptds)
 {
     struct emu_stream *s;
@@ -560,7 +646,8 @@ static CUresult stream_query(CUstream h, int ptds)
     if (r)
         return r;
     uint64_t seq;
-    r = pending(s, &seq) ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+    /* done: a fault of its work is the answer */
+    r = pending(s, &seq) ? CUDA_ERROR_NOT_READY : emu_ctx_sticky(s->sctx);
     emu_stream_put(s);
     return r;
 }
@@ -573,7 +660,7 @@ static CUresult stream_flags(CUstream h, int ptds, unsigned *flags)
     if (!flags)
         return CUDA_ERROR_INVALID_VALUE;
     struct emu_stream *s;
-    CUresult r = emu_stream_resolve(h, ptds, &s);
+    CUresult r = stream_get(h, ptds, 0, &s);
     if (r)
         return r;
     *flags = s->flags;
@@ -589,7 +676,7 @@ static CUresult stream_prio(CUstream h, int ptds, int *prio)
     if (!prio)
         return CUDA_ERROR_INVALID_VALUE;
     struct emu_stream *s;
-    CUresult r = emu_stream_resolve(h, ptds, &s);
+    CUresult r = stream_get(h, ptds, 0, &s);
     if (r)
         return r;
     *prio = s->priority;
@@ -605,7 +692,7 @@ static CUresult stream_ctx(CUstream h, int ptds, CUcontext *pctx, CUgreenCtx *pg
     if (!pctx || (v2 && !pgreen))
         return CUDA_ERROR_INVALID_VALUE;
     struct emu_stream *s;
-    CUresult r = emu_stream_resolve(h, ptds, &s);
+    CUresult r = stream_get(h, ptds, 0, &s);
     if (r)
         return r;
     *pctx = (CUcontext)s->sctx;
@@ -631,7 +718,7 @@ static CUresult stream_id(CUstream h, int ptds, unsigned long long *id)
     if (!id)
         return CUDA_ERROR_INVALID_VALUE;
     struct emu_stream *s;
-    CUresult r = emu_stream_resolve(h, ptds, &s);
+    CUresult r = stream_get(h, ptds, 0, &s);
     if (r)
         return r;
     *id = s->id;
@@ -647,7 +734,7 @@ static CUresult stream_dev(CUstream h, int ptds, CUdevice *dev)
     if (!dev)
         return CUDA_ERROR_INVALID_VALUE;
     struct emu_stream *s;
-    CUresult r = emu_stream_resolve(h, ptds, &s);
+    CUresult r = stream_get(h, ptds, 0, &s);
     if (r)
         return r;
     *dev = s->sctx->dev->ordinal;
@@ -668,13 +755,18 @@ struct host_op {
     void *user;
 };
 
+/* once the context has faulted, a host function is not called (as
+ * cuLaunchHostFunc documents) and a stream callback is told the error */
 static void run_host(struct emu_op *op)
 {
     struct host_op *h = (struct host_op *)op;
-    if (h->fn)
-        h->fn(h->user);
-    else
-        h->cb(h->handle, CUDA_SUCCESS, h->user);
+    CUresult err = emu_ctx_sticky(op->stream->sctx);
+    if (h->fn) {
+        if (!err)
+            h->fn(h->user);
+    } else {
+        h->cb(h->handle, err, h->user);
+    }
 }
 
 static CUresult host_submit(CUstream h, int ptds, CUhostFn fn, CUstreamCallback cb, void *user)

@@ -89,6 +89,15 @@ struct td_ioctl_ctx *td_ioctl_new(const char *const *gpu_globs, int nglobs,
                                   const struct td_ioctl_rule *rules, int nrules, int enforce);
 void td_ioctl_free(struct td_ioctl_ctx *c);
 
+/* Some NVIDIA parameter blocks changed layout between driver versions
+ * without a change of request number (UVM's carry no size). td_ioctl_new
+ * reads the loaded kernel module's version (/sys/module/nvidia_uvm/version,
+ * else nvidia's); this overrides it (0: unknown, decode with the layouts
+ * of current drivers). */
+void td_ioctl_set_driver_version(unsigned major);
+/* The major number of a version text such as "590.44.01\n"; 0 if none. */
+unsigned td_ioctl_parse_driver_version(const char *text);
+
 /* Build rules from a parsed policy (its ioctl deny statements); *out is
  * malloc'd (free it), the strings point into the policy. Count or -errno. */
 int td_ioctl_rules_from_policy(const struct td_policy *p, struct td_ioctl_rule **out);

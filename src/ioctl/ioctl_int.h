@@ -65,6 +65,9 @@ struct td_struct {
     static const struct td_struct td_s_##id = { cname, (sz), td_f_##id,        \
         (int)(sizeof(td_f_##id) / sizeof(td_f_##id[0])) };
 
+/* Bytes a field occupies (0 for TD_FK_MORE). */
+size_t td_field_width(const struct td_field *f);
+
 /* Print a structure from a block of len bytes: fields in order; raw bytes
  * when the block is shorter than the structure. */
 struct td_pctx {
@@ -105,6 +108,10 @@ const char *td_nv_class_name(unsigned cls);
 /* the name of v in a table of {value, name} sorted by value, or NULL */
 struct td_nv_name { unsigned v; const char *name; };
 const char *td_nv_name_find(const struct td_nv_name *tab, size_t n, unsigned v);
+
+/* the name a call is counted and printed under: the family's name for
+ * it, else its raw form in raw */
+const char *td_ioctl_event_name(const struct td_ioctl_event *ev, char *raw, size_t n);
 
 /* UVM plain numbers (the filter matches them exactly). */
 size_t td_uvm_numbers(const unsigned long **out);

@@ -35,23 +35,6 @@ static const struct nv_esc *esc_by_nr(unsigned nr)
     return NULL;
 }
 
-static const struct td_nv_name nv_classes[] = {
-#define NV_CLASS(name, v) { v, #name },
-#include "nvclass.def"
-#undef NV_CLASS
-};
-
-const char *td_nv_class_name(unsigned cls)
-{
-    return td_nv_name_find(nv_classes, sizeof(nv_classes) / sizeof(nv_classes[0]), cls);
-}
-
-const char *td_nv_esc_name(unsigned nr)
-{
-    const struct nv_esc *e = esc_by_nr(nr);
-    return e ? e->name : NULL;
-}
-
 static const char *nv_name(unsigned long request)
 {
     return td_nv_esc_name(TD_IOC_NR(request));

@@ -20,6 +20,38 @@ static const struct uvm_row uvm_rows[] = {
 };
 #define NROWS (sizeof(uvm_rows) / sizeof(uvm_rows[0]))
 
+/* layouts of older drivers */
+struct uvm_old {
+    const char *name;
+    unsigned before;             /* drivers older than this major used s */
+    const struct td_struct *s;
+};
+static const struct uvm_old uvm_olds[] = {
+#define UVM_BEFORE(name, major, s) { #name, major, &td_s_##s },
+#include "uvm.def"
+};
+
+/* the loaded driver's major version; 0: unknown (current layouts) */
+static unsigned driver_major;
+
+void td_ioctl_set_driver_version(unsigned major)
+{
+    driver_major = major;
+}
+
+/* the layout of this row's block for the loaded driver: the oldest
+ * UVM_BEFORE row that still applies, else the current one */
+static const struct td_struct *layout(const struct uvm_row *r)
+{
+    const struct uvm_old *pick = NULL;
+    if (driver_major)
+        for (size_t i = 0; i < sizeof(uvm_olds) / sizeof(uvm_olds[0]); i++)
+            if (strcmp(uvm_olds[i].name, r->name) == 0 && driver_major < uvm_olds[i].before &&
+                (!pick || uvm_olds[i].before < pick->before))
+                pick = &uvm_olds[i];
+    return pick ? pick->s : r->s;
+}
+
 static const unsigned long uvm_numbers[] = {
 #define UVM(name, number, s) number,
 #include "uvm.def"
@@ -58,17 +90,18 @@ static int uvm_lookup(const char *name, unsigned long *v)
 static size_t uvm_argsize(unsigned long request)
 {
     const struct uvm_row *r = row(request);
-    return r ? r->s->size : 0;
+    return r ? layout(r)->size : 0;
 }
 
 static int uvm_print_arg(struct tp *p, const struct td_ioctl_event *ev, const struct td_pctx *pc)
 {
     const struct uvm_row *r = row(ev->request);
-    if (!r || !r->s->nf || !ev->have_arg || ev->arglen < r->s->size) {
+    const struct td_struct *st = r ? layout(r) : NULL;
+    if (!st || !st->nf || !ev->have_arg || ev->arglen < st->size) {
         td_print_raw_block(p, ev);
         return -1;
     }
-    td_print_struct(p, r->s, ev->arg, ev->arglen, pc);
+    td_print_struct(p, st, ev->arg, ev->arglen, pc);
     return 0;
 }
 

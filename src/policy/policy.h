@@ -68,11 +68,15 @@ int td_policy_acts_on_calls(const struct td_policy *p);
 #define TD_EMU_GIVEN_DEVICES 1
 #define TD_EMU_GIVEN_PROFILE 2
 #define TD_EMU_GIVEN_MEMORY 4
+#define TD_EMU_GIVEN_TIMEOUT 8
+#define TD_EMU_GIVEN_MAX_INSTRUCTIONS 16
 struct td_emulate_cfg {
     unsigned given;              /* TD_EMU_GIVEN_*: the settings a statement named */
     int devices;                 /* 1 when not given */
-    const char *profile;         /* "h100", "a100", "t4"; "h100" when not given */
+    const char *profile;         /* a profile of src/emu/profiles.def; "h100" when not given */
     unsigned long long memory;   /* bytes per device; 0: the profile's own */
+    unsigned long long timeout_ns; /* a launch's time limit; 0: none */
+    unsigned long long max_instructions; /* a launch's instruction limit; 0: none */
     const char *file; int line;  /* the emulate statement; NULL, 0 if none */
 };
 void td_policy_emulate(const struct td_policy *p, struct td_emulate_cfg *out);

@@ -50,6 +50,7 @@ struct td_policy {
     int emu_set, emu_devices, emu_profile;
     unsigned emu_given;          /* TD_EMU_GIVEN_*: the keys a statement named */
     unsigned long long emu_memory;
+    unsigned long long emu_timeout_ns, emu_max_instructions;
     struct pol_loc emu_loc;
 
     struct td_device_rule *devs;
@@ -75,6 +76,8 @@ struct td_policy {
 /* policy_util.c */
 extern const char *const td_pol_profiles[];
 int td_pol_profile_find(const char *name);
+/* "h100, a100, ... or rtx5090" into buf */
+void td_pol_profile_list(char *buf, size_t n);
 int td_pol_errno_find(const char *name);
 const char *td_pol_errno_name(int e);
 const char *td_pol_errno_suggest(const char *word);

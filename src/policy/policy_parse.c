@@ -297,10 +297,11 @@ static int st_backend(struct pstate *ps, struct tok *t, int n)
 
 static int st_emulate(struct pstate *ps, struct tok *t, int n)
 {
-    static const char *const keys[] = { "devices", "profile", "memory", NULL };
+    static const char *const keys[] = { "devices", "profile", "memory", "timeout", "max-instructions", NULL };
     struct td_policy *p = ps->p;
     int devices = p->emu_devices, profile = p->emu_profile;
     unsigned long long memory = p->emu_memory, v;
+    unsigned long long timeout = p->emu_timeout_ns, maxins = p->emu_max_instructions;
     unsigned seen = 0, given = p->emu_given;
     if (p->emu_set && !ps->cli)
         return conflict(ps, t[0].col, "'emulate'", &p->emu_loc);
@@ -318,14 +319,27 @@ static int st_emulate(struct pstate *ps, struct tok *t, int n)
                 return perr(ps, col, "devices= must be 1-%d", TD_POLICY_MAX_DEVICES);
             devices = (int)v;
         } else if (k == 1) {
-            if ((profile = td_pol_profile_find(val)) < 0)
+            if ((profile = td_pol_profile_find(val)) < 0) {
+                char list[128];
+                td_pol_profile_list(list, sizeof list);
                 return perr_dym(ps, col, td_pol_suggest_list(val, td_pol_profiles),
-                                "unknown profile '%s' (h100, a100 or t4)", val);
-        } else {
+                                "unknown profile '%s' (%s)", val, list);
+            }
+        } else if (k == 2) {
             if (parse_size(ps, val, col, &memory) < 0)
                 return -1;
             if (memory == 0)
                 return perr(ps, col, "memory= must be more than 0");
+        } else if (k == 3) { /* a unit is required: a bare number is microseconds elsewhere */
+            const char *why;
+            size_t vl = strlen(val);
+            if (!vl || !((val[vl - 1] >= 'a' && val[vl - 1] <= 'z')))
+                return perr(ps, col, "timeout= needs a unit (30s, 500ms)");
+            if (td_policy_parse_duration(val, &timeout, &why) < 0)
+                return perr(ps, col, "timeout=%s: %s", val, why);
+        } else {
+            if (parse_uint(ps, val, col, ~0ULL, "instruction count", &maxins) < 0)
+                return -1;
         }
     }
     p->emu_set = 1;
@@ -333,6 +347,8 @@ static int st_emulate(struct pstate *ps, struct tok *t, int n)
     p->emu_devices = devices;
     p->emu_profile = profile;
     p->emu_memory = memory;
+    p->emu_timeout_ns = timeout;
+    p->emu_max_instructions = maxins;
     p->emu_loc = here(ps);
     if (ps->cli) { /* --emulate means backend emulate */
         p->backend = TD_BACKEND_EMULATE;

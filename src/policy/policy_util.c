@@ -166,7 +166,24 @@ int td_pol_write_duration(unsigned long long ns, char *buf, size_t n)
 
 /* ---- names -------------------------------------------------------------- */
 
-const char *const td_pol_profiles[] = { "h100", "a100", "t4", NULL };
+/* the emulator's profiles, from its one table */
+const char *const td_pol_profiles[] = {
+#define PROFILE(id, name, gpu, mem) name,
+#define ATTR(...)
+#include "../emu/profiles.def"
+#undef PROFILE
+#undef ATTR
+    NULL
+};
+
+void td_pol_profile_list(char *buf, size_t n)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; td_pol_profiles[i] && at < n; i++)
+        at += (size_t)snprintf(buf + at, n - at, "%s%s", !i ? "" : td_pol_profiles[i + 1] ? ", " : " or ",
+                               td_pol_profiles[i]);
+}
 
 int td_pol_profile_find(const char *name)
 {

@@ -50,6 +50,12 @@ int td_policy_write_ex(const struct td_policy *p, FILE *f, int flags)
             td_pol_write_size(p->emu_memory, buf, sizeof buf);
             fprintf(f, " memory=%s", buf);
         }
+        if (p->emu_timeout_ns) {
+            td_pol_write_duration(p->emu_timeout_ns, buf, sizeof buf);
+            fprintf(f, " timeout=%s", buf);
+        }
+        if (p->emu_max_instructions)
+            fprintf(f, " max-instructions=%llu", p->emu_max_instructions);
         fputc('\n', f);
     }
     for (int k = TD_DEV_COUNT; k >= TD_DEV_HIDE; k--) /* devices, remaps, hides */

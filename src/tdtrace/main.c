@@ -562,6 +562,15 @@ static void policy_env(void)
         snprintf(v, sizeof(v), "%llu", ec.memory);
         td_env_add("TDTRACE_EMU_MEMORY", v);
     }
+    if (ec.given & TD_EMU_GIVEN_TIMEOUT) { /* whole milliseconds, at least 1 */
+        unsigned long long ms = ec.timeout_ns / 1000000ULL;
+        snprintf(v, sizeof(v), "%llums", ms ? ms : ec.timeout_ns ? 1 : 0);
+        td_env_add("TDTRACE_EMU_TIMEOUT", v);
+    }
+    if (ec.given & TD_EMU_GIVEN_MAX_INSTRUCTIONS) {
+        snprintf(v, sizeof(v), "%llu", ec.max_instructions);
+        td_env_add("TDTRACE_EMU_MAX_INSTRUCTIONS", v);
+    }
     /* the shim evaluates the rules in the process: hand it the policy as
      * normalised text that keeps each rule's file:line */
     snprintf(shim_policy_path, sizeof(shim_policy_path), "%s.policy", ring_path);

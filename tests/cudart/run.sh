@@ -7,9 +7,11 @@
 #
 #   BUILD=build [NVCC=/path/to/nvcc] [EXTRA_CFLAGS=...] sh tests/cudart/run.sh
 #
-# Without nvcc (CI machines have no toolkit) every test is skipped, with the
-# reason. Prints "cudart: N passed, N failed, N skipped"; exits nonzero only
-# when something failed.
+# Without nvcc (CI machines have no toolkit), or an nvcc that cannot build a
+# trivial program here, every test is skipped and counted, the reason printed
+# once: the only skips. A program nvcc fails to build is a failure, and so is
+# each of its tests. Prints "cudart: N passed, N failed, N skipped"; exits
+# nonzero only when something failed.
 BUILD=${BUILD:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -50,7 +52,7 @@ fi
 
 ok()   { pass=$((pass + 1)); echo "ok   $1"; }
 bad()  { fail=$((fail + 1)); echo "FAIL $1${2:+: $2}"; [ -f "${3:-}" ] && sed 's/^/    /' "$3" | tail -n 40; }
-skip() { skip=$((skip + 1)); [ -n "$why" ] || echo "skip $1: $2"; }
+skip() { skip=$((skip + 1)); }  # only with $why set: printed once, counted per test
 tmo=""
 command -v timeout >/dev/null 2>&1 && tmo="timeout 300"
 
@@ -70,7 +72,7 @@ build() {
 alone() {
     test=$1; prog=$2; shift 2
     [ -n "$why" ] && { skip "$test" "$why"; return; }
-    [ -x "$out/$prog" ] || { skip "$test" "$prog was not built"; return; }
+    [ -x "$out/$prog" ] || { bad "$test" "$prog was not built (see its build failure)"; return; }
     vars=""
     while [ $# -gt 0 ] && [ "$1" != -- ]; do vars="$vars $1"; shift; done
     [ $# -gt 0 ] && shift
@@ -89,8 +91,8 @@ alone() {
 traced() {
     test=$1; prog=$2; shift 2
     [ -n "$why" ] && { skip "$test" "$why"; return; }
-    [ -x "$out/$prog" ] || { skip "$test" "$prog was not built"; return; }
-    [ -x "$tdtrace" ] || { skip "$test" "$tdtrace missing (make BUILD=$BUILD tdtrace)"; return; }
+    [ -x "$out/$prog" ] || { bad "$test" "$prog was not built (see its build failure)"; return; }
+    [ -x "$tdtrace" ] || { bad "$test" "$tdtrace missing (make BUILD=$BUILD tdtrace)"; return; }
     vars=""; topts=""
     while [ $# -gt 0 ] && [ "$1" != -- ]; do
         case $1 in --*) topts="$topts $1" ;; *) vars="$vars $1" ;; esac
@@ -129,6 +131,7 @@ build version-static version.cu
 build version-shared version.cu -cudart shared
 build noinit-static noinit.cu
 build noinit-shared noinit.cu -cudart shared
+build errors-static errors.cu
 
 # the calls behind the runtime calls (docs: cudart-private-interface §5)
 init="cuInit cuDriverGetVersion cuGetExportTable cuDeviceGetCount cuDeviceGetAttribute cuDeviceGetUuid
@@ -169,6 +172,8 @@ for v in static shared; do
     alone  noinit-$v-visible   noinit-$v CUDA_VISIBLE_DEVICES= -- 100
     traced noinit-$v-tdtrace   noinit-$v CUDA_VISIBLE_DEVICES= -- cuInit
 done
+alone  errors-static        errors-static
+traced errors-static-tdtrace errors-static -- cuMemcpyDtoH_v2 cuMemAlloc_v2 cuDevicePrimaryCtxReset
 alone  kernel-ptds-static   kernel-ptds-static
 traced kernel-ptds-static-tdtrace kernel-ptds-static -- cuLibraryLoadData cuLibraryGetKernel cuLaunchKernel_ptsz cuLaunchKernelEx_ptsz
 }

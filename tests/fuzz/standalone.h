@@ -2,7 +2,12 @@
  * -DTD_FUZZ_STANDALONE, so gcc alone can fuzz): it mutates the includer's
  * seeds with its dictionary from a fixed random seed and feeds each input
  * to LLVMFuzzerTestOneInput. The includer defines FUZZ_NAME, seeds[] and
- * dict[] before including this file; see tests/fuzz/README. */
+ * dict[] before including this file, and FUZZ_SEED_LEN(k) when its seeds
+ * are binary (not NUL-terminated text); see tests/fuzz/README. */
+#ifndef FUZZ_SEED_LEN
+#define FUZZ_SEED_LEN(k) strlen(seeds[k])
+#endif
+#define NSEEDS (sizeof seeds / sizeof seeds[0])
 static uint64_t rng_state;
 
 static uint64_t rnd(void)
@@ -53,8 +58,9 @@ static size_t mutate(char *buf, size_t len)
             break;
         }
         case 5: { /* splice a seed */
-            const char *s = seeds[rnd() % (sizeof seeds / sizeof seeds[0])];
-            size_t n = strlen(s);
+            size_t k = rnd() % NSEEDS;
+            const char *s = seeds[k];
+            size_t n = FUZZ_SEED_LEN(k);
             if (len + n <= MAXLEN) {
                 memmove(buf + pos + n, buf + pos, len - pos);
                 memcpy(buf + pos, s, n);
@@ -119,8 +125,9 @@ int main(int argc, char **argv)
     time_t start = time(NULL);
     unsigned long long i;
     for (i = 0; i < iters; i++) {
-        const char *s = seeds[rnd() % (sizeof seeds / sizeof seeds[0])];
-        size_t len = strlen(s);
+        size_t k = rnd() % NSEEDS;
+        const char *s = seeds[k];
+        size_t len = FUZZ_SEED_LEN(k);
         memcpy(buf, s, len);
         len = mutate(buf, len);
         /* write the input first so a crash leaves its reproducer */

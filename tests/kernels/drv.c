@@ -165,13 +165,84 @@ static void t_assert(void)
     CUdeviceptr d = dalloc(sizeof h);
     h2d(d, h, sizeof h);
     void *args[] = { &d };
-    CK(cuLaunchKernel(fn("check_positive"), 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+    CUfunction f = fn("check_positive"); /* after the fault, lookups in the module fail too */
+    CK(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
     CUresult r = cuCtxSynchronize();
     if (r != CUDA_ERROR_ASSERT) FAIL("assert: sync gave %d, want CUDA_ERROR_ASSERT", r);
     r = cuCtxSynchronize();
     if (r != CUDA_ERROR_ASSERT) FAIL("assert: not sticky (%d)", r);
-    r = cuLaunchKernel(fn("check_positive"), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL);
+    r = cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL);
     if (r != CUDA_ERROR_ASSERT) FAIL("assert: later launch gave %d", r);
+}
+
+static unsigned lcg(unsigned x, int n)
+{
+    for (int i = 0; i < n; i++) x = x * 1664525u + 1013904223u;
+    return x;
+}
+
+/* A fault is sticky: the synchronous copy after the faulting launch returns
+ * it, and so does every later call that does work in the context. */
+static void t_sticky(void)
+{
+    unsigned h = 7;
+    int n = 300000;
+    CUdeviceptr ok = dalloc(64), bad = 16;
+    CUfunction f = fn("late_store");
+    void *args[] = { &bad, &n };
+    CK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL)); /* asynchronous: succeeds */
+    CUresult r = cuMemcpyDtoH_v2(&h, ok, 4);
+    if (r != CUDA_ERROR_ILLEGAL_ADDRESS) FAIL("sticky: DtoH after the faulting kernel gave %d, want CUDA_ERROR_ILLEGAL_ADDRESS", r);
+    if (h != 7) FAIL("sticky: the copy ran after the fault");
+    CUdeviceptr p;
+    if ((r = cuMemAlloc_v2(&p, 64)) != CUDA_ERROR_ILLEGAL_ADDRESS) FAIL("sticky: a later cuMemAlloc gave %d", r);
+    if ((r = cuCtxSynchronize()) != CUDA_ERROR_ILLEGAL_ADDRESS) FAIL("sticky: a later cuCtxSynchronize gave %d", r);
+    void *args2[] = { &ok, &n };
+    if ((r = cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args2, NULL)) != CUDA_ERROR_ILLEGAL_ADDRESS)
+        FAIL("sticky: a later launch gave %d", r);
+}
+
+/* cuMemFree of memory a running kernel writes waits for the kernel (the
+ * driver's cuMemFree synchronises): the kernel must not fault */
+static void t_free_running(void)
+{
+    int n = 300000;
+    CUdeviceptr d = dalloc(32 * 4);
+    void *args[] = { &d, &n };
+    CK(cuLaunchKernel(fn("late_store"), 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL));
+    CK(cuMemFree_v2(d));
+    sync_ok();
+    /* and the kernel's results were there before the free: run it again
+     * into memory we keep and check */
+    unsigned out[32];
+    d = dalloc(sizeof out);
+    CK(cuLaunchKernel(fn("late_store"), 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL));
+    d2h(out, d, sizeof out);
+    for (int i = 0; i < 32; i++)
+        if (out[i] != lcg((unsigned)i, n)) FAIL("late_store[%d] = %u, want %u", i, out[i], lcg((unsigned)i, n));
+}
+
+/* a store one past the end: the launch succeeds, the sync returns the
+ * fault (run.sh checks the report on stderr) */
+static void t_oob(void)
+{
+    int n = 100;
+    CUdeviceptr d = dalloc(n * 4);
+    void *args[] = { &d, &n };
+    CK(cuLaunchKernel(fn("_Z9oob_writePji"), 1, 1, 1, 128, 1, 1, 0, NULL, args, NULL));
+    CUresult r = cuCtxSynchronize();
+    if (r != CUDA_ERROR_ILLEGAL_ADDRESS) FAIL("oob: sync gave %d, want CUDA_ERROR_ILLEGAL_ADDRESS", r);
+}
+
+/* prints the __CUDA_ARCH__ of the PTX that ran (run.sh checks it) */
+static void t_arch(void)
+{
+    int v = 0;
+    CUdeviceptr d = dalloc(sizeof v);
+    void *args[] = { &d };
+    CK(cuLaunchKernel(fn("arch_of"), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+    d2h(&v, d, sizeof v);
+    printf("arch %d\n", v);
 }
 
 static void t_constant(void)
@@ -281,6 +352,7 @@ int main(int argc, char **argv)
         { "elementwise", t_elementwise }, { "reduce", t_reduce }, { "histogram", t_histogram },
         { "warp", t_warp }, { "matmul", t_matmul }, { "printf", t_printf }, { "assert", t_assert },
         { "constant", t_constant }, { "call", t_call }, { "intmath", t_intmath },
+        { "sticky", t_sticky }, { "freerun", t_free_running }, { "arch", t_arch }, { "oob", t_oob },
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
         if (strcmp(tests[i].name, argv[2]) == 0) {

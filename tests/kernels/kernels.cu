@@ -123,3 +123,30 @@ extern "C" __global__ void intmath(const unsigned *a, unsigned *out)
     out[i * 8 + 6] = (unsigned)((int)x >> (i & 31));
     out[i * 8 + 7] = x / (y | 1) + x % (y | 1);
 }
+
+// Counts n steps of an LCG, then stores the result at p: a bad p faults only
+// after the loop, so the host's next calls come while it still runs.
+extern "C" __global__ void late_store(unsigned *p, int n)
+{
+    unsigned x = threadIdx.x;
+    for (int i = 0; i < n; i++) x = x * 1664525u + 1013904223u;
+    p[threadIdx.x] = x;
+}
+
+// Which PTX of a fatbinary runs: each architecture's PTX stores its own
+// __CUDA_ARCH__.
+extern "C" __global__ void arch_of(int *out)
+{
+#ifdef __CUDA_ARCH__
+    *out = __CUDA_ARCH__;
+#endif
+}
+
+// One store past the end of p[n] (thread n writes p[n]): the fault report
+// names the kernel (demangled), the thread, the address past the end of
+// the allocation, and this line (with -lineinfo).
+__global__ void oob_write(unsigned *p, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= n) p[i] = i; // OOB-LINE
+}

@@ -5,7 +5,9 @@
 # as the function, as the runtime does) and through cuLink*; then runtime
 # programs (<<<>>>, static and shared runtime).
 # BUILD (default build): the build directory holding lib/tdtrace/emu.
-# Without nvcc everything is skipped with the reason; never a failure.
+# Without nvcc everything is skipped with the reason (the one skip: the
+# toolkit is an absent prerequisite); with it every test runs, and a test
+# that cannot run (an image nvcc did not build) is a failure.
 # Prints "kernels: N passed, N failed, N skipped"; exits nonzero on failure.
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
@@ -17,7 +19,7 @@ pass=0; fail=0; skip=0
 # NVCC, and host-side sanitizer flags for nvcc's host compiler and linker
 . "$(dirname "$0")/../nvcc-env.sh"
 xc=$NVCC_XFLAGS
-TESTS="elementwise reduce histogram warp matmul constant call intmath printf assert"
+TESTS="elementwise reduce histogram warp matmul constant call intmath printf assert sticky freerun"
 if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
     echo "kernels: skipped: no nvcc (the CUDA toolkit is not installed)"
     echo "kernels: 0 passed, 0 failed, 1 skipped"
@@ -27,7 +29,6 @@ fi
 mkdir -p "$out"
 ok()   { pass=$((pass + 1)); echo "ok   $1"; }
 bad()  { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$2" ] && sed 's/^/    /' "$2"; }
-skp()  { skip=$((skip + 1)); echo "skip $1: $2"; }
 
 
 "$NVCC" -ptx -arch=sm_75 -o "$out/kernels.ptx" "$here/kernels.cu" >"$out/nvcc.log" 2>&1 || { bad nvcc-ptx "$out/nvcc.log"; }
@@ -42,7 +43,7 @@ run() { # name log cmd...
     if env LD_LIBRARY_PATH="$lib" "$@" >"$log" 2>&1; then ok "$name"; else bad "$name" "$log"; fi
 }
 for img in kernels.ptx kernels.fatbin kernels-plain.fatbin; do
-    [ -f "$out/$img" ] || continue
+    [ -f "$out/$img" ] || { bad "$img: not built (see the nvcc failure above)"; continue; }
     for how in module library; do
         for t in $TESTS; do
             log="$out/$img.$how.$t.log"
@@ -63,12 +64,62 @@ for img in kernels.ptx kernels.fatbin kernels-plain.fatbin; do
 done
 for t in elementwise matmul call; do run "kernels.ptx link $t" "$out/link.$t.log" "$out/drv" "$out/kernels.ptx" $t link; done
 
-# machine code only: the launch must say CUDA_ERROR_NO_BINARY_FOR_GPU
-if [ -f "$out/kernels-sass.fatbin" ]; then
+# machine code only: the load must say CUDA_ERROR_NO_BINARY_FOR_GPU
+if [ ! -f "$out/kernels-sass.fatbin" ]; then
+    bad "sass-only fatbin: not built (see the nvcc failure above)"
+else
     if env LD_LIBRARY_PATH="$lib" "$out/drv" "$out/kernels-sass.fatbin" elementwise >"$out/sass.log" 2>&1; then
         bad "sass-only fatbin" "$out/sass.log"
     elif grep -q CUDA_ERROR_NO_BINARY_FOR_GPU "$out/sass.log"; then ok "sass-only fatbin: no binary for GPU"
     else bad "sass-only fatbin" "$out/sass.log"; fi
+fi
+
+# the fault report: kernel (demangled), thread, address against the
+# allocation, PTX line, and the .cu line where the PTX has line info
+oobline=$(grep -n 'OOB-LINE' "$here/kernels.cu" | cut -d: -f1)
+if "$NVCC" -ptx -lineinfo -arch=sm_75 -o "$out/kernels-lineinfo.ptx" "$here/kernels.cu" >"$out/nvcc.log" 2>&1; then
+    for img in kernels-lineinfo.ptx kernels.fatbin; do
+        log="$out/$img.oob.log"
+        env LD_LIBRARY_PATH="$lib" "$out/drv" "$out/$img" oob >"$log" 2>&1
+        rc=$?
+        if [ $rc -eq 0 ] &&
+           grep -q '^tdtrace-emu: invalid global write of 4 bytes in kernel oob_write(unsigned int\*, int) (CUDA_ERROR_ILLEGAL_ADDRESS)$' "$log" &&
+           grep -q '^    by thread (100,0,0) in block (0,0,0)$' "$log" &&
+           grep -q '^    address 0x[0-9a-f]* = 0x[0-9a-f]*+0x190: 0 bytes past the end of a 400-byte device allocation (cuMemAlloc)$' "$log" &&
+           grep -q '^    at PTX line [0-9]*: st\.global\.u32' "$log" &&
+           { [ $img != kernels-lineinfo.ptx ] || grep -q "(.*kernels\.cu:$oobline:[0-9]*)\$" "$log"; }; then
+            ok "$img fault report"
+        else bad "$img fault report" "$log"; fi
+    done
+else
+    bad nvcc-ptx-lineinfo "$out/nvcc.log"
+fi
+
+# of a fatbinary's PTX images the device runs the best at or below its
+# compute capability, as the driver chooses; none: CUDA_ERROR_NO_BINARY_FOR_GPU
+if "$NVCC" -fatbin -gencode arch=compute_75,code=compute_75 -gencode arch=compute_90,code=compute_90 \
+        -gencode arch=compute_120,code=compute_120 -o "$out/kernels-multi.fatbin" "$here/kernels.cu" >"$out/nvcc.log" 2>&1; then
+    for pa in t4:750 a100:750 h100:900 b200:900 rtx5090:1200; do
+        p=${pa%%:*}; want=${pa#*:}
+        for how in module library; do
+            log="$out/multi.$p.$how.log"
+            if env LD_LIBRARY_PATH="$lib" TDTRACE_EMU_PROFILE=$p "$out/drv" "$out/kernels-multi.fatbin" arch $how >"$log" 2>&1 &&
+               grep -qx "arch $want" "$log"; then ok "multi-arch fatbin $p $how: compute_${want%0}"; else bad "multi-arch fatbin $p $how" "$log"; fi
+        done
+    done
+else
+    bad nvcc-fatbin-multi "$out/nvcc.log"
+fi
+if "$NVCC" -fatbin -gencode arch=compute_120,code=compute_120 -o "$out/kernels-120.fatbin" "$here/kernels.cu" >"$out/nvcc.log" 2>&1; then
+    log="$out/newer.h100.log"
+    if env LD_LIBRARY_PATH="$lib" TDTRACE_EMU_PROFILE=h100 "$out/drv" "$out/kernels-120.fatbin" arch >"$log" 2>&1; then
+        bad "compute_120 PTX on h100 is refused" "$log"
+    elif grep -q CUDA_ERROR_NO_BINARY_FOR_GPU "$log" && grep -q 'PTX for compute_120' "$log"; then
+        ok "compute_120 PTX on h100: no binary for GPU, and why"
+    else bad "compute_120 PTX on h100 is refused" "$log"; fi
+    run "compute_120 PTX on rtx5090 elementwise" "$out/newer.rtx5090.log" env TDTRACE_EMU_PROFILE=rtx5090 "$out/drv" "$out/kernels-120.fatbin" elementwise
+else
+    bad nvcc-fatbin-120 "$out/nvcc.log"
 fi
 
 # runtime programs
@@ -76,11 +127,7 @@ for v in static shared; do
     flags=""
     [ $v = shared ] && flags="-cudart shared"
     if ! "$NVCC" $xc $flags -o "$out/rt-$v" "$here/rt.cu" >"$out/rt-$v.build.log" 2>&1; then bad "runtime $v (build)" "$out/rt-$v.build.log"; continue; fi
-    env LD_LIBRARY_PATH="$lib" "$out/rt-$v" >"$out/rt-$v.log" 2>&1
-    rc=$?
-    if [ $rc -eq 0 ]; then ok "runtime $v"
-    elif [ $rc -eq 77 ]; then skp "runtime $v" "$(head -n 1 "$out/rt-$v.log")"
-    else bad "runtime $v" "$out/rt-$v.log"; fi
+    run "runtime $v" "$out/rt-$v.log" "$out/rt-$v"
 done
 echo "kernels: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

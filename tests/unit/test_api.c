@@ -1,5 +1,5 @@
 /* The generated API table: lookups by name, class, and cuGetProcAddress's
- * version rule (shared/docs/cudart-private-interface.md section 1). */
+ * version rule (docs/cuda-runtime-interface.md). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -94,6 +94,27 @@ static void test_parse_visible(void **state)
     assert_int_equal(emu_parse_visible("GPU-", 4, u, out), 0);
 }
 
+static void test_parse_timeout(void **state)
+{
+    (void)state;
+    static const struct { const char *s; unsigned ms; } ok[] = {
+        { "30", 30000 }, { "30s", 30000 }, { "2.5", 2500 }, { "0.25s", 250 }, { "500ms", 500 },
+        { "0", 0 }, { "0.0001", 1 }, { " 7", 7000 }, { "2147483648ms", 2147483648u },
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        unsigned ms = 12345;
+        assert_int_equal(emu_parse_timeout(ok[i].s, &ms), 0);
+        assert_int_equal(ms, ok[i].ms);
+    }
+    static const char *const bad[] = { "", "s", "-1", "1m", "1 s", "ten", "1.5.2", "99999999999999999999",
+                                       "2147484s", "1e3", NULL };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        unsigned ms = 12345;
+        assert_int_equal(emu_parse_timeout(bad[i], &ms), -1);
+        assert_int_equal(ms, 12345);
+    }
+}
+
 static void test_environment(void **state)
 {
     (void)state;
@@ -109,10 +130,28 @@ static void test_environment(void **state)
     setenv("TDTRACE_EMU_MEMORY", "lots", 1);
     assert_int_equal(emu_config_load(&cfg, err, sizeof err), -1);
     setenv("TDTRACE_EMU_MEMORY", "1GiB", 1);
+    /* the launch limits and threads: a bad value says so */
+    setenv("TDTRACE_EMU_TIMEOUT", "soon", 1);
+    assert_int_equal(emu_config_load(&cfg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "TDTRACE_EMU_TIMEOUT=soon"));
+    setenv("TDTRACE_EMU_TIMEOUT", "1.5", 1);
+    setenv("TDTRACE_EMU_MAX_INSTRUCTIONS", "1e9", 1);
+    assert_int_equal(emu_config_load(&cfg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "TDTRACE_EMU_MAX_INSTRUCTIONS=1e9"));
+    setenv("TDTRACE_EMU_MAX_INSTRUCTIONS", "1000000000", 1);
+    setenv("TDTRACE_EMU_THREADS", "0", 1);
+    assert_int_equal(emu_config_load(&cfg, err, sizeof err), -1);
+    setenv("TDTRACE_EMU_THREADS", "65", 1);
+    assert_int_equal(emu_config_load(&cfg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "TDTRACE_EMU_THREADS=65"));
+    setenv("TDTRACE_EMU_THREADS", "2", 1);
     setenv("CUDA_VISIBLE_DEVICES", "2,0", 1);
     assert_int_equal(emu_config_load(&cfg, err, sizeof err), 0);
     assert_int_equal(cfg.ndevices, 3);
     assert_int_equal(cfg.nvisible, 2);
+    assert_int_equal(cfg.timeout_ms, 1500);
+    assert_int_equal(cfg.max_instructions, 1000000000ULL);
+    assert_int_equal(cfg.threads, 2);
 
     OK(cuInit(0));
     int n;
@@ -152,6 +191,7 @@ int main(void)
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_uuid),
         cmocka_unit_test(test_parse_visible),
+        cmocka_unit_test(test_parse_timeout),
         cmocka_unit_test(test_environment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

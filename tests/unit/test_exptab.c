@@ -1,4 +1,4 @@
-/* Export tables by UUID, and the integrity answer (shared/docs section 4). */
+/* Export tables by UUID, and the integrity answer (docs/cuda-runtime-interface.md). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

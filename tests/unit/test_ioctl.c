@@ -298,6 +298,104 @@ static void test_print_uvm_and_alloc(void **state)
     free(got);
 }
 
+/* UVM numbers carry no size: a block whose layout changed is decoded for
+ * the loaded driver (UVM_FREE lost its length in 590) */
+static void test_uvm_driver_versions(void **state)
+{
+    (void)state;
+    uint64_t blk[3] = { 0x7f0000200000, 0x200000, 0 };
+    struct td_ioctl_event ev;
+    ev_init(&ev, "/dev/nvidia-uvm", 34, blk, sizeof(blk), 0x2000);
+    ev.result_known = 1;
+    td_ioctl_set_driver_version(0);     /* unknown: current layouts */
+    expect_line(&ev, TP_TEXT, "ioctl(5</dev/nvidia-uvm>, UVM_FREE, {base=0x7f0000200000, rmStatus=0x200000}) = 0\n");
+    blk[1] = 0;
+    ev_init(&ev, "/dev/nvidia-uvm", 34, blk, sizeof(blk), 0x2000);
+    ev.result_known = 1;
+    expect_line(&ev, TP_TEXT, "ioctl(5</dev/nvidia-uvm>, UVM_FREE, {base=0x7f0000200000, rmStatus=NV_OK}) = 0\n");
+    td_ioctl_set_driver_version(580);
+    blk[1] = 0x200000;
+    ev_init(&ev, "/dev/nvidia-uvm", 34, blk, sizeof(blk), 0x2000);
+    ev.result_known = 1;
+    expect_line(&ev, TP_TEXT,
+                "ioctl(5</dev/nvidia-uvm>, UVM_FREE, {base=0x7f0000200000, length=0x200000, rmStatus=NV_OK}) = 0\n");
+    td_ioctl_set_driver_version(595);
+    uint32_t ch[3] = { 0xc1d00001, 0x5c000007, 0 };
+    ev_init(&ev, "/dev/nvidia-uvm", 28, ch, sizeof(ch), 0x2000);
+    expect_line(&ev, TP_TEXT, "ioctl(5</dev/nvidia-uvm>, UVM_UNREGISTER_CHANNEL, {hClient=0xc1d00001, hChannel=0x5c000007}) = ?\n");
+    td_ioctl_set_driver_version(0);
+
+    assert_int_equal(td_ioctl_parse_driver_version("590.44.01\n"), 590);
+    assert_int_equal(td_ioctl_parse_driver_version("515.43.04"), 515);
+    assert_int_equal(td_ioctl_parse_driver_version(""), 0);
+    assert_int_equal(td_ioctl_parse_driver_version("NVRM version"), 0);
+    assert_int_equal(td_ioctl_parse_driver_version("590"), 0);
+    assert_int_equal(td_ioctl_parse_driver_version(NULL), 0);
+}
+
+/* Every structure the .def files describe is a possible C layout: fields
+ * in order, inside the structure, each at its natural alignment, the size
+ * a multiple of the widest field's alignment (unless the description
+ * stops early with MORE), and every UVM block ends with its rmStatus.
+ * This catches a mistyped offset; docs/nvidia-ioctls.md says how the
+ * layouts were checked against NVIDIA's own headers. */
+#define NV_STRUCT(id, cname, size, ...) TD_DEFINE_STRUCT(nv_##id, cname, size, __VA_ARGS__)
+#include "ioctl/nvidia.def"
+#define UVM_STRUCT(id, cname, size, ...) TD_DEFINE_STRUCT(uvm_##id, cname, size, __VA_ARGS__)
+#include "ioctl/uvm.def"
+static const struct td_struct *const nv_structs[] = {
+#define NV_STRUCT(id, cname, size, ...) &td_s_nv_##id,
+#include "ioctl/nvidia.def"
+};
+static const struct td_struct *const uvm_structs[] = {
+#define UVM_STRUCT(id, cname, size, ...) &td_s_uvm_##id,
+#include "ioctl/uvm.def"
+};
+
+static void check_layout(const struct td_struct *s, int uvm)
+{
+    size_t end = 0, maxalign = 1;
+    int partial = 0;
+    for (int i = 0; i < s->nf; i++) {
+        const struct td_field *f = &s->f[i];
+        size_t w = td_field_width(f);
+        if (f->off < end || (f->kind == TD_FK_MORE && i != s->nf - 1))
+            fail_msg("%s.%s: offset %u overlaps the field before or follows MORE", s->name, f->name, f->off);
+        if (f->kind == TD_FK_MORE) {
+            if (f->off > s->size)
+                fail_msg("%s.%s: MORE at %u past the size %u", s->name, f->name, f->off, s->size);
+            partial = 1;
+            continue;
+        }
+        size_t align = (w == 2 || w == 4 || w == 8) ? w : 1;
+        if (f->off % align)
+            fail_msg("%s.%s: offset %u not aligned to %zu", s->name, f->name, f->off, align);
+        if (f->off + w > s->size)
+            fail_msg("%s.%s: ends at %zu past the size %u", s->name, f->name, f->off + w, s->size);
+        if (align > maxalign)
+            maxalign = align;
+        end = f->off + w;
+    }
+    if (!partial && s->size % maxalign)
+        fail_msg("%s: size %u is not a multiple of %zu", s->name, s->size, maxalign);
+    if (uvm && !partial) {
+        const struct td_field *last = &s->f[s->nf - 1];
+        if (last->kind != TD_FK_NVSTATUS || strcmp(last->name, "rmStatus") != 0 || s->size - last->off > 8)
+            fail_msg("%s: does not end with its rmStatus", s->name);
+    }
+}
+
+static void test_struct_layouts(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(nv_structs) / sizeof(nv_structs[0]); i++)
+        check_layout(nv_structs[i], 0);
+    for (size_t i = 0; i < sizeof(uvm_structs) / sizeof(uvm_structs[0]); i++)
+        check_layout(uvm_structs[i], 1);
+    assert_true(sizeof(nv_structs) / sizeof(nv_structs[0]) > 20);
+    assert_true(sizeof(uvm_structs) / sizeof(uvm_structs[0]) > 20);
+}
+
 /* ---- truncation and garbage ------------------------------------------------------ */
 
 static void test_every_truncation(void **state)
@@ -547,6 +645,8 @@ int main(void)
         cmocka_unit_test(test_print_json),
         cmocka_unit_test(test_print_denied_text),
         cmocka_unit_test(test_print_uvm_and_alloc),
+        cmocka_unit_test(test_uvm_driver_versions),
+        cmocka_unit_test(test_struct_layouts),
         cmocka_unit_test(test_every_truncation),
         cmocka_unit_test(test_random_garbage),
         cmocka_unit_test(test_gpu_paths),

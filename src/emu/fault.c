@@ -1,0 +1,258 @@
+/* The report of a kernel that failed, laid out the way compute-sanitizer's
+ * memcheck reports an error: what happened (an invalid global write of 4
+ * bytes), where (kernel, demangled; block and thread; PTX line and
+ * instruction; the .cu file and line when the PTX carries .loc), and for
+ * an address, the allocation it lies in or nearest to, with the offset.
+ *
+ * One formatter (emu_fault_format, pure: the unit tests call it), one
+ * sink (emu_report: the program's stderr unless emu_report_set_sink names
+ * another, so the report can be routed elsewhere, e.g. into the trace).
+ *
+ * Kernel names are demangled with the C++ runtime's own __cxa_demangle,
+ * looked up at run time (dlsym, else libstdc++.so.6 dlopen'ed at the first
+ * report), so the emulator gains no link dependency; without it the name
+ * is shown as the PTX spells it. */
+#include "emu.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "xlat.h"
+
+/* ---- the sink ------------------------------------------------------------ */
+
+static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
+static emu_report_fn sink_fn;
+static void *sink_cookie;
+
+void emu_report_set_sink(emu_report_fn fn, void *cookie)
+{
+    pthread_mutex_lock(&sink_lock);
+    sink_fn = fn;
+    sink_cookie = cookie;
+    pthread_mutex_unlock(&sink_lock);
+}
+
+void emu_report(const char *text, size_t len)
+{
+    pthread_mutex_lock(&sink_lock);
+    if (sink_fn) {
+        sink_fn(sink_cookie, text, len);
+    } else { /* one write: reports of two kernels do not interleave */
+        size_t off = 0;
+        while (off < len) {
+            ssize_t k = write(STDERR_FILENO, text + off, len - off);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                break;
+            off += (size_t)k;
+        }
+    }
+    pthread_mutex_unlock(&sink_lock);
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+static demangle_fn demangler;
+static pthread_once_t demangler_once = PTHREAD_ONCE_INIT;
+
+static void find_demangler(void)
+{
+    void *f = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (!f) {
+        void *h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+        if (h)
+            f = dlsym(h, "__cxa_demangle"); /* the handle stays open */
+    }
+    demangler = (demangle_fn)f;
+}
+
+const char *emu_demangle(const char *name, char *buf, size_t len)
+{
+    if (!name || !len)
+        return name;
+    pthread_once(&demangler_once, find_demangler);
+    if (demangler && name[0] == '_' && name[1] == 'Z') {
+        int status = -1;
+        char *d = demangler(name, NULL, NULL, &status);
+        if (d && status == 0) {
+            snprintf(buf, len, "%s", d);
+            free(d);
+            return buf;
+        }
+        free(d);
+    }
+    return name;
+}
+
+/* ---- the text ------------------------------------------------------------- */
+
+struct out {
+    char *buf;
+    size_t len, at;
+};
+
+static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct out *o, const char *fmt, ...)
+{
+    if (o->at >= o->len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(o->buf + o->at, o->len - o->at, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        o->at = o->at + (size_t)n < o->len ? o->at + (size_t)n : o->len - 1;
+}
+
+static const char *kind_name(int kind)
+{
+    switch (kind) {
+    case EMU_MEM_DEVICE: return "device allocation (cuMemAlloc)";
+    case EMU_MEM_MANAGED: return "managed allocation (cuMemAllocManaged)";
+    case EMU_MEM_HOST: return "page-locked host allocation (cuMemHostAlloc)";
+    case EMU_MEM_REGISTERED: return "registered host range (cuMemHostRegister)";
+    case EMU_MEM_GLOBAL: return "module variable";
+    default: return "allocation";
+    }
+}
+
+static const char *what_of(const struct emu_fault *f)
+{
+    switch (f->status) {
+    case EMU_FAULT_ADDRESS: return "invalid";
+    case EMU_FAULT_MISALIGNED: return "misaligned";
+    case EMU_FAULT_TRAP: return "trap";
+    case EMU_FAULT_STACK: return "call stack overflow";
+    case EMU_FAULT_DEADLOCK: return "deadlock";
+    case EMU_FAULT_SYNC: return "warp-synchronous instruction used against its rules";
+    case EMU_FAULT_TIMEOUT: return "time or instruction limit reached";
+    case EMU_FAULT_UNSUPPORTED: return "unsupported instruction";
+    case EMU_FAULT_NOMEM: return "out of host memory";
+    case EMU_FAULT_ASSERT: return "assertion failed";
+    case EMU_FAULT_OTHER:
+    default: return "failure";
+    }
+}
+
+static const char *access_name(int a)
+{
+    switch (a) {
+    case EMU_ACCESS_READ: return "read";
+    case EMU_ACCESS_WRITE: return "write";
+    case EMU_ACCESS_ATOMIC: return "atomic";
+    default: return "access";
+    }
+}
+
+/* an access fault whose access is known */
+static int is_memory(const struct emu_fault *f)
+{
+    return (f->status == EMU_FAULT_ADDRESS || f->status == EMU_FAULT_MISALIGNED) && f->access != EMU_ACCESS_NONE;
+}
+
+/* an offset in a shared, local or param window, not a host address */
+static int in_window(const struct emu_fault *f)
+{
+    const char *sp = f->space ? f->space : "";
+    return strcmp(sp, "shared") == 0 || strcmp(sp, "local") == 0 || strcmp(sp, "param") == 0;
+}
+
+/* where the address lies: in, past, before, or freed */
+static void put_address(struct out *o, const struct emu_fault *f, const struct emu_mem_near *n)
+{
+    uint64_t a = f->addr;
+    const char *sp = f->space ? f->space : "";
+    if (in_window(f)) {
+        put(o, "    offset 0x%llx in the %s %s window\n", (unsigned long long)a,
+            strcmp(sp, "shared") == 0 ? "block's" : strcmp(sp, "local") == 0 ? "thread's" : "kernel's", sp);
+        return;
+    }
+    put(o, "    address 0x%llx", (unsigned long long)a);
+    if (a < 4096) { /* the page at 0 is never mapped: an offset from NULL */
+        put(o, ": a null pointer plus %llu\n", (unsigned long long)a);
+        return;
+    }
+    if (!n || !n->found) {
+        put(o, ": not in or near any allocation\n");
+        return;
+    }
+    uint64_t base = n->base, end = n->base + n->size;
+    if (a < base)
+        put(o, " = 0x%llx-0x%llx: %llu bytes before the start of a", (unsigned long long)base,
+            (unsigned long long)(base - a), (unsigned long long)(base - a));
+    else
+        put(o, " = 0x%llx+0x%llx", (unsigned long long)base, (unsigned long long)(a - base));
+    if (a >= base && n->freed)
+        put(o, ", in a freed");
+    else if (a >= end)
+        put(o, ": %llu bytes past the end of a", (unsigned long long)(a - end));
+    else if (a >= base)
+        put(o, ", inside a");
+    put(o, " %llu-byte %s\n", (unsigned long long)n->size, kind_name(n->kind));
+}
+
+size_t emu_fault_format(const struct emu_fault *f, const struct emu_mem_near *near, char *buf, size_t len)
+{
+    struct out o = { buf, len, 0 };
+    if (!buf || !len)
+        return 0;
+    buf[0] = 0;
+    char dk[512], df[512];
+    const char *kernel = emu_demangle(f->kernel ? f->kernel : "?", dk, sizeof dk);
+    const char *result = td_xlat_name(TD_X_CUresult, (unsigned long long)f->result);
+    if (f->status == EMU_FAULT_ASSERT && f->message && *f->message) {
+        /* the device-side assert's line, as CUDA prints it */
+        put(&o, "%s\n", f->message);
+        return o.at;
+    }
+    int mem = is_memory(f);
+    if (mem)
+        put(&o, "tdtrace-emu: %s %s %s of %u bytes in kernel %s (%s)\n", what_of(f),
+            f->space && *f->space ? f->space : "memory", access_name(f->access), f->size, kernel,
+            result ? result : "?");
+    else if (f->status == EMU_FAULT_ADDRESS || f->status == EMU_FAULT_MISALIGNED)
+        put(&o, "tdtrace-emu: %s address in kernel %s (%s)\n", what_of(f), kernel, result ? result : "?");
+    else
+        put(&o, "tdtrace-emu: %s in kernel %s (%s)\n", what_of(f), kernel, result ? result : "?");
+    if (f->has_thread)
+        put(&o, "    by thread (%u,%u,%u) in block (%u,%u,%u)\n", f->thread[0], f->thread[1], f->thread[2],
+            f->block[0], f->block[1], f->block[2]);
+    if (f->ptx_line > 0) {
+        put(&o, "    at PTX line %d", f->ptx_line);
+        if (f->opcode && *f->opcode)
+            put(&o, ": %s", f->opcode);
+        if (f->function && *f->function && (!f->kernel || strcmp(f->function, f->kernel) != 0))
+            put(&o, " in %s", emu_demangle(f->function, df, sizeof df));
+        if (f->file && *f->file && f->line > 0) {
+            put(&o, " (%s:%d", f->file, f->line);
+            if (f->column > 0)
+                put(&o, ":%d", f->column);
+            put(&o, ")");
+        }
+        put(&o, "\n");
+    }
+    if (mem)
+        put_address(&o, f, near);
+    /* the engine's account where the details above do not say it all */
+    if (f->message && *f->message && (!mem || !f->has_thread || f->ptx_line <= 0))
+        put(&o, "    %s\n", f->message);
+    return o.at;
+}
+
+void emu_fault_report(const struct emu_fault *f)
+{
+    struct emu_mem_near n = { 0 };
+    if (is_memory(f) && !in_window(f))
+        emu_mem_nearest((uintptr_t)f->addr, &n);
+    char text[4096];
+    size_t len = emu_fault_format(f, &n, text, sizeof text);
+    emu_report(text, len);
+}

@@ -1,0 +1,53 @@
+/* Reaching the emulated GPU through the public driver API, and the one
+ * private table it adds (include/tdtrace/emuhost.h). */
+#include "hostlib.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "emuhost.h"
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const struct td_emuhost *emuhost;
+static CUresult init_result;
+
+static void find_table(void)
+{
+    static const unsigned char uuid[16] = TD_EMUHOST_UUID;
+    CUuuid id;
+    const void *t = NULL;
+    memcpy(id.bytes, uuid, 16);
+    init_result = cuInit(0);
+    if (init_result == CUDA_SUCCESS && cuGetExportTable(&t, &id) == CUDA_SUCCESS && t &&
+        ((const struct td_emuhost *)t)->size >= sizeof(struct td_emuhost))
+        emuhost = t;
+}
+
+enum hl_init_status hl_init(void)
+{
+    pthread_once(&once, find_table);
+    if (init_result != CUDA_SUCCESS)
+        return HL_NO_DRIVER;
+    if (!emuhost)
+        return HL_NO_EMULATOR;
+    CUcontext c = NULL;
+    if (cuCtxGetCurrent(&c) != CUDA_SUCCESS)
+        return HL_NO_DRIVER;
+    if (!c) {
+        /* what the runtime does at its first call: device 0's primary
+         * context (kept retained: the runtime never releases it either) */
+        CUdevice d;
+        if (cuDeviceGet(&d, 0) != CUDA_SUCCESS || cuDevicePrimaryCtxRetain(&c, d) != CUDA_SUCCESS)
+            return HL_NO_DRIVER;
+        if (cuCtxSetCurrent(c) != CUDA_SUCCESS) {
+            cuDevicePrimaryCtxRelease_v2(d);
+            return HL_NO_DRIVER;
+        }
+    }
+    return HL_OK;
+}
+
+const struct td_emuhost *hl_emuhost(void)
+{
+    return emuhost;
+}

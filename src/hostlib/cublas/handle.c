@@ -1,0 +1,211 @@
+/* cuBLAS handles and their settings, versions, status names, the logger
+ * switches, and the legacy API's error. */
+#include "blas.h"
+
+#include <stdlib.h>
+
+#define VER_MAJOR 13
+#define VER_MINOR 1
+#define VER_PATCH 0
+#define CUDART_VERSION 13000
+
+HL_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
+{
+    if (!handle)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (hl_init() != HL_OK)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    struct cublasContext *c = calloc(1, sizeof *c);
+    if (!c)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    c->pointer_mode = CUBLAS_POINTER_MODE_HOST;
+    c->math_mode = CUBLAS_DEFAULT_MATH;
+    if (hl_handle_add(c, HANDLE_KIND)) {
+        free(c);
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    }
+    *handle = c;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+HL_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
+{
+    if (!hl_handle_remove(handle, HANDLE_KIND))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    /* the work queued with it holds no reference to it */
+    free(handle);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+HL_EXPORT cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
+{
+    cublasStatus_t r = blas_handle(handle);
+    if (r)
+        return r;
+    if (!version)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *version = VER_MAJOR * 10000 + VER_MINOR * 100 + VER_PATCH;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+HL_EXPORT cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
+{
+    if (!value)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    switch (type) {
+    case MAJOR_VERSION: *value = VER_MAJOR; return CUBLAS_STATUS_SUCCESS;
+    case MINOR_VERSION: *value = VER_MINOR; return CUBLAS_STATUS_SUCCESS;
+    case PATCH_LEVEL: *value = VER_PATCH; return CUBLAS_STATUS_SUCCESS;
+    }
+    return CUBLAS_STATUS_INVALID_VALUE;
+}
+
+HL_EXPORT size_t cublasGetCudartVersion(void)
+{
+    return CUDART_VERSION;
+}
+
+static const struct { cublasStatus_t s; const char *name, *text; } statuses[] = {
+    { CUBLAS_STATUS_SUCCESS, "CUBLAS_STATUS_SUCCESS", "success" },
+    { CUBLAS_STATUS_NOT_INITIALIZED, "CUBLAS_STATUS_NOT_INITIALIZED", "the library was not initialized" },
+    { CUBLAS_STATUS_ALLOC_FAILED, "CUBLAS_STATUS_ALLOC_FAILED", "the resource allocation failed" },
+    { CUBLAS_STATUS_INVALID_VALUE, "CUBLAS_STATUS_INVALID_VALUE", "an invalid numeric value was used as an argument" },
+    { CUBLAS_STATUS_ARCH_MISMATCH, "CUBLAS_STATUS_ARCH_MISMATCH", "an absent device architectural feature is required" },
+    { CUBLAS_STATUS_MAPPING_ERROR, "CUBLAS_STATUS_MAPPING_ERROR", "an access to GPU memory space failed" },
+    { CUBLAS_STATUS_EXECUTION_FAILED, "CUBLAS_STATUS_EXECUTION_FAILED", "the GPU program failed to execute" },
+    { CUBLAS_STATUS_INTERNAL_ERROR, "CUBLAS_STATUS_INTERNAL_ERROR", "an internal operation failed" },
+    { CUBLAS_STATUS_NOT_SUPPORTED, "CUBLAS_STATUS_NOT_SUPPORTED", "the functionality requested is not supported" },
+    { CUBLAS_STATUS_LICENSE_ERROR, "CUBLAS_STATUS_LICENSE_ERROR", "error detected trying to check the license" },
+};
+
+HL_EXPORT const char *cublasGetStatusName(cublasStatus_t status)
+{
+    for (size_t i = 0; i < sizeof statuses / sizeof *statuses; i++)
+        if (statuses[i].s == status)
+            return statuses[i].name;
+    return "CUBLAS_STATUS_UNKNOWN";
+}
+
+HL_EXPORT const char *cublasGetStatusString(cublasStatus_t status)
+{
+    for (size_t i = 0; i < sizeof statuses / sizeof *statuses; i++)
+        if (statuses[i].s == status)
+            return statuses[i].text;
+    return "unknown error";
+}
+
+HL_EXPORT cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)
+{
+    cublasStatus_t r = blas_handle(handle);
+    if (r)
+        return r;
+    handle->stream = (CUstream)streamId;
+    /* a user workspace belongs to the stream it was set for (cuBLAS drops it) */
+    handle->workspace = NULL;
+    handle->workspace_size = 0;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+HL_EXPORT cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *streamId)
+{
+    cublasStatus_t r = blas_handle(handle);
+    if (r)
+        return r;
+    if (!streamId)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *streamId = (cudaStream_t)handle->stream;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* the host BLAS needs no workspace; the range is checked and remembered */
+HL_EXPORT cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, size_t size)
+{
+    cublasStatus_t r = blas_handle(handle);
+    if (r)
+        return r;
+    if (size && !workspace)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (((uintptr_t)workspace & 255) != 0)
+        return CUBLAS_STATUS_INVALID_VALUE; /* cuBLAS wants 256-byte alignment */
+    if (size) {
+        CUdeviceptr base;
+        size_t len;
+        if (cuMemGetAddressRange_v2(&base, &len, (CUdeviceptr)(uintptr_t)workspace) != CUDA_SUCCESS ||
+            (uintptr_t)workspace - base > len || size > len - ((uintptr_t)workspace - base))
+            return CUBLAS_STATUS_INVALID_VALUE;
+    }
+    handle->workspace = workspace;
+    handle->workspace_size = size;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+#define GETSET(NAME, TYPE, FIELD, VALID)                                                           \
+    HL_EXPORT cublasStatus_t cublasGet##NAME(cublasHandle_t handle, TYPE *v)                       \
+    {                                                                                              \
+        cublasStatus_t r = blas_handle(handle);                                                    \
+        if (r)                                                                                     \
+            return r;                                                                              \
+        if (!v)                                                                                    \
+            return CUBLAS_STATUS_INVALID_VALUE;                                                    \
+        *v = handle->FIELD;                                                                        \
+        return CUBLAS_STATUS_SUCCESS;                                                              \
+    }                                                                                              \
+    HL_EXPORT cublasStatus_t cublasSet##NAME(cublasHandle_t handle, TYPE v)                        \
+    {                                                                                              \
+        cublasStatus_t r = blas_handle(handle);                                                    \
+        if (r)                                                                                     \
+            return r;                                                                              \
+        if (!(VALID))                                                                              \
+            return CUBLAS_STATUS_INVALID_VALUE;                                                    \
+        handle->FIELD = v;                                                                         \
+        return CUBLAS_STATUS_SUCCESS;                                                              \
+    }
+GETSET(PointerMode_v2, cublasPointerMode_t, pointer_mode,
+       v == CUBLAS_POINTER_MODE_HOST || v == CUBLAS_POINTER_MODE_DEVICE)
+GETSET(AtomicsMode, cublasAtomicsMode_t, atomics_mode,
+       v == CUBLAS_ATOMICS_NOT_ALLOWED || v == CUBLAS_ATOMICS_ALLOWED)
+GETSET(MathMode, cublasMath_t, math_mode,
+       ((unsigned)v & ~16u) <= CUBLAS_FP32_EMULATED_BF16X9_MATH || ((unsigned)v & ~16u) == 8)
+GETSET(SmCountTarget, int, sm_count, v >= 0)
+GETSET(EmulationStrategy, cublasEmulationStrategy_t, emulation,
+       v == CUBLAS_EMULATION_STRATEGY_DEFAULT || v == CUBLAS_EMULATION_STRATEGY_PERFORMANT ||
+           v == CUBLAS_EMULATION_STRATEGY_EAGER)
+
+/* logging: nothing is logged; the settings are accepted */
+static cublasLogCallback log_cb;
+
+HL_EXPORT cublasStatus_t cublasLoggerConfigure(int logIsOn, int logToStdOut, int logToStdErr,
+                                               const char *logFileName)
+{
+    (void)logIsOn, (void)logToStdOut, (void)logToStdErr, (void)logFileName;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+HL_EXPORT cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)
+{
+    log_cb = userCallback;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+HL_EXPORT cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)
+{
+    if (!userCallback)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *userCallback = log_cb;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* the legacy API (cublas.h): not implemented; its stubs leave this */
+static _Thread_local cublasStatus_t legacy_error;
+
+void hl_cublas_legacy(void)
+{
+    legacy_error = CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
+HL_EXPORT cublasStatus_t cublasGetError(void)
+{
+    cublasStatus_t r = legacy_error;
+    legacy_error = CUBLAS_STATUS_SUCCESS;
+    return r;
+}

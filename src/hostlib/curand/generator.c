@@ -1,0 +1,517 @@
+/* cuRAND's host API: generators, their settings, and the generate calls,
+ * with the output laid out as NVIDIA's library lays it out, so that a seed
+ * gives the same numbers.
+ *
+ * Layout. A generator runs NSTATES copies of its engine, copy s on
+ * subsequence s. Outputs are handed out in groups: output number q (q
+ * counts from the generator's offset) belongs to group g = q / GROUP,
+ * which state g % NSTATES makes from the next RAW elements of its
+ * subsequence. After a new seed or offset, state s starts at element
+ * (g / NSTATES) * RAW of its subsequence, as if everything before had been
+ * generated with this distribution; a call that continues where the last
+ * one stopped continues each state where it stopped (so a distribution
+ * that takes more elements per output than the one before it reads past
+ * where a fresh start would). NSTATES, GROUP and RAW depend on the engine
+ * and the distribution (layouts[]); all of this was read off NVIDIA's host
+ * generators (curandCreateGeneratorHost), which tests/hostlib/curand.c
+ * compares against when the toolkit is there.
+ *
+ * A device generator's work is a job on its stream (src/hostlib/common);
+ * a host generator's runs in the call. Engine states are cached per
+ * generator, positioned by jumps ahead when a call does not continue where
+ * the last one stopped. */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "curand_api.h"
+#include "hostlib.h"
+#include "rng.h"
+
+#define GEN_KIND 1
+#define VERSION 10400
+
+enum dist { D_U32, D_UNIF, D_UNIF_D, D_NORM, D_NORM_D, D__N };
+struct layout { uint32_t nstates, group, raw; };
+static const struct layout layouts[3][D__N] = {
+    [RNG_XORWOW] = { [D_U32] = { 4096, 1, 1 }, [D_UNIF] = { 4096, 1, 1 }, [D_UNIF_D] = { 4096, 1, 2 },
+                     [D_NORM] = { 4096, 2, 2 }, [D_NORM_D] = { 4096, 2, 4 } },
+    [RNG_MRG32K3A] = { [D_U32] = { 81920, 1, 1 }, [D_UNIF] = { 81920, 1, 1 }, [D_UNIF_D] = { 81920, 1, 1 },
+                       [D_NORM] = { 81920, 2, 2 }, [D_NORM_D] = { 81920, 2, 2 } },
+    [RNG_PHILOX] = { [D_U32] = { 65536, 4, 4 }, [D_UNIF] = { 65536, 4, 4 }, [D_UNIF_D] = { 65536, 4, 8 },
+                     [D_NORM] = { 65536, 4, 4 }, [D_NORM_D] = { 65536, 4, 8 } },
+};
+#define MAX_STATES 81920
+
+/* the engine states of a generator (shared with its queued jobs) */
+struct cache {
+    pthread_mutex_t lock;
+    atomic_int refs;
+    enum rng_engine e;
+    int ready;
+    uint64_t seed;
+    union rng_state *st;
+    uint64_t *used;            /* elements state s has consumed */
+    uint64_t epoch, end;       /* the settings the last fill ran under; where it ended */
+    struct {                   /* the last group made, for a call that starts inside it */
+        int valid, d;
+        uint64_t grp;
+        _Alignas(8) unsigned char v[32];
+    } pending;
+};
+
+struct curandGenerator_st {
+    curandRngType_t type;
+    enum rng_engine e;
+    int host;                  /* curandCreateGeneratorHost: host memory, synchronous */
+    CUstream stream;
+    unsigned long long seed, pos;
+    uint64_t epoch;            /* changes with the seed and the offset */
+    curandOrdering_t ordering;
+    struct cache *c;
+};
+
+static void cache_put(struct cache *c)
+{
+    if (atomic_fetch_sub(&c->refs, 1) == 1) {
+        pthread_mutex_destroy(&c->lock);
+        free(c->st);
+        free(c->used);
+        free(c);
+    }
+}
+
+/* every state at element 0 of its subsequence (cache locked) */
+static int cache_reset(struct cache *c, uint64_t seed)
+{
+    if (!c->st) {
+        c->st = malloc(MAX_STATES * sizeof *c->st);
+        c->used = malloc(MAX_STATES * sizeof *c->used);
+        if (!c->st || !c->used)
+            return -1;
+    }
+    uint32_t n = 0;
+    for (int d = 0; d < D__N; d++)
+        if (layouts[c->e][d].nstates > n)
+            n = layouts[c->e][d].nstates;
+    rng_init(c->e, seed, 0, &c->st[0]);
+    c->used[0] = 0;
+    for (uint32_t s = 1; s < n; s++) {
+        c->st[s] = c->st[s - 1];
+        rng_skip_sub(c->e, &c->st[s], 1);
+        c->used[s] = 0;
+    }
+    c->seed = seed;
+    c->ready = 1;
+    return 0;
+}
+
+/* state s positioned at element elem (cache locked) */
+static union rng_state *state_at(struct cache *c, uint32_t s, uint64_t elem)
+{
+    if (c->used[s] > elem) {
+        rng_init(c->e, c->seed, s, &c->st[s]);
+        c->used[s] = 0;
+    }
+    if (c->used[s] < elem)
+        rng_skip(c->e, &c->st[s], elem - c->used[s]);
+    c->used[s] = elem;
+    return &c->st[s];
+}
+
+/* ---- distributions: one round of raw elements -> group outputs ---------- */
+#define INV32 2.3283064365386963e-10                 /* 2^-32 */
+#define INV53 1.1102230246251565e-16                 /* 2^-53 */
+#define MRG_NORM 2.3283065498378288e-10
+#define PI 3.1415926535897932
+
+static float unif_f(uint32_t x)
+{
+    return (float)x * (float)INV32 + (float)(INV32 / 2);
+}
+
+static double unif_hq(uint32_t x, uint32_t y)
+{
+    uint64_t z = (uint64_t)x ^ ((uint64_t)y << 21);
+    return (double)z * INV53 + INV53 / 2;
+}
+
+static void box_muller(float u, float v, float *a, float *b)
+{
+    float s = sqrtf(-2.0f * logf(u));
+    *a = sinf(v) * s;
+    *b = cosf(v) * s;
+}
+
+static void box_muller_d(double u, double v, double *a, double *b)
+{
+    double s = sqrt(-2.0 * log(u));
+    *a = sin(v * PI) * s;
+    *b = cos(v * PI) * s;
+}
+
+static void bm_bits(uint32_t x, uint32_t y, float *a, float *b)
+{
+    box_muller(unif_f(x), (float)y * (float)(INV32 * 2 * PI) + (float)(INV32 * PI), a, b);
+}
+
+static void bm_bits_d(uint32_t x0, uint32_t x1, uint32_t y0, uint32_t y1, double *a, double *b)
+{
+    uint64_t zx = (uint64_t)x0 ^ ((uint64_t)x1 << 21), zy = (uint64_t)y0 ^ ((uint64_t)y1 << 21);
+    box_muller_d((double)zx * INV53 + INV53 / 2, (double)zy * (INV53 * 2) + INV53, a, b);
+}
+
+/* out: GROUP values (uint32, float or double) */
+static void round_out(enum rng_engine e, enum dist d, union rng_state *s, void *out)
+{
+    uint32_t *u = out;
+    float *f = out;
+    double *g = out;
+    const struct layout *l = &layouts[e][d];
+    if (e == RNG_MRG32K3A) {
+        switch (d) {
+        case D_U32: u[0] = rng_u32(e, s); return;
+        case D_UNIF: f[0] = (float)(rng_mrg(s) * MRG_NORM); return;
+        case D_UNIF_D: g[0] = rng_mrg(s) * MRG_NORM; return;
+        case D_NORM: {
+            float x = (float)(rng_mrg(s) * MRG_NORM);
+            float y = (float)(rng_mrg(s) * MRG_NORM) * (float)(2 * PI);
+            box_muller(x, y, &f[0], &f[1]);
+            return;
+        }
+        case D_NORM_D: {
+            double x = rng_mrg(s) * MRG_NORM, y = rng_mrg(s) * MRG_NORM * 2.0;
+            box_muller_d(x, y, &g[0], &g[1]);
+            return;
+        }
+        case D__N: return;
+        }
+    }
+    uint32_t r[8];
+    for (uint32_t i = 0; i < l->raw; i++)
+        r[i] = rng_u32(e, s);
+    switch (d) {
+    case D_U32: memcpy(u, r, l->group * 4); break;
+    case D_UNIF:
+        for (uint32_t i = 0; i < l->group; i++)
+            f[i] = unif_f(r[i]);
+        break;
+    case D_UNIF_D:
+        for (uint32_t i = 0; i < l->group; i++)
+            g[i] = unif_hq(r[2 * i], r[2 * i + 1]);
+        break;
+    case D_NORM:
+        for (uint32_t i = 0; i < l->group; i += 2)
+            bm_bits(r[i], r[i + 1], &f[i], &f[i + 1]);
+        break;
+    case D_NORM_D:
+        for (uint32_t i = 0; i < l->group; i += 2)
+            bm_bits_d(r[2 * i], r[2 * i + 1], r[2 * i + 2], r[2 * i + 3], &g[i], &g[i + 1]);
+        break;
+    case D__N: break;
+    }
+}
+
+struct fill {
+    struct hl_job h;
+    struct cache *c;
+    enum dist d;
+    int lognormal;
+    uint64_t seed, start, epoch;
+    size_t n;
+    void *out;
+    double mean, stddev;
+};
+
+static void fill_run(struct hl_job *hj)
+{
+    struct fill *j = (struct fill *)hj;
+    struct cache *c = j->c;
+    const struct layout *l = &layouts[c->e][j->d];
+    pthread_mutex_lock(&c->lock);
+    if ((!c->ready || c->seed != j->seed) && cache_reset(c, j->seed)) {
+        pthread_mutex_unlock(&c->lock);
+        return; /* checked at the call: cache_reset's memory was allocated there */
+    }
+    size_t es = j->d == D_UNIF_D || j->d == D_NORM_D ? 8 : 4;
+    int continuing = c->epoch == j->epoch && c->end == j->start;
+    unsigned char *buf = c->pending.v;
+    /* the offset counts groups for the normal distributions, outputs otherwise */
+    uint64_t q0 = j->d == D_NORM || j->d == D_NORM_D ? j->start * l->group : j->start;
+    for (size_t i = 0; i < j->n;) {
+        uint64_t q = q0 + i, grp = q / l->group, w = q % l->group;
+        uint32_t s = (uint32_t)(grp % l->nstates);
+        uint64_t r = grp / l->nstates;
+        if (!(i == 0 && w && continuing && c->pending.valid && c->pending.d == (int)j->d && c->pending.grp == grp)) {
+            round_out(c->e, j->d, state_at(c, s, continuing ? c->used[s] : r * l->raw), buf);
+            c->used[s] += l->raw;
+            c->pending.valid = 1;
+            c->pending.d = (int)j->d;
+            c->pending.grp = grp;
+        }
+        for (; w < l->group && i < j->n; w++, i++) {
+            char *o = (char *)j->out + i * es;
+            if (j->d == D_NORM) {
+                float v = (float)j->mean + (float)j->stddev * ((float *)buf)[w];
+                if (j->lognormal)
+                    v = expf(v);
+                memcpy(o, &v, 4);
+            } else if (j->d == D_NORM_D) {
+                double v = j->mean + j->stddev * ((double *)buf)[w];
+                if (j->lognormal)
+                    v = exp(v);
+                memcpy(o, &v, 8);
+            } else {
+                memcpy(o, buf + w * es, es);
+            }
+        }
+    }
+    c->epoch = j->epoch;
+    c->end = j->start + j->n;
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void fill_fini(struct hl_job *hj)
+{
+    cache_put(((struct fill *)hj)->c);
+}
+
+/* ---- entry points ---------------------------------------------------------- */
+static curandStatus_t create(curandGenerator_t *g, curandRngType_t type, int host)
+{
+    if (!g)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    enum rng_engine e;
+    switch (type) {
+    case CURAND_RNG_PSEUDO_DEFAULT:
+    case CURAND_RNG_PSEUDO_XORWOW: e = RNG_XORWOW; break;
+    case CURAND_RNG_PSEUDO_MRG32K3A: e = RNG_MRG32K3A; break;
+    case CURAND_RNG_PSEUDO_PHILOX4_32_10: e = RNG_PHILOX; break;
+    case CURAND_RNG_TEST:
+    case CURAND_RNG_PSEUDO_MTGP32:
+    case CURAND_RNG_PSEUDO_MT19937:
+    case CURAND_RNG_QUASI_DEFAULT:
+    case CURAND_RNG_QUASI_SOBOL32:
+    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32:
+    case CURAND_RNG_QUASI_SOBOL64:
+    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64:
+    default:
+        return CURAND_STATUS_TYPE_ERROR; /* not implemented here: see docs/hostlib.md */
+    }
+    if (!host && hl_init() != HL_OK)
+        return CURAND_STATUS_INITIALIZATION_FAILED;
+    struct curandGenerator_st *gen = calloc(1, sizeof *gen);
+    struct cache *c = calloc(1, sizeof *c);
+    if (!gen || !c || hl_handle_add(gen, GEN_KIND)) {
+        free(gen);
+        free(c);
+        return CURAND_STATUS_ALLOCATION_FAILED;
+    }
+    pthread_mutex_init(&c->lock, NULL);
+    atomic_init(&c->refs, 1);
+    c->e = e;
+    gen->type = type;
+    gen->e = e;
+    gen->host = host;
+    gen->seed = 0;
+    gen->epoch = 1; /* the cache's is 0: the first fill starts afresh */
+    gen->ordering = CURAND_ORDERING_PSEUDO_DEFAULT;
+    gen->c = c;
+    *g = gen;
+    return CURAND_STATUS_SUCCESS;
+}
+
+HL_EXPORT curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type)
+{
+    return create(generator, rng_type, 0);
+}
+
+HL_EXPORT curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, curandRngType_t rng_type)
+{
+    return create(generator, rng_type, 1);
+}
+
+static struct curandGenerator_st *live(curandGenerator_t g)
+{
+    return hl_handle_live(g, GEN_KIND) ? g : NULL;
+}
+
+HL_EXPORT curandStatus_t curandDestroyGenerator(curandGenerator_t g)
+{
+    if (!hl_handle_remove(g, GEN_KIND))
+        return CURAND_STATUS_NOT_INITIALIZED;
+    cache_put(g->c); /* queued jobs hold their own reference */
+    free(g);
+    return CURAND_STATUS_SUCCESS;
+}
+
+HL_EXPORT curandStatus_t curandGetVersion(int *version)
+{
+    if (!version)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    *version = VERSION;
+    return CURAND_STATUS_SUCCESS;
+}
+
+HL_EXPORT curandStatus_t curandGetProperty(libraryPropertyType type, int *value)
+{
+    if (!value)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    switch (type) {
+    case MAJOR_VERSION: *value = VERSION / 1000; return CURAND_STATUS_SUCCESS;
+    case MINOR_VERSION: *value = VERSION / 100 % 10; return CURAND_STATUS_SUCCESS;
+    case PATCH_LEVEL: *value = VERSION % 100; return CURAND_STATUS_SUCCESS;
+    }
+    return CURAND_STATUS_OUT_OF_RANGE;
+}
+
+HL_EXPORT curandStatus_t curandSetStream(curandGenerator_t g, cudaStream_t stream)
+{
+    if (!live(g))
+        return CURAND_STATUS_NOT_INITIALIZED;
+    g->stream = (CUstream)stream;
+    return CURAND_STATUS_SUCCESS;
+}
+
+HL_EXPORT curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g, unsigned long long seed)
+{
+    if (!live(g))
+        return CURAND_STATUS_NOT_INITIALIZED;
+    g->seed = seed; /* the offset stays */
+    g->epoch++;
+    return CURAND_STATUS_SUCCESS;
+}
+
+HL_EXPORT curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned long long offset)
+{
+    if (!live(g))
+        return CURAND_STATUS_NOT_INITIALIZED;
+    g->pos = offset;
+    g->epoch++;
+    return CURAND_STATUS_SUCCESS;
+}
+
+HL_EXPORT curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandOrdering_t order)
+{
+    if (!live(g))
+        return CURAND_STATUS_NOT_INITIALIZED;
+    switch (order) {
+    case CURAND_ORDERING_PSEUDO_BEST:
+    case CURAND_ORDERING_PSEUDO_DEFAULT:
+    case CURAND_ORDERING_PSEUDO_LEGACY:
+        g->ordering = order;
+        return CURAND_STATUS_SUCCESS;
+    case CURAND_ORDERING_PSEUDO_SEEDED:
+    case CURAND_ORDERING_PSEUDO_DYNAMIC:
+        return CURAND_STATUS_ARCH_MISMATCH; /* valid, not implemented here */
+    case CURAND_ORDERING_QUASI_DEFAULT:
+        break;
+    }
+    return CURAND_STATUS_OUT_OF_RANGE;
+}
+
+HL_EXPORT curandStatus_t curandGenerateSeeds(curandGenerator_t g)
+{
+    return live(g) ? CURAND_STATUS_SUCCESS : CURAND_STATUS_NOT_INITIALIZED;
+}
+
+static curandStatus_t generate(curandGenerator_t g, enum dist d, void *out, size_t n, double mean, double stddev,
+                               int lognormal)
+{
+    if (!live(g))
+        return CURAND_STATUS_NOT_INITIALIZED;
+    size_t es = d == D_UNIF_D || d == D_NORM_D ? 8 : 4;
+    if ((d == D_NORM || d == D_NORM_D) && (n & 1))
+        return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+    if (n > SIZE_MAX / es || g->pos > UINT64_MAX - n)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    if (n == 0)
+        return CURAND_STATUS_SUCCESS;
+    if (!out)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    struct cache *c = g->c;
+    /* the states' memory now, so that the job cannot fail on it */
+    pthread_mutex_lock(&c->lock);
+    int bad = !c->ready && cache_reset(c, g->seed);
+    pthread_mutex_unlock(&c->lock);
+    if (bad)
+        return CURAND_STATUS_ALLOCATION_FAILED;
+    struct fill *j = hl_job_new(sizeof *j, fill_run);
+    if (!j)
+        return CURAND_STATUS_ALLOCATION_FAILED;
+    atomic_fetch_add(&c->refs, 1);
+    j->c = c;
+    j->h.fini = fill_fini;
+    j->d = d;
+    j->lognormal = lognormal;
+    j->seed = g->seed;
+    j->start = g->pos;
+    j->epoch = g->epoch;
+    j->n = n;
+    j->out = out;
+    j->mean = mean;
+    j->stddev = stddev;
+    if (g->host) {
+        fill_run(&j->h);
+        hl_job_free(&j->h);
+    } else {
+        if (hl_job_hold(&j->h, out, n * es)) {
+            hl_job_free(&j->h);
+            return CURAND_STATUS_OUT_OF_RANGE; /* not device memory of that size */
+        }
+        switch (hl_job_submit(&j->h, g->stream, 0)) {
+        case HL_SUBMITTED: break;
+        case HL_CAPTURING: return CURAND_STATUS_ARCH_MISMATCH;
+        case HL_SUBMIT_FAILED: return CURAND_STATUS_LAUNCH_FAILURE;
+        }
+    }
+    g->pos += n;
+    return CURAND_STATUS_SUCCESS;
+}
+
+HL_EXPORT curandStatus_t curandGenerate(curandGenerator_t g, unsigned int *out, size_t num)
+{
+    return generate(g, D_U32, out, num, 0, 0, 0);
+}
+
+HL_EXPORT curandStatus_t curandGenerateLongLong(curandGenerator_t g, unsigned long long *out, size_t num)
+{
+    (void)out, (void)num;
+    /* 64-bit results come only from the 64-bit quasirandom generators */
+    return live(g) ? CURAND_STATUS_TYPE_ERROR : CURAND_STATUS_NOT_INITIALIZED;
+}
+
+HL_EXPORT curandStatus_t curandGenerateUniform(curandGenerator_t g, float *out, size_t num)
+{
+    return generate(g, D_UNIF, out, num, 0, 0, 0);
+}
+
+HL_EXPORT curandStatus_t curandGenerateUniformDouble(curandGenerator_t g, double *out, size_t num)
+{
+    return generate(g, D_UNIF_D, out, num, 0, 0, 0);
+}
+
+HL_EXPORT curandStatus_t curandGenerateNormal(curandGenerator_t g, float *out, size_t n, float mean, float stddev)
+{
+    return generate(g, D_NORM, out, n, mean, stddev, 0);
+}
+
+HL_EXPORT curandStatus_t curandGenerateNormalDouble(curandGenerator_t g, double *out, size_t n, double mean,
+                                                    double stddev)
+{
+    return generate(g, D_NORM_D, out, n, mean, stddev, 0);
+}
+
+HL_EXPORT curandStatus_t curandGenerateLogNormal(curandGenerator_t g, float *out, size_t n, float mean,
+                                                 float stddev)
+{
+    return generate(g, D_NORM, out, n, mean, stddev, 1);
+}
+
+HL_EXPORT curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t g, double *out, size_t n, double mean,
+                                                       double stddev)
+{
+    return generate(g, D_NORM_D, out, n, mean, stddev, 1);
+}

@@ -1,0 +1,32 @@
+/* cuRAND on the host: the engines (engines.c) and the generators
+ * (generator.c) that lay their output out as NVIDIA's library does. */
+#ifndef TD_HOSTLIB_RNG_H
+#define TD_HOSTLIB_RNG_H
+
+#include <stdint.h>
+
+enum rng_engine { RNG_XORWOW, RNG_MRG32K3A, RNG_PHILOX };
+
+struct xorwow { uint32_t v[5], d; };
+struct mrg { uint32_t s1[3], s2[3]; };
+struct philox {
+    uint32_t key[2];
+    uint64_t sub, elem;       /* subsequence; next element in it */
+    uint64_t block;           /* the block in out */
+    int valid;
+    uint32_t out[4];
+};
+union rng_state { struct xorwow x; struct mrg m; struct philox p; };
+
+/* the state at element 0 of subsequence sub for seed */
+void rng_init(enum rng_engine e, uint64_t seed, uint64_t sub, union rng_state *s);
+/* advances n elements */
+void rng_skip(enum rng_engine e, union rng_state *s, uint64_t n);
+/* advances n subsequences (the same element of subsequence + n) */
+void rng_skip_sub(enum rng_engine e, union rng_state *s, uint64_t n);
+/* the next element as curand() returns it */
+uint32_t rng_u32(enum rng_engine e, union rng_state *s);
+/* MRG32k3a: the next element as a double in (0, m1] */
+double rng_mrg(union rng_state *s);
+
+#endif

@@ -1,0 +1,299 @@
+/* The host cuRAND (build/lib/tdtrace/host/libcurand.so.10), built against
+ * tdtrace's own declarations (src/hostlib/curand/curand_api.h):
+ *   - against NVIDIA's own host generators (curandCreateGeneratorHost runs
+ *     on the CPU without a GPU), loaded from NVIDIA_CURAND (a path) with
+ *     dlopen: 32-bit results and uniform floats and doubles must be equal
+ *     bit for bit; normal and log-normal values within 4e-6 (float) and
+ *     1e-13 (double) relative, as the sine, cosine and logarithm of two
+ *     math libraries may differ in the last bit;
+ *   - a device generator on the emulated GPU gives the host generator's
+ *     numbers, ordered on its stream after a host function queued before;
+ *   - bad input.
+ * Prints "curand: N passed, N failed, N skipped". */
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "curand_api.h"
+
+static int n_skip;
+
+/* NVIDIA's functions, by dlsym */
+static struct {
+    curandStatus_t (*create_host)(curandGenerator_t *, curandRngType_t);
+    curandStatus_t (*destroy)(curandGenerator_t);
+    curandStatus_t (*seed)(curandGenerator_t, unsigned long long);
+    curandStatus_t (*offset)(curandGenerator_t, unsigned long long);
+    curandStatus_t (*gen)(curandGenerator_t, unsigned int *, size_t);
+    curandStatus_t (*unif)(curandGenerator_t, float *, size_t);
+    curandStatus_t (*unifd)(curandGenerator_t, double *, size_t);
+    curandStatus_t (*norm)(curandGenerator_t, float *, size_t, float, float);
+    curandStatus_t (*normd)(curandGenerator_t, double *, size_t, double, double);
+    curandStatus_t (*lnorm)(curandGenerator_t, float *, size_t, float, float);
+    curandStatus_t (*lnormd)(curandGenerator_t, double *, size_t, double, double);
+} nv;
+
+static int load_nvidia(const char *path)
+{
+    /* NVIDIA's library is linked -Bsymbolic: its own calls stay inside it
+     * (RTLD_DEEPBIND would say so too, but the sanitizers refuse it) */
+    void *h = path && *path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (!h)
+        return -1;
+#define SYM(f, name) *(void **)&nv.f = dlsym(h, name)
+    SYM(create_host, "curandCreateGeneratorHost");
+    SYM(destroy, "curandDestroyGenerator");
+    SYM(seed, "curandSetPseudoRandomGeneratorSeed");
+    SYM(offset, "curandSetGeneratorOffset");
+    SYM(gen, "curandGenerate");
+    SYM(unif, "curandGenerateUniform");
+    SYM(unifd, "curandGenerateUniformDouble");
+    SYM(norm, "curandGenerateNormal");
+    SYM(normd, "curandGenerateNormalDouble");
+    SYM(lnorm, "curandGenerateLogNormal");
+    SYM(lnormd, "curandGenerateLogNormalDouble");
+    return nv.create_host && nv.lnormd ? 0 : -1;
+}
+
+/* one call of a sequence: what, how many, an offset set before it (or -1),
+ * a seed set before it (or 0) */
+enum what { U32, UNIF, UNIFD, NORM, NORMD, LNORM, LNORMD };
+struct call { enum what w; size_t n; long long offset; unsigned long long reseed; };
+
+static size_t esize(enum what w)
+{
+    return w == UNIFD || w == NORMD || w == LNORMD ? 8 : 4;
+}
+
+static curandStatus_t run_ours(curandGenerator_t g, const struct call *c, void *out)
+{
+    switch (c->w) {
+    case U32: return curandGenerate(g, out, c->n);
+    case UNIF: return curandGenerateUniform(g, out, c->n);
+    case UNIFD: return curandGenerateUniformDouble(g, out, c->n);
+    case NORM: return curandGenerateNormal(g, out, c->n, 1.0f, 2.0f);
+    case NORMD: return curandGenerateNormalDouble(g, out, c->n, 1.0, 2.0);
+    case LNORM: return curandGenerateLogNormal(g, out, c->n, 0.5f, 0.25f);
+    case LNORMD: return curandGenerateLogNormalDouble(g, out, c->n, 0.5, 0.25);
+    }
+    return CURAND_STATUS_INTERNAL_ERROR;
+}
+
+static curandStatus_t run_nv(curandGenerator_t g, const struct call *c, void *out)
+{
+    switch (c->w) {
+    case U32: return nv.gen(g, out, c->n);
+    case UNIF: return nv.unif(g, out, c->n);
+    case UNIFD: return nv.unifd(g, out, c->n);
+    case NORM: return nv.norm(g, out, c->n, 1.0f, 2.0f);
+    case NORMD: return nv.normd(g, out, c->n, 1.0, 2.0);
+    case LNORM: return nv.lnorm(g, out, c->n, 0.5f, 0.25f);
+    case LNORMD: return nv.lnormd(g, out, c->n, 0.5, 0.25);
+    }
+    return CURAND_STATUS_INTERNAL_ERROR;
+}
+
+/* compares one sequence of calls on our host generator and NVIDIA's */
+static void compare(curandRngType_t type, const char *tname, const char *what, const struct call *calls, int ncalls)
+{
+    char name[160];
+    snprintf(name, sizeof name, "%s: %s equals NVIDIA's host generator", tname, what);
+    begin(name);
+    curandGenerator_t a, b;
+    ST(curandCreateGeneratorHost(&a, type), 0);
+    ST(nv.create_host(&b, type), 0);
+    ST(curandSetPseudoRandomGeneratorSeed(a, 1234), 0);
+    ST(nv.seed(b, 1234), 0);
+    for (int i = 0; i < ncalls && !cur_bad; i++) {
+        const struct call *c = &calls[i];
+        size_t bytes = c->n * esize(c->w);
+        unsigned char *x = malloc(bytes), *y = malloc(bytes);
+        if (c->reseed) {
+            ST(curandSetPseudoRandomGeneratorSeed(a, c->reseed), 0);
+            ST(nv.seed(b, c->reseed), 0);
+        }
+        if (c->offset >= 0) {
+            ST(curandSetGeneratorOffset(a, (unsigned long long)c->offset), 0);
+            ST(nv.offset(b, (unsigned long long)c->offset), 0);
+        }
+        ST(run_ours(a, c, x), 0);
+        ST(run_nv(b, c, y), 0);
+        for (size_t k = 0; k < c->n && !cur_bad; k++) {
+            double gx, gy, tol = 0;
+            switch (c->w) {
+            case U32: gx = ((uint32_t *)x)[k]; gy = ((uint32_t *)y)[k]; break;
+            case UNIF: gx = ((float *)x)[k]; gy = ((float *)y)[k]; break;
+            case UNIFD: gx = ((double *)x)[k]; gy = ((double *)y)[k]; break;
+            case NORM: case LNORM: gx = ((float *)x)[k]; gy = ((float *)y)[k]; tol = 4e-6; break;
+            default: gx = ((double *)x)[k]; gy = ((double *)y)[k]; tol = 1e-13; break;
+            }
+            if (!(fabs(gx - gy) <= tol * fabs(gy)))
+                bad("call %d value %zu: %.17g, NVIDIA's %.17g", i, k, gx, gy);
+        }
+        free(x);
+        free(y);
+    }
+    ST(curandDestroyGenerator(a), 0);
+    ST(nv.destroy(b), 0);
+    end();
+}
+
+static void against_nvidia(const char *path)
+{
+    /* N: past one round of the layout's states (4096, 81920, 65536 x 4) */
+    static const struct { curandRngType_t t; const char *name; size_t n; } types[] = {
+        { CURAND_RNG_PSEUDO_XORWOW, "XORWOW", 9000 },
+        { CURAND_RNG_PSEUDO_MRG32K3A, "MRG32k3a", 170000 },
+        { CURAND_RNG_PSEUDO_PHILOX4_32_10, "Philox4x32-10", 270000 },
+    };
+    if (load_nvidia(path)) {
+        printf("skip comparisons with NVIDIA's host generators: %s\n",
+               path && *path ? dlerror() : "no NVIDIA libcurand.so.10 (the CUDA toolkit is not installed)");
+        n_skip++;
+        return;
+    }
+    for (int t = 0; t < 3; t++) {
+        size_t n = types[t].n;
+        const struct call one[] = { { U32, n, -1, 0 } };
+        const struct call split[] = { { U32, 3, -1, 0 }, { U32, 997, -1, 0 }, { U32, n, -1, 0 } };
+        const struct call off[] = { { U32, 10, 5, 0 }, { U32, n, 123457, 0 } };
+        const struct call unif[] = { { UNIF, n + 1, -1, 0 } };
+        const struct call unifd[] = { { UNIFD, n, -1, 0 } };
+        const struct call norm[] = { { NORM, n, -1, 0 } };
+        const struct call normd[] = { { NORMD, n, -1, 0 } };
+        const struct call lnorm[] = { { LNORM, n, -1, 0 } };
+        const struct call lnormd[] = { { LNORMD, n, -1, 0 } };
+        /* not reproduced (docs/hostlib.md): normal results after an offset or
+         * after another normal call; Philox mixing distributions or taking a
+         * new seed in mid-sequence */
+        const struct call mixed[] = { { UNIF, n + 1, -1, 0 }, { UNIFD, n / 4 + 1, -1, 0 }, { NORM, n, -1, 0 } };
+        const struct call reseed[] = { { U32, 100, -1, 0 }, { U32, 100, -1, 1234 }, { U32, 100, -1, 99 } };
+        if (types[t].t == CURAND_RNG_PSEUDO_MRG32K3A) {
+            /* NVIDIA's MRG32k3a host generator takes 1.6 s to set up: three */
+            compare(types[t].t, types[t].name, "32-bit results over three calls", split, 3);
+            compare(types[t].t, types[t].name, "uniform floats, doubles, normal floats in one generator", mixed, 3);
+            compare(types[t].t, types[t].name, "normal doubles", normd, 1);
+            continue;
+        }
+        compare(types[t].t, types[t].name, "32-bit results, one call", one, 1);
+        compare(types[t].t, types[t].name, "32-bit results over three calls", split, 3);
+        compare(types[t].t, types[t].name, "offsets", off, 2);
+        compare(types[t].t, types[t].name, "uniform floats", unif, 1);
+        compare(types[t].t, types[t].name, "uniform doubles", unifd, 1);
+        compare(types[t].t, types[t].name, "normal floats", norm, 1);
+        compare(types[t].t, types[t].name, "normal doubles", normd, 1);
+        compare(types[t].t, types[t].name, "log-normal floats", lnorm, 1);
+        compare(types[t].t, types[t].name, "log-normal doubles", lnormd, 1);
+        if (types[t].t != CURAND_RNG_PSEUDO_PHILOX4_32_10) {
+            compare(types[t].t, types[t].name, "uniform floats, doubles, normal floats in one generator", mixed, 3);
+            compare(types[t].t, types[t].name, "seeds set again in mid-sequence", reseed, 3);
+        }
+    }
+}
+
+/* ---- on the emulated GPU ------------------------------------------------------ */
+/* a host function that holds its stream until the test lets it go (or 20 s
+ * pass: then the call before it waited for the stream, and it says so) */
+struct gate { _Atomic int open, waited_out; };
+static void CUDAAPI gate_host(void *arg)
+{
+    struct gate *g = arg;
+    for (int i = 0; i < 20000 && !g->open; i++)
+        usleep(1000);
+    g->waited_out = !g->open;
+}
+
+static void on_device(void)
+{
+    begin("device generators on the emulated GPU: the host generator's numbers, in stream order");
+    CUdevice dev;
+    CUcontext ctx;
+    DRV(cuInit(0));
+    DRV(cuDeviceGet(&dev, 0));
+    DRV(cuDevicePrimaryCtxRetain(&ctx, dev));
+    DRV(cuCtxSetCurrent(ctx));
+    CUstream s;
+    DRV(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    static const curandRngType_t types[3] = { CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_MRG32K3A,
+                                              CURAND_RNG_PSEUDO_PHILOX4_32_10 };
+    size_t n = 50000;
+    float *d = dalloc(n * 4), *hd = malloc(n * 4), *hh = malloc(n * 4), first;
+    for (int t = 0; t < 3; t++) {
+        curandGenerator_t g, h;
+        ST(curandCreateGenerator(&g, types[t]), 0);
+        ST(curandCreateGeneratorHost(&h, types[t]), 0);
+        ST(curandSetPseudoRandomGeneratorSeed(g, 42), 0);
+        ST(curandSetPseudoRandomGeneratorSeed(h, 42), 0);
+        ST(curandSetStream(g, (cudaStream_t)s), 0);
+        struct gate gt = { 0, 0 };
+        DRV(cuMemsetD32_v2((CUdeviceptr)(uintptr_t)d, 0x7fc00000, n)); /* NaN: not generated yet */
+        DRV(cuLaunchHostFunc(s, gate_host, &gt));
+        ST(curandGenerateNormal(g, d, n, 0.0f, 1.0f), 0);
+        ST(curandGenerateNormal(h, hh, n, 0.0f, 1.0f), 0);
+        /* destroying the generator with its work queued is legal */
+        ST(curandDestroyGenerator(g), 0);
+        /* the stream is held at the gate: nothing generated yet (a copy on
+         * the legacy stream does not wait for a non-blocking stream) */
+        DRV(cuMemcpyDtoH_v2(&first, (CUdeviceptr)(uintptr_t)d, 4));
+        if (first == first)
+            bad("the numbers were there before the work queued ahead of them ran");
+        gt.open = 1;
+        DRV(cuStreamSynchronize(s));
+        if (gt.waited_out)
+            bad("the generate call waited for the stream");
+        DRV(cuMemcpyDtoH_v2(hd, (CUdeviceptr)(uintptr_t)d, n * 4));
+        if (memcmp(hd, hh, n * 4))
+            bad("type %d: device and host generators differ", (int)types[t]);
+        ST(curandDestroyGenerator(h), 0);
+    }
+    DRV(cuStreamDestroy_v2(s));
+    DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)d));
+    free(hd);
+    free(hh);
+    end();
+}
+
+static void bad_input(void)
+{
+    begin("bad input: generators, types, lengths, pointers, orderings");
+    curandGenerator_t g, dead, fake = (curandGenerator_t)(uintptr_t)0x4321;
+    unsigned int host[8];
+    ST(curandCreateGenerator(&g, CURAND_RNG_QUASI_SOBOL32), CURAND_STATUS_TYPE_ERROR);
+    ST(curandCreateGenerator(&g, (curandRngType_t)7), CURAND_STATUS_TYPE_ERROR);
+    ST(curandCreateGenerator(&dead, CURAND_RNG_PSEUDO_DEFAULT), 0);
+    ST(curandDestroyGenerator(dead), 0);
+    ST(curandDestroyGenerator(dead), CURAND_STATUS_NOT_INITIALIZED);
+    ST(curandGenerate(dead, host, 8), CURAND_STATUS_NOT_INITIALIZED);
+    ST(curandGenerate(fake, host, 8), CURAND_STATUS_NOT_INITIALIZED);
+    ST(curandGenerate(NULL, host, 8), CURAND_STATUS_NOT_INITIALIZED);
+    ST(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10), 0);
+    float *d = dalloc(16 * 4);
+    ST(curandGenerateNormal(g, d, 7, 0, 1), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+    /* host memory and ranges past an allocation are not device memory */
+    ST(curandGenerate(g, host, 8), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGenerateUniform(g, d, 17), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGenerateUniform(g, NULL, 4), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGenerateLongLong(g, (unsigned long long *)d, 4), CURAND_STATUS_TYPE_ERROR);
+    ST(curandSetGeneratorOrdering(g, CURAND_ORDERING_QUASI_DEFAULT), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_LEGACY), 0);
+    int v;
+    ST(curandGetVersion(&v), 0);
+    if (v != 10400)
+        bad("version %d", v);
+    /* an entry point not implemented here answers, through NVIDIA's symbol */
+    extern int curandGeneratePoisson(void);
+    ST(curandGeneratePoisson(), CURAND_STATUS_ARCH_MISMATCH);
+    ST(curandDestroyGenerator(g), 0);
+    DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)d));
+    end();
+}
+
+int main(void)
+{
+    against_nvidia(getenv("NVIDIA_CURAND"));
+    on_device();
+    bad_input();
+    printf("curand: %d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);
+    return n_fail ? 1 : 0;
+}

@@ -1,0 +1,85 @@
+#!/bin/sh
+# The host implementations of NVIDIA's libraries (src/hostlib) on the
+# emulated GPU:
+#   - each library's C test, built against tdtrace's own declarations;
+#   - its exported symbols and versions against NVIDIA's library (when the
+#     toolkit is installed);
+#   - programs built with nvcc against NVIDIA's headers and libraries, run
+#     with the host implementation in front (when nvcc is there).
+# A library that was not built (its host back end missing) is skipped with
+# the reason, and so is what needs the toolkit.
+#   BUILD=build [TD_NVCC=...] [EXTRA_CFLAGS=...] sh tests/hostlib/run.sh
+# Prints "hostlib: N passed, N failed, N skipped"; exits nonzero on failure.
+BUILD=${BUILD:-build}
+CC=${CC:-cc}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+emu="$root/$BUILD/lib/tdtrace/emu"
+host="$root/$BUILD/lib/tdtrace/host"
+out="$root/$BUILD/tests/hostlib"
+cuda=${CUDA_HOME:-/usr/local/cuda}
+pass=0; fail=0; skip=0
+ok()  { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$2" ] && sed 's/^/    /' "$2"; }
+skp() { skip=$((skip + 1)); echo "skip $1: $2"; }
+. "$here/../nvcc-env.sh"
+[ -f "$emu/libcuda.so.1" ] || { echo "hostlib: $emu/libcuda.so.1 missing (make BUILD=$BUILD emu)" >&2; exit 1; }
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$emu:$host"
+# OpenBLAS hands work to its own threads with synchronisation ThreadSanitizer
+# cannot see (the library is not instrumented): under TSan it gets one thread
+case "$BUILD ${EXTRA_CFLAGS:-}" in
+*tsan*|*sanitize=thread*) export OPENBLAS_NUM_THREADS=1 ;;
+esac
+
+# LIB SONAME [C test] [nvcc tests...]
+check_lib() {
+    lib=$1; so=$2; ctest=$3; shift 3
+    if [ ! -f "$host/$so" ]; then
+        skp "$lib" "$host/$so was not built (its host back end is missing: see docs/hostlib.md)"
+        return
+    fi
+    if [ -n "$ctest" ]; then
+        if $CC ${EXTRA_CFLAGS:-} -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -pthread \
+            -I "$root/include/tdtrace" -I "$root/include" -I "$root/$BUILD/gen" -I "$root/src/hostlib/$lib" \
+            -o "$out/$ctest" "$here/$ctest.c" -L"$emu" -L"$host" -l:libcuda.so.1 -l:"$so" -lm -ldl >"$out/$ctest.build.log" 2>&1; then
+            # NVIDIA's own library, where the toolkit is, as the reference
+            if env NVIDIA_CURAND="$(ls "$cuda/lib64/libcurand.so.10" 2>/dev/null)" "$out/$ctest" >"$out/$ctest.log" 2>&1; then
+                ok "$lib: $(tail -n 1 "$out/$ctest.log")"
+                grep '^skip ' "$out/$ctest.log" | while read -r l; do echo "$l"; done
+                skip=$((skip + $(grep -c '^skip ' "$out/$ctest.log")))
+            else bad "$lib: $ctest" "$out/$ctest.log"; fi
+        else
+            bad "$lib: $ctest (build)" "$out/$ctest.build.log"
+        fi
+    fi
+    # the same symbols, with the same version, as NVIDIA's
+    if [ -f "$cuda/lib64/$so" ]; then
+        nm -D --defined-only --with-symbol-versions "$cuda/lib64/$so" | awk '{print $3}' | sort >"$out/$lib.nvidia.syms"
+        nm -D --defined-only --with-symbol-versions "$host/$so" | awk '{print $3}' | sort >"$out/$lib.host.syms"
+        if diff "$out/$lib.nvidia.syms" "$out/$lib.host.syms" >"$out/$lib.syms.diff"; then
+            ok "$lib: the $(wc -l <"$out/$lib.host.syms") symbols and versions of NVIDIA's $so"
+        else
+            bad "$lib: symbols differ from NVIDIA's $so (< NVIDIA, > host)" "$out/$lib.syms.diff"
+        fi
+    else
+        skp "$lib symbols" "no $cuda/lib64/$so to compare with (the CUDA toolkit is not installed)"
+    fi
+    for t in "$@"; do
+        if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
+            skp "$lib: $t.cu" "no nvcc (the CUDA toolkit is not installed)"
+            continue
+        fi
+        if ! "$NVCC" $NVCC_XFLAGS -o "$out/$t" "$here/$t.cu" -l"$(echo "$so" | sed "s/^lib//; s/\.so\..*//")" >"$out/$t.build.log" 2>&1; then
+            bad "$lib: $t.cu (build)" "$out/$t.build.log"
+            continue
+        fi
+        if "$out/$t" >"$out/$t.log" 2>&1; then ok "$lib: $t.cu $(tail -n 1 "$out/$t.log")"
+        else bad "$lib: $t.cu" "$out/$t.log"; fi
+    done
+}
+
+check_lib cublas libcublas.so.13 cublas order mlp
+check_lib curand libcurand.so.10 curand
+echo "hostlib: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
