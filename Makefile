@@ -227,6 +227,7 @@ test: unit fuzz-smoke e2e
 # no file calls back into its callers (tools/check-layers.py), per library
 check-layers: $(EMU_OBJ) $(COMMON_OBJ)
 	@printf 'emulator: '; python3 tools/check-layers.py $(BUILD)/obj/src/emu
+	@printf 'PTX engine: '; python3 tools/check-layers.py $(BUILD)/obj/src/ptx
 	@printf 'common: '; python3 tools/check-layers.py $(BUILD)/obj/src/common
 
 check:
