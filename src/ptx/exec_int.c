@@ -1,5 +1,6 @@
 /* The executor's integer extras: carry chains (add.cc, addc, sub.cc,
- * subc, mad.cc, madc), bfind, bmsk, szext, fns, dp4a, dp2a. Semantics as
+ * subc, mad.cc, madc), bfind, bmsk, szext, fns, dp4a, dp2a, the video
+ * instructions (vadd ... vset, vadd2/4 ... vset2/4). Semantics as
  * the PTX ISA gives them (its "Semantics" pseudo-code, instruction by
  * instruction). The carry flag is a bit per lane (w->cc). */
 #include "exec.h"
@@ -136,6 +137,122 @@ static int ex_int(struct blk *b, struct warp *w, const struct ir_ins *in, uint32
     }
 }
 
+/* ---- video instructions (PTX ISA, "Scalar Video Instructions" and "SIMD
+ * Video Instructions"): the ISA's pseudo-code --------------------------- */
+static int64_t vpart(uint32_t v, int sel, int sg) /* a selected byte, half or word, extended */
+{
+    if (sel >= 1 && sel <= 4) { uint32_t x = (v >> (8 * (sel - 1))) & 0xff; return sg ? (int8_t)x : (int64_t)x; }
+    if (sel == 5 || sel == 6) { uint32_t x = (v >> (sel == 6 ? 16 : 0)) & 0xffff; return sg ? (int16_t)x : (int64_t)x; }
+    return sg ? (int32_t)v : (int64_t)v;
+}
+
+static int64_t vclamp(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+static int vcompare(int64_t a, int64_t b, int cmp)
+{
+    switch (cmp) {
+    case CMP_EQ: return a == b;
+    case CMP_NE: return a != b;
+    case CMP_LT: return a < b;
+    case CMP_LE: return a <= b;
+    case CMP_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+static int64_t vop(int op, int64_t a, int64_t b, int cmp)
+{
+    switch (op) {
+    case VI_ADD: return a + b;
+    case VI_SUB: return a - b;
+    case VI_ABSDIFF: return a > b ? a - b : b - a;
+    case VI_MIN: return a < b ? a : b;
+    case VI_MAX: return a > b ? a : b;
+    case VI_AVRG: return a + b >= 0 ? (a + b + 1) >> 1 : (a + b) >> 1;
+    case VI_SET: return vcompare(a, b, cmp);
+    default: return 0;
+    }
+}
+
+static uint32_t video_scalar(const struct ir_ins *in, uint32_t a, uint32_t b, uint32_t c)
+{
+    uint64_t imm = (uint64_t)in->imm;
+    int ds = (int)(imm & 15), as = (int)(imm >> 4 & 15), bs = (int)(imm >> 8 & 15), cmp = (int)(imm >> 16 & 0xff);
+    int dsg = (int)(imm >> 60 & 1), asg = (int)(imm >> 61 & 1), bsg = (int)(imm >> 62 & 1);
+    int64_t ta = vpart(a, as, asg), tb, t;
+    if (in->sub == VI_SHL || in->sub == VI_SHR) {
+        tb = vpart(b, bs, 0);
+        if (in->flags & F_WRAP) tb &= 0x1f;
+        else if (tb > 32) tb = 32;
+        if (in->sub == VI_SHR) t = ta >> tb;
+        else t = (int64_t)((uint64_t)ta << tb) << 30 >> 30; /* a signed 34-bit result */
+    } else {
+        tb = vpart(b, bs, bsg);
+        t = vop(in->sub, ta, tb, cmp);
+    }
+    if (in->flags & F_SAT) {
+        if (ds >= 1 && ds <= 4) t = dsg ? vclamp(t, INT8_MIN, INT8_MAX) : vclamp(t, 0, UINT8_MAX);
+        else if (ds >= 5) t = dsg ? vclamp(t, INT16_MIN, INT16_MAX) : vclamp(t, 0, UINT16_MAX);
+        else t = dsg ? vclamp(t, INT32_MIN, INT32_MAX) : vclamp(t, 0, UINT32_MAX);
+    }
+    int64_t tc = dsg ? (int32_t)c : (int64_t)c;
+    switch (in->sub2) {
+    case VS_ADD: t += tc; break;
+    case VS_MIN: t = t < tc ? t : tc; break;
+    case VS_MAX: t = t > tc ? t : tc; break;
+    default: break;
+    }
+    if (ds >= 1 && ds <= 4) {
+        unsigned sh = 8u * (unsigned)(ds - 1);
+        return (uint32_t)(((uint64_t)t & 0xff) << sh) | (c & ~(0xffu << sh));
+    }
+    if (ds >= 5) {
+        unsigned sh = ds == 6 ? 16 : 0;
+        return (uint32_t)(((uint64_t)t & 0xffff) << sh) | (c & ~(0xffffu << sh));
+    }
+    return (uint32_t)t;
+}
+
+static uint32_t video_simd(const struct ir_ins *in, uint32_t a, uint32_t b, uint32_t c)
+{
+    uint64_t imm = (uint64_t)in->imm, ab = (uint64_t)b << 32 | a;
+    int lanes = in->vec, w = 32 / lanes, cmp = (int)(imm >> 16 & 0xff);
+    int dsg = (int)(imm >> 60 & 1), asg = (int)(imm >> 61 & 1), bsg = (int)(imm >> 62 & 1);
+    unsigned mask = (unsigned)(imm >> 56 & 15);
+    uint64_t em = (1ull << w) - 1;
+    int64_t lo = dsg ? -(1ll << (w - 1)) : 0, hi = dsg ? (1ll << (w - 1)) - 1 : (int64_t)em;
+    uint32_t acc = c, merged = 0;
+    for (int e = 0; e < lanes; e++) {
+        int xa = (int)(imm >> (24 + 4 * e) & 15), xb = (int)(imm >> (40 + 4 * e) & 15);
+        uint64_t ua = ab >> (w * xa) & em, ub = ab >> (w * xb) & em;
+        int64_t va = asg ? (int64_t)(ua << (64 - w)) >> (64 - w) : (int64_t)ua;
+        int64_t vb = bsg ? (int64_t)(ub << (64 - w)) >> (64 - w) : (int64_t)ub;
+        int64_t t = vop(in->sub, va, vb, cmp);
+        if (in->flags & F_SAT) t = vclamp(t, lo, hi);
+        if (in->sub2 == VS_ADD) {
+            if ((mask >> e) & 1) acc += (uint32_t)t;
+        } else {
+            uint64_t part = (mask >> e) & 1 ? (uint64_t)t & em : (uint64_t)(c >> (w * e)) & em;
+            merged |= (uint32_t)(part << (w * e));
+        }
+    }
+    return in->sub2 == VS_ADD ? acc : merged;
+}
+
+static int video(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
+{
+    (void)w;
+    uint64_t *D = in->d >= 0 ? R + (size_t)in->d * 32 : b->sink;
+    const uint64_t *A = R + (size_t)in->a * 32, *B = R + (size_t)in->b * 32;
+    const uint64_t *C = in->c >= 0 ? R + (size_t)in->c * 32 : NULL;
+    LANES(m) {
+        int l = L;
+        uint32_t c = C ? (uint32_t)C[l] : 0;
+        D[l] = in->vec == 1 ? video_scalar(in, (uint32_t)A[l], (uint32_t)B[l], c) : video_simd(in, (uint32_t)A[l], (uint32_t)B[l], c);
+    }
+    return 0;
+}
+
 ex_fn ex_int_select(const struct ir_ins *in)
 {
     switch (in->op) {
@@ -145,6 +262,8 @@ ex_fn ex_int_select(const struct ir_ins *in)
         return carry;
     case OP_BFIND: case OP_BMSK: case OP_SZEXT: case OP_FNS: case OP_DP4A: case OP_DP2A:
         return ex_int;
+    case OP_VIDEO:
+        return video;
     default:
         return NULL;
     }

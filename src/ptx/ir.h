@@ -44,6 +44,7 @@ enum ir_op {
     OP_BRA, OP_BRX, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_BAR, OP_NANOSLEEP,
     OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX, OP_WARPSYNC, OP_ELECT, OP_ACTIVEMASK, OP_MEMBAR,
     OP_MMA,                           /* matrix instructions: ins.e indexes ptx_module.mmas */
+    OP_VIDEO,                         /* video instructions: see VI_* */
     OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE,  /* builtin functions */
     OP_COUNT
 };
@@ -69,6 +70,14 @@ enum { MB_INIT, MB_INVAL, MB_ARRIVE, MB_ARRIVE_DROP, MB_EXPECT_TX, MB_COMPLETE_T
 /* ins.sub: rounding (cvt, float arithmetic) */
 enum { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI, RND_RNA };
 /* compare operators */
+/* OP_VIDEO: ins.sub the operation, ins.sub2 the secondary one (scalar:
+ * add, min, max; SIMD: add accumulates), ins.vec 1 (scalar), 2 or 4
+ * elements; ins.imm: scalar selectors of d, a, b in bits 0-3, 4-7, 8-11
+ * (1-4 .b0-.b3, 5 .h0, 6 .h1), vset's compare in 16-23, SIMD element
+ * selectors of a and b (4 bits per element, element 0 lowest) in 24-39 and
+ * 40-55, the SIMD mask in 56-59; bits 60-62: d, a, b signed */
+enum { VI_ADD, VI_SUB, VI_ABSDIFF, VI_MIN, VI_MAX, VI_SHL, VI_SHR, VI_SET, VI_AVRG };
+enum { VS_NONE, VS_ADD, VS_MIN, VS_MAX };
 enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_LO, CMP_LS, CMP_HI, CMP_HS,
        CMP_EQU, CMP_NEU, CMP_LTU, CMP_LEU, CMP_GTU, CMP_GEU, CMP_NUM, CMP_NAN };
 /* setp/set boolean combination */

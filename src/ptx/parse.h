@@ -161,6 +161,10 @@ int parse_reg(struct ps *p);
 /* parse_mma.c: is the instruction at the current token a matrix one
  * (mma, wmma, ldmatrix, stmatrix, movmatrix)? then parse_matrix reads it */
 int is_matrix(struct ps *p);
+/* parse_video.c: is the instruction at cur a video instruction? then
+ * parse_video reads it */
+int is_video(struct ps *p);
+int parse_video(struct ps *p, int guard, int gneg);
 int parse_matrix(struct ps *p, int guard, int gneg);
 
 #endif
