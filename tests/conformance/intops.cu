@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #define N 256
-#define R 26 // results per input
+#define R 30 // results per input
 
 __device__ __host__ static uint64_t mix(uint64_t x)
 {
@@ -76,6 +76,17 @@ __global__ void ops(uint32_t *out)
     asm("prmt.b32.rc8 %0, %1, %2, %3;" : "=r"(r0) : "r"(a), "r"(b), "r"(c >> 4));
     asm("prmt.b32.ecr %0, %1, %2, %3;" : "=r"(r1) : "r"(a), "r"(b), "r"(d >> 4));
     o[25] ^= (r0 * 11) ^ (r1 * 13);
+    // video instructions
+    o[26] = __vabsdiffu4(a, b);
+    asm("vshr.u32.u32.u32.clamp.add %0, %1, %2, %3;" : "=r"(r0) : "r"(a), "r"(b & 63), "r"(c));
+    o[27] = r0;
+    asm("vadd.s32.s32.s32.sat %0, %1.h1, %2.b0;" : "=r"(r0) : "r"(a), "r"(b));
+    asm("vsub.u32.s32.s32.sat %0.b2, %1.b1, %2.b3, %3;" : "=r"(r1) : "r"(a), "r"(b), "r"(c));
+    o[28] = r0 ^ (r1 * 3);
+    asm("vset4.u32.u32.gt.add %0, %1, %2, %3;" : "=r"(r0) : "r"(a), "r"(b), "r"(c));
+    asm("vmax2.s32.s32.s32 %0, %1, %2, %3;" : "=r"(r1) : "r"(a), "r"(b), "r"(c));
+    asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r"(r2) : "r"(a), "r"(b), "r"(c)); // __vsadu4 + c
+    o[29] = r0 ^ (r1 * 3) ^ (r2 * 5);
 }
 
 // host references
@@ -223,6 +234,23 @@ static void host_ops(int i, uint32_t *o)
             (uint32_t)((int32_t)((int32_t)(c << 8) >> 8) * (int32_t)((int32_t)(d << 8) >> 8)) ^
             ((a > b ? a - b : b - a) + c);
     o[24] = prmt_sign(a, b, c);
+    uint32_t ad = 0, sad = c, gt = c, mx = 0;
+    for (int k = 0; k < 4; k++) {
+        int x = (a >> 8 * k) & 0xff, y = (b >> 8 * k) & 0xff;
+        ad |= (uint32_t)(x > y ? x - y : y - x) << 8 * k;
+        sad += (uint32_t)(x > y ? x - y : y - x);
+        gt += x > y;
+    }
+    for (int k = 0; k < 2; k++) {
+        int16_t x = (int16_t)(a >> 16 * k), y = (int16_t)(b >> 16 * k);
+        mx |= (uint32_t)(uint16_t)(x > y ? x : y) << 16 * k;
+    }
+    o[26] = ad;
+    o[27] = ((b & 63) >= 32 ? 0 : a >> (b & 63)) + c;
+    int df = (int8_t)(a >> 8) - (int8_t)(b >> 24);
+    df = df < 0 ? 0 : df > 255 ? 255 : df;
+    o[28] = (uint32_t)((int16_t)(a >> 16) + (int8_t)b) ^ (((c & 0xff00ffffu) | (uint32_t)df << 16) * 3);
+    o[29] = gt ^ (mx * 3) ^ (sad * 5);
     o[25] = prmt_mode(a, b, c, 0) ^ (prmt_mode(a, b, d, 1) * 3) ^ (prmt_mode(a, b, c >> 2, 3) * 5) ^
             (prmt_mode(a, b, d >> 2, 5) * 7) ^ (prmt_mode(a, b, c >> 4, 2) * 11) ^ (prmt_mode(a, b, d >> 4, 4) * 13);
 }
@@ -243,7 +271,9 @@ static const char *names[R] = {"add.cc/addc (128-bit add)", "", "", "", "sub.cc/
                                "bfind.shiftamt", "bmsk.clamp", "bmsk.wrap", "dp4a.s32.s32", "dp4a.u32.u32",
                                "dp2a.lo.s32.s32", "dp2a.hi.u32.u32", "prmt", "shf.l/shf.r.clamp", "bfe.s32/bfi",
                                "szext/fns/brev/popc/clz/mul.hi/mul24/sad",
-                               "prmt with sign replication", "prmt.f4e/b4e/rc8/ecl/ecr/rc16"};
+                               "prmt with sign replication", "prmt.f4e/b4e/rc8/ecl/ecr/rc16",
+                               "vabsdiff4 (__vabsdiffu4)", "vshr.clamp.add", "vadd.sat/vsub.sat with selectors and a merge",
+                               "vset4.add, vmax2, vabsdiff4.add"};
 
 int main()
 {

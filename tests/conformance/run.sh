@@ -29,6 +29,7 @@ bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$2" ] && sed 's/^/    /' "$2";
 
 # build two at a time; driver-API programs link the emulator's libcuda
 build() {
+    rm -f "$out/$1"
     "$NVCC" $NVCC_XFLAGS -gencode arch=compute_90,code=compute_90 -lineinfo -I "$here" -o "$out/$1" "$here/$1.cu" \
         -L"$lib" -lcuda >"$out/$1.build.log" 2>&1
 }
