@@ -16,7 +16,7 @@ lib="$root/$BUILD/lib/tdtrace/emu"
 out="$root/$BUILD/tests/conformance"
 pass=0; fail=0; skip=0
 . "$here/../nvcc-env.sh"
-PROGS=${PROGS:-"simt intops fpconv calls memasync tensor modules hang"}
+PROGS=${PROGS:-"simt intops fpconv calls memasync tensor modules libs hang"}
 if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
     echo "conformance: skipped: no nvcc (the CUDA toolkit is not installed)"
     echo "conformance: 0 passed, 0 failed, 1 skipped"
