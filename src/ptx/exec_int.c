@@ -239,6 +239,28 @@ static uint32_t video_simd(const struct ir_ins *in, uint32_t a, uint32_t b, uint
     return in->sub2 == VS_ADD ? acc : merged;
 }
 
+/* cvt.pack.sat: a and b clamped to the converted type, b in the low
+ * bits, a above it, then c's low bits (PTX ISA, "cvt.pack") */
+static int cvt_pack(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
+{
+    (void)w;
+    uint64_t *D = in->d >= 0 ? R + (size_t)in->d * 32 : b->sink;
+    const uint64_t *A = R + (size_t)in->a * 32, *B = R + (size_t)in->b * 32;
+    const uint64_t *C = in->c >= 0 ? R + (size_t)in->c * 32 : NULL;
+    int t = in->type, sg = t == T_S16 || t == T_S8 || t == T_S4;
+    unsigned size = t == T_U16 || t == T_S16 ? 16 : t == T_U8 || t == T_S8 ? 8 : 4;
+    int64_t lo = sg ? -(1ll << (size - 1)) : 0, hi = sg ? (1ll << (size - 1)) - 1 : (1ll << size) - 1;
+    uint64_t mk = (1ull << size) - 1;
+    LANES(m) {
+        int l = L;
+        uint64_t ta = (uint64_t)vclamp((int32_t)A[l], lo, hi) & mk, tb = (uint64_t)vclamp((int32_t)B[l], lo, hi) & mk;
+        uint64_t d = ta << size | tb;
+        if (C && size < 16) d |= (C[l] << (2 * size));
+        D[l] = d & 0xffffffffu;
+    }
+    return 0;
+}
+
 static int video(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
 {
     (void)w;
@@ -264,6 +286,8 @@ ex_fn ex_int_select(const struct ir_ins *in)
         return ex_int;
     case OP_VIDEO:
         return video;
+    case OP_CVTPACK:
+        return cvt_pack;
     default:
         return NULL;
     }

@@ -45,6 +45,8 @@ enum ir_op {
     OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX, OP_WARPSYNC, OP_ELECT, OP_ACTIVEMASK, OP_MEMBAR,
     OP_MMA,                           /* matrix instructions: ins.e indexes ptx_module.mmas */
     OP_VIDEO,                         /* video instructions: see VI_* */
+    OP_CVTPACK,                       /* cvt.pack.sat: type the converted type */
+    OP_GRIDDEP,                       /* griddepcontrol (parsed as a no-op) */
     OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE,  /* builtin functions */
     OP_COUNT
 };

@@ -161,6 +161,17 @@ int parse_reg(struct ps *p);
 /* parse_mma.c: is the instruction at the current token a matrix one
  * (mma, wmma, ldmatrix, stmatrix, movmatrix)? then parse_matrix reads it */
 int is_matrix(struct ps *p);
+/* parse_mods.c: an instruction's modifiers (after its name, before its
+ * operands) into in and md; *op may change (cvt.pack) */
+struct mods {
+    int ntypes, tys[3];      /* the types, in order */
+    int unknown;             /* a modifier the engine does not know (bad: the first) */
+    struct tok *bad;
+    int cvta_to, warp, bulk; /* cvta.to, bar.warp, cp.async.bulk */
+    int hint;                /* .L2::cache_hint: a cache-policy operand comes last */
+    int nspaces, spaces[2];  /* state spaces, in order */
+};
+void parse_mods(struct ps *p, struct ir_ins *in, int *op, struct mods *md);
 /* parse_video.c: is the instruction at cur a video instruction? then
  * parse_video reads it */
 int is_video(struct ps *p);

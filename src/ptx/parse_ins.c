@@ -316,34 +316,9 @@ static const struct { const char *s; int op; } opnames[] = {
     { "fence", OP_MEMBAR }, { "prefetch", OP_NOP }, { "prefetchu", OP_NOP }, { "pmevent", OP_NOP },
     { "nanosleep", OP_NOP }, { "brkpt", OP_TRAP }, { "discard", OP_NOP }, { "applypriority", OP_NOP },
     { "createpolicy", OP_UNSUPPORTED }, { "cp", OP_CPASYNC }, { "mbarrier", OP_MBAR },
+    { "griddepcontrol", OP_GRIDDEP },
 };
 
-static const struct { const char *s; int v; } cmps[] = {
-    { ".eq", CMP_EQ }, { ".ne", CMP_NE }, { ".lt", CMP_LT }, { ".le", CMP_LE }, { ".gt", CMP_GT }, { ".ge", CMP_GE },
-    { ".lo", CMP_LO }, { ".ls", CMP_LS }, { ".hi", CMP_HI }, { ".hs", CMP_HS }, { ".equ", CMP_EQU }, { ".neu", CMP_NEU },
-    { ".ltu", CMP_LTU }, { ".leu", CMP_LEU }, { ".gtu", CMP_GTU }, { ".geu", CMP_GEU }, { ".num", CMP_NUM }, { ".nan", CMP_NAN },
-};
-static const struct { const char *s; int v; } atops[] = {
-    { ".add", AT_ADD }, { ".min", AT_MIN }, { ".max", AT_MAX }, { ".inc", AT_INC }, { ".dec", AT_DEC },
-    { ".cas", AT_CAS }, { ".exch", AT_EXCH }, { ".and", AT_AND }, { ".or", AT_OR }, { ".xor", AT_XOR },
-};
-static const struct { const char *s; int v; } rnds[] = {
-    { ".rn", RND_RN }, { ".rz", RND_RZ }, { ".rm", RND_RM }, { ".rp", RND_RP }, { ".rni", RND_RNI },
-    { ".rzi", RND_RZI }, { ".rmi", RND_RMI }, { ".rpi", RND_RPI }, { ".rna", RND_RNA },
-};
-
-/* modifiers that change nothing here (caching, ordering scopes, ...) */
-static int ignorable(struct tok *k)
-{
-    static const char *const ign[] = {
-        ".uni", ".sync", ".aligned", ".nc", ".volatile", ".relaxed", ".acquire", ".release", ".acq_rel",
-        ".sc", ".sys", ".gpu", ".cta", ".cluster", ".ca", ".cg", ".cs", ".lu", ".cv", ".wb", ".wt", ".full",
-        ".weak", ".mmio", ".noftz", ".L1", ".L2", ".level",
-    };
-    for (size_t i = 0; i < sizeof ign / sizeof *ign; i++)
-        if (is(k, ign[i])) return 1;
-    return k->n > 3 && (memcmp(k->s, ".L1::", 5) == 0 || memcmp(k->s, ".L2::", 5) == 0);
-}
 
 static void mark_unsupported(struct ps *p, struct ir_ins *in, const char *s, int n)
 {
@@ -366,152 +341,11 @@ int parse_ins(struct ps *p, int guard, int gneg)
     in->gneg = (uint8_t)gneg;
     /* the full spelling for messages */
     const char *nstart = opt->s;
-    int types_n = 0, tys[3] = { 0, 0, 0 };
-    int unknown_mod = 0;
-    struct tok *bad = NULL;
-    int cvta_to = 0;
-    int warp = 0, nspaces = 0, spaces[2] = { 0, 0 }, bulk = 0;
-    while (cur(p)->kind == TK_DIR) {
-        struct tok *k = cur(p);
-        next(p);
-        int t = type_of(k), sp = space_of(k);
-        int done = 0;
-        if (t != T_NONE) { if (types_n < 3) tys[types_n++] = t; continue; }
-        if (sp != SP_NONE) {
-            if (nspaces < 2) spaces[nspaces++] = sp;
-            in->space = (uint8_t)sp;
-            /* .shared::cluster: the block's own shared memory (clusters of one block) in cp.async.bulk */
-            if (sp == SP_SHARED && k->n > 7 && !(k->n == 12 && memcmp(k->s, ".shared::cta", 12) == 0) &&
-                !(op == OP_CPASYNC && is(k, ".shared::cluster"))) {
-                unknown_mod = 1; bad = k;
-            }
-            continue;
-        }
-        if (is(k, ".v2")) { in->vec = 2; continue; }
-        if (is(k, ".v4")) { in->vec = 4; continue; }
-        if (is(k, ".to")) { cvta_to = 1; continue; }
-        if (is(k, ".sat")) { in->flags |= F_SAT; continue; }
-        if (is(k, ".ftz")) { in->flags |= F_FTZ; continue; }
-        if (is(k, ".approx")) { in->flags |= F_APPROX; continue; }
-        if (is(k, ".relu")) { in->flags |= F_RELU; continue; }
-        if (is(k, ".satfinite") && op == OP_CVT) { in->flags |= F_SATFIN; continue; }
-        if (is(k, ".cc") && (op == OP_ADD || op == OP_SUB || op == OP_MAD || op == OP_ADDC || op == OP_SUBC || op == OP_MADC)) {
-            in->flags |= F_CC;
-            continue;
-        }
-        if ((op == OP_MIN || op == OP_MAX) && (is(k, ".NaN") || is(k, ".xorsign") || is(k, ".abs"))) {
-            in->flags |= is(k, ".NaN") ? F_NAN : is(k, ".xorsign") ? F_XORSIGN : F_ABS;
-            continue;
-        }
-        if (op == OP_BFIND && is(k, ".shiftamt")) { in->sub = 1; continue; }
-        if (op == OP_PRMT) { /* prmt modes: sub 1-6 */
-            static const char *const pm[] = { ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16" };
-            for (size_t i = 0; i < sizeof pm / sizeof *pm && !done; i++)
-                if (is(k, pm[i])) { in->sub = (uint8_t)(i + 1); done = 1; }
-            if (done) continue;
-        }
-        if ((op == OP_BMSK || op == OP_SZEXT) && (is(k, ".clamp") || is(k, ".wrap"))) {
-            if (is(k, ".wrap")) in->flags |= F_WRAP;
-            continue;
-        }
-        if (is(k, ".sync") && (op == OP_SHFL || op == OP_VOTE || op == OP_MATCH || op == OP_REDUX || op == OP_ELECT)) {
-            in->flags |= F_SYNC;
-            continue;
-        }
-        if (op == OP_SETP || op == OP_SET) {
-            for (size_t i = 0; i < sizeof cmps / sizeof *cmps && !done; i++)
-                if (is(k, cmps[i].s)) { in->sub = (uint8_t)cmps[i].v; done = 1; }
-            if (!done && is(k, ".and")) { in->sub2 = BOOL_AND; done = 1; }
-            if (!done && is(k, ".or")) { in->sub2 = BOOL_OR; done = 1; }
-            if (!done && is(k, ".xor")) { in->sub2 = BOOL_XOR; done = 1; }
-        } else if (op == OP_SLCT && !done) {
-            /* types only */
-        } else if (op == OP_ATOM || op == OP_RED) {
-            for (size_t i = 0; i < sizeof atops / sizeof *atops && !done; i++)
-                if (is(k, atops[i].s)) { in->sub = (uint8_t)atops[i].v; done = 1; }
-        } else if (op == OP_SHFL) {
-            if (is(k, ".up")) { in->sub = SH_UP; done = 1; }
-            else if (is(k, ".down")) { in->sub = SH_DOWN; done = 1; }
-            else if (is(k, ".bfly")) { in->sub = SH_BFLY; done = 1; }
-            else if (is(k, ".idx")) { in->sub = SH_IDX; done = 1; }
-        } else if (op == OP_VOTE) {
-            if (is(k, ".all")) { in->sub = VO_ALL; done = 1; }
-            else if (is(k, ".any")) { in->sub = VO_ANY; done = 1; }
-            else if (is(k, ".uni")) { in->sub = VO_UNI; done = 1; }
-            else if (is(k, ".ballot")) { in->sub = VO_BALLOT; done = 1; }
-        } else if (op == OP_MUL || op == OP_MAD || op == OP_MUL24 || op == OP_MAD24 || op == OP_MADC || op == OP_DP2A) {
-            if (is(k, ".hi")) { in->flags |= F_HI; done = 1; }
-            else if (is(k, ".lo")) done = 1;
-            else if (is(k, ".wide")) { in->flags |= F_WIDE; done = 1; }
-        } else if (op == OP_SHF) {
-            if (is(k, ".l")) done = 1;
-            else if (is(k, ".r")) { in->flags |= F_HI; done = 1; }
-            else if (is(k, ".wrap")) { in->flags |= F_WRAP; done = 1; }
-            else if (is(k, ".clamp")) done = 1;
-        } else if (op == OP_BAR) {
-            if (is(k, ".sync") || is(k, ".aligned") || is(k, ".cta")) done = 1;
-            else if (is(k, ".warp")) { warp = 1; done = 1; }
-            else if (is(k, ".arrive")) { in->sub2 = BK_ARRIVE; done = 1; }
-            else if (is(k, ".red")) { in->sub2 = BK_RED; done = 1; }
-            else if (in->sub2 == BK_RED && (is(k, ".popc") || is(k, ".and") || is(k, ".or"))) {
-                in->sub = is(k, ".popc") ? RED_POPC : is(k, ".and") ? RED_AND : RED_OR; done = 1;
-            }
-        } else if (op == OP_CPASYNC) {
-            if (is(k, ".async")) done = 1;
-            else if (is(k, ".commit_group")) { in->sub = CP_COMMIT; done = 1; }
-            else if (is(k, ".wait_group")) { in->sub = CP_WAIT; done = 1; }
-            else if (is(k, ".wait_all")) { in->sub = CP_WAIT_ALL; done = 1; }
-            else if (is(k, ".mbarrier")) { in->sub = CP_MBAR_ARRIVE; done = 1; }
-            else if (is(k, ".arrive")) done = in->sub == CP_MBAR_ARRIVE;
-            else if (is(k, ".noinc")) { in->sub2 |= MB_NOINC; done = 1; }
-            else if (is(k, ".bulk")) { bulk = 1; done = 1; }
-            else if (is(k, ".mbarrier::complete_tx::bytes") || is(k, ".bulk_group") || is(k, ".read") ||
-                     is(k, ".L2::cache_hint") || is(k, ".L2::64B") || is(k, ".L2::128B") || is(k, ".L2::256B"))
-                done = 1;
-        } else if (op == OP_MBAR) {
-            static const struct { const char *s; int v; } mops[] = {
-                { ".init", MB_INIT }, { ".inval", MB_INVAL }, { ".arrive", MB_ARRIVE }, { ".arrive_drop", MB_ARRIVE_DROP },
-                { ".expect_tx", MB_EXPECT_TX }, { ".complete_tx", MB_COMPLETE_TX }, { ".test_wait", MB_TEST_WAIT },
-                { ".try_wait", MB_TRY_WAIT }, { ".pending_count", MB_PENDING },
-            };
-            for (size_t i = 0; i < sizeof mops / sizeof *mops && !done; i++) {
-                if (!is(k, mops[i].s)) continue;
-                if (mops[i].v == MB_EXPECT_TX && (in->sub == MB_ARRIVE || in->sub == MB_ARRIVE_DROP)) in->sub2 |= MB_WITH_TX;
-                else in->sub = (uint8_t)mops[i].v;
-                done = 1;
-            }
-            if (!done && is(k, ".parity")) { in->sub2 |= MB_PARITY; done = 1; }
-            if (!done && is(k, ".noComplete")) { in->sub2 |= MB_NOCOMPLETE; done = 1; }
-        } else if (op == OP_BRX) {
-            if (is(k, ".idx")) done = 1;
-        } else if (op == OP_MATCH) {
-            if (is(k, ".any")) { in->sub = MA_ANY; done = 1; }
-            else if (is(k, ".all")) { in->sub = MA_ALL; done = 1; }
-        } else if (op == OP_REDUX) {
-            static const struct { const char *s; int v; } rops[] = {
-                { ".and", RED_AND }, { ".or", RED_OR }, { ".xor", RED_XOR }, { ".add", RED_ADD },
-                { ".min", RED_MIN }, { ".max", RED_MAX },
-            };
-            for (size_t i = 0; i < sizeof rops / sizeof *rops && !done; i++)
-                if (is(k, rops[i].s)) { in->sub = (uint8_t)rops[i].v; done = 1; }
-            if (!done && is(k, ".abs")) { in->flags |= F_ABS; done = 1; }
-            if (!done && is(k, ".NaN")) { in->flags |= F_NAN; done = 1; }
-        } else if (op == OP_TESTP) {
-            static const char *const tp[] = { ".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal" };
-            for (size_t i = 0; i < 6 && !done; i++)
-                if (is(k, tp[i])) { in->sub = (uint8_t)i; done = 1; }
-        } else if (op == OP_MEMBAR) {
-            done = 1;
-        }
-        if (done) continue;
-        for (size_t i = 0; i < sizeof rnds / sizeof *rnds && !done; i++)
-            if (is(k, rnds[i].s)) { in->sub = (uint8_t)rnds[i].v; done = 1; }
-        if (done) continue;
-        if (ignorable(k)) continue;
-        if (op == OP_LD && (is(k, ".lo") || is(k, ".hi"))) continue;
-        unknown_mod = 1;
-        if (!bad) bad = k;
-    }
+    struct mods md;
+    parse_mods(p, in, &op, &md);
+    int types_n = md.ntypes, *tys = md.tys, unknown_mod = md.unknown, cvta_to = md.cvta_to, warp = md.warp;
+    int nspaces = md.nspaces, *spaces = md.spaces, bulk = md.bulk;
+    struct tok *bad = md.bad;
     int nlen = (int)(cur(p)[-1].s + cur(p)[-1].n - nstart);
     if (nlen > 60 || nlen < 0) nlen = opt->n;
     in->name = intern(p, nstart, nlen);
@@ -556,6 +390,8 @@ int parse_ins(struct ps *p, int guard, int gneg)
             for (int i = 0; i < ncl[w]; i++) opnd_free(&calllist[w][i]);
         return -1;
     }
+    if (md.hint && nops > 0 && ops[nops - 1].kind == O_REG && ops[nops - 1].rtype == T_B64 && op != OP_CPASYNC)
+        opnd_free(&ops[--nops]); /* the cache policy: a hint only */
     if (op < 0 || op == OP_UNSUPPORTED || unknown_mod) {
         (void)bad;
         mark_unsupported(p, in, nstart, nlen);
@@ -569,6 +405,23 @@ int parse_ins(struct ps *p, int guard, int gneg)
     switch (op) {
     case OP_NOP:
     case OP_MEMBAR:
+        break;
+    case OP_GRIDDEP: /* the grids before this one have finished: launches on a stream run in order */
+        NEED(0);
+        in->op = OP_NOP;
+        break;
+    case OP_CVTPACK: /* cvt.pack.sat.ctype.s32{.b32} d, a, b{, c} */
+        if (nops != 3 && nops != 4) { ps_err(p, line, "%.*s: expected 3 or 4 operands", nlen, nstart); rc = -1; goto out; }
+        if (!(in->flags & F_SAT) || tys[1] != T_S32 || (nops == 4) != (types_n == 3) ||
+            !(t == T_U16 || t == T_S16 || t == T_U8 || t == T_S8 || t == T_U4 || t == T_S4) ||
+            ((t == T_U16 || t == T_S16) && nops == 4)) {
+            mark_unsupported(p, in, nstart, nlen);
+            goto out;
+        }
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], T_S32);
+        in->b = src(p, &ops[2], T_S32);
+        if (nops == 4) in->c = src(p, &ops[3], T_B32);
         break;
     case OP_MOV:
         NEED(2);
@@ -615,6 +468,22 @@ int parse_ins(struct ps *p, int guard, int gneg)
         if (in->space == SP_PARAM && !p->m->funcs[p->fn].is_entry) in->space = SP_FPARAM;
         if (rv->kind == O_VEC) {
             if (rv->nvec != in->vec) { ps_err(p, line, "vector size mismatch"); rc = -1; goto out; }
+            if (in->vec == 8) { /* .v8 of 32 bits: two .v4 accesses, 16 bytes apart */
+                int ai = (int)(in - p->m->ins);
+                if (ir_type_size(t) != 4) { mark_unsupported(p, in, nstart, nlen); goto out; }
+                in->vec = 4;
+                for (int i = 0; i < 4; i++) {
+                    in->vr[i] = op == OP_LD ? dst(p, rv->vimm[i]) : src(p, rv->vimm[i], t);
+                    if (op == OP_LD && in->vr[i] == in->a) { mark_unsupported(p, in, nstart, nlen); goto out; }
+                }
+                struct ir_ins *hi = new_ins(p, line);
+                if (!hi) { rc = -1; goto out; }
+                in = &p->m->ins[ai];
+                *hi = *in;
+                hi->imm += 16;
+                for (int i = 0; i < 4; i++) hi->vr[i] = op == OP_LD ? dst(p, rv->vimm[4 + i]) : src(p, rv->vimm[4 + i], t);
+                break;
+            }
             for (int i = 0; i < rv->nvec; i++)
                 in->vr[i] = op == OP_LD ? dst(p, rv->vimm[i]) : src(p, rv->vimm[i], t);
         } else {

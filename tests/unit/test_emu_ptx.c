@@ -285,6 +285,10 @@ static const struct arith arith[] = {
     { "prmt.b32.b4e %w0, 0x33221100, 0x77665544, 0;", 0x55667700 },
     { "prmt.b32.rc16 %w0, 0x33221100, 0x77665544, 1;", 0x33223322 },
     { "prmt.b32.ecr %w0, 0x33221100, 0x77665544, 2;", 0x22221100 },
+    /* cvt.pack.sat: b low, a above it, then c; griddepcontrol is a no-op */
+    { "cvt.pack.sat.s8.s32.b32 %w0, 300, -300, 0x1234; griddepcontrol.wait; griddepcontrol.launch_dependents;", 0x12347f80 },
+    { "cvt.pack.sat.u16.s32 %w0, -5, 70000;", 0x0000ffff },
+    { "cvt.pack.sat.u4.s32.b32 %w0, 3, 20, 0xabc;", 0xabc3f },
     /* video instructions */
     { "vshr.u32.u32.u32.clamp.add %w0, 0x80000000, 40, 5;", 5 },
     { "vshl.u32.u32.u32.wrap %w0, 1, 33;", 2 },
@@ -894,6 +898,28 @@ static const char drv_ptx[] = HDR
 
 /* cp.async.bulk: global to shared completing on an mbarrier (complete_tx
  * before the expect_tx, as libcu++ issues them), then shared to global */
+/* .v8 accesses of 32-bit values, and a cache-policy operand after .L2::cache_hint */
+static void test_wide_access(void **state)
+{
+    (void)state;
+    static const char src[] = HDR ".entry k(.param .u64 out) {\n .reg .b32 %r<16>; .reg .b64 %o<2>;\n"
+        " ld.param.u64 %o0, [out];\n mov.b64 %o1, 0;\n"
+        " mov.u32 %r0, 1;\n add.u32 %r1, %r0, 1;\n add.u32 %r2, %r1, 1;\n add.u32 %r3, %r2, 1;\n"
+        " add.u32 %r4, %r3, 1;\n add.u32 %r5, %r4, 1;\n add.u32 %r6, %r5, 1;\n add.u32 %r7, %r6, 1;\n"
+        " st.global.L2::cache_hint.v8.u32 [%o0+32], {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, %o1;\n"
+        " ld.global.nc.L2::cache_hint.v8.u32 {%r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15}, [%o0+32], %o1;\n"
+        " st.global.v4.u32 [%o0], {%r15, %r14, %r9, %r8};\n ret;\n}\n";
+    char err[512];
+    memset(arena, 0, 4096);
+    enum ptx_status st = run(src, 1, 1, err, sizeof err);
+    if (st != PTX_OK) fail_msg("%d: %s", st, err);
+    for (int i = 0; i < 8; i++) assert_int_equal(out32(8 + i), (uint32_t)i + 1);
+    assert_int_equal(out32(0), 8);
+    assert_int_equal(out32(1), 7);
+    assert_int_equal(out32(2), 2);
+    assert_int_equal(out32(3), 1);
+}
+
 static void test_bulk_copy(void **state)
 {
     (void)state;
@@ -993,6 +1019,7 @@ int main(void)
         cmocka_unit_test(test_warp_ops),
         cmocka_unit_test(test_async_atomics),
         cmocka_unit_test(test_bulk_copy),
+        cmocka_unit_test(test_wide_access),
         cmocka_unit_test(test_printf_calls),
         cmocka_unit_test(test_driver),
     };
