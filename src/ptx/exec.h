@@ -23,6 +23,7 @@
 #ifndef TD_PTX_EXEC_H
 #define TD_PTX_EXEC_H
 
+#include <fenv.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -221,5 +222,23 @@ static inline int64_t sext(uint64_t v, unsigned size)
 static inline float ftz32(float f) { return fabsf(f) < 1.17549435e-38f ? copysignf(0.0f, f) : f; }
 /* .sat: clamp to [0, 1], NaN to 0 */
 static inline float sat32(float q) { return q != q ? 0.0f : q < 0 ? 0.0f : q > 1 ? 1.0f : q; }
+
+/* rounding modes as fenv's; directed ones */
+static inline int fe_mode(int rnd)
+{
+    switch (rnd) {
+    case RND_RZ: case RND_RZI: return FE_TOWARDZERO;
+    case RND_RM: case RND_RMI: return FE_DOWNWARD;
+    case RND_RP: case RND_RPI: return FE_UPWARD;
+    default: return FE_TONEAREST;
+    }
+}
+static inline int directed(int rnd) { return rnd == RND_RZ || rnd == RND_RM || rnd == RND_RP; }
+/* half-width float type to float and back */
+static inline float h2f(uint64_t v, int t) { return t == T_BF16 || t == T_BF16X2 ? ptx_bf16_to_f32((uint16_t)v) : ptx_f16_to_f32((uint16_t)v); }
+static inline uint64_t f2h(float f, int t, int rnd) { return t == T_BF16 || t == T_BF16X2 ? ptx_f32_to_bf16(f, rnd) : ptx_f32_to_f16(f, rnd); }
+
+/* exec_cvt.c: cvt of one lane (b: the second source of two-source forms) */
+uint64_t ex_cvt(const struct ir_ins *in, uint64_t a, uint64_t b);
 
 #endif
