@@ -150,9 +150,10 @@ static void put(char *out, size_t outlen, size_t *n, const char *s, size_t k)
 }
 
 size_t ptx_format(const char *fmt, size_t fmtlen, const unsigned char *args, size_t alen,
-                  char *out, size_t outlen, ptx_read_fn rd, void *rdctx)
+                  char *out, size_t outlen, ptx_read_fn rd, void *rdctx, int *nargs)
 {
     size_t n = 0, off = 0;
+    *nargs = 0;
     size_t i = 0;
     while (i < fmtlen && fmt[i]) {
         if (fmt[i] != '%') {
@@ -187,6 +188,7 @@ size_t ptx_format(const char *fmt, size_t fmtlen, const unsigned char *args, siz
         case 'd': case 'i': case 'u': case 'x': case 'X': case 'o': case 'c': {
             unsigned size = lng ? 8 : 4;
             if (take(args, alen, &off, size, &v)) { k = snprintf(buf, sizeof buf, "<?>"); break; }
+            (*nargs)++;
             spec[sl++] = 'l'; spec[sl++] = 'l'; spec[sl++] = c == 'i' ? 'd' : c; spec[sl] = 0;
             if (c == 'c') { sl -= 3; spec[sl++] = 'c'; spec[sl] = 0; k = snprintf(buf, sizeof buf, spec, (int)v); break; }
             if (c == 'd' || c == 'i') {
@@ -198,6 +200,7 @@ size_t ptx_format(const char *fmt, size_t fmtlen, const unsigned char *args, siz
         }
         case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A': {
             if (take(args, alen, &off, 8, &v)) { k = snprintf(buf, sizeof buf, "<?>"); break; }
+            (*nargs)++;
             double d;
             memcpy(&d, &v, 8);
             spec[sl++] = c; spec[sl] = 0;
@@ -206,10 +209,12 @@ size_t ptx_format(const char *fmt, size_t fmtlen, const unsigned char *args, siz
         }
         case 'p':
             if (take(args, alen, &off, 8, &v)) { k = snprintf(buf, sizeof buf, "<?>"); break; }
+            (*nargs)++;
             k = snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
             break;
         case 's': {
             if (take(args, alen, &off, 8, &v)) { k = snprintf(buf, sizeof buf, "<?>"); break; }
+            (*nargs)++;
             const unsigned char *sp = NULL;
             size_t avail = v ? rd(rdctx, v, &sp) : 0;
             if (!sp) { k = snprintf(buf, sizeof buf, "%s", v ? "<invalid>" : "(null)"); break; }

@@ -683,13 +683,14 @@ static void do_builtin(struct blk *b, struct warp *w, const struct ir_ins *in, u
             const unsigned char *fmt = NULL, *args = NULL;
             size_t fl = ex_read_dev(b, av[0], &fmt);
             size_t al = av[1] ? ex_read_dev(b, av[1], &args) : 0;
-            int32_t count = -1;
+            int32_t count = -1; /* CUDA's printf: the arguments parsed; -1 without a format */
             if (fmt) {
                 char buf[2048];
-                size_t n = ptx_format((const char *)fmt, fl, args, al, buf, sizeof buf, ex_read_dev, b);
+                int nargs = 0;
+                size_t n = ptx_format((const char *)fmt, fl, args, al, buf, sizeof buf, ex_read_dev, b, &nargs);
                 if (n > sizeof buf) n = sizeof buf;
                 if (h->print) h->print(h->cookie, buf, n);
-                count = (int32_t)n;
+                count = nargs;
             }
             rv = (uint64_t)(uint32_t)count;
             break;

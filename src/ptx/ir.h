@@ -293,10 +293,11 @@ float ptx_bf16_to_f32(uint16_t h);
 double ptx_fp8_value(unsigned v, int e5m2);
 unsigned ptx_fp8_round(double x, int e5m2);
 /* device printf: formats fmt with the packed argument buffer args (alen
- * bytes readable) into out; returns the length. rd reads device memory:
+ * bytes readable) into out; returns the length, and in *nargs the number
+ * of arguments read (CUDA's printf returns that). rd reads device memory:
  * the readable bytes at addr (0 if none), for %s. */
 typedef size_t (*ptx_read_fn)(void *ctx, uint64_t addr, const unsigned char **p);
 size_t ptx_format(const char *fmt, size_t fmtlen, const unsigned char *args, size_t alen,
-                  char *out, size_t outlen, ptx_read_fn rd, void *rdctx);
+                  char *out, size_t outlen, ptx_read_fn rd, void *rdctx, int *nargs);
 
 #endif

@@ -100,9 +100,10 @@ __global__ void check_free(int n, int *out)
     out[t] = bad;
 }
 
-__global__ void say(int n)
+__global__ void say(int n, int *ret)
 {
-    if (threadIdx.x < n) printf("calls: thread %d says %d %s %.2f\n", threadIdx.x, threadIdx.x * 11, "hi", 1.5);
+    if (threadIdx.x < n) ret[threadIdx.x] = printf("calls: thread %d says %d %s %.2f\n", threadIdx.x, threadIdx.x * 11, "hi", 1.5);
+    else ret[threadIdx.x] = printf("");
 }
 
 static int host_even_sum(int n, int acc);
@@ -175,7 +176,7 @@ int main()
     FILE *tf = tmpfile();
     int saved = dup(1);
     if (tf && saved >= 0 && dup2(fileno(tf), 1) >= 0) {
-        say<<<1, 32>>>(3);
+        say<<<1, 32>>>(3, d);
         bool ran = LAUNCHED("say");
         fflush(stdout);
         dup2(saved, 1);
@@ -185,6 +186,9 @@ int main()
         text[n] = 0;
         const char *want = "calls: thread 0 says 0 hi 1.50\ncalls: thread 1 says 11 hi 1.50\ncalls: thread 2 says 22 hi 1.50\n";
         if (ran) check(strcmp(text, want) == 0, "printf through vprintf", "printed [%s]", text);
+        if (ran && CK(cudaMemcpy(h, d, 32 * sizeof(int), cudaMemcpyDeviceToHost)))
+            check(h[0] == 4 && h[2] == 4 && h[3] == 0 && h[31] == 0, "printf returns the number of arguments it parsed",
+                  "%d %d %d", h[0], h[3], h[31]);
     }
     return finish("calls");
 }

@@ -513,12 +513,19 @@ static void test_printf_calls(void **state)
         " mov.u64 %rd4, str;\n cvta.global.u64 %rd4, %rd4;\n st.local.u64 [%rd1+16], %rd4;\n"
         " mov.u64 %rd5, fmt;\n cvta.global.u64 %rd5, %rd5;\n"
         " { .param .b64 a0; st.param.b64 [a0], %rd5; .param .b64 a1; st.param.b64 [a1], %rd2; .param .b32 rv;\n"
-        "   call.uni (rv), vprintf, (a0, a1); ld.param.b32 %r2, [rv]; }\n ret;\n}\n";
+        "   call.uni (rv), vprintf, (a0, a1); ld.param.b32 %r2, [rv]; }\n"
+        " ld.param.u64 %rd6, [out];\n st.global.u32 [%rd6], %r2;\n"
+        /* no arguments: 0 */
+        " { .param .b64 a0; st.param.b64 [a0], %rd4; .param .b64 a1; st.param.b64 [a1], 0; .param .b32 rv;\n"
+        "   call.uni (rv), vprintf, (a0, a1); ld.param.b32 %r3, [rv]; }\n st.global.u32 [%rd6+4], %r3;\n ret;\n}\n";
     char err[256];
     nprinted = 0;
+    memset(arena, 0xee, 8);
     assert_int_equal(run(src, 1, 2, err, sizeof err), PTX_OK);
     printed[nprinted] = 0;
-    assert_string_equal(printed, "v=42 2.5 ok\nv=42 2.5 ok\n");
+    assert_string_equal(printed, "v=42 2.5 ok\nv=42 2.5 ok\nokok"); /* a warp: each call for both lanes */
+    assert_int_equal(out32(0), 3); /* CUDA's printf returns the arguments it parsed */
+    assert_int_equal(out32(1), 0);
 }
 
 /* ---- the SIMT model ----------------------------------------------------------- */
@@ -980,9 +987,13 @@ static void test_driver(void **state)
     OK(cuCtxSynchronize());
     OK(cuMemcpyDtoH_v2(hy, y, sizeof hy));
     for (unsigned i = 0; i < n; i++) assert_int_equal(hy[i], 3 * i + 7);
+    b1 = 11;
+    OK(cuMemcpyHtoD_v2(bias, &b1, 4));
     CUlaunchConfig cfg = { 1000, 1, 1, 1, 1, 1, 0, NULL, NULL, 0 };
     OK(cuLaunchKernelEx(&cfg, f, args, NULL));
     OK(cuCtxSynchronize());
+    OK(cuMemcpyDtoH_v2(hy, y, sizeof hy));
+    for (unsigned i = 0; i < n; i++) assert_int_equal(hy[i], 3 * i + 11);
     /* an unsupported instruction: refused at launch, nothing runs */
     OK(cuModuleGetFunction(&fx, m, "exotic"));
     assert_int_equal(cuLaunchKernel(fx, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUDA_ERROR_NOT_SUPPORTED);
