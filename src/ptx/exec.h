@@ -1,8 +1,12 @@
 /* The executor's internal interface, shared by its files and nothing else:
- * exec.c (launches, blocks, the SIMT model: warps, groups, barriers,
- * calls), exec_arith.c (arithmetic, comparisons, conversions, bit
- * operations), exec_mem.c (state spaces, loads, stores, atomics, async
- * copies, mbarriers) and exec_warp.c (warp-level instructions).
+ * exec_launch.c (launches: the plan, blocks over host threads), exec.c
+ * (the SIMT model: warps, groups, barriers, calls), exec_fault.c
+ * (failures), exec_arith.c (arithmetic, comparisons, bit operations),
+ * exec_cvt.c (conversions), exec_int.c (carry chains, integer extras,
+ * video instructions), exec_mem.c (state spaces, loads, stores, atomics,
+ * async copies, mbarriers), exec_warp.c (warp-level instructions) and
+ * exec_mma.c (matrix instructions). Each family's *_select picks an
+ * instruction's handler once per module.
  *
  * Registers are laid out slot-major, 32 lanes per slot: the value of slot
  * s in lane l of a warp is R[s * 32 + l], R the base of the function the

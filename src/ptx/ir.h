@@ -3,10 +3,12 @@
  * the same form.
  *
  * Every operand is a register slot. A slot holds 32 lanes of 64 bits.
- * Immediates, symbol addresses (constant for a launch: functions never
- * recurse, so every .local and call .param variable has a static offset)
- * and special registers are slots filled before a warp runs; the
- * instructions only ever name slots. Each function has its own registers. */
+ * Immediates, symbol addresses (constant for a launch: every .local and
+ * call .param variable has a static offset; a function on a cycle of the
+ * call graph saves its registers, .param and .local on the thread's stack
+ * when it is entered, exec.c) and special registers are slots filled
+ * before a warp runs; the instructions only ever name slots. Each function
+ * has its own registers. */
 #ifndef TD_PTX_IR_H
 #define TD_PTX_IR_H
 
