@@ -109,6 +109,26 @@ static const char *const seeds[] = {
     " ld.global.u32 %r1, [g+4]; ld.const.f64 %fd1, [c]; cvt.rzi.s32.f64 %r2, %fd1; mov.u64 %rd1, d; cvta.local.u64 %rd2, %rd1;\n"
     " st.local.u32 [%rd1], %r1; { .param .b32 a; st.param.b32 [a], %r2; .param .b32 b; call.uni (b), f, (a); ld.param.b32 %r3, [b]; }\n"
     " prmt.b32 %r4, %r3, %r1, 0x5140; shf.l.wrap.b32 %r4, %r4, %r1, %r3; bfe.s32 %r4, %r4, 3, 5; cvt.rn.f16.f32 %rs1, 0f3F800000; trap;\n}\n",
+    /* recursion, an indirect call, named barriers, warp-synchronous and matrix instructions, async copies */
+    HDR ".func (.param .b32 r) fact(.param .b32 x);\n.global .align 8 .u64 tab[1] = {fact};\n"
+    ".func (.param .b32 r) fact(.param .b32 x) { .reg .b32 %a<3>; .reg .pred %q; ld.param.b32 %a0, [x]; setp.lt.u32 %q, %a0, 2;\n"
+    " @%q bra D; sub.u32 %a1, %a0, 1; { .param .b32 y; st.param.b32 [y], %a1; .param .b32 z; call.uni (z), fact, (y); ld.param.b32 %a2, [z]; }\n"
+    " mul.lo.u32 %a0, %a0, %a2;\nD:\n st.param.b32 [r], %a0; ret; }\n"
+    ".entry reduce(.param .u64 p) {\n .shared .align 16 .b8 sb[256]; .shared .align 8 .b64 mb;\n"
+    " .reg .b32 %r<12>; .reg .b64 %rd<6>; .reg .pred %p<4>; .reg .f32 %f<8>; .reg .b16 %h<2>;\n"
+    " ld.param.u64 %rd1, [p]; mov.u32 %r1, %tid.x; and.b32 %r2, %r1, 7;\n"
+    " ld.global.u64 %rd2, [tab]; { .param .b32 a; st.param.b32 [a], %r2; .param .b32 b; prototype: .callprototype (.param .b32 _) _ (.param .b32 _);\n"
+    "   call (b), %rd2, (a), prototype; ld.param.b32 %r3, [b]; }\n"
+    " setp.lt.u32 %p1, %r1, 32; @%p1 bar.sync 1, 32; @!%p1 bar.arrive 2, 64;\n"
+    " match.any.sync.b32 %r4, %r2, -1; redux.sync.add.u32 %r5, %r3, -1; activemask.b32 %r6;\n"
+    " vabsdiff4.u32.u32.u32 %r7, %r4, %r5, %r6; vshr.u32.u32.u32.clamp.add %r7, %r7, %r2, %r3;\n"
+    " mov.b32 %f1, %r7; mov.b32 %f2, %r1; mov.f32 %f3, 0f3F800000; mov.f32 %f4, 0f00000000;\n"
+    " mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f5, %f6, %f7, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4};\n"
+    " cvt.rn.satfinite.e4m3x2.f32 %h1, %f5, %f6;\n"
+    " setp.eq.u32 %p2, %r1, 0; @%p2 mbarrier.init.shared.b64 [mb], 1; bar.sync 0;\n"
+    " @%p2 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [sb], [%rd1], 64, [mb];\n"
+    " @%p2 mbarrier.arrive.expect_tx.shared.b64 %rd3, [mb], 64;\n"
+    " cp.async.ca.shared.global [sb+128], [%rd1+64], 16; cp.async.wait_all;\n ret;\n}\n",
 };
 
 static const char *const dict[] = {
@@ -118,6 +138,9 @@ static const char *const dict[] = {
     "0f7FC00000", "0d7FF8000000000000", "-1", "2147483648", "99999999999999999999", "0x", "LOOP:", "L1:", "+8", "+-8",
     "atom.global.cas.b32 %r5, [%rd1], 1, 2;", "shfl.sync.idx.b32 %r7, %r5, 31, 31, -1;", "div.s32 %r5, %r5, 0;",
     "cvt.rzi.u8.f32 %r1, %f1;", "mov.u32 %r9, %clock;", ".func g() { call g; ret; }\n", " ", "\n", "//", "/*", "\"",
+    "bar.sync 1, 32;", "bar.warp.sync -1;", "bar.warp.sync 0xffff;", "mbarrier.try_wait.parity.shared.b64 %p3, [mb], 0;",
+    "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [sb];", ".m16n8k16", ".bf16", ".s8", ".e4m3", ".b1",
+    "add.cc.u32 %r1, %r2, %r3;", "addc.u32 %r4, %r5, 0;", ".b3210", ".h10", ".b0", ".v8", ".L2::cache_hint",
 };
 
 #define FUZZ_NAME "fuzz_ptx"
