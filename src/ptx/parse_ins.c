@@ -213,7 +213,7 @@ static int64_t imm_bits(struct tok *tk, int neg, int t)
         if (tk->fbits == 32) return (int64_t)(neg ? tk->iv ^ 0x80000000u : tk->iv);
         int64_t b; memcpy(&b, &d, 8); return b;
     }
-    int64_t v = neg ? -(int64_t)tk->iv : (int64_t)tk->iv;
+    int64_t v = (int64_t)(neg ? (uint64_t)0 - tk->iv : tk->iv); /* -9223372036854775808 too */
     if (t == T_F32) { float f = (float)v; uint32_t u; memcpy(&u, &f, 4); return u; }
     if (t == T_F64) { double d = (double)v; int64_t b; memcpy(&b, &d, 8); return b; }
     return v;

@@ -231,7 +231,7 @@ static void host_ops(int i, uint32_t *o)
     o[23] = szext_clamp_s(a, b & 63) ^ (fns(a, b & 31, (int)(c % 9) - 4) << 7) ^ brev(a) ^
             ((uint32_t)__builtin_popcount(b) << 8) ^ ((uint32_t)(c ? __builtin_clz(c) : 32) << 16) ^
             (uint32_t)(((uint64_t)a * b) >> 32) ^
-            (uint32_t)((int32_t)((int32_t)(c << 8) >> 8) * (int32_t)((int32_t)(d << 8) >> 8)) ^
+            (uint32_t)((int64_t)((int32_t)(c << 8) >> 8) * (int64_t)((int32_t)(d << 8) >> 8)) ^
             ((a > b ? a - b : b - a) + c);
     o[24] = prmt_sign(a, b, c);
     uint32_t ad = 0, sad = c, gt = c, mx = 0;

@@ -68,8 +68,7 @@ int main()
 
     // garbage and truncated PTX: CUDA_ERROR_INVALID_PTX at load (or, from
     // an emulator that defers it, no kernel that runs)
-    static const char *junk[] = {"\x7f"
-                                 "ELF\x02\x01\x01 not ptx",
+    static const char *junk[] = {"\x01\x02 garbage, not PTX \xff",
                                  ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry good(.param .u32 a)\n{\n ret",
                                  ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry good() {\n add.u32 %r0, 1\n}\n"};
     for (int i = 0; i < 3; i++) {

@@ -289,6 +289,7 @@ static const struct arith arith[] = {
     { "cvt.pack.sat.s8.s32.b32 %w0, 300, -300, 0x1234; griddepcontrol.wait; griddepcontrol.launch_dependents;", 0x12347f80 },
     { "cvt.pack.sat.u16.s32 %w0, -5, 70000;", 0x0000ffff },
     { "cvt.pack.sat.u4.s32.b32 %w0, 3, 20, 0xabc;", 0xabc3f },
+    { "mov.b64 %x0, -9223372036854775808;", 0x8000000000000000ull }, /* its negation overflows int64 */
     /* video instructions */
     { "vshr.u32.u32.u32.clamp.add %w0, 0x80000000, 40, 5;", 5 },
     { "vshl.u32.u32.u32.wrap %w0, 1, 33;", 2 },
