@@ -554,7 +554,7 @@ int ex_warp_run(struct blk *b, struct warp *w)
         case OP_NOP:
             break;
         case OP_MEMBAR:
-            atomic_thread_fence(memory_order_seq_cst);
+            ex_fence();
             break;
         case OP_NANOSLEEP: /* others' turn */
             w->pc++;

@@ -227,6 +227,19 @@ static inline float ftz32(float f) { return fabsf(f) < 1.17549435e-38f ? copysig
 /* .sat: clamp to [0, 1], NaN to 0 */
 static inline float sat32(float q) { return q != q ? 0.0f : q < 0 ? 0.0f : q > 1 ? 1.0f : q; }
 
+/* membar/fence: a full fence. TSan cannot see fences (GCC refuses them
+ * under -fsanitize=thread): there, a sequentially consistent
+ * read-modify-write of one shared word, which it models */
+static inline void ex_fence(void)
+{
+#if defined(__SANITIZE_THREAD__)
+    static _Atomic unsigned fence_word;
+    atomic_fetch_add_explicit(&fence_word, 0, memory_order_seq_cst);
+#else
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
 /* rounding modes as fenv's; directed ones */
 static inline int fe_mode(int rnd)
 {

@@ -200,7 +200,7 @@ int ex_warp_sync(struct blk *b, struct warp *w, uint32_t P, uint32_t M)
         break;
     }
     case OP_WARPSYNC:
-        atomic_thread_fence(memory_order_seq_cst); /* orders the lanes' memory accesses */
+        ex_fence(); /* orders the lanes' memory accesses */
         break;
     default:
         ex_fail_at(b, w, __builtin_ctz(P), in0, PTX_E_UNSUPPORTED, "unsupported instruction '%s'", ex_name(b, in0));
