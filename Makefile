@@ -139,6 +139,13 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libtdcore.a $(BUILD)/libtdpa
 	$(CC) $(CPPFLAGS) -Isrc -Isrc/api -Isrc/tdtrace -Isrc/shim $(CFLAGS) -Wno-missing-prototypes -o $@ $< src/api/apiparse.c $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS) -lcmocka
 tests: $(UNIT_BIN) e2e-build
 
+# programs that attack the supervisor (tests/hostile): they write into
+# their own record ring, so they link the ring code
+HOSTILE_BIN := $(patsubst tests/hostile/%.c,$(BUILD)/hostile/%,$(wildcard tests/hostile/*.c))
+$(BUILD)/hostile/%: tests/hostile/%.c $(BUILD)/libtdcommon.a $(EMU_SO)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -fno-omit-frame-pointer -o $@ $< $(BUILD)/libtdcommon.a -L$(LIBDIR)/emu -l:libcuda.so.1 $(LDFLAGS)
+
 E2E_SRC := $(sort $(filter-out tests/e2e/lib%,$(wildcard tests/e2e/*.c)))
 E2E_BIN := $(patsubst tests/e2e/%.c,$(BUILD)/e2e/%,$(E2E_SRC))
 $(BUILD)/e2e/%: tests/e2e/%.c tests/e2e/tests.h $(EMU_SO)
@@ -148,7 +155,7 @@ E2E_LIBS := $(patsubst tests/e2e/lib%.c,$(BUILD)/e2e/lib%.so,$(wildcard tests/e2
 $(BUILD)/e2e/lib%.so: tests/e2e/lib%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< $(LDFLAGS)
-e2e-build: $(filter-out $(BUILD)/e2e/lib%,$(E2E_BIN)) $(E2E_LIBS)
+e2e-build: $(filter-out $(BUILD)/e2e/lib%,$(E2E_BIN)) $(E2E_LIBS) $(HOSTILE_BIN)
 
 # the fuzz targets' standalone drivers, run briefly from a fixed seed
 # (long runs: tests/fuzz/README)
