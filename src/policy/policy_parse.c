@@ -735,14 +735,11 @@ static int st_trace(struct pstate *ps, struct tok *t, int n)
         int rc = 0, fam;
         if (*item == '/') {
             regex_t re;
-            int e = regcomp(&re, item + 1, REG_EXTENDED | REG_NOSUB);
-            if (e) {
-                char buf[128];
-                regerror(e, &re, buf, sizeof buf);
-                rc = perr(ps, col, "invalid regex '%s': %s", item + 1, buf);
-            } else {
+            char buf[400];
+            if (td_regex_compile(&re, item + 1, REG_EXTENDED | REG_NOSUB, buf, sizeof buf) < 0)
+                rc = perr(ps, col, "%s", buf);
+            else
                 regfree(&re);
-            }
         } else if (*item == '%') {
             if (strcmp(item + 1, "all") != 0)
                 rc = check_class(ps, item + 1, col, &fam);
@@ -1308,6 +1305,55 @@ static int put_path(char *path, size_t pathlen, const char *s)
     return 0;
 }
 
+/* someone other than the user (or root) could have put this there */
+static int not_ours(const struct stat *st, int dir)
+{
+    if (st->st_uid != geteuid() && st->st_uid != 0)
+        return 1;
+    /* writable by others: only a sticky directory (/tmp) keeps what is
+     * in it safe from them */
+    return (st->st_mode & S_IWOTH) && !(dir && (st->st_mode & S_ISVTX));
+}
+
+int td_policy_untrusted(const char *path, char *why, size_t n)
+{
+    struct stat st;
+    char dir[PATH_MAX];
+    if (stat(path, &st) < 0 || strlen(path) >= sizeof dir) {
+        snprintf(why, n, "%s: %s", path, strerror(errno ? errno : ENAMETOOLONG));
+        return 1;
+    }
+    if (not_ours(&st, 0)) {
+        if (st.st_uid != geteuid() && st.st_uid != 0)
+            snprintf(why, n, "%s is owned by uid %u, not by you (uid %u) or root", path,
+                     (unsigned)st.st_uid, (unsigned)geteuid());
+        else
+            snprintf(why, n, "%s is writable by others", path);
+        return 1;
+    }
+    strcpy(dir, path);
+    for (;;) {
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            break;
+        if (slash == dir)
+            slash[1] = 0; /* "/" */
+        else
+            *slash = 0;
+        if (stat(dir, &st) == 0 && not_ours(&st, 1)) {
+            if (st.st_uid != geteuid() && st.st_uid != 0)
+                snprintf(why, n, "the directory %s above %s is owned by uid %u, not by you (uid %u) or root",
+                         dir, path, (unsigned)st.st_uid, (unsigned)geteuid());
+            else
+                snprintf(why, n, "the directory %s above %s is writable by others", dir, path);
+            return 1;
+        }
+        if (strcmp(dir, "/") == 0)
+            break;
+    }
+    return 0;
+}
+
 int td_policy_locate(const char *cli_path, const char *env_value, const char *cwd,
                      char *path, size_t pathlen)
 {
@@ -1340,8 +1386,16 @@ int td_policy_locate(const char *cli_path, const char *env_value, const char *cw
         while (l > 0 && dir[l - 1] == '/')
             dir[--l] = 0;
         snprintf(cand, sizeof cand, "%s/tdtrace.policy", dir);
-        if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode))
-            return put_path(path, pathlen, cand);
+        if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            if (put_path(path, pathlen, cand) < 0)
+                return -1;
+            char why[16];
+            if (td_policy_untrusted(cand, why, sizeof why)) {
+                errno = EPERM; /* found, but not to be trusted: path names it */
+                return -1;
+            }
+            return 0;
+        }
         char *slash = strrchr(dir, '/');
         if (!slash)
             break;

@@ -557,8 +557,14 @@ static void load_policy(void)
     if (!getcwd(cwd, sizeof(cwd)))
         snprintf(cwd, sizeof(cwd), ".");
     const char *env = getenv("TDTRACE_POLICY");
-    if (td_policy_locate(opts.policy, env, cwd, policy_path, sizeof(policy_path)) < 0)
+    if (td_policy_locate(opts.policy, env, cwd, policy_path, sizeof(policy_path)) < 0) {
+        char why[4400];
+        if (errno == EPERM && policy_path[0] && td_policy_untrusted(policy_path, why, sizeof(why)))
+            die("refusing the policy %s: %s; to use it anyway, name it: --policy=%s "
+                "(or TDTRACE_POLICY=%s); --policy=none uses none", policy_path, why, policy_path,
+                policy_path);
         die_errno("cannot read the policy '%s'", opts.policy ? opts.policy : env);
+    }
     struct td_policy_error e;
     if (policy_path[0]) {
         if (td_policy_load(policy_path, &policy, &e) < 0)
