@@ -684,9 +684,9 @@ static int st_inject(struct pstate *ps, struct tok *t, int n)
         int k;
         const char *val, *why;
         rc = parse_kv(ps, &t[i], keys, "inject", &seen, &k, &val);
-        int col = t[i].col + (int)(val - t[i].s);
         if (rc < 0)
-            break;
+            break; /* val is not set: no column from it */
+        int col = t[i].col + (int)(val - t[i].s);
         if (k == 0) {
             rc = parse_result(ps, val, col, &r.error);
             r.has_error = 1;
@@ -868,9 +868,9 @@ static int st_ioctl(struct pstate *ps, struct tok *t, int n)
         int k;
         const char *val;
         rc = parse_kv(ps, &t[i], keys, "ioctl deny", &seen, &k, &val);
-        int col = t[i].col + (int)(val - t[i].s);
         if (rc < 0)
-            break;
+            break; /* val is not set: no column from it */
+        int col = t[i].col + (int)(val - t[i].s);
         if (k == 0) {
             rc = parse_errno(ps, val, col, &d.err);
         } else if (val[0] != '/') {
