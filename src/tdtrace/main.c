@@ -341,11 +341,13 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* a new process is noted when it first has something to print (a record,
+ * an ioctl, its exit): what its parent wrote before the fork, still in
+ * the ring, prints as before, without [pid N] */
 static void proc_new(pid_t pid, pid_t parent)
 {
+    (void)pid;
     (void)parent;
-    if (seen_pid(pid))
-        td_out_note_pid((int)pid);
 }
 
 /* every record of the process is out: its exit line */
@@ -365,6 +367,7 @@ static void print_exit(pid_t pid, int status)
         snprintf(line + strlen(line) - 4, sizeof(line) - strlen(line) + 4, " (core dumped) +++");
     td_summary_exit((int)pid);
     td_stack_forget((int)pid);
+    td_out_note_pid((int)pid);
     td_out_event((int)pid, now_ns(), "exit", line);
     td_out_forget((int)pid);
 }

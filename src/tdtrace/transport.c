@@ -340,6 +340,9 @@ int td_transport_drain(int budget)
     td_clock_sample();
     accept_pending();
     int more = 0;
+    /* rings in the order processes connected, each a share of the budget
+     * (a flood in one does not starve the others); the next turn starts
+     * where this one ran out */
     size_t n = nrings;
     for (size_t k = 0; k < n && nrings; k++) {
         size_t i = (rr + k) % nrings;
@@ -347,25 +350,30 @@ int td_transport_drain(int budget)
             more = 1;
             continue;
         }
-        if (drain_one(i, &budget))
+        int share = budget < 128 ? budget : 128, left = share;
+        if (drain_one(i, &left))
             more = 1; /* a ring moved into slot i: look again next time */
-        if (budget <= 0) {
+        budget -= share - left;
+        if (left == 0)
             more = 1;
+        if (budget <= 0) {
+            rr = i + 1;
             break;
         }
     }
-    rr++;
     return more;
+}
+
+static void drain_pid(pid_t pid, int budget)
+{
+    for (size_t i = 0; i < nrings && budget > 0; i++)
+        if (rings[i]->pid == pid && !rings[i]->older && drain_one(i, &budget))
+            i = (size_t)-1; /* released: start over */
 }
 
 void td_transport_drain_pid(pid_t pid)
 {
-    for (size_t i = 0; i < nrings; i++)
-        if (rings[i]->pid == pid && !rings[i]->older) {
-            int budget = 1 << 30;
-            if (drain_one(i, &budget))
-                i = (size_t)-1; /* released: start over */
-        }
+    drain_pid(pid, 1 << 30);
 }
 
 void td_transport_exec(pid_t pid)
@@ -396,6 +404,9 @@ void td_transport_exit(pid_t pid, int status)
     }
     newest->exit_pending = 1;
     newest->exit_status = status;
+    /* what it wrote comes before anything another process did after its
+     * end (a parent's waitpid): read it now, as far as a turn allows */
+    drain_pid(pid, 4096);
 }
 
 int td_transport_busy(void)
