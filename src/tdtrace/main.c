@@ -29,6 +29,7 @@
 #include "ioctl.h"
 #include "policy.h"
 #include "output.h"
+#include "printer.h"
 #include "ring.h"
 #include "stack.h"
 #include "summary.h"
@@ -114,8 +115,6 @@ static void on_hello(const struct td_rec *rec, uint32_t len)
         if ((unsigned char)*c < 0x20)
             *c = '?';
     td_summary_hello((int)rec->pid);
-    if (ioctls)
-        td_ioctl_mark_shim(ioctls, (int)rec->pid);
     if (opts.quiet || !seen_pid((pid_t)rec->pid))
         return;
     if (backend_reported && strcmp(backend_seen, text) == 0)
@@ -170,7 +169,8 @@ static void on_call(const struct td_rec *rec, uint32_t len)
     td_out_call(rec, len, policy_mark(rec, len, mark, sizeof(mark)));
 }
 
-/* a record from pid's ring: checked before anything uses it */
+/* a record from pid's ring (main thread): checked before anything uses
+ * it, then printed on the printer thread */
 static void on_record(pid_t pid, struct td_rec *rec, uint32_t len)
 {
     char why[200];
@@ -181,15 +181,34 @@ static void on_record(pid_t pid, struct td_rec *rec, uint32_t len)
     }
     rec->t_enter = td_clock_ns(rec->t_enter);
     rec->t_exit = td_clock_ns(rec->t_exit);
+    if (TD_REC_TYPE(rec->word) == TD_REC_HELLO && ioctls)
+        td_ioctl_mark_shim(ioctls, (int)pid);
+    td_printer_record(pid, rec, len);
+}
+
+static void print_exit(pid_t pid, int status);
+
+/* the printer thread: every record and exit line, in order */
+static void print_event(const struct td_pev *ev, const void *data)
+{
+    if (ev->kind == TD_PEV_EXIT) {
+        print_exit((pid_t)ev->pid, ev->status);
+        return;
+    }
+    const struct td_rec *rec = data;
     if (TD_REC_TYPE(rec->word) == TD_REC_HELLO)
-        on_hello(rec, len);
+        on_hello(rec, ev->len);
     else
-        on_call(rec, len);
+        on_call(rec, ev->len);
 }
 
 static int drain(void)
 {
-    return td_transport_drain(DRAIN_BATCH);
+    if (td_printer_behind())
+        return 1; /* the printer has much to do: let it (writers wait, as for a full ring) */
+    int more = td_transport_drain(DRAIN_BATCH);
+    td_printer_flush();
+    return more;
 }
 
 /* ---- GPU ioctls ---------------------------------------------------------- */
@@ -203,6 +222,7 @@ static void print_ioctl(const struct td_ioctl_event *ev)
 {
     if (!seen_pid((pid_t)ev->pid))
         return;
+    td_printer_sync(); /* the calls before it first; the printer is idle now */
     td_out_note_pid(ev->pid);
     td_out_ioctl(ev);
 }
@@ -305,8 +325,14 @@ static void loop_ready(const struct pollfd *pfd, int n)
     td_transport_sleeping(0);
     td_transport_ready(pfd, n);
     for (int i = 0; i < n; i++)
-        if (pfd[i].fd == listener && pfd[i].revents)
+        if (pfd[i].fd == listener && pfd[i].revents) {
+            if (!(pfd[i].revents & POLLIN)) { /* no process holds the filter any more */
+                close(listener);
+                listener = -1;
+                break;
+            }
             handle_ioctls();
+        }
 }
 
 static void bypass_report(void)
@@ -384,8 +410,10 @@ static void proc_exit(pid_t pid, int status)
 static void thread_exit(pid_t tid, pid_t tgid)
 {
     (void)tid;
-    if (opts.stacks)
+    if (opts.stacks) {
         td_transport_drain_pid(tgid);
+        td_printer_sync();
+    }
 }
 
 /* 1 if the file is an ELF executable without an interpreter */
@@ -665,6 +693,20 @@ static void banner(void)
     td_out_event(0, 0, "banner", line);
 }
 
+/* the kernel says it has seccomp user notification: no need to try it in
+ * a child first (which costs a fork at every start) */
+static int kernel_has_user_notif(void)
+{
+    char buf[256] = "";
+    int fd = open("/proc/sys/kernel/seccomp/actions_avail", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        buf[n > 0 ? n : 0] = '\0';
+        close(fd);
+    }
+    return strstr(buf, "user_notif") != NULL;
+}
+
 /* the GPU ioctl filter: ~0u when this kernel cannot do it */
 static unsigned setup_ioctls(void)
 {
@@ -676,7 +718,7 @@ static unsigned setup_ioctls(void)
     int nrules = td_ioctl_rules_from_policy(policy, &rules);
     if (nrules < 0)
         die("out of memory");
-    if (!td_ioctl_supported()) {
+    if (!kernel_has_user_notif() && !td_ioctl_supported()) {
         if (nrules)
             die("this kernel has no seccomp user notification: ioctl deny rules cannot be enforced");
         if (!opts.quiet)
@@ -720,7 +762,7 @@ int main(int argc, char **argv)
     record_mask(rmask, sizeof(rmask));
     size_t plen;
     char *ptext = policy_text(&plen);
-    static const struct td_transport_ops tops = { on_record, print_exit, td_tracer_traced };
+    static const struct td_transport_ops tops = { on_record, td_printer_exit, td_tracer_traced };
     char sock[108];
     td_transport_init(&tops, flags, opts.bufsize, rmask, sizeof(rmask), ptext, plen, sock, sizeof(sock));
     free(ptext);
@@ -730,6 +772,7 @@ int main(int argc, char **argv)
     td_summary_init(&opts);
     setup_signals();
 
+    td_printer_start(print_event);
     first_pid = launch(path, opts.cmd, ioctl_flags);
     td_out_note_pid((int)first_pid);
     static const struct td_tracer_ops ops = { drain, proc_exit, proc_exec, proc_new, thread_exit,
@@ -739,6 +782,7 @@ int main(int argc, char **argv)
 
     handle_ioctls();
     td_transport_finish(); /* every ring read to the end, every exit line out */
+    td_printer_stop();
     td_transport_report(opts.quiet);
     td_transport_free();
     memory_limit_report();

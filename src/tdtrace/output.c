@@ -22,7 +22,7 @@
 #include "xlat.h"
 
 static struct td_output out;
-static int failed;
+static _Atomic int failed; /* set by the printer thread, read by the loop */
 
 /* -ff: one entry per process that has a file */
 #define FF_OPEN 256

@@ -282,21 +282,56 @@ static int fix_exec_env(struct td_proc_state *p, pid_t pid)
     if (!env)
         return 0;
     int n = 0, ok = 1, rewound = 0;
-    while (envp_addr && n < MAXENV) {
-        uint64_t ptr;
-        if (peek(pid, envp_addr + (uintptr_t)n * 8, &ptr, 8) != 8) {
+    /* the pointers, a page's worth per read */
+    uint64_t *ptrs_in = calloc(MAXENV + 1, 8);
+    int np = 0;
+    while (ptrs_in && envp_addr && np < MAXENV) {
+        uintptr_t at = envp_addr + (uintptr_t)np * 8;
+        size_t chunk = (4096 - (at & 4095)) / 8;
+        if (chunk > (size_t)(MAXENV - np))
+            chunk = (size_t)(MAXENV - np);
+        ssize_t got = peek(pid, at, ptrs_in + np, chunk * 8);
+        if (got < 8) {
             ok = 0;
             break;
         }
-        if (!ptr)
+        int end = 0, base = np;
+        for (size_t k = 0; k < (size_t)got / 8 && !end; k++)
+            if (ptrs_in[base + (int)k] == 0)
+                end = 1;
+            else
+                np++;
+        if (end)
             break;
-        env[n] = peek_str(pid, ptr, 1 << 20);
+    }
+    /* the strings: usually side by side (on the caller's stack), so one
+     * read of the range they span; one read each where that fails */
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int k = 0; k < np; k++) {
+        lo = ptrs_in[k] < lo ? ptrs_in[k] : lo;
+        hi = ptrs_in[k] > hi ? ptrs_in[k] : hi;
+    }
+    char *span = NULL;
+    ssize_t spanlen = 0;
+    if (ok && np && hi - lo < (8u << 20)) {
+        size_t want = hi - lo + 4096 - ((hi + 4096) & 4095);
+        span = malloc(want + 1);
+        spanlen = span ? peek(pid, lo, span, want) : -1;
+    }
+    for (int k = 0; ok && ptrs_in && k < np; k++) {
+        size_t at = ptrs_in[k] - lo;
+        char *z = span && spanlen > 0 && at < (size_t)spanlen ? memchr(span + at, 0, (size_t)spanlen - at) : NULL;
+        env[n] = z ? strdup(span + at) : peek_str(pid, ptrs_in[k], 1 << 20);
         if (!env[n]) {
             ok = 0;
             break;
         }
         n++;
     }
+    free(span);
+    if (!ptrs_in)
+        ok = 0;
+    free(ptrs_in);
     /* an environment tdtrace cannot read: the execve fails with EFAULT by itself */
     if (!ok || td_env_complete(env, n))
         goto out;
