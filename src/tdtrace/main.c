@@ -39,7 +39,7 @@
 
 /* records read per turn of the loop before process events are looked at
  * again (a few hundred microseconds of printing) */
-#define DRAIN_BATCH 512
+#define DRAIN_BATCH 1024
 
 static struct td_opts opts;
 static uint8_t trace_mask[1024];   /* -e trace: what is shown (tdtrace's own copy) */
@@ -207,7 +207,8 @@ static int drain(void)
     if (td_printer_behind())
         return 1; /* the printer has much to do: let it (writers wait, as for a full ring) */
     int more = td_transport_drain(DRAIN_BATCH);
-    td_printer_flush();
+    if (!more) /* about to wait: hand the printer what there is */
+        td_printer_flush();
     return more;
 }
 

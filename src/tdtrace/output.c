@@ -118,7 +118,9 @@ static const char *file_name(const FILE *f, char *buf, size_t n)
 /* after a write to f (err: its errno, 0 for "look at ferror") */
 static void check(FILE *f, int err)
 {
-    if (!f || failed || (!err && !ferror(f)))
+    /* one thread prints at a time (the printer, or the loop after
+     * td_printer_sync): no need for the stream's lock */
+    if (!f || failed || (!err && !ferror_unlocked(f)))
         return;
     char b[4200];
     failed = 1;

@@ -2,7 +2,7 @@
  * checked record out of its ring into a chunk of memory and hands full
  * chunks to this thread, which decodes and prints them in order; exit
  * lines travel the same way, so they follow their process's records.
- * The queue is bounded (TD_PRINTER_MAX bytes): past it, the reader pauses
+ * The queue is bounded (TD_PRINTER_MAX, 128 MiB): past it, the reader pauses
  * and lossless writers wait, as they would for a full ring. Anything the
  * main thread prints itself (GPU ioctl lines) comes after td_printer_sync,
  * when this thread is idle. */
@@ -14,7 +14,7 @@
 #include "printer.h"
 
 #define CHUNK (64u << 10)   /* under malloc's mmap threshold */
-#define TD_PRINTER_MAX (64u << 20)
+#define TD_PRINTER_MAX (128u << 20)
 
 struct chunk {
     struct chunk *next;
@@ -31,6 +31,8 @@ static size_t queued;               /* bytes handed over and not printed (lock) 
 static unsigned long long handed, printed; /* chunks (lock) */
 static int stopping;                /* (lock) */
 static struct chunk *cur;           /* being filled: the main thread's alone */
+static struct chunk *spare;         /* printed chunks kept for reuse (lock) */
+static int nspare;                  /* (lock) */
 static void (*handler)(const struct td_pev *ev, const void *data);
 
 static void *main_loop(void *arg)
@@ -55,7 +57,13 @@ static void *main_loop(void *arg)
         pthread_mutex_lock(&lock);
         queued -= c->used;
         printed++;
-        free(c);
+        if (nspare < 64) { /* reuse, rather than give back to the system and fault in again */
+            c->next = spare;
+            spare = c;
+            nspare++;
+        } else {
+            free(c);
+        }
         pthread_cond_broadcast(&done);
     }
     pthread_mutex_unlock(&lock);
@@ -93,8 +101,13 @@ static void put(uint32_t kind, pid_t pid, int status, const void *data, uint32_t
     if (cur && cur->used + need > CHUNK)
         hand_over();
     if (!cur) {
-        cur = malloc(sizeof(*cur));
-        if (!cur)
+        pthread_mutex_lock(&lock);
+        if ((cur = spare) != NULL) {
+            spare = cur->next;
+            nspare--;
+        }
+        pthread_mutex_unlock(&lock);
+        if (!cur && !(cur = malloc(sizeof(*cur))))
             die("out of memory");
         cur->next = NULL;
         cur->used = 0;
@@ -167,4 +180,10 @@ void td_printer_stop(void)
     pthread_mutex_unlock(&lock);
     pthread_join(thread, NULL);
     running = 0;
+    while (spare) {
+        struct chunk *c = spare;
+        spare = c->next;
+        free(c);
+    }
+    nspare = 0;
 }

@@ -337,8 +337,10 @@ static int drain_one(size_t i, int *budget)
 
 int td_transport_drain(int budget)
 {
+    static unsigned turn;
     td_clock_sample();
-    accept_pending();
+    if (turn++ % 16 == 0) /* while busy; an idle loop serves them from poll */
+        accept_pending();
     int more = 0;
     /* rings in the order processes connected, each a share of the budget
      * (a flood in one does not starve the others); the next turn starts
@@ -350,7 +352,10 @@ int td_transport_drain(int budget)
             more = 1;
             continue;
         }
-        int share = budget < 128 ? budget : 128, left = share;
+        int share = n > 1 && budget / (int)n > 64 ? budget / (int)n : n > 1 ? 64 : budget;
+        if (share > budget)
+            share = budget;
+        int left = share;
         if (drain_one(i, &left))
             more = 1; /* a ring moved into slot i: look again next time */
         budget -= share - left;
