@@ -223,12 +223,13 @@ check "raw syscall(SYS_fork): the child's calls carry the child's pid" "$work/rf
 ok=1
 : > "$work/busy.log"
 for i in 1 2 3 4 5; do
-    TT=30 tt -q -o /dev/null -- "$H" busy 300 > /dev/null 2>> "$work/busy.log"
+    # odd runs also fork and exec a child that calls, every 20 threads
+    TT=30 tt -q -o /dev/null -- "$H" busy 300 $([ $((i % 2)) = 1 ] && echo exec) > /dev/null 2>> "$work/busy.log"
     rc=$?
     echo "run $i rc=$rc" >> "$work/busy.log"
     [ $rc -eq 0 ] || ok=0
 done
-check "records flooding while threads are created: 5 runs finish" "$work/busy.log" test $ok = 1
+check "records flooding while threads are created (and processes fork and exec): 5 runs finish" "$work/busy.log" test $ok = 1
 
 # 15. setuid programs: what happens is said exactly (tdtrace's seccomp
 #     filter sets no_new_privs, so execve ignores set-user-ID bits)
