@@ -411,6 +411,18 @@ static int m_rawfork(void)
 
 /* ---- environments tdtrace must put back ---- */
 
+/* a sanitizer build needs its GLIBC_TUNABLES in every process (see BUGS in
+ * tdtrace(1)); the environments below keep only that of the caller's */
+static char *tunables(void)
+{
+    static char buf[256];
+    const char *t = getenv("GLIBC_TUNABLES");
+    if (!t)
+        return NULL;
+    snprintf(buf, sizeof(buf), "GLIBC_TUNABLES=%s", t);
+    return buf;
+}
+
 static char *big_env[8];
 
 /* n strings of 50 KiB (one string may not pass 128 KiB) */
@@ -427,7 +439,8 @@ static void make_big_env(int n)
         big_env[i] = s;
     }
     big_env[n] = (char *)"PATH=/usr/bin:/bin";
-    big_env[n + 1] = NULL;
+    big_env[n + 1] = tunables();
+    big_env[n + 2] = NULL;
 }
 
 /* posix_spawn with a 200 KiB environment that lacks tdtrace's variables */
@@ -455,7 +468,7 @@ static int vf_child(void *arg)
 {
     (void)arg;
     char *argv[] = { vf_self, (char *)"calls", (char *)"1", NULL };
-    char *envp[] = { (char *)"PATH=/usr/bin:/bin", NULL };
+    char *envp[] = { (char *)"PATH=/usr/bin:/bin", tunables(), NULL };
     execve(vf_self, argv, envp);
     _exit(127);
 }
@@ -486,7 +499,7 @@ static int m_vfork_env(char *self)
 static void *exec_thread(void *arg)
 {
     char *argv[] = { (char *)arg, (char *)"calls", (char *)"1", NULL };
-    char *envp[] = { NULL };
+    char *envp[] = { tunables(), NULL };
     execve((char *)arg, argv, envp);
     return NULL;
 }
