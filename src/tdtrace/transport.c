@@ -51,8 +51,11 @@ struct pstat {
     char first_invalid[200];
 };
 
+#define MAX_RINGS_PER_PID 4
+
 static const struct td_transport_ops *ops;
 static uint64_t ring_size;
+static uint32_t ring_flags;
 static int lfd = -1, efd = -1, ctl_fd = -1, shared_fd = -1;
 static struct td_shared *shared;
 static struct xring **rings;
@@ -119,6 +122,7 @@ void td_transport_init(const struct td_transport_ops *o, uint32_t flags, uint64_
 {
     ops = o;
     ring_size = rsize;
+    ring_flags = flags;
     size_t clen = sizeof(struct td_ctl) + policy_len;
     struct td_ctl *ctl = calloc(1, clen);
     if (!ctl)
@@ -205,8 +209,17 @@ static void serve(int c)
         refused++;
         return;
     }
+    /* one ring per process image; a process that keeps asking is refused
+     * (each ring is address space and a mapping in tdtrace) */
+    int mine = 0;
+    for (size_t i = 0; i < nrings; i++)
+        mine += rings[i]->pid == cr.pid;
+    if (mine >= MAX_RINGS_PER_PID) {
+        refused++;
+        return;
+    }
     struct td_ring r;
-    int fd = td_ring_create(&r, ring_size, 0);
+    int fd = td_ring_create(&r, ring_size, ring_flags);
     if (fd < 0) {
         errno = -fd;
         warn_msg("warning: pid %d: cannot make its record ring: %s", (int)cr.pid, strerror(errno));
@@ -442,8 +455,8 @@ void td_transport_report(int quiet)
     if (dropped)
         warn_msg("%llu records dropped: the buffer was full (--bounded) or tdtrace was gone", dropped);
     if (refused)
-        warn_msg("%llu connection%s refused: not from a process tdtrace traces", refused,
-                 refused == 1 ? "" : "s");
+        warn_msg("%llu connection%s refused: not from a process tdtrace traces, or from one "
+                 "that already had %d rings", refused, refused == 1 ? "" : "s", MAX_RINGS_PER_PID);
 }
 
 void td_transport_finish(void)

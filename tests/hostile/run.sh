@@ -210,7 +210,7 @@ tp=$!
 sleep 0.5; ls /dev/shm | grep "^tdtrace-$tp-" > "$work/shm.log"; kill -KILL $tp; wait $tp 2> /dev/null
 sleep 0.2
 ls /dev/shm | grep "^tdtrace-$tp-" >> "$work/shm.log"
-check "tdtrace SIGKILLed: nothing of it in /dev/shm" "$work/shm.log" eval '[ ! -s "$work/shm.log" ]'
+check "tdtrace keeps nothing in /dev/shm, and leaves nothing when SIGKILLed" "$work/shm.log" eval '[ ! -s "$work/shm.log" ]'
 
 # 13. a raw fork(2): the child's calls carry its own pid
 tt -q -e trace=cuInit,cuDriverGetVersion -o "$work/rf.trace" -- "$H" rawfork > "$work/rf.want" 2> "$work/rf.err"
@@ -263,6 +263,14 @@ rc=$?
 { echo "rc=$rc honest=$(grep -c '^\[pid *[0-9]*\] cuDeviceGet(&0, 0) = CUDA_SUCCESS$' "$work/g.trace")"; head -20 "$work/g.err"; } > "$work/g.log"
 check "garbage, torn and forged records at full speed: every honest call shown, the rest reported" "$work/g.log" \
     eval '[ $rc -eq 0 ] && [ "$(grep -c "^\[pid *[0-9]*\] cuDeviceGet(&0, 0) = CUDA_SUCCESS$" "$work/g.trace")" -eq 20000 ]'
+
+# the hostile suite: a process that asks for ring after ring gets a few
+tt -q -o "$work/rc.trace" -- "$H" reconnect 200 > "$work/rc.want" 2> "$work/rc.err"
+rc=$?
+{ echo "rc=$rc"; cat "$work/rc.err"; } > "$work/rc.log"
+check "a process asking for 200 rings gets at most 4; its calls are still shown" "$work/rc.log" \
+    eval '[ $rc -eq 0 ] && diff "$work/rc.want" <(grep -v "^+++" "$work/rc.trace") > /dev/null &&
+          grep -q "connections refused" "$work/rc.err"'
 
 echo "hostile: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
