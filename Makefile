@@ -104,11 +104,17 @@ $(SHIM_SO): $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a
 # the loader loads audit libraries before anything else, the sanitizers'
 # runtime included: this one stays uninstrumented
 NOSAN = $(filter-out -fsanitize%,$(1))
-$(AUDIT_OBJ): CFLAGS := $(call NOSAN,$(CFLAGS))
+# ... and on x86-64 it needs no libc (see src/audit/audit.c): nothing the
+# compiler could turn into a libc call
+ifeq ($(shell uname -m),x86_64)
+AUDIT_FREE := -ffreestanding -fno-builtin -fno-stack-protector -fno-tree-loop-distribute-patterns
+AUDIT_NOLIBC := -nostdlib
+endif
+$(AUDIT_OBJ): CFLAGS := $(call NOSAN,$(CFLAGS)) $(AUDIT_FREE)
 $(AUDIT_SO): LDFLAGS := $(call NOSAN,$(LDFLAGS))
 $(AUDIT_SO): $(AUDIT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-z,defs $(LDFLAGS) -o $@ $(AUDIT_OBJ)
+	$(CC) -shared -Wl,-z,defs $(AUDIT_NOLIBC) $(LDFLAGS) -o $@ $(AUDIT_OBJ)
 $(TDTRACE): $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS)
