@@ -368,15 +368,6 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* a new process is noted when it first has something to print (a record,
- * an ioctl, its exit): what its parent wrote before the fork, still in
- * the ring, prints as before, without [pid N] */
-static void proc_new(pid_t pid, pid_t parent)
-{
-    (void)pid;
-    (void)parent;
-}
-
 /* every record of the process is out: its exit line */
 static void print_exit(pid_t pid, int status)
 {
@@ -776,7 +767,7 @@ int main(int argc, char **argv)
     td_printer_start(print_event);
     first_pid = launch(path, opts.cmd, ioctl_flags);
     td_out_note_pid((int)first_pid);
-    static const struct td_tracer_ops ops = { drain, proc_exit, proc_exec, proc_new, thread_exit,
+    static const struct td_tracer_ops ops = { drain, proc_exit, proc_exec, thread_exit,
                                               on_interrupted, loop_fds, loop_ready, td_transport_busy,
                                               td_out_failed };
     int status = td_tracer_loop(first_pid, &ops);

@@ -167,11 +167,6 @@ static void signal_all(int sig)
             kill(procs[i].tid, sig);
 }
 
-void td_tracer_kill_all(void)
-{
-    signal_all(SIGKILL);
-}
-
 /* ---- tracee memory ---------------------------------------------------- */
 
 static ssize_t peek(pid_t pid, uintptr_t addr, void *buf, size_t len)
@@ -445,13 +440,10 @@ static void handle_stop(pid_t pid, int status, const struct td_tracer_ops *ops)
     case PTRACE_EVENT_CLONE: {
         unsigned long msg = 0;
         ptrace(PTRACE_GETEVENTMSG, pid, 0, &msg);
-        pid_t child = (pid_t)msg, parent = p->tgid;
+        pid_t child = (pid_t)msg;
         struct td_proc_state *c = proc_add(child); /* may move the table: p is stale */
-        int fresh = !c->attached;
         c->attached = 1;
         c->tgid = event == PTRACE_EVENT_CLONE ? read_tgid(child) : child;
-        if (fresh && c->tgid == child && ops->proc_new)
-            ops->proc_new(child, parent);
         resume(pid, 0);
         return;
     }

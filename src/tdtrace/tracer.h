@@ -22,7 +22,6 @@ struct td_tracer_ops {
     int (*drain)(void);                                 /* print some records; 1 if more wait */
     void (*proc_exit)(pid_t pid, int status);          /* a process (thread-group leader) ended */
     void (*proc_exec)(pid_t pid, const char *exe);     /* a process called execve successfully */
-    void (*proc_new)(pid_t pid, pid_t parent);         /* a new process (not thread) */
     void (*thread_exit)(pid_t tid, pid_t tgid);        /* a thread is about to end (still there) */
     void (*interrupted)(pid_t tid); /* a thread stopped by PTRACE_INTERRUPT */
     int (*fds)(struct pollfd *pfd, int max);            /* what else to wait on */
@@ -39,8 +38,6 @@ void td_tracer_attach_first(pid_t pid);
 int td_tracer_loop(pid_t first, const struct td_tracer_ops *ops);
 /* deliver a signal tdtrace received to every traced process (async-signal-safe) */
 void td_tracer_forward(int sig);
-/* SIGKILL to every traced process */
-void td_tracer_kill_all(void);
 /* 1 if pid is a process (thread-group leader) tdtrace traces */
 int td_tracer_traced(pid_t pid);
 
