@@ -106,11 +106,17 @@ $(SHIM_SO): $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a
 # the loader loads audit libraries before anything else, the sanitizers'
 # runtime included: this one stays uninstrumented
 NOSAN = $(filter-out -fsanitize%,$(1))
-$(AUDIT_OBJ): CFLAGS := $(call NOSAN,$(CFLAGS))
+# ... and on x86-64 it needs no libc (see src/audit/audit.c): nothing the
+# compiler could turn into a libc call
+ifeq ($(shell uname -m),x86_64)
+AUDIT_FREE := -ffreestanding -fno-builtin -fno-stack-protector -fno-tree-loop-distribute-patterns
+AUDIT_NOLIBC := -nostdlib
+endif
+$(AUDIT_OBJ): CFLAGS := $(call NOSAN,$(CFLAGS)) $(AUDIT_FREE)
 $(AUDIT_SO): LDFLAGS := $(call NOSAN,$(LDFLAGS))
 $(AUDIT_SO): $(AUDIT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-z,defs $(LDFLAGS) -o $@ $(AUDIT_OBJ)
+	$(CC) -shared -Wl,-z,defs $(AUDIT_NOLIBC) $(LDFLAGS) -o $@ $(AUDIT_OBJ)
 $(TDTRACE): $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS)
@@ -185,6 +191,13 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libtdcore.a $(BUILD)/libtdpa
 	$(CC) $(CPPFLAGS) -Isrc -Isrc/api -Isrc/tdtrace -Isrc/shim $(CFLAGS) -Wno-missing-prototypes -o $@ $< src/api/apiparse.c $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS) -lcmocka
 tests: $(UNIT_BIN) e2e-build
 
+# programs that attack the supervisor (tests/hostile): they write into
+# their own record ring, so they link the ring code
+HOSTILE_BIN := $(patsubst tests/hostile/%.c,$(BUILD)/hostile/%,$(wildcard tests/hostile/*.c))
+$(BUILD)/hostile/%: tests/hostile/%.c $(BUILD)/libtdcommon.a $(EMU_SO)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -fno-omit-frame-pointer -o $@ $< $(BUILD)/libtdcommon.a -L$(LIBDIR)/emu -l:libcuda.so.1 $(LDFLAGS)
+
 E2E_SRC := $(sort $(filter-out tests/e2e/lib%,$(wildcard tests/e2e/*.c)))
 E2E_BIN := $(patsubst tests/e2e/%.c,$(BUILD)/e2e/%,$(E2E_SRC))
 $(BUILD)/e2e/%: tests/e2e/%.c tests/e2e/tests.h $(EMU_SO)
@@ -194,7 +207,7 @@ E2E_LIBS := $(patsubst tests/e2e/lib%.c,$(BUILD)/e2e/lib%.so,$(wildcard tests/e2
 $(BUILD)/e2e/lib%.so: tests/e2e/lib%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< $(LDFLAGS)
-e2e-build: $(filter-out $(BUILD)/e2e/lib%,$(E2E_BIN)) $(E2E_LIBS)
+e2e-build: $(filter-out $(BUILD)/e2e/lib%,$(E2E_BIN)) $(E2E_LIBS) $(HOSTILE_BIN)
 
 # the fuzz targets' standalone drivers, run briefly from a fixed seed
 # (long runs: tests/fuzz/README)
@@ -207,8 +220,12 @@ $(BUILD)/fuzz/fuzz_ptx: tests/fuzz/fuzz_ptx.c tests/fuzz/standalone.h $(BUILD)/l
 $(BUILD)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c tests/fuzz/standalone.h $(BUILD)/libtdpatch.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libtdpatch.a $(PATCH_LIBS) $(LDFLAGS)
-fuzz-smoke: $(BUILD)/fuzz/fuzz_policy $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/fuzz_elf
+$(BUILD)/fuzz/fuzz_record: tests/fuzz/fuzz_record.c $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc -Isrc/tdtrace -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS)
+fuzz-smoke: $(BUILD)/fuzz/fuzz_policy $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/fuzz_elf $(BUILD)/fuzz/fuzz_record
 	@$(BUILD)/fuzz/fuzz_policy -n 20000 -s 1
+	@$(BUILD)/fuzz/fuzz_record -n 20000 -s 1
 	@$(BUILD)/fuzz/fuzz_ptx -n 2000 -s 1
 	@$(BUILD)/fuzz/fuzz_elf -n 5000 -s 1
 
@@ -216,6 +233,7 @@ unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)
 e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" tests/e2e/run.sh
+	@BUILD=$(BUILD) tests/hostile/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/emu/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/cudart/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/kernels/run.sh

@@ -10,6 +10,7 @@
 #define TD_POLICY_H
 
 #include <stddef.h>
+#include <regex.h>
 #include <stdio.h>
 
 struct td_policy;                         /* opaque, immutable after parse */
@@ -40,10 +41,30 @@ int td_policy_apply_option(struct td_policy *p, const char *opt, const char *val
  * ($TDTRACE_POLICY), else the nearest tdtrace.policy in cwd or a parent;
  * "none" in cli_path or env_value means the defaults. Writes the path, or
  * "" for the defaults. 0, or -1 with errno set when the file given by
- * cli_path or env_value is unreadable or the path does not fit. */
+ * cli_path or env_value is unreadable or the path does not fit, or (EPERM)
+ * when the file found is not to be trusted (see td_policy_untrusted). */
 int td_policy_locate(const char *cli_path, const char *env_value, const char *cwd,
                      char *path, size_t pathlen);
+/* A tdtrace.policy found by the search is used only if the user or root
+ * owns it and every directory above it, and none of them is writable by
+ * others (a sticky directory such as /tmp excepted), as git refuses a
+ * repository owned by someone else: otherwise td_policy_locate fails with
+ * EPERM and writes the file's path. This says why: 1 (untrusted) with a
+ * sentence in why, or 0. A file named with --policy= or $TDTRACE_POLICY
+ * is the user's explicit choice and is not checked. */
+int td_policy_untrusted(const char *path, char *why, size_t n);
 void td_policy_free(struct td_policy *p);
+
+/* Every regular expression a user gives tdtrace is compiled here: one
+ * longer than TD_REGEX_MAX_LEN, nesting groups deeper than
+ * TD_REGEX_MAX_DEPTH or expanding (counted repetitions) to more than
+ * TD_REGEX_MAX_STATES is refused with a message, never handed to
+ * regcomp. 0, or -1 with err. */
+#define TD_REGEX_MAX_LEN 1024
+#define TD_REGEX_MAX_DEPTH 32
+#define TD_REGEX_MAX_STATES 20000
+int td_regex_check(const char *re, char *err, size_t n);
+int td_regex_compile(regex_t *out, const char *re, int cflags, char *err, size_t n);
 
 /* The normalised text, one statement per line, as --check-policy prints
  * it; parsing it gives the same policy (and the same text). 0 or -1. */

@@ -700,9 +700,9 @@ static int st_inject(struct pstate *ps, struct tok *t, int n)
         int k;
         const char *val, *why;
         rc = parse_kv(ps, &t[i], keys, "inject", &seen, &k, &val);
-        int col = t[i].col + (int)(val - t[i].s);
         if (rc < 0)
-            break;
+            break; /* val is not set: no column from it */
+        int col = t[i].col + (int)(val - t[i].s);
         if (k == 0) {
             rc = parse_result(ps, val, col, &r.error);
             r.has_error = 1;
@@ -751,14 +751,11 @@ static int st_trace(struct pstate *ps, struct tok *t, int n)
         int rc = 0, fam;
         if (*item == '/') {
             regex_t re;
-            int e = regcomp(&re, item + 1, REG_EXTENDED | REG_NOSUB);
-            if (e) {
-                char buf[128];
-                regerror(e, &re, buf, sizeof buf);
-                rc = perr(ps, col, "invalid regex '%s': %s", item + 1, buf);
-            } else {
+            char buf[400];
+            if (td_regex_compile(&re, item + 1, REG_EXTENDED | REG_NOSUB, buf, sizeof buf) < 0)
+                rc = perr(ps, col, "%s", buf);
+            else
                 regfree(&re);
-            }
         } else if (*item == '%') {
             if (strcmp(item + 1, "all") != 0)
                 rc = check_class(ps, item + 1, col, &fam);
@@ -887,9 +884,9 @@ static int st_ioctl(struct pstate *ps, struct tok *t, int n)
         int k;
         const char *val;
         rc = parse_kv(ps, &t[i], keys, "ioctl deny", &seen, &k, &val);
-        int col = t[i].col + (int)(val - t[i].s);
         if (rc < 0)
-            break;
+            break; /* val is not set: no column from it */
+        int col = t[i].col + (int)(val - t[i].s);
         if (k == 0) {
             rc = parse_errno(ps, val, col, &d.err);
         } else if (val[0] != '/') {
@@ -1324,6 +1321,55 @@ static int put_path(char *path, size_t pathlen, const char *s)
     return 0;
 }
 
+/* someone other than the user (or root) could have put this there */
+static int not_ours(const struct stat *st, int dir)
+{
+    if (st->st_uid != geteuid() && st->st_uid != 0)
+        return 1;
+    /* writable by others: only a sticky directory (/tmp) keeps what is
+     * in it safe from them */
+    return (st->st_mode & S_IWOTH) && !(dir && (st->st_mode & S_ISVTX));
+}
+
+int td_policy_untrusted(const char *path, char *why, size_t n)
+{
+    struct stat st;
+    char dir[PATH_MAX];
+    if (stat(path, &st) < 0 || strlen(path) >= sizeof dir) {
+        snprintf(why, n, "%s: %s", path, strerror(errno ? errno : ENAMETOOLONG));
+        return 1;
+    }
+    if (not_ours(&st, 0)) {
+        if (st.st_uid != geteuid() && st.st_uid != 0)
+            snprintf(why, n, "%s is owned by uid %u, not by you (uid %u) or root", path,
+                     (unsigned)st.st_uid, (unsigned)geteuid());
+        else
+            snprintf(why, n, "%s is writable by others", path);
+        return 1;
+    }
+    strcpy(dir, path);
+    for (;;) {
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            break;
+        if (slash == dir)
+            slash[1] = 0; /* "/" */
+        else
+            *slash = 0;
+        if (stat(dir, &st) == 0 && not_ours(&st, 1)) {
+            if (st.st_uid != geteuid() && st.st_uid != 0)
+                snprintf(why, n, "the directory %s above %s is owned by uid %u, not by you (uid %u) or root",
+                         dir, path, (unsigned)st.st_uid, (unsigned)geteuid());
+            else
+                snprintf(why, n, "the directory %s above %s is writable by others", dir, path);
+            return 1;
+        }
+        if (strcmp(dir, "/") == 0)
+            break;
+    }
+    return 0;
+}
+
 int td_policy_locate(const char *cli_path, const char *env_value, const char *cwd,
                      char *path, size_t pathlen)
 {
@@ -1356,8 +1402,16 @@ int td_policy_locate(const char *cli_path, const char *env_value, const char *cw
         while (l > 0 && dir[l - 1] == '/')
             dir[--l] = 0;
         snprintf(cand, sizeof cand, "%s/tdtrace.policy", dir);
-        if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode))
-            return put_path(path, pathlen, cand);
+        if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            if (put_path(path, pathlen, cand) < 0)
+                return -1;
+            char why[16];
+            if (td_policy_untrusted(cand, why, sizeof why)) {
+                errno = EPERM; /* found, but not to be trusted: path names it */
+                return -1;
+            }
+            return 0;
+        }
         char *slash = strrchr(dir, '/');
         if (!slash)
             break;

@@ -11,8 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "ring.h"
@@ -26,10 +30,19 @@ static _Atomic(void *) backend_fns[TD_FN__COUNT];
 static void *backend_handle;
 static int backend_kind = TD_BK_NONE;
 static char backend_text[PATH_MAX + 128];
-struct td_ring td_shim_ring;
-static int stacks;
-static pid_t my_pid;
-static __thread pid_t my_tid;
+/* this process's ring (replaced in a child: each process has its own) */
+static struct td_ring *_Atomic ring;
+const struct td_ctl *td_shim_ctl;
+struct td_shared *td_shim_shared;
+static size_t ctl_len;
+static int wake_fd = -1;
+static int stacks, bounded;
+/* the process's pid, in a page the kernel clears in a child after any
+ * fork (MADV_WIPEONFORK), even a raw fork(2) that runs no atfork handler:
+ * 0 there means "a new process: get a ring of its own" */
+static struct { _Atomic pid_t pid; } *self;
+static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread pid_t my_tid, my_tid_pid;
 
 static void emit_hello(void);
 
@@ -120,22 +133,132 @@ static void choose_backend(void)
     }
 }
 
+/* ask tdtrace for this process's ring (and, the first time, the control
+ * and shared areas); 0 or -1 (then the process is not traced) */
+static int connect_tdtrace(int first)
+{
+    const char *name = getenv("TDTRACE_SOCK");
+    if (!name || !*name || strlen(name) > sizeof(((struct sockaddr_un *)0)->sun_path) - 2)
+        return -1;
+    int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return -1;
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof(a));
+    a.sun_family = AF_UNIX;
+    size_t n = strlen(name);
+    memcpy(a.sun_path + 1, name, n); /* abstract: nothing in the file system */
+    uint32_t st = 1;
+    int fds[4] = { -1, -1, -1, -1 };
+    if (connect(s, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) == 0) {
+        union { char b[CMSG_SPACE(sizeof(fds))]; struct cmsghdr align; } u;
+        struct iovec iov = { &st, sizeof(st) };
+        struct msghdr m;
+        memset(&m, 0, sizeof(m));
+        m.msg_iov = &iov;
+        m.msg_iovlen = 1;
+        m.msg_control = u.b;
+        m.msg_controllen = sizeof(u.b);
+        ssize_t got;
+        do
+            got = recvmsg(s, &m, MSG_CMSG_CLOEXEC);
+        while (got < 0 && errno == EINTR);
+        struct cmsghdr *c = got == (ssize_t)sizeof(st) ? CMSG_FIRSTHDR(&m) : NULL;
+        if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+            c->cmsg_len == CMSG_LEN(sizeof(fds)))
+            memcpy(fds, CMSG_DATA(c), sizeof(fds));
+        else
+            st = 1;
+    }
+    close(s);
+    int rc = -1;
+    struct td_ring *r = NULL;
+    if (st == 0 && fds[0] >= 0 && (r = calloc(1, sizeof(*r))) && td_ring_map(r, fds[0]) == 0) {
+        if (first) {
+            struct stat sb;
+            void *c = MAP_FAILED, *sh = MAP_FAILED;
+            if (fstat(fds[1], &sb) == 0 && (size_t)sb.st_size >= sizeof(struct td_ctl))
+                c = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fds[1], 0);
+            if (c != MAP_FAILED)
+                sh = mmap(NULL, sizeof(struct td_shared), PROT_READ | PROT_WRITE, MAP_SHARED, fds[2], 0);
+            const struct td_ctl *ctl = c;
+            if (sh != MAP_FAILED && ctl->magic == TD_CTL_MAGIC && ctl->version == TD_RING_VERSION &&
+                sizeof(*ctl) + (size_t)ctl->policy_len <= (size_t)sb.st_size) {
+                td_shim_ctl = ctl;
+                ctl_len = (size_t)sb.st_size;
+                td_shim_shared = sh;
+                wake_fd = fds[3];
+                fds[3] = -1;
+                rc = 0;
+            } else {
+                if (c != MAP_FAILED)
+                    munmap(c, (size_t)sb.st_size);
+                if (sh != MAP_FAILED)
+                    munmap(sh, sizeof(struct td_shared));
+            }
+        } else {
+            rc = 0;
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    if (rc < 0) {
+        if (r && r->hdr)
+            td_ring_unmap(r);
+        free(r);
+        return -1;
+    }
+    /* the old ring (a parent's) stays mapped: a thread may still hold it */
+    atomic_store_explicit(&ring, r, memory_order_release);
+    return 0;
+}
+
+/* a new process: its own ring, its own per-process policy counters */
+static void new_process(void)
+{
+    pthread_mutex_lock(&self_lock);
+    if (atomic_load_explicit(&self->pid, memory_order_acquire) == 0) {
+        if (connect_tdtrace(0) < 0)
+            atomic_store_explicit(&ring, NULL, memory_order_release);
+        td_shim_policy_fork_child();
+        atomic_store_explicit(&self->pid, (pid_t)syscall(SYS_getpid), memory_order_release);
+        emit_hello();
+    }
+    pthread_mutex_unlock(&self_lock);
+}
+
 static void atfork_child(void)
 {
-    my_pid = getpid();
-    my_tid = 0;
-    td_shim_policy_fork_child();
-    emit_hello();
+    pthread_mutex_init(&self_lock, NULL);
+    if (self)
+        new_process();
+}
+
+/* the ring of the process the caller runs in, or NULL (not traced) */
+static inline struct td_ring *my_ring(void)
+{
+    if (!self)
+        return NULL;
+    if (__builtin_expect(atomic_load_explicit(&self->pid, memory_order_relaxed) == 0, 0))
+        new_process();
+    return atomic_load_explicit(&ring, memory_order_acquire);
 }
 
 static void shim_init(void)
 {
-    my_pid = getpid();
-    const char *rp = getenv("TDTRACE_RING");
-    if (rp && *rp && td_ring_attach(&td_shim_ring, rp) == 0) {
-        stacks = (td_shim_ring.hdr->flags & TD_RING_STACKS) != 0;
-        td_use_tsc = (td_shim_ring.hdr->flags & TD_RING_TSC) != 0;
-        td_shim_mask = td_shim_ring.hdr->trace_mask;
+    if (connect_tdtrace(1) == 0) {
+        void *pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (pg != MAP_FAILED && madvise(pg, 4096, MADV_WIPEONFORK) == 0) {
+            self = pg;
+            atomic_store(&self->pid, (pid_t)syscall(SYS_getpid));
+        } else { /* no way to tell a child from its parent: do not trace */
+            atomic_store(&ring, NULL);
+        }
+        stacks = (td_shim_ctl->flags & TD_RING_STACKS) != 0;
+        bounded = (td_shim_ctl->flags & TD_RING_BOUNDED) != 0;
+        td_use_tsc = (td_shim_ctl->flags & TD_RING_TSC) != 0;
+        td_shim_mask = td_shim_ctl->trace_mask;
     }
     choose_backend();
     for (int i = 0; i < TD_FN__ENTRY_POINTS; i++)
@@ -206,11 +329,12 @@ static void rb_str(struct rb *b, unsigned arg, const char *s)
 {
     char tmp[TD_STR_MAX + 1];
     struct iovec local = { tmp, TD_STR_MAX + 1 }, remote = { (void *)s, TD_STR_MAX + 1 };
-    ssize_t n = process_vm_readv(my_pid, &local, 1, &remote, 1, 0);
+    pid_t me = atomic_load_explicit(&self->pid, memory_order_relaxed);
+    ssize_t n = process_vm_readv(me, &local, 1, &remote, 1, 0);
     if (n <= 0) { /* a page boundary may cut it: read up to the boundary */
         size_t room = 4096 - ((uintptr_t)s & 4095);
         local.iov_len = remote.iov_len = room < TD_STR_MAX + 1 ? room : TD_STR_MAX + 1;
-        n = process_vm_readv(my_pid, &local, 1, &remote, 1, 0);
+        n = process_vm_readv(me, &local, 1, &remote, 1, 0);
         if (n <= 0)
             return;
     }
@@ -234,13 +358,13 @@ static void rb_stack(struct rb *b)
     int n = backtrace(frames, TD_MAX_FRAMES + 8);
     uint64_t out[TD_MAX_FRAMES];
     int k = 0;
-    static Dl_info self;
+    static Dl_info shim_info;
     static int have_self = -1;
     if (have_self < 0)
-        have_self = dladdr((void *)&rb_stack, &self) != 0;
+        have_self = dladdr((void *)&rb_stack, &shim_info) != 0;
     for (int i = 0; i < n && k < TD_MAX_FRAMES; i++) {
         Dl_info info;
-        if (have_self && dladdr(frames[i], &info) && info.dli_fbase == self.dli_fbase)
+        if (have_self && dladdr(frames[i], &info) && info.dli_fbase == shim_info.dli_fbase)
             continue;
         out[k++] = (uint64_t)(uintptr_t)frames[i];
     }
@@ -249,33 +373,45 @@ static void rb_stack(struct rb *b)
         memcpy(d, out, (size_t)k * 8);
 }
 
-static void rb_commit(struct rb *b, unsigned type)
+static void rb_commit(struct td_ring *r, struct rb *b, unsigned type)
 {
-    struct td_rec *rec = td_ring_reserve(&td_shim_ring, b->len, type);
+    struct td_rec *rec = td_ring_reserve(r, b->len, type, ((struct td_rec *)b->buf)->tid, bounded);
     if (!rec)
         return;
     /* the word is the ring's: copy what follows it */
     memcpy((unsigned char *)rec + 8, b->buf + 8, b->len - 8);
-    td_ring_commit(&td_shim_ring, rec, b->len, type);
+    td_ring_commit(rec);
+    /* tdtrace sleeps: wake it (rare: only when it had nothing to do) */
+    if (atomic_load_explicit((_Atomic uint32_t *)&td_shim_shared->reader_waiting, memory_order_relaxed) &&
+        atomic_exchange_explicit((_Atomic uint32_t *)&td_shim_shared->reader_waiting, 0, memory_order_relaxed)) {
+        uint64_t one = 1;
+        if (write(wake_fd, &one, sizeof(one)) < 0) {
+            /* the program closed it: tdtrace wakes on its own soon */
+        }
+    }
 }
 
 static pid_t tid(void)
 {
-    if (!my_tid)
+    pid_t p = atomic_load_explicit(&self->pid, memory_order_relaxed);
+    if (my_tid_pid != p) {
         my_tid = (pid_t)syscall(SYS_gettid);
+        my_tid_pid = p;
+    }
     return my_tid;
 }
 
 static void emit_hello(void)
 {
-    if (!td_shim_ring.hdr)
+    struct td_ring *r = atomic_load_explicit(&ring, memory_order_acquire);
+    if (!r || !self)
         return;
     struct rb b;
     memset(b.buf, 0, sizeof(struct td_rec));
     b.len = sizeof(struct td_rec);
     b.nitems = 0;
     struct td_rec *h = (struct td_rec *)b.buf;
-    h->pid = (uint32_t)my_pid;
+    h->pid = (uint32_t)atomic_load_explicit(&self->pid, memory_order_relaxed);
     h->tid = (uint32_t)tid();
     h->fn = (uint16_t)backend_kind;
     h->t_enter = h->t_exit = td_now();
@@ -284,7 +420,7 @@ static void emit_hello(void)
     if (d)
         memcpy(d, backend_text, n);
     h->nitems = b.nitems;
-    rb_commit(&b, TD_REC_HELLO);
+    rb_commit(r, &b, TD_REC_HELLO);
 }
 
 void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
@@ -294,14 +430,15 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
     if (!c->record && !c->verdict)
         return;
     uint64_t t1 = td_now();
-    if (!td_shim_ring.hdr)
+    struct td_ring *ring_ = my_ring();
+    if (!ring_)
         return;
     unsigned fn = (unsigned)c->fn;
     const struct td_fn_info *info = &td_fns[fn];
     struct rb b;
     struct td_rec *h = (struct td_rec *)b.buf;
     memset(h, 0, sizeof(*h));
-    h->pid = (uint32_t)my_pid;
+    h->pid = (uint32_t)atomic_load_explicit(&self->pid, memory_order_relaxed);
     h->tid = (uint32_t)tid();
     h->fn = (uint16_t)fn;
     h->nargs = info->nparams;
@@ -361,5 +498,5 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
     if (stacks)
         rb_stack(&b);
     h->nitems = b.nitems;
-    rb_commit(&b, TD_REC_CALL);
+    rb_commit(ring_, &b, TD_REC_CALL);
 }

@@ -13,8 +13,10 @@
 #include "api.h"
 #include "ring.h"
 
-/* tdtrace's ring, when traced (hdr NULL otherwise) */
-extern struct td_ring td_shim_ring;
+/* tdtrace's control area (read-only: flags, trace mask, policy) and the
+ * area every traced process shares (the memory budget); NULL untraced */
+extern const struct td_ctl *td_shim_ctl;
+extern struct td_shared *td_shim_shared;
 
 #define TD_EXPORT __attribute__((visibility("default")))
 #define TD_PTR(x) ((uint64_t)(uintptr_t)(x))

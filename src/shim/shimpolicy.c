@@ -3,7 +3,9 @@
  * normalised text whose rules keep their file:line; evaluation is
  * td_policy_eval, a pure function. What the rules do is recorded with the
  * call, so tdtrace marks it. The device-memory budget is shared by every
- * process under one tdtrace through the ring's header. Nothing here may
+ * process under one tdtrace through the shared area (struct td_shared),
+ * which every traced process can write: the limit is advisory, and
+ * tdtrace's own accounting, from the records, is what it reports. Nothing here may
  * exit or abort the program: a policy that does not load leaves the shim
  * tracing only. */
 #include <errno.h>
@@ -36,11 +38,10 @@ static int fn_cuMemGetInfo_v2 = -1, fn_cuMemGetInfo = -1, fn_cuDeviceGetCount = 
 
 void td_shim_policy_init(void)
 {
-    const char *path = getenv("TDTRACE_SHIM_POLICY");
-    if (!path || !*path)
+    if (!td_shim_ctl || !td_shim_ctl->policy_len)
         return;
     struct td_policy_error e;
-    if (td_policy_load(path, &pol, &e) < 0) {
+    if (td_policy_parse((const char *)(td_shim_ctl + 1), td_shim_ctl->policy_len, "tdtrace", &pol, &e) < 0) {
         pol = NULL;
         return;
     }
@@ -66,9 +67,9 @@ void td_shim_policy_fork_child(void)
 
 static _Atomic uint64_t *in_use(int dev)
 {
-    if (!td_shim_ring.hdr || dev < 0 || dev >= TD_MAX_DEVICES)
+    if (!td_shim_shared || dev < 0 || dev >= TD_MAX_DEVICES)
         return NULL;
-    return (_Atomic uint64_t *)&td_shim_ring.hdr->mem_in_use[dev];
+    return (_Atomic uint64_t *)&td_shim_shared->mem_in_use[dev];
 }
 
 /* the backend ordinal of the calling thread's context, or -1 */

@@ -4,10 +4,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "api.h"
+#include "apiparse.h"
 #include "xlat.h"
 
 static const char *lookup(const char *sym, int ver, int pt)
@@ -70,7 +72,32 @@ static void test_names_and_families(void **state)
     /* every entry point is findable by its own name */
     for (int i = 0; i < TD_FN__COUNT; i++)
         assert_int_equal(td_api_find(td_fns[i].name), i);
-    assert_true(TD_FN__COUNT >= 600);
+}
+
+/* the generated table holds every row of src/api/cuda.api, in order, with
+ * its parameter count, and nothing else (run from the source tree) */
+static void test_table_matches_source(void **state)
+{
+    (void)state;
+    FILE *f = fopen("src/api/cuda.api", "r");
+    if (!f)
+        fail_msg("src/api/cuda.api: run the unit tests from the source tree");
+    char line[4096], err[256];
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        struct ap_fn fn;
+        int r = ap_parse_fn(line, &fn, err, sizeof err);
+        assert_int_not_equal(r, -1);
+        if (r != 1)
+            continue;
+        assert_true(rows < TD_FN__ENTRY_POINTS);
+        assert_string_equal(td_fns[rows].name, fn.name);
+        assert_int_equal(td_fns[rows].nparams, fn.nparams);
+        rows++;
+    }
+    fclose(f);
+    assert_int_equal(rows, TD_FN__ENTRY_POINTS);
 }
 
 static void test_params(void **state)
@@ -110,6 +137,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_proc_versions),
         cmocka_unit_test(test_names_and_families),
+        cmocka_unit_test(test_table_matches_source),
         cmocka_unit_test(test_params),
         cmocka_unit_test(test_xlat),
     };
