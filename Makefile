@@ -11,6 +11,7 @@
 #                 and the shim)
 #   src/hostlib/LIB/ + common/  host implementations of NVIDIA's libraries:
 #                            lib/tdtrace/host/ (see docs/hostlib.md)
+#   src/pyframes/ the calling thread's Python frames, linked into the shim
 #   tests/unit/test_NAME.c   one cmocka suite per module
 #                            (test_emu_*.c link the emulator statically)
 
@@ -31,7 +32,7 @@ endif
 ifeq ($(SAN),tsan)
   OPT := -O1 -g -fsanitize=thread
 endif
-CPPFLAGS += -D_GNU_SOURCE -DTD_VERSION='"$(VERSION)"' -Iinclude -Iinclude/tdtrace -Isrc/common -Isrc/policy -Isrc/ioctl -I$(GEN)
+CPPFLAGS += -D_GNU_SOURCE -DTD_VERSION='"$(VERSION)"' -Iinclude -Iinclude/tdtrace -Isrc/common -Isrc/policy -Isrc/ioctl -Isrc/pyframes -I$(GEN)
 CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
 LDFLAGS  += $(OPT) -pthread
 
@@ -66,7 +67,8 @@ objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 COMMON_OBJ := $(call objs,$(wildcard src/common/*.c)) $(BUILD)/obj/gen/td_api_table.o $(BUILD)/obj/gen/td_xlat.o
 EMU_OBJ    := $(call objs,$(wildcard src/emu/*.c src/ptx/*.c)) $(BUILD)/obj/gen/emu_stubs.o
-SHIM_OBJ   := $(call objs,$(wildcard src/shim/*.c src/policy/*.c)) $(patsubst %.S,$(BUILD)/obj/%.o,$(wildcard src/shim/*.S)) \
+PYF_OBJ    := $(call objs,$(wildcard src/pyframes/*.c))
+SHIM_OBJ   := $(call objs,$(wildcard src/shim/*.c src/policy/*.c)) $(PYF_OBJ) $(patsubst %.S,$(BUILD)/obj/%.o,$(wildcard src/shim/*.S)) \
               $(BUILD)/obj/gen/shim_wrappers.o
 AUDIT_OBJ  := $(call objs,$(wildcard src/audit/*.c))
 CORE_DIRS  ?= src/tdtrace src/policy src/ioctl
@@ -189,7 +191,21 @@ $(BUILD)/tests/test_hostlib: tests/unit/test_hostlib.c $(call objs,src/hostlib/c
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc -Isrc/api -Isrc/tdtrace -Isrc/shim $(CFLAGS) -Wno-missing-prototypes -o $@ $< src/api/apiparse.c $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS) -lcmocka
-tests: $(UNIT_BIN) e2e-build
+# src/pyframes: its suite, and what tests/pyframes/run.sh runs in Python
+$(BUILD)/tests/test_pyframes: tests/unit/test_pyframes.c $(PYF_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(PYF_OBJ) $(LDFLAGS) -lcmocka -ldl
+$(BUILD)/pyframes/libpyft.so: tests/pyframes/libpyft.c $(PYF_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -shared -o $@ $< $(PYF_OBJ) $(LDFLAGS) -ldl
+$(BUILD)/pyframes/libmalcount.so: tests/pyframes/malcount.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(call NOSAN,$(CFLAGS)) -shared -o $@ $< $(call NOSAN,$(LDFLAGS))
+$(BUILD)/pyframes/embed: tests/pyframes/embed.c $(PYF_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(PYF_OBJ) $(LDFLAGS) -ldl
+PYF_TESTS := $(addprefix $(BUILD)/pyframes/,libpyft.so libmalcount.so embed)
+tests: $(UNIT_BIN) e2e-build $(PYF_TESTS)
 
 # programs that attack the supervisor (tests/hostile): they write into
 # their own record ring, so they link the ring code
@@ -239,6 +255,7 @@ e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/kernels/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/hostlib/run.sh
 	+@BUILD=$(BUILD) SAN=$(SAN) EXTRA_CFLAGS="$(OPT)" sh tests/ioctl/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/pyframes/run.sh
 test: unit fuzz-smoke e2e
 
 # no file calls back into its callers (tools/check-layers.py), per library

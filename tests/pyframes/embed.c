@@ -1,0 +1,77 @@
+/* A program that is not Python, and then embeds it:
+ *   embed LIBPYTHON local|global
+ * Before: no Python, and a read reads nothing (not one system call).
+ * Then it dlopens LIBPYTHON (RTLD_LOCAL: only the loader's list of objects
+ * shows it; RTLD_GLOBAL: dlsym finds it), and the reader must find it
+ * without being told. It runs a script with a C profile function that
+ * reads the frames at each call of a C function from Python, as a CUDA
+ * call from Python would be read. After Py_FinalizeEx, reads stop.
+ * Prints what it sees; tests/pyframes/run.sh compares it exactly. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pyframes.h"
+
+static struct td_pyframe fr[16];
+static char str[4096];
+
+static void show(const char *when)
+{
+    struct td_pyread r = { .frames = fr, .max = 16, .str = str, .str_size = sizeof(str) };
+    td_py_read(&r);
+    printf("%s: %s", when, td_py_status_name(r.status));
+    for (unsigned i = 0; i < r.n; i++)
+        printf(" [%s:%d in %s]", str + fr[i].file, fr[i].line, str + fr[i].func);
+    printf("\n");
+}
+
+#define PYTRACE_C_CALL 4
+
+static int profile(void *obj, void *frame, int what, void *arg)
+{
+    (void)obj;
+    (void)frame;
+    (void)arg;
+    if (what == PYTRACE_C_CALL)
+        show("C call");
+    return 0;
+}
+
+static const char script[] = "def inner():\n"
+                             "    return abs(-4)\n"
+                             "inner()\n";
+
+int main(int argc, char **argv)
+{
+    if (argc != 3)
+        return 2;
+    printf("state: %s\n", td_py_describe());
+    show("before");
+    printf("system calls: %lu\n", td_py_syscalls());
+    void *h = dlopen(argv[1], RTLD_NOW | (strcmp(argv[2], "local") == 0 ? RTLD_LOCAL : RTLD_GLOBAL));
+    if (!h) {
+        printf("dlopen: %s\n", dlerror());
+        return 1;
+    }
+    const char *d = td_py_describe();
+    int st = td_py_state();
+    printf("found: %s\n", !strstr(d, argv[1]) ? d : st == TD_PY_READY ? "yes" : st == TD_PY_UNSUPPORTED ? "not supported" : d);
+    show("loaded");
+    void (*init)(int) = (void (*)(int))dlsym(h, "Py_InitializeEx");
+    int (*run)(const char *) = (int (*)(const char *))dlsym(h, "PyRun_SimpleString");
+    void (*setprofile)(void *, void *) = (void (*)(void *, void *))dlsym(h, "PyEval_SetProfile");
+    int (*fini)(void) = (int (*)(void))dlsym(h, "Py_FinalizeEx");
+    if (!init || !run || !setprofile || !fini)
+        return 1;
+    init(0);
+    show("initialized");
+    setprofile((void *)profile, NULL);
+    if (run(script) != 0)
+        return 1;
+    setprofile(NULL, NULL);
+    if (fini() != 0)
+        return 1;
+    show("finalized");
+    return 0;
+}

@@ -1,0 +1,258 @@
+/* What tests/pyframes/frames.py calls through ctypes: src/pyframes' reader
+ * with its result as text, from the calling thread (ctypes.PyDLL keeps the
+ * GIL, ctypes.CDLL releases it), from a C thread, and the line-table
+ * decoder beside CPython's own PyCode_Addr2Line. Each read counts the
+ * allocations this thread made during it: a preloaded libmalcount.so
+ * counts malloc and friends; under a sanitizer, its allocator hooks do. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pyframes.h"
+#include "pyint.h"
+
+#define API __attribute__((visibility("default")))
+
+/* allocations of this thread */
+static unsigned long (*malcount)(void);
+/* per thread, by thread id (a dlopened library has no static TLS to spare,
+ * and dynamic TLS would allocate inside the hook) */
+static _Atomic unsigned long san_allocs[4096];
+static void san_malloc(const volatile void *p, size_t n)
+{
+    (void)p;
+    (void)n;
+    atomic_fetch_add_explicit(&san_allocs[syscall(SYS_gettid) & 4095], 1, memory_order_relaxed);
+}
+static void san_free(const volatile void *p)
+{
+    (void)p;
+}
+int __sanitizer_install_malloc_and_free_hooks(void (*)(const volatile void *, size_t),
+                                              void (*)(const volatile void *)) __attribute__((weak));
+static int (*gil_check)(void);
+static pthread_once_t count_once = PTHREAD_ONCE_INIT;
+static void count_init(void)
+{
+    gil_check = (int (*)(void))dlsym(RTLD_DEFAULT, "PyGILState_Check");
+    malcount = (unsigned long (*)(void))dlsym(RTLD_DEFAULT, "malcount_thread");
+    if (!malcount && __sanitizer_install_malloc_and_free_hooks)
+        __sanitizer_install_malloc_and_free_hooks(san_malloc, san_free);
+}
+/* -1 when nothing counts */
+static long allocs(void)
+{
+    pthread_once(&count_once, count_init);
+    if (malcount)
+        return (long)malcount();
+    if (__sanitizer_install_malloc_and_free_hooks)
+        return (long)atomic_load_explicit(&san_allocs[syscall(SYS_gettid) & 4095], memory_order_relaxed);
+    return -1;
+}
+
+#define MAXF 1100
+
+/* "status=S n=N more=M allocs=A gil=G" then one line per frame:
+ * file \t line \t func \t group \t flags */
+static int format_read(int max, char *out, int outlen)
+{
+    static __thread struct td_pyframe fr[MAXF];
+    static __thread char str[MAXF * 2 * (TD_PY_STR_MAX + 1)];
+    if (max > MAXF)
+        max = MAXF;
+    fr[0].line = 0; /* the buffers (dynamic TLS) are touched before counting */
+    str[0] = 0;
+    long a0 = allocs();
+    int gil = gil_check ? gil_check() : -1;
+    struct td_pyread r = { .frames = fr, .max = (unsigned)max, .str = str, .str_size = sizeof(str) };
+    td_py_read(&r);
+    long a1 = allocs();
+    int w = snprintf(out, (size_t)outlen, "status=%u n=%u more=%u allocs=%ld gil=%d\n",
+                     r.status, r.n, r.more, a0 < 0 ? -1 : a1 - a0, gil);
+    for (unsigned i = 0; i < r.n && w >= 0 && w < outlen; i++)
+        w += snprintf(out + w, (size_t)(outlen - w), "%s\t%d\t%s\t%u\t%u\n", str + fr[i].file, fr[i].line,
+                      str + fr[i].func, fr[i].group, fr[i].flags);
+    return w >= 0 && w < outlen ? 0 : -1;
+}
+
+API int pyft_read(int max, char *out, int outlen)
+{
+    return format_read(max, out, outlen);
+}
+
+struct cthread {
+    int max, outlen, rc;
+    char *out;
+    void (*cb)(void);
+};
+
+static void *cthread_main(void *arg)
+{
+    struct cthread *t = arg;
+    if (t->cb)
+        t->cb();
+    else
+        t->rc = format_read(t->max, t->out, t->outlen);
+    return NULL;
+}
+
+/* the same from a thread Python never ran in */
+API int pyft_read_cthread(int max, char *out, int outlen)
+{
+    struct cthread t = { max, outlen, -1, out, NULL };
+    pthread_t th;
+    if (pthread_create(&th, NULL, cthread_main, &t) != 0)
+        return -1;
+    pthread_join(th, NULL);
+    return t.rc;
+}
+
+/* a C thread that calls back into Python (ctypes makes it a thread state) */
+API int pyft_callback_cthread(void (*cb)(void))
+{
+    struct cthread t = { 0, 0, 0, NULL, cb };
+    pthread_t th;
+    if (pthread_create(&th, NULL, cthread_main, &t) != 0)
+        return -1;
+    pthread_join(th, NULL);
+    return 0;
+}
+
+API const char *pyft_describe(void)
+{
+    return td_py_describe();
+}
+
+API int pyft_state(void)
+{
+    return td_py_state();
+}
+
+API unsigned long pyft_version(void)
+{
+    return td_py_version();
+}
+
+/* the decoder on a table given whole, and fed in pieces of 1 to 7 bytes
+ * as the reader may get it: -999 when the two disagree */
+API int pyft_line(int fmt, const unsigned char *tab, int len, int firstlineno, int addr)
+{
+    struct td_pylt w;
+    int whole = -5, piece = -5;
+    td_pylt_init(&w, fmt, firstlineno, addr);
+    if (!td_pylt_feed(&w, tab, (size_t)len, (size_t)len, &whole))
+        return -998;
+    td_pylt_init(&w, fmt, firstlineno, addr);
+    for (size_t step = 1 + (size_t)addr % 7;;) {
+        size_t pos = w.pos, n = (size_t)len - pos < step ? (size_t)len - pos : step;
+        if (td_pylt_feed(&w, tab + pos, n, (size_t)len, &piece))
+            break;
+        if (w.pos == pos) { /* an entry longer than the piece: a bigger one */
+            if (n == (size_t)len - pos)
+                return -997;
+            step *= 2;
+        } else {
+            step = step % 7 + 1;
+        }
+    }
+    return whole == piece ? whole : -999;
+}
+
+/* CPython's own answer, with the GIL held (PyDLL) */
+API int pyft_addr2line(void *code, int addr)
+{
+    int (*a2l)(void *, int) = (int (*)(void *, int))dlsym(RTLD_DEFAULT, "PyCode_Addr2Line");
+    return a2l ? a2l(code, addr) : -1000;
+}
+
+/* the layout the reader uses for a minor version, as "name value" lines,
+ * beside what the version's headers say (tests/pyframes/layout.c) */
+API int pyft_layout(unsigned minor, char *out, int outlen)
+{
+    const struct td_pylayout *L = td_pylayout_for(minor);
+    if (!L)
+        return -1;
+#define F(name, v) w += snprintf(out + w, (size_t)(outlen - w), "%s %u\n", name, (unsigned)(v))
+    int w = 0;
+    if (L->ts_cframe) {
+        F("ts_cframe", L->ts_cframe);
+        F("cf_frame", L->cf_frame);
+    } else {
+        F("ts_frame", L->ts_frame);
+    }
+    if (L->frames == TD_PYFR_INTERP) {
+        F("ts_chunk", L->ts_chunk);
+        F("ts_top", L->ts_top);
+    }
+    F("fr_back", L->fr_back);
+    F("fr_code", L->fr_code);
+    F("fr_instr", L->fr_instr);
+    if (L->frames == TD_PYFR_INTERP) {
+        F("fr_owner", L->fr_owner);
+        if (L->fr_entry)
+            F("fr_entry", L->fr_entry);
+        F("co_firsttraceable", L->co_firsttraceable);
+        F("co_code", L->co_code);
+    }
+    F("co_firstlineno", L->co_firstlineno);
+    F("co_filename", L->co_filename);
+    F("co_name", L->co_name);
+    F("co_lines", L->co_lines);
+    F("str_ascii_data", L->str_ascii_data);
+    F("str_compact_data", L->str_compact_data);
+    F("ob_type", TD_PYOB_TYPE);
+    F("ob_size", TD_PYVAR_SIZE);
+    F("bytes_data", TD_PYBYTES_DATA);
+    F("str_length", TD_PYSTR_LENGTH);
+    F("str_state", TD_PYSTR_STATE);
+    F("str_kind_bit", TD_PYSTR_KIND_BIT);
+    F("str_compact_bit", TD_PYSTR_COMPACT_BIT);
+    F("str_ascii_bit", TD_PYSTR_ASCII_BIT);
+    if (L->str_ready)
+        F("str_ready_bit", TD_PYSTR_READY_BIT);
+#undef F
+    for (unsigned i = 0; i < L->ndebug; i++)
+        w += snprintf(out + w, (size_t)(outlen - w), "debug %u %u\n", L->debug[i].at, L->debug[i].value);
+    return w < outlen ? 0 : -1;
+}
+
+static __attribute__((noinline)) unsigned no_read(struct td_pyread *r)
+{
+    __asm__ volatile("" : : "r"(r) : "memory");
+    r->n = 0;
+    return 0;
+}
+
+static double now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* ns per read of max frames, and per call of a function that reads
+ * nothing, measured back to back; system calls per read */
+API int pyft_bench(int reps, int max, double *read_ns, double *empty_ns, double *syscalls)
+{
+    static __thread struct td_pyframe fr[MAXF];
+    static __thread char str[MAXF * 2 * (TD_PY_STR_MAX + 1)];
+    struct td_pyread r = { .frames = fr, .max = (unsigned)(max < MAXF ? max : MAXF), .str = str, .str_size = sizeof(str) };
+    td_py_read(&r); /* detection out of the timing */
+    double t0 = now_ns();
+    for (int i = 0; i < reps; i++)
+        no_read(&r);
+    double t1 = now_ns();
+    unsigned long s0 = td_py_syscalls();
+    for (int i = 0; i < reps; i++)
+        td_py_read(&r);
+    double t2 = now_ns();
+    *empty_ns = (t1 - t0) / reps;
+    *read_ns = (t2 - t1) / reps;
+    *syscalls = (double)(td_py_syscalls() - s0) / reps;
+    return (int)r.n;
+}
