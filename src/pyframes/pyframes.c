@@ -27,6 +27,8 @@
 struct pyrt {
     const struct td_pylayout *L;
     void *(*tstate)(void);       /* PyGILState_GetThisThreadState */
+    void *(*current)(void);      /* the thread state holding the GIL: of any
+                                    thread up to 3.11, of this one from 3.12 */
     int (*finalizing)(void);     /* _Py_IsFinalizing, Py_IsFinalizing (3.13) */
     uintptr_t code_type, frame_type, str_type, bytes_type;
     unsigned long hex;
@@ -228,12 +230,13 @@ static int detect(struct pyrt *out, char *text, size_t len)
     out->hex = hex;
     out->tstate = (void *(*)(void))sym_in(&f, "PyGILState_GetThisThreadState");
     out->finalizing = (int (*)(void))sym_in(&f, minor >= 13 ? "Py_IsFinalizing" : "_Py_IsFinalizing");
+    out->current = (void *(*)(void))sym_in(&f, minor >= 13 ? "PyThreadState_GetUnchecked" : "_PyThreadState_UncheckedGet");
     out->code_type = (uintptr_t)sym_in(&f, "PyCode_Type");
     out->frame_type = (uintptr_t)sym_in(&f, "PyFrame_Type");
     out->str_type = (uintptr_t)sym_in(&f, "PyUnicode_Type");
     out->bytes_type = (uintptr_t)sym_in(&f, "PyBytes_Type");
     uintptr_t types[] = { out->code_type, out->frame_type, out->str_type, out->bytes_type };
-    if (L && (!out->tstate || !out->finalizing || !sym_in(&f, "PyType_Type")))
+    if (L && (!out->tstate || !out->current || !out->finalizing || !sym_in(&f, "PyType_Type")))
         snprintf(why, sizeof(why), "a function or type object it needs is not exported");
     else if (L && sym_in(&f, "_Py_PrintReferences"))
         snprintf(why, sizeof(why), "a Py_TRACE_REFS build");
@@ -350,8 +353,18 @@ struct cand {
     uint16_t group;
 };
 
+#define STRCACHE 64
+
+struct strcache {
+    uintptr_t obj;
+    uint32_t off;
+    uint8_t cut;
+};
+
 struct walk {
     const struct td_pylayout *L;
+    struct strcache sc[STRCACHE];  /* strings copied so far */
+    unsigned nsc;
     uintptr_t next;                /* the next frame to visit */
     uintptr_t chunk, top;          /* the data stack's current chunk */
     uintptr_t win_lo;              /* the copy of part of it */
@@ -503,40 +516,93 @@ static int32_t line_of(const struct pyrt *p, uintptr_t obj, const unsigned char 
 /* room for one frame's two strings: at least "?" and a NUL each */
 #define ROOM_MIN 4
 
+/* a string this read has copied already: frames of one module share a
+ * file name, of one function a name (the objects live as long as the
+ * frames that hold them, which cannot end while this thread reads) */
+static int cached(const struct walk *w, uintptr_t obj, uint32_t *off, int *cut)
+{
+    for (unsigned i = 0; i < w->nsc; i++)
+        if (w->sc[i].obj == obj) {
+            *off = w->sc[i].off;
+            *cut = w->sc[i].cut;
+            return 1;
+        }
+    return 0;
+}
+
+/* the string object of piece s (not read when it was expected to be in
+ * the cache, first bytes its first read) as UTF-8 in r's buffer, or the
+ * copy made already */
+static uint32_t string(struct walk *w, const struct pyrt *p, struct td_pyread *r, struct td_pyseg *s,
+                       uint32_t first, size_t cap, int *cut)
+{
+    uint32_t off;
+    if (cached(w, s->addr, &off, cut))
+        return off;
+    if (!s->len) { /* the copy it was to share was not kept */
+        s->len = first;
+        if (td_py_readv(s, 1) != 0)
+            s->got = 0;
+    }
+    off = (uint32_t)r->str_used;
+    r->str_used += text_of(p->L, p, s->addr, s->dst, s->got, r->str + off, cap, cut) + 1;
+    if (w->nsc < STRCACHE) /* never replaced: what a batch planned on stays */
+        w->sc[w->nsc++] = (struct strcache){ s->addr, off, (uint8_t)*cut };
+    return off;
+}
+
 /* read the code objects of c[0..n), then their strings and lines, and
- * emit the frames that have started; returns 0 when the walk must stop */
+ * emit the frames that have started; returns 0 when the walk must stop.
+ * An object two frames share is read once. */
 static int emit(struct walk *w, const struct pyrt *p, struct cand *c, unsigned n, struct td_pyread *r)
 {
     const struct td_pylayout *L = p->L;
     unsigned char code[BATCH][CODE_MAX];
+    const unsigned char *co[BATCH];
     struct td_pyseg s[3 * BATCH];
-    for (unsigned i = 0; i < n; i++)
-        s[i] = (struct td_pyseg){ c[i].code, code[i], L->co_read, 0 };
+    unsigned same[BATCH];
+    for (unsigned i = 0; i < n; i++) {
+        same[i] = i;
+        for (unsigned j = 0; j < i && same[i] == i; j++)
+            if (c[j].code == c[i].code)
+                same[i] = j;
+        s[i] = (struct td_pyseg){ c[i].code, code[i], same[i] == i ? L->co_read : 0, 0 };
+    }
     if (td_py_readv(s, n) != 0)
         return w->bad = 1, 0;
     unsigned keep = 0;
     for (unsigned i = 0; i < n; i++) {
-        if (s[i].got != L->co_read || u64_at(code[i] + TD_PYOB_TYPE) != p->code_type) {
+        const unsigned char *b = code[same[i]];
+        if (s[same[i]].got != L->co_read || u64_at(b + TD_PYOB_TYPE) != p->code_type) {
             w->bad = 1; /* the frames before this one stand */
             break;
         }
         if (L->frames == TD_PYFR_INTERP && c[i].owner != TD_PYOWN_GENERATOR) {
             /* not started yet (CPython's tracebacks leave it out too) */
-            uintptr_t first = c[i].code + L->co_code + 2 * (uintptr_t)(uint32_t)i32_at(code[i] + L->co_firsttraceable);
+            uintptr_t first = c[i].code + L->co_code + 2 * (uintptr_t)(uint32_t)i32_at(b + L->co_firsttraceable);
             if (c[i].instr < first)
                 continue;
         }
-        if (keep != i) {
-            c[keep] = c[i];
-            memcpy(code[keep], code[i], L->co_read);
-        }
-        keep++;
+        c[keep] = c[i];
+        co[keep++] = b;
     }
     unsigned char fbuf[BATCH][FILE_FIRST], nbuf[BATCH][NAME_FIRST], lbuf[BATCH][LINES_FIRST];
+    unsigned lsame[BATCH];
     for (unsigned i = 0; i < keep; i++) {
-        s[3 * i] = (struct td_pyseg){ (uintptr_t)u64_at(code[i] + L->co_filename), fbuf[i], FILE_FIRST, 0 };
-        s[3 * i + 1] = (struct td_pyseg){ (uintptr_t)u64_at(code[i] + L->co_name), nbuf[i], NAME_FIRST, 0 };
-        s[3 * i + 2] = (struct td_pyseg){ (uintptr_t)u64_at(code[i] + L->co_lines), lbuf[i], LINES_FIRST, 0 };
+        uintptr_t file = (uintptr_t)u64_at(co[i] + L->co_filename), name = (uintptr_t)u64_at(co[i] + L->co_name);
+        uintptr_t lines = (uintptr_t)u64_at(co[i] + L->co_lines);
+        uint32_t off;
+        int cut, fnew = !cached(w, file, &off, &cut), nnew = !cached(w, name, &off, &cut);
+        lsame[i] = i;
+        for (unsigned j = 0; j < i; j++) {
+            fnew &= s[3 * j].addr != file;
+            nnew &= s[3 * j + 1].addr != name;
+            if (lsame[i] == i && s[3 * j + 2].addr == lines)
+                lsame[i] = j;
+        }
+        s[3 * i] = (struct td_pyseg){ file, fbuf[i], fnew ? FILE_FIRST : 0, 0 };
+        s[3 * i + 1] = (struct td_pyseg){ name, nbuf[i], nnew ? NAME_FIRST : 0, 0 };
+        s[3 * i + 2] = (struct td_pyseg){ lines, lbuf[i], lsame[i] == i ? LINES_FIRST : 0, 0 };
     }
     if (keep && td_py_readv(s, 3 * keep) != 0)
         return w->bad = 1, 0;
@@ -553,29 +619,28 @@ static int emit(struct walk *w, const struct pyrt *p, struct cand *c, unsigned n
         int cut;
         /* each string gets at most half of what is left, at most the cap */
         size_t cap = (room - 2) / 2 < TD_PY_STR_MAX ? (room - 2) / 2 : TD_PY_STR_MAX;
-        fr->file = (uint32_t)r->str_used;
-        r->str_used += text_of(L, p, s[3 * i].addr, fbuf[i], s[3 * i].got, r->str + r->str_used, cap, &cut) + 1;
+        fr->file = string(w, p, r, &s[3 * i], FILE_FIRST, cap, &cut);
         fr->flags |= cut ? TD_PYF_FILE_CUT : 0;
         room = r->str_size - r->str_used;
         cap = room - 1 < TD_PY_STR_MAX ? room - 1 : TD_PY_STR_MAX;
-        fr->func = (uint32_t)r->str_used;
-        r->str_used += text_of(L, p, s[3 * i + 1].addr, nbuf[i], s[3 * i + 1].got, r->str + r->str_used, cap, &cut) + 1;
+        fr->func = string(w, p, r, &s[3 * i + 1], NAME_FIRST, cap, &cut);
         fr->flags |= cut ? TD_PYF_FUNC_CUT : 0;
-        int firstlineno = i32_at(code[i] + L->co_firstlineno);
+        int firstlineno = i32_at(co[i] + L->co_firstlineno);
         int64_t target;
         if (L->frames == TD_PYFR_OBJECT) {
             target = (int64_t)c[i].lasti * L->lasti_scale;
         } else {
-            int64_t units = (int64_t)u64_at(code[i] + TD_PYVAR_SIZE);
+            int64_t units = (int64_t)u64_at(co[i] + TD_PYVAR_SIZE);
             target = (int64_t)c[i].instr - (int64_t)(c[i].code + L->co_code);
             if (target >= 2 * units || (target >= 0 && (target & 1)))
                 target = INT32_MAX; /* not in this code: no line */
         }
         if (target < -1)
             target = -1;
-        fr->line = target > INT32_MAX / 2 ? -1
-                                          : line_of(p, s[3 * i + 2].addr, lbuf[i], s[3 * i + 2].got, firstlineno,
-                                                    (int)target);
+        unsigned l = lsame[i];
+        fr->line = target > INT32_MAX / 2
+                       ? -1
+                       : line_of(p, s[3 * l + 2].addr, lbuf[l], s[3 * l + 2].got, firstlineno, (int)target);
         r->n++;
     }
     return !w->bad;
@@ -597,9 +662,33 @@ unsigned td_py_read(struct td_pyread *r)
         r->status = TD_PYS_FINALIZING;
         return 0;
     }
-    uintptr_t ts = (uintptr_t)p->tstate();
-    if (!ts) {
+    /* this thread's state: the one that holds the GIL if it is this
+     * thread's (a subinterpreter's), else the one the GIL-state API keeps */
+    uintptr_t ts = (uintptr_t)p->tstate(), cur = (uintptr_t)p->current();
+    if (cur && cur != ts && !L->ts_thread_id)
+        ts = cur; /* 3.12+: cur is this thread's by definition */
+    unsigned char tsb[320], curb[320];
+    struct td_pyseg seg[2] = { { ts, tsb, L->ts_read, 0 }, { cur, curb, L->ts_read, 0 } };
+    unsigned ns = ts ? 1 : 0;
+    if (cur && cur != ts && L->ts_thread_id) /* up to 3.11: whose is it? */
+        seg[ns++] = (struct td_pyseg){ cur, curb, L->ts_read, 0 };
+    if (!ns) {
         r->status = TD_PYS_NO_THREAD;
+        return 0;
+    }
+    if (td_py_readv(seg, ns) != 0) {
+        r->status = TD_PYS_NOREAD;
+        return 0;
+    }
+    if (seg[ns - 1].dst == curb && seg[ns - 1].got == L->ts_read &&
+        u64_at(curb + L->ts_thread_id) == (uint64_t)pthread_self()) {
+        ts = cur;
+        memcpy(tsb, curb, L->ts_read);
+    } else if (!ts) {
+        r->status = TD_PYS_NO_THREAD;
+        return 0;
+    } else if (seg[0].got != L->ts_read) {
+        r->status = TD_PYS_BAD;
         return 0;
     }
     struct walk w;
@@ -609,16 +698,7 @@ unsigned td_py_read(struct td_pyread *r)
     w.group = 0;
     w.walked = 0;
     w.bad = 0;
-    unsigned char tsb[320];
-    struct td_pyseg seg[2] = { { ts, tsb, L->ts_read, 0 } };
-    if (td_py_readv(seg, 1) != 0) {
-        r->status = TD_PYS_NOREAD;
-        return 0;
-    }
-    if (seg[0].got != L->ts_read) {
-        r->status = TD_PYS_BAD;
-        return 0;
-    }
+    w.nsc = 0;
     if (L->ts_chunk) {
         uintptr_t chunk = (uintptr_t)u64_at(tsb + L->ts_chunk), top = (uintptr_t)u64_at(tsb + L->ts_top);
         if (chunk && top > chunk && top - chunk < (1u << 30)) {
@@ -631,17 +711,17 @@ unsigned td_py_read(struct td_pyread *r)
          * where the innermost frame most likely is, comes along */
         uint64_t cf[1];
         uintptr_t cfp = (uintptr_t)u64_at(tsb + L->ts_cframe);
-        unsigned ns = 1;
         seg[0] = (struct td_pyseg){ cfp + L->cf_frame, cf, 8, 0 };
+        seg[1].len = 0;
         if (w.chunk) {
             uintptr_t lo = w.top - w.chunk > WIN ? w.top - WIN : w.chunk;
-            seg[ns++] = (struct td_pyseg){ lo, w.win, (uint32_t)(w.top - lo), 0 };
+            seg[1] = (struct td_pyseg){ lo, w.win, (uint32_t)(w.top - lo), 0 };
         }
-        if (!cfp || td_py_readv(seg, ns) != 0 || seg[0].got != 8) {
+        if (!cfp || td_py_readv(seg, 2) != 0 || seg[0].got != 8) {
             r->status = TD_PYS_BAD;
             return 0;
         }
-        if (ns == 2 && seg[1].got == seg[1].len) {
+        if (seg[1].len && seg[1].got == seg[1].len) {
             w.win_lo = seg[1].addr;
             w.win_len = seg[1].len;
         }

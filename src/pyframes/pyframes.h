@@ -77,7 +77,8 @@ struct td_pyread {
 };
 
 /* the calling thread's innermost Python frames; returns r->n. Uses about
- * 8 KiB of stack. Safe in any thread, with or without the GIL. */
+ * 10 KiB of stack. Safe in any thread, with or without the GIL. Frames
+ * that share a file or function name share its string (the same offset). */
 unsigned td_py_read(struct td_pyread *r);
 
 /* enum td_py_state, looking first if need be */

@@ -33,6 +33,8 @@ struct td_pylayout {
     uint16_t cf_frame;     /* _PyCFrame.current_frame */
     uint16_t ts_chunk;     /* datastack_chunk (3.11+) */
     uint16_t ts_top;       /* datastack_top (3.11+) */
+    uint16_t ts_thread_id; /* thread_id (3.9..3.11, where the current thread
+                              state may be another thread's) */
     uint16_t ts_read;      /* bytes of it read */
     /* the frame */
     uint16_t fr_back;      /* f_back, previous */

@@ -11,21 +11,21 @@
 static const struct td_pylayout layouts[] = {
     {
         .minor = 9, .frames = TD_PYFR_OBJECT, .lines = TD_PYL_LNOTAB, .lasti_scale = 1,
-        .ts_frame = 24, .ts_read = 32,
+        .ts_frame = 24, .ts_thread_id = 176, .ts_read = 184,
         .fr_back = 24, .fr_code = 32, .fr_instr = 104, .fr_read = 112,
         .co_firstlineno = 40, .co_filename = 104, .co_name = 112, .co_lines = 120, .co_read = 128,
         .str_ascii_data = 48, .str_compact_data = 72, .str_ready = 1,
     },
     {
         .minor = 10, .frames = TD_PYFR_OBJECT, .lines = TD_PYL_LINETABLE, .lasti_scale = 2,
-        .ts_frame = 24, .ts_read = 32,
+        .ts_frame = 24, .ts_thread_id = 176, .ts_read = 184,
         .fr_back = 24, .fr_code = 32, .fr_instr = 96, .fr_read = 104,
         .co_firstlineno = 40, .co_filename = 104, .co_name = 112, .co_lines = 120, .co_read = 128,
         .str_ascii_data = 48, .str_compact_data = 72, .str_ready = 1,
     },
     {
         .minor = 11, .frames = TD_PYFR_INTERP, .lines = TD_PYL_LOCATIONS,
-        .ts_cframe = 56, .cf_frame = 8, .ts_chunk = 296, .ts_top = 304, .ts_read = 312,
+        .ts_cframe = 56, .cf_frame = 8, .ts_chunk = 296, .ts_top = 304, .ts_thread_id = 152, .ts_read = 312,
         .fr_code = 32, .fr_back = 48, .fr_instr = 56, .fr_entry = 68, .fr_owner = 69, .fr_read = 72,
         .co_firstlineno = 72, .co_filename = 112, .co_name = 128, .co_lines = 136,
         .co_firsttraceable = 168, .co_code = 184, .co_read = 176,

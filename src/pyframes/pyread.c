@@ -23,7 +23,7 @@ unsigned long td_py_syscalls(void)
     return atomic_load_explicit(&nsyscalls, memory_order_relaxed);
 }
 
-#define BATCH 32
+#define BATCH 16 /* pieces per system call: the reader asks for at most 12 */
 
 int td_py_readv(struct td_pyseg *s, unsigned n)
 {

@@ -280,6 +280,18 @@ def case_deep():
         report("300 nested calls, the innermost 1, %s" % what, verify(r, n=1, more=1))
 
 
+def case_many_names():
+    """9 frames of one recursive function, under 40 nested functions each of
+    its own name and file: the reader keeps copies of fewer strings than
+    the walk meets before it comes to frames that share theirs"""
+    ns = {"R": R}
+    for i in range(40):
+        exec(compile("def f%d():\n    return f%d()\n" % (i, i + 1), "/tmp/many_%d.py" % i, "exec"), ns)
+    exec(compile("def f40():\n    return R(max=1000)\ndef g(n):\n    return g(n - 1) if n else f0()\n",
+                 "/tmp/many_40.py", "exec"), ns)
+    report("9 frames of one function under 41 of their own names and files", verify(ns["g"](8)))
+
+
 def rec_in(lib, n, max):
     MODE.lib = lib
     try:
@@ -407,6 +419,57 @@ def case_callback():
     report("a C thread calling back into Python", p)
 
 
+def case_subinterpreter():
+    """Python code in a subinterpreter: with the GIL held, its frames (the
+    thread state holding the GIL is this thread's); with it released, the
+    same from 3.12 (the GIL-state API follows the thread's current state),
+    up to 3.11 the main interpreter's frames of this thread, the call that
+    entered the subinterpreter (nothing says more while the GIL is free)"""
+    try:
+        import _xxsubinterpreters as interpreters
+    except ImportError:
+        try:
+            import _interpreters as interpreters
+        except ImportError:
+            report("subinterpreter: no _xxsubinterpreters here (skipped)", [])
+            return
+    try:
+        interp = interpreters.create(isolated=False)
+    except TypeError:
+        try:
+            interp = interpreters.create("legacy")
+        except TypeError:
+            interp = interpreters.create()
+    out = ctypes.create_string_buffer(1 << 16)
+    for libname, gil in (("PyDLL", 1), ("CDLL", 0)):
+        code = (
+            "import ctypes\n"
+            "lib = ctypes.%s(%r)\n"
+            "lib.pyft_read.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int]\n"
+            "buf = ctypes.create_string_buffer(1 << 16)\n"
+            "def inside():\n"
+            "    lib.pyft_read(16, buf, len(buf))\n"
+            "inside()\n"
+            "ctypes.memmove(%d, buf, len(buf))\n" % (libname, LIB, ctypes.addressof(out))
+        )
+        want_main = cpython_view(sys._getframe())
+        interpreters.run_string(interp, code)  # @subinterp
+        head, frames = parse(out.value)
+        got = [f[:3] for f in frames]
+        if gil or V >= (3, 12):
+            want = [("<string>", 6, "inside"), ("<string>", 7, "<module>")]
+        else:
+            want = [(HERE, MARK["subinterp"], want_main[0][2])] + want_main[1:]
+        p = []
+        # (PyGILState_Check says 1 once a subinterpreter exists: not checked)
+        if head["status"] != ST_OK or head["allocs"] != 0:
+            p.append("head %r" % head)
+        if got != want:
+            p.append("frames %r, not %r" % (got[:3], want[:3]))
+        report("subinterpreter, GIL %s" % ("held" if gil else "released"), p)
+    interpreters.destroy(interp)
+
+
 # ---- the line tables -----------------------------------------------------
 
 
@@ -487,10 +550,12 @@ def main():
     case_detection()
     run_cases()
     case_deep()
+    case_many_names()
     case_names()
     case_threads()
     case_cthread()
     case_callback()
+    case_subinterpreter()  # last of the reads: it turns PyGILState_Check off
     case_linetable()
     case_garbage_tables()
 

@@ -44,6 +44,9 @@ int main(void)
 #else
     O("ts_frame", PyThreadState, frame);
 #endif
+#if PY_VERSION_HEX < 0x030C0000
+    O("ts_thread_id", PyThreadState, thread_id);
+#endif
 #if PY_VERSION_HEX >= 0x030B0000
     O("ts_chunk", PyThreadState, datastack_chunk);
     O("ts_top", PyThreadState, datastack_top);

@@ -185,6 +185,8 @@ API int pyft_layout(unsigned minor, char *out, int outlen)
     } else {
         F("ts_frame", L->ts_frame);
     }
+    if (L->ts_thread_id)
+        F("ts_thread_id", L->ts_thread_id);
     if (L->frames == TD_PYFR_INTERP) {
         F("ts_chunk", L->ts_chunk);
         F("ts_top", L->ts_top);

@@ -303,6 +303,8 @@ static void test_layouts(void **s)
         unsigned tsmax = L->ts_cframe ? L->ts_cframe : L->ts_frame;
         if (L->ts_chunk)
             tsmax = L->ts_top > tsmax ? L->ts_top : tsmax;
+        tsmax = L->ts_thread_id > tsmax ? L->ts_thread_id : tsmax;
+        assert_true((L->ts_thread_id != 0) == (minor <= 11));
         assert_true(tsmax + 8 <= L->ts_read && L->ts_read <= 320);
         unsigned fr[] = { L->fr_back + 8u, L->fr_code + 8u, L->fr_instr + (L->frames == TD_PYFR_OBJECT ? 4u : 8u),
                           L->fr_owner + 1u, L->fr_entry + 1u, TD_PYOB_TYPE + 8u };
