@@ -23,7 +23,7 @@ def measure(depth, want):
 
 
 print("== Python frames: one read (%s; %d reads a run, median of %d runs) ==" % (lib.pyft_describe().decode(), reads, runs))
-print("%-28s %10s %10s %10s %9s" % ("", "read ns", "empty ns", "added ns", "syscalls"))
+print("%-40s %10s %10s %10s %9s" % ("", "read ns", "empty ns", "added ns", "syscalls"))
 for depth, want in ((1, 1), (10, 1), (10, 64), (50, 1), (50, 64)):
     r = [measure(depth, want) for _ in range(runs)]
     rd = statistics.median(x[0] for x in r)
@@ -31,4 +31,4 @@ for depth, want in ((1, 1), (10, 1), (10, 64), (50, 1), (50, 64)):
     sc = statistics.median(x[2] for x in r)
     got = r[0][3]
     label = "depth %d, innermost %s" % (depth, "frame" if want == 1 else "%d frames (%d read)" % (want, got))
-    print("%-28s %10.0f %10.1f %10.0f %9.1f" % (label, rd, em, rd - em, sc))
+    print("%-40s %10.0f %10.1f %10.0f %9.1f" % (label, rd, em, rd - em, sc))

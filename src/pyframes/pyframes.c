@@ -260,8 +260,7 @@ static int look(void)
     unsigned long long adds = dl_adds();
     if (s == TD_PY_ABSENT && adds == atomic_load_explicit(&adds_seen, memory_order_relaxed))
         return s;
-    if (!s)
-        td_py_read_setpid();
+    td_py_read_setpid(); /* this process's (a child's after a fork, too) */
     struct pyrt found;
     char text[sizeof(desc)];
     int ns = detect(&found, text, sizeof(text));
@@ -371,6 +370,8 @@ struct walk {
     uint32_t win_len;
     uint16_t group;
     unsigned walked;
+    uintptr_t seen;                /* a cycle comes back to it (Brent) */
+    unsigned power, lam;
     int bad;
     unsigned char win[WIN];
 };
@@ -406,10 +407,16 @@ static unsigned collect(struct walk *w, const struct pyrt *p, struct cand *c, un
     unsigned n = 0;
     unsigned char tmp[FRAME_MAX];
     while (n < want && w->next && !w->bad) {
-        if (++w->walked > TD_PY_WALK_MAX || (w->next & 7)) {
-            w->bad = 1;
+        if (++w->walked > TD_PY_WALK_MAX || (w->next & 7) || w->next == w->seen) {
+            w->bad = 1; /* too long, misaligned, or a cycle */
             break;
         }
+        if (w->lam == w->power) {
+            w->seen = w->next;
+            w->power *= 2;
+            w->lam = 0;
+        }
+        w->lam++;
         const unsigned char *fb = frame_bytes(w, w->next, tmp);
         if (!fb) {
             w->bad = 1;
@@ -450,6 +457,8 @@ static size_t text_of(const struct td_pylayout *L, const struct pyrt *p, uintptr
                       const unsigned char *buf, uint32_t got, char *out, size_t cap, int *cut)
 {
     *cut = 0;
+    if (cap > TD_PY_STR_MAX)
+        cap = TD_PY_STR_MAX;
     if (got < L->str_ascii_data || u64_at(buf + TD_PYOB_TYPE) != p->str_type)
         goto bad;
     int64_t len = (int64_t)u64_at(buf + TD_PYSTR_LENGTH);
@@ -697,6 +706,8 @@ unsigned td_py_read(struct td_pyread *r)
     w.win_len = 0;
     w.group = 0;
     w.walked = 0;
+    w.seen = 0;
+    w.power = w.lam = 1;
     w.bad = 0;
     w.nsc = 0;
     if (L->ts_chunk) {

@@ -393,6 +393,20 @@ def case_threads():
     report("7 threads reading at once, GIL released, 2 more running Python", errors[:3])
 
 
+def in_child():
+    return R()  # @child
+
+
+def case_fork():
+    """a forked child reads its own frames, not its parent's"""
+    pid = os.fork()
+    if pid == 0:
+        r = in_child()
+        os._exit(1 if verify(r, [("child", "in_child")]) else 0)
+    _, status = os.waitpid(pid, 0)
+    report("after fork, the child's own frames", [] if status == 0 else ["child: wait status %d" % status])
+
+
 def case_cthread():
     buf = ctypes.create_string_buffer(1 << 16)
     rc = NOGIL.pyft_read_cthread(16, buf, len(buf))
@@ -468,6 +482,47 @@ def case_subinterpreter():
             p.append("frames %r, not %r" % (got[:3], want[:3]))
         report("subinterpreter, GIL %s" % ("held" if gil else "released"), p)
     interpreters.destroy(interp)
+
+
+def broken(what, max=16):
+    buf = ctypes.create_string_buffer(1 << 16)
+    rc = GIL.pyft_read_broken(what, max, buf, len(buf))  # @broken
+    assert rc == 0
+    return parse(buf.value)
+
+
+def case_broken():
+    """a frame chain damaged on purpose (and mended): the walk ends where the
+    damage is, with the frames before it, and never faults"""
+    GIL.pyft_read_broken.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+    ST_BAD = 6
+    me = name_of(sys._getframe().f_code)
+    inner = (HERE, MARK["broken"], "broken")
+    for what, text, status, frames in (
+        (1, "code object pointer to unmapped memory", ST_BAD, []),
+        (2, "code object pointer to an object that is not code", ST_BAD, []),
+        (3, "caller pointer to unmapped memory", ST_BAD, [inner]),
+        (4, "caller pointer to the frame itself", ST_BAD, [inner]),
+        (5, "a cycle of two frames", ST_BAD, [inner, (HERE, MARK["broken_call"], me)]),
+        (6, "frame pointer misaligned", ST_BAD, []),
+        (7, "file name pointer to unmapped memory", ST_OK, [(b"?", MARK["broken"], "broken")]),
+        (8, "line table pointer to a str", ST_OK, [(HERE, -1, "broken")]),
+        (9, "function name pointer to a code object", ST_OK, [(HERE, MARK["broken"], "?")]),
+    ):
+        head, got = broken(what)  # @broken_call
+        got = [f[:3] for f in got]
+        if what in (7,):
+            got = [(f[0].encode(),) + f[1:] for f in got]
+        p = []
+        if head["status"] != status or head["allocs"] != 0:
+            p.append("head %r" % head)
+        if status == ST_BAD and got != frames:
+            p.append("frames %r, not %r" % (got, frames))
+        if status == ST_OK and got[:1] != frames:
+            p.append("innermost %r, not %r" % (got[:1], frames))
+        if status == ST_OK and len(got) < 3:
+            p.append("only %d frames" % len(got))
+        report("broken chain: %s" % text, p)
 
 
 # ---- the line tables -----------------------------------------------------
@@ -554,7 +609,9 @@ def main():
     case_names()
     case_threads()
     case_cthread()
+    case_fork()
     case_callback()
+    case_broken()
     case_subinterpreter()  # last of the reads: it turns PyGILState_Check off
     case_linetable()
     case_garbage_tables()

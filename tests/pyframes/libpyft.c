@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -221,6 +222,51 @@ API int pyft_layout(unsigned minor, char *out, int outlen)
     for (unsigned i = 0; i < L->ndebug; i++)
         w += snprintf(out + w, (size_t)(outlen - w), "debug %u %u\n", L->debug[i].at, L->debug[i].value);
     return w < outlen ? 0 : -1;
+}
+
+/* a broken frame chain: the innermost frame (the Python function that
+ * calls this, through PyDLL: the GIL is held and nothing else touches the
+ * chain) is damaged as `what` says, read, and mended before returning */
+enum { BREAK_CODE_UNMAPPED = 1, BREAK_CODE_NOT_CODE, BREAK_BACK_UNMAPPED, BREAK_BACK_SELF, BREAK_BACK_CYCLE,
+       BREAK_FRAME_MISALIGNED, BREAK_FILE_UNMAPPED, BREAK_LINES_NOT_BYTES, BREAK_NAME_NOT_STR };
+
+API int pyft_read_broken(int what, int max, char *out, int outlen)
+{
+    static void *hole;
+    if (!hole) /* an address nothing is mapped at, ever */
+        hole = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    const struct td_pylayout *L = td_pylayout_for((unsigned)(td_py_version() >> 16 & 0xff));
+    void *(*gilstate)(void) = (void *(*)(void))dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
+    void *str_type = dlsym(RTLD_DEFAULT, "PyUnicode_Type");
+    if (!L || !gilstate || !str_type || hole == MAP_FAILED)
+        return -1;
+    unsigned char *ts = gilstate();
+    uintptr_t *head = (uintptr_t *)(L->ts_cframe ? *(unsigned char **)(ts + L->ts_cframe) + L->cf_frame
+                                                 : ts + L->ts_frame);
+    unsigned char *f = (unsigned char *)*head;
+    unsigned char *code = *(unsigned char **)(f + L->fr_code);
+    uintptr_t *at, was;
+    switch (what) {
+    case BREAK_CODE_UNMAPPED: at = (uintptr_t *)(f + L->fr_code); was = *at; *at = (uintptr_t)hole; break;
+    case BREAK_CODE_NOT_CODE: at = (uintptr_t *)(f + L->fr_code); was = *at; *at = (uintptr_t)str_type; break;
+    case BREAK_BACK_UNMAPPED: at = (uintptr_t *)(f + L->fr_back); was = *at; *at = (uintptr_t)hole + 64; break;
+    case BREAK_BACK_SELF: at = (uintptr_t *)(f + L->fr_back); was = *at; *at = (uintptr_t)f; break;
+    case BREAK_BACK_CYCLE: { /* f -> its caller -> f */
+        unsigned char *g = *(unsigned char **)(f + L->fr_back);
+        at = (uintptr_t *)(g + L->fr_back);
+        was = *at;
+        *at = (uintptr_t)f;
+        break;
+    }
+    case BREAK_FRAME_MISALIGNED: at = head; was = *at; *at = was + 4; break;
+    case BREAK_FILE_UNMAPPED: at = (uintptr_t *)(code + L->co_filename); was = *at; *at = (uintptr_t)hole; break;
+    case BREAK_LINES_NOT_BYTES: at = (uintptr_t *)(code + L->co_lines); was = *at; *at = *(uintptr_t *)(code + L->co_name); break;
+    case BREAK_NAME_NOT_STR: at = (uintptr_t *)(code + L->co_name); was = *at; *at = (uintptr_t)code; break;
+    default: return -1;
+    }
+    int rc = format_read(max, out, outlen);
+    *at = was;
+    return rc;
 }
 
 static __attribute__((noinline)) unsigned no_read(struct td_pyread *r)
