@@ -195,13 +195,13 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libtdcore.a $(BUILD)/libtdpa
 $(BUILD)/tests/test_pyframes: tests/unit/test_pyframes.c $(PYF_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(PYF_OBJ) $(LDFLAGS) -lcmocka -ldl
-$(BUILD)/pyframes/libpyft.so: tests/pyframes/libpyft.c $(PYF_OBJ)
+$(BUILD)/pyframes/libpyft.so: tests/pyframes/libpyft.c tests/pyframes/allocs.h $(PYF_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -shared -o $@ $< $(PYF_OBJ) $(LDFLAGS) -ldl
 $(BUILD)/pyframes/libmalcount.so: tests/pyframes/malcount.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(call NOSAN,$(CFLAGS)) -shared -o $@ $< $(call NOSAN,$(LDFLAGS))
-$(BUILD)/pyframes/embed: tests/pyframes/embed.c $(PYF_OBJ)
+$(BUILD)/pyframes/embed: tests/pyframes/embed.c tests/pyframes/allocs.h $(PYF_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(PYF_OBJ) $(LDFLAGS) -ldl
 PYF_TESTS := $(addprefix $(BUILD)/pyframes/,libpyft.so libmalcount.so embed)

@@ -27,8 +27,8 @@
 struct pyrt {
     const struct td_pylayout *L;
     void *(*tstate)(void);       /* PyGILState_GetThisThreadState */
-    void *(*current)(void);      /* the thread state holding the GIL: of any
-                                    thread up to 3.11, of this one from 3.12 */
+    void *(*current)(void);      /* up to 3.11: the thread state holding the
+                                    GIL, of any thread (a global) */
     int (*finalizing)(void);     /* _Py_IsFinalizing, Py_IsFinalizing (3.13) */
     uintptr_t code_type, frame_type, str_type, bytes_type;
     unsigned long hex;
@@ -230,13 +230,16 @@ static int detect(struct pyrt *out, char *text, size_t len)
     out->hex = hex;
     out->tstate = (void *(*)(void))sym_in(&f, "PyGILState_GetThisThreadState");
     out->finalizing = (int (*)(void))sym_in(&f, minor >= 13 ? "Py_IsFinalizing" : "_Py_IsFinalizing");
-    out->current = (void *(*)(void))sym_in(&f, minor >= 13 ? "PyThreadState_GetUnchecked" : "_PyThreadState_UncheckedGet");
+    /* from 3.12 the GIL-state key follows the state a thread activates (a
+     * subinterpreter's too), and the current state is a thread-local whose
+     * first use in a thread of a dlopened libpython allocates: not used */
+    out->current = minor <= 11 ? (void *(*)(void))sym_in(&f, "_PyThreadState_UncheckedGet") : NULL;
     out->code_type = (uintptr_t)sym_in(&f, "PyCode_Type");
     out->frame_type = (uintptr_t)sym_in(&f, "PyFrame_Type");
     out->str_type = (uintptr_t)sym_in(&f, "PyUnicode_Type");
     out->bytes_type = (uintptr_t)sym_in(&f, "PyBytes_Type");
     uintptr_t types[] = { out->code_type, out->frame_type, out->str_type, out->bytes_type };
-    if (L && (!out->tstate || !out->current || !out->finalizing || !sym_in(&f, "PyType_Type")))
+    if (L && (!out->tstate || (L->ts_thread_id && !out->current) || !out->finalizing || !sym_in(&f, "PyType_Type")))
         snprintf(why, sizeof(why), "a function or type object it needs is not exported");
     else if (L && sym_in(&f, "_Py_PrintReferences"))
         snprintf(why, sizeof(why), "a Py_TRACE_REFS build");
@@ -671,15 +674,13 @@ unsigned td_py_read(struct td_pyread *r)
         r->status = TD_PYS_FINALIZING;
         return 0;
     }
-    /* this thread's state: the one that holds the GIL if it is this
-     * thread's (a subinterpreter's), else the one the GIL-state API keeps */
-    uintptr_t ts = (uintptr_t)p->tstate(), cur = (uintptr_t)p->current();
-    if (cur && cur != ts && !L->ts_thread_id)
-        ts = cur; /* 3.12+: cur is this thread's by definition */
+    /* this thread's state: the one the GIL-state API keeps, or up to 3.11
+     * the one holding the GIL if it is this thread's (a subinterpreter's) */
+    uintptr_t ts = (uintptr_t)p->tstate(), cur = p->current ? (uintptr_t)p->current() : 0;
     unsigned char tsb[320], curb[320];
     struct td_pyseg seg[2] = { { ts, tsb, L->ts_read, 0 }, { cur, curb, L->ts_read, 0 } };
     unsigned ns = ts ? 1 : 0;
-    if (cur && cur != ts && L->ts_thread_id) /* up to 3.11: whose is it? */
+    if (cur && cur != ts) /* whose is it? */
         seg[ns++] = (struct td_pyseg){ cur, curb, L->ts_read, 0 };
     if (!ns) {
         r->status = TD_PYS_NO_THREAD;

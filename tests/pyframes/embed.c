@@ -5,25 +5,40 @@
  * shows it; RTLD_GLOBAL: dlsym finds it), and the reader must find it
  * without being told. It runs a script with a C profile function that
  * reads the frames at each call of a C function from Python, as a CUDA
- * call from Python would be read. After Py_FinalizeEx, reads stop.
+ * call from Python would be read, and a C thread reads too. After
+ * Py_FinalizeEx, reads stop. Once Python is found, no read allocates.
  * Prints what it sees; tests/pyframes/run.sh compares it exactly. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "allocs.h"
 #include "pyframes.h"
 
 static struct td_pyframe fr[16];
 static char str[4096];
 
-static void show(const char *when)
+/* one read; with `counted`, says if it allocated */
+static void show(const char *when, int counted)
 {
     struct td_pyread r = { .frames = fr, .max = 16, .str = str, .str_size = sizeof(str) };
+    long a0 = allocs();
     td_py_read(&r);
+    long a1 = allocs();
     printf("%s: %s", when, td_py_status_name(r.status));
     for (unsigned i = 0; i < r.n; i++)
         printf(" [%s:%d in %s]", str + fr[i].file, fr[i].line, str + fr[i].func);
+    if (counted && (a0 < 0 || a1 != a0))
+        printf(" (allocations: %ld)", a0 < 0 ? -1 : a1 - a0);
     printf("\n");
+}
+
+static void *cthread(void *arg)
+{
+    (void)arg;
+    show("C thread", 1);
+    return NULL;
 }
 
 #define PYTRACE_C_CALL 4
@@ -34,7 +49,7 @@ static int profile(void *obj, void *frame, int what, void *arg)
     (void)frame;
     (void)arg;
     if (what == PYTRACE_C_CALL)
-        show("C call");
+        show("C call", 1);
     return 0;
 }
 
@@ -47,7 +62,7 @@ int main(int argc, char **argv)
     if (argc != 3)
         return 2;
     printf("state: %s\n", td_py_describe());
-    show("before");
+    show("before", 0); /* the first look may allocate (dlsym) */
     printf("system calls: %lu\n", td_py_syscalls());
     void *h = dlopen(argv[1], RTLD_NOW | (strcmp(argv[2], "local") == 0 ? RTLD_LOCAL : RTLD_GLOBAL));
     if (!h) {
@@ -57,7 +72,7 @@ int main(int argc, char **argv)
     const char *d = td_py_describe();
     int st = td_py_state();
     printf("found: %s\n", !strstr(d, argv[1]) ? d : st == TD_PY_READY ? "yes" : st == TD_PY_UNSUPPORTED ? "not supported" : d);
-    show("loaded");
+    show("loaded", 0); /* so may the next, after a library was loaded */
     void (*init)(int) = (void (*)(int))dlsym(h, "Py_InitializeEx");
     int (*run)(const char *) = (int (*)(const char *))dlsym(h, "PyRun_SimpleString");
     void (*setprofile)(void *, void *) = (void (*)(void *, void *))dlsym(h, "PyEval_SetProfile");
@@ -65,13 +80,17 @@ int main(int argc, char **argv)
     if (!init || !run || !setprofile || !fini)
         return 1;
     init(0);
-    show("initialized");
+    show("initialized", 1);
+    pthread_t t;
+    if (pthread_create(&t, NULL, cthread, NULL) != 0)
+        return 1;
+    pthread_join(t, NULL);
     setprofile((void *)profile, NULL);
     if (run(script) != 0)
         return 1;
     setprofile(NULL, NULL);
     if (fini() != 0)
         return 1;
-    show("finalized");
+    show("finalized", 1);
     return 0;
 }

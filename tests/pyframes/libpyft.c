@@ -2,58 +2,26 @@
  * with its result as text, from the calling thread (ctypes.PyDLL keeps the
  * GIL, ctypes.CDLL releases it), from a C thread, and the line-table
  * decoder beside CPython's own PyCode_Addr2Line. Each read counts the
- * allocations this thread made during it: a preloaded libmalcount.so
- * counts malloc and friends; under a sanitizer, its allocator hooks do. */
+ * allocations this thread made during it (allocs.h). */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "pyframes.h"
 #include "pyint.h"
 
 #define API __attribute__((visibility("default")))
 
-/* allocations of this thread */
-static unsigned long (*malcount)(void);
-/* per thread, by thread id (a dlopened library has no static TLS to spare,
- * and dynamic TLS would allocate inside the hook) */
-static _Atomic unsigned long san_allocs[4096];
-static void san_malloc(const volatile void *p, size_t n)
-{
-    (void)p;
-    (void)n;
-    atomic_fetch_add_explicit(&san_allocs[syscall(SYS_gettid) & 4095], 1, memory_order_relaxed);
-}
-static void san_free(const volatile void *p)
-{
-    (void)p;
-}
-int __sanitizer_install_malloc_and_free_hooks(void (*)(const volatile void *, size_t),
-                                              void (*)(const volatile void *)) __attribute__((weak));
+#include "allocs.h"
+
 static int (*gil_check)(void);
-static pthread_once_t count_once = PTHREAD_ONCE_INIT;
-static void count_init(void)
+static pthread_once_t gil_once = PTHREAD_ONCE_INIT;
+static void gil_init(void)
 {
     gil_check = (int (*)(void))dlsym(RTLD_DEFAULT, "PyGILState_Check");
-    malcount = (unsigned long (*)(void))dlsym(RTLD_DEFAULT, "malcount_thread");
-    if (!malcount && __sanitizer_install_malloc_and_free_hooks)
-        __sanitizer_install_malloc_and_free_hooks(san_malloc, san_free);
-}
-/* -1 when nothing counts */
-static long allocs(void)
-{
-    pthread_once(&count_once, count_init);
-    if (malcount)
-        return (long)malcount();
-    if (__sanitizer_install_malloc_and_free_hooks)
-        return (long)atomic_load_explicit(&san_allocs[syscall(SYS_gettid) & 4095], memory_order_relaxed);
-    return -1;
 }
 
 #define MAXF 1100
@@ -68,6 +36,7 @@ static int format_read(int max, char *out, int outlen)
         max = MAXF;
     fr[0].line = 0; /* the buffers (dynamic TLS) are touched before counting */
     str[0] = 0;
+    pthread_once(&gil_once, gil_init);
     long a0 = allocs();
     int gil = gil_check ? gil_check() : -1;
     struct td_pyread r = { .frames = fr, .max = (unsigned)max, .str = str, .str_size = sizeof(str) };

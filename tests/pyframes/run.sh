@@ -26,10 +26,10 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 
 # the sanitizer runtime goes first into an interpreter that has none; the
 # allocation count then comes from its hooks, else from libmalcount.so
-PRE=$OUT/libmalcount.so
+PRE=$OUT/libmalcount.so PRE_EMBED=$OUT/libmalcount.so
 case " ${EXTRA_CFLAGS:-} " in
-*sanitize=address*) PRE=$($CC -print-file-name=libasan.so) ;;
-*sanitize=thread*) PRE=$($CC -print-file-name=libtsan.so) ;;
+*sanitize=address*) PRE=$($CC -print-file-name=libasan.so) PRE_EMBED= ;;
+*sanitize=thread*) PRE=$($CC -print-file-name=libtsan.so) PRE_EMBED= ;;
 esac
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 . tests/nvcc-env.sh # GLIBC_TUNABLES for a TSan build
@@ -94,15 +94,16 @@ sys.exit(lib.pyft_layout(int(sys.argv[2]), buf, len(buf)) or print(buf.value.dec
         continue
     fi
     if [ -n "$supported" ]; then
-        found=yes loaded="not a Python thread" initialized="no Python frame"
+        found=yes loaded="not a Python thread" initialized="no Python frame" cthread="not a Python thread"
         ccall="ok [<string>:2 in inner] [<string>:3 in <module>]" finalized="Python finalizing"
     else
-        found="not supported" loaded="Python not supported" initialized=$loaded ccall=$loaded finalized=$loaded
+        found="not supported" loaded="Python not supported" initialized=$loaded cthread=$loaded ccall=$loaded
+        finalized=$loaded
     fi
     for how in local global; do
         printf '%s\n' "state: no Python" "before: no Python" "system calls: 0" "found: $found" "loaded: $loaded" \
-            "initialized: $initialized" "C call: $ccall" "finalized: $finalized" > "$tmp/want"
-        PYTHONHOME=$prefix "$OUT/embed" "$so" "$how" > "$tmp/got" 2>&1
+            "initialized: $initialized" "C thread: $cthread" "C call: $ccall" "finalized: $finalized" > "$tmp/want"
+        PYTHONHOME=$prefix env LD_PRELOAD="$PRE_EMBED" "$OUT/embed" "$so" "$how" > "$tmp/got" 2>&1
         echo "exit $?" >> "$tmp/got"
         echo "exit 0" >> "$tmp/want"
         if diff -u "$tmp/want" "$tmp/got" > "$tmp/diff"; then ok "$name: found after dlopen($so, RTLD_$(echo $how | tr a-z A-Z)); nothing read before"
