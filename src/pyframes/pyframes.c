@@ -18,7 +18,6 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -220,7 +219,15 @@ static int detect(struct pyrt *out, char *text, size_t len)
         return TD_PY_ABSENT;
     char path[300], why[160] = "";
     where(&f, path, sizeof(path));
-    unsigned long hex = version_of(&f, why, sizeof(why));
+    /* every read goes through process_vm_readv: a seccomp profile (some
+     * containers') may forbid it */
+    uint64_t probe = 1, copy = 0;
+    unsigned long hex = 0;
+    if (read_word((uintptr_t)&probe, &copy) != 0 || copy != probe)
+        snprintf(why, sizeof(why), "reading its own memory with process_vm_readv fails here (%s)",
+                 strerror(errno));
+    else
+        hex = version_of(&f, why, sizeof(why));
     unsigned major = (unsigned)(hex >> 24 & 0xff), minor = (unsigned)(hex >> 16 & 0xff);
     const struct td_pylayout *L = hex && major == 3 ? td_pylayout_for(minor) : NULL;
     if (hex && !L)
