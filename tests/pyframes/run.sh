@@ -31,7 +31,7 @@ case " ${EXTRA_CFLAGS:-} " in
 *sanitize=address*) PRE=$($CC -print-file-name=libasan.so) PRE_EMBED= ;;
 *sanitize=thread*) PRE=$($CC -print-file-name=libtsan.so) PRE_EMBED= ;;
 esac
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
 . tests/nvcc-env.sh # GLIBC_TUNABLES for a TSan build
 
 pythons=""
@@ -55,6 +55,7 @@ for py in $pythons; do
 v = sys.version_info
 print("%d.%d.%d" % v[:3], v[1], s.get_paths()["include"], s.get_config_var("LIBDIR") or "-",
       s.get_config_var("MULTIARCH") or "-", s.get_config_var("INSTSONAME") or "-", sys.prefix)')
+    # shellcheck disable=SC2086 # split on purpose
     set -- $info
     ver=$1 minor=$2 inc=$3 libdir=$4 multiarch=$5 soname=$6 prefix=$7
     name="CPython $ver ($py)"
@@ -113,7 +114,7 @@ sys.exit(lib.pyft_layout(int(sys.argv[2]), buf, len(buf)) or print(buf.value.dec
         PYTHONHOME=$prefix env LD_PRELOAD="$PRE_EMBED" "$OUT/embed" "$so" $mode > "$tmp/got" 2>&1
         echo "exit $?" >> "$tmp/got"
         echo "exit 0" >> "$tmp/want"
-        flag=RTLD_$(echo "${how%noread}" | tr a-z A-Z)
+        flag=RTLD_$(echo "$how" | tr "[:lower:]" "[:upper:]")
         what="found after dlopen($so, $flag); nothing read before"
         [ -n "$supported" ] || what="refused after dlopen($so, $flag); nothing read"
         [ "$how" = noread ] && what="refused, with the reason, where process_vm_readv is forbidden"
