@@ -19,6 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "libsearch.h"
 #include "ring.h"
 
 int td_shim_policy_active;
@@ -100,7 +101,7 @@ static void choose_backend(void)
     if (strcmp(want, "emulate") != 0) {
         const char *given = getenv("TDTRACE_DRIVER");
         int found = given && *given ? (snprintf(path, sizeof(path), "%s", given), 0)
-                                    : td_find_driver(dir, path, sizeof(path));
+                                    : td_find_library("libcuda.so.1", dir, path, sizeof(path));
         void *h = found == 0 ? load_backend(path) : NULL;
         if (h && (strcmp(want, "driver") == 0 || driver_has_devices(h))) {
             backend_handle = h;

@@ -110,8 +110,5 @@ void td_set_backend_fn(int fn, void *p);
 void *td_shim_override(int fn);
 /* cuGetExportTable's override (exptab.c) */
 void *td_exptab_override(void);
-/* path of the real driver, as the loader would find it, skipping tdtrace's
- * own directories; 0 or -1 */
-int td_find_driver(const char *own_dir, char *out, size_t outlen);
 
 #endif
