@@ -12,6 +12,7 @@
 #   src/hostlib/LIB/ + common/  host implementations of NVIDIA's libraries:
 #                            lib/tdtrace/host/ (see docs/hostlib.md)
 #   src/pyframes/ the calling thread's Python frames, linked into the shim
+#   src/jitwrap/  NVRTC and nvJitLink in front of NVIDIA's (the fatbinary writer so far)
 #   tests/unit/test_NAME.c   one cmocka suite per module
 #                            (test_emu_*.c link the emulator statically)
 
@@ -169,6 +170,11 @@ $(foreach l,$(HL_LIBS),$(eval $(call hl_rules,$(l))))
 hostlib: $(HL_SO)
 	$(if $(HL_MISSING),@for l in $(HL_MISSING); do echo "hostlib: not building $$l: its host back end is missing (see docs/hostlib.md)"; done)
 
+# ---- NVRTC and nvJitLink in front of NVIDIA's (src/jitwrap) -------------
+JIT_OBJ  := $(call objs,src/jitwrap/fatwrite.c)
+$(BUILD)/libtdjit.a: $(JIT_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
 # ---- examples and the demo --------------------------------------------
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 $(BUILD)/examples/%: examples/%.c $(EMU_SO)
@@ -185,6 +191,9 @@ UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 $(BUILD)/tests/test_emu_%: tests/unit/test_emu_%.c $(BUILD)/libemu.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc/emu $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libemu.a $(BUILD)/libtdcommon.a $(EMU_LIBS) $(LDFLAGS) -lcmocka
+$(BUILD)/tests/test_jit_%: tests/unit/test_jit_%.c $(BUILD)/libtdjit.a $(BUILD)/libemu.a $(BUILD)/libtdcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc/emu -Isrc/jitwrap $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libtdjit.a $(BUILD)/libemu.a $(BUILD)/libtdcommon.a $(EMU_LIBS) $(LDFLAGS) -lcmocka
 $(BUILD)/tests/test_hostlib: tests/unit/test_hostlib.c $(call objs,src/hostlib/common/convert.c src/hostlib/common/extent.c src/hostlib/common/handles.c)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc/hostlib/common $(CFLAGS) -Wno-missing-prototypes -o $@ $^ $(LDFLAGS) -lm -lcmocka
