@@ -12,7 +12,7 @@
 #   src/hostlib/LIB/ + common/  host implementations of NVIDIA's libraries:
 #                            lib/tdtrace/host/ (see docs/hostlib.md)
 #   src/pyframes/ the calling thread's Python frames, linked into the shim
-#   src/jitwrap/  NVRTC and nvJitLink in front of NVIDIA's (the fatbinary writer so far)
+#   src/jitwrap/  NVRTC and nvJitLink in front of NVIDIA's: lib/tdtrace/jit/
 #   tests/unit/test_NAME.c   one cmocka suite per module
 #                            (test_emu_*.c link the emulator statically)
 
@@ -37,8 +37,8 @@ CPPFLAGS += -D_GNU_SOURCE -DTD_VERSION='"$(VERSION)"' -Iinclude -Iinclude/tdtrac
 CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
 LDFLAGS  += $(OPT) -pthread
 
-all: tdtrace emu shim audit hostlib examples tests
-.PHONY: all tdtrace emu shim audit hostlib examples tests check check-layers check-tsan test unit e2e bench install clean gen demo fuzz-smoke
+all: tdtrace emu shim audit hostlib jit examples tests
+.PHONY: all tdtrace emu shim audit hostlib jit examples tests check check-layers check-tsan test unit e2e bench install clean gen demo fuzz-smoke
 
 # ---- generated code ---------------------------------------------------
 XLAT_IN := $(sort $(wildcard src/xlat/*.in))
@@ -171,9 +171,20 @@ hostlib: $(HL_SO)
 	$(if $(HL_MISSING),@for l in $(HL_MISSING); do echo "hostlib: not building $$l: its host back end is missing (see docs/hostlib.md)"; done)
 
 # ---- NVRTC and nvJitLink in front of NVIDIA's (src/jitwrap) -------------
-JIT_OBJ  := $(call objs,src/jitwrap/fatwrite.c)
+# NVIDIA's sonames, symbols and version nodes; each forwards to NVIDIA's
+# library, found at run time (the build does not need the toolkit)
+JITDIR   := $(LIBDIR)/jit
+JIT_OBJ  := $(call objs,src/jitwrap/jit.c src/jitwrap/fatwrite.c)
+JIT_SO   := $(JITDIR)/libnvrtc.so.13 $(JITDIR)/libnvJitLink.so.13
 $(BUILD)/libtdjit.a: $(JIT_OBJ)
 	@rm -f $@; ar rcs $@ $^
+$(JITDIR)/libnvrtc.so.13: $(call objs,src/jitwrap/nvrtc.c)
+$(JITDIR)/libnvJitLink.so.13: $(call objs,src/jitwrap/nvjitlink.c)
+$(JITDIR)/%.so.13: src/jitwrap/%.map $(BUILD)/libtdjit.a $(BUILD)/libtdcommon.a
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,$(@F) -Wl,--version-script=$< -Wl,-z,defs $(LDFLAGS) -o $@ \
+	    $(filter %.o,$^) $(BUILD)/libtdjit.a $(BUILD)/libtdcommon.a -ldl
+jit: $(JIT_SO)
 
 # ---- examples and the demo --------------------------------------------
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
@@ -263,6 +274,7 @@ e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/cudart/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/kernels/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/hostlib/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/jitwrap/run.sh
 	+@BUILD=$(BUILD) SAN=$(SAN) EXTRA_CFLAGS="$(OPT)" sh tests/ioctl/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/pyframes/run.sh
 test: unit fuzz-smoke e2e
@@ -293,6 +305,8 @@ install: all
 	$(if $(HL_SO),install -d $(DESTDIR)$(PREFIX)/lib/tdtrace/host)
 	$(foreach l,$(HL_BUILT),install -m 755 $(HOSTDIR)/$(call hl_soname,$(l)) $(DESTDIR)$(PREFIX)/lib/tdtrace/host/ && \
 	    ln -sf $(call hl_soname,$(l)) $(DESTDIR)$(PREFIX)/lib/tdtrace/host/$(basename $(call hl_soname,$(l))) &&) true
+	install -d $(DESTDIR)$(PREFIX)/lib/tdtrace/jit
+	install -m 755 $(JIT_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/jit/
 	install -m 644 man/tdtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/tdtrace.1
 	install -m 644 man/tdtrace.policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/tdtrace.policy.5
 	install -d $(DESTDIR)$(PREFIX)/share/tdtrace/policies
