@@ -13,6 +13,8 @@
 #include <regex.h>
 #include <stdio.h>
 
+#include "tdtrace/record.h"
+
 struct td_policy;                         /* opaque, immutable after parse */
 
 struct td_policy_error {
@@ -149,16 +151,14 @@ size_t td_policy_ioctl_deny_count(const struct td_policy *p);
 const struct td_ioctl_deny *td_policy_ioctl_deny(const struct td_policy *p, size_t i);
 
 /* ---- data about entry points ------------------------------------------ */
-enum td_alloc_kind {
-    TD_ALLOC_NONE, TD_ALLOC_PLAIN, TD_ALLOC_PITCHED, TD_ALLOC_MANAGED,
-    TD_ALLOC_ASYNC, TD_ALLOC_POOL, TD_ALLOC_VMM, TD_ALLOC_ARRAY,
-    TD_ALLOC_GRAPH_NODE,         /* cuGraphAddMemAllocNode; cuGraphAddNode* when the node allocates */
-    TD_ALLOC_GRAPH_EXEC,         /* cuGraphInstantiate*: the graph's allocation nodes */
-};
-/* The kind of device allocation fn (a td_fn id) makes, or TD_ALLOC_NONE. */
+/* The kind of device allocation fn (a td_fn id) makes (enum td_alloc_kind
+ * of api.h), or TD_ALLOC_NONE:
+ * the effect alloc=KIND of its row in src/api/cuda.api when KIND is device
+ * memory (td_alloc_is_device); what a memory limit counts. */
 int td_policy_is_alloc(int fn);
-/* 1 when fn gives device memory back (frees, VMM release, array destroy,
- * graph exec destroy, pool and graph-memory trims). */
+/* 1 when fn gives device memory back: free= or trim= of device memory
+ * (frees, VMM release, array destroy, graph exec destroy, pool and
+ * graph-memory trims). */
 int td_policy_is_free(int fn);
 
 /* ---- evaluation: a pure function, no I/O, no global state ------------ */
@@ -169,8 +169,10 @@ struct td_call_ctx {
     unsigned long long alloc_bytes; /* bytes this call would allocate, 0 if none */
     unsigned long long in_use;   /* device bytes in use now under this tdtrace, on that device */
 };
-enum td_action { TD_ACT_PASS, TD_ACT_DENY, TD_ACT_INJECT, TD_ACT_LIMIT /* over memory limit */,
-                 TD_ACT_DELAY /* inject delay only */ };
+/* an action is the verdict kind the shim records with the call */
+enum td_action { TD_ACT_PASS = TD_VD_NONE, TD_ACT_DENY = TD_VD_DENY, TD_ACT_INJECT = TD_VD_INJECT,
+                 TD_ACT_LIMIT = TD_VD_LIMIT /* over memory limit */,
+                 TD_ACT_DELAY = TD_VD_DELAY /* inject delay only */ };
 struct td_verdict {
     enum td_action action;
     int result;                  /* CUresult to return (DENY, INJECT, LIMIT) */

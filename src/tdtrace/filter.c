@@ -25,12 +25,13 @@ static int add_item(const char *item, uint8_t *mask, char *err, size_t errlen)
     if (item[0] == '%') {
         int fam = td_family_find(item + 1);
         if (fam < 0) {
-            snprintf(err, errlen, "invalid class '%s' (classes: %%device %%context %%memory "
-                     "%%copy %%stream %%event %%module %%launch %%graph %%driver %%exptab %%other)", item);
+            char list[256];
+            snprintf(err, errlen, "invalid class '%s' (classes: %s)", item,
+                     td_family_list(list, sizeof(list)));
             return -1;
         }
         for (int i = 0; i < TD_FN__COUNT; i++)
-            if (td_fns[i].family == fam)
+            if (td_fn_in_class(i, fam))
                 set(mask, i);
         return 0;
     }

@@ -6,6 +6,26 @@
 
 #include "tdtrace.h"
 
+/* words from column col, lines of at most 78 columns, each new line
+ * indented */
+static void put_wrapped(FILE *f, const char *text, int col, int indent)
+{
+    for (const char *w = text; *w;) {
+        int len = (int)strcspn(w, " ");
+        if (w != text && col + 1 + len > 78) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+        } else if (w != text) {
+            fputc(' ', f);
+            col++;
+        }
+        fprintf(f, "%.*s", len, w);
+        col += len;
+        w += len;
+        w += *w == ' ';
+    }
+}
+
 void td_usage(FILE *f)
 {
     fputs(
@@ -33,8 +53,10 @@ void td_usage(FILE *f)
 "  -p PID              not supported: run the program under tdtrace instead\n"
 "Filtering:\n"
 "  -e trace=SET        trace only SET: names (cuMemAlloc matches its _v2 too),\n"
-"                      /regex, %class (%device %context %memory %copy %stream\n"
-"                      %event %module %launch %graph %driver %exptab %other),\n"
+"                      /regex, %class (", f);
+    char list[512];
+    put_wrapped(f, td_family_list(list, sizeof(list)), 38, 22);
+    fputs("),\n"
 "                      all, none;\n"
 "                      a leading ! negates\n"
 "  -e status=SET       only calls that were successful and/or failed\n"
