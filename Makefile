@@ -43,13 +43,15 @@ all: tdtrace emu shim audit hostlib jit examples tests
 # ---- generated code ---------------------------------------------------
 XLAT_IN := $(sort $(wildcard src/xlat/*.in))
 GEN_OUT := $(GEN)/cuda_enums.h $(GEN)/td_api.h $(GEN)/td_xlat.h $(GEN)/td_xlat.c \
-           $(GEN)/td_api_table.c $(GEN)/td_api_roles.c $(GEN)/shim_wrappers.c $(GEN)/emu_stubs.c
+           $(GEN)/td_api_table.c $(GEN)/td_api_roles.c $(GEN)/shim_wrappers.c $(GEN)/emu_stubs.c \
+           $(GEN)/td_errnos.def
 $(BUILD)/apigen: tools/apigen.c src/api/apiparse.c src/api/apiparse.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -o $@ tools/apigen.c src/api/apiparse.c
-$(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/exptab.api src/api/types.def $(XLAT_IN)
+$(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/exptab.api src/api/types.def $(XLAT_IN) tools/gen-errnos.sh
 	@mkdir -p $(GEN)
 	@echo "  GEN     $(GEN)"; $(BUILD)/apigen $(GEN) src/api/cuda.api src/api/exptab.api src/api/types.def $(XLAT_IN)
+	@tools/gen-errnos.sh $(CC) $(CPPFLAGS) > $(GEN)/td_errnos.def.tmp && mv $(GEN)/td_errnos.def.tmp $(GEN)/td_errnos.def
 	@touch $@
 $(GEN_OUT): $(GEN)/.stamp
 gen: $(GEN)/.stamp

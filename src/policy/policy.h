@@ -81,7 +81,20 @@ int td_policy_write_ex(const struct td_policy *p, FILE *f, int flags);
 int td_policy_format_error(const struct td_policy_error *e, char *buf, size_t n);
 
 /* ---- queries used by the supervisor and the shim at start ---------- */
-enum { TD_BACKEND_AUTO, TD_BACKEND_DRIVER, TD_BACKEND_EMULATE };
+/* The backends, the one list of their names: where calls go (the real
+ * driver, the emulated GPU, or the driver when it finds a device). */
+#define TD_BACKENDS(X) X(AUTO, auto) X(DRIVER, driver) X(EMULATE, emulate)
+enum td_backend {
+#define TD_BACKEND_ENUM(id, name) TD_BACKEND_##id,
+    TD_BACKENDS(TD_BACKEND_ENUM)
+#undef TD_BACKEND_ENUM
+    TD_BACKEND__COUNT
+};
+const char *td_policy_backend_name(int backend);   /* "auto" for a bad value */
+int td_policy_backend_find(const char *name);      /* TD_BACKEND_*, or -1 */
+/* every name, joined with sep ("auto|driver|emulate"), or with sep NULL
+ * as a sentence ("auto, driver or emulate"); returns buf */
+char *td_policy_backend_list(char *buf, size_t n, const char *sep);
 int td_policy_backend(const struct td_policy *p);  /* TD_BACKEND_* */
 int td_policy_enforce(const struct td_policy *p);  /* 1 enforce, 0 audit */
 /* 1 when some rule acts on driver calls (deny, inject, memory-limit,

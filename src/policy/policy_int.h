@@ -74,10 +74,14 @@ struct td_policy {
 };
 
 /* policy_util.c */
+extern const char *const td_pol_backends[];   /* NULL-terminated, by TD_BACKEND_* */
 extern const char *const td_pol_profiles[];
 int td_pol_profile_find(const char *name);
 /* "h100, a100, ... or rtx5090" into buf */
 void td_pol_profile_list(char *buf, size_t n);
+/* the names of a NULL-terminated list joined with sep, or with sep NULL as
+ * "a, b or c"; returns buf */
+char *td_pol_name_list(const char *const *names, char *buf, size_t n, const char *sep);
 int td_pol_errno_find(const char *name);
 const char *td_pol_errno_name(int e);
 const char *td_pol_errno_suggest(const char *word);

@@ -256,7 +256,6 @@ static int one_arg(struct pstate *ps, const struct tok *t, int n, const char *ex
 /* ---- statements --------------------------------------------------------------- */
 
 static const char *const modes[] = { "audit", "enforce", NULL };
-static const char *const backends[] = { "auto", "driver", "emulate", NULL };
 
 static int st_mode(struct pstate *ps, struct tok *t, int n)
 {
@@ -278,15 +277,14 @@ static int st_mode(struct pstate *ps, struct tok *t, int n)
 static int st_backend(struct pstate *ps, struct tok *t, int n)
 {
     struct td_policy *p = ps->p;
-    if (one_arg(ps, t, n, "auto, driver or emulate") < 0)
+    char list[64];
+    td_policy_backend_list(list, sizeof list, NULL);
+    if (one_arg(ps, t, n, list) < 0)
         return -1;
-    int b = -1;
-    for (int i = 0; backends[i]; i++)
-        if (strcmp(backends[i], t[1].s) == 0)
-            b = i;
+    int b = td_policy_backend_find(t[1].s);
     if (b < 0)
-        return perr_dym(ps, t[1].col, td_pol_suggest_list(t[1].s, backends),
-                        "unknown backend '%s' (auto, driver or emulate)", t[1].s);
+        return perr_dym(ps, t[1].col, td_pol_suggest_list(t[1].s, td_pol_backends),
+                        "unknown backend '%s' (%s)", t[1].s, list);
     if (p->backend_set && !ps->cli)
         return conflict(ps, t[0].col, "'backend'", &p->backend_loc);
     p->backend = b;
@@ -966,7 +964,7 @@ static void resolve_kind(const struct pol_call *r, int n, short *rule_for)
         for (int j = 0; j < r[i].nitems; j++) {
             const struct pol_item *it = &r[i].items[j];
             for (int f = 0; f < TD_FN__COUNT; f++) {
-                int lv = it->family >= 0 ? (td_fns[f].family == it->family)
+                int lv = it->family >= 0 ? td_fn_in_class(f, it->family)
                          : strcmp(td_fns[f].name, it->text) == 0 ? 3
                          : td_pol_variant_of(td_fns[f].name, it->text) ? 2 : 0;
                 if (lv && lv >= level[f]) {

@@ -1,5 +1,6 @@
 /* The shim's runtime: choosing and loading the backend, and recording. */
 #include "shim.h"
+#include "policy.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -94,16 +95,14 @@ static void choose_backend(void)
 {
     char dir[PATH_MAX], path[PATH_MAX];
     own_dir(dir, sizeof(dir));
-    const char *want = getenv("TDTRACE_BACKEND");
-    if (!want || !*want)
-        want = "auto";
+    int want = td_policy_backend_find(getenv("TDTRACE_BACKEND")); /* unset, unknown: auto */
     const char *why = "";
-    if (strcmp(want, "emulate") != 0) {
+    if (want != TD_BACKEND_EMULATE) {
         const char *given = getenv("TDTRACE_DRIVER");
         int found = given && *given ? (snprintf(path, sizeof(path), "%s", given), 0)
                                     : td_find_library("libcuda.so.1", dir, path, sizeof(path));
         void *h = found == 0 ? load_backend(path) : NULL;
-        if (h && (strcmp(want, "driver") == 0 || driver_has_devices(h))) {
+        if (h && (want == TD_BACKEND_DRIVER || driver_has_devices(h))) {
             backend_handle = h;
             backend_kind = TD_BK_DRIVER;
             snprintf(backend_text, sizeof(backend_text), "driver %s", path);
@@ -111,7 +110,7 @@ static void choose_backend(void)
         }
         why = found != 0 ? "no NVIDIA driver found" : !h ? "the NVIDIA driver did not load"
                                                         : "the NVIDIA driver sees no device";
-        if (strcmp(want, "driver") == 0) {
+        if (want == TD_BACKEND_DRIVER) {
             snprintf(backend_text, sizeof(backend_text), "none (%s)", why);
             return;
         }

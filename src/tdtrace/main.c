@@ -603,9 +603,7 @@ static void load_policy(void)
 /* what the traced processes need to know of the policy */
 static void policy_env(void)
 {
-    static const char *const backends[] = { "auto", "driver", "emulate" };
-    int b = td_policy_backend(policy);
-    td_env_add("TDTRACE_BACKEND", backends[b >= 0 && b <= 2 ? b : 0]);
+    td_env_add("TDTRACE_BACKEND", td_policy_backend_name(td_policy_backend(policy)));
     struct td_emulate_cfg ec;
     td_policy_emulate(policy, &ec);
     /* what an emulate statement named; the rest stays as the user's
@@ -686,11 +684,10 @@ static void banner(void)
     if (opts.quiet)
         return;
     char line[4200];
-    static const char *const backends[] = { "auto", "driver", "emulate" };
-    int b = td_policy_backend(policy);
     snprintf(line, sizeof(line), "tdtrace: policy %s (mode %s, backend %s)",
              policy_path[0] ? policy_path : "built-in defaults",
-             td_policy_enforce(policy) ? "enforce" : "audit", backends[b >= 0 && b <= 2 ? b : 0]);
+             td_policy_enforce(policy) ? "enforce" : "audit",
+             td_policy_backend_name(td_policy_backend(policy)));
     td_out_event(0, 0, "banner", line);
 }
 

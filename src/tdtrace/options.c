@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy.h"
 #include "tdtrace.h"
 
 /* words from column col, lines of at most 78 columns, each new line
@@ -61,7 +62,9 @@ void td_usage(FILE *f)
 "                      a leading ! negates\n"
 "  -e status=SET       only calls that were successful and/or failed\n"
 "Backend:\n"
-"  --backend=auto|driver|emulate\n"
+"  --backend=", f);
+    fputs(td_policy_backend_list(list, sizeof(list), "|"), f);
+    fputs("\n"
 "                      where calls go: the real NVIDIA driver, the emulated GPU,\n"
 "                      or the driver if it finds a device (default auto)\n"
 "  --emulate[=devices=N,profile=NAME,memory=SIZE,timeout=T,max-instructions=N]\n"
@@ -242,8 +245,11 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
             printf("tdtrace %s\n", TD_VERSION);
             exit(0);
         case OPT_BACKEND:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "driver") && strcmp(optarg, "emulate"))
-                die("invalid --backend '%s' (use auto, driver or emulate)", optarg);
+            if (td_policy_backend_find(optarg) < 0) {
+                char list[128];
+                die("invalid --backend '%s' (use %s)", optarg,
+                    td_policy_backend_list(list, sizeof(list), NULL));
+            }
             o->popts[o->npopts++] = (struct td_opt_kv){ "backend", optarg };
             break;
         case OPT_EMULATE:

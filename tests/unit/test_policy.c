@@ -363,6 +363,7 @@ static const struct err_case err_cases[] = {
     { "ioctl deny 0xZZ\n", "t.policy:1:12: invalid ioctl number '0xZZ'" },
     { "ioctl deny 0x\n", "t.policy:1:12: invalid ioctl number '0x'" },
     { "ioctl deny X errno=EPREM\n", "t.policy:1:20: unknown errno 'EPREM'; did you mean 'EPERM'?" },
+    { "ioctl deny X errno=EFOO\n", "t.policy:1:20: unknown errno 'EFOO'" },
     { "ioctl deny X errno=0\n", "t.policy:1:20: errno must be 1-4095" },
     { "ioctl deny X errno=4096\n", "t.policy:1:20: errno '4096' out of range (0-4095)" },
     { "ioctl deny X dev=nvidia\n", "t.policy:1:18: dev= expects an absolute path or glob, got 'nvidia'" },
@@ -854,6 +855,49 @@ static void test_alloc_table(void **state)
             assert_true(td_fns[f].family == TD_FAM_memory || td_fns[f].family == TD_FAM_graph);
 }
 
+/* backend and errno names: one table each (policy.h's TD_BACKENDS, the C
+ * library's <errno.h>) */
+static void test_names(void **state)
+{
+    (void)state;
+    char list[64];
+    assert_string_equal(td_policy_backend_list(list, sizeof list, NULL), "auto, driver or emulate");
+    assert_string_equal(td_policy_backend_list(list, sizeof list, "|"), "auto|driver|emulate");
+    assert_int_equal(td_policy_backend_find("emulate"), TD_BACKEND_EMULATE);
+    assert_int_equal(td_policy_backend_find("driver"), TD_BACKEND_DRIVER);
+    assert_int_equal(td_policy_backend_find("Driver"), -1);
+    assert_int_equal(td_policy_backend_find(NULL), -1);
+    assert_string_equal(td_policy_backend_name(TD_BACKEND_DRIVER), "driver");
+    assert_string_equal(td_policy_backend_name(99), "auto");
+    assert_string_equal(td_policy_backend_name(-1), "auto");
+    /* every errno the C library names, by that name; its aliases too; a
+     * value is written with its own name */
+    int named = 0;
+    for (int e = 1; e < 4096; e++) {
+        const char *name = strerrorname_np(e);
+        if (!name)
+            continue;
+        char text[64], want[64];
+        snprintf(text, sizeof text, "ioctl deny X errno=%s\n", name);
+        struct td_policy *p = parse_ok(text);
+        char *w = written(p, 0);
+        snprintf(want, sizeof want, "\n%s", text);
+        if (!strstr(w, want))
+            fail_msg("errno %d: wrote %s", e, w);
+        free(w);
+        td_policy_free(p);
+        named++;
+    }
+    assert_true(named > 100);
+    struct td_policy *p = parse_ok("ioctl deny X errno=EWOULDBLOCK\nioctl deny Y errno=ENOTSUP\n"
+                                   "ioctl deny Z errno=11\n");
+    char *w = written(p, 0);
+    assert_non_null(strstr(w, "ioctl deny X errno=EAGAIN\nioctl deny Y errno=EOPNOTSUPP\n"
+                              "ioctl deny Z errno=EAGAIN\n"));
+    free(w);
+    td_policy_free(p);
+}
+
 /* ---- command-line options ---------------------------------------------------------------- */
 
 static void apply_ok(struct td_policy *p, const char *opt, const char *value)
@@ -1183,6 +1227,7 @@ int main(void)
         cmocka_unit_test(test_device_map),
         cmocka_unit_test(test_queries),
         cmocka_unit_test(test_alloc_table),
+        cmocka_unit_test(test_names),
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_locate),
         cmocka_unit_test(test_parse_edges),
