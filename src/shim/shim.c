@@ -1,302 +1,54 @@
-/* The shim's runtime: choosing and loading the backend, and recording. */
+/* The shim's records: each call the wrappers hand to td_leave, written
+ * into this process's ring with what tdtrace needs to print it (strings,
+ * out-values, the stack with -k); the hello record that says which
+ * backend the process uses; and a new process's own ring after a fork. */
 #include "shim.h"
-#include "policy.h"
 
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <errno.h>
 #include <execinfo.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#include "libsearch.h"
 #include "ring.h"
 
-int td_shim_policy_active;
-const uint8_t *td_shim_mask;
-int td_use_tsc;
-
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-static _Atomic(void *) backend_fns[TD_FN__COUNT];
-static void *backend_handle;
-static int backend_kind = TD_BK_NONE;
-static char backend_text[PATH_MAX + 128];
-/* this process's ring (replaced in a child: each process has its own) */
-static struct td_ring *_Atomic ring;
-const struct td_ctl *td_shim_ctl;
-struct td_shared *td_shim_shared;
-static size_t ctl_len;
-static int wake_fd = -1;
-static int stacks, bounded;
-/* the process's pid, in a page the kernel clears in a child after any
- * fork (MADV_WIPEONFORK), even a raw fork(2) that runs no atfork handler:
- * 0 there means "a new process: get a ring of its own" */
-static struct { _Atomic pid_t pid; } *self;
 static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread pid_t my_tid, my_tid_pid;
-
-static void emit_hello(void);
-
-static const char *own_dir(char *buf, size_t len)
-{
-    const char *d = getenv("TDTRACE_LIBDIR");
-    if (d && *d) {
-        snprintf(buf, len, "%s", d);
-        return buf;
-    }
-    Dl_info info;
-    if (dladdr((void *)&td_real, &info) && info.dli_fname) {
-        snprintf(buf, len, "%s", info.dli_fname);
-        char *slash = strrchr(buf, '/');
-        if (slash) {
-            *slash = '\0';
-            return buf;
-        }
-    }
-    buf[0] = '\0';
-    return buf;
-}
-
-/* Load a backend library. The real driver is opened through /proc/self/fd
- * so that tdtrace's loader-audit library, which sends every other load of
- * libcuda.so.1 to this shim, lets this one through. */
-static void *load_backend(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    char via[64];
-    snprintf(via, sizeof(via), "/proc/self/fd/%d", fd);
-    void *h = dlopen(via, RTLD_NOW | RTLD_LOCAL);
-    close(fd);
-    return h;
-}
-
-static int driver_has_devices(void *h)
-{
-    CUresult (*init)(unsigned) = (CUresult (*)(unsigned))dlsym(h, "cuInit");
-    CUresult (*count)(int *) = (CUresult (*)(int *))dlsym(h, "cuDeviceGetCount");
-    int n = 0;
-    return init && count && init(0) == CUDA_SUCCESS && count(&n) == CUDA_SUCCESS && n > 0;
-}
-
-static void choose_backend(void)
-{
-    char dir[PATH_MAX], path[PATH_MAX];
-    own_dir(dir, sizeof(dir));
-    int want = td_policy_backend_find(getenv("TDTRACE_BACKEND")); /* unset, unknown: auto */
-    const char *why = "";
-    if (want != TD_BACKEND_EMULATE) {
-        const char *given = getenv("TDTRACE_DRIVER");
-        int found = given && *given ? (snprintf(path, sizeof(path), "%s", given), 0)
-                                    : td_find_library("libcuda.so.1", dir, path, sizeof(path));
-        void *h = found == 0 ? load_backend(path) : NULL;
-        if (h && (want == TD_BACKEND_DRIVER || driver_has_devices(h))) {
-            backend_handle = h;
-            backend_kind = TD_BK_DRIVER;
-            snprintf(backend_text, sizeof(backend_text), "driver %s", path);
-            return;
-        }
-        why = found != 0 ? "no NVIDIA driver found" : !h ? "the NVIDIA driver did not load"
-                                                        : "the NVIDIA driver sees no device";
-        if (want == TD_BACKEND_DRIVER) {
-            snprintf(backend_text, sizeof(backend_text), "none (%s)", why);
-            return;
-        }
-        /* a driver that loaded but has no device stays loaded: unloading
-         * a library that started threads is not safe */
-    }
-    const char *emu = getenv("TDTRACE_EMULATOR");
-    if (emu && *emu)
-        snprintf(path, sizeof(path), "%s", emu);
-    else
-        snprintf(path, sizeof(path), "%s/emu/libcuda.so.1", dir);
-    backend_handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (backend_handle) {
-        backend_kind = TD_BK_EMULATE;
-        snprintf(backend_text, sizeof(backend_text), "emulate %s%s%s%s", path, *why ? " (" : "",
-                 why, *why ? ")" : "");
-    } else {
-        snprintf(backend_text, sizeof(backend_text), "none (emulator %s did not load: %s)", path,
-                 dlerror());
-    }
-}
-
-/* ask tdtrace for this process's ring (and, the first time, the control
- * and shared areas); 0 or -1 (then the process is not traced) */
-static int connect_tdtrace(int first)
-{
-    const char *name = getenv("TDTRACE_SOCK");
-    if (!name || !*name || strlen(name) > sizeof(((struct sockaddr_un *)0)->sun_path) - 2)
-        return -1;
-    int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (s < 0)
-        return -1;
-    struct sockaddr_un a;
-    memset(&a, 0, sizeof(a));
-    a.sun_family = AF_UNIX;
-    size_t n = strlen(name);
-    memcpy(a.sun_path + 1, name, n); /* abstract: nothing in the file system */
-    uint32_t st = 1;
-    int fds[4] = { -1, -1, -1, -1 };
-    if (connect(s, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) == 0) {
-        union { char b[CMSG_SPACE(sizeof(fds))]; struct cmsghdr align; } u;
-        struct iovec iov = { &st, sizeof(st) };
-        struct msghdr m;
-        memset(&m, 0, sizeof(m));
-        m.msg_iov = &iov;
-        m.msg_iovlen = 1;
-        m.msg_control = u.b;
-        m.msg_controllen = sizeof(u.b);
-        ssize_t got;
-        do
-            got = recvmsg(s, &m, MSG_CMSG_CLOEXEC);
-        while (got < 0 && errno == EINTR);
-        struct cmsghdr *c = got == (ssize_t)sizeof(st) ? CMSG_FIRSTHDR(&m) : NULL;
-        if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-            c->cmsg_len == CMSG_LEN(sizeof(fds)))
-            memcpy(fds, CMSG_DATA(c), sizeof(fds));
-        else
-            st = 1;
-    }
-    close(s);
-    int rc = -1;
-    struct td_ring *r = NULL;
-    if (st == 0 && fds[0] >= 0 && (r = calloc(1, sizeof(*r))) && td_ring_map(r, fds[0]) == 0) {
-        if (first) {
-            struct stat sb;
-            void *c = MAP_FAILED, *sh = MAP_FAILED;
-            if (fstat(fds[1], &sb) == 0 && (size_t)sb.st_size >= sizeof(struct td_ctl))
-                c = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fds[1], 0);
-            if (c != MAP_FAILED)
-                sh = mmap(NULL, sizeof(struct td_shared), PROT_READ | PROT_WRITE, MAP_SHARED, fds[2], 0);
-            const struct td_ctl *ctl = c;
-            if (sh != MAP_FAILED && ctl->magic == TD_CTL_MAGIC && ctl->version == TD_RING_VERSION &&
-                sizeof(*ctl) + (size_t)ctl->policy_len <= (size_t)sb.st_size) {
-                td_shim_ctl = ctl;
-                ctl_len = (size_t)sb.st_size;
-                td_shim_shared = sh;
-                wake_fd = fds[3];
-                fds[3] = -1;
-                rc = 0;
-            } else {
-                if (c != MAP_FAILED)
-                    munmap(c, (size_t)sb.st_size);
-                if (sh != MAP_FAILED)
-                    munmap(sh, sizeof(struct td_shared));
-            }
-        } else {
-            rc = 0;
-        }
-    }
-    for (int i = 0; i < 4; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
-    if (rc < 0) {
-        if (r && r->hdr)
-            td_ring_unmap(r);
-        free(r);
-        return -1;
-    }
-    /* the old ring (a parent's) stays mapped: a thread may still hold it */
-    atomic_store_explicit(&ring, r, memory_order_release);
-    return 0;
-}
 
 /* a new process: its own ring, its own per-process policy counters */
 static void new_process(void)
 {
     pthread_mutex_lock(&self_lock);
-    if (atomic_load_explicit(&self->pid, memory_order_acquire) == 0) {
-        if (connect_tdtrace(0) < 0)
-            atomic_store_explicit(&ring, NULL, memory_order_release);
+    if (atomic_load_explicit(&td_shim_self->pid, memory_order_acquire) == 0) {
+        if (td_conn_connect(0) < 0)
+            atomic_store_explicit(&td_shim_ring, NULL, memory_order_release);
         td_shim_policy_fork_child();
-        atomic_store_explicit(&self->pid, (pid_t)syscall(SYS_getpid), memory_order_release);
-        emit_hello();
+        atomic_store_explicit(&td_shim_self->pid, (pid_t)syscall(SYS_getpid), memory_order_release);
+        td_shim_hello();
     }
     pthread_mutex_unlock(&self_lock);
 }
 
-static void atfork_child(void)
+void td_shim_atfork_child(void)
 {
     pthread_mutex_init(&self_lock, NULL);
-    if (self)
+    if (td_shim_self)
         new_process();
 }
 
 /* the ring of the process the caller runs in, or NULL (not traced) */
 static inline struct td_ring *my_ring(void)
 {
-    if (!self)
+    if (!td_shim_self)
         return NULL;
-    if (__builtin_expect(atomic_load_explicit(&self->pid, memory_order_relaxed) == 0, 0))
+    if (__builtin_expect(atomic_load_explicit(&td_shim_self->pid, memory_order_relaxed) == 0, 0))
         new_process();
-    return atomic_load_explicit(&ring, memory_order_acquire);
-}
-
-static void shim_init(void)
-{
-    if (connect_tdtrace(1) == 0) {
-        void *pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (pg != MAP_FAILED && madvise(pg, 4096, MADV_WIPEONFORK) == 0) {
-            self = pg;
-            atomic_store(&self->pid, (pid_t)syscall(SYS_getpid));
-        } else { /* no way to tell a child from its parent: do not trace */
-            atomic_store(&ring, NULL);
-        }
-        stacks = (td_shim_ctl->flags & TD_RING_STACKS) != 0;
-        bounded = (td_shim_ctl->flags & TD_RING_BOUNDED) != 0;
-        td_use_tsc = (td_shim_ctl->flags & TD_RING_TSC) != 0;
-        td_shim_mask = td_shim_ctl->trace_mask;
-    }
-    choose_backend();
-    for (int i = 0; i < TD_FN__ENTRY_POINTS; i++)
-        atomic_store_explicit(&backend_fns[i],
-                              backend_handle ? dlsym(backend_handle, td_fns[i].name) : NULL,
-                              memory_order_relaxed);
-    td_shim_policy_init();
-    pthread_atfork(NULL, NULL, atfork_child);
-    emit_hello();
-}
-
-/* load the backend when the shim is loaded, so no call's time includes it */
-__attribute__((constructor)) static void shim_load(void)
-{
-    pthread_once(&init_once, shim_init);
-}
-
-void *td_backend_fn(int fn)
-{
-    pthread_once(&init_once, shim_init);
-    return atomic_load_explicit(&backend_fns[fn], memory_order_relaxed);
-}
-
-void td_set_backend_fn(int fn, void *p)
-{
-    atomic_store_explicit(&backend_fns[fn], p, memory_order_relaxed);
-}
-
-void *td_real(int fn)
-{
-    void *o = td_shim_override(fn);
-    return o ? o : td_backend_fn(fn);
-}
-
-CUresult td_missing(int fn)
-{
-    (void)fn;
-    return backend_handle ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_NOT_INITIALIZED;
+    return atomic_load_explicit(&td_shim_ring, memory_order_acquire);
 }
 
 /* ---- recording ------------------------------------------------------- */
@@ -329,7 +81,7 @@ static void rb_str(struct rb *b, unsigned arg, const char *s)
 {
     char tmp[TD_STR_MAX + 1];
     struct iovec local = { tmp, TD_STR_MAX + 1 }, remote = { (void *)s, TD_STR_MAX + 1 };
-    pid_t me = atomic_load_explicit(&self->pid, memory_order_relaxed);
+    pid_t me = atomic_load_explicit(&td_shim_self->pid, memory_order_relaxed);
     ssize_t n = process_vm_readv(me, &local, 1, &remote, 1, 0);
     if (n <= 0) { /* a page boundary may cut it: read up to the boundary */
         size_t room = 4096 - ((uintptr_t)s & 4095);
@@ -375,7 +127,7 @@ static void rb_stack(struct rb *b)
 
 static void rb_commit(struct td_ring *r, struct rb *b, unsigned type)
 {
-    struct td_rec *rec = td_ring_reserve(r, b->len, type, ((struct td_rec *)b->buf)->tid, bounded);
+    struct td_rec *rec = td_ring_reserve(r, b->len, type, ((struct td_rec *)b->buf)->tid, td_shim_bounded);
     if (!rec)
         return;
     /* the word is the ring's: copy what follows it */
@@ -383,17 +135,13 @@ static void rb_commit(struct td_ring *r, struct rb *b, unsigned type)
     td_ring_commit(rec);
     /* tdtrace sleeps: wake it (rare: only when it had nothing to do) */
     if (atomic_load_explicit((_Atomic uint32_t *)&td_shim_shared->reader_waiting, memory_order_relaxed) &&
-        atomic_exchange_explicit((_Atomic uint32_t *)&td_shim_shared->reader_waiting, 0, memory_order_relaxed)) {
-        uint64_t one = 1;
-        if (write(wake_fd, &one, sizeof(one)) < 0) {
-            /* the program closed it: tdtrace wakes on its own soon */
-        }
-    }
+        atomic_exchange_explicit((_Atomic uint32_t *)&td_shim_shared->reader_waiting, 0, memory_order_relaxed))
+        td_conn_wake();
 }
 
 static pid_t tid(void)
 {
-    pid_t p = atomic_load_explicit(&self->pid, memory_order_relaxed);
+    pid_t p = atomic_load_explicit(&td_shim_self->pid, memory_order_relaxed);
     if (my_tid_pid != p) {
         my_tid = (pid_t)syscall(SYS_gettid);
         my_tid_pid = p;
@@ -401,24 +149,25 @@ static pid_t tid(void)
     return my_tid;
 }
 
-static void emit_hello(void)
+void td_shim_hello(void)
 {
-    struct td_ring *r = atomic_load_explicit(&ring, memory_order_acquire);
-    if (!r || !self)
+    struct td_ring *r = atomic_load_explicit(&td_shim_ring, memory_order_acquire);
+    if (!r || !td_shim_self)
         return;
     struct rb b;
     memset(b.buf, 0, sizeof(struct td_rec));
     b.len = sizeof(struct td_rec);
     b.nitems = 0;
     struct td_rec *h = (struct td_rec *)b.buf;
-    h->pid = (uint32_t)atomic_load_explicit(&self->pid, memory_order_relaxed);
+    h->pid = (uint32_t)atomic_load_explicit(&td_shim_self->pid, memory_order_relaxed);
     h->tid = (uint32_t)tid();
-    h->fn = (uint16_t)backend_kind;
+    h->fn = (uint16_t)td_backend_kind();
     h->t_enter = h->t_exit = td_now();
-    size_t n = strlen(backend_text);
+    const char *text = td_backend_text();
+    size_t n = strlen(text);
     void *d = rb_item(&b, 0, TD_IT_TEXT, n, 0);
     if (d)
-        memcpy(d, backend_text, n);
+        memcpy(d, text, n);
     h->nitems = b.nitems;
     rb_commit(r, &b, TD_REC_HELLO);
 }
@@ -438,7 +187,7 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
     struct rb b;
     struct td_rec *h = (struct td_rec *)b.buf;
     memset(h, 0, sizeof(*h));
-    h->pid = (uint32_t)atomic_load_explicit(&self->pid, memory_order_relaxed);
+    h->pid = (uint32_t)atomic_load_explicit(&td_shim_self->pid, memory_order_relaxed);
     h->tid = (uint32_t)tid();
     h->fn = (uint16_t)fn;
     h->nargs = info->nparams;
@@ -495,7 +244,7 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
         if (d)
             memcpy(d, c->rule_file, n);
     }
-    if (stacks)
+    if (td_shim_stacks)
         rb_stack(&b);
     h->nitems = b.nitems;
     rb_commit(ring_, &b, TD_REC_CALL);

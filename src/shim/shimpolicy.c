@@ -19,6 +19,7 @@
 #include "shim.h"
 
 int td_dev_mapped;
+int td_shim_policy_active;
 
 static struct td_policy *pol;
 static _Atomic unsigned long long ncalls[TD_FN__COUNT]; /* this process's, per function */
