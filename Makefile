@@ -286,11 +286,13 @@ test: unit fuzz-smoke e2e
 # another module counts too. src/ptx is left out until its own circles
 # (lexer <-> parser, executor <-> its instruction families) are gone.
 LAYERS_EMU := $(filter-out $(BUILD)/obj/src/ptx/%,$(EMU_OBJ))
-check-layers: emu shim tdtrace audit hostlib
+check-layers: emu shim tdtrace audit hostlib jit
 	@printf 'shim: '; python3 tools/check-layers.py $(SHIM_OBJ) $(COMMON_OBJ)
 	@printf 'tdtrace: '; python3 tools/check-layers.py $(MAIN_OBJ) $(CORE_OBJ) $(PATCH_OBJ) $(COMMON_OBJ)
 	@printf 'emulator: '; python3 tools/check-layers.py $(LAYERS_EMU) $(COMMON_OBJ)
 	@$(if $(AUDIT_OBJ),printf 'audit: '; python3 tools/check-layers.py $(AUDIT_OBJ))
+	@$(foreach l,nvrtc nvjitlink,printf 'jit/$(l): '; \
+	    python3 tools/check-layers.py $(call objs,src/jitwrap/$(l).c) $(JIT_OBJ) $(COMMON_OBJ) &&) true
 	@$(foreach l,$(HL_BUILT),printf 'hostlib/$(l): '; \
 	    python3 tools/check-layers.py $(HL_COMMON_OBJ) $(HL_$(l)_OBJ) $(BUILD)/obj/gen/hostlib/$(l)_stubs.o &&) true
 
