@@ -11,6 +11,8 @@
 #                 and the shim)
 #   src/hostlib/LIB/ + common/  host implementations of NVIDIA's libraries:
 #                            lib/tdtrace/host/ (see docs/hostlib.md)
+#   src/pyframes/ the calling thread's Python frames, linked into the shim
+#   src/jitwrap/  NVRTC and nvJitLink in front of NVIDIA's: lib/tdtrace/jit/
 #   tests/unit/test_NAME.c   one cmocka suite per module
 #                            (test_emu_*.c link the emulator statically)
 
@@ -31,23 +33,25 @@ endif
 ifeq ($(SAN),tsan)
   OPT := -O1 -g -fsanitize=thread
 endif
-CPPFLAGS += -D_GNU_SOURCE -DTD_VERSION='"$(VERSION)"' -Iinclude -Iinclude/tdtrace -Isrc/common -Isrc/policy -Isrc/ioctl -I$(GEN)
+CPPFLAGS += -D_GNU_SOURCE -DTD_VERSION='"$(VERSION)"' -Iinclude -Iinclude/tdtrace -Isrc/common -Isrc/policy -Isrc/ioctl -Isrc/pyframes -I$(GEN)
 CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
 LDFLAGS  += $(OPT) -pthread
 
-all: tdtrace emu shim audit hostlib examples tests
-.PHONY: all tdtrace emu shim audit hostlib examples tests check check-layers check-tsan test unit e2e bench install clean gen demo fuzz-smoke
+all: tdtrace emu shim audit hostlib jit examples tests
+.PHONY: all tdtrace emu shim audit hostlib jit examples tests check check-layers check-tsan test unit e2e bench install clean gen demo fuzz-smoke
 
 # ---- generated code ---------------------------------------------------
 XLAT_IN := $(sort $(wildcard src/xlat/*.in))
 GEN_OUT := $(GEN)/cuda_enums.h $(GEN)/td_api.h $(GEN)/td_xlat.h $(GEN)/td_xlat.c \
-           $(GEN)/td_api_table.c $(GEN)/shim_wrappers.c $(GEN)/emu_stubs.c
+           $(GEN)/td_api_table.c $(GEN)/td_api_roles.c $(GEN)/shim_wrappers.c $(GEN)/emu_stubs.c \
+           $(GEN)/td_errnos.def
 $(BUILD)/apigen: tools/apigen.c src/api/apiparse.c src/api/apiparse.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -o $@ tools/apigen.c src/api/apiparse.c
-$(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/exptab.api src/api/types.def $(XLAT_IN)
+$(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/exptab.api src/api/types.def $(XLAT_IN) tools/gen-errnos.sh
 	@mkdir -p $(GEN)
 	@echo "  GEN     $(GEN)"; $(BUILD)/apigen $(GEN) src/api/cuda.api src/api/exptab.api src/api/types.def $(XLAT_IN)
+	@tools/gen-errnos.sh $(CC) $(CPPFLAGS) > $(GEN)/td_errnos.def.tmp && mv $(GEN)/td_errnos.def.tmp $(GEN)/td_errnos.def
 	@touch $@
 $(GEN_OUT): $(GEN)/.stamp
 gen: $(GEN)/.stamp
@@ -64,9 +68,10 @@ $(BUILD)/obj/gen/%.o: $(GEN)/%.c $(GEN)/.stamp
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Isrc/emu -Isrc/shim -MMD -MP -c -o $@ $<
 objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
-COMMON_OBJ := $(call objs,$(wildcard src/common/*.c)) $(BUILD)/obj/gen/td_api_table.o $(BUILD)/obj/gen/td_xlat.o
+COMMON_OBJ := $(call objs,$(wildcard src/common/*.c)) $(BUILD)/obj/gen/td_api_table.o $(BUILD)/obj/gen/td_api_roles.o $(BUILD)/obj/gen/td_xlat.o
 EMU_OBJ    := $(call objs,$(wildcard src/emu/*.c src/ptx/*.c)) $(BUILD)/obj/gen/emu_stubs.o
-SHIM_OBJ   := $(call objs,$(wildcard src/shim/*.c src/policy/*.c)) $(patsubst %.S,$(BUILD)/obj/%.o,$(wildcard src/shim/*.S)) \
+PYF_OBJ    := $(call objs,$(wildcard src/pyframes/*.c))
+SHIM_OBJ   := $(call objs,$(wildcard src/shim/*.c src/policy/*.c)) $(PYF_OBJ) $(patsubst %.S,$(BUILD)/obj/%.o,$(wildcard src/shim/*.S)) \
               $(BUILD)/obj/gen/shim_wrappers.o
 AUDIT_OBJ  := $(call objs,$(wildcard src/audit/*.c))
 CORE_DIRS  ?= src/tdtrace src/policy src/ioctl
@@ -106,11 +111,17 @@ $(SHIM_SO): $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a
 # the loader loads audit libraries before anything else, the sanitizers'
 # runtime included: this one stays uninstrumented
 NOSAN = $(filter-out -fsanitize%,$(1))
-$(AUDIT_OBJ): CFLAGS := $(call NOSAN,$(CFLAGS))
+# ... and on x86-64 it needs no libc (see src/audit/audit.c): nothing the
+# compiler could turn into a libc call
+ifeq ($(shell uname -m),x86_64)
+AUDIT_FREE := -ffreestanding -fno-builtin -fno-stack-protector -fno-tree-loop-distribute-patterns
+AUDIT_NOLIBC := -nostdlib
+endif
+$(AUDIT_OBJ): CFLAGS := $(call NOSAN,$(CFLAGS)) $(AUDIT_FREE)
 $(AUDIT_SO): LDFLAGS := $(call NOSAN,$(LDFLAGS))
 $(AUDIT_SO): $(AUDIT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-z,defs $(LDFLAGS) -o $@ $(AUDIT_OBJ)
+	$(CC) -shared -Wl,-z,defs $(AUDIT_NOLIBC) $(LDFLAGS) -o $@ $(AUDIT_OBJ)
 $(TDTRACE): $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS)
@@ -161,6 +172,22 @@ $(foreach l,$(HL_LIBS),$(eval $(call hl_rules,$(l))))
 hostlib: $(HL_SO)
 	$(if $(HL_MISSING),@for l in $(HL_MISSING); do echo "hostlib: not building $$l: its host back end is missing (see docs/hostlib.md)"; done)
 
+# ---- NVRTC and nvJitLink in front of NVIDIA's (src/jitwrap) -------------
+# NVIDIA's sonames, symbols and version nodes; each forwards to NVIDIA's
+# library, found at run time (the build does not need the toolkit)
+JITDIR   := $(LIBDIR)/jit
+JIT_OBJ  := $(call objs,src/jitwrap/jit.c src/jitwrap/fatwrite.c)
+JIT_SO   := $(JITDIR)/libnvrtc.so.13 $(JITDIR)/libnvJitLink.so.13
+$(BUILD)/libtdjit.a: $(JIT_OBJ)
+	@rm -f $@; ar rcs $@ $^
+$(JITDIR)/libnvrtc.so.13: $(call objs,src/jitwrap/nvrtc.c)
+$(JITDIR)/libnvJitLink.so.13: $(call objs,src/jitwrap/nvjitlink.c)
+$(JITDIR)/%.so.13: src/jitwrap/%.map $(BUILD)/libtdjit.a $(BUILD)/libtdcommon.a
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,$(@F) -Wl,--version-script=$< -Wl,-z,defs $(LDFLAGS) -o $@ \
+	    $(filter %.o,$^) $(BUILD)/libtdjit.a $(BUILD)/libtdcommon.a -ldl
+jit: $(JIT_SO)
+
 # ---- examples and the demo --------------------------------------------
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 $(BUILD)/examples/%: examples/%.c $(EMU_SO)
@@ -177,13 +204,37 @@ UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 $(BUILD)/tests/test_emu_%: tests/unit/test_emu_%.c $(BUILD)/libemu.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc/emu $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libemu.a $(BUILD)/libtdcommon.a $(EMU_LIBS) $(LDFLAGS) -lcmocka
+$(BUILD)/tests/test_jit_%: tests/unit/test_jit_%.c $(BUILD)/libtdjit.a $(BUILD)/libemu.a $(BUILD)/libtdcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc/emu -Isrc/jitwrap $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libtdjit.a $(BUILD)/libemu.a $(BUILD)/libtdcommon.a $(EMU_LIBS) $(LDFLAGS) -lcmocka
 $(BUILD)/tests/test_hostlib: tests/unit/test_hostlib.c $(call objs,src/hostlib/common/convert.c src/hostlib/common/extent.c src/hostlib/common/handles.c)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc/hostlib/common $(CFLAGS) -Wno-missing-prototypes -o $@ $^ $(LDFLAGS) -lm -lcmocka
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc -Isrc/api -Isrc/tdtrace -Isrc/shim $(CFLAGS) -Wno-missing-prototypes -o $@ $< src/api/apiparse.c $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS) -lcmocka
-tests: $(UNIT_BIN) e2e-build
+# src/pyframes: its suite, and what tests/pyframes/run.sh runs in Python
+$(BUILD)/tests/test_pyframes: tests/unit/test_pyframes.c $(PYF_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(PYF_OBJ) $(LDFLAGS) -lcmocka -ldl
+$(BUILD)/pyframes/libpyft.so: tests/pyframes/libpyft.c tests/pyframes/allocs.h $(PYF_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -shared -o $@ $< $(PYF_OBJ) $(LDFLAGS) -ldl
+$(BUILD)/pyframes/libmalcount.so: tests/pyframes/malcount.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(call NOSAN,$(CFLAGS)) -shared -o $@ $< $(call NOSAN,$(LDFLAGS))
+$(BUILD)/pyframes/embed: tests/pyframes/embed.c tests/pyframes/allocs.h $(PYF_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(PYF_OBJ) $(LDFLAGS) -ldl
+PYF_TESTS := $(addprefix $(BUILD)/pyframes/,libpyft.so libmalcount.so embed)
+tests: $(UNIT_BIN) e2e-build $(PYF_TESTS)
+
+# programs that attack the supervisor (tests/hostile): they write into
+# their own record ring, so they link the ring code
+HOSTILE_BIN := $(patsubst tests/hostile/%.c,$(BUILD)/hostile/%,$(wildcard tests/hostile/*.c))
+$(BUILD)/hostile/%: tests/hostile/%.c $(BUILD)/libtdcommon.a $(EMU_SO)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -fno-omit-frame-pointer -o $@ $< $(BUILD)/libtdcommon.a -L$(LIBDIR)/emu -l:libcuda.so.1 $(LDFLAGS)
 
 E2E_SRC := $(sort $(filter-out tests/e2e/lib%,$(wildcard tests/e2e/*.c)))
 E2E_BIN := $(patsubst tests/e2e/%.c,$(BUILD)/e2e/%,$(E2E_SRC))
@@ -194,7 +245,7 @@ E2E_LIBS := $(patsubst tests/e2e/lib%.c,$(BUILD)/e2e/lib%.so,$(wildcard tests/e2
 $(BUILD)/e2e/lib%.so: tests/e2e/lib%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< $(LDFLAGS)
-e2e-build: $(filter-out $(BUILD)/e2e/lib%,$(E2E_BIN)) $(E2E_LIBS)
+e2e-build: $(filter-out $(BUILD)/e2e/lib%,$(E2E_BIN)) $(E2E_LIBS) $(HOSTILE_BIN)
 
 # the fuzz targets' standalone drivers, run briefly from a fixed seed
 # (long runs: tests/fuzz/README)
@@ -207,8 +258,12 @@ $(BUILD)/fuzz/fuzz_ptx: tests/fuzz/fuzz_ptx.c tests/fuzz/standalone.h $(BUILD)/l
 $(BUILD)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c tests/fuzz/standalone.h $(BUILD)/libtdpatch.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libtdpatch.a $(PATCH_LIBS) $(LDFLAGS)
-fuzz-smoke: $(BUILD)/fuzz/fuzz_policy $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/fuzz_elf
+$(BUILD)/fuzz/fuzz_record: tests/fuzz/fuzz_record.c $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc -Isrc/tdtrace -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS)
+fuzz-smoke: $(BUILD)/fuzz/fuzz_policy $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/fuzz_elf $(BUILD)/fuzz/fuzz_record
 	@$(BUILD)/fuzz/fuzz_policy -n 20000 -s 1
+	@$(BUILD)/fuzz/fuzz_record -n 20000 -s 1
 	@$(BUILD)/fuzz/fuzz_ptx -n 2000 -s 1
 	@$(BUILD)/fuzz/fuzz_elf -n 5000 -s 1
 
@@ -216,19 +271,30 @@ unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)
 e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" tests/e2e/run.sh
+	@BUILD=$(BUILD) tests/hostile/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/emu/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/cudart/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/kernels/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/conformance/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/hostlib/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/jitwrap/run.sh
 	+@BUILD=$(BUILD) SAN=$(SAN) EXTRA_CFLAGS="$(OPT)" sh tests/ioctl/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/pyframes/run.sh
 test: unit fuzz-smoke e2e
 
-# no file calls back into its callers (tools/check-layers.py), per library
-check-layers: $(EMU_OBJ) $(COMMON_OBJ)
-	@printf 'emulator: '; python3 tools/check-layers.py $(BUILD)/obj/src/emu
-	@printf 'PTX engine: '; python3 tools/check-layers.py $(BUILD)/obj/src/ptx
-	@printf 'common: '; python3 tools/check-layers.py $(BUILD)/obj/src/common
+# no file calls back into its callers (tools/check-layers.py): the objects
+# of each binary together, generated ones included, so a circle through
+# another module counts too (the emulator's include the PTX engine's).
+LAYERS_EMU := $(EMU_OBJ)
+check-layers: emu shim tdtrace audit hostlib jit
+	@printf 'shim: '; python3 tools/check-layers.py $(SHIM_OBJ) $(COMMON_OBJ)
+	@printf 'tdtrace: '; python3 tools/check-layers.py $(MAIN_OBJ) $(CORE_OBJ) $(PATCH_OBJ) $(COMMON_OBJ)
+	@printf 'emulator: '; python3 tools/check-layers.py $(LAYERS_EMU) $(COMMON_OBJ)
+	@$(if $(AUDIT_OBJ),printf 'audit: '; python3 tools/check-layers.py $(AUDIT_OBJ))
+	@$(foreach l,nvrtc nvjitlink,printf 'jit/$(l): '; \
+	    python3 tools/check-layers.py $(call objs,src/jitwrap/$(l).c) $(JIT_OBJ) $(COMMON_OBJ) &&) true
+	@$(foreach l,$(HL_BUILT),printf 'hostlib/$(l): '; \
+	    python3 tools/check-layers.py $(HL_COMMON_OBJ) $(HL_$(l)_OBJ) $(BUILD)/obj/gen/hostlib/$(l)_stubs.o &&) true
 
 check:
 	$(MAKE) check-layers
@@ -251,6 +317,8 @@ install: all
 	$(if $(HL_SO),install -d $(DESTDIR)$(PREFIX)/lib/tdtrace/host)
 	$(foreach l,$(HL_BUILT),install -m 755 $(HOSTDIR)/$(call hl_soname,$(l)) $(DESTDIR)$(PREFIX)/lib/tdtrace/host/ && \
 	    ln -sf $(call hl_soname,$(l)) $(DESTDIR)$(PREFIX)/lib/tdtrace/host/$(basename $(call hl_soname,$(l))) &&) true
+	install -d $(DESTDIR)$(PREFIX)/lib/tdtrace/jit
+	install -m 755 $(JIT_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/jit/
 	install -m 644 man/tdtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/tdtrace.1
 	install -m 644 man/tdtrace.policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/tdtrace.policy.5
 	install -d $(DESTDIR)$(PREFIX)/share/tdtrace/policies

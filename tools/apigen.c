@@ -9,6 +9,9 @@
  *   td_api_table.c   the per-function descriptors (name, family, params,
  *                    how each parameter is recorded and printed) and the
  *                    cuGetProcAddress table (base name, version, per-thread)
+ *   td_api_roles.c   each function's classes (bits) and effect (what it
+ *                    allocates, frees or makes current, and which
+ *                    parameters say where and how much)
  *   shim_wrappers.c  the interposer's wrapper for every entry point
  *   emu_stubs.c      a weak CUDA_ERROR_NOT_SUPPORTED body for every entry
  *                    point, overridden by the emulator's real ones
@@ -41,6 +44,12 @@ static const char *ident(const char *name)
             *c = '_';
     return buf[k];
 }
+/* the trace classes, from the %classes line of cuda.api (a bit each in
+ * td_fn_classes) */
+#define MAX_CLASSES 32
+static char classes[MAX_CLASSES][AP_CLASS];
+static int nclasses;
+
 static struct ap_type types[MAX_TYPES];
 static int ntypes;
 
@@ -98,6 +107,17 @@ static void load_api(const char *path)
         lineno++;
         if (nfns == MAX_FNS)
             fail("%s: too many rows", path);
+        int nc = ap_parse_classes(line, classes, MAX_CLASSES, err, sizeof(err));
+        if (nc < 0)
+            fail("%s:%d: %s", path, lineno, err);
+        if (nc > 0) {
+            if (nclasses)
+                fail("%s:%d: a second %%classes line", path, lineno);
+            nclasses = nc;
+            continue;
+        }
+        if (line[strspn(line, " \t")] == '%')
+            fail("%s:%d: unknown directive (only %%classes)", path, lineno);
         int rc = ap_parse_fn(line, &fns[nfns], err, sizeof(err));
         if (rc < 0)
             fail("%s:%d: %s", path, lineno, err);
@@ -254,6 +274,70 @@ static void print_params(FILE *f, const struct ap_fn *fn, int with_types)
     }
 }
 
+/* ---- classes and effects (the class column and the effect clause) ---- */
+
+static int class_index(const char *name)
+{
+    for (int k = 0; k < nclasses; k++)
+        if (strcmp(classes[k], name) == 0)
+            return k;
+    return -1;
+}
+
+/* TD_API_FAMILIES(X), in td_api.h: the classes in their order */
+static void gen_classes_h(FILE *f)
+{
+    if (!nclasses)
+        fail("cuda.api has no %%classes line");
+    for (int i = 0; i < nfns; i++)
+        for (int c = 0; c < fns[i].nclasses; c++)
+            if (class_index(fns[i].classes[c]) < 0)
+                fail("%s: unknown class '%s' (not in %%classes)", fns[i].name, fns[i].classes[c]);
+    fprintf(f, "\n#define TD_API_FAMILIES(X)");
+    for (int k = 0; k < nclasses; k++)
+        fprintf(f, " X(%s)", classes[k]);
+    fprintf(f, "\n");
+}
+
+static void upper(char *out, size_t n, const char *in)
+{
+    size_t i = 0;
+    for (; in[i] && i + 1 < n; i++)
+        out[i] = (char)(in[i] >= 'a' && in[i] <= 'z' ? in[i] - 32 : in[i]);
+    out[i] = '\0';
+}
+
+/* td_api_roles.c: td_fn_classes[] and td_fn_effects[] */
+static void gen_roles(const char *dir)
+{
+    FILE *f = out_file(dir, "td_api_roles.c");
+    fprintf(f, "#include \"api.h\"\n\n");
+    fprintf(f, "const uint32_t td_fn_classes[TD_FN__COUNT] = {\n");
+    for (int i = 0; i < nfns; i++) {
+        fprintf(f, "    [TD_FN_%s] =", ident(fns[i].name));
+        for (int c = 0; c < fns[i].nclasses; c++)
+            fprintf(f, "%s1u << TD_FAM_%s", c ? " | " : " ", fns[i].classes[c]);
+        fprintf(f, ",\n");
+    }
+    fprintf(f, "};\n\nconst struct td_effect td_fn_effects[TD_FN__COUNT] = {\n");
+    for (int i = 0; i < nfns; i++) {
+        const struct ap_effect *e = &fns[i].effect;
+        char op[32] = "NONE", kind[64] = "0";
+        if (e->op[0]) {
+            upper(op, sizeof(op), e->op);
+            /* ctx=KIND names a context operation; the others a kind of memory */
+            snprintf(kind, sizeof(kind), "TD_%s_", strcmp(e->op, "ctx") == 0 ? "CTX" : "ALLOC");
+            upper(kind + strlen(kind), sizeof(kind) - strlen(kind), e->kind);
+        }
+        fprintf(f, "    [TD_FN_%s] = { TD_EFF_%s, %s", ident(fns[i].name), op, kind);
+        for (int k = 0; k < AP_EFF_ARGS; k++)
+            fprintf(f, ", .%s = %d", ap_effect_keys[k], e->arg[k]);
+        fprintf(f, " },\n");
+    }
+    fprintf(f, "};\n");
+    close_out(f);
+}
+
 static void gen_api_h(const char *dir)
 {
     FILE *f = out_file(dir, "td_api.h");
@@ -270,21 +354,9 @@ static void gen_api_h(const char *dir)
         print_params(f, &fns[i], 1);
         fprintf(f, ");\n");
     }
-    fprintf(f, "\n#define TD_API_FAMILIES(X)");
-    static const char *fams[] = { "device", "context", "memory", "copy", "stream", "event",
-                                  "module", "launch", "graph", "driver", "exptab", "other" };
-    for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]); i++)
-        fprintf(f, " X(%s)", fams[i]);
-    fprintf(f, "\n#endif\n");
+    gen_classes_h(f);
+    fprintf(f, "#endif\n");
     close_out(f);
-    for (int i = 0; i < nfns; i++) {
-        size_t k;
-        for (k = 0; k < sizeof(fams) / sizeof(fams[0]); k++)
-            if (strcmp(fams[k], fns[i].family) == 0)
-                break;
-        if (k == sizeof(fams) / sizeof(fams[0]))
-            fail("%s: unknown family '%s'", fns[i].name, fns[i].family);
-    }
 }
 
 static int cmp_row_value(const void *a, const void *b)
@@ -566,6 +638,7 @@ int main(int argc, char **argv)
     gen_api_h(argv[1]);
     gen_xlat(argv[1]);
     gen_table(argv[1]);
+    gen_roles(argv[1]);
     gen_wrappers(argv[1]);
     gen_stubs(argv[1]);
     return 0;

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Finds circles between the files of a module.
 
-usage: check-layers.py [--nm NM] OBJDIR...
+usage: check-layers.py [--nm NM] OBJDIR|OBJ...
 
-Every object file under the given directories is one node; an edge A -> B
+Every object file under the given directories (or given itself) is one
+node; an edge A -> B
 means A.o refers to a symbol that B.o defines (a call, or the address of a
 function or table). A circle is a set of files that reach each other
 through such edges (a strongly connected component of more than one
@@ -96,6 +97,12 @@ def main(argv):
         return 2
     defs, undefs = {}, {}
     for d in dirs:
+        if d.endswith(".o") and os.path.isfile(d):
+            defs[d], undefs[d] = symbols(nm, d)
+            continue
+        if not os.path.isdir(d):
+            print(f"check-layers.py: {d}: no such directory or object file", file=sys.stderr)
+            return 2
         for root, _, files in os.walk(d):
             for f in files:
                 if f.endswith(".o"):

@@ -8,7 +8,10 @@ toolkit into tdtrace's own declarative tables:
 
 The build never runs this and never needs the toolkit; it is run by hand when
 a new CUDA release adds entry points, and its output is reviewed and committed.
-Hand-made annotations (flag sets, roles) live in ANNOT below.
+Hand-made annotations (flag sets, roles) live in ANNOT below. What only the
+table says is kept from the committed src/api/cuda.api: its header (with the
+%classes line), each row's classes and its effect clause; a new entry point
+gets the family FAMILY below gives it and no effect.
 
 usage: tools/import-cuda-api.py [CUDA_HOME]
 """
@@ -182,24 +185,38 @@ STRUCTS |= {a for a, b in alias.items() if b in STRUCTS}
 for t in list(alias):
     if canon(t) in STRUCTS: STRUCTS.add(t)
 
-out = ['# The CUDA driver API (CUDA 13), one row per exported entry point.',
-       '# Imported by tools/import-cuda-api.py; see docs/HOWTO-add-an-api.md.',
-       '#',
-       '# family  name  @versions  (params)',
-       '#   @versions: the cuGetProcAddress ABI versions this symbol answers ("-": none)',
-       '#   param:     [role] TYPE NAME[=xlat]',
-       '#   role:      out (pointee shown after the call), str (input string),',
-       '#              outstr (char buffer filled), outpstr (const char ** filled)',
-       '#   =xlat:     print the value with the named table of src/xlat/', '']
-for n, p in sorted(protos.items(), key=lambda kv: (family(kv[0]), kv[0])):
+# --- what only the committed table says: its header, each row's classes
+# and effect clause
+API = os.path.join(ROOT, 'src/api/cuda.api')
+header, kept = [], {}
+if os.path.exists(API):
+    for line in open(API):
+        line = line.rstrip('\n')
+        m = re.match(r'^(\S+)\s+(cu\w+)\s+@\S+\s+\((.*)\)\s*(.*?)$', line)
+        if m and not line.startswith('#'):
+            kept[m.group(2)] = (m.group(1), m.group(4))
+        elif not kept:
+            header.append(line)
+if not header:
+    header = ['# The CUDA driver API, one row per exported entry point.',
+              '# Imported by tools/import-cuda-api.py; see docs/HOWTO-add-an-api.md.',
+              '%classes device context memory copy stream event module launch graph driver exptab other',
+              '']
+def classes(n):
+    return kept[n][0] if n in kept else family(n)
+
+out = list(header)
+for n, p in sorted(protos.items(), key=lambda kv: (classes(kv[0]).split(',')[0], kv[0])):
     ps = []
     for ty, name in split_params(p):
         r = role(n, ty, name)
         x = annot(n, name)
         ps.append(('%s ' % r if r else '') + '%s %s' % (ty, name) + ('=%s' % x if x else ''))
     v = ','.join(str(x) for x in sorted(versions.get(n, ()))) or '-'
-    out.append('%-8s %-44s @%-12s (%s)' % (family(n), n, v, ', '.join(ps)))
-open(os.path.join(ROOT, 'src/api/cuda.api'), 'w').write('\n'.join(out) + '\n')
+    effect = kept[n][1] if n in kept else ''
+    out.append('%-53s @%-12s (%s)%s' % ('%-8s %s' % (classes(n), n), v, ', '.join(ps),
+                                        '  ' + effect if effect else ''))
+open(API, 'w').write('\n'.join(out) + '\n')
 
 # --- enums -> src/xlat/*.in
 def docs_for(enum_name):

@@ -1,18 +1,30 @@
 /* The event records the shim writes and tdtrace reads.
  *
- * The shared mapping (a file under /dev/shm that tdtrace creates and owns)
- * is a header page followed by a power-of-two data ring. Any number of
- * threads in any number of processes append records; tdtrace is the only
- * reader. Everything here is written by the traced program, so tdtrace
- * treats every byte as untrusted: it copies a record out before decoding
- * it and checks every length against the ring and the record.
+ * Every traced process gets its own ring from tdtrace (memfd: no file in
+ * any shared directory): when the shim starts in a process it connects to
+ * tdtrace's socket, tdtrace learns the process's pid from the kernel
+ * (SO_PEERCRED), checks that it traces it, and hands back three
+ * descriptors: the process's ring (a header page and a power-of-two data
+ * ring), the control area (struct td_ctl: flags, trace mask, the policy;
+ * sealed, so no process can write it) and the shared area (struct
+ * td_shared: the device-memory budget every process shares, and the
+ * reader's wake-up flag; writable by every traced process, so what it
+ * holds is advisory). A record is attributed to the process that owns the
+ * ring: the pid in a record is only its claim.
+ *
+ * Everything in a ring is written by the traced program, so tdtrace treats
+ * every byte as untrusted: it copies a record out before decoding it and
+ * checks every length, index and id; a process that writes garbage into its
+ * ring loses its own records, nobody else's.
  *
  * A record is a multiple of 8 bytes and starts with one 64-bit word:
- *   bits  0..31  length in bytes (header included)
- *   bits 32..39  state: 0 free, 1 reserved, 2 committed
- *   bits 40..47  type (TD_REC_*)
+ *   bits  0..15  length in bytes (header included)
+ *   bits 16..23  state: 0 free, 1 reserved, 2 committed
+ *   bits 24..31  type (TD_REC_*)
+ *   bits 32..63  the writer's thread id
  * Writers reserve space with a CAS on head, store the word as reserved
- * (with the length, so a reader can skip a record whose writer died), fill
+ * (with the length and their tid, so the reader can skip a record whose
+ * writer is gone, once the kernel says the thread no longer exists), fill
  * the record, then store the word as committed (release). The reader
  * zeroes what it consumed before it advances tail.
  */
@@ -22,7 +34,8 @@
 #include <stdint.h>
 
 #define TD_RING_MAGIC   0x3167726474647454ULL   /* "Ttdtrdg1" */
-#define TD_RING_VERSION 1
+#define TD_RING_VERSION 2
+#define TD_CTL_MAGIC    0x316c746374647454ULL   /* "Ttdtctl1" */
 #define TD_RING_HDR     4096u
 #define TD_RING_MAXREC  4096u      /* no record is longer */
 #define TD_MAX_ARGS     16
@@ -38,23 +51,39 @@ enum td_rec_type {
     TD_REC_HELLO = 3,  /* a process loaded the shim: its backend */
 };
 
-/* ring flags, set by tdtrace */
+/* flags, set by tdtrace (struct td_ctl) */
 #define TD_RING_BOUNDED 0x1   /* drop records rather than wait for room */
 #define TD_RING_STACKS  0x2   /* -k: record the caller's stack */
 #define TD_RING_TSC     0x4   /* times are raw TSC ticks: tdtrace converts */
 
+/* one process's ring: the header page */
 struct td_ring_hdr {
     uint64_t magic;
     uint32_t version;
-    uint32_t flags;
+    uint32_t flags;                /* a copy of td_ctl.flags */
     uint64_t size;                 /* bytes of the data ring (power of two) */
     int32_t consumer_pid;          /* tdtrace: writers stop waiting if it is gone */
     uint32_t pad0;
     _Alignas(64) uint64_t head;    /* atomic: reserved up to here */
     _Alignas(64) uint64_t tail;    /* atomic: consumed up to here */
     _Alignas(64) uint64_t dropped; /* atomic: records dropped (bounded mode, or no reader) */
-    uint64_t mem_in_use[TD_MAX_DEVICES]; /* atomic: device bytes held under this tdtrace (policy) */
-    uint8_t trace_mask[1024];      /* bit per function id: record it (tdtrace's -e trace) */
+};
+
+/* the control area: written once by tdtrace, then sealed read-only */
+struct td_ctl {
+    uint64_t magic;                /* TD_CTL_MAGIC */
+    uint32_t version, flags;       /* TD_RING_VERSION, TD_RING_* */
+    uint64_t ring_size;
+    uint32_t policy_len;           /* bytes of policy text after this struct */
+    uint32_t pad0;
+    uint8_t trace_mask[1024];      /* bit per function id: record it */
+    /* char policy[policy_len]: normalised policy text (td_policy_write_ex) */
+};
+
+/* the area every traced process shares (advisory: any of them can write it) */
+struct td_shared {
+    uint64_t mem_in_use[TD_MAX_DEVICES]; /* atomic: device bytes held (the in-process limit) */
+    _Alignas(64) uint32_t reader_waiting; /* atomic: tdtrace sleeps; a writer wakes it (eventfd) */
 };
 
 /* extra items after the arguments */
@@ -92,11 +121,13 @@ struct td_rec {
     /* uint64_t args[nargs]; then nitems items */
 };
 
-#define TD_REC_WORD(len, state, type) \
-    ((uint64_t)(len) | ((uint64_t)(state) << 32) | ((uint64_t)(type) << 40))
-#define TD_REC_LEN(w)   ((uint32_t)((w) & 0xffffffffu))
-#define TD_REC_STATE(w) ((unsigned)(((w) >> 32) & 0xff))
-#define TD_REC_TYPE(w)  ((unsigned)(((w) >> 40) & 0xff))
+#define TD_REC_WORD(len, state, type, tid) \
+    ((uint64_t)((len) & 0xffffu) | ((uint64_t)(state) << 16) | ((uint64_t)(type) << 24) | \
+     ((uint64_t)(uint32_t)(tid) << 32))
+#define TD_REC_LEN(w)   ((uint32_t)((w) & 0xffffu))
+#define TD_REC_STATE(w) ((unsigned)(((w) >> 16) & 0xff))
+#define TD_REC_TYPE(w)  ((unsigned)(((w) >> 24) & 0xff))
+#define TD_REC_TID(w)   ((int32_t)((w) >> 32))
 
 /* HELLO: fn holds the backend */
 enum td_backend_kind { TD_BK_NONE = 0, TD_BK_DRIVER = 1, TD_BK_EMULATE = 2 };

@@ -128,17 +128,103 @@ static int parse_param(char *text, struct ap_param *pp, char *err, size_t errlen
     return 0;
 }
 
+const char *const ap_effect_ops[] = { "alloc", "free", "trim", "map", "unmap", "ctx", NULL };
+const char *const ap_effect_keys[AP_EFF_ARGS] = {
+    "ptr", "size", "rows", "pitch", "device", "stream", "pool", "handle", "desc",
+};
+
+static int param_index(const struct ap_fn *fn, const char *name)
+{
+    for (int i = 0; i < fn->nparams; i++)
+        if (strcmp(fn->params[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* "OP=KIND KEY=PARAM ...", or nothing */
+static int parse_effect(const char *p, struct ap_fn *fn, char *err, size_t errlen)
+{
+    struct ap_effect *e = &fn->effect;
+    for (p = skip_ws(p); *p && *p != '\n'; p = skip_ws(p)) {
+        char key[AP_NAME], val[AP_NAME];
+        const char *q = word(p, key, sizeof(key));
+        if (!key[0] || *q != '=') {
+            snprintf(err, errlen, "%s: text after ')': expected OP=KIND or KEY=PARAM at '%.20s'",
+                     fn->name, p);
+            return -1;
+        }
+        const char *r = word(q + 1, val, sizeof(val));
+        if (!val[0] || (*r && *r != ' ' && *r != '\t' && *r != '\n')) {
+            snprintf(err, errlen, "%s: %s= needs a name", fn->name, key);
+            return -1;
+        }
+        p = r;
+        if (!e->op[0]) {
+            int k = 0;
+            while (ap_effect_ops[k] && strcmp(ap_effect_ops[k], key) != 0)
+                k++;
+            if (!ap_effect_ops[k]) {
+                snprintf(err, errlen, "%s: unknown effect '%s' (alloc, free, trim, map, unmap or ctx)",
+                         fn->name, key);
+                return -1;
+            }
+            if (strlen(val) >= sizeof(e->kind)) {
+                snprintf(err, errlen, "%s: kind '%s' too long", fn->name, val);
+                return -1;
+            }
+            snprintf(e->op, sizeof(e->op), "%s", key);
+            snprintf(e->kind, sizeof(e->kind), "%s", val);
+            continue;
+        }
+        int k = 0;
+        while (k < AP_EFF_ARGS && strcmp(ap_effect_keys[k], key) != 0)
+            k++;
+        if (k == AP_EFF_ARGS) {
+            snprintf(err, errlen, "%s: unknown effect key '%s'", fn->name, key);
+            return -1;
+        }
+        if (e->arg[k] >= 0) {
+            snprintf(err, errlen, "%s: %s= given twice", fn->name, key);
+            return -1;
+        }
+        if ((e->arg[k] = param_index(fn, val)) < 0) {
+            snprintf(err, errlen, "%s: %s=%s names no parameter", fn->name, key, val);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int ap_parse_fn(const char *line, struct ap_fn *fn, char *err, size_t errlen)
 {
-    if (is_blank_or_comment(line))
+    if (is_blank_or_comment(line) || *skip_ws(line) == '%') /* %directive: no row */
         return 0;
     memset(fn, 0, sizeof(*fn));
+    for (int k = 0; k < AP_EFF_ARGS; k++)
+        fn->effect.arg[k] = -1;
     const char *p = skip_ws(line);
-    p = word(p, fn->family, sizeof(fn->family));
-    if (!fn->family[0]) {
-        snprintf(err, errlen, "expected a family name");
-        return -1;
+    for (;;) { /* class[,class...] */
+        if (fn->nclasses == AP_ROW_CLASSES) {
+            snprintf(err, errlen, "too many classes");
+            return -1;
+        }
+        char *c = fn->classes[fn->nclasses];
+        p = word(p, c, AP_CLASS);
+        if (!c[0]) {
+            snprintf(err, errlen, "expected a family name");
+            return -1;
+        }
+        for (int k = 0; k < fn->nclasses; k++)
+            if (strcmp(fn->classes[k], c) == 0) {
+                snprintf(err, errlen, "class '%s' given twice", c);
+                return -1;
+            }
+        fn->nclasses++;
+        if (*p != ',')
+            break;
+        p++;
     }
+    snprintf(fn->family, sizeof(fn->family), "%s", fn->classes[0]);
     p = word_ex(skip_ws(p), fn->name, sizeof(fn->name), 1);
     const char *dot = strchr(fn->name, '.');
     if (dot ? (dot == fn->name || !dot[1] || strchr(dot + 1, '.'))
@@ -197,10 +283,7 @@ int ap_parse_fn(const char *line, struct ap_fn *fn, char *err, size_t errlen)
         }
         tail = skip_ws(tail);
     }
-    if (*tail && *tail != '\n') {
-        snprintf(err, errlen, "%s: text after ')'", fn->name);
-        return -1;
-    }
+    const char *effect = tail;
     size_t len = (size_t)(close - p - 1);
     char *buf = malloc(len + 1);
     if (!buf) {
@@ -229,7 +312,45 @@ int ap_parse_fn(const char *line, struct ap_fn *fn, char *err, size_t errlen)
         }
     }
     free(buf);
+    if (rc == 0 && parse_effect(effect, fn, err, errlen) < 0)
+        rc = -1;
     return rc < 0 ? -1 : 1;
+}
+
+int ap_parse_classes(const char *line, char names[][AP_CLASS], int max, char *err, size_t errlen)
+{
+    const char *p = skip_ws(line);
+    if (strncmp(p, "%classes", 8) != 0 || (p[8] != ' ' && p[8] != '\t'))
+        return 0;
+    int n = 0;
+    for (p = skip_ws(p + 8); *p && *p != '\n'; p = skip_ws(p)) {
+        char w[AP_CLASS * 2];
+        const char *e = word(p, w, sizeof(w));
+        if (e == p || (*e && *e != ' ' && *e != '\t' && *e != '\n')) {
+            snprintf(err, errlen, "%%classes: expected a name at '%.20s'", p);
+            return -1;
+        }
+        if (strlen(w) >= AP_CLASS) {
+            snprintf(err, errlen, "%%classes: '%s' is too long", w);
+            return -1;
+        }
+        for (int k = 0; k < n; k++)
+            if (strcmp(names[k], w) == 0) {
+                snprintf(err, errlen, "%%classes: '%s' given twice", w);
+                return -1;
+            }
+        if (n == max) {
+            snprintf(err, errlen, "%%classes: more than %d", max);
+            return -1;
+        }
+        snprintf(names[n++], AP_CLASS, "%s", w);
+        p = e;
+    }
+    if (!n) {
+        snprintf(err, errlen, "%%classes: no names");
+        return -1;
+    }
+    return n;
 }
 
 void ap_pointee(const char *type, char *out, size_t outlen)

@@ -23,18 +23,42 @@ struct ap_param {
 
 enum ap_ret { AP_RET_RESULT = 0, AP_RET_VOID, AP_RET_U32 };
 
+#define AP_ROW_CLASSES 8
+#define AP_CLASS 16
+
+/* The effect clause after the parameters: OP=KIND then KEY=PARAM words
+ * (see the head of src/api/cuda.api). The ops and keys are listed once,
+ * in apiparse.c; each key is also the name of a field of struct
+ * td_effect (src/common/api.h), which the compiler checks. */
+#define AP_EFF_ARGS 9
+extern const char *const ap_effect_ops[];              /* NULL-terminated */
+extern const char *const ap_effect_keys[AP_EFF_ARGS];
+struct ap_effect {
+    char op[16];          /* one of ap_effect_ops, or "" for none */
+    char kind[AP_CLASS * 2];
+    int arg[AP_EFF_ARGS]; /* per ap_effect_keys: a parameter index, or -1 */
+};
+
 struct ap_fn {
-    char family[16];
+    char family[AP_CLASS]; /* the first class: the function's own family */
+    int nclasses;
+    char classes[AP_ROW_CLASSES][AP_CLASS]; /* "memory,copy": every class it is in */
     char name[AP_NAME];   /* cuX, or TABLE.slot for an export-table slot */
     enum ap_ret ret;      /* "-> void" / "-> u32" after the parameters */
     int nversions;
     int versions[AP_MAX_VERSIONS];
     int nparams;
     struct ap_param params[AP_MAX_PARAMS];
+    struct ap_effect effect;
 };
 
-/* Parse one row of cuda.api. Returns 1 for a row, 0 for a blank or comment
- * line, -1 on error (message in err). */
+/* The "%classes NAME..." line of cuda.api that lists the trace classes
+ * (families), in the order they are shown. Returns the number of names
+ * (at most max), 0 when the line is not a %classes line, -1 on error. */
+int ap_parse_classes(const char *line, char names[][AP_CLASS], int max, char *err, size_t errlen);
+
+/* Parse one row of cuda.api. Returns 1 for a row, 0 for a blank, comment
+ * or %directive line, -1 on error (message in err). */
 int ap_parse_fn(const char *line, struct ap_fn *fn, char *err, size_t errlen);
 
 /* The pointee type of "T *" ("const T *" keeps no const), or "" if the type

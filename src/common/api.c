@@ -35,6 +35,16 @@ const char *td_family_name(int family)
     return family >= 0 && family < TD_FAM__COUNT ? family_names[family] : "?";
 }
 
+char *td_family_list(char *buf, size_t n)
+{
+    size_t at = 0;
+    if (n)
+        buf[0] = '\0';
+    for (int i = 0; i < TD_FAM__COUNT && at < n; i++)
+        at += (size_t)snprintf(buf + at, n - at, "%s%%%s", i ? " " : "", family_names[i]);
+    return buf;
+}
+
 /* index of the newest row of base with version <= version; td_procs is
  * sorted by (base, version) */
 static int proc_find(const char *base, int version, int *exists)

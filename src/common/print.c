@@ -63,8 +63,10 @@ void tp_rawf(struct tp *p, const char *fmt, ...)
 void tp_line_end(struct tp *p)
 {
     put(p, "\n", 1);
+    /* one writer per stream at a time (tdtrace's printer thread): the
+     * stream's own lock is not needed */
     if (p->f && p->buf)
-        fwrite(p->buf, 1, p->len, p->f);
+        fwrite_unlocked(p->buf, 1, p->len, p->f);
     p->len = 0;
     p->depth = 0;
 }
@@ -145,14 +147,13 @@ void tp_arg(struct tp *p, const char *name)
         key(p, name);
 }
 
+
 void tp_call_end(struct tp *p, long long retval, const char *retname)
 {
     pop(p);
-    char num[32];
-    snprintf(num, sizeof(num), "%lld", retval);
     if (p->fmt == TP_JSON) {
         puts_(p, "},\"ret\":");
-        puts_(p, num);
+        tp_int(p, retval);
         if (retname) {
             puts_(p, ",\"retname\":\"");
             puts_(p, retname);
@@ -164,11 +165,11 @@ void tp_call_end(struct tp *p, long long retval, const char *retname)
             puts_(p, retname);
             if (retval != 0) {
                 puts_(p, " (");
-                puts_(p, num);
+                tp_int(p, retval);
                 put(p, ")", 1);
             }
         } else {
-            puts_(p, num);
+            tp_int(p, retval);
         }
     }
 }

@@ -15,35 +15,21 @@
 
 #define A(p) ((_Atomic uint64_t *)(p))
 
-int td_ring_create(struct td_ring *r, char *path, size_t pathlen, uint64_t size, uint32_t flags)
+int td_ring_create(struct td_ring *r, uint64_t size, uint32_t flags)
 {
     memset(r, 0, sizeof(*r));
-    if (size < 65536 || (size & (size - 1)))
+    if (size < 65536 || (size & (size - 1)) || size > (1ULL << 40))
         return -EINVAL;
-    int fd = -1;
-    for (int tries = 0; tries < 16 && fd < 0; tries++) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        snprintf(path, pathlen, "/dev/shm/tdtrace-%d-%lx", (int)getpid(),
-                 (unsigned long)(ts.tv_nsec ^ (unsigned long)tries * 2654435761u));
-        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0 && errno != EEXIST)
-            return -errno;
-    }
+    int fd = memfd_create("tdtrace-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
-        return -EEXIST;
+        return -errno;
     size_t maplen = TD_RING_HDR + size;
-    if (ftruncate(fd, (off_t)maplen) < 0) {
+    void *m = MAP_FAILED;
+    if (ftruncate(fd, (off_t)maplen) < 0 ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0 ||
+        (m = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
         int e = errno;
         close(fd);
-        unlink(path);
-        return -e;
-    }
-    void *m = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (m == MAP_FAILED) {
-        int e = errno;
-        unlink(path);
         return -e;
     }
     r->hdr = m;
@@ -56,22 +42,18 @@ int td_ring_create(struct td_ring *r, char *path, size_t pathlen, uint64_t size,
     r->hdr->size = size;
     r->hdr->consumer_pid = (int32_t)getpid();
     atomic_store_explicit((_Atomic uint64_t *)&r->hdr->magic, TD_RING_MAGIC, memory_order_release);
-    return 0;
+    return fd;
 }
 
-int td_ring_attach(struct td_ring *r, const char *path)
+int td_ring_map(struct td_ring *r, int fd)
 {
     memset(r, 0, sizeof(*r));
-    int fd = open(path, O_RDWR | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
     struct stat st;
-    if (fstat(fd, &st) < 0 || (size_t)st.st_size < TD_RING_HDR + 65536) {
-        close(fd);
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    if ((size_t)st.st_size < TD_RING_HDR + 65536)
         return -EINVAL;
-    }
     void *m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
     if (m == MAP_FAILED)
         return -errno;
     struct td_ring_hdr *h = m;
@@ -89,7 +71,7 @@ int td_ring_attach(struct td_ring *r, const char *path)
     return 0;
 }
 
-void td_ring_detach(struct td_ring *r)
+void td_ring_unmap(struct td_ring *r)
 {
     if (r->hdr)
         munmap(r->hdr, r->maplen);
@@ -106,7 +88,8 @@ static int consumer_gone(struct td_ring *r)
  * one (a cache line the reader keeps writing) only when that looks full */
 static __thread uint64_t seen_tail;
 
-struct td_rec *td_ring_reserve(struct td_ring *r, uint32_t len, unsigned type)
+struct td_rec *td_ring_reserve(struct td_ring *r, uint32_t len, unsigned type, int32_t tid,
+                               int bounded)
 {
     if (!r->hdr || len < sizeof(struct td_rec) || len > TD_RING_MAXREC || (len & 7))
         return NULL;
@@ -128,7 +111,7 @@ struct td_rec *td_ring_reserve(struct td_ring *r, uint32_t len, unsigned type)
         }
         if (h + pad + len - t > r->size) {
             /* full */
-            if ((r->hdr->flags & TD_RING_BOUNDED) || (++spins % 4096 == 0 && consumer_gone(r))) {
+            if (bounded || (++spins % 4096 == 0 && consumer_gone(r))) {
                 atomic_fetch_add_explicit(A(&r->hdr->dropped), 1, memory_order_relaxed);
                 return NULL;
             }
@@ -146,19 +129,21 @@ struct td_rec *td_ring_reserve(struct td_ring *r, uint32_t len, unsigned type)
     }
     if (pad) {
         struct td_rec *p = (struct td_rec *)(r->data + off);
-        atomic_store_explicit(A(&p->word), TD_REC_WORD(pad, TD_ST_COMMITTED, TD_REC_PAD),
+        atomic_store_explicit(A(&p->word), TD_REC_WORD(pad, TD_ST_COMMITTED, TD_REC_PAD, tid),
                               memory_order_release);
         off = 0;
     }
     struct td_rec *rec = (struct td_rec *)(r->data + off);
-    atomic_store_explicit(A(&rec->word), TD_REC_WORD(len, TD_ST_RESERVED, type), memory_order_relaxed);
+    atomic_store_explicit(A(&rec->word), TD_REC_WORD(len, TD_ST_RESERVED, type, tid),
+                          memory_order_relaxed);
     return rec;
 }
 
-void td_ring_commit(struct td_ring *r, struct td_rec *rec, uint32_t len, unsigned type)
+void td_ring_commit(struct td_rec *rec)
 {
-    (void)r;
-    atomic_store_explicit(A(&rec->word), TD_REC_WORD(len, TD_ST_COMMITTED, type), memory_order_release);
+    uint64_t w = atomic_load_explicit(A(&rec->word), memory_order_relaxed);
+    w = (w & ~((uint64_t)0xff << 16)) | ((uint64_t)TD_ST_COMMITTED << 16);
+    atomic_store_explicit(A(&rec->word), w, memory_order_release);
 }
 
 #define PUBLISH_EVERY 64
@@ -186,65 +171,98 @@ static void consume(struct td_ring *r, uint64_t t, uint64_t n)
         td_ring_publish(r);
 }
 
-int td_ring_read(struct td_ring *r, void *buf, int final, uint64_t *lost_bytes)
+/* the ring's head, if it can be believed */
+static int head_ok(const struct td_ring *r, uint64_t t, uint64_t h)
 {
-    if (!r->unpublished)
-        r->rtail = atomic_load_explicit(A(&r->hdr->tail), memory_order_relaxed);
-    for (;;) {
+    return h >= t && h - t <= r->size && !(h & 7);
+}
+
+int td_ring_read(struct td_ring *r, void *buf, int final, struct td_ring_loss *loss)
+{
+    r->stall_tid = 0;
+    {
         uint64_t t = r->rtail;
         uint64_t h = atomic_load_explicit(A(&r->hdr->head), memory_order_acquire);
         if (h == t) {
             td_ring_publish(r);
             return 0;
         }
-        if (h < t || h - t > r->size || (t & 7)) {
-            /* a writer scribbled on the header: give up on what is there */
-            if (h < t || h - t > r->size)
-                h = t; /* cannot trust head either */
-            *lost_bytes += h - t;
+        if (!head_ok(r, t, h)) {
+            /* the process scribbled on its header: nothing in the ring can
+             * be trusted; start over where head says (aligned) */
+            h = (h + 7) & ~(uint64_t)7;
+            loss->resyncs++;
+            memset(r->data, 0, r->size);
             r->rtail = h;
             r->unpublished = 0;
             atomic_store_explicit(A(&r->hdr->tail), h, memory_order_release);
             atomic_store_explicit(A(&r->hdr->head), h, memory_order_release);
-            memset(r->data, 0, r->size);
             return -1;
         }
         uint64_t off = t & r->mask;
         uint64_t w = atomic_load_explicit(A(r->data + off), memory_order_acquire);
         uint32_t len = TD_REC_LEN(w);
         unsigned state = TD_REC_STATE(w);
-        int bad_len = len < 8 || (len & 7) || off + len > r->size || len > h - t;
-        if (state == TD_ST_FREE || (state == TD_ST_RESERVED && !final)) {
-            if (final) { /* the writer never got to store the word: the rest is lost */
-                *lost_bytes += h - t;
-                consume(r, t, h - t);
+        if (state == TD_ST_FREE && w == 0) {
+            if (!final) { /* a writer between its reservation and its first store */
+                td_ring_publish(r);
+                return 0;
             }
-            td_ring_publish(r);
-            return 0;
+            /* its writer died before storing the word, so before writing
+             * anything: the hole is zeros up to the next record */
+            uint64_t p = t;
+            while (p < h && atomic_load_explicit(A(r->data + (p & r->mask)), memory_order_acquire) == 0)
+                p += 8;
+            loss->records++;
+            loss->bytes += p - t;
+            consume(r, t, p - t);
+            return -1;
         }
-        if (bad_len || state > TD_ST_COMMITTED) {
-            *lost_bytes += h - t;
+        if (len < sizeof(struct td_rec) || (len & 7) || off + len > r->size || len > h - t ||
+            len > TD_RING_MAXREC || state > TD_ST_COMMITTED || state == TD_ST_FREE) {
+            if (TD_REC_TYPE(w) == TD_REC_PAD && state == TD_ST_COMMITTED && len >= 8 && !(len & 7) &&
+                off + len == r->size && len <= h - t) {
+                consume(r, t, len);
+                return -1;
+            }
+            /* no way to find the next record: the rest is lost */
+            loss->bytes += h - t;
             consume(r, t, h - t);
             td_ring_publish(r);
             return -1;
         }
-        if (state == TD_ST_RESERVED) { /* final: its writer died mid-record */
-            *lost_bytes += len;
+        if (state == TD_ST_RESERVED) {
+            if (!final) {
+                r->stall_tid = TD_REC_TID(w);
+                td_ring_publish(r);
+                return 0;
+            }
+            loss->records++;
             consume(r, t, len);
-            continue;
+            return -1;
         }
         if (TD_REC_TYPE(w) == TD_REC_PAD) {
             consume(r, t, len);
-            continue;
-        }
-        if (len > TD_RING_MAXREC) {
-            *lost_bytes += len;
-            consume(r, t, len);
-            td_ring_publish(r);
             return -1;
         }
         memcpy(buf, r->data + off, len);
         consume(r, t, len);
         return (int)len;
     }
+}
+
+void td_ring_skip(struct td_ring *r, struct td_ring_loss *loss)
+{
+    uint64_t t = r->rtail;
+    uint64_t h = atomic_load_explicit(A(&r->hdr->head), memory_order_acquire);
+    if (!head_ok(r, t, h) || h == t)
+        return;
+    uint64_t w = atomic_load_explicit(A(r->data + (t & r->mask)), memory_order_acquire);
+    uint32_t len = TD_REC_LEN(w);
+    if (TD_REC_STATE(w) != TD_ST_RESERVED || len < 8 || (len & 7) || (t & r->mask) + len > r->size ||
+        len > h - t)
+        return;
+    loss->records++;
+    consume(r, t, len);
+    td_ring_publish(r);
 }

@@ -10,7 +10,10 @@
 #define TD_POLICY_H
 
 #include <stddef.h>
+#include <regex.h>
 #include <stdio.h>
+
+#include "tdtrace/record.h"
 
 struct td_policy;                         /* opaque, immutable after parse */
 
@@ -40,10 +43,30 @@ int td_policy_apply_option(struct td_policy *p, const char *opt, const char *val
  * ($TDTRACE_POLICY), else the nearest tdtrace.policy in cwd or a parent;
  * "none" in cli_path or env_value means the defaults. Writes the path, or
  * "" for the defaults. 0, or -1 with errno set when the file given by
- * cli_path or env_value is unreadable or the path does not fit. */
+ * cli_path or env_value is unreadable or the path does not fit, or (EPERM)
+ * when the file found is not to be trusted (see td_policy_untrusted). */
 int td_policy_locate(const char *cli_path, const char *env_value, const char *cwd,
                      char *path, size_t pathlen);
+/* A tdtrace.policy found by the search is used only if the user or root
+ * owns it and every directory above it, and none of them is writable by
+ * others (a sticky directory such as /tmp excepted), as git refuses a
+ * repository owned by someone else: otherwise td_policy_locate fails with
+ * EPERM and writes the file's path. This says why: 1 (untrusted) with a
+ * sentence in why, or 0. A file named with --policy= or $TDTRACE_POLICY
+ * is the user's explicit choice and is not checked. */
+int td_policy_untrusted(const char *path, char *why, size_t n);
 void td_policy_free(struct td_policy *p);
+
+/* Every regular expression a user gives tdtrace is compiled here: one
+ * longer than TD_REGEX_MAX_LEN, nesting groups deeper than
+ * TD_REGEX_MAX_DEPTH or expanding (counted repetitions) to more than
+ * TD_REGEX_MAX_STATES is refused with a message, never handed to
+ * regcomp. 0, or -1 with err. */
+#define TD_REGEX_MAX_LEN 1024
+#define TD_REGEX_MAX_DEPTH 32
+#define TD_REGEX_MAX_STATES 20000
+int td_regex_check(const char *re, char *err, size_t n);
+int td_regex_compile(regex_t *out, const char *re, int cflags, char *err, size_t n);
 
 /* The normalised text, one statement per line, as --check-policy prints
  * it; parsing it gives the same policy (and the same text). 0 or -1. */
@@ -58,7 +81,20 @@ int td_policy_write_ex(const struct td_policy *p, FILE *f, int flags);
 int td_policy_format_error(const struct td_policy_error *e, char *buf, size_t n);
 
 /* ---- queries used by the supervisor and the shim at start ---------- */
-enum { TD_BACKEND_AUTO, TD_BACKEND_DRIVER, TD_BACKEND_EMULATE };
+/* The backends, the one list of their names: where calls go (the real
+ * driver, the emulated GPU, or the driver when it finds a device). */
+#define TD_BACKENDS(X) X(AUTO, auto) X(DRIVER, driver) X(EMULATE, emulate)
+enum td_backend {
+#define TD_BACKEND_ENUM(id, name) TD_BACKEND_##id,
+    TD_BACKENDS(TD_BACKEND_ENUM)
+#undef TD_BACKEND_ENUM
+    TD_BACKEND__COUNT
+};
+const char *td_policy_backend_name(int backend);   /* "auto" for a bad value */
+int td_policy_backend_find(const char *name);      /* TD_BACKEND_*, or -1 */
+/* every name, joined with sep ("auto|driver|emulate"), or with sep NULL
+ * as a sentence ("auto, driver or emulate"); returns buf */
+char *td_policy_backend_list(char *buf, size_t n, const char *sep);
 int td_policy_backend(const struct td_policy *p);  /* TD_BACKEND_* */
 int td_policy_enforce(const struct td_policy *p);  /* 1 enforce, 0 audit */
 /* 1 when some rule acts on driver calls (deny, inject, memory-limit,
@@ -128,16 +164,14 @@ size_t td_policy_ioctl_deny_count(const struct td_policy *p);
 const struct td_ioctl_deny *td_policy_ioctl_deny(const struct td_policy *p, size_t i);
 
 /* ---- data about entry points ------------------------------------------ */
-enum td_alloc_kind {
-    TD_ALLOC_NONE, TD_ALLOC_PLAIN, TD_ALLOC_PITCHED, TD_ALLOC_MANAGED,
-    TD_ALLOC_ASYNC, TD_ALLOC_POOL, TD_ALLOC_VMM, TD_ALLOC_ARRAY,
-    TD_ALLOC_GRAPH_NODE,         /* cuGraphAddMemAllocNode; cuGraphAddNode* when the node allocates */
-    TD_ALLOC_GRAPH_EXEC,         /* cuGraphInstantiate*: the graph's allocation nodes */
-};
-/* The kind of device allocation fn (a td_fn id) makes, or TD_ALLOC_NONE. */
+/* The kind of device allocation fn (a td_fn id) makes (enum td_alloc_kind
+ * of api.h), or TD_ALLOC_NONE:
+ * the effect alloc=KIND of its row in src/api/cuda.api when KIND is device
+ * memory (td_alloc_is_device); what a memory limit counts. */
 int td_policy_is_alloc(int fn);
-/* 1 when fn gives device memory back (frees, VMM release, array destroy,
- * graph exec destroy, pool and graph-memory trims). */
+/* 1 when fn gives device memory back: free= or trim= of device memory
+ * (frees, VMM release, array destroy, graph exec destroy, pool and
+ * graph-memory trims). */
 int td_policy_is_free(int fn);
 
 /* ---- evaluation: a pure function, no I/O, no global state ------------ */
@@ -148,8 +182,10 @@ struct td_call_ctx {
     unsigned long long alloc_bytes; /* bytes this call would allocate, 0 if none */
     unsigned long long in_use;   /* device bytes in use now under this tdtrace, on that device */
 };
-enum td_action { TD_ACT_PASS, TD_ACT_DENY, TD_ACT_INJECT, TD_ACT_LIMIT /* over memory limit */,
-                 TD_ACT_DELAY /* inject delay only */ };
+/* an action is the verdict kind the shim records with the call */
+enum td_action { TD_ACT_PASS = TD_VD_NONE, TD_ACT_DENY = TD_VD_DENY, TD_ACT_INJECT = TD_VD_INJECT,
+                 TD_ACT_LIMIT = TD_VD_LIMIT /* over memory limit */,
+                 TD_ACT_DELAY = TD_VD_DELAY /* inject delay only */ };
 struct td_verdict {
     enum td_action action;
     int result;                  /* CUresult to return (DENY, INJECT, LIMIT) */

@@ -4,54 +4,22 @@
 
 #include <string.h>
 
-/* ---- which entry points allocate or free device memory ---------------------- */
-
-static const struct { unsigned short fn; unsigned char kind; } alloc_fns[] = {
-    { TD_FN_cuMemAlloc, TD_ALLOC_PLAIN },
-    { TD_FN_cuMemAlloc_v2, TD_ALLOC_PLAIN },
-    { TD_FN_cuMemAllocPitch, TD_ALLOC_PITCHED },
-    { TD_FN_cuMemAllocPitch_v2, TD_ALLOC_PITCHED },
-    { TD_FN_cuMemAllocManaged, TD_ALLOC_MANAGED },
-    { TD_FN_cuMemAllocAsync, TD_ALLOC_ASYNC },
-    { TD_FN_cuMemAllocAsync_ptsz, TD_ALLOC_ASYNC },
-    { TD_FN_cuMemAllocFromPoolAsync, TD_ALLOC_POOL },
-    { TD_FN_cuMemAllocFromPoolAsync_ptsz, TD_ALLOC_POOL },
-    { TD_FN_cuMemCreate, TD_ALLOC_VMM },
-    { TD_FN_cuArrayCreate, TD_ALLOC_ARRAY },
-    { TD_FN_cuArrayCreate_v2, TD_ALLOC_ARRAY },
-    { TD_FN_cuArray3DCreate, TD_ALLOC_ARRAY },
-    { TD_FN_cuArray3DCreate_v2, TD_ALLOC_ARRAY },
-    { TD_FN_cuMipmappedArrayCreate, TD_ALLOC_ARRAY },
-    { TD_FN_cuGraphAddMemAllocNode, TD_ALLOC_GRAPH_NODE },
-    { TD_FN_cuGraphAddNode, TD_ALLOC_GRAPH_NODE },
-    { TD_FN_cuGraphAddNode_v2, TD_ALLOC_GRAPH_NODE },
-    { TD_FN_cuGraphInstantiate, TD_ALLOC_GRAPH_EXEC },
-    { TD_FN_cuGraphInstantiate_v2, TD_ALLOC_GRAPH_EXEC },
-    { TD_FN_cuGraphInstantiateWithFlags, TD_ALLOC_GRAPH_EXEC },
-    { TD_FN_cuGraphInstantiateWithParams, TD_ALLOC_GRAPH_EXEC },
-    { TD_FN_cuGraphInstantiateWithParams_ptsz, TD_ALLOC_GRAPH_EXEC },
-};
-
-static const unsigned short free_fns[] = {
-    TD_FN_cuMemFree, TD_FN_cuMemFree_v2, TD_FN_cuMemFreeAsync, TD_FN_cuMemFreeAsync_ptsz,
-    TD_FN_cuMemRelease, TD_FN_cuArrayDestroy, TD_FN_cuMipmappedArrayDestroy,
-    TD_FN_cuGraphExecDestroy, TD_FN_cuMemPoolTrimTo, TD_FN_cuDeviceGraphMemTrim,
-};
+/* ---- which entry points allocate or free device memory: their rows say ---- */
 
 int td_policy_is_alloc(int fn)
 {
-    for (size_t i = 0; i < sizeof alloc_fns / sizeof alloc_fns[0]; i++)
-        if (alloc_fns[i].fn == fn)
-            return alloc_fns[i].kind;
-    return TD_ALLOC_NONE;
+    if (fn < 0 || fn >= TD_FN__COUNT)
+        return TD_ALLOC_NONE;
+    const struct td_effect *e = &td_fn_effects[fn];
+    return e->op == TD_EFF_ALLOC && td_alloc_is_device(e->kind) ? e->kind : TD_ALLOC_NONE;
 }
 
 int td_policy_is_free(int fn)
 {
-    for (size_t i = 0; i < sizeof free_fns / sizeof free_fns[0]; i++)
-        if (free_fns[i] == fn)
-            return 1;
-    return 0;
+    if (fn < 0 || fn >= TD_FN__COUNT)
+        return 0;
+    const struct td_effect *e = &td_fn_effects[fn];
+    return (e->op == TD_EFF_FREE || e->op == TD_EFF_TRIM) && td_alloc_is_device(e->kind);
 }
 
 /* ---- evaluation ------------------------------------------------------------------- */

@@ -73,11 +73,52 @@ struct td_policy {
     short inject_for[TD_FN__COUNT];
 };
 
+/* ---- building a policy: policy_state.c, policy_stmt.c ------------------ */
+
+/* a word of a statement, and its column (1-based; 0 for an option) */
+struct pol_tok { char *s; int col; };
+
+/* what the lexer or an option hands the statements */
+struct pol_state {
+    struct td_policy *p;
+    struct td_policy_error *err;
+    const char *efile;            /* errors: the file, or "--OPTION" */
+    int eline;                    /* errors: the line, 0 for an option */
+    const char *file;             /* rules: where they came from */
+    int line;
+    int cli;                      /* an option: replaces, never conflicts */
+};
+
+/* fill the error (with "; did you mean 'sugg'?" when sugg); returns -1 */
+__attribute__((format(printf, 4, 5)))
+int td_pol_perr_dym(struct pol_state *ps, int col, const char *sugg, const char *fmt, ...);
+#define perr(ps, col, ...) td_pol_perr_dym(ps, col, NULL, __VA_ARGS__)
+int td_pol_oom(struct pol_state *ps);
+/* "WHAT conflicts with line N" (or FILE:N when the other rule came from elsewhere) */
+int td_pol_conflict(struct pol_state *ps, int col, const char *what, const struct pol_loc *l);
+/* the policy's copy of a file name, or NULL */
+const char *td_pol_intern(struct td_policy *p, const char *name);
+struct pol_loc td_pol_here(const struct pol_state *ps);
+/* arr (n elements) grown by one zeroed element, or NULL (also past POL_MAX_RULES) */
+void *td_pol_grow(void *arr, int n, size_t size);
+void td_pol_free_call(struct pol_call *r);
+
+/* one statement, t[0] its keyword; 0 or -1 */
+int td_pol_statement(struct pol_state *ps, struct pol_tok *t, int n);
+/* each function's deny and inject rule */
+void td_pol_resolve(struct td_policy *p);
+/* the checks that need the whole file, then td_pol_resolve; 0 or -1 */
+int td_pol_finish(struct pol_state *ps);
+
 /* policy_util.c */
+extern const char *const td_pol_backends[];   /* NULL-terminated, by TD_BACKEND_* */
 extern const char *const td_pol_profiles[];
 int td_pol_profile_find(const char *name);
 /* "h100, a100, ... or rtx5090" into buf */
 void td_pol_profile_list(char *buf, size_t n);
+/* the names of a NULL-terminated list joined with sep, or with sep NULL as
+ * "a, b or c"; returns buf */
+char *td_pol_name_list(const char *const *names, char *buf, size_t n, const char *sep);
 int td_pol_errno_find(const char *name);
 const char *td_pol_errno_name(int e);
 const char *td_pol_errno_suggest(const char *word);

@@ -1,5 +1,5 @@
-/* Values in policies: sizes, durations, errno names, profiles, and the
- * "did you mean" search. */
+/* Values in policies: sizes, durations, errno names, backends, profiles,
+ * and the "did you mean" search. */
 #include "policy_int.h"
 
 #include <ctype.h>
@@ -166,6 +166,45 @@ int td_pol_write_duration(unsigned long long ns, char *buf, size_t n)
 
 /* ---- names -------------------------------------------------------------- */
 
+char *td_pol_name_list(const char *const *names, char *buf, size_t n, const char *sep)
+{
+    size_t at = 0;
+    if (!n)
+        return buf;
+    buf[0] = 0;
+    for (int i = 0; names[i] && at < n; i++)
+        at += (size_t)snprintf(buf + at, n - at, "%s%s",
+                               !i ? "" : sep ? sep : names[i + 1] ? ", " : " or ", names[i]);
+    return buf;
+}
+
+/* the backends, from policy.h's one list */
+const char *const td_pol_backends[] = {
+#define TD_BACKEND_NAME(id, name) #name,
+    TD_BACKENDS(TD_BACKEND_NAME)
+#undef TD_BACKEND_NAME
+    NULL
+};
+
+const char *td_policy_backend_name(int backend)
+{
+    return backend >= 0 && backend < TD_BACKEND__COUNT ? td_pol_backends[backend]
+                                                       : td_pol_backends[TD_BACKEND_AUTO];
+}
+
+int td_policy_backend_find(const char *name)
+{
+    for (int i = 0; name && td_pol_backends[i]; i++)
+        if (strcmp(td_pol_backends[i], name) == 0)
+            return i;
+    return -1;
+}
+
+char *td_policy_backend_list(char *buf, size_t n, const char *sep)
+{
+    return td_pol_name_list(td_pol_backends, buf, n, sep);
+}
+
 /* the emulator's profiles, from its one table */
 const char *const td_pol_profiles[] = {
 #define PROFILE(id, name, gpu, mem) name,
@@ -178,11 +217,7 @@ const char *const td_pol_profiles[] = {
 
 void td_pol_profile_list(char *buf, size_t n)
 {
-    size_t at = 0;
-    buf[0] = 0;
-    for (int i = 0; td_pol_profiles[i] && at < n; i++)
-        at += (size_t)snprintf(buf + at, n - at, "%s%s", !i ? "" : td_pol_profiles[i + 1] ? ", " : " or ",
-                               td_pol_profiles[i]);
+    td_pol_name_list(td_pol_profiles, buf, n, NULL);
 }
 
 int td_pol_profile_find(const char *name)
@@ -193,17 +228,13 @@ int td_pol_profile_find(const char *name)
     return -1;
 }
 
-#define E(x) { #x, x }
+/* the C library's errno names, from its <errno.h> (tools/gen-errnos.sh):
+ * each number's own name first, then the aliases */
 static const struct { const char *name; int value; } errnos[] = {
-    E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
-    E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES),
-    E(EFAULT), E(EBUSY), E(EEXIST), E(EXDEV), E(ENODEV), E(ENOTDIR),
-    E(EISDIR), E(EINVAL), E(ENFILE), E(EMFILE), E(ENOTTY), E(ETXTBSY),
-    E(EFBIG), E(ENOSPC), E(ESPIPE), E(EROFS), E(EMLINK), E(EPIPE), E(EDOM),
-    E(ERANGE), E(EDEADLK), E(ENOSYS), E(ENODATA), E(ETIMEDOUT),
-    E(EOPNOTSUPP), E(ENOTSUP), E(ECANCELED), E(EOVERFLOW), E(EWOULDBLOCK),
+#define TD_ERRNO(x) { #x, x },
+#include "td_errnos.def"
+#undef TD_ERRNO
 };
-#undef E
 #define NERRNOS ((int)(sizeof errnos / sizeof errnos[0]))
 
 int td_pol_errno_find(const char *name)

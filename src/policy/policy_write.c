@@ -5,7 +5,6 @@
 
 #include <string.h>
 
-static const char *const backend_names[] = { "auto", "driver", "emulate" };
 
 /* a setting nobody gave (the default mode, the backend an emulate
  * statement implies) comes from "<default>" */
@@ -42,7 +41,7 @@ int td_policy_write_ex(const struct td_policy *p, FILE *f, int flags)
     origin(f, flags, p->mode_loc.file, p->mode_loc.line);
     fprintf(f, "mode %s\n", p->enforce ? "enforce" : "audit");
     origin(f, flags, p->backend_loc.file, p->backend_loc.line);
-    fprintf(f, "backend %s\n", backend_names[p->backend]);
+    fprintf(f, "backend %s\n", td_policy_backend_name(p->backend));
     if (p->emu_set) {
         origin(f, flags, p->emu_loc.file, p->emu_loc.line);
         fprintf(f, "emulate devices=%d profile=%s", p->emu_devices, td_pol_profiles[p->emu_profile]);

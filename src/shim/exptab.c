@@ -2,7 +2,7 @@
  *
  * The backend's table is handed out as a copy whose known slots are
  * wrappers (traced under the names of src/api/exptab.api) and whose other
- * slots are the backend's own. A copy is made once per table and kept for
+ * slots are trampolines (tramp.c) to the backend's own. A copy is made once per table and kept for
  * the life of the process: the runtime expects stable addresses. Because
  * the runtime's integrity check hashes the addresses it sees (the copies'),
  * the INTEGRITY_CHECK slot is answered here, with what the backend reports
@@ -180,76 +180,6 @@ static CUresult integrity_check(uint32_t version, uint64_t seconds, uint64_t out
     return r;
 }
 
-/* ---- slots of unknown signature: trampolines (tramp_x86_64.S) ---------- */
-
-#define NTRAMP 512
-struct tramp { void *target; unsigned char uuid[16]; unsigned slot; };
-static struct tramp tramps[NTRAMP];
-static int ntramps;
-
-struct tframe { void *ret; uintptr_t sp; struct td_call c; uint64_t a[6]; };
-static __thread struct tframe *tstack;
-static __thread int tdepth, tcap;
-
-void *td_tramp_enter(unsigned k, void *ret, const uint64_t *regs, uintptr_t sp);
-void *td_tramp_leave(uint64_t rax, uintptr_t sp);
-
-void *td_tramp_enter(unsigned k, void *ret, const uint64_t *regs, uintptr_t sp)
-{
-    /* frames a longjmp skipped over lie below this caller's stack pointer */
-    while (tdepth > 0 && tstack[tdepth - 1].sp < sp)
-        tdepth--;
-    if (tdepth == tcap) {
-        int cap = tcap ? tcap * 2 : 16;
-        struct tframe *s = realloc(tstack, (size_t)cap * sizeof(*s));
-        if (!s)
-            return NULL; /* cannot happen in practice; see td_tramp_leave */
-        tstack = s;
-        tcap = cap;
-    }
-    struct tframe *f = &tstack[tdepth++];
-    f->ret = ret;
-    f->sp = sp;
-    f->a[0] = TD_PTR(tramps[k].uuid);
-    f->a[1] = tramps[k].slot;
-    for (int i = 0; i < 4; i++)
-        f->a[2 + i] = regs[i];
-    CUresult r;
-    td_enter(TD_FN_EXPORT_TABLE_slot, &f->c, f->a, &r);
-    return tramps[k].target;
-}
-
-void *td_tramp_leave(uint64_t rax, uintptr_t sp)
-{
-    while (tdepth > 1 && tstack[tdepth - 1].sp < sp)
-        tdepth--;
-    struct tframe *f = &tstack[--tdepth];
-    td_leave(&f->c, f->a, (CUresult)(uint32_t)rax);
-    return f->ret;
-}
-
-#if defined(__x86_64__)
-extern const unsigned char td_tramp_stubs[];
-/* a traced stand-in for slot `slot` of a table, or the slot itself */
-static void *tramp_for(const unsigned char uuid[16], unsigned slot, void *target)
-{
-    if (!target || ntramps == NTRAMP)
-        return target;
-    struct tramp *t = &tramps[ntramps];
-    t->target = target;
-    memcpy(t->uuid, uuid, 16);
-    t->slot = slot;
-    return (void *)(td_tramp_stubs + 16 * ntramps++);
-}
-#else
-static void *tramp_for(const unsigned char uuid[16], unsigned slot, void *target)
-{
-    (void)uuid;
-    (void)slot;
-    return target; /* no trampolines on this architecture: the slot is not traced */
-}
-#endif
-
 /* the wrapped slots of each table */
 static const struct { int table, slot; void *fn; } wrapped[] = {
     { TD_EXPTAB_CUDART_INTERFACE, 2, (void *)cudart_get_primary_ctx },
@@ -288,7 +218,7 @@ static const void *wrap_table(int t, const void *table)
     }
     memcpy(copy, orig, n * sizeof(void *));
     for (size_t s = info->sized ? 1 : 0; s < n; s++)
-        copy[s] = tramp_for(info->uuid, (unsigned)s, orig[s]);
+        copy[s] = td_tramp_for(info->uuid, (unsigned)s, orig[s]);
     for (size_t i = 0; i < sizeof(wrapped) / sizeof(wrapped[0]); i++)
         if (wrapped[i].table == t && (size_t)wrapped[i].slot < n && orig[wrapped[i].slot] &&
             !(info->sized && wrapped[i].slot == 0))
@@ -316,7 +246,7 @@ static CUresult shim_get_export_table(const void **table, const CUuuid *id)
     return r;
 }
 
-void *td_exptab_override(void)
+void td_exptab_register(void)
 {
-    return (void *)shim_get_export_table;
+    td_set_override(TD_FN_cuGetExportTable, (void *)shim_get_export_table);
 }

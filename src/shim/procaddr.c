@@ -1,4 +1,4 @@
-/* cuGetProcAddress and cuGetExportTable in the shim.
+/* cuGetProcAddress in the shim.
  *
  * The CUDA runtime reaches the driver through cuGetProcAddress pointers,
  * so the shim answers every lookup with its own wrapper for exactly the
@@ -20,7 +20,7 @@ static void *wrap(const char *symbol, int version, cuuint64_t flags, void *p)
     int id = td_proc_lookup(symbol, version, (flags & PER_THREAD_FLAG) != 0, &too_low);
     if (id < 0)
         return p;
-    if (!td_shim_override(id))
+    if (!td_override(id))
         td_set_backend_fn(id, p);
     return td_shim_fns[id];
 }
@@ -59,14 +59,8 @@ static CUresult shim_getproc_v1(const char *symbol, void **pfn, int version, cuu
     return r;
 }
 
-static void *const overrides[TD_FN__ENTRY_POINTS] = {
-    [TD_FN_cuGetProcAddress] = (void *)shim_getproc_v1,
-    [TD_FN_cuGetProcAddress_v2] = (void *)shim_getproc_v2,
-};
-
-void *td_shim_override(int fn)
+void td_procaddr_register(void)
 {
-    if (fn == TD_FN_cuGetExportTable)
-        return td_exptab_override();
-    return fn < TD_FN__ENTRY_POINTS ? overrides[fn] : NULL;
+    td_set_override(TD_FN_cuGetProcAddress, (void *)shim_getproc_v1);
+    td_set_override(TD_FN_cuGetProcAddress_v2, (void *)shim_getproc_v2);
 }

@@ -6,15 +6,36 @@
 #ifndef TD_SHIM_H
 #define TD_SHIM_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "api.h"
 #include "ring.h"
 
-/* tdtrace's ring, when traced (hdr NULL otherwise) */
-extern struct td_ring td_shim_ring;
+/* ---- conn.c: the connection to tdtrace ------------------------------- */
+/* tdtrace's control area (read-only: flags, trace mask, policy) and the
+ * area every traced process shares (the memory budget); NULL untraced */
+extern const struct td_ctl *td_shim_ctl;
+extern struct td_shared *td_shim_shared;
+/* this process's ring (replaced in a child: each process has its own) */
+extern struct td_ring *_Atomic td_shim_ring;
+/* the process's pid, in a page the kernel clears in a child after any
+ * fork (MADV_WIPEONFORK), even a raw fork(2) that runs no atfork handler:
+ * 0 there means "a new process: get a ring of its own"; NULL untraced */
+struct td_shim_self { _Atomic pid_t pid; };
+extern struct td_shim_self *td_shim_self;
+/* -k, --bounded */
+extern int td_shim_stacks, td_shim_bounded;
+/* connect to tdtrace, map the areas, note the flags (at start) */
+void td_conn_start(void);
+/* ask tdtrace for this process's ring (and, the first time, the control
+ * and shared areas); 0 or -1 (then the process is not traced) */
+int td_conn_connect(int first);
+/* wake tdtrace, which sleeps waiting for records */
+void td_conn_wake(void);
 
 #define TD_EXPORT __attribute__((visibility("default")))
 #define TD_PTR(x) ((uint64_t)(uintptr_t)(x))
@@ -61,6 +82,7 @@ static inline uint64_t td_now(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* ---- shimpolicy.c: the policy in this process ------------------------ */
 /* set when a policy is loaded: td_enter then consults it */
 extern int td_shim_policy_active;
 /* the functions tdtrace records (the ring's trace mask), or NULL untraced */
@@ -92,24 +114,38 @@ static inline int td_enter(int fn, struct td_call *c, const uint64_t *a, CUresul
     return 1;
 }
 
-/* the function the wrapper calls for fn: the backend's, or an override */
+/* ---- backend.c: the backend registry --------------------------------- */
+/* choose and load the backend (once; at start, or at the first call) */
+void td_backend_load(void);
+int td_backend_kind(void);          /* TD_BK_* */
+const char *td_backend_text(void);  /* "driver PATH", "emulate PATH", "none (why)" */
+/* the backend's function for fn, or NULL */
+void *td_backend_fn(int fn);
+void td_set_backend_fn(int fn, void *p);
+/* the shim's own implementation of an entry point, or NULL */
+void td_set_override(int fn, void *p);
+void *td_override(int fn);
+/* the function the wrapper calls for fn: the override, or the backend's */
 void *td_real(int fn);
 /* result of a call the backend does not have */
 CUresult td_missing(int fn);
+
+/* ---- shim.c: the records ---------------------------------------------- */
 /* record the call */
 void td_leave(struct td_call *c, const uint64_t *a, CUresult r);
+/* the hello record: this process and its backend */
+void td_shim_hello(void);
+/* after a fork, in the child: a ring of its own */
+void td_shim_atfork_child(void);
 
-/* every wrapper, by id (generated) */
+/* ---- the shim's own entry points --------------------------------------- */
+/* every wrapper, by id (generated: shim_wrappers.c) */
 extern void *const td_shim_fns[TD_FN__ENTRY_POINTS];
-
-/* shim internals shared between its files */
-void *td_backend_fn(int fn);
-void td_set_backend_fn(int fn, void *p);
-void *td_shim_override(int fn);
-/* cuGetExportTable's override (exptab.c) */
-void *td_exptab_override(void);
-/* path of the real driver, as the loader would find it, skipping tdtrace's
- * own directories; 0 or -1 */
-int td_find_driver(const char *own_dir, char *out, size_t outlen);
+/* cuGetProcAddress (procaddr.c) and cuGetExportTable (exptab.c) */
+void td_procaddr_register(void);
+void td_exptab_register(void);
+/* a traced stand-in for slot `slot` of the table uuid whose function is
+ * target, or target itself (tramp.c) */
+void *td_tramp_for(const unsigned char uuid[16], unsigned slot, void *target);
 
 #endif

@@ -3,7 +3,9 @@
  * normalised text whose rules keep their file:line; evaluation is
  * td_policy_eval, a pure function. What the rules do is recorded with the
  * call, so tdtrace marks it. The device-memory budget is shared by every
- * process under one tdtrace through the ring's header. Nothing here may
+ * process under one tdtrace through the shared area (struct td_shared),
+ * which every traced process can write: the limit is advisory, and
+ * tdtrace's own accounting, from the records, is what it reports. Nothing here may
  * exit or abort the program: a policy that does not load leaves the shim
  * tracing only. */
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include "shim.h"
 
 int td_dev_mapped;
+int td_shim_policy_active;
 
 static struct td_policy *pol;
 static _Atomic unsigned long long ncalls[TD_FN__COUNT]; /* this process's, per function */
@@ -32,15 +35,12 @@ static pthread_once_t map_once = PTHREAD_ONCE_INIT;
 static int map[TD_POLICY_MAX_DEVICES], nvisible = -1, backend_count;
 static int map_ready;
 
-static int fn_cuMemGetInfo_v2 = -1, fn_cuMemGetInfo = -1, fn_cuDeviceGetCount = -1;
-
 void td_shim_policy_init(void)
 {
-    const char *path = getenv("TDTRACE_SHIM_POLICY");
-    if (!path || !*path)
+    if (!td_shim_ctl || !td_shim_ctl->policy_len)
         return;
     struct td_policy_error e;
-    if (td_policy_load(path, &pol, &e) < 0) {
+    if (td_policy_parse((const char *)(td_shim_ctl + 1), td_shim_ctl->policy_len, "tdtrace", &pol, &e) < 0) {
         pol = NULL;
         return;
     }
@@ -49,9 +49,6 @@ void td_shim_policy_init(void)
         pol = NULL;
         return;
     }
-    fn_cuMemGetInfo_v2 = td_api_find("cuMemGetInfo_v2");
-    fn_cuMemGetInfo = td_api_find("cuMemGetInfo");
-    fn_cuDeviceGetCount = td_api_find("cuDeviceGetCount");
     td_dev_mapped = td_policy_device_rule_count(pol) > 0;
     td_shim_policy_active = 1;
 }
@@ -66,9 +63,9 @@ void td_shim_policy_fork_child(void)
 
 static _Atomic uint64_t *in_use(int dev)
 {
-    if (!td_shim_ring.hdr || dev < 0 || dev >= TD_MAX_DEVICES)
+    if (!td_shim_shared || dev < 0 || dev >= TD_MAX_DEVICES)
         return NULL;
-    return (_Atomic uint64_t *)&td_shim_ring.hdr->mem_in_use[dev];
+    return (_Atomic uint64_t *)&td_shim_shared->mem_in_use[dev];
 }
 
 /* the backend ordinal of the calling thread's context, or -1 */
@@ -79,19 +76,25 @@ static int current_device(void)
     return get && get(&d) == CUDA_SUCCESS ? (int)d : -1;
 }
 
-static unsigned long long alloc_bytes(int kind, const uint64_t *a)
+/* the bytes an allocation asks for: its row's size= (times rows=, before
+ * the pitch's alignment), or 0 when the row names no size (arrays, graph
+ * memory) */
+static unsigned long long alloc_bytes(const struct td_effect *e, const uint64_t *a)
 {
-    switch (kind) {
-    case TD_ALLOC_PLAIN: case TD_ALLOC_MANAGED: case TD_ALLOC_ASYNC: case TD_ALLOC_POOL:
-    case TD_ALLOC_VMM:
-        return a[1];
-    case TD_ALLOC_PITCHED: { /* WidthInBytes * Height, before alignment */
-        unsigned long long w = a[2], h = a[3];
-        return h && w > ~0ULL / h ? ~0ULL : w * h;
-    }
-    default:
+    if (e->size < 0)
         return 0;
-    }
+    unsigned long long w = a[e->size], h = e->rows >= 0 ? a[e->rows] : 1;
+    return h && w > ~0ULL / h ? ~0ULL : w * h;
+}
+
+/* what the call wrote through out-parameter i (4 or 8 bytes, as its row
+ * declares) */
+static uint64_t out_value(int fn, int i, const uint64_t *a)
+{
+    const void *p = (const void *)(uintptr_t)a[i];
+    if (td_fns[fn].params[i].size == 4)
+        return *(const uint32_t *)p;
+    return *(const uint64_t *)p;
 }
 
 static void sleep_ns(unsigned long long ns)
@@ -107,22 +110,17 @@ int td_shim_policy(int fn, struct td_call *c, const uint64_t *a, CUresult *r)
         return 1;
     struct td_call_ctx cx = { fn, 0, -1, 0, 0 };
     cx.nth = atomic_fetch_add_explicit(&ncalls[fn], 1, memory_order_relaxed) + 1;
-    int kind = td_policy_is_alloc(fn);
-    if (kind != TD_ALLOC_NONE) {
-        cx.alloc_bytes = alloc_bytes(kind, a);
+    if (td_policy_is_alloc(fn)) {
+        cx.alloc_bytes = alloc_bytes(&td_fn_effects[fn], a);
         cx.device = current_device();
         _Atomic uint64_t *u = in_use(cx.device);
         cx.in_use = u ? atomic_load_explicit(u, memory_order_relaxed) : 0;
     }
     struct td_verdict v;
     td_policy_eval(pol, &cx, &v);
-    static const uint8_t kinds[] = {
-        [TD_ACT_PASS] = TD_VD_NONE, [TD_ACT_DENY] = TD_VD_DENY, [TD_ACT_INJECT] = TD_VD_INJECT,
-        [TD_ACT_LIMIT] = TD_VD_LIMIT, [TD_ACT_DELAY] = TD_VD_DELAY,
-    };
-    if (v.action == TD_ACT_PASS || (unsigned)v.action >= sizeof(kinds))
+    if (v.action == TD_ACT_PASS)
         return 1;
-    c->verdict = kinds[v.action];
+    c->verdict = (uint8_t)v.action; /* an action is the record's verdict kind */
     c->applied = (uint8_t)v.applied;
     c->rule_line = (uint32_t)v.line;
     c->rule_file = v.file;
@@ -214,24 +212,19 @@ void td_shim_policy_after(struct td_call *c, const uint64_t *a, CUresult r)
     if (!pol || r != CUDA_SUCCESS)
         return;
     int fn = c->fn;
-    int kind = td_policy_is_alloc(fn);
-    if (kind == TD_ALLOC_PLAIN || kind == TD_ALLOC_PITCHED || kind == TD_ALLOC_MANAGED ||
-        kind == TD_ALLOC_ASYNC || kind == TD_ALLOC_POOL) {
-        const CUdeviceptr *out = (const CUdeviceptr *)(uintptr_t)a[0];
-        if (out) {
-            unsigned long long bytes = alloc_bytes(kind, a);
-            if (kind == TD_ALLOC_PITCHED && a[1]) /* the real footprint: pitch * height */
-                bytes = (unsigned long long)*(const size_t *)(uintptr_t)a[1] * a[3];
-            account_alloc(*out, bytes, current_device());
+    const struct td_effect *e = &td_fn_effects[fn];
+    if (td_policy_is_alloc(fn) && e->ptr >= 0 && e->size >= 0) {
+        /* the pointer (or VMM handle) made, and what it holds */
+        if (a[e->ptr]) {
+            unsigned long long bytes = alloc_bytes(e, a);
+            if (e->pitch >= 0 && e->rows >= 0 && a[e->pitch]) /* the real footprint: pitch * rows */
+                bytes = out_value(fn, e->pitch, a) * a[e->rows];
+            account_alloc(out_value(fn, e->ptr, a), bytes, current_device());
         }
-    } else if (kind == TD_ALLOC_VMM) {
-        const CUmemGenericAllocationHandle *h = (const void *)(uintptr_t)a[0];
-        if (h)
-            account_alloc(*h, a[1], current_device());
-    } else if (td_policy_is_free(fn)) {
-        account_free(a[0]);
+    } else if (td_policy_is_free(fn) && e->ptr >= 0) {
+        account_free(a[e->ptr]);
     }
-    if (fn == fn_cuMemGetInfo_v2 || fn == fn_cuMemGetInfo) {
+    if (fn == TD_FN_cuMemGetInfo_v2 || fn == TD_FN_cuMemGetInfo) {
         const char *file;
         int line, dev = current_device();
         unsigned long long limit = td_policy_memory_limit(pol, dev, &file, &line);
@@ -246,7 +239,7 @@ void td_shim_policy_after(struct td_call *c, const uint64_t *a, CUresult r)
         c->rule_file = file;
         if (!c->applied)
             return;
-        if (fn == fn_cuMemGetInfo_v2) {
+        if (fn == TD_FN_cuMemGetInfo_v2) {
             size_t *fr = (size_t *)(uintptr_t)a[0], *tot = (size_t *)(uintptr_t)a[1];
             if (*tot > limit)
                 *tot = limit;
@@ -259,7 +252,7 @@ void td_shim_policy_after(struct td_call *c, const uint64_t *a, CUresult r)
             if (*fr > room)
                 *fr = (unsigned)(room > 0xffffffffu ? 0xffffffffu : room);
         }
-    } else if (fn == fn_cuDeviceGetCount && td_dev_mapped && a[0]) {
+    } else if (fn == TD_FN_cuDeviceGetCount && td_dev_mapped && a[0]) {
         int *count = (int *)(uintptr_t)a[0];
         backend_count = *count;
         map_ready = 0;

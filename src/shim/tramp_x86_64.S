@@ -1,11 +1,12 @@
 /* Trampolines for export-table slots whose signature tdtrace does not
  * know (x86-64 System V). Stub k loads k and jumps to the common part,
- * which saves every argument register, asks td_tramp_enter (exptab.c) for
- * the slot's real function (it keeps the caller's return address on a
- * per-thread stack), restores the registers, drops the return address so
- * the callee sees the caller's exact stack (stack arguments included),
- * calls the function, then lets td_tramp_leave record the result and give
- * back the return address. */
+ * which saves every argument register, asks td_tramp_hooks.enter (tramp.c
+ * sets it) for the slot's real function (it keeps the caller's return
+ * address on a per-thread stack), restores the registers, drops the
+ * return address so the callee sees the caller's exact stack (stack
+ * arguments included), calls the function, then lets td_tramp_hooks.leave
+ * record the result and give back the return address. The hooks are
+ * pointers so that this file calls no C function by name. */
 #if defined(__x86_64__)
         .text
         .globl  td_tramp_stubs
@@ -44,7 +45,7 @@ td_tramp_common:
         movq    216(%rsp), %rsi         /* the caller's return address */
         movq    %rsp, %rdx              /* the saved argument registers */
         leaq    224(%rsp), %rcx         /* the caller's stack pointer after return */
-        call    td_tramp_enter
+        call    *td_tramp_hooks(%rip)
         movq    %rax, %r11
         movq    0(%rsp), %rdi
         movq    8(%rsp), %rsi
@@ -70,7 +71,7 @@ td_tramp_common:
         movdqu  %xmm1, 32(%rsp)
         movq    %rax, %rdi
         leaq    48(%rsp), %rsi          /* the stack pointer the caller returns with */
-        call    td_tramp_leave
+        call    *td_tramp_hooks+8(%rip)
         movq    %rax, %r11
         movq    0(%rsp), %rax
         movq    8(%rsp), %rdx
@@ -79,5 +80,14 @@ td_tramp_common:
         addq    $48, %rsp
         jmp     *%r11
         .size   td_tramp_common, . - td_tramp_common
+
+        .data
+        .balign 8
+        .globl  td_tramp_hooks
+        .hidden td_tramp_hooks
+        .type   td_tramp_hooks, @object
+td_tramp_hooks:                         /* enter, leave */
+        .quad   0, 0
+        .size   td_tramp_hooks, 16
 #endif
         .section .note.GNU-stack, "", @progbits

@@ -1,7 +1,8 @@
 /* Record times: on x86-64 with an invariant TSC the shim records raw TSC
  * ticks (a few ns, where clock_gettime can cost 30), and tdtrace turns them
  * into CLOCK_MONOTONIC nanoseconds with a ratio it measures over the run:
- * from a sample taken at start to the latest one. */
+ * from a sample taken at start to the latest one (taken before each batch
+ * of records is read). */
 #include <stdint.h>
 #include <time.h>
 
@@ -53,12 +54,8 @@ int td_clock_init(void)
     if (tsc) {
         tsc0 = rdtsc();
         ns0 = mono();
-        /* a first ratio, refined by every td_clock_sample */
-        struct timespec w = { 0, 2000000 };
-        nanosleep(&w, NULL);
-        tsc1 = rdtsc();
-        ns1 = mono();
-        ratio = (double)(ns1 - ns0) / (double)(tsc1 - tsc0);
+        /* the ratio comes from td_clock_sample, before any record is
+         * converted (no waiting here: start-up stays fast) */
     }
     return tsc;
 }

@@ -31,6 +31,66 @@ const struct td_item *td_rec_item(const struct td_rec *rec, uint32_t len, int ar
     return NULL;
 }
 
+int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why, size_t n)
+{
+    if (len < sizeof(*rec) || len > TD_RING_MAXREC) {
+        snprintf(why, n, "a record of %u bytes", len);
+        return -1;
+    }
+    unsigned type = TD_REC_TYPE(rec->word);
+    if (type != TD_REC_CALL && type != TD_REC_HELLO) {
+        snprintf(why, n, "record type %u", type);
+        return -1;
+    }
+    if (rec->pid != pid) {
+        snprintf(why, n, "the record claims pid %u", rec->pid);
+        return -1;
+    }
+    unsigned nargs = rec->nargs;
+    if (type == TD_REC_HELLO) {
+        if (rec->fn > TD_BK_EMULATE || nargs) {
+            snprintf(why, n, "a backend record with backend %u and %u arguments", rec->fn, nargs);
+            return -1;
+        }
+    } else {
+        if (rec->fn >= TD_FN__COUNT) {
+            snprintf(why, n, "function id %u is not a function", rec->fn);
+            return -1;
+        }
+        if (nargs != td_fns[rec->fn].nparams) {
+            snprintf(why, n, "%s with %u arguments, not %u", td_fns[rec->fn].name, nargs,
+                     td_fns[rec->fn].nparams);
+            return -1;
+        }
+        if (rec->verdict > TD_VD_REMAP || rec->applied > 1) {
+            snprintf(why, n, "%s with policy verdict %u", td_fns[rec->fn].name, rec->verdict);
+            return -1;
+        }
+    }
+    /* the items must fill the record exactly */
+    size_t off = args_end(rec);
+    for (unsigned i = 0; i < rec->nitems; i++) {
+        const struct td_item *it = (const struct td_item *)((const unsigned char *)rec + off);
+        if (off + sizeof(*it) > len || off + sizeof(*it) + (((size_t)it->len + 7) & ~(size_t)7) > len) {
+            snprintf(why, n, "item %u runs past the record's end", i);
+            return -1;
+        }
+        int arg_ok = it->kind == TD_IT_TEXT ? (it->arg == 0 || it->arg == 0xff)
+                     : it->kind == TD_IT_STACK ? it->arg == 0 && !(it->len & 7)
+                     : (it->kind == TD_IT_OUT || it->kind == TD_IT_STR) && it->arg < nargs;
+        if (!arg_ok) {
+            snprintf(why, n, "item %u: kind %u for argument %u", i, it->kind, it->arg);
+            return -1;
+        }
+        off += sizeof(*it) + (((size_t)it->len + 7) & ~(size_t)7);
+    }
+    if (off != len) {
+        snprintf(why, n, "%zu bytes after the last item", len > off ? len - off : (size_t)0);
+        return -1;
+    }
+    return 0;
+}
+
 static unsigned long long truncate_to(unsigned long long v, unsigned size)
 {
     return size >= 8 ? v : v & ((1ULL << (size * 8)) - 1);

@@ -25,7 +25,7 @@ static void add(const char *name, const char *value)
     nvars++;
 }
 
-void td_env_build(const char *libdir, const char *ring_path, const struct td_opts *o)
+void td_env_build(const char *libdir, const char *sock_name, const struct td_opts *o)
 {
     char buf[8192];
     const char *ldp = getenv("LD_LIBRARY_PATH");
@@ -41,7 +41,7 @@ void td_env_build(const char *libdir, const char *ring_path, const struct td_opt
         snprintf(buf, sizeof(buf), "%s/libtdaudit.so", libdir);
     add("LD_AUDIT", buf);
     add("TDTRACE_LIBDIR", libdir);
-    add("TDTRACE_RING", ring_path);
+    add("TDTRACE_SOCK", sock_name);
     add("TDTRACE_ORIG_LD_LIBRARY_PATH", ldp ? ldp : "");
     if (o->driver)
         add("TDTRACE_DRIVER", o->driver);

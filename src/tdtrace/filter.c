@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy.h"
 #include "tdtrace.h"
 
 static void set(uint8_t *mask, int fn)
@@ -24,21 +25,20 @@ static int add_item(const char *item, uint8_t *mask, char *err, size_t errlen)
     if (item[0] == '%') {
         int fam = td_family_find(item + 1);
         if (fam < 0) {
-            snprintf(err, errlen, "invalid class '%s' (classes: %%device %%context %%memory "
-                     "%%copy %%stream %%event %%module %%launch %%graph %%driver %%exptab %%other)", item);
+            char list[256];
+            snprintf(err, errlen, "invalid class '%s' (classes: %s)", item,
+                     td_family_list(list, sizeof(list)));
             return -1;
         }
         for (int i = 0; i < TD_FN__COUNT; i++)
-            if (td_fns[i].family == fam)
+            if (td_fn_in_class(i, fam))
                 set(mask, i);
         return 0;
     }
     if (item[0] == '/') {
         regex_t re;
-        if (regcomp(&re, item + 1, REG_EXTENDED | REG_NOSUB) != 0) {
-            snprintf(err, errlen, "invalid regular expression '%s'", item + 1);
+        if (td_regex_compile(&re, item + 1, REG_EXTENDED | REG_NOSUB, err, errlen) < 0)
             return -1;
-        }
         int any = 0;
         for (int i = 0; i < TD_FN__COUNT; i++)
             if (regexec(&re, td_fns[i].name, 0, NULL, 0) == 0) {

@@ -29,22 +29,25 @@
 #include "ioctl.h"
 #include "policy.h"
 #include "output.h"
+#include "printer.h"
 #include "ring.h"
 #include "stack.h"
 #include "summary.h"
 #include "tracer.h"
+#include "transport.h"
 #include "xlat.h"
 
+/* records read per turn of the loop before process events are looked at
+ * again (a few hundred microseconds of printing) */
+#define DRAIN_BATCH 1024
+
 static struct td_opts opts;
-static struct td_ring ring;
-static char ring_path[256];
-static uint64_t lost_bytes;
+static uint8_t trace_mask[1024];   /* -e trace: what is shown (tdtrace's own copy) */
 static pid_t first_pid;
 static int backend_reported;
 static char backend_seen[512];
 static struct td_policy *policy;
 static char policy_path[4096];
-static char shim_policy_path[300];
 static struct td_ioctl_ctx *ioctls;
 static int listener = -1;
 
@@ -112,8 +115,6 @@ static void on_hello(const struct td_rec *rec, uint32_t len)
         if ((unsigned char)*c < 0x20)
             *c = '?';
     td_summary_hello((int)rec->pid);
-    if (ioctls)
-        td_ioctl_mark_shim(ioctls, (int)rec->pid);
     if (opts.quiet || !seen_pid((pid_t)rec->pid))
         return;
     if (backend_reported && strcmp(backend_seen, text) == 0)
@@ -160,7 +161,7 @@ static void on_call(const struct td_rec *rec, uint32_t len)
     int failed = rec->result != 0;
     if (opts.status && !(opts.status & (failed ? TD_STATUS_FAILED : TD_STATUS_SUCCESSFUL)))
         return;
-    if (rec->fn >= TD_FN__COUNT || !(ring.hdr->trace_mask[rec->fn >> 3] & (1u << (rec->fn & 7))))
+    if (!(trace_mask[rec->fn >> 3] & (1u << (rec->fn & 7))))
         return;
     td_out_note_pid((int)rec->pid);
     td_summary_call(rec, len);
@@ -168,30 +169,47 @@ static void on_call(const struct td_rec *rec, uint32_t len)
     td_out_call(rec, len, policy_mark(rec, len, mark, sizeof(mark)));
 }
 
-static void drain(void)
+/* a record from pid's ring (main thread): checked before anything uses
+ * it, then printed on the printer thread */
+static void on_record(pid_t pid, struct td_rec *rec, uint32_t len)
 {
-    static _Alignas(8) unsigned char buf[TD_RING_MAXREC];
-    int n;
-    td_clock_sample();
-    while ((n = td_ring_read(&ring, buf, 0, &lost_bytes)) != 0) {
-        if (n < 0)
-            continue;
-        struct td_rec *rec = (struct td_rec *)buf;
-        if ((uint32_t)n < sizeof(*rec))
-            continue;
-        rec->t_enter = td_clock_ns(rec->t_enter);
-        rec->t_exit = td_clock_ns(rec->t_exit);
-        switch (TD_REC_TYPE(rec->word)) {
-        case TD_REC_HELLO:
-            on_hello(rec, (uint32_t)n);
-            break;
-        case TD_REC_CALL:
-            on_call(rec, (uint32_t)n);
-            break;
-        default:
-            break;
-        }
+    char why[200];
+    if (td_rec_check(rec, len, (uint32_t)pid, why, sizeof(why)) < 0 ||
+        (TD_REC_TYPE(rec->word) == TD_REC_CALL && td_summary_check(rec, len, why, sizeof(why)) < 0)) {
+        td_transport_invalid(pid, why);
+        return;
     }
+    rec->t_enter = td_clock_ns(rec->t_enter);
+    rec->t_exit = td_clock_ns(rec->t_exit);
+    if (TD_REC_TYPE(rec->word) == TD_REC_HELLO && ioctls)
+        td_ioctl_mark_shim(ioctls, (int)pid);
+    td_printer_record(pid, rec, len);
+}
+
+static void print_exit(pid_t pid, int status);
+
+/* the printer thread: every record and exit line, in order */
+static void print_event(const struct td_pev *ev, const void *data)
+{
+    if (ev->kind == TD_PEV_EXIT) {
+        print_exit((pid_t)ev->pid, ev->status);
+        return;
+    }
+    const struct td_rec *rec = data;
+    if (TD_REC_TYPE(rec->word) == TD_REC_HELLO)
+        on_hello(rec, ev->len);
+    else
+        on_call(rec, ev->len);
+}
+
+static int drain(void)
+{
+    if (td_printer_behind())
+        return 1; /* the printer has much to do: let it (writers wait, as for a full ring) */
+    int more = td_transport_drain(DRAIN_BATCH);
+    if (!more) /* about to wait: hand the printer what there is */
+        td_printer_flush();
+    return more;
 }
 
 /* ---- GPU ioctls ---------------------------------------------------------- */
@@ -205,6 +223,7 @@ static void print_ioctl(const struct td_ioctl_event *ev)
 {
     if (!seen_pid((pid_t)ev->pid))
         return;
+    td_printer_sync(); /* the calls before it first; the printer is idle now */
     td_out_note_pid(ev->pid);
     td_out_ioctl(ev);
 }
@@ -279,12 +298,10 @@ static void ioctl_warn(void *opaque, const char *msg)
     warn_msg("%s", msg);
 }
 
-static int handle_ioctls(void)
+static void handle_ioctls(void)
 {
-    if (listener < 0)
-        return -1;
     struct pollfd pfd = { listener, POLLIN, 0 };
-    while (poll(&pfd, 1, 0) > 0) {
+    while (listener >= 0 && poll(&pfd, 1, 0) > 0) {
         if (pfd.revents & POLLIN) {
             if (td_ioctl_handle(ioctls, listener, ioctl_emit, NULL) < 0)
                 break;
@@ -293,7 +310,30 @@ static int handle_ioctls(void)
         }
         pfd.revents = 0;
     }
-    return listener;
+}
+
+static int loop_fds(struct pollfd *pfd, int max)
+{
+    int n = td_transport_fds(pfd, max);
+    if (listener >= 0 && n < max)
+        pfd[n++] = (struct pollfd){ listener, POLLIN, 0 };
+    td_transport_sleeping(1);
+    return n;
+}
+
+static void loop_ready(const struct pollfd *pfd, int n)
+{
+    td_transport_sleeping(0);
+    td_transport_ready(pfd, n);
+    for (int i = 0; i < n; i++)
+        if (pfd[i].fd == listener && pfd[i].revents) {
+            if (!(pfd[i].revents & POLLIN)) { /* no process holds the filter any more */
+                close(listener);
+                listener = -1;
+                break;
+            }
+            handle_ioctls();
+        }
 }
 
 static void bypass_report(void)
@@ -328,17 +368,13 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void proc_new(pid_t pid, pid_t parent)
+/* every record of the process is out: its exit line */
+static void print_exit(pid_t pid, int status)
 {
-    (void)parent;
-    if (seen_pid(pid))
-        td_out_note_pid((int)pid);
-}
-
-static void proc_exit(pid_t pid, int status)
-{
-    if (!seen_pid(pid))
+    if (!seen_pid(pid)) {
+        td_out_forget((int)pid);
         return;
+    }
     char line[128];
     if (WIFEXITED(status))
         snprintf(line, sizeof(line), "+++ exited with %d +++", WEXITSTATUS(status));
@@ -347,12 +383,29 @@ static void proc_exit(pid_t pid, int status)
                  ? "SIG" : "", sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
     if (WIFSIGNALED(status) && WCOREDUMP(status))
         snprintf(line + strlen(line) - 4, sizeof(line) - strlen(line) + 4, " (core dumped) +++");
-    drop_pending(pid);
     td_summary_exit((int)pid);
+    td_stack_forget((int)pid);
+    td_out_note_pid((int)pid);
+    td_out_event((int)pid, now_ns(), "exit", line);
+    td_out_forget((int)pid);
+}
+
+static void proc_exit(pid_t pid, int status)
+{
+    drop_pending(pid);
     if (ioctls)
         td_ioctl_forget(ioctls, (int)pid);
-    td_stack_forget((int)pid);
-    td_out_event((int)pid, now_ns(), "exit", line);
+    td_transport_exit(pid, status);
+}
+
+/* -k: a thread is about to end; its process's stacks can be read only now */
+static void thread_exit(pid_t tid, pid_t tgid)
+{
+    (void)tid;
+    if (opts.stacks) {
+        td_transport_drain_pid(tgid);
+        td_printer_sync();
+    }
 }
 
 /* 1 if the file is an ELF executable without an interpreter */
@@ -383,21 +436,30 @@ static void proc_exec(pid_t pid, const char *exe)
 {
     static char warned[8][PATH_MAX];
     static int nwarned;
+    td_transport_exec(pid);
     struct stat st;
-    const char *why = NULL;
-    if (stat(exe, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
-        why = "is setuid or setgid";
+    char why[160];
+    why[0] = '\0';
+    if (stat(exe, &st) == 0 && (st.st_mode & S_ISUID) && st.st_uid != getuid())
+        snprintf(why, sizeof(why), "is set-user-ID: it runs without that privilege, as uid %d "
+                 "(tdtrace's seccomp filter sets no_new_privs, under which execve ignores "
+                 "set-user-ID and set-group-ID bits and file capabilities)", (int)getuid());
+    else if (stat(exe, &st) == 0 && (st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) &&
+             st.st_gid != getgid())
+        snprintf(why, sizeof(why), "is set-group-ID: it runs without that privilege, as gid %d "
+                 "(tdtrace's seccomp filter sets no_new_privs, under which execve ignores "
+                 "set-user-ID and set-group-ID bits and file capabilities)", (int)getgid());
     else if (is_static(exe))
-        why = "is statically linked";
-    if (!why || !seen_pid(pid))
+        snprintf(why, sizeof(why), "is statically linked: the driver shim cannot enter it, so its "
+                 "CUDA driver calls cannot be seen");
+    if (!why[0] || !seen_pid(pid))
         return;
     for (int i = 0; i < nwarned; i++)
         if (strcmp(warned[i], exe) == 0)
             return;
     if (nwarned < 8)
         snprintf(warned[nwarned++], PATH_MAX, "%s", exe);
-    warn_msg("warning: %s %s: the driver shim cannot enter it, so its CUDA driver calls "
-             "cannot be seen", exe, why);
+    warn_msg("warning: %s %s", exe, why);
 }
 
 /* ---- signals ------------------------------------------------------------ */
@@ -491,15 +553,6 @@ static pid_t launch(const char *path, char **argv, unsigned ioctl_flags)
     return pid;
 }
 
-/* the shared files go with tdtrace, however it ends */
-static void remove_files(void)
-{
-    if (ring_path[0])
-        unlink(ring_path);
-    if (shim_policy_path[0])
-        unlink(shim_policy_path);
-}
-
 static void die_policy(const struct td_policy_error *e)
 {
     char buf[1024];
@@ -527,8 +580,14 @@ static void load_policy(void)
     if (!getcwd(cwd, sizeof(cwd)))
         snprintf(cwd, sizeof(cwd), ".");
     const char *env = getenv("TDTRACE_POLICY");
-    if (td_policy_locate(opts.policy, env, cwd, policy_path, sizeof(policy_path)) < 0)
+    if (td_policy_locate(opts.policy, env, cwd, policy_path, sizeof(policy_path)) < 0) {
+        char why[4400];
+        if (errno == EPERM && policy_path[0] && td_policy_untrusted(policy_path, why, sizeof(why)))
+            die("refusing the policy %s: %s; to use it anyway, name it: --policy=%s "
+                "(or TDTRACE_POLICY=%s); --policy=none uses none", policy_path, why, policy_path,
+                policy_path);
         die_errno("cannot read the policy '%s'", opts.policy ? opts.policy : env);
+    }
     struct td_policy_error e;
     if (policy_path[0]) {
         if (td_policy_load(policy_path, &policy, &e) < 0)
@@ -544,9 +603,7 @@ static void load_policy(void)
 /* what the traced processes need to know of the policy */
 static void policy_env(void)
 {
-    static const char *const backends[] = { "auto", "driver", "emulate" };
-    int b = td_policy_backend(policy);
-    td_env_add("TDTRACE_BACKEND", backends[b >= 0 && b <= 2 ? b : 0]);
+    td_env_add("TDTRACE_BACKEND", td_policy_backend_name(td_policy_backend(policy)));
     struct td_emulate_cfg ec;
     td_policy_emulate(policy, &ec);
     /* what an emulate statement named; the rest stays as the user's
@@ -571,15 +628,55 @@ static void policy_env(void)
         snprintf(v, sizeof(v), "%llu", ec.max_instructions);
         td_env_add("TDTRACE_EMU_MAX_INSTRUCTIONS", v);
     }
-    /* the shim evaluates the rules in the process: hand it the policy as
-     * normalised text that keeps each rule's file:line */
-    snprintf(shim_policy_path, sizeof(shim_policy_path), "%s.policy", ring_path);
-    FILE *f = fopen(shim_policy_path, "w");
-    if (!f)
-        die_errno("cannot write %s", shim_policy_path);
-    if (td_policy_write_ex(policy, f, TD_POLICY_WRITE_ORIGINS) < 0 || fclose(f) != 0)
-        die("cannot write %s", shim_policy_path);
-    td_env_add("TDTRACE_SHIM_POLICY", shim_policy_path);
+}
+
+/* the shim evaluates the rules in the process: it gets the policy as
+ * normalised text that keeps each rule's file:line (in the sealed
+ * control area); malloc'd */
+static char *policy_text(size_t *len)
+{
+    char *text = NULL;
+    FILE *f = open_memstream(&text, len);
+    if (!f || td_policy_write_ex(policy, f, TD_POLICY_WRITE_ORIGINS) < 0 || fclose(f) != 0)
+        die("out of memory");
+    return text;
+}
+
+/* what the shim records: what is shown, and what tdtrace's own memory
+ * accounting needs when a limit is set */
+static void record_mask(uint8_t *mask, size_t n)
+{
+    memcpy(mask, trace_mask, n);
+    int limit = 0;
+    for (int d = 0; d < TD_MAX_DEVICES && !limit; d++) {
+        const char *file;
+        int line;
+        limit = td_policy_memory_limit(policy, d, &file, &line) != 0;
+    }
+    for (int fn = 0; limit && fn < TD_FN__COUNT; fn++)
+        if (td_policy_is_alloc(fn) || td_policy_is_free(fn))
+            mask[fn >> 3] |= (uint8_t)(1u << (fn & 7));
+}
+
+/* tdtrace's own accounting against the in-process limit (which the
+ * program can get around: it runs in the program) */
+static void memory_limit_report(void)
+{
+    for (int d = 0; d < TD_MAX_DEVICES; d++) {
+        const char *file;
+        int line;
+        unsigned long long limit = td_policy_memory_limit(policy, d, &file, &line);
+        unsigned long long peak = td_summary_device_peak(d);
+        if (!limit || peak <= limit)
+            continue;
+        char where[300];
+        if (line)
+            snprintf(where, sizeof(where), "the memory-limit of %s:%d", file ? file : "?", line);
+        else
+            snprintf(where, sizeof(where), "%s", file ? file : "--memory-limit");
+        warn_msg("warning: device %d: the traced processes held %llu bytes, over %s %llu: the limit "
+                 "is enforced inside the program, which got past it", d, peak, where, limit);
+    }
 }
 
 static void banner(void)
@@ -587,12 +684,25 @@ static void banner(void)
     if (opts.quiet)
         return;
     char line[4200];
-    static const char *const backends[] = { "auto", "driver", "emulate" };
-    int b = td_policy_backend(policy);
     snprintf(line, sizeof(line), "tdtrace: policy %s (mode %s, backend %s)",
              policy_path[0] ? policy_path : "built-in defaults",
-             td_policy_enforce(policy) ? "enforce" : "audit", backends[b >= 0 && b <= 2 ? b : 0]);
+             td_policy_enforce(policy) ? "enforce" : "audit",
+             td_policy_backend_name(td_policy_backend(policy)));
     td_out_event(0, 0, "banner", line);
+}
+
+/* the kernel says it has seccomp user notification: no need to try it in
+ * a child first (which costs a fork at every start) */
+static int kernel_has_user_notif(void)
+{
+    char buf[256] = "";
+    int fd = open("/proc/sys/kernel/seccomp/actions_avail", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        buf[n > 0 ? n : 0] = '\0';
+        close(fd);
+    }
+    return strstr(buf, "user_notif") != NULL;
 }
 
 /* the GPU ioctl filter: ~0u when this kernel cannot do it */
@@ -606,7 +716,7 @@ static unsigned setup_ioctls(void)
     int nrules = td_ioctl_rules_from_policy(policy, &rules);
     if (nrules < 0)
         die("out of memory");
-    if (!td_ioctl_supported()) {
+    if (!kernel_has_user_notif() && !td_ioctl_supported()) {
         if (nrules)
             die("this kernel has no seccomp user notification: ioctl deny rules cannot be enforced");
         if (!opts.quiet)
@@ -640,51 +750,51 @@ int main(int argc, char **argv)
 
     uint32_t flags = (opts.bounded ? TD_RING_BOUNDED : 0) | (opts.stacks ? TD_RING_STACKS : 0) |
                      (td_clock_init() ? TD_RING_TSC : 0);
-    int rc = td_ring_create(&ring, ring_path, sizeof(ring_path), opts.bufsize, flags);
-    if (rc < 0) {
-        errno = -rc;
-        die_errno("cannot create the record buffer in /dev/shm");
-    }
-    atexit(remove_files);
     char err[256];
     if (!opts.trace_expr)
         opts.trace_expr = td_policy_trace(policy);
-    if (td_trace_set(opts.trace_expr ? opts.trace_expr : "all", ring.hdr->trace_mask,
-                     sizeof(ring.hdr->trace_mask), err, sizeof(err)) < 0)
+    if (td_trace_set(opts.trace_expr ? opts.trace_expr : "all", trace_mask, sizeof(trace_mask), err,
+                     sizeof(err)) < 0)
         die("-e trace: %s", err);
-    td_env_build(libdir, ring_path, &opts);
+    uint8_t rmask[sizeof(trace_mask)];
+    record_mask(rmask, sizeof(rmask));
+    size_t plen;
+    char *ptext = policy_text(&plen);
+    static const struct td_transport_ops tops = { on_record, td_printer_exit, td_tracer_traced };
+    char sock[108];
+    td_transport_init(&tops, flags, opts.bufsize, rmask, sizeof(rmask), ptext, plen, sock, sizeof(sock));
+    free(ptext);
+    td_env_build(libdir, sock, &opts);
     policy_env();
     unsigned ioctl_flags = setup_ioctls();
     td_summary_init(&opts);
     setup_signals();
 
+    td_printer_start(print_event);
     first_pid = launch(path, opts.cmd, ioctl_flags);
     td_out_note_pid((int)first_pid);
-    static const struct td_tracer_ops ops = { drain, proc_exit, proc_exec, proc_new, handle_ioctls,
-                                              on_interrupted };
+    static const struct td_tracer_ops ops = { drain, proc_exit, proc_exec, thread_exit,
+                                              on_interrupted, loop_fds, loop_ready, td_transport_busy,
+                                              td_out_failed };
     int status = td_tracer_loop(first_pid, &ops);
 
-    /* every writer is gone: whatever is still reserved is lost */
-    static _Alignas(8) unsigned char buf[TD_RING_MAXREC];
-    while (td_ring_read(&ring, buf, 1, &lost_bytes) != 0)
-        ;
-    uint64_t dropped = __atomic_load_n(&ring.hdr->dropped, __ATOMIC_RELAXED);
-    if (dropped)
-        warn_msg("%llu records dropped: the buffer was full (--bounded) or tdtrace was gone",
-                 (unsigned long long)dropped);
-    if (lost_bytes)
-        warn_msg("%llu bytes of records lost: a process died while writing one, or wrote "
-                 "over the buffer", (unsigned long long)lost_bytes);
+    handle_ioctls();
+    td_transport_finish(); /* every ring read to the end, every exit line out */
+    td_printer_stop();
+    td_transport_report(opts.quiet);
+    td_transport_free();
+    memory_limit_report();
     if (ioctls)
         td_summary_ioctls(ioctls);
     td_summary_print();
     bypass_report();
     td_out_close();
-    remove_files();
     if (ioctls)
         td_ioctl_free(ioctls);
     td_policy_free(policy);
     free(path);
+    if (td_out_failed())
+        return 1;
 
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);

@@ -4,7 +4,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy.h"
 #include "tdtrace.h"
+
+/* words from column col, lines of at most 78 columns, each new line
+ * indented */
+static void put_wrapped(FILE *f, const char *text, int col, int indent)
+{
+    for (const char *w = text; *w;) {
+        int len = (int)strcspn(w, " ");
+        if (w != text && col + 1 + len > 78) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+        } else if (w != text) {
+            fputc(' ', f);
+            col++;
+        }
+        fprintf(f, "%.*s", len, w);
+        col += len;
+        w += len;
+        w += *w == ' ';
+    }
+}
 
 void td_usage(FILE *f)
 {
@@ -33,13 +54,17 @@ void td_usage(FILE *f)
 "  -p PID              not supported: run the program under tdtrace instead\n"
 "Filtering:\n"
 "  -e trace=SET        trace only SET: names (cuMemAlloc matches its _v2 too),\n"
-"                      /regex, %class (%device %context %memory %copy %stream\n"
-"                      %event %module %launch %graph %driver %exptab %other),\n"
+"                      /regex, %class (", f);
+    char list[512];
+    put_wrapped(f, td_family_list(list, sizeof(list)), 38, 22);
+    fputs("),\n"
 "                      all, none;\n"
 "                      a leading ! negates\n"
 "  -e status=SET       only calls that were successful and/or failed\n"
 "Backend:\n"
-"  --backend=auto|driver|emulate\n"
+"  --backend=", f);
+    fputs(td_policy_backend_list(list, sizeof(list), "|"), f);
+    fputs("\n"
 "                      where calls go: the real NVIDIA driver, the emulated GPU,\n"
 "                      or the driver if it finds a device (default auto)\n"
 "  --emulate[=devices=N,profile=NAME,memory=SIZE,timeout=T,max-instructions=N]\n"
@@ -220,8 +245,11 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
             printf("tdtrace %s\n", TD_VERSION);
             exit(0);
         case OPT_BACKEND:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "driver") && strcmp(optarg, "emulate"))
-                die("invalid --backend '%s' (use auto, driver or emulate)", optarg);
+            if (td_policy_backend_find(optarg) < 0) {
+                char list[128];
+                die("invalid --backend '%s' (use %s)", optarg,
+                    td_policy_backend_list(list, sizeof(list), NULL));
+            }
             o->popts[o->npopts++] = (struct td_opt_kv){ "backend", optarg };
             break;
         case OPT_EMULATE:

@@ -1,10 +1,20 @@
 /* Where lines go and what stands before them: -o, -ff, [pid N], -t/-tt/-ttt,
- * -T, and the lines that are not calls (banners, process events). */
+ * -T, and the lines that are not calls (banners, process events).
+ *
+ * Every file is opened close-on-exec (the program must not inherit a way
+ * to write into its own trace), and every write is checked: the first
+ * error is reported once with the file's name and td_out_failed() turns
+ * true (main.c then ends the run, see tdtrace(1), EXIT STATUS). -ff opens
+ * FILE.PID when a process first has something to say, keeps at most
+ * FF_OPEN files open (reopening in append mode), and closes it when the
+ * process's exit line is written. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ioctl.h"
 #include "output.h"
@@ -12,6 +22,15 @@
 #include "xlat.h"
 
 static struct td_output out;
+static _Atomic int failed; /* set by the printer thread, read by the loop */
+
+/* -ff: one entry per process that has a file */
+#define FF_OPEN 256
+struct ff_ent { int pid, opened; FILE *f; unsigned long long used; };
+static struct ff_ent *ff;
+static size_t nff, capff;
+static unsigned long long ff_clock;
+static int ff_nopen;
 /* one line buffer per format, reused for every line */
 static struct tp text_tp, json_tp;
 
@@ -25,9 +44,34 @@ static struct tp *line_tp(enum tp_format fmt, FILE *f)
     return p;
 }
 
+static void check(FILE *f, int err);
+
+static void line_end(struct tp *p)
+{
+    errno = 0;
+    tp_line_end(p);
+    check(p->f, 0);
+}
+
 struct td_output *td_out(void)
 {
     return &out;
+}
+
+/* a trace file the user named: created or truncated (append: reopened),
+ * close-on-exec; NULL with errno */
+static FILE *open_trace(const char *path, int append)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0666);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, append ? "a" : "w");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
 }
 
 void td_out_open(const struct td_opts *o)
@@ -36,7 +80,7 @@ void td_out_open(const struct td_opts *o)
     out.fmt = TP_TEXT;
     out.main = stderr;
     if (o->outfile && !o->ff) {
-        out.main = fopen(o->outfile, "w");
+        out.main = open_trace(o->outfile, 0);
         if (!out.main)
             die_errno("can't fopen '%s'", o->outfile);
         setvbuf(out.main, NULL, _IOFBF, 1 << 16);
@@ -45,7 +89,7 @@ void td_out_open(const struct td_opts *o)
         if (strcmp(o->json, "-") == 0) {
             out.json = stderr;
         } else {
-            out.json = fopen(o->json, "w");
+            out.json = open_trace(o->json, 0);
             if (!out.json)
                 die_errno("can't fopen '%s'", o->json);
         }
@@ -57,36 +101,129 @@ void td_out_open(const struct td_opts *o)
                           (real.tv_nsec - mono.tv_nsec);
 }
 
+static const char *file_name(const FILE *f, char *buf, size_t n)
+{
+    if (f == out.json && out.opts->json)
+        return out.opts->json;
+    if (f == out.main)
+        return f == stderr ? "standard error" : out.opts->outfile;
+    for (size_t i = 0; i < nff; i++)
+        if (ff[i].f == f) {
+            snprintf(buf, n, "%s.%d", out.opts->outfile, ff[i].pid);
+            return buf;
+        }
+    return "the trace";
+}
+
+/* after a write to f (err: its errno, 0 for "look at ferror") */
+static void check(FILE *f, int err)
+{
+    /* one thread prints at a time (the printer, or the loop after
+     * td_printer_sync): no need for the stream's lock */
+    if (!f || failed || (!err && !ferror_unlocked(f)))
+        return;
+    char b[4200];
+    failed = 1;
+    warn_msg("cannot write %s: %s", file_name(f, b, sizeof(b)), strerror(err ? err : errno ? errno : EIO));
+}
+
+int td_out_failed(void)
+{
+    return failed;
+}
+
+static int ff_close(struct ff_ent *e)
+{
+    int rc = 0;
+    if (e->f) {
+        errno = 0;
+        if (fclose(e->f) != 0 && !failed) {
+            e->f = NULL; /* the name is still found through the pid */
+            char b[4200];
+            snprintf(b, sizeof(b), "%s.%d", out.opts->outfile, e->pid);
+            failed = 1;
+            warn_msg("cannot write %s: %s", b, strerror(errno ? errno : EIO));
+            rc = -1;
+        }
+        e->f = NULL;
+        ff_nopen--;
+    }
+    return rc;
+}
+
 FILE *td_out_file(int pid)
 {
     if (!out.opts->ff || !out.opts->outfile)
         return out.main;
-    for (int i = 0; i < out.nff; i++)
-        if (out.ff[i].pid == pid)
-            return out.ff[i].f;
-    if (out.nff == (int)(sizeof(out.ff) / sizeof(out.ff[0])))
-        return out.main;
-    char path[4096];
-    snprintf(path, sizeof(path), "%s.%d", out.opts->outfile, pid);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        warn_msg("can't fopen '%s': %s", path, strerror(errno));
-        return out.main;
+    struct ff_ent *e = NULL;
+    for (size_t i = 0; i < nff && !e; i++)
+        if (ff[i].pid == pid)
+            e = &ff[i];
+    if (!e) {
+        if (nff == capff) {
+            size_t cap = capff ? capff * 2 : 64;
+            struct ff_ent *n = realloc(ff, cap * sizeof(*n));
+            if (!n)
+                die("out of memory");
+            ff = n;
+            capff = cap;
+        }
+        e = &ff[nff++];
+        memset(e, 0, sizeof(*e));
+        e->pid = pid;
     }
-    out.ff[out.nff].pid = pid;
-    out.ff[out.nff].f = f;
-    out.nff++;
-    return f;
+    e->used = ++ff_clock;
+    if (e->f)
+        return e->f;
+    if (ff_nopen >= FF_OPEN) { /* close the least recently used */
+        struct ff_ent *lru = NULL;
+        for (size_t i = 0; i < nff; i++)
+            if (ff[i].f && (!lru || ff[i].used < lru->used))
+                lru = &ff[i];
+        if (lru)
+            ff_close(lru);
+    }
+    char path[4200];
+    snprintf(path, sizeof(path), "%s.%d", out.opts->outfile, pid);
+    /* the first time: a new file; after being closed to make room: append */
+    e->f = open_trace(path, e->opened);
+    if (!e->f)
+        die_errno("can't fopen '%s'", path);
+    e->opened = 1;
+    ff_nopen++;
+    return e->f;
+}
+
+void td_out_forget(int pid)
+{
+    for (size_t i = 0; i < nff; i++)
+        if (ff[i].pid == pid) {
+            ff_close(&ff[i]);
+            ff[i] = ff[--nff];
+            return;
+        }
 }
 
 void td_out_close(void)
 {
-    for (int i = 0; i < out.nff; i++)
-        fclose(out.ff[i].f);
-    if (out.main && out.main != stderr)
-        fclose(out.main);
-    if (out.json && out.json != stderr)
-        fclose(out.json);
+    for (size_t i = 0; i < nff; i++)
+        ff_close(&ff[i]);
+    nff = 0;
+    free(ff);
+    ff = NULL;
+    check(out.main, 0);
+    check(out.json, 0);
+    if (out.main) {
+        errno = 0;
+        if (out.main != stderr ? fclose(out.main) != 0 : fflush(out.main) != 0)
+            check(out.main, errno ? errno : EIO);
+    }
+    if (out.json && out.json != stderr) {
+        errno = 0;
+        if (fclose(out.json) != 0)
+            check(out.json, errno ? errno : EIO);
+    }
+    out.main = out.json = NULL;
     tp_free(&text_tp);
     tp_free(&json_tp);
 }
@@ -149,10 +286,11 @@ void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark)
             tp_rawf(p, " <%llu.%06llu>", (unsigned long long)(d / 1000000000),
                     (unsigned long long)(d % 1000000000) / 1000);
         }
-        tp_line_end(p);
+        line_end(p);
         const struct td_item *st = o->stacks ? td_rec_item(rec, len, 0, TD_IT_STACK) : NULL;
         if (st)
             td_stack_print(p, (int)rec->pid, st);
+        check(p->f, 0);
     }
     if (out.json) {
         struct tp *p = line_tp(TP_JSON, out.json);
@@ -173,7 +311,7 @@ void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark)
             tp_array_end(p);
         }
         tp_raw(p, "}");
-        tp_line_end(p);
+        line_end(p);
     }
 }
 
@@ -189,14 +327,14 @@ void td_out_ioctl(const struct td_ioctl_event *ev)
             tp_rawf(p, " <%llu.%06llu>", (unsigned long long)(d / 1000000000),
                     (unsigned long long)(d % 1000000000) / 1000);
         }
-        tp_line_end(p);
+        line_end(p);
     }
     if (out.json) {
         struct tp *p = line_tp(TP_JSON, out.json);
         json_head(p, "ioctl", ev->pid, ev->tid, ev->t_enter_ns);
         td_ioctl_print(p, ev);
         tp_raw(p, "}");
-        tp_line_end(p);
+        line_end(p);
     }
 }
 
@@ -207,7 +345,7 @@ void td_out_event(int pid, uint64_t mono_ns, const char *event, const char *text
         if (strcmp(event, "banner") != 0)
             text_prefix(p, pid, mono_ns);
         tp_raw(p, text);
-        tp_line_end(p);
+        line_end(p);
     }
     if (out.json) {
         struct tp *p = line_tp(TP_JSON, out.json);
@@ -217,16 +355,17 @@ void td_out_event(int pid, uint64_t mono_ns, const char *event, const char *text
         tp_raw(p, ",\"text\":");
         tp_str(p, text, strlen(text), 0);
         tp_raw(p, "}");
-        tp_line_end(p);
+        line_end(p);
     }
 }
 
 void td_out_flush(void)
 {
-    if (out.main)
-        fflush(out.main);
-    for (int i = 0; i < out.nff; i++)
-        fflush(out.ff[i].f);
-    if (out.json)
-        fflush(out.json);
+    if (out.main && fflush(out.main) != 0)
+        check(out.main, errno);
+    for (size_t i = 0; i < nff; i++)
+        if (ff[i].f && fflush(ff[i].f) != 0)
+            check(ff[i].f, errno);
+    if (out.json && fflush(out.json) != 0)
+        check(out.json, errno);
 }

@@ -8,8 +8,6 @@ struct td_output {
     enum tp_format fmt;
     FILE *main;              /* the trace (stderr, -o FILE) */
     FILE *json;              /* --json */
-    struct { int pid; FILE *f; } ff[1024]; /* -ff */
-    int nff;
     int pids[64];            /* processes seen: [pid N] once there are two */
     int npids, many;
     int64_t real_minus_mono; /* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
@@ -20,6 +18,10 @@ void td_out_open(const struct td_opts *o);
 void td_out_close(void);
 void td_out_flush(void);
 FILE *td_out_file(int pid);
+/* -ff: the process's file is complete (its exit line is written) */
+void td_out_forget(int pid);
+/* a write failed (reported once): the run must end */
+int td_out_failed(void);
 void td_out_note_pid(int pid);
 /* one call line (and its JSON object); mark: what the policy did, or NULL */
 void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark);

@@ -4,6 +4,7 @@
  *
  * What allocates and frees is data: the table below names, per entry
  * point, the argument holding the pointer and the size. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,7 @@ static const struct mem_rule rules[] = {
     { "cuMemFreeHost", M_FREE, M_HOST, 0, -1, -1 },
 };
 
-#define MAX_DEV 16
+#define MAX_DEV TD_MAX_DEVICES
 
 struct fnstat { unsigned long long calls, errors, total_ns, max_ns; };
 
@@ -91,6 +92,8 @@ static int rule_of[TD_FN__COUNT]; /* index+1 into rules, 0 none */
 static struct alloc *allocs;
 static size_t nalloc_slots, nalloc_used;
 static struct proc procs[4096];
+/* every process together, per device: what the in-process limit counts */
+static unsigned long long dev_all_cur[MAX_DEV], dev_all_peak[MAX_DEV];
 static int nprocs;
 /* context -> device, and each thread's current context */
 static struct { int pid; unsigned long long ctx; int dev; } ctxdev[1024];
@@ -236,6 +239,33 @@ static int out_u64(const struct td_rec *rec, uint32_t len, int arg, unsigned lon
 }
 
 
+/* the device a successful context-making call names, or INT32_MIN */
+static int ctx_device(const struct td_rec *rec, const uint64_t *a)
+{
+    int k = ctx_rule_of[rec->fn];
+    if (!k || ctx_rules[k - 1].dev_arg < 0)
+        return INT32_MIN;
+    return (int)(int32_t)a[ctx_rules[k - 1].dev_arg];
+}
+
+int td_summary_check(const struct td_rec *rec, uint32_t len, char *why, size_t n)
+{
+    (void)len;
+    if (rec->result != 0)
+        return 0; /* a failed call changes nothing */
+    int dev = ctx_device(rec, (const uint64_t *)(rec + 1));
+    if (dev != INT32_MIN && (dev < 0 || dev >= MAX_DEV)) {
+        snprintf(why, n, "%s: device %d is not a device", td_fns[rec->fn].name, dev);
+        return -1;
+    }
+    return 0;
+}
+
+unsigned long long td_summary_device_peak(int dev)
+{
+    return dev >= 0 && dev < MAX_DEV ? dev_all_peak[dev] : 0;
+}
+
 static void track_context(const struct td_rec *rec, uint32_t len, const uint64_t *a)
 {
     int k = ctx_rule_of[rec->fn];
@@ -248,7 +278,7 @@ static void track_context(const struct td_rec *rec, uint32_t len, const uint64_t
         if (nctxdev < (int)(sizeof(ctxdev) / sizeof(ctxdev[0]))) {
             ctxdev[nctxdev].pid = (int)rec->pid;
             ctxdev[nctxdev].ctx = ctx;
-            ctxdev[nctxdev].dev = (int)(int32_t)a[dev_arg];
+            ctxdev[nctxdev].dev = ctx_device(rec, a); /* checked: 0 <= dev < MAX_DEV */
             nctxdev++;
         }
         if (strncmp(name, "cuCtxCreate", 11) == 0)
@@ -291,8 +321,6 @@ void td_summary_call(const struct td_rec *rec, uint32_t len)
                 size = pitch * a[m->height_arg];
         }
         int dev = m->kind == M_DEVICE ? current_device((int)rec->pid, (int)rec->tid) : -1;
-        if (dev >= MAX_DEV)
-            dev = MAX_DEV - 1;
         struct alloc *al = alloc_find((int)rec->pid, ptr, 1);
         if (!al)
             return;
@@ -306,6 +334,9 @@ void td_summary_call(const struct td_rec *rec, uint32_t len)
             p->dev_cur[dev] += size;
             if (p->dev_cur[dev] > p->dev_peak[dev])
                 p->dev_peak[dev] = p->dev_cur[dev];
+            dev_all_cur[dev] += size;
+            if (dev_all_cur[dev] > dev_all_peak[dev])
+                dev_all_peak[dev] = dev_all_cur[dev];
         } else {
             p->host_cur += size;
             if (p->host_cur > p->host_peak)
@@ -315,9 +346,10 @@ void td_summary_call(const struct td_rec *rec, uint32_t len)
         struct alloc *al = alloc_find((int)rec->pid, a[m->ptr_arg], 0);
         if (!al)
             return;
-        if (al->kind == M_DEVICE)
+        if (al->kind == M_DEVICE) {
             p->dev_cur[al->dev] -= al->size;
-        else
+            dev_all_cur[al->dev] -= al->size;
+        } else
             p->host_cur -= al->size;
         al->used = 2;
         nalloc_used--;

@@ -56,6 +56,9 @@ int td_trace_set(const char *expr, uint8_t *mask, size_t masklen, char *err, siz
 /* ---- decoding (decode.c) ---- */
 /* print a call record's "name(args) = result"; rec is untrusted, len its size */
 void td_print_call(struct tp *p, const struct td_rec *rec, uint32_t len, int verbose);
+/* is a record from process pid well formed (type, claimed pid, function
+ * id, argument count, items inside the record)? 0, or -1 with why */
+int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why, size_t n);
 /* find the first item of a kind for an argument; NULL if none */
 const struct td_item *td_rec_item(const struct td_rec *rec, uint32_t len, int arg, int kind);
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -27,38 +28,84 @@
 #include "env.h"
 #include "tracer.h"
 
-#define MAX_TRACEES 65536
-
+/* every traced thread, by tid: open addressing, grown as needed */
 static struct td_proc_state *procs;
-static int nprocs;
+static size_t nslots, nlive;
 static volatile sig_atomic_t pending_sig;
 
-static struct td_proc_state *proc_get(pid_t tid, int create)
+static size_t slot_of(pid_t tid)
 {
-    for (int i = 0; i < nprocs; i++)
-        if (procs[i].tid == tid && !procs[i].exited)
-            return &procs[i];
-    if (!create)
+    return ((size_t)(uint32_t)tid * 0x9E3779B1u) & (nslots - 1);
+}
+
+static struct td_proc_state *proc_find(pid_t tid)
+{
+    if (!nslots)
         return NULL;
-    for (int i = 0; i < nprocs; i++)
-        if (procs[i].exited) {
-            memset(&procs[i], 0, sizeof(procs[i]));
-            procs[i].tid = tid;
-            procs[i].tgid = tid;
+    for (size_t i = slot_of(tid);; i = (i + 1) & (nslots - 1)) {
+        if (procs[i].tid == tid)
             return &procs[i];
-        }
-    if (nprocs == MAX_TRACEES)
-        return NULL;
-    if (!procs) {
-        procs = calloc(MAX_TRACEES, sizeof(*procs));
+        if (procs[i].tid == 0)
+            return NULL;
+    }
+}
+
+static struct td_proc_state *proc_add(pid_t tid)
+{
+    struct td_proc_state *p = proc_find(tid);
+    if (p)
+        return p;
+    if ((nlive + 1) * 2 > nslots) {
+        size_t n = nslots ? nslots * 2 : 256;
+        struct td_proc_state *old = procs;
+        size_t oldn = nslots;
+        procs = calloc(n, sizeof(*procs));
         if (!procs)
             die("out of memory");
+        nslots = n;
+        for (size_t i = 0; i < oldn; i++)
+            if (old[i].tid > 0) {
+                size_t j = slot_of(old[i].tid);
+                while (procs[j].tid)
+                    j = (j + 1) & (n - 1);
+                procs[j] = old[i];
+            }
+        free(old);
     }
-    struct td_proc_state *p = &procs[nprocs++];
-    memset(p, 0, sizeof(*p));
-    p->tid = tid;
-    p->tgid = tid;
-    return p;
+    size_t j = slot_of(tid);
+    while (procs[j].tid > 0)
+        j = (j + 1) & (nslots - 1);
+    memset(&procs[j], 0, sizeof(procs[j]));
+    procs[j].tid = tid;
+    procs[j].tgid = tid;
+    nlive++;
+    return &procs[j];
+}
+
+/* backward-shift deletion keeps every probe chain whole */
+static void proc_del(pid_t tid)
+{
+    struct td_proc_state *p = proc_find(tid);
+    if (!p)
+        return;
+    size_t i = (size_t)(p - procs);
+    procs[i].tid = 0;
+    nlive--;
+    for (size_t j = (i + 1) & (nslots - 1); procs[j].tid; j = (j + 1) & (nslots - 1)) {
+        size_t k = slot_of(procs[j].tid);
+        /* can the entry at j move to the hole at i? */
+        if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
+            procs[i] = procs[j];
+            procs[j].tid = 0;
+            i = j;
+        }
+    }
+}
+
+int td_tracer_traced(pid_t pid)
+{
+    struct td_proc_state *p = proc_find(pid);
+    return p && p->tgid == pid;
 }
 
 static pid_t read_tgid(pid_t tid)
@@ -102,7 +149,7 @@ void td_tracer_attach_first(pid_t pid)
         die("the command did not start");
     if (ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)PTRACE_OPTS) < 0)
         die_errno("ptrace(PTRACE_SEIZE, %d)", (int)pid);
-    struct td_proc_state *p = proc_get(pid, 1);
+    struct td_proc_state *p = proc_add(pid);
     p->attached = 1;
     kill(pid, SIGCONT);
 }
@@ -112,18 +159,20 @@ void td_tracer_forward(int sig)
     pending_sig = sig;
 }
 
+/* a signal to every traced process (each thread group once) */
+static void signal_all(int sig)
+{
+    for (size_t i = 0; i < nslots; i++)
+        if (procs[i].tid > 0 && procs[i].tid == procs[i].tgid)
+            kill(procs[i].tid, sig);
+}
+
 /* ---- tracee memory ---------------------------------------------------- */
 
 static ssize_t peek(pid_t pid, uintptr_t addr, void *buf, size_t len)
 {
     struct iovec l = { buf, len }, r = { (void *)addr, len };
     return process_vm_readv(pid, &l, 1, &r, 1, 0);
-}
-
-static ssize_t poke(pid_t pid, uintptr_t addr, const void *buf, size_t len)
-{
-    struct iovec l = { (void *)buf, len }, r = { (void *)addr, len };
-    return process_vm_writev(pid, &l, 1, &r, 1, 0);
 }
 
 /* a NUL-terminated string of at most max bytes; malloc'd, or NULL */
@@ -155,77 +204,216 @@ static char *peek_str(pid_t pid, uintptr_t addr, size_t max)
     return NULL;
 }
 
-/* ---- execve: put the injection back ----------------------------------- */
+/* ---- execve: put the injection back ----------------------------------- *
+ *
+ * At the execve's entry (its seccomp stop) the new environment is read;
+ * if tdtrace's variables are missing, the merged environment must be
+ * written somewhere the program does not use: tdtrace makes the thread
+ * run mmap(2) in place of the execve (a fresh anonymous area, so nothing
+ * of the program's memory is touched: a vfork or CLONE_VM child shares
+ * its parent's stack, and a thread's stack may be small), writes the
+ * array and strings there, points envp at it and rewinds the thread to
+ * its syscall instruction, so the execve runs again, now with the
+ * complete environment. The area is kept per thread and reused when the
+ * execve fails and is tried again (execvp's PATH search). */
+
+static void inject_warn(pid_t pid, const char *why)
+{
+    char link[64], exe[PATH_MAX];
+    snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+    ssize_t n = readlink(link, exe, sizeof(exe) - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    warn_msg("warning: pid %d (%s): cannot put tdtrace's environment back at execve (%s): "
+             "the new program's CUDA calls will not be seen", (int)pid, n > 0 ? exe : "?", why);
+}
 
 #if defined(__x86_64__)
-static void fix_exec_env(pid_t pid)
+/* run one system call in a thread stopped at a system call's entry; the
+ * registers are left as the call returned them. 0, or -1 when the thread
+ * did not come back to us (it died: the caller gives up) */
+static int remote_syscall(pid_t tid, struct user_regs_struct *regs, long nr, const long *a, long *ret)
+{
+    struct user_regs_struct r = *regs;
+    r.orig_rax = (unsigned long long)nr;
+    r.rdi = (unsigned long long)a[0];
+    r.rsi = (unsigned long long)a[1];
+    r.rdx = (unsigned long long)a[2];
+    r.r10 = (unsigned long long)a[3];
+    r.r8 = (unsigned long long)a[4];
+    r.r9 = (unsigned long long)a[5];
+    if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0 || ptrace(PTRACE_SYSCALL, tid, 0, 0) < 0)
+        return -1;
+    int st;
+    for (;;) {
+        pid_t w = waitpid(tid, &st, __WALL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w != tid || !WIFSTOPPED(st))
+            return -1;
+        if (WSTOPSIG(st) == SIGTRAP && (st >> 16) == 0)
+            break; /* the syscall-exit stop */
+        return -1;
+    }
+    if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+        return -1;
+    *ret = (long)r.rax;
+    *regs = r;
+    return 0;
+}
+
+/* 1: the thread was sent back to its execve with a new environment (do
+ * not resume it again); 0: nothing to do or gave up (resume it) */
+static int fix_exec_env(struct td_proc_state *p, pid_t pid)
 {
     struct user_regs_struct regs;
     if (ptrace(PTRACE_GETREGS, pid, 0, &regs) < 0)
-        return;
+        return 0;
     int is_at = regs.orig_rax == SYS_execveat;
+    if (!is_at && regs.orig_rax != SYS_execve)
+        return 0;
     uintptr_t envp_addr = is_at ? regs.r10 : regs.rdx;
-    enum { MAXENV = 8192 };
+    enum { MAXENV = 65536 };
     char **env = calloc(MAXENV + 1, sizeof(char *));
     if (!env)
-        return;
-    int n = 0, ok = 1;
-    while (envp_addr && n < MAXENV) {
-        uint64_t ptr;
-        if (peek(pid, envp_addr + (uintptr_t)n * 8, &ptr, 8) != 8) {
+        return 0;
+    int n = 0, ok = 1, rewound = 0;
+    /* the pointers, a page's worth per read */
+    uint64_t *ptrs_in = calloc(MAXENV + 1, 8);
+    int np = 0;
+    while (ptrs_in && envp_addr && np < MAXENV) {
+        uintptr_t at = envp_addr + (uintptr_t)np * 8;
+        size_t chunk = (4096 - (at & 4095)) / 8;
+        if (chunk > (size_t)(MAXENV - np))
+            chunk = (size_t)(MAXENV - np);
+        ssize_t got = peek(pid, at, ptrs_in + np, chunk * 8);
+        if (got < 8) {
             ok = 0;
             break;
         }
-        if (!ptr)
+        int end = 0, base = np;
+        for (size_t k = 0; k < (size_t)got / 8 && !end; k++)
+            if (ptrs_in[base + (int)k] == 0)
+                end = 1;
+            else
+                np++;
+        if (end)
             break;
-        env[n] = peek_str(pid, ptr, 1 << 20);
+    }
+    /* the strings: usually side by side (on the caller's stack), so one
+     * read of the range they span; one read each where that fails */
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int k = 0; k < np; k++) {
+        lo = ptrs_in[k] < lo ? ptrs_in[k] : lo;
+        hi = ptrs_in[k] > hi ? ptrs_in[k] : hi;
+    }
+    char *span = NULL;
+    ssize_t spanlen = 0;
+    if (ok && np && hi - lo < (8u << 20)) {
+        size_t want = hi - lo + 4096 - ((hi + 4096) & 4095);
+        span = malloc(want + 1);
+        spanlen = span ? peek(pid, lo, span, want) : -1;
+    }
+    for (int k = 0; ok && ptrs_in && k < np; k++) {
+        size_t at = ptrs_in[k] - lo;
+        char *z = span && spanlen > 0 && at < (size_t)spanlen ? memchr(span + at, 0, (size_t)spanlen - at) : NULL;
+        env[n] = z ? strdup(span + at) : peek_str(pid, ptrs_in[k], 1 << 20);
         if (!env[n]) {
             ok = 0;
             break;
         }
         n++;
     }
-    if (ok && !td_env_complete(env, n)) {
-        char **merged = td_env_merge(env, n);
-        if (merged) {
-            int m = 0;
-            size_t strbytes = 0;
-            while (merged[m])
-                strbytes += strlen(merged[m++]) + 1;
-            size_t arrbytes = ((size_t)m + 1) * 8;
-            uintptr_t base = ((uintptr_t)regs.rsp - 65536 - strbytes - arrbytes) & ~(uintptr_t)15;
-            uintptr_t arr = base, str = base + arrbytes;
-            uint64_t *ptrs = calloc((size_t)m + 1, 8);
-            int wrote = ptrs != NULL;
-            for (int i = 0; wrote && i < m; i++) {
-                size_t k = strlen(merged[i]) + 1;
-                ptrs[i] = str;
-                if (poke(pid, str, merged[i], k) != (ssize_t)k)
-                    wrote = 0;
-                str += k;
-            }
-            if (wrote && poke(pid, arr, ptrs, arrbytes) == (ssize_t)arrbytes) {
-                if (is_at)
-                    regs.r10 = arr;
-                else
-                    regs.rdx = arr;
-                ptrace(PTRACE_SETREGS, pid, 0, &regs);
-            }
-            free(ptrs);
-            free(merged);
-        }
+    free(span);
+    if (!ptrs_in)
+        ok = 0;
+    free(ptrs_in);
+    /* an environment tdtrace cannot read: the execve fails with EFAULT by itself */
+    if (!ok || td_env_complete(env, n))
+        goto out;
+    char **merged = td_env_merge(env, n);
+    if (!merged)
+        goto out;
+    int m = 0;
+    size_t strbytes = 0;
+    while (merged[m])
+        strbytes += strlen(merged[m++]) + 1;
+    size_t arrbytes = ((size_t)m + 1) * 8;
+    size_t need = (arrbytes + strbytes + 4095) & ~(size_t)4095;
+    unsigned char *blob = malloc(arrbytes + strbytes);
+    const char *why = NULL;
+    if (!blob) {
+        why = "out of memory";
+        goto done;
     }
+    struct user_regs_struct saved = regs;
+    uintptr_t base = p->env_area;
+    if (!base || p->env_len < need) {
+        long a[6] = { 0, (long)need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0 };
+        long ret;
+        if (remote_syscall(pid, &regs, SYS_mmap, a, &ret) < 0) {
+            free(blob);
+            free(merged);
+            for (int i = 0; i < n; i++)
+                free(env[i]);
+            free(env);
+            return 1; /* it died on the way: nothing to resume */
+        }
+        if (ret < 0 && ret > -4096) {
+            why = strerror((int)-ret);
+        } else {
+            base = (uintptr_t)ret;
+            p->env_area = base;
+            p->env_len = need;
+        }
+        rewound = 1; /* the execve was replaced: it must be run again */
+    }
+    if (!why) {
+        uint64_t *ptrs = (uint64_t *)blob;
+        size_t off = arrbytes;
+        for (int i = 0; i < m; i++) {
+            size_t k = strlen(merged[i]) + 1;
+            ptrs[i] = base + off;
+            memcpy(blob + off, merged[i], k);
+            off += k;
+        }
+        ptrs[m] = 0;
+        struct iovec l = { blob, off }, r = { (void *)base, off };
+        if (process_vm_writev(pid, &l, 1, &r, 1, 0) != (ssize_t)off)
+            why = strerror(errno);
+        else if (is_at)
+            saved.r10 = base;
+        else
+            saved.rdx = base;
+    }
+    if (rewound) { /* back to the syscall instruction, to run the execve again */
+        saved.rip -= 2;
+        saved.rax = saved.orig_rax;
+    }
+    if (rewound || !why)
+        if (ptrace(PTRACE_SETREGS, pid, 0, &saved) < 0)
+            why = strerror(errno);
+    free(blob);
+done:
+    if (why)
+        inject_warn(pid, why);
+    free(merged);
+out:
     for (int i = 0; i < n; i++)
         free(env[i]);
     free(env);
+    if (rewound)
+        ptrace(PTRACE_CONT, pid, 0, 0);
+    return rewound;
 }
 #else
-static void fix_exec_env(pid_t pid)
+static int fix_exec_env(struct td_proc_state *p, pid_t pid)
 {
     static int warned;
+    (void)p;
     (void)pid;
     if (!warned++)
         warn_msg("restoring the injection across execve is not supported on this architecture");
+    return 0;
 }
 #endif
 
@@ -241,8 +429,8 @@ static void handle_stop(pid_t pid, int status, const struct td_tracer_ops *ops)
 {
     int sig = WSTOPSIG(status);
     int event = (unsigned)status >> 16;
-    struct td_proc_state *p = proc_get(pid, 1);
-    if (p && !p->attached) { /* a new tracee, before its parent's event */
+    struct td_proc_state *p = proc_add(pid);
+    if (!p->attached) { /* a new tracee, before its parent's event */
         p->attached = 1;
         p->tgid = read_tgid(pid);
     }
@@ -253,26 +441,22 @@ static void handle_stop(pid_t pid, int status, const struct td_tracer_ops *ops)
         unsigned long msg = 0;
         ptrace(PTRACE_GETEVENTMSG, pid, 0, &msg);
         pid_t child = (pid_t)msg;
-        struct td_proc_state *c = proc_get(child, 1);
-        if (c) {
-            c->attached = 1;
-            c->tgid = event == PTRACE_EVENT_CLONE ? read_tgid(child) : child;
-            if (c->tgid == child && ops->proc_new)
-                ops->proc_new(child, p ? p->tgid : pid);
-        }
+        struct td_proc_state *c = proc_add(child); /* may move the table: p is stale */
+        c->attached = 1;
+        c->tgid = event == PTRACE_EVENT_CLONE ? read_tgid(child) : child;
         resume(pid, 0);
         return;
     }
     case PTRACE_EVENT_EXEC: {
         unsigned long former = 0;
         ptrace(PTRACE_GETEVENTMSG, pid, 0, &former);
-        if ((pid_t)former != pid) { /* a thread exec'd: it is the leader now */
-            struct td_proc_state *old = proc_get((pid_t)former, 0);
-            if (old)
-                old->exited = 1;
-        }
-        if (p)
-            p->tgid = pid;
+        if ((pid_t)former != pid) /* a thread exec'd: it is the leader now */
+            proc_del((pid_t)former);
+        p = proc_add(pid);
+        p->tgid = pid;
+        p->attached = 1;
+        p->env_area = 0; /* the old image's memory is gone */
+        p->env_len = 0;
         char link[64], exe[PATH_MAX];
         snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
         ssize_t n = readlink(link, exe, sizeof(exe) - 1);
@@ -283,23 +467,21 @@ static void handle_stop(pid_t pid, int status, const struct td_tracer_ops *ops)
         return;
     }
     case PTRACE_EVENT_EXIT:
-        /* the address space is still there: print what the process wrote
-         * while its stack frames can still be symbolised */
-        ops->drain();
+        if (ops->thread_exit)
+            ops->thread_exit(pid, p->tgid);
         resume(pid, 0);
         return;
     case PTRACE_EVENT_SECCOMP:
-        fix_exec_env(pid);
-        resume(pid, 0);
+        if (!fix_exec_env(p, pid))
+            resume(pid, 0);
         return;
     case PTRACE_EVENT_STOP:
+        /* with PTRACE_SEIZE a stop signal here is a group-stop: stay
+         * stopped (PTRACE_LISTEN) until SIGCONT, as without tdtrace */
         if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
-            /* group-stop: stay stopped until SIGCONT, as without tdtrace */
-            siginfo_t si;
-            if (ptrace(PTRACE_GETSIGINFO, pid, 0, &si) < 0 && errno == EINVAL) {
-                ptrace(PTRACE_LISTEN, pid, 0, 0);
-                return;
-            }
+            if (ptrace(PTRACE_LISTEN, pid, 0, 0) < 0 && errno != ESRCH)
+                resume(pid, 0);
+            return;
         }
         if (sig == SIGTRAP && ops->interrupted)
             ops->interrupted(pid);
@@ -321,54 +503,57 @@ int td_tracer_loop(pid_t first, const struct td_tracer_ops *ops)
     int sfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
     if (sfd < 0)
         die_errno("signalfd");
+    int killed = 0;
     for (;;) {
         if (pending_sig) {
             int s = pending_sig;
             pending_sig = 0;
-            kill(first, s);
+            signal_all(s);
         }
-        ops->drain();
-        int status;
-        pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
-        if (pid < 0) {
-            if (errno == EINTR)
+        if (!killed && ops->must_stop && ops->must_stop()) {
+            killed = 1;
+            signal_all(SIGKILL);
+        }
+        /* process events first: every one that is waiting, then a
+         * bounded share of the records */
+        int status, events = 0;
+        pid_t pid;
+        while ((pid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+            events++;
+            if (WIFSTOPPED(status)) {
+                handle_stop(pid, status, ops);
                 continue;
-            break; /* ECHILD: nobody left */
+            }
+            if (!WIFEXITED(status) && !WIFSIGNALED(status))
+                continue;
+            struct td_proc_state *p = proc_find(pid);
+            int leader = !p || p->tgid == pid;
+            proc_del(pid);
+            if (pid == first)
+                first_status = status;
+            if (leader)
+                ops->proc_exit(pid, status);
         }
-        if (pid == 0) {
-            /* wait for a child event or a trapped ioctl; wake every
-             * millisecond for what the shim wrote */
-            int lfd = ops->listen ? ops->listen() : -1;
-            struct pollfd pfd[2] = { { sfd, POLLIN, 0 }, { lfd, POLLIN, 0 } };
-            if (poll(pfd, lfd >= 0 ? 2 : 1, 1) > 0 && (pfd[0].revents & POLLIN)) {
+        if (pid < 0 && errno == ECHILD && !ops->busy())
+            break; /* nobody left, and every record is out */
+        int more = ops->drain();
+        if (events || more)
+            continue;
+        /* wait for a child event, a trapped ioctl or records */
+        struct pollfd pfd[8];
+        int n = 0;
+        pfd[n++] = (struct pollfd){ sfd, POLLIN, 0 };
+        n += ops->fds ? ops->fds(pfd + n, 7) : 0;
+        if (poll(pfd, (nfds_t)n, pid < 0 ? 10 : 50) > 0) {
+            if (pfd[0].revents & POLLIN) {
                 struct signalfd_siginfo si;
                 while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
                     ;
             }
-            if (lfd >= 0 && (pfd[1].revents & POLLIN))
-                ops->listen();
-            continue;
-        }
-        if (WIFSTOPPED(status)) {
-            handle_stop(pid, status, ops);
-            continue;
-        }
-        if (!WIFEXITED(status) && !WIFSIGNALED(status))
-            continue;
-        struct td_proc_state *p = proc_get(pid, 0);
-        int leader = !p || p->tgid == pid;
-        if (p)
-            p->exited = 1;
-        if (pid == first)
-            first_status = status;
-        if (leader) {
-            ops->drain();
-            ops->proc_exit(pid, status);
+            if (ops->ready)
+                ops->ready(pfd + 1, n - 1);
         }
     }
-    if (ops->listen)
-        ops->listen();
-    ops->drain();
     close(sfd);
     return first_status;
 }

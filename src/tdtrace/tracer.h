@@ -6,21 +6,28 @@
 
 #include "tdtrace.h"
 
+#include <poll.h>
+#include <stdint.h>
+
 struct td_proc_state {
-    pid_t tid;
+    pid_t tid;          /* 0: a free slot */
     pid_t tgid;         /* thread-group id: the process */
     int attached;
-    int exited;
+    uintptr_t env_area; /* where tdtrace put the environment back (execve) */
+    size_t env_len;
 };
 
 /* callbacks into main.c */
 struct td_tracer_ops {
-    void (*drain)(void);                                /* print what the ring holds */
+    int (*drain)(void);                                 /* print some records; 1 if more wait */
     void (*proc_exit)(pid_t pid, int status);          /* a process (thread-group leader) ended */
     void (*proc_exec)(pid_t pid, const char *exe);     /* a process called execve successfully */
-    void (*proc_new)(pid_t pid, pid_t parent);         /* a new process (not thread) */
-    int (*listen)(void);  /* handle pending GPU ioctls; the fd to wait on, or -1 */
+    void (*thread_exit)(pid_t tid, pid_t tgid);        /* a thread is about to end (still there) */
     void (*interrupted)(pid_t tid); /* a thread stopped by PTRACE_INTERRUPT */
+    int (*fds)(struct pollfd *pfd, int max);            /* what else to wait on */
+    void (*ready)(const struct pollfd *pfd, int n);     /* ... and it is ready */
+    int (*busy)(void);            /* records or exit lines still to come */
+    int (*must_stop)(void);       /* kill every tracee (an output error) */
 };
 
 /* in the child, before exec: the filter that stops execve for us */
@@ -29,7 +36,9 @@ int td_tracer_child_setup(void);
 void td_tracer_attach_first(pid_t pid);
 /* run until every tracee is gone; returns the first process's wait status */
 int td_tracer_loop(pid_t first, const struct td_tracer_ops *ops);
-/* deliver a signal tdtrace received to the traced program */
+/* deliver a signal tdtrace received to every traced process (async-signal-safe) */
 void td_tracer_forward(int sig);
+/* 1 if pid is a process (thread-group leader) tdtrace traces */
+int td_tracer_traced(pid_t pid);
 
 #endif

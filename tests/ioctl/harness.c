@@ -6,8 +6,9 @@
  *   harness [--glob G]... [--deny NAME|NUMBER[:ERRNO[:DEVGLOB]]]... [--audit]
  *           [--trap-all] [--slow-ms N] [--close-listener] [--stats FILE] -- PROG ARGS
  *
- * Exit: the program's status (128+sig when killed); 77 when seccomp user
- * notification is unavailable. */
+ * Exit: the program's status (128+sig when killed); 77 only when this
+ * kernel has no seccomp user notification at all (the reason on stderr);
+ * 2 when the filter fails to install on a kernel that has it (a bug). */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -30,6 +31,31 @@ static void emit(void *opaque, const struct td_ioctl_event *ev)
     td_ioctl_print(&out, ev);
     tp_line_end(&out);
     fflush(stdout);
+}
+
+/* does this kernel offer SECCOMP_RET_USER_NOTIF at all? */
+static int kernel_has_user_notif(void)
+{
+    char buf[256] = "";
+    FILE *f = fopen("/proc/sys/kernel/seccomp/actions_avail", "r");
+    if (f) {
+        if (!fgets(buf, sizeof buf, f))
+            buf[0] = 0;
+        fclose(f);
+    }
+    return strstr(buf, "user_notif") != NULL;
+}
+
+/* the filter could not be set up: a skip only if the kernel lacks it */
+static int setup_failed(const char *what, int err)
+{
+    if (!kernel_has_user_notif()) {
+        fprintf(stderr, "harness: this kernel has no seccomp user notification "
+                "(user_notif is not in /proc/sys/kernel/seccomp/actions_avail)\n");
+        return 77;
+    }
+    fprintf(stderr, "harness: %s: %s (the kernel has seccomp user notification)\n", what, strerror(err));
+    return 2;
 }
 
 static int errno_by_name(const char *s)
@@ -95,10 +121,11 @@ int main(int argc, char **argv)
     char **prog = argv + i + 1;
 
     unsigned flags = trap_all ? TD_IOCTL_TRAP_ALL : 0;
-    if (td_ioctl_prepare(flags) < 0 || !td_ioctl_supported()) {
-        fprintf(stderr, "harness: seccomp user notification is not available\n");
-        return 77;
-    }
+    int prc = td_ioctl_prepare(flags);
+    if (prc < 0)
+        return setup_failed("cannot build the filter", -prc);
+    if (!td_ioctl_supported())
+        return setup_failed("the filter does not install", EPERM);
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
         perror("socketpair");
@@ -114,7 +141,7 @@ int main(int argc, char **argv)
         int rc = td_ioctl_child_install_ex(sv[1], flags);
         close(sv[1]);
         if (rc < 0)
-            _exit(77);
+            _exit(126); /* the parent reports it */
         execv(prog[0], prog);
         _exit(127);
     }
@@ -122,9 +149,8 @@ int main(int argc, char **argv)
     int listener = td_ioctl_parent_receive(sv[0]);
     close(sv[0]);
     if (listener < 0) {
-        fprintf(stderr, "harness: no listener: %s\n", strerror(-listener));
         waitpid(pid, NULL, 0);
-        return 77;
+        return setup_failed("no listener", -listener);
     }
     struct td_ioctl_ctx *c = td_ioctl_new(globs, nglobs, rules, nrules, enforce);
     if (!c)

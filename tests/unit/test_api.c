@@ -4,10 +4,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "api.h"
+#include "apiparse.h"
 #include "xlat.h"
 
 static const char *lookup(const char *sym, int ver, int pt)
@@ -70,7 +72,32 @@ static void test_names_and_families(void **state)
     /* every entry point is findable by its own name */
     for (int i = 0; i < TD_FN__COUNT; i++)
         assert_int_equal(td_api_find(td_fns[i].name), i);
-    assert_true(TD_FN__COUNT >= 600);
+}
+
+/* the generated table holds every row of src/api/cuda.api, in order, with
+ * its parameter count, and nothing else (run from the source tree) */
+static void test_table_matches_source(void **state)
+{
+    (void)state;
+    FILE *f = fopen("src/api/cuda.api", "r");
+    if (!f)
+        fail_msg("src/api/cuda.api: run the unit tests from the source tree");
+    char line[4096], err[256];
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        struct ap_fn fn;
+        int r = ap_parse_fn(line, &fn, err, sizeof err);
+        assert_int_not_equal(r, -1);
+        if (r != 1)
+            continue;
+        assert_true(rows < TD_FN__ENTRY_POINTS);
+        assert_string_equal(td_fns[rows].name, fn.name);
+        assert_int_equal(td_fns[rows].nparams, fn.nparams);
+        rows++;
+    }
+    fclose(f);
+    assert_int_equal(rows, TD_FN__ENTRY_POINTS);
 }
 
 static void test_params(void **state)
@@ -105,11 +132,159 @@ static void test_xlat(void **state)
     assert_non_null(td_xlat_text(TD_X_CUresult, 2));
 }
 
+/* ---- classes and effects (td_api_roles.c) ---- */
+
+static const struct td_effect *eff(const char *name)
+{
+    int id = td_api_find(name);
+    if (id < 0)
+        fail_msg("%s: no such entry point", name);
+    return &td_fn_effects[id];
+}
+
+static void test_classes(void **state)
+{
+    (void)state;
+    int memory = td_family_find("memory"), copy = td_family_find("copy");
+    /* a function's own family is one of its classes */
+    for (int i = 0; i < TD_FN__COUNT; i++)
+        if (!td_fn_in_class(i, td_fns[i].family))
+            fail_msg("%s: not in its own family", td_fns[i].name);
+    /* a memset writes memory: both %copy and %memory; a copy is %copy only */
+    assert_true(td_fn_in_class(td_api_find("cuMemsetD8"), memory));
+    assert_true(td_fn_in_class(td_api_find("cuMemsetD8"), copy));
+    assert_true(td_fn_in_class(td_api_find("cuMemsetD32Async_ptsz"), memory));
+    assert_int_equal(td_fns[td_api_find("cuMemsetD8")].family, copy);
+    assert_false(td_fn_in_class(td_api_find("cuMemcpyHtoD_v2"), memory));
+    assert_false(td_fn_in_class(td_api_find("cuMemAlloc_v2"), copy));
+    assert_false(td_fn_in_class(-1, memory));
+    assert_false(td_fn_in_class(TD_FN__COUNT, memory));
+    assert_false(td_fn_in_class(0, TD_FAM__COUNT));
+    char list[256];
+    assert_string_equal(td_family_list(list, sizeof list),
+                        "%device %context %memory %copy %stream %event %module %launch %graph "
+                        "%driver %exptab %other");
+    assert_string_equal(td_family_list(list, 9), "%device ");
+}
+
+static void test_effects_are_sound(void **state)
+{
+    (void)state;
+    int freed[TD_ALLOC_RESERVE + 1] = { 0 }, made[TD_ALLOC_RESERVE + 1] = { 0 };
+    for (int i = 0; i < TD_FN__COUNT; i++) {
+        const struct td_effect *e = &td_fn_effects[i];
+        const struct td_fn_info *f = &td_fns[i];
+        const signed char idx[] = { e->ptr, e->size, e->rows, e->pitch, e->device,
+                                    e->stream, e->pool, e->handle, e->desc };
+        for (size_t k = 0; k < sizeof idx; k++)
+            if (idx[k] < -1 || idx[k] >= f->nparams)
+                fail_msg("%s: parameter %d out of range", f->name, idx[k]);
+        if (e->op == TD_EFF_NONE) {
+            assert_int_equal(e->kind, 0);
+            for (size_t k = 0; k < sizeof idx; k++)
+                assert_int_equal(idx[k], -1);
+            continue;
+        }
+        if (e->op == TD_EFF_CTX) {
+            assert_true(e->kind <= TD_CTX_RESET);
+            if (e->kind == TD_CTX_CREATE || e->kind == TD_CTX_RETAIN || e->kind == TD_CTX_POP)
+                if (e->ptr < 0 || f->params[e->ptr].role != TD_R_OUT)
+                    fail_msg("%s: the context made is no out-parameter", f->name);
+            if ((e->kind == TD_CTX_CREATE || e->kind == TD_CTX_RETAIN) && e->device < 0)
+                fail_msg("%s: no device", f->name);
+            continue;
+        }
+        assert_true(e->kind > TD_ALLOC_NONE && e->kind <= TD_ALLOC_RESERVE);
+        /* a memory operation is in the memory or graph class */
+        if (!td_fn_in_class(i, TD_FAM_memory) && !td_fn_in_class(i, TD_FAM_graph))
+            fail_msg("%s: a memory effect outside %%memory and %%graph", f->name);
+        if (e->op == TD_EFF_ALLOC) {
+            made[e->kind]++;
+            /* what is made comes back through an out-parameter, except
+             * memory the program registers, or an address in a structure */
+            if (e->ptr >= 0 && (f->params[e->ptr].role == TD_R_OUT) == (e->kind == TD_ALLOC_REGISTERED))
+                fail_msg("%s: ptr", f->name);
+            if (e->ptr < 0 && e->desc < 0)
+                fail_msg("%s: an allocation with neither ptr nor desc", f->name);
+            if (e->pitch >= 0 && (e->rows < 0 || f->params[e->pitch].role != TD_R_OUT))
+                fail_msg("%s: pitch", f->name);
+        } else if (e->op == TD_EFF_FREE || e->op == TD_EFF_TRIM) {
+            freed[e->kind]++;
+            if (e->op == TD_EFF_FREE && (e->ptr < 0 || f->params[e->ptr].role != TD_R_IN))
+                fail_msg("%s: a free names what it frees", f->name);
+        } else {
+            assert_true(e->op == TD_EFF_MAP || e->op == TD_EFF_UNMAP);
+            assert_true(e->ptr >= 0 && e->size >= 0);
+        }
+    }
+    /* every kind of memory that can be made can be given back */
+    for (int k = TD_ALLOC_PLAIN; k <= TD_ALLOC_RESERVE; k++)
+        if (made[k] && !freed[k] && k != TD_ALLOC_MANAGED && k != TD_ALLOC_PITCHED &&
+            k != TD_ALLOC_POOL && k != TD_ALLOC_MULTICAST)
+            fail_msg("kind %d is allocated, never freed", k);
+}
+
+/* the allocation model summary.c and policy_eval.c kept by hand, now rows */
+static void test_effects_of_known_calls(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fn;
+        int op, kind, ptr, size, rows, pitch, device, stream;
+    } rows[] = {
+        { "cuMemAlloc", TD_EFF_ALLOC, TD_ALLOC_PLAIN, 0, 1, -1, -1, -1, -1 },
+        { "cuMemAlloc_v2", TD_EFF_ALLOC, TD_ALLOC_PLAIN, 0, 1, -1, -1, -1, -1 },
+        { "cuMemAllocPitch_v2", TD_EFF_ALLOC, TD_ALLOC_PITCHED, 0, 2, 3, 1, -1, -1 },
+        { "cuMemAllocManaged", TD_EFF_ALLOC, TD_ALLOC_MANAGED, 0, 1, -1, -1, -1, -1 },
+        { "cuMemAllocAsync_ptsz", TD_EFF_ALLOC, TD_ALLOC_ASYNC, 0, 1, -1, -1, -1, 2 },
+        { "cuMemAllocFromPoolAsync", TD_EFF_ALLOC, TD_ALLOC_POOL, 0, 1, -1, -1, -1, 3 },
+        { "cuMemCreate", TD_EFF_ALLOC, TD_ALLOC_VMM, 0, 1, -1, -1, -1, -1 },
+        { "cuArray3DCreate_v2", TD_EFF_ALLOC, TD_ALLOC_ARRAY, 0, -1, -1, -1, -1, -1 },
+        { "cuGraphAddMemAllocNode", TD_EFF_ALLOC, TD_ALLOC_GRAPH_NODE, -1, -1, -1, -1, -1, -1 },
+        { "cuGraphInstantiateWithFlags", TD_EFF_ALLOC, TD_ALLOC_GRAPH_EXEC, 0, -1, -1, -1, -1, -1 },
+        { "cuMemAllocHost_v2", TD_EFF_ALLOC, TD_ALLOC_HOST, 0, 1, -1, -1, -1, -1 },
+        { "cuMemHostAlloc", TD_EFF_ALLOC, TD_ALLOC_HOST, 0, 1, -1, -1, -1, -1 },
+        { "cuMemHostRegister_v2", TD_EFF_ALLOC, TD_ALLOC_REGISTERED, 0, 1, -1, -1, -1, -1 },
+        { "cuMemFree_v2", TD_EFF_FREE, TD_ALLOC_PLAIN, 0, -1, -1, -1, -1, -1 },
+        { "cuMemFreeAsync", TD_EFF_FREE, TD_ALLOC_ASYNC, 0, -1, -1, -1, -1, 1 },
+        { "cuMemFreeHost", TD_EFF_FREE, TD_ALLOC_HOST, 0, -1, -1, -1, -1, -1 },
+        { "cuMemRelease", TD_EFF_FREE, TD_ALLOC_VMM, 0, -1, -1, -1, -1, -1 },
+        { "cuDeviceGraphMemTrim", TD_EFF_TRIM, TD_ALLOC_GRAPH_NODE, -1, -1, -1, -1, 0, -1 },
+        { "cuMemMap", TD_EFF_MAP, TD_ALLOC_VMM, 0, 1, -1, -1, -1, -1 },
+        { "cuCtxCreate_v4", TD_EFF_CTX, TD_CTX_CREATE, 0, -1, -1, -1, 3, -1 },
+        { "cuDevicePrimaryCtxRetain", TD_EFF_CTX, TD_CTX_RETAIN, 0, -1, -1, -1, 1, -1 },
+        { "CUDART_INTERFACE.get_primary_ctx", TD_EFF_CTX, TD_CTX_RETAIN, 0, -1, -1, -1, 1, -1 },
+        { "cuCtxSetCurrent", TD_EFF_CTX, TD_CTX_SET, 0, -1, -1, -1, -1, -1 },
+        { "cuCtxPushCurrent_v2", TD_EFF_CTX, TD_CTX_PUSH, 0, -1, -1, -1, -1, -1 },
+        { "cuCtxPopCurrent_v2", TD_EFF_CTX, TD_CTX_POP, 0, -1, -1, -1, -1, -1 },
+        { "cuMemcpyHtoD_v2", TD_EFF_NONE, 0, -1, -1, -1, -1, -1, -1 },
+        { "cuMemGetInfo_v2", TD_EFF_NONE, 0, -1, -1, -1, -1, -1, -1 },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct td_effect *e = eff(rows[i].fn);
+        if (e->op != rows[i].op || e->kind != rows[i].kind || e->ptr != rows[i].ptr ||
+            e->size != rows[i].size || e->rows != rows[i].rows || e->pitch != rows[i].pitch ||
+            e->device != rows[i].device || e->stream != rows[i].stream)
+            fail_msg("%s: op %d kind %d ptr %d size %d rows %d pitch %d device %d stream %d", rows[i].fn,
+                     e->op, e->kind, e->ptr, e->size, e->rows, e->pitch, e->device, e->stream);
+    }
+    assert_int_equal(eff("cuMemCreate")->desc, 2);
+    assert_int_equal(eff("cuMemMap")->handle, 3);
+    assert_int_equal(eff("cuMemPoolTrimTo")->pool, 0);
+    assert_true(td_alloc_is_device(TD_ALLOC_PLAIN) && td_alloc_is_device(TD_ALLOC_GRAPH_EXEC));
+    assert_false(td_alloc_is_device(TD_ALLOC_NONE) || td_alloc_is_device(TD_ALLOC_HOST) ||
+                 td_alloc_is_device(TD_ALLOC_IPC));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_proc_versions),
         cmocka_unit_test(test_names_and_families),
+        cmocka_unit_test(test_table_matches_source),
+        cmocka_unit_test(test_classes),
+        cmocka_unit_test(test_effects_are_sound),
+        cmocka_unit_test(test_effects_of_known_calls),
         cmocka_unit_test(test_params),
         cmocka_unit_test(test_xlat),
     };

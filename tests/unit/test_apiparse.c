@@ -129,6 +129,83 @@ static void test_xlat_and_types(void **state)
     assert_int_equal(ap_parse_type("int int 99\n", &t, err, sizeof(err)), -1);
 }
 
+/* the class column and the effect clause */
+static void test_classes_and_effects(void **state)
+{
+    (void)state;
+    struct ap_fn fn;
+    char err[256];
+    assert_int_equal(ap_parse_fn("copy,memory cuMemsetD8 @2000 (CUdeviceptr_v1 dstDevice, unsigned char uc, "
+                                 "unsigned int N)", &fn, err, sizeof(err)), 1);
+    assert_int_equal(fn.nclasses, 2);
+    assert_string_equal(fn.family, "copy");
+    assert_string_equal(fn.classes[1], "memory");
+    assert_string_equal(fn.effect.op, "");
+    for (int k = 0; k < AP_EFF_ARGS; k++)
+        assert_int_equal(fn.effect.arg[k], -1);
+    assert_int_equal(ap_parse_fn("memory cuMemAllocPitch_v2 @3020 (out CUdeviceptr * dptr, out size_t * pPitch, "
+                                 "size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)  "
+                                 "alloc=pitched ptr=dptr size=WidthInBytes rows=Height pitch=pPitch\n",
+                                 &fn, err, sizeof(err)), 1);
+    assert_int_equal(fn.nclasses, 1);
+    assert_string_equal(fn.effect.op, "alloc");
+    assert_string_equal(fn.effect.kind, "pitched");
+    static const int want[AP_EFF_ARGS] = { 0, 2, 3, 1, -1, -1, -1, -1, -1 }; /* ptr size rows pitch ... */
+    for (int k = 0; k < AP_EFF_ARGS; k++)
+        if (fn.effect.arg[k] != want[k])
+            fail_msg("%s: %d, want %d", ap_effect_keys[k], fn.effect.arg[k], want[k]);
+    /* after "-> void" too */
+    assert_int_equal(ap_parse_fn("exptab T.get @- (out CUcontext * ctx, CUdevice dev) -> void ctx=retain ptr=ctx "
+                                 "device=dev", &fn, err, sizeof(err)), 1);
+    assert_string_equal(fn.effect.op, "ctx");
+    assert_int_equal(fn.effect.arg[4], 1);
+    static const struct { const char *line, *msg; } bad[] = {
+        { "memory cuX @1 (int a) alloc", "expected OP=KIND or KEY=PARAM" },
+        { "memory cuX @1 (int a) grow=plain", "unknown effect 'grow'" },
+        { "memory cuX @1 (int a) size=a", "unknown effect 'size'" },
+        { "memory cuX @1 (int a) alloc=plain width=a", "unknown effect key 'width'" },
+        { "memory cuX @1 (int a) alloc=plain size=b", "size=b names no parameter" },
+        { "memory cuX @1 (int a) alloc=plain size=a size=a", "size= given twice" },
+        { "memory cuX @1 (int a) alloc=", "alloc= needs a name" },
+        { "memory cuX @1 (int a) alloc=plain ptr=a,", "ptr= needs a name" },
+        { "memory, cuX @1 (int a)", "expected a family name" },
+        { "memory,copy,memory cuX @1 (int a)", "class 'memory' given twice" },
+        { "a,b,c,d,e,f,g,h,i cuX @1 (int a)", "too many classes" },
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = '\0';
+        assert_int_equal(ap_parse_fn(bad[i].line, &fn, err, sizeof(err)), -1);
+        if (!strstr(err, bad[i].msg))
+            fail_msg("'%s': got '%s', want '%s'", bad[i].line, err, bad[i].msg);
+    }
+    /* a %directive line is no row */
+    assert_int_equal(ap_parse_fn("%classes a b\n", &fn, err, sizeof(err)), 0);
+}
+
+static void test_classes_line(void **state)
+{
+    (void)state;
+    char names[4][AP_CLASS], err[256];
+    assert_int_equal(ap_parse_classes("# %classes a\n", names, 4, err, sizeof(err)), 0);
+    assert_int_equal(ap_parse_classes("memory cuX @1 ()\n", names, 4, err, sizeof(err)), 0);
+    assert_int_equal(ap_parse_classes("%classes device  memory\tcopy\n", names, 4, err, sizeof(err)), 3);
+    assert_string_equal(names[0], "device");
+    assert_string_equal(names[2], "copy");
+    static const struct { const char *line, *msg; } bad[] = {
+        { "%classes\t\n", "no names" },
+        { "%classes a b a", "'a' given twice" },
+        { "%classes a b c d e", "more than 4" },
+        { "%classes a,b", "expected a name" },
+        { "%classes abcdefghijklmnopq", "too long" },
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = '\0';
+        assert_int_equal(ap_parse_classes(bad[i].line, names, 4, err, sizeof(err)), -1);
+        if (!strstr(err, bad[i].msg))
+            fail_msg("'%s': got '%s', want '%s'", bad[i].line, err, bad[i].msg);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -137,6 +214,8 @@ int main(void)
         cmocka_unit_test(test_blank_and_errors),
         cmocka_unit_test(test_base_and_pointee),
         cmocka_unit_test(test_xlat_and_types),
+        cmocka_unit_test(test_classes_and_effects),
+        cmocka_unit_test(test_classes_line),
     };
     return cmocka_run_group_tests_name("apiparse", tests, NULL, NULL);
 }

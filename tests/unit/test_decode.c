@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "summary.h"
 #include "tdtrace.h"
 #include "xlat.h"
 
@@ -204,6 +205,74 @@ static void test_corrupt(void **state)
     }
 }
 
+/* td_rec_check: what tdtrace refuses before using a record, and why */
+static void expect_bad(struct builder *b, uint32_t pid, const char *why)
+{
+    char got[200];
+    ((struct td_rec *)b->buf)->word = TD_REC_WORD(b->len, TD_ST_COMMITTED, TD_REC_CALL, 1);
+    assert_int_equal(td_rec_check((const struct td_rec *)b->buf, b->len, pid, got, sizeof(got)), -1);
+    if (strcmp(got, why) != 0)
+        fail_msg("got '%s', want '%s'", got, why);
+}
+
+static void test_check(void **state)
+{
+    (void)state;
+    struct builder b;
+    char why[200];
+    uint64_t a[] = { 0x7ffd1000, 4096 }, dptr = 0x7f2a40000000ULL;
+    struct td_rec *r = start(&b, "cuMemAlloc_v2", 0, -1, a);
+    item(&b, 0, TD_IT_OUT, &dptr, 8, 0);
+    r->pid = 42;
+    r->word = TD_REC_WORD(b.len, TD_ST_COMMITTED, TD_REC_CALL, 1);
+    assert_int_equal(td_rec_check(r, b.len, 42, why, sizeof(why)), 0);
+    expect_bad(&b, 43, "the record claims pid 42");
+    r->fn = TD_FN__COUNT;
+    char want[64];
+    snprintf(want, sizeof(want), "function id %d is not a function", TD_FN__COUNT);
+    expect_bad(&b, 42, want);
+    r->fn = (uint16_t)td_api_find("cuMemAlloc_v2");
+    r->nargs = 3;
+    expect_bad(&b, 42, "cuMemAlloc_v2 with 3 arguments, not 2");
+    r->nargs = 2;
+    r->verdict = 9;
+    expect_bad(&b, 42, "cuMemAlloc_v2 with policy verdict 9");
+    r->verdict = 0;
+    struct td_item *it = (struct td_item *)(b.buf + sizeof(*r) + 16);
+    it->len = 600;
+    expect_bad(&b, 42, "item 0 runs past the record's end");
+    it->len = 8;
+    it->arg = 2; /* past the arguments */
+    expect_bad(&b, 42, "item 0: kind 1 for argument 2");
+    it->arg = 0;
+    b.len += 8; /* a tail after the last item */
+    expect_bad(&b, 42, "8 bytes after the last item");
+    b.len -= 8;
+    r->word = TD_REC_WORD(b.len, TD_ST_COMMITTED, 9, 1);
+    assert_int_equal(td_rec_check(r, b.len, 42, why, sizeof(why)), -1);
+    assert_string_equal(why, "record type 9");
+    assert_int_equal(td_rec_check(r, 16, 42, why, sizeof(why)), -1);
+    assert_string_equal(why, "a record of 16 bytes");
+
+    /* well formed, but a device no table holds: the summary refuses it */
+    static struct td_opts opts;
+    td_summary_init(&opts);
+    uint64_t c[] = { 0x1000, 0, (uint64_t)(int64_t)-0x20000000 }, ctx = 0x5a5a000;
+    r = start(&b, "cuCtxCreate_v2", 0, -1, c);
+    item(&b, 0, TD_IT_OUT, &ctx, 8, 0);
+    assert_int_equal(td_summary_check(r, b.len, why, sizeof(why)), -1);
+    assert_string_equal(why, "cuCtxCreate_v2: device -536870912 is not a device");
+    c[2] = TD_MAX_DEVICES;
+    r = start(&b, "cuCtxCreate_v2", 0, -1, c);
+    assert_int_equal(td_summary_check(r, b.len, why, sizeof(why)), -1);
+    c[2] = 1;
+    r = start(&b, "cuCtxCreate_v2", 0, -1, c);
+    assert_int_equal(td_summary_check(r, b.len, why, sizeof(why)), 0);
+    c[2] = (uint64_t)-1; /* a failed call changes nothing: accepted */
+    r = start(&b, "cuCtxCreate_v2", 101, -1, c);
+    assert_int_equal(td_summary_check(r, b.len, why, sizeof(why)), 0);
+}
+
 static void test_trace_set(void **state)
 {
     (void)state;
@@ -240,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_strings),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_corrupt),
+        cmocka_unit_test(test_check),
         cmocka_unit_test(test_trace_set),
     };
     return cmocka_run_group_tests_name("decode", tests, NULL, NULL);

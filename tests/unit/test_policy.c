@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -340,7 +341,11 @@ static const struct err_case err_cases[] = {
     { "trace\n", "t.policy:1:1: 'trace' expects a set of functions (strace -e trace= syntax)" },
     { "trace cuMemAloc\n", "t.policy:1:7: unknown function 'cuMemAloc'; did you mean 'cuMemAlloc'?" },
     { "trace !%memory,%memroy\n", "t.policy:1:16: unknown class '%memroy'; did you mean '%memory'?" },
-    { "trace /a(\n", "t.policy:1:7: invalid regex 'a(': Unmatched ( or \\(" },
+    { "trace /a(\n", "t.policy:1:7: invalid regular expression 'a(': Unmatched ( or \\(" },
+    { "trace /((((((((((((((((((((((((((((((((((a))))))))))))))))))))))))))))))))))\n",
+      "t.policy:1:7: regular expression nests deeper than 32 groups" },
+    { "trace /(a{255}){255}\n",
+      "t.policy:1:7: regular expression too large once its repetitions are expanded (more than 20000 states)" },
     { "trace cuMemAlloc,,x\n", "t.policy:1:18: empty item in trace set" },
     { "trace !\n", "t.policy:1:8: empty item in trace set" },
     { "trace all\ntrace none\n", "t.policy:2:1: 'trace' conflicts with line 1" },
@@ -358,6 +363,7 @@ static const struct err_case err_cases[] = {
     { "ioctl deny 0xZZ\n", "t.policy:1:12: invalid ioctl number '0xZZ'" },
     { "ioctl deny 0x\n", "t.policy:1:12: invalid ioctl number '0x'" },
     { "ioctl deny X errno=EPREM\n", "t.policy:1:20: unknown errno 'EPREM'; did you mean 'EPERM'?" },
+    { "ioctl deny X errno=EFOO\n", "t.policy:1:20: unknown errno 'EFOO'" },
     { "ioctl deny X errno=0\n", "t.policy:1:20: errno must be 1-4095" },
     { "ioctl deny X errno=4096\n", "t.policy:1:20: errno '4096' out of range (0-4095)" },
     { "ioctl deny X dev=nvidia\n", "t.policy:1:18: dev= expects an absolute path or glob, got 'nvidia'" },
@@ -849,6 +855,49 @@ static void test_alloc_table(void **state)
             assert_true(td_fns[f].family == TD_FAM_memory || td_fns[f].family == TD_FAM_graph);
 }
 
+/* backend and errno names: one table each (policy.h's TD_BACKENDS, the C
+ * library's <errno.h>) */
+static void test_names(void **state)
+{
+    (void)state;
+    char list[64];
+    assert_string_equal(td_policy_backend_list(list, sizeof list, NULL), "auto, driver or emulate");
+    assert_string_equal(td_policy_backend_list(list, sizeof list, "|"), "auto|driver|emulate");
+    assert_int_equal(td_policy_backend_find("emulate"), TD_BACKEND_EMULATE);
+    assert_int_equal(td_policy_backend_find("driver"), TD_BACKEND_DRIVER);
+    assert_int_equal(td_policy_backend_find("Driver"), -1);
+    assert_int_equal(td_policy_backend_find(NULL), -1);
+    assert_string_equal(td_policy_backend_name(TD_BACKEND_DRIVER), "driver");
+    assert_string_equal(td_policy_backend_name(99), "auto");
+    assert_string_equal(td_policy_backend_name(-1), "auto");
+    /* every errno the C library names, by that name; its aliases too; a
+     * value is written with its own name */
+    int named = 0;
+    for (int e = 1; e < 4096; e++) {
+        const char *name = strerrorname_np(e);
+        if (!name)
+            continue;
+        char text[64], want[64];
+        snprintf(text, sizeof text, "ioctl deny X errno=%s\n", name);
+        struct td_policy *p = parse_ok(text);
+        char *w = written(p, 0);
+        snprintf(want, sizeof want, "\n%s", text);
+        if (!strstr(w, want))
+            fail_msg("errno %d: wrote %s", e, w);
+        free(w);
+        td_policy_free(p);
+        named++;
+    }
+    assert_true(named > 100);
+    struct td_policy *p = parse_ok("ioctl deny X errno=EWOULDBLOCK\nioctl deny Y errno=ENOTSUP\n"
+                                   "ioctl deny Z errno=11\n");
+    char *w = written(p, 0);
+    assert_non_null(strstr(w, "ioctl deny X errno=EAGAIN\nioctl deny Y errno=EOPNOTSUPP\n"
+                              "ioctl deny Z errno=EAGAIN\n"));
+    free(w);
+    td_policy_free(p);
+}
+
 /* ---- command-line options ---------------------------------------------------------------- */
 
 static void apply_ok(struct td_policy *p, const char *opt, const char *value)
@@ -1008,6 +1057,35 @@ static void test_locate(void **state)
     assert_int_equal(td_policy_locate(NULL, NULL, NULL, path, sizeof path), 0);
     assert_string_equal(path, "");
     assert_int_equal(td_policy_locate(NULL, NULL, "/", path, sizeof path), 0);
+    /* found, but others could have written it: refused (EPERM), named */
+    char why[PATH_MAX * 2];
+    snprintf(want, sizeof want, "%s/a/tdtrace.policy", tmpdir);
+    assert_int_equal(chmod(want, 0666), 0);
+    errno = 0;
+    assert_int_equal(td_policy_locate(NULL, NULL, sub, path, sizeof path), -1);
+    assert_int_equal(errno, EPERM);
+    assert_string_equal(path, want);
+    assert_int_equal(td_policy_untrusted(want, why, sizeof why), 1);
+    assert_non_null(strstr(why, "writable by others"));
+    assert_int_equal(chmod(want, 0644), 0);
+    assert_int_equal(chmod(a, 0777), 0);
+    assert_int_equal(td_policy_locate(NULL, NULL, sub, path, sizeof path), -1);
+    assert_int_equal(td_policy_untrusted(want, why, sizeof why), 1);
+    assert_non_null(strstr(why, "the directory"));
+    assert_int_equal(chmod(a, 01777), 0); /* sticky, as /tmp */
+    assert_int_equal(td_policy_locate(NULL, NULL, sub, path, sizeof path), 0);
+    assert_int_equal(chmod(a, 0700), 0);
+    if (geteuid() == 0) { /* another user's file */
+        assert_int_equal(chown(want, 65534, 65534), 0);
+        assert_int_equal(td_policy_locate(NULL, NULL, sub, path, sizeof path), -1);
+        assert_int_equal(td_policy_untrusted(want, why, sizeof why), 1);
+        assert_non_null(strstr(why, "owned by uid 65534"));
+        assert_int_equal(chown(want, 0, 0), 0);
+    }
+    /* named explicitly: the user's choice */
+    assert_int_equal(chmod(want, 0666), 0);
+    assert_int_equal(td_policy_locate(want, NULL, sub, path, sizeof path), 0);
+    assert_int_equal(chmod(want, 0644), 0);
 
     /* load: errors without a position */
     struct td_policy *p;
@@ -1100,6 +1178,38 @@ static void test_parse_edges(void **state)
     free(many);
 }
 
+/* the one regex helper: limits, and what stays accepted */
+static void test_regex_bounds(void **state)
+{
+    (void)state;
+    char err[200];
+    regex_t re;
+    static const char *const ok[] = { "cuMem.*", "^cu(Mem|Ctx)[A-Z]", "[[:alpha:]]{3,8}_v2$", "a{100}",
+                                      "(((((a)))))", "[]a]", "\\(", "x{2,}" };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        if (td_regex_compile(&re, ok[i], REG_EXTENDED | REG_NOSUB, err, sizeof err) != 0)
+            fail_msg("%s: %s", ok[i], err);
+        regfree(&re);
+    }
+    char *deep = malloc(100001);
+    assert_non_null(deep);
+    memset(deep, '(', 50000);
+    memset(deep + 50000, ')', 50000);
+    deep[100000] = 0;
+    assert_int_equal(td_regex_compile(&re, deep, REG_EXTENDED, err, sizeof err), -1);
+    assert_string_equal(err, "regular expression longer than 1024 characters");
+    deep[1000] = 0;
+    memset(deep + 500, ')', 500);
+    assert_int_equal(td_regex_check(deep, err, sizeof err), -1);
+    assert_string_equal(err, "regular expression nests deeper than 32 groups");
+    free(deep);
+    assert_int_equal(td_regex_check("((a{30}){30}){30}", err, sizeof err), -1);
+    assert_int_equal(td_regex_check("a{20000}", err, sizeof err), 0);
+    assert_int_equal(td_regex_check("a{20001}", err, sizeof err), -1);
+    assert_int_equal(td_regex_compile(&re, "a(", REG_EXTENDED, err, sizeof err), -1);
+    assert_non_null(strstr(err, "invalid regular expression 'a('"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1117,9 +1227,11 @@ int main(void)
         cmocka_unit_test(test_device_map),
         cmocka_unit_test(test_queries),
         cmocka_unit_test(test_alloc_table),
+        cmocka_unit_test(test_names),
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_locate),
         cmocka_unit_test(test_parse_edges),
+        cmocka_unit_test(test_regex_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,12 @@
-/* Find the real libcuda.so.1 the way the dynamic loader would, but never
- * one of tdtrace's own: LD_LIBRARY_PATH as the user had it, the loader
- * cache (/etc/ld.so.cache), then the default directories. */
-#include "shim.h"
+/* Find one of NVIDIA's libraries (libcuda.so.1, libnvrtc.so.13, ...) the
+ * way the dynamic loader would, but never one of tdtrace's own:
+ * LD_LIBRARY_PATH as the user had it, the loader cache (/etc/ld.so.cache),
+ * then the default directories. */
+#include "libsearch.h"
 
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +28,13 @@ static int is_candidate(const char *path, const char *own_dir)
     return stat(real, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static int try_dir(const char *dir, size_t dlen, const char *own_dir, char *out, size_t outlen)
+static int try_dir(const char *dir, size_t dlen, const char *soname, const char *own_dir, char *out,
+                   size_t outlen)
 {
-    if (dlen == 0 || dlen >= PATH_MAX - 16)
+    if (dlen == 0 || dlen + 1 + strlen(soname) >= PATH_MAX)
         return -1;
     char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%.*s/libcuda.so.1", (int)dlen, dir);
+    snprintf(path, sizeof(path), "%.*s/%s", (int)dlen, dir, soname);
     if (!is_candidate(path, own_dir))
         return -1;
     snprintf(out, outlen, "%s", path);
@@ -44,7 +47,7 @@ struct cache_hdr { char magic[17]; char version[3]; uint32_t nlibs, len_strings;
                    uint8_t pad[3]; uint32_t extension_offset; uint32_t unused[3]; };
 struct cache_entry { int32_t flags; uint32_t key, value; uint32_t osversion; uint64_t hwcap; };
 
-static int try_cache(const char *own_dir, char *out, size_t outlen)
+static int try_cache(const char *soname, const char *own_dir, char *out, size_t outlen)
 {
     int fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -66,7 +69,7 @@ static int try_cache(const char *own_dir, char *out, size_t outlen)
                         const char *key = m + e[i].key, *val = m + e[i].value;
                         if (!memchr(key, 0, len - e[i].key) || !memchr(val, 0, len - e[i].value))
                             continue;
-                        if (strcmp(key, "libcuda.so.1") == 0 && is_candidate(val, own_dir)) {
+                        if (strcmp(key, soname) == 0 && is_candidate(val, own_dir)) {
                             snprintf(out, outlen, "%s", val);
                             rc = 0;
                         }
@@ -80,20 +83,20 @@ static int try_cache(const char *own_dir, char *out, size_t outlen)
     return rc;
 }
 
-int td_find_driver(const char *own_dir, char *out, size_t outlen)
+int td_find_library(const char *soname, const char *own_dir, char *out, size_t outlen)
 {
     const char *lp = getenv("TDTRACE_ORIG_LD_LIBRARY_PATH");
     if (!lp)
         lp = getenv("LD_LIBRARY_PATH");
     for (const char *p = lp; p && *p;) {
         size_t n = strcspn(p, ":;");
-        if (try_dir(p, n, own_dir, out, outlen) == 0)
+        if (try_dir(p, n, soname, own_dir, out, outlen) == 0)
             return 0;
         p += n;
         if (*p)
             p++;
     }
-    if (try_cache(own_dir, out, outlen) == 0)
+    if (try_cache(soname, own_dir, out, outlen) == 0)
         return 0;
     static const char *const dirs[] = {
         "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64", "/lib64",
@@ -101,7 +104,7 @@ int td_find_driver(const char *own_dir, char *out, size_t outlen)
         "/usr/local/nvidia/lib", "/usr/lib/wsl/lib",
     };
     for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-        if (try_dir(dirs[i], strlen(dirs[i]), own_dir, out, outlen) == 0)
+        if (try_dir(dirs[i], strlen(dirs[i]), soname, own_dir, out, outlen) == 0)
             return 0;
     return -1;
 }

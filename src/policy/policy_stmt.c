@@ -1,106 +1,21 @@
-/* Policy text and command-line options into a struct td_policy.
- *
- * A line is split into words at blanks; '#' at the start of a word begins
- * a comment. The first word names the statement; each statement checks
- * its words, builds its rule completely, checks it against the rules
- * before it, and only then adds it, so a failed statement (or option)
- * leaves the policy as it was. */
+/* The statements of a policy (man/tdtrace.policy.5), one function each,
+ * and their values. Each statement checks its words, builds its rule
+ * completely, checks it against the rules before it (conflicts), and only
+ * then adds it, so a failed statement (or option) leaves the policy as it
+ * was. At the end, each function's deny and inject rule is resolved. */
 #include "policy_int.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <regex.h>
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-struct tok { char *s; int col; };
-
-struct pstate {
-    struct td_policy *p;
-    struct td_policy_error *err;
-    const char *efile;            /* errors: the file, or "--OPTION" */
-    int eline;                    /* errors: the line, 0 for an option */
-    const char *file;             /* rules: where they came from */
-    int line;
-    int cli;                      /* an option: replaces, never conflicts */
-};
-
-/* ---- errors ----------------------------------------------------------------- */
-
-__attribute__((format(printf, 4, 5)))
-static int perr_dym(struct pstate *ps, int col, const char *sugg, const char *fmt, ...)
-{
-    struct td_policy_error *e = ps->err;
-    if (!e)
-        return -1;
-    snprintf(e->file, sizeof e->file, "%s", ps->efile);
-    e->line = ps->eline;
-    e->col = ps->eline ? col : 0;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    va_end(ap);
-    if (sugg && n >= 0 && (size_t)n < sizeof e->msg)
-        snprintf(e->msg + n, sizeof e->msg - (size_t)n, "; did you mean '%s'?", sugg);
-    return -1;
-}
-#define perr(ps, col, ...) perr_dym(ps, col, NULL, __VA_ARGS__)
-
-static int oom(struct pstate *ps)
-{
-    return perr(ps, 0, "out of memory");
-}
-
-/* "conflicts with line N" (or FILE:N when the other rule came from elsewhere) */
-static int conflict(struct pstate *ps, int col, const char *what, const struct pol_loc *l)
-{
-    if (l->line == 0)
-        return perr(ps, col, "%s conflicts with %s", what, l->file);
-    if (strcmp(l->file, ps->efile) != 0 || ps->eline == 0)
-        return perr(ps, col, "%s conflicts with %s:%d", what, l->file, l->line);
-    return perr(ps, col, "%s conflicts with line %d", what, l->line);
-}
-
-static const char *intern(struct td_policy *p, const char *name)
-{
-    for (int i = 0; i < p->nfiles; i++)
-        if (strcmp(p->files[i], name) == 0)
-            return p->files[i];
-    char **nf = realloc(p->files, sizeof *nf * (size_t)(p->nfiles + 1));
-    if (!nf)
-        return NULL;
-    p->files = nf;
-    if (!(nf[p->nfiles] = strdup(name)))
-        return NULL;
-    return nf[p->nfiles++];
-}
-
-static struct pol_loc here(const struct pstate *ps)
-{
-    struct pol_loc l = { ps->file, ps->line };
-    return l;
-}
-
-/* grow *arr (n elements) by one zeroed element */
-static void *grow(void *arr, int n, size_t size)
-{
-    if (n >= POL_MAX_RULES)
-        return NULL;
-    char *a = realloc(arr, size * (size_t)(n + 1));
-    if (a)
-        memset(a + size * (size_t)n, 0, size);
-    return a;
-}
 
 /* ---- values ----------------------------------------------------------------- */
 
 /* a decimal number in [0, max]; noun names it in messages */
-static int parse_uint(struct pstate *ps, const char *s, int col, unsigned long long max,
+static int parse_uint(struct pol_state *ps, const char *s, int col, unsigned long long max,
                       const char *noun, unsigned long long *out)
 {
     unsigned long long v = 0;
@@ -119,7 +34,7 @@ static int parse_uint(struct pstate *ps, const char *s, int col, unsigned long l
     return 0;
 }
 
-static int parse_ordinal(struct pstate *ps, const char *s, int col, int *out)
+static int parse_ordinal(struct pol_state *ps, const char *s, int col, int *out)
 {
     unsigned long long v;
     if (parse_uint(ps, s, col, TD_POLICY_MAX_DEVICES - 1, "device ordinal", &v) < 0)
@@ -128,7 +43,7 @@ static int parse_ordinal(struct pstate *ps, const char *s, int col, int *out)
     return 0;
 }
 
-static int parse_size(struct pstate *ps, const char *s, int col, unsigned long long *out)
+static int parse_size(struct pol_state *ps, const char *s, int col, unsigned long long *out)
 {
     const char *why;
     if (td_policy_parse_size(s, out, &why) == 0)
@@ -144,7 +59,7 @@ static const char *result_get(const void *ctx, int i)
     return td_xlats[TD_X_CUresult].v[i].name;
 }
 
-static int parse_result(struct pstate *ps, const char *s, int col, int *out)
+static int parse_result(struct pol_state *ps, const char *s, int col, int *out)
 {
     unsigned long long v;
     if (td_xlat_value(TD_X_CUresult, s, &v) == 0) {
@@ -168,15 +83,15 @@ static int parse_result(struct pstate *ps, const char *s, int col, int *out)
         snprintf(buf, sizeof buf, "%s%s", prefixes[i], s);
         if (td_xlat_value(TD_X_CUresult, buf, &v) == 0 && v != 0) {
             const char *name = td_xlat_name(TD_X_CUresult, v);
-            return perr_dym(ps, col, name, "unknown CUresult '%s'", s);
+            return td_pol_perr_dym(ps, col, name, "unknown CUresult '%s'", s);
         }
     }
     struct pol_cands c = { result_get, NULL, td_xlats[TD_X_CUresult].n };
-    return perr_dym(ps, col, td_pol_suggest(s, &c), "unknown CUresult '%s'", s);
+    return td_pol_perr_dym(ps, col, td_pol_suggest(s, &c), "unknown CUresult '%s'", s);
 }
 
 /* when=first[..last][+[step]] */
-static int parse_when(struct pstate *ps, const char *s, int col, struct pol_call *r)
+static int parse_when(struct pol_state *ps, const char *s, int col, struct pol_call *r)
 {
     unsigned long long v[3] = { 0, 0, 1 };
     int have_last = 0, plus = 0;
@@ -222,7 +137,7 @@ static int parse_when(struct pstate *ps, const char *s, int col, struct pol_call
 }
 
 /* word "key=value": which of keys (index), and the value; seen catches repeats */
-static int parse_kv(struct pstate *ps, const struct tok *t, const char *const *keys,
+static int parse_kv(struct pol_state *ps, const struct pol_tok *t, const char *const *keys,
                     const char *what, unsigned *seen, int *key, const char **val)
 {
     char *eq = strchr(t->s, '=');
@@ -241,10 +156,10 @@ static int parse_kv(struct pstate *ps, const struct tok *t, const char *const *k
         *val = eq + 1;
         return 0;
     }
-    return perr_dym(ps, t->col, td_pol_suggest_list(t->s, keys), "unknown %s option '%s'", what, t->s);
+    return td_pol_perr_dym(ps, t->col, td_pol_suggest_list(t->s, keys), "unknown %s option '%s'", what, t->s);
 }
 
-static int one_arg(struct pstate *ps, const struct tok *t, int n, const char *expects)
+static int one_arg(struct pol_state *ps, const struct pol_tok *t, int n, const char *expects)
 {
     if (n < 2)
         return perr(ps, t[0].col, "'%s' expects %s", t[0].s, expects);
@@ -256,46 +171,44 @@ static int one_arg(struct pstate *ps, const struct tok *t, int n, const char *ex
 /* ---- statements --------------------------------------------------------------- */
 
 static const char *const modes[] = { "audit", "enforce", NULL };
-static const char *const backends[] = { "auto", "driver", "emulate", NULL };
 
-static int st_mode(struct pstate *ps, struct tok *t, int n)
+static int st_mode(struct pol_state *ps, struct pol_tok *t, int n)
 {
     struct td_policy *p = ps->p;
     if (one_arg(ps, t, n, "audit or enforce") < 0)
         return -1;
     int m = strcmp(t[1].s, "audit") == 0 ? 0 : strcmp(t[1].s, "enforce") == 0 ? 1 : -1;
     if (m < 0)
-        return perr_dym(ps, t[1].col, td_pol_suggest_list(t[1].s, modes),
+        return td_pol_perr_dym(ps, t[1].col, td_pol_suggest_list(t[1].s, modes),
                         "unknown mode '%s' (audit or enforce)", t[1].s);
     if (p->mode_set && !ps->cli)
-        return conflict(ps, t[0].col, "'mode'", &p->mode_loc);
+        return td_pol_conflict(ps, t[0].col, "'mode'", &p->mode_loc);
     p->enforce = m;
     p->mode_set = 1;
-    p->mode_loc = here(ps);
+    p->mode_loc = td_pol_here(ps);
     return 0;
 }
 
-static int st_backend(struct pstate *ps, struct tok *t, int n)
+static int st_backend(struct pol_state *ps, struct pol_tok *t, int n)
 {
     struct td_policy *p = ps->p;
-    if (one_arg(ps, t, n, "auto, driver or emulate") < 0)
+    char list[64];
+    td_policy_backend_list(list, sizeof list, NULL);
+    if (one_arg(ps, t, n, list) < 0)
         return -1;
-    int b = -1;
-    for (int i = 0; backends[i]; i++)
-        if (strcmp(backends[i], t[1].s) == 0)
-            b = i;
+    int b = td_policy_backend_find(t[1].s);
     if (b < 0)
-        return perr_dym(ps, t[1].col, td_pol_suggest_list(t[1].s, backends),
-                        "unknown backend '%s' (auto, driver or emulate)", t[1].s);
+        return td_pol_perr_dym(ps, t[1].col, td_pol_suggest_list(t[1].s, td_pol_backends),
+                        "unknown backend '%s' (%s)", t[1].s, list);
     if (p->backend_set && !ps->cli)
-        return conflict(ps, t[0].col, "'backend'", &p->backend_loc);
+        return td_pol_conflict(ps, t[0].col, "'backend'", &p->backend_loc);
     p->backend = b;
     p->backend_set = 1;
-    p->backend_loc = here(ps);
+    p->backend_loc = td_pol_here(ps);
     return 0;
 }
 
-static int st_emulate(struct pstate *ps, struct tok *t, int n)
+static int st_emulate(struct pol_state *ps, struct pol_tok *t, int n)
 {
     static const char *const keys[] = { "devices", "profile", "memory", "timeout", "max-instructions", NULL };
     struct td_policy *p = ps->p;
@@ -304,7 +217,7 @@ static int st_emulate(struct pstate *ps, struct tok *t, int n)
     unsigned long long timeout = p->emu_timeout_ns, maxins = p->emu_max_instructions;
     unsigned seen = 0, given = p->emu_given;
     if (p->emu_set && !ps->cli)
-        return conflict(ps, t[0].col, "'emulate'", &p->emu_loc);
+        return td_pol_conflict(ps, t[0].col, "'emulate'", &p->emu_loc);
     for (int i = 1; i < n; i++) {
         int k;
         const char *val;
@@ -322,7 +235,7 @@ static int st_emulate(struct pstate *ps, struct tok *t, int n)
             if ((profile = td_pol_profile_find(val)) < 0) {
                 char list[128];
                 td_pol_profile_list(list, sizeof list);
-                return perr_dym(ps, col, td_pol_suggest_list(val, td_pol_profiles),
+                return td_pol_perr_dym(ps, col, td_pol_suggest_list(val, td_pol_profiles),
                                 "unknown profile '%s' (%s)", val, list);
             }
         } else if (k == 2) {
@@ -349,11 +262,11 @@ static int st_emulate(struct pstate *ps, struct tok *t, int n)
     p->emu_memory = memory;
     p->emu_timeout_ns = timeout;
     p->emu_max_instructions = maxins;
-    p->emu_loc = here(ps);
+    p->emu_loc = td_pol_here(ps);
     if (ps->cli) { /* --emulate means backend emulate */
         p->backend = TD_BACKEND_EMULATE;
         p->backend_set = 1;
-        p->backend_loc = here(ps);
+        p->backend_loc = td_pol_here(ps);
     }
     return 0;
 }
@@ -368,12 +281,12 @@ static const struct td_device_rule *find_dev(const struct td_policy *p, enum td_
     return NULL;
 }
 
-static int add_dev(struct pstate *ps, enum td_dev_kind kind, int n, int m)
+static int add_dev(struct pol_state *ps, enum td_dev_kind kind, int n, int m)
 {
     struct td_policy *p = ps->p;
-    struct td_device_rule *a = grow(p->devs, p->ndevs, sizeof *a);
+    struct td_device_rule *a = td_pol_grow(p->devs, p->ndevs, sizeof *a);
     if (!a)
-        return p->ndevs >= POL_MAX_RULES ? perr(ps, 0, "too many device rules") : oom(ps);
+        return p->ndevs >= POL_MAX_RULES ? perr(ps, 0, "too many device rules") : td_pol_oom(ps);
     p->devs = a;
     a[p->ndevs].kind = kind;
     a[p->ndevs].n = n;
@@ -384,16 +297,16 @@ static int add_dev(struct pstate *ps, enum td_dev_kind kind, int n, int m)
     return 0;
 }
 
-static int dev_conflict(struct pstate *ps, int col, const char *what, const struct td_device_rule *d)
+static int dev_conflict(struct pol_state *ps, int col, const char *what, const struct td_device_rule *d)
 {
     struct pol_loc l = { d->file, d->line };
-    return conflict(ps, col, what, &l);
+    return td_pol_conflict(ps, col, what, &l);
 }
 
 /* device N hide | device N -> M (also N->M, N ->M, N-> M) */
-static int st_device(struct pstate *ps, struct tok *t, int n)
+static int st_device(struct pol_state *ps, struct pol_tok *t, int n)
 {
-    struct tok w[6];
+    struct pol_tok w[6];
     int nw = 0;
     /* split words at "->" */
     for (int i = 1; i < n; i++) {
@@ -436,7 +349,7 @@ static int st_device(struct pstate *ps, struct tok *t, int n)
     }
     if (strcmp(w[1].s, "->") != 0) {
         static const char *const words[] = { "hide", NULL };
-        return perr_dym(ps, w[1].col, td_pol_suggest_list(w[1].s, words),
+        return td_pol_perr_dym(ps, w[1].col, td_pol_suggest_list(w[1].s, words),
                         "expected 'hide' or '-> M' after 'device %d', got '%s'", dn, w[1].s);
     }
     if (nw < 3)
@@ -453,7 +366,7 @@ static int st_device(struct pstate *ps, struct tok *t, int n)
     return add_dev(ps, TD_DEV_REMAP, dn, dm);
 }
 
-static int st_devices(struct pstate *ps, struct tok *t, int n)
+static int st_devices(struct pol_state *ps, struct pol_tok *t, int n)
 {
     unsigned long long k;
     if (one_arg(ps, t, n, "a device count") < 0)
@@ -466,7 +379,7 @@ static int st_devices(struct pstate *ps, struct tok *t, int n)
     return add_dev(ps, TD_DEV_COUNT, (int)k, -1);
 }
 
-static int st_memlimit(struct pstate *ps, struct tok *t, int n)
+static int st_memlimit(struct pol_state *ps, struct pol_tok *t, int n)
 {
     static const char *const keys[] = { "device", NULL };
     struct td_policy *p = ps->p;
@@ -496,19 +409,19 @@ static int st_memlimit(struct pstate *ps, struct tok *t, int n)
                 snprintf(what, sizeof what, "'memory-limit'");
             else
                 snprintf(what, sizeof what, "'memory-limit' for device %d", device);
-            return conflict(ps, t[0].col, what, &p->limits[i].loc);
+            return td_pol_conflict(ps, t[0].col, what, &p->limits[i].loc);
         }
         p->limits[i].bytes = bytes;
-        p->limits[i].loc = here(ps);
+        p->limits[i].loc = td_pol_here(ps);
         return 0;
     }
-    struct pol_limit *a = grow(p->limits, p->nlimits, sizeof *a);
+    struct pol_limit *a = td_pol_grow(p->limits, p->nlimits, sizeof *a);
     if (!a)
-        return p->nlimits >= POL_MAX_RULES ? perr(ps, 0, "too many memory-limit rules") : oom(ps);
+        return p->nlimits >= POL_MAX_RULES ? perr(ps, 0, "too many memory-limit rules") : td_pol_oom(ps);
     p->limits = a;
     a[p->nlimits].device = device;
     a[p->nlimits].bytes = bytes;
-    a[p->nlimits].loc = here(ps);
+    a[p->nlimits].loc = td_pol_here(ps);
     p->nlimits++;
     return 0;
 }
@@ -535,7 +448,7 @@ static int fn_known(const char *name)
     return 0;
 }
 
-static int check_class(struct pstate *ps, const char *name, int col, int *fam)
+static int check_class(struct pol_state *ps, const char *name, int col, int *fam)
 {
     if ((*fam = td_family_find(name)) >= 0)
         return 0;
@@ -544,28 +457,19 @@ static int check_class(struct pstate *ps, const char *name, int col, int *fam)
     char sugg[64];
     if (s)
         snprintf(sugg, sizeof sugg, "%%%s", s);
-    return perr_dym(ps, col, s ? sugg : NULL, "unknown class '%%%s'", name);
+    return td_pol_perr_dym(ps, col, s ? sugg : NULL, "unknown class '%%%s'", name);
 }
 
-static int check_fn(struct pstate *ps, const char *name, int col)
+static int check_fn(struct pol_state *ps, const char *name, int col)
 {
     if (fn_known(name))
         return 0;
     struct pol_cands c = { fn_get, NULL, TD_FN__COUNT };
-    return perr_dym(ps, col, td_pol_suggest(name, &c), "unknown function '%s'", name);
-}
-
-static void free_call(struct pol_call *r)
-{
-    for (int i = 0; i < r->nitems; i++)
-        free(r->items[i].text);
-    free(r->items);
-    r->items = NULL;
-    r->nitems = 0;
+    return td_pol_perr_dym(ps, col, td_pol_suggest(name, &c), "unknown function '%s'", name);
 }
 
 /* NAME[,NAME...] with %class */
-static int parse_targets(struct pstate *ps, const struct tok *t, struct pol_call *r)
+static int parse_targets(struct pol_state *ps, const struct pol_tok *t, struct pol_call *r)
 {
     const char *s = t->s;
     for (;;) {
@@ -578,7 +482,7 @@ static int parse_targets(struct pstate *ps, const struct tok *t, struct pol_call
             return perr(ps, col, "too many names in one rule (at most 64)");
         struct pol_item it = { strndup(s, len), -1, col };
         if (!it.text)
-            return oom(ps);
+            return td_pol_oom(ps);
         int rc = it.text[0] == '%' ? check_class(ps, it.text + 1, col, &it.family)
                                    : check_fn(ps, it.text, col);
         for (int i = 0; rc == 0 && i < r->nitems; i++)
@@ -586,7 +490,7 @@ static int parse_targets(struct pstate *ps, const struct tok *t, struct pol_call
                 rc = perr(ps, col, "'%s' listed twice", it.text);
         struct pol_item *a = rc == 0 ? realloc(r->items, sizeof *a * (size_t)(r->nitems + 1)) : NULL;
         if (rc == 0 && !a)
-            rc = oom(ps);
+            rc = td_pol_oom(ps);
         if (rc < 0) {
             free(it.text);
             return -1;
@@ -600,7 +504,7 @@ static int parse_targets(struct pstate *ps, const struct tok *t, struct pol_call
 }
 
 /* the rule is complete: check it against the earlier ones and add it */
-static int add_call(struct pstate *ps, const char *kind, struct pol_call **arr, int *n,
+static int add_call(struct pol_state *ps, const char *kind, struct pol_call **arr, int *n,
                     struct pol_call *r)
 {
     int total = r->nitems;
@@ -617,13 +521,13 @@ static int add_call(struct pstate *ps, const char *kind, struct pol_call **arr, 
                 if (!ps->cli) {
                     char what[192];
                     snprintf(what, sizeof what, "'%s %s'", kind, r->items[j].text);
-                    return conflict(ps, r->items[j].col, what, &o->loc);
+                    return td_pol_conflict(ps, r->items[j].col, what, &o->loc);
                 }
             }
     }
-    struct pol_call *a = grow(*arr, *n, sizeof *a);
+    struct pol_call *a = td_pol_grow(*arr, *n, sizeof *a);
     if (!a)
-        return *n >= POL_MAX_RULES ? perr(ps, 0, "too many %s rules", kind) : oom(ps);
+        return *n >= POL_MAX_RULES ? perr(ps, 0, "too many %s rules", kind) : td_pol_oom(ps);
     *arr = a;
     if (ps->cli) { /* the option replaces what it names in earlier rules */
         for (int i = 0; i < *n; i++) {
@@ -643,7 +547,7 @@ static int add_call(struct pstate *ps, const char *kind, struct pol_call **arr, 
         int w = 0;
         for (int i = 0; i < *n; i++) {
             if (a[i].nitems == 0)
-                free_call(&a[i]);
+                td_pol_free_call(&a[i]);
             else
                 a[w++] = a[i];
         }
@@ -654,12 +558,12 @@ static int add_call(struct pstate *ps, const char *kind, struct pol_call **arr, 
     return 0;
 }
 
-static int st_deny(struct pstate *ps, struct tok *t, int n)
+static int st_deny(struct pol_state *ps, struct pol_tok *t, int n)
 {
     static const char *const keys[] = { "error", NULL };
     struct pol_call r;
     memset(&r, 0, sizeof r);
-    r.loc = here(ps);
+    r.loc = td_pol_here(ps);
     r.has_error = 1;
     r.error = CUDA_ERROR_NOT_PERMITTED;
     unsigned seen = 0;
@@ -677,16 +581,16 @@ static int st_deny(struct pstate *ps, struct tok *t, int n)
     }
     if (rc == 0 && (rc = add_call(ps, "deny", &ps->p->denies, &ps->p->ndenies, &r)) == 0)
         return 0;
-    free_call(&r);
+    td_pol_free_call(&r);
     return -1;
 }
 
-static int st_inject(struct pstate *ps, struct tok *t, int n)
+static int st_inject(struct pol_state *ps, struct pol_tok *t, int n)
 {
     static const char *const keys[] = { "error", "when", "delay", NULL };
     struct pol_call r;
     memset(&r, 0, sizeof r);
-    r.loc = here(ps);
+    r.loc = td_pol_here(ps);
     r.first = 1;
     r.last = POL_UNBOUNDED;
     r.step = 1;
@@ -700,9 +604,9 @@ static int st_inject(struct pstate *ps, struct tok *t, int n)
         int k;
         const char *val, *why;
         rc = parse_kv(ps, &t[i], keys, "inject", &seen, &k, &val);
-        int col = t[i].col + (int)(val - t[i].s);
         if (rc < 0)
-            break;
+            break; /* val is not set: no column from it */
+        int col = t[i].col + (int)(val - t[i].s);
         if (k == 0) {
             rc = parse_result(ps, val, col, &r.error);
             r.has_error = 1;
@@ -720,13 +624,13 @@ static int st_inject(struct pstate *ps, struct tok *t, int n)
         rc = perr(ps, t[0].col, "'inject' needs error= or delay=");
     if (rc == 0 && (rc = add_call(ps, "inject", &ps->p->injects, &ps->p->ninjects, &r)) == 0)
         return 0;
-    free_call(&r);
+    td_pol_free_call(&r);
     return -1;
 }
 
 /* strace's -e trace= set: [!]item[,item...]; item: name, %class, /regex,
  * all, none; ?item does not need to exist */
-static int st_trace(struct pstate *ps, struct tok *t, int n)
+static int st_trace(struct pol_state *ps, struct pol_tok *t, int n)
 {
     struct td_policy *p = ps->p;
     if (one_arg(ps, t, n, "a set of functions (strace -e trace= syntax)") < 0)
@@ -751,14 +655,11 @@ static int st_trace(struct pstate *ps, struct tok *t, int n)
         int rc = 0, fam;
         if (*item == '/') {
             regex_t re;
-            int e = regcomp(&re, item + 1, REG_EXTENDED | REG_NOSUB);
-            if (e) {
-                char buf[128];
-                regerror(e, &re, buf, sizeof buf);
-                rc = perr(ps, col, "invalid regex '%s': %s", item + 1, buf);
-            } else {
+            char buf[400];
+            if (td_regex_compile(&re, item + 1, REG_EXTENDED | REG_NOSUB, buf, sizeof buf) < 0)
+                rc = perr(ps, col, "%s", buf);
+            else
                 regfree(&re);
-            }
         } else if (*item == '%') {
             if (strcmp(item + 1, "all") != 0)
                 rc = check_class(ps, item + 1, col, &fam);
@@ -774,17 +675,17 @@ static int st_trace(struct pstate *ps, struct tok *t, int n)
         s = end + 1;
     }
     if (p->trace.s && !ps->cli)
-        return conflict(ps, t[0].col, "'trace'", &p->trace.loc);
+        return td_pol_conflict(ps, t[0].col, "'trace'", &p->trace.loc);
     char *copy = strdup(t[1].s);
     if (!copy)
-        return oom(ps);
+        return td_pol_oom(ps);
     free(p->trace.s);
     p->trace.s = copy;
-    p->trace.loc = here(ps);
+    p->trace.loc = td_pol_here(ps);
     return 0;
 }
 
-static int st_gpudev(struct pstate *ps, struct tok *t, int n)
+static int st_gpudev(struct pol_state *ps, struct pol_tok *t, int n)
 {
     struct td_policy *p = ps->p;
     if (one_arg(ps, t, n, "a device node glob such as /dev/nvidia*") < 0)
@@ -797,20 +698,20 @@ static int st_gpudev(struct pstate *ps, struct tok *t, int n)
                 return 0;
             char what[300];
             snprintf(what, sizeof what, "'gpu-dev %s'", t[1].s);
-            return conflict(ps, t[0].col, what, &p->gpudevs[i].loc);
+            return td_pol_conflict(ps, t[0].col, what, &p->gpudevs[i].loc);
         }
-    struct pol_str *a = grow(p->gpudevs, p->ngpudevs, sizeof *a);
+    struct pol_str *a = td_pol_grow(p->gpudevs, p->ngpudevs, sizeof *a);
     if (!a)
-        return p->ngpudevs >= POL_MAX_RULES ? perr(ps, 0, "too many gpu-dev rules") : oom(ps);
+        return p->ngpudevs >= POL_MAX_RULES ? perr(ps, 0, "too many gpu-dev rules") : td_pol_oom(ps);
     p->gpudevs = a;
     if (!(a[p->ngpudevs].s = strdup(t[1].s)))
-        return oom(ps);
-    a[p->ngpudevs].loc = here(ps);
+        return td_pol_oom(ps);
+    a[p->ngpudevs].loc = td_pol_here(ps);
     p->ngpudevs++;
     return 0;
 }
 
-static int ioctl_target(struct pstate *ps, const struct tok *t, struct td_ioctl_deny *d)
+static int ioctl_target(struct pol_state *ps, const struct pol_tok *t, struct td_ioctl_deny *d)
 {
     const char *s = t->s;
     if (isdigit((unsigned char)*s)) {
@@ -837,11 +738,11 @@ static int ioctl_target(struct pstate *ps, const struct tok *t, struct td_ioctl_
         if (!(isupper((unsigned char)*q) || isdigit((unsigned char)*q) || *q == '_'))
             return perr(ps, t->col, "invalid ioctl '%s' (a name like NV_ESC_RM_CONTROL, or a number)", s);
     if (!(d->name = strdup(s)))
-        return oom(ps);
+        return td_pol_oom(ps);
     return 0;
 }
 
-static int parse_errno(struct pstate *ps, const char *s, int col, int *out)
+static int parse_errno(struct pol_state *ps, const char *s, int col, int *out)
 {
     if (isdigit((unsigned char)*s)) {
         unsigned long long v;
@@ -854,7 +755,7 @@ static int parse_errno(struct pstate *ps, const char *s, int col, int *out)
     }
     if ((*out = td_pol_errno_find(s)) > 0)
         return 0;
-    return perr_dym(ps, col, td_pol_errno_suggest(s), "unknown errno '%s'", s);
+    return td_pol_perr_dym(ps, col, td_pol_errno_suggest(s), "unknown errno '%s'", s);
 }
 
 static int same_str(const char *a, const char *b)
@@ -862,7 +763,7 @@ static int same_str(const char *a, const char *b)
     return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-static int st_ioctl(struct pstate *ps, struct tok *t, int n)
+static int st_ioctl(struct pol_state *ps, struct pol_tok *t, int n)
 {
     static const char *const actions[] = { "deny", NULL };
     static const char *const keys[] = { "errno", "dev", NULL };
@@ -877,7 +778,7 @@ static int st_ioctl(struct pstate *ps, struct tok *t, int n)
     if (n < 2)
         return perr(ps, t[0].col, "'ioctl' expects deny NAME|NUMBER");
     if (strcmp(t[1].s, "deny") != 0)
-        return perr_dym(ps, t[1].col, td_pol_suggest_list(t[1].s, actions),
+        return td_pol_perr_dym(ps, t[1].col, td_pol_suggest_list(t[1].s, actions),
                         "unknown ioctl action '%s' (deny)", t[1].s);
     if (n < 3)
         return perr(ps, t[1].col, "'ioctl deny' expects an ioctl name or number");
@@ -887,9 +788,9 @@ static int st_ioctl(struct pstate *ps, struct tok *t, int n)
         int k;
         const char *val;
         rc = parse_kv(ps, &t[i], keys, "ioctl deny", &seen, &k, &val);
-        int col = t[i].col + (int)(val - t[i].s);
         if (rc < 0)
-            break;
+            break; /* val is not set: no column from it */
+        int col = t[i].col + (int)(val - t[i].s);
         if (k == 0) {
             rc = parse_errno(ps, val, col, &d.err);
         } else if (val[0] != '/') {
@@ -897,7 +798,7 @@ static int st_ioctl(struct pstate *ps, struct tok *t, int n)
         } else {
             free((char *)d.dev);
             if (!(d.dev = strdup(val)))
-                rc = oom(ps);
+                rc = td_pol_oom(ps);
         }
     }
     for (int i = 0; rc == 0 && i < p->nioctls; i++) {
@@ -913,11 +814,11 @@ static int st_ioctl(struct pstate *ps, struct tok *t, int n)
         char what[128];
         snprintf(what, sizeof what, "'ioctl deny %s'", t[2].s);
         struct pol_loc l = { o->file, o->line };
-        rc = conflict(ps, t[0].col, what, &l);
+        rc = td_pol_conflict(ps, t[0].col, what, &l);
     }
-    struct td_ioctl_deny *a = rc == 0 ? grow(p->ioctls, p->nioctls, sizeof *a) : NULL;
+    struct td_ioctl_deny *a = rc == 0 ? td_pol_grow(p->ioctls, p->nioctls, sizeof *a) : NULL;
     if (rc == 0 && !a)
-        rc = p->nioctls >= POL_MAX_RULES ? perr(ps, 0, "too many ioctl rules") : oom(ps);
+        rc = p->nioctls >= POL_MAX_RULES ? perr(ps, 0, "too many ioctl rules") : td_pol_oom(ps);
     if (rc < 0) {
         free((char *)d.name);
         free((char *)d.dev);
@@ -930,7 +831,7 @@ static int st_ioctl(struct pstate *ps, struct tok *t, int n)
 
 static const struct {
     const char *kw;
-    int (*fn)(struct pstate *, struct tok *, int);
+    int (*fn)(struct pol_state *, struct pol_tok *, int);
 } stmts[] = {
     { "mode", st_mode },       { "backend", st_backend }, { "emulate", st_emulate },
     { "device", st_device },   { "devices", st_devices }, { "memory-limit", st_memlimit },
@@ -945,13 +846,13 @@ static const char *kw_get(const void *ctx, int i)
     return stmts[i].kw;
 }
 
-static int statement(struct pstate *ps, struct tok *t, int n)
+int td_pol_statement(struct pol_state *ps, struct pol_tok *t, int n)
 {
     for (int i = 0; i < NSTMTS; i++)
         if (strcmp(stmts[i].kw, t[0].s) == 0)
             return stmts[i].fn(ps, t, n);
     struct pol_cands c = { kw_get, NULL, NSTMTS };
-    return perr_dym(ps, t[0].col, td_pol_suggest(t[0].s, &c), "unknown statement '%s'", t[0].s);
+    return td_pol_perr_dym(ps, t[0].col, td_pol_suggest(t[0].s, &c), "unknown statement '%s'", t[0].s);
 }
 
 /* ---- resolution ------------------------------------------------------------------ */
@@ -969,7 +870,7 @@ static void resolve_kind(const struct pol_call *r, int n, short *rule_for)
         for (int j = 0; j < r[i].nitems; j++) {
             const struct pol_item *it = &r[i].items[j];
             for (int f = 0; f < TD_FN__COUNT; f++) {
-                int lv = it->family >= 0 ? (td_fns[f].family == it->family)
+                int lv = it->family >= 0 ? td_fn_in_class(f, it->family)
                          : strcmp(td_fns[f].name, it->text) == 0 ? 3
                          : td_pol_variant_of(td_fns[f].name, it->text) ? 2 : 0;
                 if (lv && lv >= level[f]) {
@@ -980,14 +881,14 @@ static void resolve_kind(const struct pol_call *r, int n, short *rule_for)
         }
 }
 
-static void resolve(struct td_policy *p)
+void td_pol_resolve(struct td_policy *p)
 {
     resolve_kind(p->denies, p->ndenies, p->deny_for);
     resolve_kind(p->injects, p->ninjects, p->inject_for);
 }
 
 /* checks that need the whole file */
-static int finish_file(struct pstate *ps)
+int td_pol_finish(struct pol_state *ps)
 {
     struct td_policy *p = ps->p;
     if (p->emu_set && !p->backend_set) {
@@ -996,374 +897,7 @@ static int finish_file(struct pstate *ps)
         ps->eline = p->emu_loc.line;
         return perr(ps, 1, "'emulate' conflicts with 'backend driver' on line %d", p->backend_loc.line);
     }
-    resolve(p);
+    td_pol_resolve(p);
     return 0;
 }
 
-/* ---- entry points ----------------------------------------------------------------- */
-
-struct td_policy *td_policy_defaults(void)
-{
-    struct td_policy *p = calloc(1, sizeof *p);
-    if (!p)
-        return NULL;
-    p->backend = TD_BACKEND_AUTO;
-    p->emu_devices = 1;
-    p->trace.s = NULL;
-    for (int f = 0; f < TD_FN__COUNT; f++)
-        p->deny_for[f] = p->inject_for[f] = -1;
-    return p;
-}
-
-void td_policy_free(struct td_policy *p)
-{
-    if (!p)
-        return;
-    for (int i = 0; i < p->ndenies; i++)
-        free_call(&p->denies[i]);
-    for (int i = 0; i < p->ninjects; i++)
-        free_call(&p->injects[i]);
-    for (int i = 0; i < p->ngpudevs; i++)
-        free(p->gpudevs[i].s);
-    for (int i = 0; i < p->nioctls; i++) {
-        free((char *)p->ioctls[i].name);
-        free((char *)p->ioctls[i].dev);
-    }
-    for (int i = 0; i < p->nfiles; i++)
-        free(p->files[i]);
-    free(p->denies);
-    free(p->injects);
-    free(p->gpudevs);
-    free(p->ioctls);
-    free(p->devs);
-    free(p->limits);
-    free(p->trace.s);
-    free(p->files);
-    free(p);
-}
-
-static int is_blank(int c)
-{
-    return c == ' ' || c == '\t' || c == '\r';
-}
-
-/* "#@ FILE:LINE": the origin of the next statement; anything else is a comment */
-static void origin(struct pstate *ps, char *s, const char **ofile, int *oline)
-{
-    while (is_blank((unsigned char)*s))
-        s++;
-    size_t len = strlen(s);
-    while (len && is_blank((unsigned char)s[len - 1]))
-        s[--len] = 0;
-    char *colon = strrchr(s, ':');
-    if (!colon || colon == s || !colon[1])
-        return;
-    long v = 0;
-    for (char *q = colon + 1; *q; q++) {
-        if (!isdigit((unsigned char)*q) || v > 100000000)
-            return;
-        v = v * 10 + (*q - '0');
-    }
-    *colon = 0;
-    const char *f = intern(ps->p, s);
-    if (f) {
-        *ofile = f;
-        *oline = (int)v;
-    }
-}
-
-int td_policy_parse(const char *text, size_t len, const char *file,
-                    struct td_policy **out, struct td_policy_error *err)
-{
-    struct pstate ps;
-    memset(&ps, 0, sizeof ps);
-    struct tok t[POL_MAX_WORDS];
-    char *buf = NULL;
-    size_t cap = 0;
-    const char *ofile = NULL;
-    int oline = 0;
-
-    *out = NULL;
-    if (err)
-        memset(err, 0, sizeof *err);
-    ps.err = err;
-    ps.efile = file ? file : "<policy>";
-    if (!(ps.p = td_policy_defaults()) || !(ps.file = intern(ps.p, ps.efile))) {
-        oom(&ps);
-        td_policy_free(ps.p);
-        return -1;
-    }
-    ps.efile = ps.file;
-    if (!text)
-        len = 0;
-    size_t pos = 0;
-    int rc = 0;
-    while (rc == 0 && pos < len) {
-        const char *nl = memchr(text + pos, '\n', len - pos);
-        size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
-        ps.eline++;
-        if (n + 1 > cap) {
-            char *nb = realloc(buf, n + 1);
-            if (!nb) {
-                rc = oom(&ps);
-                break;
-            }
-            buf = nb;
-            cap = n + 1;
-        }
-        memcpy(buf, text + pos, n);
-        buf[n] = 0;
-        pos += n + 1;
-
-        if (buf[0] == '#' && buf[1] == '@') {
-            origin(&ps, buf + 2, &ofile, &oline);
-            continue;
-        }
-        int nt = 0;
-        for (size_t i = 0; i < n && rc == 0;) {
-            unsigned char c = (unsigned char)buf[i];
-            if (is_blank(c)) {
-                i++;
-                continue;
-            }
-            if (c == '#')
-                break;
-            if (nt == POL_MAX_WORDS) {
-                rc = perr(&ps, (int)i + 1, "too many words (at most %d)", POL_MAX_WORDS);
-                break;
-            }
-            t[nt].s = buf + i;
-            t[nt++].col = (int)i + 1;
-            for (; i < n && !is_blank((unsigned char)buf[i]); i++) {
-                c = (unsigned char)buf[i];
-                if (c < 0x20 || c == 0x7f) {
-                    rc = perr(&ps, (int)i + 1, "invalid character 0x%02x", c);
-                    break;
-                }
-            }
-            if (i < n)
-                buf[i++] = 0;
-        }
-        if (rc < 0 || nt == 0)
-            continue;
-        ps.file = ofile ? ofile : ps.efile;
-        ps.line = ofile ? oline : ps.eline;
-        ofile = NULL;
-        rc = statement(&ps, t, nt);
-    }
-    free(buf);
-    if (rc == 0)
-        rc = finish_file(&ps);
-    if (rc < 0) {
-        td_policy_free(ps.p);
-        return -1;
-    }
-    *out = ps.p;
-    return 0;
-}
-
-int td_policy_load(const char *path, struct td_policy **out, struct td_policy_error *err)
-{
-    struct td_policy_error dummy;
-    if (!err)
-        err = &dummy;
-    memset(err, 0, sizeof *err);
-    *out = NULL;
-    snprintf(err->file, sizeof err->file, "%s", path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0) {
-        snprintf(err->msg, sizeof err->msg, "%s", strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        snprintf(err->msg, sizeof err->msg, "%s", strerror(EISDIR));
-        close(fd);
-        return -1;
-    }
-    char *buf = malloc(TD_POLICY_MAX_SIZE + 1);
-    if (!buf) {
-        snprintf(err->msg, sizeof err->msg, "out of memory");
-        close(fd);
-        return -1;
-    }
-    size_t len = 0;
-    for (;;) {
-        ssize_t r = read(fd, buf + len, TD_POLICY_MAX_SIZE + 1 - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            snprintf(err->msg, sizeof err->msg, "%s", strerror(errno));
-            free(buf);
-            close(fd);
-            return -1;
-        }
-        if (r == 0)
-            break;
-        len += (size_t)r;
-        if (len > TD_POLICY_MAX_SIZE) {
-            snprintf(err->msg, sizeof err->msg, "file too large (more than %d bytes)", TD_POLICY_MAX_SIZE);
-            free(buf);
-            close(fd);
-            return -1;
-        }
-    }
-    close(fd);
-    int rc = td_policy_parse(buf, len, path, out, err);
-    free(buf);
-    return rc;
-}
-
-/* ---- command-line options ------------------------------------------------------------ */
-
-static const char *const options[] = {
-    "inject", "deny", "memory-limit", "backend", "emulate", "policy-mode", "gpu-dev", "ioctl-deny", NULL,
-};
-
-int td_policy_apply_option(struct td_policy *p, const char *opt, const char *value,
-                           struct td_policy_error *err)
-{
-    struct pstate ps;
-    struct tok t[POL_MAX_WORDS];
-    char oname[64];
-    memset(&ps, 0, sizeof ps);
-    if (err)
-        memset(err, 0, sizeof *err);
-    ps.p = p;
-    ps.err = err;
-    ps.cli = 1;
-    snprintf(oname, sizeof oname, "--%.60s", opt ? opt : "");
-    ps.efile = oname;
-    if (!p || !opt)
-        return perr(&ps, 0, "no policy or option");
-    int o = -1;
-    for (int i = 0; options[i]; i++)
-        if (strcmp(options[i], opt) == 0)
-            o = i;
-    if (o < 0) {
-        const char *s = td_pol_suggest_list(opt, options);
-        char sugg[64];
-        if (s)
-            snprintf(sugg, sizeof sugg, "--%s", s);
-        return perr_dym(&ps, 0, s ? sugg : NULL, "unknown policy option");
-    }
-    if (!(ps.file = intern(p, oname)))
-        return oom(&ps);
-    ps.efile = ps.file;
-    ps.line = 0;
-    if ((!value || !*value) && strcmp(opt, "emulate") != 0)
-        return perr(&ps, 0, "needs a value (--%s=...)", opt);
-
-    /* the value must survive being written as a policy line */
-    for (const char *q = value ? value : ""; *q; q++)
-        if (*q == ' ' || *q == '\t' || (unsigned char)*q < 0x20 || *q == 0x7f)
-            return perr(&ps, 0, "blanks and control characters are not allowed in '%s'", value);
-    char *copy = strdup(value ? value : "");
-    if (!copy)
-        return oom(&ps);
-    int n = 0, rc;
-    static const char *const kw[] = { "inject", "deny", "memory-limit", "backend", "emulate", "mode",
-                                      "gpu-dev", "ioctl" };
-    t[n].s = (char *)kw[o];
-    t[n++].col = 0;
-    if (o == 7) { /* ioctl-deny NAME[:errno=E][:dev=GLOB] */
-        t[n].s = (char *)"deny";
-        t[n++].col = 0;
-    }
-    if (o == 3 || o == 5 || o == 6) { /* one value */
-        t[n].s = copy;
-        t[n++].col = 1;
-    } else if (*copy) { /* split at ':' (and ',' between emulate's settings) */
-        const char *seps = o == 4 ? ":," : ":";
-        char *s = copy;
-        rc = 0;
-        for (;;) {
-            size_t l = strcspn(s, seps);
-            if (n == POL_MAX_WORDS) {
-                free(copy);
-                return perr(&ps, 0, "too many fields");
-            }
-            t[n].s = s;
-            t[n++].col = (int)(s - copy) + 1;
-            if (!s[l])
-                break;
-            s[l] = 0;
-            s += l + 1;
-        }
-    }
-    for (int i = 1; i < n; i++)
-        if (!*t[i].s) {
-            free(copy);
-            return perr(&ps, 0, "empty field in '%s'", value);
-        }
-    rc = statement(&ps, t, n);
-    free(copy);
-    if (rc < 0)
-        return -1;
-    /* a rule asked for on the command line is meant to act, as with strace
-     * --inject, unless a mode was chosen */
-    if ((o == 0 || o == 1 || o == 2 || o == 7) && !p->mode_set) {
-        p->enforce = 1;
-        p->mode_loc = here(&ps);
-    }
-    resolve(p);
-    return 0;
-}
-
-/* ---- finding the file ------------------------------------------------------------------- */
-
-static int put_path(char *path, size_t pathlen, const char *s)
-{
-    if (strlen(s) >= pathlen) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    strcpy(path, s);
-    return 0;
-}
-
-int td_policy_locate(const char *cli_path, const char *env_value, const char *cwd,
-                     char *path, size_t pathlen)
-{
-    const char *given = cli_path && *cli_path ? cli_path : env_value && *env_value ? env_value : NULL;
-    struct stat st;
-    if (!path || pathlen == 0) {
-        errno = EINVAL;
-        return -1;
-    }
-    path[0] = 0;
-    if (given) {
-        if (strcmp(given, "none") == 0)
-            return 0;
-        if (stat(given, &st) < 0 || access(given, R_OK) < 0)
-            return -1;
-        if (S_ISDIR(st.st_mode)) {
-            errno = EISDIR;
-            return -1;
-        }
-        return put_path(path, pathlen, given);
-    }
-    if (!cwd || !*cwd)
-        return 0;
-    char dir[PATH_MAX], cand[PATH_MAX + 32];
-    if (strlen(cwd) >= sizeof dir)
-        return 0;
-    strcpy(dir, cwd);
-    for (;;) {
-        size_t l = strlen(dir);
-        while (l > 0 && dir[l - 1] == '/')
-            dir[--l] = 0;
-        snprintf(cand, sizeof cand, "%s/tdtrace.policy", dir);
-        if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode))
-            return put_path(path, pathlen, cand);
-        char *slash = strrchr(dir, '/');
-        if (!slash)
-            break;
-        *slash = 0;
-        if (slash == dir && l == 0)
-            break;
-    }
-    return 0;
-}

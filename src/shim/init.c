@@ -1,0 +1,18 @@
+/* The shim's start, when the library is loaded (so that no call's time
+ * includes it): the connection to tdtrace, the backend, the policy, the
+ * shim's own entry points, and the hello record. Nothing calls into this
+ * file: it only starts the others. */
+#include <pthread.h>
+
+#include "shim.h"
+
+__attribute__((constructor)) static void shim_load(void)
+{
+    td_conn_start();
+    td_backend_load();
+    td_shim_policy_init();
+    td_procaddr_register();
+    td_exptab_register();
+    pthread_atfork(NULL, NULL, td_shim_atfork_child);
+    td_shim_hello();
+}

@@ -1,0 +1,658 @@
+/* Programs that attack or stress tdtrace's supervisor (tests/hostile/run.sh).
+ * Each mode is one misbehaviour: forged, torn and garbage records written
+ * straight into the program's own record ring, writers that die in the
+ * middle of a record, floods while forking, exec'ing and making threads,
+ * environments tdtrace must put back, signals. Where the mode makes real
+ * driver calls it prints, on stdout, the lines tdtrace must print for them.
+ *
+ *   hostile MODE [ARGS...] */
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "ring.h"
+#include "td_api.h"
+
+extern char **environ;
+
+__attribute__((visibility("default"), used)) const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "detect_leaks=0";
+}
+
+static void die(const char *what)
+{
+    fprintf(stderr, "hostile: %s: %s\n", what, strerror(errno));
+    exit(2);
+}
+
+#define MUST(call)                                                             \
+    do {                                                                       \
+        CUresult r_ = (call);                                                  \
+        if (r_ != CUDA_SUCCESS) {                                              \
+            fprintf(stderr, "hostile: %s = %d\n", #call, (int)r_);             \
+            exit(2);                                                           \
+        }                                                                      \
+    } while (0)
+
+static pid_t gettid_(void)
+{
+    return (pid_t)syscall(SYS_gettid);
+}
+
+/* ---- the program's own ring, found as an attacker would: a shared
+ * mapping whose first word is the ring's magic ---- */
+
+static struct td_ring ring;
+
+static int find_ring(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        die("/proc/self/maps");
+    char line[512];
+    int found = 0;
+    while (!found && fgets(line, sizeof(line), f)) {
+        unsigned long lo, hi;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[0] != 'r' || perms[3] != 's')
+            continue;
+        const struct td_ring_hdr *h = (const void *)lo;
+        if (h->magic != TD_RING_MAGIC || hi - lo != TD_RING_HDR + h->size)
+            continue;
+        ring.hdr = (struct td_ring_hdr *)h;
+        ring.data = (unsigned char *)lo + TD_RING_HDR;
+        ring.size = h->size;
+        ring.mask = h->size - 1;
+        found = perms[1] == 'w';
+    }
+    fclose(f);
+    return found;
+}
+
+/* the start of the mapping of a memfd named name, or NULL */
+static void *find_map(const char *name, unsigned long *len)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        die("/proc/self/maps");
+    char line[512];
+    void *at = NULL;
+    while (!at && fgets(line, sizeof(line), f)) {
+        unsigned long lo, hi;
+        if (strstr(line, name) && sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+            at = (void *)lo;
+            *len = hi - lo;
+        }
+    }
+    fclose(f);
+    return at;
+}
+
+static void need_ring(void)
+{
+    if (!find_ring()) {
+        fprintf(stderr, "hostile: no writable record ring in this process\n");
+        exit(2);
+    }
+}
+
+/* a call record with args and an optional 8-byte out item for arg 0 */
+static struct td_rec *forge(const char *fn, int nargs, const uint64_t *args, int result,
+                            const uint64_t *out0, uint32_t pid, int commit)
+{
+    int id = td_api_find(fn);
+    if (id < 0)
+        exit(3);
+    uint32_t len = (uint32_t)(sizeof(struct td_rec) + (size_t)nargs * 8 +
+                              (out0 ? sizeof(struct td_item) + 8 : 0));
+    struct td_rec *r = td_ring_reserve(&ring, len, TD_REC_CALL, gettid_(), 0);
+    if (!r)
+        return NULL;
+    memset((char *)r + 8, 0, len - 8);
+    r->pid = pid;
+    r->tid = (uint32_t)gettid_();
+    r->fn = (uint16_t)id;
+    r->nargs = (uint8_t)nargs;
+    r->result = result;
+    memcpy(r + 1, args, (size_t)nargs * 8);
+    if (out0) {
+        struct td_item *it = (struct td_item *)((char *)(r + 1) + (size_t)nargs * 8);
+        it->arg = 0;
+        it->kind = TD_IT_OUT;
+        it->len = 8;
+        memcpy(it + 1, out0, 8);
+        r->nitems = 1;
+    }
+    if (commit)
+        td_ring_commit(r);
+    return r;
+}
+
+/* ---- modes ---- */
+
+/* a context on device -0x20000000, then an allocation in it */
+static int m_forge_dev(void)
+{
+    MUST(cuInit(0));
+    need_ring();
+    uint64_t ctx = 0x5a5a000, a1[] = { 0x1000, 0, (uint64_t)(int64_t)-0x20000000 };
+    forge("cuCtxCreate_v2", 3, a1, 0, &ctx, (uint32_t)getpid(), 1);
+    uint64_t dptr = 0x7000000, a2[] = { 0x2000, 4096 };
+    forge("cuMemAlloc_v2", 2, a2, 0, &dptr, (uint32_t)getpid(), 1);
+    /* a device index past every table, and a function id past the API */
+    uint64_t a3[] = { 0x1000, 0, 1u << 30 };
+    forge("cuCtxCreate_v2", 3, a3, 0, &ctx, (uint32_t)getpid(), 1);
+    int v;
+    MUST(cuDriverGetVersion(&v));
+    printf("cuInit(0) = CUDA_SUCCESS\ncuDriverGetVersion(&%d) = CUDA_SUCCESS\n", v);
+    return 0;
+}
+
+/* records that claim another process */
+static int m_forge_pid(void)
+{
+    MUST(cuInit(0));
+    need_ring();
+    int v;
+    uint64_t a[] = { 0x1000 }, out = 4242;
+    forge("cuDriverGetVersion", 1, a, 0, &out, 1, 1);
+    forge("cuDriverGetVersion", 1, a, 0, &out, (uint32_t)getppid(), 1);
+    MUST(cuDriverGetVersion(&v));
+    printf("cuInit(0) = CUDA_SUCCESS\ncuDriverGetVersion(&%d) = CUDA_SUCCESS\n", v);
+    return 0;
+}
+
+/* clear the trace mask: tdtrace must still show every call it asked for */
+static int m_zero_mask(void)
+{
+    MUST(cuInit(0));
+    unsigned long len;
+    struct td_ctl *ctl = find_map("memfd:tdtrace-control", &len);
+    if (!ctl) {
+        fprintf(stderr, "hostile: no control area\n");
+        return 2;
+    }
+    int wrote = 0;
+    if (mprotect(ctl, len, PROT_READ | PROT_WRITE) == 0) {
+        memset(ctl->trace_mask, 0, sizeof(ctl->trace_mask));
+        wrote = 1;
+    }
+    /* or through the file itself */
+    char path[128];
+    snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx", (unsigned long)ctl,
+             (unsigned long)ctl + len);
+    int fd = open(path, O_RDWR);
+    if (fd >= 0) {
+        static const uint8_t zero[1024];
+        if (pwrite(fd, zero, sizeof(zero), offsetof(struct td_ctl, trace_mask)) > 0)
+            wrote = 1;
+        void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (m != MAP_FAILED) {
+            memset(((struct td_ctl *)m)->trace_mask, 0, sizeof(ctl->trace_mask));
+            wrote = 1;
+        }
+        close(fd);
+    }
+    fprintf(stderr, "hostile: the trace mask %s\n", wrote ? "was cleared" : "is read-only");
+    int v;
+    MUST(cuDriverGetVersion(&v));
+    printf("cuInit(0) = CUDA_SUCCESS\ncuDriverGetVersion(&%d) = CUDA_SUCCESS\n", v);
+    return 0;
+}
+
+/* reset the shared device-memory counters to get past --memory-limit */
+static int m_reset_mem(void)
+{
+    MUST(cuInit(0));
+    CUcontext c;
+    MUST(cuDevicePrimaryCtxRetain(&c, 0));
+    MUST(cuCtxSetCurrent(c));
+    CUdeviceptr p1, p2;
+    MUST(cuMemAlloc_v2(&p1, 12 << 20));
+    unsigned long len;
+    struct td_shared *sh = find_map("memfd:tdtrace-shared", &len);
+    if (sh)
+        for (int i = 0; i < TD_MAX_DEVICES; i++)
+            sh->mem_in_use[i] = 0;
+    CUresult r = cuMemAlloc_v2(&p2, 12 << 20);
+    printf("second allocation: %d\n", (int)r);
+    return 0;
+}
+
+/* a writer that reserves a record and never commits it, in a process
+ * that dies (SIGKILL) or a thread that exits; the others go on */
+static void *reserve_and_exit(void *arg)
+{
+    (void)arg;
+    uint64_t a[] = { 0x1000 }, out = 1;
+    forge("cuDriverGetVersion", 1, a, 0, &out, (uint32_t)getpid(), 0);
+    return NULL;
+}
+
+static int m_die_mid(const char *how, long calls)
+{
+    MUST(cuInit(0));
+    printf("cuInit(0) = CUDA_SUCCESS\n");
+    if (strcmp(how, "thread") == 0) {
+        need_ring();
+        pthread_t t;
+        pthread_create(&t, NULL, reserve_and_exit, NULL);
+        pthread_join(t, NULL);
+    } else {
+        fflush(stdout);
+        pid_t c = fork();
+        if (c == 0) {
+            need_ring();
+            reserve_and_exit(NULL);
+            raise(SIGKILL);
+        }
+        waitpid(c, NULL, 0);
+    }
+    CUdevice d;
+    for (long i = 0; i < calls; i++) {
+        MUST(cuDeviceGet(&d, 0));
+        printf("cuDeviceGet(&0, 0) = CUDA_SUCCESS\n");
+    }
+    return 0;
+}
+
+/* garbage at full speed into the ring while calling; the calls made by
+ * the child process (its own ring) must all arrive */
+static int m_garbage(long calls)
+{
+    MUST(cuInit(0));
+    fflush(stdout);
+    pid_t c = fork();
+    if (c == 0) { /* the honest one */
+        CUdevice d;
+        for (long i = 0; i < calls; i++)
+            MUST(cuDeviceGet(&d, 0));
+        _exit(0);
+    }
+    if (find_ring()) {
+        uint64_t x = 88172645463325252ULL;
+        for (long i = 0; i < calls * 4; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            switch (x % 6) {
+            case 0:
+                ring.data[x % ring.size] = (unsigned char)(x >> 8);
+                break;
+            case 1:
+                *(uint64_t *)(ring.data + ((x >> 3) % (ring.size / 8)) * 8) = x;
+                break;
+            case 2:
+                __atomic_store_n(&ring.hdr->head, x >> 40, __ATOMIC_RELAXED);
+                break;
+            case 3:
+                __atomic_store_n(&ring.hdr->tail, x >> 44, __ATOMIC_RELAXED);
+                break;
+            case 4: { /* a torn record: reserved, half written, committed with a wrong length */
+                uint64_t a[] = { 0x1000, x };
+                struct td_rec *r = forge("cuMemAlloc_v2", 2, a, 0, NULL, (uint32_t)getpid(), 0);
+                if (r)
+                    __atomic_store_n(&r->word, TD_REC_WORD(x & 0xffff, TD_ST_COMMITTED, TD_REC_CALL, x >> 32),
+                                     __ATOMIC_RELEASE);
+                break;
+            }
+            default: { /* a well-formed record with hostile fields */
+                uint64_t a[] = { x, x >> 3, x >> 7, x >> 11, x >> 13 };
+                uint64_t out = x;
+                struct td_rec *r = forge("cuCtxCreate_v2", 3, a, (int)x, &out, (uint32_t)x, 0);
+                if (r) {
+                    r->nargs = (uint8_t)(x >> 20);
+                    r->nitems = (uint8_t)(x >> 28);
+                    r->fn = (uint16_t)(x >> 36);
+                    td_ring_commit(r);
+                }
+                break;
+            }
+            }
+        }
+    }
+    int st;
+    waitpid(c, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+/* many threads calling while others come and go and processes fork and
+ * exec: every thread stopped at a clone event must be let go at once */
+static atomic_int stop_flood;
+
+static void *flood(void *arg)
+{
+    (void)arg;
+    CUdevice d;
+    while (!atomic_load(&stop_flood))
+        cuDeviceGet(&d, 0);
+    return NULL;
+}
+
+static void *nothing(void *arg)
+{
+    return arg;
+}
+
+static int m_busy(int rounds, const char *self)
+{
+    MUST(cuInit(0));
+    pthread_t f[3];
+    for (int i = 0; i < 3; i++)
+        pthread_create(&f[i], NULL, flood, NULL);
+    for (int i = 0; i < rounds; i++) {
+        pthread_t t;
+        pthread_create(&t, NULL, nothing, NULL);
+        pthread_join(t, NULL);
+        if (self && i % 20 == 0) {
+            pid_t c = fork();
+            if (c == 0) {
+                execl(self, self, "calls", "50", (char *)NULL);
+                _exit(127);
+            }
+            waitpid(c, NULL, 0);
+        }
+    }
+    atomic_store(&stop_flood, 1);
+    for (int i = 0; i < 3; i++)
+        pthread_join(f[i], NULL);
+    return 0;
+}
+
+static int m_calls(long n)
+{
+    MUST(cuInit(0));
+    CUdevice d;
+    for (long i = 0; i < n; i++)
+        MUST(cuDeviceGet(&d, 0));
+    return 0;
+}
+
+/* a child made by a raw fork system call (no atfork handlers run) */
+static int m_rawfork(void)
+{
+    MUST(cuInit(0));
+    printf("cuInit(0) = CUDA_SUCCESS\n");
+    int v;
+    MUST(cuDriverGetVersion(&v));
+    printf("cuDriverGetVersion(&%d) = CUDA_SUCCESS\n", v);
+    fflush(stdout);
+    long c = syscall(SYS_fork);
+    if (c == 0) {
+        pid_t me = (pid_t)syscall(SYS_getpid);
+        MUST(cuDriverGetVersion(&v));
+        printf("[pid %5d] cuDriverGetVersion(&%d) = CUDA_SUCCESS\n", (int)me, v);
+        printf("[pid %5d] +++ exited with 0 +++\n", (int)me);
+        fflush(stdout);
+        syscall(SYS_exit_group, 0);
+    }
+    waitpid((pid_t)c, NULL, 0);
+    printf("[pid %5d] cuDriverGetVersion(&%d) = CUDA_SUCCESS\n", (int)getpid(), v);
+    MUST(cuDriverGetVersion(&v));
+    return 0;
+}
+
+/* ---- environments tdtrace must put back ---- */
+
+/* a sanitizer build needs its GLIBC_TUNABLES in every process (see BUGS in
+ * tdtrace(1)); the environments below keep only that of the caller's */
+static char *tunables(void)
+{
+    static char buf[256];
+    const char *t = getenv("GLIBC_TUNABLES");
+    if (!t)
+        return NULL;
+    snprintf(buf, sizeof(buf), "GLIBC_TUNABLES=%s", t);
+    return buf;
+}
+
+static char *big_env[8];
+
+/* n strings of 50 KiB (one string may not pass 128 KiB) */
+static void make_big_env(int n)
+{
+    for (int i = 0; i < n; i++) {
+        size_t len = 50 * 1024;
+        char *s = malloc(len + 1);
+        if (!s)
+            die("malloc");
+        snprintf(s, 8, "BIG%d=", i);
+        memset(s + 5, 'x', len - 5);
+        s[len] = '\0';
+        big_env[i] = s;
+    }
+    big_env[n] = (char *)"PATH=/usr/bin:/bin";
+    big_env[n + 1] = tunables();
+    big_env[n + 2] = NULL;
+}
+
+/* posix_spawn with a 200 KiB environment that lacks tdtrace's variables */
+static int m_spawn_env(const char *self)
+{
+    make_big_env(4);
+    pid_t c;
+    char *argv[] = { (char *)self, (char *)"calls", (char *)"1", NULL };
+    int e = posix_spawn(&c, self, NULL, NULL, argv, big_env);
+    if (e) {
+        errno = e;
+        die("posix_spawn");
+    }
+    int st;
+    waitpid(c, &st, 0);
+    printf("spawned %d\n", (int)c);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+/* clone(CLONE_VM|CLONE_VFORK): the child shares our memory; nothing of
+ * ours below its stack may change */
+static char *vf_self;
+
+static int vf_child(void *arg)
+{
+    (void)arg;
+    char *argv[] = { vf_self, (char *)"calls", (char *)"1", NULL };
+    char *envp[] = { (char *)"PATH=/usr/bin:/bin", tunables(), NULL };
+    execve(vf_self, argv, envp);
+    _exit(127);
+}
+
+static int m_vfork_env(char *self)
+{
+    vf_self = self;
+    size_t sz = 1 << 20;
+    unsigned char *area = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (area == MAP_FAILED)
+        die("mmap");
+    memset(area, 0xa5, sz);
+    /* the child's stack is the top 64 KiB; everything below is ours */
+    unsigned char *stack_top = area + sz;
+    pid_t c = clone(vf_child, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+    if (c < 0)
+        die("clone");
+    int st;
+    waitpid(c, &st, 0);
+    size_t bad = 0;
+    for (size_t i = 0; i < sz - 65536; i++)
+        bad += area[i] != 0xa5;
+    printf("parent memory below the child's stack: %zu bytes changed\n", bad);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+/* exec from a thread whose stack is 64 KiB, with an empty environment */
+static void *exec_thread(void *arg)
+{
+    char *argv[] = { (char *)arg, (char *)"calls", (char *)"1", NULL };
+    char *envp[] = { tunables(), NULL };
+    execve((char *)arg, argv, envp);
+    return NULL;
+}
+
+static int m_thread_exec(char *self)
+{
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setstacksize(&at, 65536);
+    pthread_t t;
+    pthread_create(&t, &at, exec_thread, self);
+    pthread_join(t, NULL);
+    return 1; /* not reached: the exec replaces us */
+}
+
+/* N children alive at once, each with one call (-ff with many files) */
+static int m_children(long n)
+{
+    int pfd[2];
+    if (pipe(pfd) < 0)
+        die("pipe");
+    fflush(stdout);
+    for (long i = 0; i < n; i++) {
+        pid_t c = fork();
+        if (c < 0)
+            die("fork");
+        if (c == 0) {
+            close(pfd[1]);
+            int v;
+            MUST(cuDriverGetVersion(&v));
+            char b;
+            while (read(pfd[0], &b, 1) < 0 && errno == EINTR)
+                ;
+            _exit(0);
+        }
+    }
+    close(pfd[1]);
+    close(pfd[0]);
+    while (wait(NULL) > 0)
+        ;
+    return 0;
+}
+
+/* ask tdtrace for a ring again and again: it must hand out a few at most */
+static int m_reconnect(long n)
+{
+    MUST(cuInit(0));
+    const char *name = getenv("TDTRACE_SOCK");
+    int got = 0;
+    for (long i = 0; name && i < n; i++) {
+        int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        struct sockaddr_un a;
+        memset(&a, 0, sizeof(a));
+        a.sun_family = AF_UNIX;
+        size_t len = strlen(name);
+        memcpy(a.sun_path + 1, name, len);
+        if (connect(s, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len)) == 0) {
+            char buf[64], cbuf[CMSG_SPACE(4 * sizeof(int))];
+            struct iovec iov = { buf, sizeof(buf) };
+            struct msghdr m;
+            memset(&m, 0, sizeof(m));
+            m.msg_iov = &iov;
+            m.msg_iovlen = 1;
+            m.msg_control = cbuf;
+            m.msg_controllen = sizeof(cbuf);
+            if (recvmsg(s, &m, MSG_CMSG_CLOEXEC) > 0 && CMSG_FIRSTHDR(&m)) {
+                int fds[4];
+                memcpy(fds, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(fds));
+                for (int k = 0; k < 4; k++)
+                    close(fds[k]);
+                got++;
+            }
+        }
+        close(s);
+    }
+    fprintf(stderr, "hostile: %d rings out of %ld asked for\n", got, n);
+    int v;
+    MUST(cuDriverGetVersion(&v));
+    printf("cuInit(0) = CUDA_SUCCESS\ncuDriverGetVersion(&%d) = CUDA_SUCCESS\n", v);
+    return got > 8;
+}
+
+/* ---- signals ---- */
+
+/* SIGSTOP stops a traced child, SIGCONT lets it go on */
+static int m_stop(void)
+{
+    _Atomic long *counter = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (counter == MAP_FAILED)
+        die("mmap");
+    pid_t c = fork();
+    if (c == 0) {
+        for (;;)
+            atomic_fetch_add(counter, 1);
+    }
+    struct timespec ms100 = { 0, 100000000 };
+    nanosleep(&ms100, NULL);
+    kill(c, SIGSTOP);
+    nanosleep(&ms100, NULL);
+    long a = atomic_load(counter);
+    nanosleep(&ms100, NULL);
+    long b = atomic_load(counter);
+    printf("after SIGSTOP: %s\n", a == b ? "stopped" : "still running");
+    kill(c, SIGCONT);
+    nanosleep(&ms100, NULL);
+    long d = atomic_load(counter);
+    printf("after SIGCONT: %s\n", d != b ? "running" : "still stopped");
+    kill(c, SIGKILL);
+    waitpid(c, NULL, 0);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: hostile MODE [ARGS]\n");
+        return 2;
+    }
+    const char *m = argv[1];
+    long n = argc > 2 ? atol(argv[2]) : 1000;
+    if (!strcmp(m, "forge-dev"))
+        return m_forge_dev();
+    if (!strcmp(m, "forge-pid"))
+        return m_forge_pid();
+    if (!strcmp(m, "zero-mask"))
+        return m_zero_mask();
+    if (!strcmp(m, "reset-mem"))
+        return m_reset_mem();
+    if (!strcmp(m, "die-mid"))
+        return m_die_mid(argc > 3 ? argv[3] : "process", n);
+    if (!strcmp(m, "garbage"))
+        return m_garbage(n);
+    if (!strcmp(m, "busy"))
+        return m_busy((int)n, argc > 3 ? argv[0] : NULL);
+    if (!strcmp(m, "calls"))
+        return m_calls(n);
+    if (!strcmp(m, "rawfork"))
+        return m_rawfork();
+    if (!strcmp(m, "spawn-env"))
+        return m_spawn_env(argv[0]);
+    if (!strcmp(m, "vfork-env"))
+        return m_vfork_env(argv[0]);
+    if (!strcmp(m, "thread-exec"))
+        return m_thread_exec(argv[0]);
+    if (!strcmp(m, "reconnect"))
+        return m_reconnect(n);
+    if (!strcmp(m, "children"))
+        return m_children(n);
+    if (!strcmp(m, "stop"))
+        return m_stop();
+    fprintf(stderr, "hostile: unknown mode %s\n", m);
+    return 2;
+}

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Installs what tdtrace's build, demo and tests need on Debian (12 or
+# later), as root or through sudo. The one list of packages: the README's
+# commands and CI (.ci/run) both run this.
+set -eu
+if [ "$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=sudo; else
+    echo "tools/setup-debian.sh: run it as root, or install sudo" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+    build-essential pkg-config python3 python3-dev strace \
+    libseccomp-dev libelf-dev libdw-dev libcmocka-dev libzstd-dev liblz4-dev \
+    libzydis-dev libopenblas-dev >/dev/null
