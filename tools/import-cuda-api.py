@@ -189,7 +189,7 @@ for t in list(alias):
 # and effect clause
 API = os.path.join(ROOT, 'src/api/cuda.api')
 header, kept = [], {}
-if os.path.exists(API):
+if os.path.exists(API):  # else: the error below
     for line in open(API):
         line = line.rstrip('\n')
         m = re.match(r'^(\S+)\s+(cu\w+)\s+@\S+\s+\((.*)\)\s*(.*?)$', line)
@@ -197,11 +197,8 @@ if os.path.exists(API):
             kept[m.group(2)] = (m.group(1), m.group(4))
         elif not kept:
             header.append(line)
-if not header:
-    header = ['# The CUDA driver API, one row per exported entry point.',
-              '# Imported by tools/import-cuda-api.py; see docs/HOWTO-add-an-api.md.',
-              '%classes device context memory copy stream event module launch graph driver exptab other',
-              '']
+if not any(line.startswith('%classes') for line in header):
+    sys.exit('%s: no header with a %%classes line to keep' % API)
 def classes(n):
     return kept[n][0] if n in kept else family(n)
 

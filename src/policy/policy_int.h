@@ -114,7 +114,7 @@ int td_pol_finish(struct pol_state *ps);
 extern const char *const td_pol_backends[];   /* NULL-terminated, by TD_BACKEND_* */
 extern const char *const td_pol_profiles[];
 int td_pol_profile_find(const char *name);
-/* "h100, a100, ... or rtx5090" into buf */
+/* the profiles as a sentence ("A, B or C") into buf */
 void td_pol_profile_list(char *buf, size_t n);
 /* the names of a NULL-terminated list joined with sep, or with sep NULL as
  * "a, b or c"; returns buf */

@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/ptrace.h>
-#include <sys/user.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -26,6 +24,7 @@
 
 #include "clock.h"
 #include "env.h"
+#include "gpuioctl.h"
 #include "ioctl.h"
 #include "policy.h"
 #include "output.h"
@@ -48,8 +47,6 @@ static int backend_reported;
 static char backend_seen[512];
 static struct td_policy *policy;
 static char policy_path[4096];
-static struct td_ioctl_ctx *ioctls;
-static int listener = -1;
 
 static void find_libdir(char *out, size_t len)
 {
@@ -181,8 +178,8 @@ static void on_record(pid_t pid, struct td_rec *rec, uint32_t len)
     }
     rec->t_enter = td_clock_ns(rec->t_enter);
     rec->t_exit = td_clock_ns(rec->t_exit);
-    if (TD_REC_TYPE(rec->word) == TD_REC_HELLO && ioctls)
-        td_ioctl_mark_shim(ioctls, (int)pid);
+    if (TD_REC_TYPE(rec->word) == TD_REC_HELLO && td_gpu_ctx())
+        td_ioctl_mark_shim(td_gpu_ctx(), (int)pid);
     td_printer_record(pid, rec, len);
 }
 
@@ -212,111 +209,11 @@ static int drain(void)
     return more;
 }
 
-/* ---- GPU ioctls ---------------------------------------------------------- */
-
-/* GPU ioctls let through whose result tdtrace will read when the thread
- * comes back from the system call (see result_hook) */
-static struct td_ioctl_event *pending;
-static int npending, cappending;
-
-static void print_ioctl(const struct td_ioctl_event *ev)
-{
-    if (!seen_pid((pid_t)ev->pid))
-        return;
-    td_printer_sync(); /* the calls before it first; the printer is idle now */
-    td_out_note_pid(ev->pid);
-    td_out_ioctl(ev);
-}
-
-static void ioctl_emit(void *opaque, const struct td_ioctl_event *ev)
-{
-    (void)opaque;
-    if (ev->result_pending) {
-        if (npending == cappending) {
-            int cap = cappending ? cappending * 2 : 16;
-            struct td_ioctl_event *p = realloc(pending, (size_t)cap * sizeof(*p));
-            if (!p) { /* no room: print it without its result */
-                print_ioctl(ev);
-                return;
-            }
-            pending = p;
-            cappending = cap;
-        }
-        pending[npending++] = *ev;
-        return;
-    }
-    print_ioctl(ev);
-}
-
-/* just before a GPU ioctl is let through: stop the thread when it returns
- * from the call (the notification cannot be cancelled by this: the filter
- * waits killably), so its result can be read */
-static int result_hook(void *opaque, const struct td_ioctl_event *ev)
-{
-    (void)opaque;
-    return ptrace(PTRACE_INTERRUPT, ev->tid, 0, 0) == 0;
-}
-
-static void take_pending(int i, long retval, int known)
-{
-    struct td_ioctl_event ev = pending[i];
-    pending[i] = pending[--npending];
-    if (known)
-        td_ioctl_complete(ioctls, &ev, retval);
-    else
-        ev.result_pending = 0;
-    print_ioctl(&ev);
-}
-
-static void on_interrupted(pid_t tid)
-{
-    for (int i = 0; i < npending; i++) {
-        if (pending[i].tid != tid)
-            continue;
-#if defined(__x86_64__)
-        struct user_regs_struct regs;
-        int ok = ptrace(PTRACE_GETREGS, tid, 0, &regs) == 0;
-        take_pending(i, ok ? (long)regs.rax : 0, ok);
-#else
-        take_pending(i, 0, 0);
-#endif
-        return;
-    }
-}
-
-/* a process is gone: its pending ioctls print without a result */
-static void drop_pending(pid_t pid)
-{
-    for (int i = npending - 1; i >= 0; i--)
-        if (pending[i].pid == pid)
-            take_pending(i, 0, 0);
-}
-
-static void ioctl_warn(void *opaque, const char *msg)
-{
-    (void)opaque;
-    warn_msg("%s", msg);
-}
-
-static void handle_ioctls(void)
-{
-    struct pollfd pfd = { listener, POLLIN, 0 };
-    while (listener >= 0 && poll(&pfd, 1, 0) > 0) {
-        if (pfd.revents & POLLIN) {
-            if (td_ioctl_handle(ioctls, listener, ioctl_emit, NULL) < 0)
-                break;
-        } else if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) {
-            break; /* no process holds the filter any more */
-        }
-        pfd.revents = 0;
-    }
-}
-
 static int loop_fds(struct pollfd *pfd, int max)
 {
     int n = td_transport_fds(pfd, max);
-    if (listener >= 0 && n < max)
-        pfd[n++] = (struct pollfd){ listener, POLLIN, 0 };
+    if (td_gpu_fd() >= 0 && n < max)
+        pfd[n++] = (struct pollfd){ td_gpu_fd(), POLLIN, 0 };
     td_transport_sleeping(1);
     return n;
 }
@@ -326,37 +223,13 @@ static void loop_ready(const struct pollfd *pfd, int n)
     td_transport_sleeping(0);
     td_transport_ready(pfd, n);
     for (int i = 0; i < n; i++)
-        if (pfd[i].fd == listener && pfd[i].revents) {
+        if (pfd[i].fd == td_gpu_fd() && pfd[i].revents) {
             if (!(pfd[i].revents & POLLIN)) { /* no process holds the filter any more */
-                close(listener);
-                listener = -1;
+                td_gpu_closed();
                 break;
             }
-            handle_ioctls();
+            td_gpu_handle();
         }
-}
-
-static void bypass_report(void)
-{
-    if (!ioctls)
-        return;
-    const struct td_ioctl_pid_stat *ps;
-    size_t n = td_ioctl_pid_stats(ioctls, &ps);
-    unsigned long long calls = 0;
-    for (size_t i = 0; i < n; i++)
-        calls += ps[i].calls;
-    if (!calls || opts.quiet)
-        return; /* no GPU ioctl at all: nothing to say */
-    int pids[64];
-    size_t nb = td_ioctl_bypass(ioctls, pids, 64);
-    if (!nb) {
-        warn_msg("every process that issued GPU ioctls loaded the driver shim");
-        return;
-    }
-    for (size_t i = 0; i < nb && i < 64; i++)
-        warn_msg("warning: process %d issued GPU ioctls without loading the driver shim "
-                 "(a statically linked or privately loaded driver): its CUDA calls were not seen",
-                 pids[i]);
 }
 
 /* ---- process events ----------------------------------------------------- */
@@ -392,9 +265,7 @@ static void print_exit(pid_t pid, int status)
 
 static void proc_exit(pid_t pid, int status)
 {
-    drop_pending(pid);
-    if (ioctls)
-        td_ioctl_forget(ioctls, (int)pid);
+    td_gpu_process_gone(pid);
     td_transport_exit(pid, status);
 }
 
@@ -492,7 +363,7 @@ static void setup_signals(void)
 
 static pid_t launch(const char *path, char **argv, unsigned ioctl_flags)
 {
-    int sv[2] = { -1, -1 };
+    int sv[2] = { -1, -1 }, listener = -1;
     if (ioctl_flags != ~0u) {
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
             die_errno("socketpair");
@@ -549,6 +420,7 @@ static pid_t launch(const char *path, char **argv, unsigned ioctl_flags)
             die_errno("cannot install the GPU ioctl filter");
         }
     }
+    td_gpu_listen(listener, opts.follow ? 0 : pid);
     td_tracer_attach_first(pid);
     return pid;
 }
@@ -691,51 +563,6 @@ static void banner(void)
     td_out_event(0, 0, "banner", line);
 }
 
-/* the kernel says it has seccomp user notification: no need to try it in
- * a child first (which costs a fork at every start) */
-static int kernel_has_user_notif(void)
-{
-    char buf[256] = "";
-    int fd = open("/proc/sys/kernel/seccomp/actions_avail", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ssize_t n = read(fd, buf, sizeof(buf) - 1);
-        buf[n > 0 ? n : 0] = '\0';
-        close(fd);
-    }
-    return strstr(buf, "user_notif") != NULL;
-}
-
-/* the GPU ioctl filter: ~0u when this kernel cannot do it */
-static unsigned setup_ioctls(void)
-{
-    const char *globs[64];
-    int nglobs = 0;
-    for (size_t i = 0; i < td_policy_gpu_dev_count(policy) && nglobs < 64; i++)
-        globs[nglobs++] = td_policy_gpu_dev(policy, i);
-    struct td_ioctl_rule *rules = NULL;
-    int nrules = td_ioctl_rules_from_policy(policy, &rules);
-    if (nrules < 0)
-        die("out of memory");
-    if (!kernel_has_user_notif() && !td_ioctl_supported()) {
-        if (nrules)
-            die("this kernel has no seccomp user notification: ioctl deny rules cannot be enforced");
-        if (!opts.quiet)
-            warn_msg("warning: this kernel has no seccomp user notification: GPU ioctls are not traced");
-        free(rules);
-        return ~0u;
-    }
-    ioctls = td_ioctl_new(globs, nglobs, rules, nrules, td_policy_enforce(policy));
-    free(rules);
-    if (!ioctls)
-        die("out of memory");
-    td_ioctl_set_warn(ioctls, ioctl_warn, NULL);
-#if defined(__x86_64__)
-    if (td_ioctl_killable_supported())
-        td_ioctl_set_result_hook(ioctls, result_hook, NULL);
-#endif
-    return nrules ? TD_IOCTL_TRAP_ALL : 0;
-}
-
 int main(int argc, char **argv)
 {
     td_parse_options(&opts, argc, argv);
@@ -766,7 +593,7 @@ int main(int argc, char **argv)
     free(ptext);
     td_env_build(libdir, sock, &opts);
     policy_env();
-    unsigned ioctl_flags = setup_ioctls();
+    unsigned ioctl_flags = td_gpu_setup(policy, opts.quiet);
     td_summary_init(&opts);
     setup_signals();
 
@@ -774,23 +601,22 @@ int main(int argc, char **argv)
     first_pid = launch(path, opts.cmd, ioctl_flags);
     td_out_note_pid((int)first_pid);
     static const struct td_tracer_ops ops = { drain, proc_exit, proc_exec, thread_exit,
-                                              on_interrupted, loop_fds, loop_ready, td_transport_busy,
+                                              td_gpu_interrupted, loop_fds, loop_ready, td_transport_busy,
                                               td_out_failed };
     int status = td_tracer_loop(first_pid, &ops);
 
-    handle_ioctls();
+    td_gpu_handle();
     td_transport_finish(); /* every ring read to the end, every exit line out */
     td_printer_stop();
     td_transport_report(opts.quiet);
     td_transport_free();
     memory_limit_report();
-    if (ioctls)
-        td_summary_ioctls(ioctls);
+    if (td_gpu_ctx())
+        td_summary_ioctls(td_gpu_ctx());
     td_summary_print();
-    bypass_report();
+    td_gpu_report(opts.quiet);
     td_out_close();
-    if (ioctls)
-        td_ioctl_free(ioctls);
+    td_gpu_free();
     td_policy_free(policy);
     free(path);
     if (td_out_failed())
