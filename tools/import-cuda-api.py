@@ -20,7 +20,7 @@ INC = os.path.join(CUDA, 'include')
 
 with tempfile.NamedTemporaryFile('w', suffix='.c', delete=False) as f:
     f.write('#define __CUDA_API_VERSION_INTERNAL 1\n#include <cuda.h>\n'
-            '#include <cudaTypedefs.h>\n#include <cudaProfiler.h>\n')
+            '#include <cudaTypedefs.h>\n#include <cudaProfiler.h>\n#include <cudaProfilerTypedefs.h>\n')
     tmp = f.name
 pp = subprocess.run(['cc', '-E', '-P', '-I', INC, tmp], check=True,
                     capture_output=True, text=True).stdout

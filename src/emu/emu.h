@@ -66,6 +66,7 @@ extern void *const emu_fns[TD_FN__ENTRY_POINTS];
 #define EMU_ALLOC_ALIGN    256     /* alignment of device allocations */
 #define EMU_PITCH_ALIGN    512     /* cuMemAllocPitch row alignment */
 #define EMU_MAX_CTX_STACK  64
+#define EMU_NLIMITS        (CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED + 1) /* the CUlimit values */
 
 /* ---- config.c: the environment ------------------------------------- */
 struct emu_config {
@@ -181,7 +182,7 @@ struct emu_ctx {
     unsigned primary_flags;        /* primary: cuDevicePrimaryCtxSetFlags */
     struct emu_stream *streams;    /* every stream of the context */
     struct emu_stream *legacy;     /* the NULL stream, made on first use */
-    size_t limits[10];
+    size_t limits[EMU_NLIMITS];    /* by CUlimit */
     atomic_int sticky;             /* a kernel's fault (CUresult), until teardown */
     pthread_mutex_t out_lock;      /* device printf output, written at synchronisation */
     char *out;
