@@ -72,8 +72,19 @@ static void *const tools_hooks[7] = {
     SIZE(7), NS, (void *)hooks_slot2, NS, NS, NS, (void *)hooks_slot6,
 };
 
-/* ---- TOOLS_TLS: must exist ------------------------------------------- */
-static void *const tools_tls[4] = { SIZE(4), NS, NS, NS };
+/* ---- TOOLS_TLS ------------------------------------------------------- */
+/* slot 2: the calling thread's current context, as cuCtxGetCurrent (NULL
+ * when there is none). cuBLAS, cuBLASLt and cuSOLVER call it at handle
+ * creation and fail without it. */
+static CUresult CUDAAPI tls_current_ctx(CUcontext *out)
+{
+    EMU_INIT_OR_RETURN();
+    if (!out)
+        return CUDA_ERROR_INVALID_VALUE;
+    return cuCtxGetCurrent(out);
+}
+
+static void *const tools_tls[4] = { SIZE(4), NS, (void *)tls_current_ctx, NS };
 
 /* ---- CONTEXT_LOCAL_STORAGE ------------------------------------------- */
 typedef void (*cls_dtor)(CUcontext ctx, void *key, void *value);

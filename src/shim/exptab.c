@@ -62,6 +62,17 @@ static void hooks_buffer6(void **buf, size_t *n)
     hooks_buffer(TD_FN_TOOLS_RUNTIME_CALLBACK_HOOKS_buffer6, 6, buf, n);
 }
 
+static CUresult tls_current_ctx(CUcontext *ctx)
+{
+    uint64_t a[] = { TD_PTR(ctx) };
+    struct td_call c;
+    CUresult r;
+    if (td_enter(TD_FN_TOOLS_TLS_get_current_ctx, &c, a, &r))
+        r = ((CUresult (*)(CUcontext *))orig_slot(TD_EXPTAB_TOOLS_TLS, 2))(ctx);
+    td_leave(&c, a, r);
+    return r;
+}
+
 typedef void (*cls_dtor)(CUcontext, void *, void *);
 
 static CUresult cls_put(CUcontext ctx, void *key, void *value, cls_dtor dtor)
@@ -255,6 +266,7 @@ static const struct { int table, slot; void *fn; } wrapped[] = {
     { TD_EXPTAB_CUDART_INTERFACE, 2, (void *)cudart_get_primary_ctx },
     { TD_EXPTAB_TOOLS_RUNTIME_CALLBACK_HOOKS, 2, (void *)hooks_buffer2 },
     { TD_EXPTAB_TOOLS_RUNTIME_CALLBACK_HOOKS, 6, (void *)hooks_buffer6 },
+    { TD_EXPTAB_TOOLS_TLS, 2, (void *)tls_current_ctx },
     { TD_EXPTAB_CONTEXT_LOCAL_STORAGE, 0, (void *)cls_put },
     { TD_EXPTAB_CONTEXT_LOCAL_STORAGE, 1, (void *)cls_delete },
     { TD_EXPTAB_CONTEXT_LOCAL_STORAGE, 2, (void *)cls_get },

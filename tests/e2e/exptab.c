@@ -18,6 +18,23 @@ int main(void)
     if (r != CUDA_ERROR_NOT_SUPPORTED)
         return 3;
     line("EXPORT_TABLE.slot(TOOLS_TLS, 1, 0x1, 0x2, 0x3, 0x4) = 801");
+    /* slot 2: the thread's current context, traced by name */
+    CUresult (*current)(CUcontext *) = (CUresult (*)(CUcontext *))((void *const *)t)[2];
+    CUcontext c = (CUcontext)1, p = NULL;
+    MUST(current(&c), CUDA_SUCCESS);
+    if (c)
+        return 5;
+    line("TOOLS_TLS.get_current_ctx(&NULL) = CUDA_SUCCESS");
+    MUST(cuDevicePrimaryCtxRetain(&p, 0), CUDA_SUCCESS);
+    line("cuDevicePrimaryCtxRetain(&%p, 0) = CUDA_SUCCESS", (void *)p);
+    MUST(cuCtxSetCurrent(p), CUDA_SUCCESS);
+    line("cuCtxSetCurrent(%p) = CUDA_SUCCESS", (void *)p);
+    MUST(current(&c), CUDA_SUCCESS);
+    if (c != p)
+        return 6;
+    line("TOOLS_TLS.get_current_ctx(&%p) = CUDA_SUCCESS", (void *)c);
+    MUST(current(NULL), CUDA_ERROR_INVALID_VALUE);
+    line("TOOLS_TLS.get_current_ctx(NULL) = CUDA_ERROR_INVALID_VALUE (1)");
     /* the same table twice is the same copy */
     const void *t2 = NULL;
     MUST(cuGetExportTable(&t2, &tools_tls), CUDA_SUCCESS);

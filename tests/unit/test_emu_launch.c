@@ -1,0 +1,161 @@
+/* Emulator: what a launch needs that is not the PTX engine: the occupancy
+ * calculator (clusters included), function and kernel attributes, and the
+ * attributes of cuLaunchKernelEx. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "emu.h"
+
+#define OK(x) assert_int_equal((x), CUDA_SUCCESS)
+
+static const char ptx[] =
+    ".version 8.0\n.target sm_75\n.address_size 64\n"
+    ".visible .entry fill(.param .u64 p, .param .u32 v)\n"
+    "{\n"
+    "  .reg .u64 %rd<4>;\n  .reg .u32 %r<4>;\n"
+    "  ld.param.u64 %rd1, [p];\n  ld.param.u32 %r1, [v];\n"
+    "  mov.u32 %r2, %tid.x;\n  mul.wide.u32 %rd2, %r2, 4;\n  add.u64 %rd3, %rd1, %rd2;\n"
+    "  st.global.u32 [%rd3], %r1;\n  ret;\n"
+    "}\n";
+
+static CUcontext ctx;
+static CUmodule mod;
+static CUfunction fn;
+
+static int setup(void **state)
+{
+    (void)state;
+    if (cuInit(0) || cuCtxCreate(&ctx, 0, 0) || cuModuleLoadData(&mod, ptx) ||
+        cuModuleGetFunction(&fn, mod, "fill"))
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return cuModuleUnload(mod) || cuCtxDestroy(ctx) ? -1 : 0;
+}
+
+static CUlaunchConfig config(unsigned block, unsigned shmem, CUlaunchAttribute *attrs, unsigned n)
+{
+    CUlaunchConfig c;
+    memset(&c, 0, sizeof c);
+    c.gridDimX = c.gridDimY = c.gridDimZ = 1;
+    c.blockDimX = block;
+    c.blockDimY = c.blockDimZ = 1;
+    c.sharedMemBytes = shmem;
+    c.attrs = attrs;
+    c.numAttrs = n;
+    return c;
+}
+
+static CUlaunchAttribute cluster_attr(unsigned x, unsigned y, unsigned z)
+{
+    CUlaunchAttribute a;
+    memset(&a, 0, sizeof a);
+    a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a.value.clusterDim.x = x;
+    a.value.clusterDim.y = y;
+    a.value.clusterDim.z = z;
+    return a;
+}
+
+/* Clusters on a device without cluster launch (every profile): a cluster
+ * of one block is a block, anything larger is an invalid cluster size. */
+static void test_clusters(void **state)
+{
+    (void)state;
+    int on = -1, sms = 0, per_sm = 0, n = -1;
+    OK(cuDeviceGetAttribute(&on, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 0));
+    assert_int_equal(on, 0);
+    OK(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0));
+    OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, 256, 0));
+    assert_true(per_sm > 0);
+
+    CUlaunchAttribute one = cluster_attr(1, 1, 1);
+    CUlaunchConfig c = config(256, 0, &one, 1);
+    OK(cuOccupancyMaxActiveClusters(&n, fn, &c));
+    assert_int_equal(n, per_sm * sms);
+    /* as cuBLAS probes them: 2..32 blocks in x, and in y and z */
+    for (unsigned k = 2; k <= 32; k++) {
+        CUlaunchAttribute a = cluster_attr(k, 1, 1);
+        c = config(128, 0, &a, 1);
+        n = -1;
+        assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+        assert_int_equal(n, -1);
+    }
+    CUlaunchAttribute yz = cluster_attr(1, 2, 2);
+    c = config(128, 0, &yz, 1);
+    assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    /* no size given, and the function requires none: documented as an error */
+    c = config(128, 0, NULL, 0);
+    assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    /* a dimension of 0 */
+    CUlaunchAttribute zero = cluster_attr(0, 1, 1);
+    c = config(128, 0, &zero, 1);
+    assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    /* more dynamic shared memory than the function may use: none fits */
+    c = config(256, 100000, &one, 1);
+    OK(cuOccupancyMaxActiveClusters(&n, fn, &c));
+    assert_int_equal(n, 0);
+    OK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 100000));
+    OK(cuOccupancyMaxActiveClusters(&n, fn, &c));
+    assert_int_equal(n, 2 * sms); /* 228 KiB per multiprocessor, 1 KiB reserved per block */
+    OK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 49152));
+
+    /* the largest cluster: one block, whatever the configuration's size */
+    int size = -1;
+    CUlaunchAttribute eight = cluster_attr(8, 1, 1);
+    c = config(256, 0, &eight, 1);
+    OK(cuOccupancyMaxPotentialClusterSize(&size, fn, &c));
+    assert_int_equal(size, 1);
+    c = config(2048, 0, NULL, 0); /* no block that large fits */
+    OK(cuOccupancyMaxPotentialClusterSize(&size, fn, &c));
+    assert_int_equal(size, 0);
+
+    /* the configuration's stream names the context */
+    CUstream s;
+    OK(cuStreamCreate(&s, 0));
+    c = config(256, 0, &one, 1);
+    c.hStream = s;
+    OK(cuOccupancyMaxActiveClusters(&n, fn, &c));
+    assert_int_equal(n, per_sm * sms);
+    OK(cuStreamDestroy(s));
+    c.hStream = s; /* destroyed */
+    assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_HANDLE);
+
+    /* bad input */
+    c = config(256, 0, &one, 1);
+    assert_int_equal(cuOccupancyMaxActiveClusters(NULL, fn, &c), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, NULL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuOccupancyMaxActiveClusters(&n, (CUfunction)&n, &c), CUDA_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuOccupancyMaxPotentialClusterSize(NULL, fn, &c), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuOccupancyMaxPotentialClusterSize(&size, fn, NULL), CUDA_ERROR_INVALID_VALUE);
+    c = config(256, 0, NULL, 3); /* attributes counted, none given */
+    assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_VALUE);
+    CUlaunchAttribute bad = one;
+    bad.id = (CUlaunchAttributeID)99;
+    c = config(256, 0, &bad, 1);
+    assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_VALUE);
+    /* without a context */
+    CUcontext cur;
+    OK(cuCtxPopCurrent(&cur));
+    c = config(256, 0, &one, 1);
+    assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_CONTEXT);
+    OK(cuCtxPushCurrent(cur));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clusters),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
