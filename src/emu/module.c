@@ -1081,8 +1081,15 @@ static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, uns
     struct emu_stream *s = NULL;
     if (!r)
         r = emu_stream_resolve(hs, ptds, &s);
-    if (!r && f.img->chosen < 0)
-        r = CUDA_ERROR_NO_BINARY_FOR_GPU; /* an image without kernels to run */
+    if (!r && f.img->chosen < 0) { /* machine code for the device, no PTX it can compile */
+        char text[512];
+        int n = snprintf(text, sizeof text, "tdtrace-emu: kernel %s: its image has machine code and no PTX "
+                         "for a device of compute capability %d.%d; the emulator runs PTX only "
+                         "(CUDA_ERROR_NO_BINARY_FOR_GPU)\n", f.img->entries[f.entry].name,
+                         emu_device_cc(d) / 10, emu_device_cc(d) % 10);
+        emu_report(text, n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+        r = CUDA_ERROR_NO_BINARY_FOR_GPU;
+    }
     /* the module in this context: a function's own, a kernel's library's */
     struct emu_module *m = NULL;
     if (!r && f.o->type == EMU_T_FUNC) {
