@@ -76,6 +76,7 @@ struct emu_config {
     unsigned timeout_ms;                /* TDTRACE_EMU_TIMEOUT; 0: no limit */
     unsigned long long max_instructions; /* TDTRACE_EMU_MAX_INSTRUCTIONS; 0: no limit */
     int threads;                        /* TDTRACE_EMU_THREADS: host threads of a launch; 0: all cores */
+    int eager_loading;                  /* CUDA_MODULE_LOADING=EAGER (default LAZY) */
     int nvisible;                       /* CUDA_VISIBLE_DEVICES applied */
     int visible[EMU_MAX_DEVICES];       /* visible ordinal -> physical index */
 };
@@ -84,6 +85,9 @@ struct emu_config {
 int emu_parse_timeout(const char *s, unsigned *ms);
 /* "123", "4K", "16MiB", "2GB", "1T" (binary multiples). 0 on success. */
 int emu_parse_size(const char *s, unsigned long long *out);
+/* CUDA_MODULE_LOADING: 1 for EAGER, 0 for LAZY (the default, also for
+ * NULL or any other value). */
+int emu_parse_loading(const char *s);
 /* "4" -> 4 in [0, EMU_MAX_DEVICES]. 0 on success. */
 int emu_parse_count(const char *s, int *out);
 /* CUDA_VISIBLE_DEVICES as the driver reads it: comma-separated indices or
@@ -151,6 +155,7 @@ extern struct emu_device *emu_devices;
 extern unsigned emu_launch_timeout_ms;
 extern unsigned long long emu_launch_max_instructions;
 extern int emu_launch_threads;          /* host threads a launch uses; 0: all cores */
+extern int emu_eager_loading;           /* CUDA_MODULE_LOADING=EAGER: libraries load into contexts at once */
 /* CUDA_SUCCESS once cuInit has succeeded, else CUDA_ERROR_NOT_INITIALIZED. */
 CUresult emu_check_init(void);
 #define EMU_INIT_OR_RETURN() do { CUresult r_ = emu_check_init(); if (r_) return r_; } while (0)

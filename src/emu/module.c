@@ -49,6 +49,9 @@ struct emu_library {
     struct lib_mod *mods;            /* one module per context */
     int nmods, capmods;
     struct emu_ptxmod *px;           /* the parsed PTX, parsed once */
+    char *no_binary;                 /* lazy loading: why no context can load it
+                                        (CUDA_ERROR_NO_BINARY_FOR_GPU at first use) */
+    atomic_int told;                 /* no_binary reported */
 };
 
 struct emu_kernel {
@@ -226,9 +229,11 @@ static CUresult module_get(CUmodule h, struct emu_module **out)
 
 /* An image for a device of compute capability cc: its containers read,
  * the binary the device runs chosen (arch.c), that PTX parsed. On failure
- * nothing is kept and err says why. */
+ * nothing is kept and err says why; with keep_no_binary, an image with
+ * nothing for the device is kept (its kernels' names read, no PTX) and
+ * CUDA_ERROR_NO_BINARY_FOR_GPU returned. */
 static CUresult load_image(const void *image, size_t len, int cc, struct emu_image *img,
-                           struct emu_ptxmod **px, char *err, size_t errlen)
+                           struct emu_ptxmod **px, char *err, size_t errlen, int keep_no_binary)
 {
     memset(img, 0, sizeof *img);
     *px = NULL;
@@ -240,7 +245,7 @@ static CUresult load_image(const void *image, size_t len, int cc, struct emu_ima
     r = emu_image_choose(img, cc, err, errlen);
     if (r == CUDA_SUCCESS)
         r = emu_ptx_load(img, px, err, errlen);
-    if (r)
+    if (r && !(keep_no_binary && r == CUDA_ERROR_NO_BINARY_FOR_GPU))
         emu_image_free(img);
     return r;
 }
@@ -325,7 +330,7 @@ static CUresult module_load(const char *fn, CUmodule *out, const void *image, si
     struct emu_image img;
     struct emu_ptxmod *px;
     char err[512] = "";
-    r = load_image(image, len, emu_device_cc(c->dev), &img, &px, err, sizeof err);
+    r = load_image(image, len, emu_device_cc(c->dev), &img, &px, err, sizeof err, 0);
     load_done(fn, r, err, &img, &j);
     struct emu_module *m = NULL;
     if (r == CUDA_SUCCESS)
@@ -489,11 +494,14 @@ TD_EXPORT CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes
     return r;
 }
 
+/* CUDA_MODULE_LOADING, as read by cuInit (before it, from the environment) */
 TD_EXPORT CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
     if (!mode)
         return CUDA_ERROR_INVALID_VALUE;
-    *mode = CU_MODULE_EAGER_LOADING;
+    int eager = emu_check_init() == CUDA_SUCCESS ? emu_eager_loading
+                                                 : emu_parse_loading(getenv("CUDA_MODULE_LOADING"));
+    *mode = eager ? CU_MODULE_EAGER_LOADING : CU_MODULE_LAZY_LOADING;
     return CUDA_SUCCESS;
 }
 
@@ -513,6 +521,7 @@ static void library_release(struct emu_obj *o)
     emu_ptx_put(l->px);
     free(l->kernels);
     free(l->mods);
+    free(l->no_binary);
     pthread_mutex_destroy(&l->lock);
     free(l);
 }
@@ -528,7 +537,11 @@ static CUresult check_library_options(unsigned n, const CUlibraryOption *keys, v
 }
 
 /* A library is context-independent; its image is chosen for the devices'
- * compute capability (every device has the process's one profile). */
+ * compute capability (every device has the process's one profile). Eager
+ * loading (CUDA_MODULE_LOADING=EAGER) loads it into the contexts at once,
+ * so an image with nothing for the device fails here; lazy loading (the
+ * default) loads it into a context when a function is first needed there,
+ * and that use fails with CUDA_ERROR_NO_BINARY_FOR_GPU instead. */
 static CUresult library_load(const char *fn, CUlibrary *out, const void *code, size_t len, struct emu_jit *j)
 {
     if (!out)
@@ -537,7 +550,13 @@ static CUresult library_load(const char *fn, CUlibrary *out, const void *code, s
     if (!l)
         return CUDA_ERROR_OUT_OF_MEMORY;
     char err[512] = "";
-    CUresult r = load_image(code, len, emu_device_cc(emu_device(0)), &l->img, &l->px, err, sizeof err);
+    int lazy = !emu_eager_loading;
+    CUresult r = load_image(code, len, emu_device_cc(emu_device(0)), &l->img, &l->px, err, sizeof err, lazy);
+    if (lazy && r == CUDA_ERROR_NO_BINARY_FOR_GPU) {
+        r = (l->no_binary = strdup(err)) ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+        if (r)
+            emu_image_free(&l->img);
+    }
     load_done(fn, r, err, &l->img, j);
     if (r == CUDA_SUCCESS && !(l->kernels = calloc((size_t)l->img.nentries + 1, sizeof *l->kernels))) {
         emu_image_free(&l->img);
@@ -622,6 +641,21 @@ TD_EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
     return CUDA_SUCCESS;
 }
 
+/* Lazy loading: a library the device cannot run fails its first use in a
+ * context, saying why on the report (once per library). */
+static CUresult library_runs(struct emu_library *l)
+{
+    if (!l->no_binary)
+        return CUDA_SUCCESS;
+    if (!atomic_exchange(&l->told, 1)) {
+        char text[768];
+        int n = snprintf(text, sizeof text, "tdtrace-emu: library %p: %s (CUDA_ERROR_NO_BINARY_FOR_GPU)\n",
+                         (void *)l, l->no_binary);
+        emu_report(text, n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+    }
+    return CUDA_ERROR_NO_BINARY_FOR_GPU;
+}
+
 /* The library's module in the current context, made on first use. */
 static CUresult library_module(struct emu_library *l, struct emu_module **out)
 {
@@ -629,6 +663,10 @@ static CUresult library_module(struct emu_library *l, struct emu_module **out)
     CUresult r = emu_ctx_current(&c);
     if (r)
         return r;
+    if ((r = library_runs(l))) {
+        emu_ctx_put(c);
+        return r;
+    }
     pthread_mutex_lock(&l->lock);
     struct emu_module *m = NULL;
     for (int i = 0; i < l->nmods && !m; i++) {
@@ -978,7 +1016,9 @@ TD_EXPORT CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute at
     if (!k)
         return CUDA_ERROR_INVALID_HANDLE;
     struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at, d };
-    CUresult r = func_attr(pi, (int)attrib, &f, d);
+    CUresult r = library_runs(k->lib);
+    if (r == CUDA_SUCCESS)
+        r = func_attr(pi, (int)attrib, &f, d);
     emu_obj_put(&k->o);
     return r;
 }
@@ -993,7 +1033,9 @@ TD_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int
     if (!k)
         return CUDA_ERROR_INVALID_HANDLE;
     struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at, d };
-    CUresult r = func_set_attr((int)attrib, val, &f, d);
+    CUresult r = library_runs(k->lib);
+    if (r == CUDA_SUCCESS)
+        r = func_set_attr((int)attrib, val, &f, d);
     emu_obj_put(&k->o);
     return r;
 }
@@ -1081,6 +1123,13 @@ static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, uns
     struct emu_stream *s = NULL;
     if (!r)
         r = emu_stream_resolve(hs, ptds, &s);
+    /* the module in this context: a function's own, a kernel's library's */
+    struct emu_module *m = NULL;
+    if (!r && f.o->type == EMU_T_FUNC) {
+        m = ((struct emu_func *)f.o)->mod;
+        emu_obj_ref(&m->o);
+    } else if (!r)
+        r = library_module(((struct emu_kernel *)f.o)->lib, &m);
     if (!r && f.img->chosen < 0) { /* machine code for the device, no PTX it can compile */
         char text[512];
         int n = snprintf(text, sizeof text, "tdtrace-emu: kernel %s: its image has machine code and no PTX "
@@ -1090,13 +1139,6 @@ static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, uns
         emu_report(text, n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
         r = CUDA_ERROR_NO_BINARY_FOR_GPU;
     }
-    /* the module in this context: a function's own, a kernel's library's */
-    struct emu_module *m = NULL;
-    if (!r && f.o->type == EMU_T_FUNC) {
-        m = ((struct emu_func *)f.o)->mod;
-        emu_obj_ref(&m->o);
-    } else if (!r)
-        r = library_module(((struct emu_kernel *)f.o)->lib, &m);
     if (!r) {
         unsigned grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
         r = emu_launch_submit(s, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, extra);

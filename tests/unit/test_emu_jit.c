@@ -208,8 +208,27 @@ static void test_fatbin_nothing_fits(void **state)
     assert_int_equal(load_logged(b.p, log, sizeof log, &n, &m), CUDA_ERROR_NO_BINARY_FOR_GPU);
     assert_non_null(strstr(log, "compute capability 9.0"));
     assert_non_null(strstr(log, "PTX for compute_120"));
+    /* a library: with eager loading refused at once; with lazy loading (the
+     * default) at its first use in a context */
     CUlibrary l;
+    emu_eager_loading = 1;
     assert_int_equal(cuLibraryLoadData(&l, b.p, NULL, NULL, 0, NULL, NULL, 0), CUDA_ERROR_NO_BINARY_FOR_GPU);
+    emu_eager_loading = 0;
+    OK(cuLibraryLoadData(&l, b.p, NULL, NULL, 0, NULL, NULL, 0));
+    CUkernel k;
+    OK(cuLibraryGetKernel(&k, l, "k"));
+    CUfunction f;
+    assert_int_equal(cuKernelGetFunction(&f, k), CUDA_ERROR_NO_BINARY_FOR_GPU);
+    CUmodule lm;
+    assert_int_equal(cuLibraryGetModule(&lm, l), CUDA_ERROR_NO_BINARY_FOR_GPU);
+    int a;
+    assert_int_equal(cuKernelGetAttribute(&a, CU_FUNC_ATTRIBUTE_NUM_REGS, k, 0), CUDA_ERROR_NO_BINARY_FOR_GPU);
+    CUdeviceptr p = 0;
+    void *args[] = { &p };
+    assert_int_equal(cuLaunchKernel((CUfunction)k, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL),
+                     CUDA_ERROR_NO_BINARY_FOR_GPU);
+    OK(cuCtxSynchronize()); /* not sticky: nothing ran */
+    OK(cuLibraryUnload(l));
     free(b.p);
 }
 

@@ -74,8 +74,13 @@ static void test_module(void **state)
     assert_int_equal(a, 100000);
     assert_int_equal(cuFuncGetAttribute(&a, (CUfunction_attribute)99, f), CUDA_ERROR_INVALID_VALUE);
     CUmoduleLoadingMode mode;
+    OK(cuModuleGetLoadingMode(&mode)); /* CUDA_MODULE_LOADING unset: lazy, the driver's default */
+    assert_int_equal(mode, CU_MODULE_LAZY_LOADING);
+    emu_eager_loading = 1; /* as CUDA_MODULE_LOADING=EAGER when cuInit ran */
     OK(cuModuleGetLoadingMode(&mode));
     assert_int_equal(mode, CU_MODULE_EAGER_LOADING);
+    emu_eager_loading = 0;
+    assert_int_equal(cuModuleGetLoadingMode(NULL), CUDA_ERROR_INVALID_VALUE);
 
     /* launches: arguments first, then the honest refusal */
     CUdeviceptr x = 0, y = 0;
