@@ -526,13 +526,29 @@ static void library_release(struct emu_obj *o)
     free(l);
 }
 
-static CUresult check_library_options(unsigned n, const CUlibraryOption *keys, void *const *values)
+/* Library options: CU_LIBRARY_BINARY_IS_PRESERVED takes no value (cuBLASLt
+ * passes no value array with it) and is invalid for a file; the host
+ * function and data table needs its value. Both are hints the emulator
+ * has no use for (it keeps its own copy of the image). */
+static CUresult check_library_options(unsigned n, const CUlibraryOption *keys, void *const *values, int from_file)
 {
-    if (n && (!keys || !values))
+    if (n && !keys)
         return CUDA_ERROR_INVALID_VALUE;
-    for (unsigned i = 0; i < n; i++)
-        if ((unsigned)keys[i] >= CU_LIBRARY_NUM_OPTIONS)
+    for (unsigned i = 0; i < n; i++) {
+        switch (keys[i]) {
+        case CU_LIBRARY_BINARY_IS_PRESERVED:
+            if (from_file)
+                return CUDA_ERROR_INVALID_VALUE;
+            break;
+        case CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE:
+            if (!values || !values[i])
+                return CUDA_ERROR_INVALID_VALUE;
+            break;
+        case CU_LIBRARY_NUM_OPTIONS:
+        default:
             return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
     return CUDA_SUCCESS;
 }
 
@@ -583,7 +599,7 @@ TD_EXPORT CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *cod
     EMU_INIT_OR_RETURN();
     struct emu_jit j;
     if (emu_jit_options(numJitOptions, jitOptions, jitOptionsValues, &j) ||
-        check_library_options(numLibraryOptions, libraryOptions, libraryOptionValues))
+        check_library_options(numLibraryOptions, libraryOptions, libraryOptionValues, 0))
         return CUDA_ERROR_INVALID_VALUE;
     return library_load("cuLibraryLoadData", library, code, 0, &j);
 }
@@ -596,7 +612,7 @@ TD_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char 
     EMU_INIT_OR_RETURN();
     struct emu_jit j;
     if (!library || emu_jit_options(numJitOptions, jitOptions, jitOptionsValues, &j) ||
-        check_library_options(numLibraryOptions, libraryOptions, libraryOptionValues))
+        check_library_options(numLibraryOptions, libraryOptions, libraryOptionValues, 1))
         return CUDA_ERROR_INVALID_VALUE;
     void *buf;
     size_t len;

@@ -127,6 +127,8 @@ static void test_module_file(void **state)
     CUlibrary l;
     OK(cuLibraryLoadFromFile(&l, path, NULL, NULL, 0, NULL, NULL, 0));
     OK(cuLibraryUnload(l));
+    CUlibraryOption preserved = CU_LIBRARY_BINARY_IS_PRESERVED; /* invalid for a file, as documented */
+    assert_int_equal(cuLibraryLoadFromFile(&l, path, NULL, NULL, 0, &preserved, NULL, 1), CUDA_ERROR_INVALID_VALUE);
     unlink(path);
 }
 
@@ -179,6 +181,15 @@ static void test_library(void **state)
     assert_int_equal(cuLaunchKernel((CUfunction)k, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_INVALID_HANDLE);
     assert_int_equal(cuLibraryLoadData(&l, NULL, NULL, NULL, 0, NULL, NULL, 0), CUDA_ERROR_INVALID_VALUE);
     assert_int_equal(cuLibraryLoadData(&l, ptx, NULL, NULL, 2, NULL, NULL, 0), CUDA_ERROR_INVALID_VALUE);
+    /* library options: "preserved" takes no value (cuBLASLt passes none) */
+    OK(cuLibraryLoadData(&l, ptx, NULL, NULL, 0, &opt, NULL, 1));
+    OK(cuLibraryUnload(l));
+    CUlibraryOption table = CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE, bad = CU_LIBRARY_NUM_OPTIONS;
+    assert_int_equal(cuLibraryLoadData(&l, ptx, NULL, NULL, 0, &table, NULL, 1), CUDA_ERROR_INVALID_VALUE);
+    void *none = NULL;
+    assert_int_equal(cuLibraryLoadData(&l, ptx, NULL, NULL, 0, &table, &none, 1), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLibraryLoadData(&l, ptx, NULL, NULL, 0, &bad, &val, 1), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLibraryLoadData(&l, ptx, NULL, NULL, 0, NULL, &val, 1), CUDA_ERROR_INVALID_VALUE);
 }
 
 int main(void)
