@@ -127,6 +127,7 @@ ANNOT = {
     ('cuStreamAttachMemAsync*', 'flags'): 'CUmemAttach_flags',
     ('cuGetProcAddress*', 'flags'): 'CUdriverProcAddress_flags',
     ('cuMemHostGetFlags', 'pFlags'): 'CU_MEMHOSTALLOC',
+    ('cuStream[GS]etAttribute*', 'attr'): 'CUlaunchAttributeID',
 }
 import fnmatch
 def annot(fn, pname):

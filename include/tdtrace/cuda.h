@@ -135,10 +135,31 @@ typedef struct CUmemPoolProps_st {
     unsigned char reserved[54];
 } CUmemPoolProps;
 
+typedef struct CUaccessPolicyWindow_st {
+    void *base_ptr;
+    size_t num_bytes;
+    float hitRatio;
+    CUaccessProperty hitProp, missProp;
+} CUaccessPolicyWindow;
+typedef struct CUlaunchMemSyncDomainMap_st { unsigned char default_, remote; } CUlaunchMemSyncDomainMap;
+typedef struct CUgraphDeviceUpdatableNode_st *CUgraphDeviceNode;
 typedef union CUlaunchAttributeValue_union {
     char pad[64];
+    CUaccessPolicyWindow accessPolicyWindow;
+    int cooperative;
+    CUsynchronizationPolicy syncPolicy;
     struct { unsigned int x, y, z; } clusterDim;
+    CUclusterSchedulingPolicy clusterSchedulingPolicyPreference;
+    int programmaticStreamSerializationAllowed;
+    struct { CUevent event; int flags; int triggerAtBlockStart; } programmaticEvent;
+    struct { CUevent event; int flags; } launchCompletionEvent;
     int priority;
+    CUlaunchMemSyncDomainMap memSyncDomainMap;
+    CUlaunchMemSyncDomain memSyncDomain;
+    struct { unsigned int x, y, z; } preferredClusterDim;
+    struct { int deviceUpdatable; CUgraphDeviceNode devNode; } deviceUpdatableKernelNode;
+    unsigned int sharedMemCarveout;
+    unsigned int nvlinkUtilCentricScheduling;
 } CUlaunchAttributeValue;
 typedef struct CUlaunchAttribute_st {
     CUlaunchAttributeID id;

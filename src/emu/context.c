@@ -48,6 +48,7 @@ static void exit_init(void) { atexit(flush_all); }
 static void limits_reset(struct emu_ctx *c)
 {
     memcpy(c->limits, limit_defaults, sizeof c->limits);
+    c->cache_config = CU_FUNC_CACHE_PREFER_NONE;
     c->limits[CU_LIMIT_SHMEM_SIZE] =
         (size_t)emu_device_attr_or(c->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 0);
 }
@@ -752,22 +753,58 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *
     return CUDA_SUCCESS;
 }
 
+/* The cache preference is kept and reported back; the emulated device has
+ * no L1 to split, so it changes nothing else. */
 TD_EXPORT CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
-    CUresult r = query_ok();
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
-    if (!pconfig)
-        return CUDA_ERROR_INVALID_VALUE;
-    *pconfig = CU_FUNC_CACHE_PREFER_NONE;
-    return CUDA_SUCCESS;
+    if (pconfig) {
+        pthread_mutex_lock(&c->lock);
+        *pconfig = (CUfunc_cache)c->cache_config;
+        pthread_mutex_unlock(&c->lock);
+    }
+    emu_ctx_put(c);
+    return pconfig ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 TD_EXPORT CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
 {
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_query(&c);
+    if (r)
+        return r;
+    if ((unsigned)config > CU_FUNC_CACHE_PREFER_EQUAL) {
+        r = CUDA_ERROR_INVALID_VALUE;
+    } else {
+        pthread_mutex_lock(&c->lock);
+        c->cache_config = (int)config;
+        pthread_mutex_unlock(&c->lock);
+    }
+    emu_ctx_put(c);
+    return r;
+}
+
+/* Shared memory banks are four bytes wide and fixed on every device since
+ * compute capability 5.0: the setting is checked and "does nothing", as
+ * documented for such devices. */
+TD_EXPORT CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
+{
     CUresult r = query_ok();
     if (r)
         return r;
-    /* a preference; the emulator has no cache to configure */
-    return (unsigned)config <= CU_FUNC_CACHE_PREFER_EQUAL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (!pConfig)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pConfig = CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config)
+{
+    CUresult r = query_ok();
+    if (r)
+        return r;
+    return (unsigned)config <= CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }

@@ -6,6 +6,7 @@
  *   init.c                   cuInit: devices, primary contexts, pools;
  *                            the families join the context teardown
  *   occupancy.c exporttable.c  entry points built on other entry points
+ *   streamattr.c profiler.c
  *   module.c link.c          modules, libraries, functions, kernels; the
  *                            JIT linker
  *   launch.c copy.c event.c  kernels (src/ptx), copies, events
@@ -188,6 +189,7 @@ struct emu_ctx {
     struct emu_stream *streams;    /* every stream of the context */
     struct emu_stream *legacy;     /* the NULL stream, made on first use */
     size_t limits[EMU_NLIMITS];    /* by CUlimit */
+    int cache_config;              /* cuCtxSetCacheConfig */
     atomic_int sticky;             /* a kernel's fault (CUresult), until teardown */
     pthread_mutex_t out_lock;      /* device printf output, written at synchronisation */
     char *out;
@@ -334,6 +336,14 @@ struct emu_stream {
     _Atomic uint64_t done_seq;      /* last op finished */
     _Atomic uint64_t pub_enq;       /* copy of enq_seq for lock-free peeks */
     int worker, sleeping, exiting, nwaiters;
+    struct emu_stream_attrs {       /* cuStreamSetAttribute (streamattr.c), under lock */
+        CUaccessPolicyWindow apw;
+        CUsynchronizationPolicy sync_policy;  /* 0: never set (CU_SYNC_POLICY_AUTO) */
+        int map_set;                /* domain_map given (else the device's default) */
+        CUlaunchMemSyncDomainMap domain_map;
+        CUlaunchMemSyncDomain domain;
+        unsigned nvlink_centric;
+    } attrs;
 };
 /* Resolves a stream handle for the calling thread, for work on it. NULL
  * means the legacy stream, or this thread's default stream when ptds;

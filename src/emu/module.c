@@ -18,6 +18,8 @@ struct emu_library;
 
 struct fattrs {                      /* settable function attributes */
     int max_dyn_shared, carveout, non_portable, sched_policy;
+    int cache_config;                /* cuFuncSetCacheConfig, cuKernelSetCacheConfig */
+    int shmem_config;                /* cuFuncSetSharedMemConfig */
 };
 
 struct emu_module {
@@ -1052,6 +1054,59 @@ TD_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int
     CUresult r = library_runs(k->lib);
     if (r == CUDA_SUCCESS)
         r = func_set_attr((int)attrib, val, &f, d);
+    emu_obj_put(&k->o);
+    return r;
+}
+
+/* Cache and shared memory bank preferences: checked and kept (the emulated
+ * device has neither an L1 to split nor configurable banks). */
+static CUresult set_pref(CUfunction hfunc, int *(*field)(struct fattrs *), int value, int max)
+{
+    EMU_INIT_OR_RETURN();
+    CUresult r = emu_ctx_require();
+    if (r)
+        return r;
+    if (value < 0 || value > max)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fn_ref f;
+    if (fn_resolve(hfunc, &f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&attr_lock);
+    *field(f.at) = value;
+    pthread_mutex_unlock(&attr_lock);
+    emu_obj_put(f.o);
+    return CUDA_SUCCESS;
+}
+
+static int *cache_field(struct fattrs *a) { return &a->cache_config; }
+static int *shmem_field(struct fattrs *a) { return &a->shmem_config; }
+
+TD_EXPORT CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+    return set_pref(hfunc, cache_field, (int)config, CU_FUNC_CACHE_PREFER_EQUAL);
+}
+
+TD_EXPORT CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
+{
+    return set_pref(hfunc, shmem_field, (int)config, CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE);
+}
+
+TD_EXPORT CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
+{
+    EMU_INIT_OR_RETURN();
+    if (!emu_device(dev))
+        return CUDA_ERROR_INVALID_DEVICE;
+    if ((unsigned)config > CU_FUNC_CACHE_PREFER_EQUAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_kernel *k = emu_obj_get(kernel, EMU_T_KERNEL);
+    if (!k)
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = library_runs(k->lib);
+    if (r == CUDA_SUCCESS) {
+        pthread_mutex_lock(&attr_lock);
+        k->at.cache_config = (int)config;
+        pthread_mutex_unlock(&attr_lock);
+    }
     emu_obj_put(&k->o);
     return r;
 }

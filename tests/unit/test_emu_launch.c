@@ -152,10 +152,61 @@ static void test_clusters(void **state)
     OK(cuCtxPushCurrent(cur));
 }
 
+/* cache and shared memory bank preferences: checked, kept, harmless */
+static void test_cache_config(void **state)
+{
+    (void)state;
+    CUfunc_cache cc;
+    OK(cuCtxGetCacheConfig(&cc));
+    assert_int_equal(cc, CU_FUNC_CACHE_PREFER_NONE);
+    OK(cuCtxSetCacheConfig(CU_FUNC_CACHE_PREFER_L1));
+    OK(cuCtxGetCacheConfig(&cc));
+    assert_int_equal(cc, CU_FUNC_CACHE_PREFER_L1);
+    assert_int_equal(cuCtxSetCacheConfig((CUfunc_cache)4), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuCtxGetCacheConfig(NULL), CUDA_ERROR_INVALID_VALUE);
+    OK(cuCtxSetCacheConfig(CU_FUNC_CACHE_PREFER_NONE));
+    CUsharedconfig sc;
+    OK(cuCtxGetSharedMemConfig(&sc));
+    assert_int_equal(sc, CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE);
+    OK(cuCtxSetSharedMemConfig(CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE));
+    OK(cuCtxGetSharedMemConfig(&sc)); /* banks are fixed: no change */
+    assert_int_equal(sc, CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE);
+    assert_int_equal(cuCtxSetSharedMemConfig((CUsharedconfig)3), CUDA_ERROR_INVALID_VALUE);
+
+    OK(cuFuncSetCacheConfig(fn, CU_FUNC_CACHE_PREFER_SHARED));
+    assert_int_equal(cuFuncSetCacheConfig(fn, (CUfunc_cache)-1), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuFuncSetCacheConfig((CUfunction)&sc, CU_FUNC_CACHE_PREFER_L1), CUDA_ERROR_INVALID_HANDLE);
+    OK(cuFuncSetSharedMemConfig(fn, CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE));
+    assert_int_equal(cuFuncSetSharedMemConfig(fn, (CUsharedconfig)9), CUDA_ERROR_INVALID_VALUE);
+
+    CUlibrary l;
+    CUkernel k;
+    OK(cuLibraryLoadData(&l, ptx, NULL, NULL, 0, NULL, NULL, 0));
+    OK(cuLibraryGetKernel(&k, l, "fill"));
+    OK(cuKernelSetCacheConfig(k, CU_FUNC_CACHE_PREFER_EQUAL, 0));
+    assert_int_equal(cuKernelSetCacheConfig(k, CU_FUNC_CACHE_PREFER_EQUAL, 5), CUDA_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuKernelSetCacheConfig(k, (CUfunc_cache)7, 0), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuKernelSetCacheConfig((CUkernel)&sc, CU_FUNC_CACHE_PREFER_L1, 0), CUDA_ERROR_INVALID_HANDLE);
+    OK(cuFuncSetCacheConfig((CUfunction)k, CU_FUNC_CACHE_PREFER_L1)); /* the runtime passes a kernel */
+    /* the kernel still runs with its preference */
+    CUdeviceptr p;
+    OK(cuMemAlloc_v2(&p, 64 * 4));
+    unsigned v = 7, out[64];
+    void *args[] = { &p, &v };
+    OK(cuLaunchKernel((CUfunction)k, 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+    OK(cuMemcpyDtoH_v2(out, p, sizeof out));
+    for (int i = 0; i < 64; i++)
+        assert_int_equal(out[i], 7);
+    OK(cuMemFree_v2(p));
+    OK(cuLibraryUnload(l));
+    assert_int_equal(cuKernelSetCacheConfig(k, CU_FUNC_CACHE_PREFER_L1, 0), CUDA_ERROR_INVALID_HANDLE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clusters),
+        cmocka_unit_test(test_cache_config),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
