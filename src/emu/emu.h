@@ -467,6 +467,8 @@ struct emu_ptxglob;               /* a module's PTX globals: addresses */
  * nothing to run). CUDA_ERROR_INVALID_PTX, with the reason and line in err,
  * if the engine cannot read it. */
 CUresult emu_ptx_load(const struct emu_image *img, struct emu_ptxmod **out, char *err, size_t errlen);
+/* The static shared memory of kernel `name` (bytes; 0 if unknown). */
+unsigned emu_ptx_static_shared(const struct emu_ptxmod *px, const char *name);
 void emu_ptx_ref(struct emu_ptxmod *px);
 void emu_ptx_put(struct emu_ptxmod *px);
 /* Addresses of the PTX globals for a module of ctx c: the image's globals

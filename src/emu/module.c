@@ -65,7 +65,7 @@ struct emu_kernel {
 
 static void fattrs_init(struct fattrs *a)
 {
-    a->max_dyn_shared = 49152;
+    a->max_dyn_shared = -1; /* 48 KiB less the static shared memory */
     a->carveout = -1;
     a->non_portable = 0;
     a->sched_policy = 0;
@@ -864,6 +864,42 @@ TD_EXPORT CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, 
     return r;
 }
 
+/* A __managed__ variable of the library: the library's module in the
+ * current context holds it (one copy per context: a process with one
+ * context, as the runtime makes per device, sees the driver's behaviour). */
+TD_EXPORT CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
+{
+    EMU_INIT_OR_RETURN();
+    if (!name || (!dptr && !bytes))
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_library *l = emu_obj_get(library, EMU_T_LIBRARY);
+    if (!l)
+        return CUDA_ERROR_INVALID_HANDLE;
+    int g = find_global(&l->img, name);
+    CUresult r = g < 0 || !l->img.globals[g].is_managed ? CUDA_ERROR_NOT_FOUND : CUDA_SUCCESS;
+    struct emu_module *m;
+    if (r == CUDA_SUCCESS && (r = library_module(l, &m)) == CUDA_SUCCESS) {
+        r = module_global(m, name, dptr, bytes);
+        emu_obj_put(&m->o);
+    }
+    library_put(l);
+    return r;
+}
+
+/* No device has unified function pointers (the attribute is 0 on every
+ * profile): there is no unified function to find, as documented. */
+TD_EXPORT CUresult CUDAAPI cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)
+{
+    EMU_INIT_OR_RETURN();
+    if (!fptr || !symbol)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_library *l = emu_obj_get(library, EMU_T_LIBRARY);
+    if (!l)
+        return CUDA_ERROR_INVALID_HANDLE;
+    library_put(l);
+    return CUDA_ERROR_NOT_FOUND;
+}
+
 /* ---- functions: names, attributes ------------------------------------- */
 
 /* A CUfunction handle may also be a CUkernel (the runtime passes one as
@@ -874,6 +910,7 @@ struct fn_ref {
     int entry;
     struct fattrs *at;
     struct emu_device *dev;     /* the function's context's, or NULL */
+    struct emu_ptxmod *px;      /* its parsed PTX, or NULL */
 };
 
 static int fn_resolve(const void *h, struct fn_ref *out)
@@ -885,6 +922,7 @@ static int fn_resolve(const void *h, struct fn_ref *out)
         out->entry = f->entry;
         out->at = &f->at;
         out->dev = f->mod->o.ctx->dev;
+        out->px = f->mod->px;
         return 0;
     }
     struct emu_kernel *k = emu_obj_get(h, EMU_T_KERNEL);
@@ -894,12 +932,28 @@ static int fn_resolve(const void *h, struct fn_ref *out)
         out->entry = k->entry;
         out->at = &k->at;
         out->dev = NULL;
+        out->px = k->lib->px;
         return 0;
     }
     return -1;
 }
 
 static pthread_mutex_t attr_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned static_shared(const struct fn_ref *f)
+{
+    return emu_ptx_static_shared(f->px, f->img->entries[f->entry].name);
+}
+
+/* the dynamic shared memory a launch may ask for: as set, else the 48 KiB a
+ * block has without opting in, less the static (under attr_lock) */
+static int max_dyn_shared(const struct fn_ref *f)
+{
+    if (f->at->max_dyn_shared >= 0)
+        return f->at->max_dyn_shared;
+    unsigned st = static_shared(f);
+    return st >= 49152 ? 0 : 49152 - (int)st;
+}
 
 static CUresult func_attr(int *pi, int attr, struct fn_ref *f, struct emu_device *d)
 {
@@ -911,6 +965,8 @@ static CUresult func_attr(int *pi, int attr, struct fn_ref *f, struct emu_device
         *pi = emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024);
         break;
     case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+        *pi = (int)static_shared(f);
+        break;
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
     case CU_FUNC_ATTRIBUTE_NUM_REGS:
     case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
@@ -928,11 +984,21 @@ static CUresult func_attr(int *pi, int attr, struct fn_ref *f, struct emu_device
         *pi = sum > 0x7fffffff ? 0x7fffffff : (int)sum;
         break;
     }
-    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: { /* the architecture of the PTX that runs */
+        struct emu_arch a = { 0, 0 };
+        if (f->img->chosen >= 0)
+            emu_ptx_target(f->img->ptx[f->img->chosen], f->img->ptx_len[f->img->chosen], &a);
+        *pi = a.arch > 0 ? a.arch : emu_device_cc(d);
+        break;
+    }
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: /* compiled for the device */
         *pi = emu_device_cc(d);
         break;
-    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = at.max_dyn_shared; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        pthread_mutex_lock(&attr_lock);
+        *pi = max_dyn_shared(f);
+        pthread_mutex_unlock(&attr_lock);
+        break;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = at.carveout; break;
     case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: *pi = at.non_portable; break;
     case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: *pi = at.sched_policy; break;
@@ -947,8 +1013,9 @@ static CUresult func_set_attr(int attr, int value, struct fn_ref *f, struct emu_
     CUresult r = CUDA_SUCCESS;
     pthread_mutex_lock(&attr_lock);
     switch (attr) {
-    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
-        if (value < 0 || value > emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 49152))
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: /* at most the opt-in less the static */
+        if (value < 0 || (long long)value + static_shared(f) >
+                             emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 49152))
             r = CUDA_ERROR_INVALID_VALUE;
         else
             f->at->max_dyn_shared = value;
@@ -1033,7 +1100,7 @@ TD_EXPORT CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute at
     struct emu_kernel *k = emu_obj_get(kernel, EMU_T_KERNEL);
     if (!k)
         return CUDA_ERROR_INVALID_HANDLE;
-    struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at, d };
+    struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at, d, k->lib->px };
     CUresult r = library_runs(k->lib);
     if (r == CUDA_SUCCESS)
         r = func_attr(pi, (int)attrib, &f, d);
@@ -1050,7 +1117,7 @@ TD_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int
     struct emu_kernel *k = emu_obj_get(kernel, EMU_T_KERNEL);
     if (!k)
         return CUDA_ERROR_INVALID_HANDLE;
-    struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at, d };
+    struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at, d, k->lib->px };
     CUresult r = library_runs(k->lib);
     if (r == CUDA_SUCCESS)
         r = func_set_attr((int)attrib, val, &f, d);
@@ -1124,6 +1191,66 @@ TD_EXPORT CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
     return CUDA_SUCCESS;
 }
 
+/* where parameter i lies in the parameter buffer, from the PTX .entry */
+static CUresult param_info(const struct emu_image *img, int entry, size_t i, size_t *off, size_t *size)
+{
+    const struct emu_ptx_entry *e = &img->entries[entry];
+    if (!off || i >= (size_t)e->nparams)
+        return CUDA_ERROR_INVALID_VALUE;
+    *off = e->params[i].offset;
+    if (size)
+        *size = e->params[i].size;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
+                                              size_t *paramSize)
+{
+    EMU_INIT_OR_RETURN();
+    struct fn_ref f;
+    if (fn_resolve(func, &f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = param_info(f.img, f.entry, paramIndex, paramOffset, paramSize);
+    emu_obj_put(f.o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset,
+                                                size_t *paramSize)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_kernel *k = emu_obj_get(kernel, EMU_T_KERNEL);
+    if (!k)
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = param_info(&k->lib->img, k->entry, paramIndex, paramOffset, paramSize);
+    emu_obj_put(&k->o);
+    return r;
+}
+
+/* A function's PTX is parsed when its module is loaded: it is loaded. */
+TD_EXPORT CUresult CUDAAPI cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
+{
+    EMU_INIT_OR_RETURN();
+    if (!state)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_func *f = emu_obj_get(function, EMU_T_FUNC);
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *state = CU_FUNCTION_LOADING_STATE_LOADED;
+    emu_obj_put(&f->o);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuFuncLoad(CUfunction function)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_func *f = emu_obj_get(function, EMU_T_FUNC);
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    emu_obj_put(&f->o);
+    return CUDA_SUCCESS;
+}
+
 TD_EXPORT CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 {
     EMU_INIT_OR_RETURN();
@@ -1163,7 +1290,7 @@ static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, uns
         r = CUDA_ERROR_INVALID_VALUE;
     }
     pthread_mutex_lock(&attr_lock);
-    int maxdyn = f.at->max_dyn_shared;
+    int maxdyn = max_dyn_shared(&f);
     pthread_mutex_unlock(&attr_lock);
     if (!r && shmem > (unsigned)maxdyn)
         r = CUDA_ERROR_INVALID_VALUE;

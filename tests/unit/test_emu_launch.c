@@ -24,6 +24,20 @@ static const char ptx[] =
     "  st.global.u32 [%rd3], %r1;\n  ret;\n"
     "}\n";
 
+/* static shared memory, a managed and a plain global */
+static const char ptx2[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .global .attribute(.managed) .align 4 .u32 counter;\n"
+    ".visible .global .align 8 .u64 plain;\n"
+    ".visible .entry shared_user(.param .u64 out, .param .u8 flag, .param .align 16 .b8 blob[24])\n"
+    "{\n"
+    "  .shared .align 4 .b8 buf[1024];\n"
+    "  .reg .u64 %rd<3>;\n  .reg .u32 %r<3>;\n"
+    "  ld.param.u64 %rd1, [out];\n  mov.u32 %r1, %tid.x;\n"
+    "  st.shared.u32 [buf], %r1;\n  ld.shared.u32 %r2, [buf];\n"
+    "  st.global.u32 [%rd1], %r2;\n  ret;\n"
+    "}\n";
+
 static CUcontext ctx;
 static CUmodule mod;
 static CUfunction fn;
@@ -202,11 +216,104 @@ static void test_cache_config(void **state)
     assert_int_equal(cuKernelSetCacheConfig(k, CU_FUNC_CACHE_PREFER_L1, 0), CUDA_ERROR_INVALID_HANDLE);
 }
 
+/* function attributes from the PTX; parameters; managed variables */
+static void test_function_attributes(void **state)
+{
+    (void)state;
+    CUmodule m;
+    CUfunction f;
+    OK(cuModuleLoadData(&m, ptx2));
+    OK(cuModuleGetFunction(&f, m, "shared_user"));
+    int a;
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
+    assert_int_equal(a, 1024);
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f));
+    assert_int_equal(a, 49152 - 1024); /* 48 KiB less the static, until set */
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_PTX_VERSION, f));
+    assert_int_equal(a, 80); /* the PTX's target */
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f));
+    assert_int_equal(a, 90); /* compiled for the device */
+    /* the dynamic shared memory a launch may use: the attribute, at most
+     * the opt-in less the static */
+    CUdeviceptr p;
+    OK(cuMemAlloc_v2(&p, 4));
+    unsigned char flag = 1, blob[24] = { 0 };
+    void *args[] = { &p, &flag, blob };
+    OK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 49152 - 1024, NULL, args, NULL));
+    assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 49152 - 1023, NULL, args, NULL), CUDA_ERROR_INVALID_VALUE);
+    int optin;
+    OK(cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 0));
+    assert_int_equal(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optin - 1023),
+                     CUDA_ERROR_INVALID_VALUE);
+    OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optin - 1024));
+    OK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, (unsigned)optin - 1024, NULL, args, NULL));
+    OK(cuCtxSynchronize());
+    unsigned out = 99;
+    OK(cuMemcpyDtoH_v2(&out, p, 4));
+    assert_true(out < 32); /* some thread's id went through shared memory */
+    OK(cuMemFree_v2(p));
+
+    /* where each parameter lies: u64 at 0, u8 at 8, a 16-aligned blob at 16 */
+    size_t off, size;
+    OK(cuFuncGetParamInfo(f, 0, &off, &size));
+    assert_int_equal(off, 0);
+    assert_int_equal(size, 8);
+    OK(cuFuncGetParamInfo(f, 1, &off, NULL));
+    assert_int_equal(off, 8);
+    OK(cuFuncGetParamInfo(f, 2, &off, &size));
+    assert_int_equal(off, 16);
+    assert_int_equal(size, 24);
+    assert_int_equal(cuFuncGetParamInfo(f, 3, &off, &size), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuFuncGetParamInfo(f, (size_t)-1, &off, &size), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuFuncGetParamInfo(f, 0, NULL, &size), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuFuncGetParamInfo((CUfunction)&off, 0, &off, &size), CUDA_ERROR_INVALID_HANDLE);
+    CUfunctionLoadingState st = CU_FUNCTION_LOADING_STATE_UNLOADED;
+    OK(cuFuncLoad(f));
+    OK(cuFuncIsLoaded(&st, f));
+    assert_int_equal(st, CU_FUNCTION_LOADING_STATE_LOADED);
+    assert_int_equal(cuFuncIsLoaded(NULL, f), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuFuncIsLoaded(&st, (CUfunction)&st), CUDA_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuFuncLoad((CUfunction)&st), CUDA_ERROR_INVALID_HANDLE);
+    OK(cuModuleUnload(m));
+
+    /* the same through a library and its kernel */
+    CUlibrary l;
+    CUkernel k;
+    OK(cuLibraryLoadData(&l, ptx2, NULL, NULL, 0, NULL, NULL, 0));
+    OK(cuLibraryGetKernel(&k, l, "shared_user"));
+    OK(cuKernelGetParamInfo(k, 2, &off, &size));
+    assert_int_equal(off, 16);
+    assert_int_equal(size, 24);
+    assert_int_equal(cuKernelGetParamInfo(k, 3, &off, &size), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuKernelGetParamInfo((CUkernel)&off, 0, &off, &size), CUDA_ERROR_INVALID_HANDLE);
+    OK(cuKernelGetAttribute(&a, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k, 0));
+    assert_int_equal(a, 1024);
+    /* managed variables: the managed one only */
+    CUdeviceptr mp, gp;
+    size_t bytes;
+    OK(cuLibraryGetManaged(&mp, &bytes, l, "counter"));
+    assert_int_equal(bytes, 4);
+    OK(cuLibraryGetGlobal(&gp, NULL, l, "counter"));
+    assert_true(mp == gp);
+    *(volatile unsigned *)(uintptr_t)mp = 5; /* managed: the host reaches it */
+    OK(cuLibraryGetManaged(NULL, &bytes, l, "counter"));
+    assert_int_equal(cuLibraryGetManaged(&mp, &bytes, l, "plain"), CUDA_ERROR_NOT_FOUND);
+    assert_int_equal(cuLibraryGetManaged(&mp, &bytes, l, "nope"), CUDA_ERROR_NOT_FOUND);
+    assert_int_equal(cuLibraryGetManaged(NULL, NULL, l, "counter"), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLibraryGetManaged(&mp, &bytes, (CUlibrary)&mp, "counter"), CUDA_ERROR_INVALID_HANDLE);
+    void *uf;
+    assert_int_equal(cuLibraryGetUnifiedFunction(&uf, l, "shared_user"), CUDA_ERROR_NOT_FOUND);
+    assert_int_equal(cuLibraryGetUnifiedFunction(NULL, l, "shared_user"), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLibraryGetUnifiedFunction(&uf, (CUlibrary)&uf, "x"), CUDA_ERROR_INVALID_HANDLE);
+    OK(cuLibraryUnload(l));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clusters),
         cmocka_unit_test(test_cache_config),
+        cmocka_unit_test(test_function_attributes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
