@@ -9,6 +9,7 @@
  *   streamattr.c profiler.c
  *   module.c link.c          modules, libraries, functions, kernels; the
  *                            JIT linker
+ *   launchattr.c             the attributes of a launch (cuLaunchKernelEx)
  *   launch.c copy.c event.c  kernels (src/ptx), copies, events
  *   fault.c arch.c jit.c     the report of a kernel's fault; which binary
  *                            of an image runs; JIT options and logs
@@ -456,8 +457,24 @@ void emu_cls_init(void);
 
 /* ---- event.c, module.c, link.c: join the context teardown (cuInit) --- */
 void emu_event_init(void);
+/* An event's creation flags and context (not referenced: for a check). */
+CUresult emu_event_flags(CUevent h, struct emu_ctx **ctx, unsigned *flags);
 void emu_module_init(void);
 void emu_link_init(void);
+
+/* ---- launchattr.c: the attributes of a launch -------------------------- */
+/* The value of attribute id checked as the driver checks it, for the
+ * attributes a stream shares with a launch (else CUDA_ERROR_INVALID_VALUE). */
+CUresult emu_attr_value_check(const struct emu_device *d, int id, const CUlaunchAttributeValue *v);
+#define EMU_LAUNCH_EVENTS 2
+struct emu_launch_attrs {
+    int nevents;
+    CUevent events[EMU_LAUNCH_EVENTS];  /* recorded after the kernel */
+};
+/* Checks cfg's attributes for a launch in c, with what is done after it. */
+CUresult emu_launch_attrs(const CUlaunchConfig *cfg, struct emu_ctx *c, struct emu_launch_attrs *out);
+/* After the launch was queued on hs: the events it records. */
+CUresult emu_launch_attrs_after(const struct emu_launch_attrs *a, CUstream hs, int ptds);
 
 /* ---- launch.c: kernels on the PTX engine (src/ptx) ------------------- */
 struct emu_image;

@@ -1366,13 +1366,25 @@ TD_EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDi
                   hStream, kernelParams, extra, 1);
 }
 
+/* the attributes checked first (launchattr.c), the events they record after */
 static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra, int ptds)
 {
     EMU_INIT_OR_RETURN();
-    if (!cfg || (cfg->numAttrs && !cfg->attrs))
+    if (!cfg)
         return CUDA_ERROR_INVALID_VALUE;
-    return launch(f, cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ, cfg->blockDimX, cfg->blockDimY,
-                  cfg->blockDimZ, cfg->sharedMemBytes, cfg->hStream, params, extra, ptds);
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    struct emu_launch_attrs la;
+    r = emu_launch_attrs(cfg, c, &la);
+    emu_ctx_put(c);
+    if (r == CUDA_SUCCESS)
+        r = launch(f, cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ, cfg->blockDimX, cfg->blockDimY,
+                   cfg->blockDimZ, cfg->sharedMemBytes, cfg->hStream, params, extra, ptds);
+    if (r == CUDA_SUCCESS)
+        r = emu_launch_attrs_after(&la, cfg->hStream, ptds);
+    return r;
 }
 
 TD_EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,

@@ -12,34 +12,17 @@
 
 #include <string.h>
 
+/* the attributes valid for streams, with the values a launch takes too */
 static CUresult check(const struct emu_stream *s, CUstreamAttrID id, const CUstreamAttrValue *v)
 {
-    struct emu_device *d = s->sctx->dev;
     switch ((int)id) { /* only a stream's attributes are named */
-    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: {
-        const CUaccessPolicyWindow *w = &v->accessPolicyWindow;
-        int max = emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE, 0);
-        if (w->num_bytes > (size_t)max || !(w->hitRatio >= 0.0f && w->hitRatio <= 1.0f) ||
-            (unsigned)w->hitProp > CU_ACCESS_PROPERTY_PERSISTING ||
-            (w->missProp != CU_ACCESS_PROPERTY_NORMAL && w->missProp != CU_ACCESS_PROPERTY_STREAMING))
-            return CUDA_ERROR_INVALID_VALUE;
-        return CUDA_SUCCESS;
-    }
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
     case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
-        return v->syncPolicy >= CU_SYNC_POLICY_AUTO && v->syncPolicy <= CU_SYNC_POLICY_BLOCKING_SYNC
-                   ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     case CU_LAUNCH_ATTRIBUTE_PRIORITY:
-        return CUDA_SUCCESS; /* clamped to the range, as at creation */
-    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: {
-        int n = emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT, 1);
-        return v->memSyncDomainMap.default_ < n && v->memSyncDomainMap.remote < n ? CUDA_SUCCESS
-                                                                                 : CUDA_ERROR_INVALID_VALUE;
-    }
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
     case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
-        return v->memSyncDomain == CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT ||
-               v->memSyncDomain == CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     case CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING:
-        return v->nvlinkUtilCentricScheduling <= 1 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+        return emu_attr_value_check(s->sctx->dev, (int)id, v);
     default:
         return CUDA_ERROR_INVALID_VALUE; /* not a stream's attribute */
     }

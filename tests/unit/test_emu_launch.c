@@ -308,12 +308,169 @@ static void test_function_attributes(void **state)
     OK(cuLibraryUnload(l));
 }
 
+static CUlaunchAttribute attr(CUlaunchAttributeID id)
+{
+    CUlaunchAttribute a;
+    memset(&a, 0, sizeof a);
+    a.id = id;
+    return a;
+}
+
+/* fill with v through cuLaunchKernelEx with these attributes */
+static CUresult fill_ex(CUdeviceptr p, unsigned v, unsigned grid, CUlaunchAttribute *attrs, unsigned n, CUstream s)
+{
+    CUlaunchConfig c = config(64, 0, attrs, n);
+    c.gridDimX = grid;
+    c.hStream = s;
+    void *args[] = { &p, &v };
+    return cuLaunchKernelEx(&c, fn, args, NULL);
+}
+
+static void test_launch_attributes(void **state)
+{
+    (void)state;
+    CUdeviceptr p;
+    unsigned out[64];
+    OK(cuMemAlloc_v2(&p, sizeof out));
+    OK(cuMemsetD8_v2(p, 0, sizeof out));
+
+    /* hints: checked, and the kernel runs */
+    CUlaunchAttribute hints[10];
+    hints[0] = attr(CU_LAUNCH_ATTRIBUTE_PRIORITY);
+    hints[0].value.priority = -2;
+    hints[1] = attr(CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY);
+    hints[1].value.syncPolicy = CU_SYNC_POLICY_YIELD;
+    hints[2] = attr(CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW);
+    hints[2].value.accessPolicyWindow.base_ptr = (void *)(uintptr_t)p;
+    hints[2].value.accessPolicyWindow.num_bytes = sizeof out;
+    hints[2].value.accessPolicyWindow.hitRatio = 1.0f;
+    hints[2].value.accessPolicyWindow.hitProp = CU_ACCESS_PROPERTY_PERSISTING;
+    hints[3] = attr(CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN);
+    hints[3].value.memSyncDomain = CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE;
+    hints[4] = attr(CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP);
+    hints[4].value.memSyncDomainMap.remote = 3;
+    hints[5] = attr(CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
+    hints[5].value.programmaticStreamSerializationAllowed = 1;
+    hints[6] = attr(CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE);
+    hints[6].value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+    hints[7] = attr(CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT);
+    hints[7].value.sharedMemCarveout = 50;
+    hints[8] = attr(CU_LAUNCH_ATTRIBUTE_IGNORE);
+    hints[9] = attr(CU_LAUNCH_ATTRIBUTE_COOPERATIVE); /* 0: an ordinary launch */
+    OK(fill_ex(p, 3, 1, hints, 10, NULL));
+    OK(cuMemcpyDtoH_v2(out, p, sizeof out));
+    for (int i = 0; i < 64; i++)
+        assert_int_equal(out[i], 3);
+
+    /* each bad value, alone: refused, nothing runs */
+    static const struct { CUlaunchAttributeID id; int field; unsigned value; } bad[] = {
+        { CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, 0, 9 },
+        { CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN, 0, 2 },
+        { CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE, 0, 3 },
+        { CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 0, 101 },
+        { CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING, 0, 2 },
+        { CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE, 0, 1 }, /* graphs only */
+        { (CUlaunchAttributeID)99, 0, 0 },
+        { (CUlaunchAttributeID)15, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CUlaunchAttribute a = attr(bad[i].id);
+        memcpy(&a.value, &bad[i].value, sizeof bad[i].value);
+        assert_int_equal(fill_ex(p, 4, 1, &a, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+    }
+    CUlaunchAttribute map = attr(CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP);
+    map.value.memSyncDomainMap.default_ = 4;
+    assert_int_equal(fill_ex(p, 4, 1, &map, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+    CUlaunchAttribute apw = hints[2];
+    apw.value.accessPolicyWindow.missProp = CU_ACCESS_PROPERTY_PERSISTING;
+    assert_int_equal(fill_ex(p, 4, 1, &apw, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+    CUlaunchConfig none = config(64, 0, NULL, 1);
+    void *args0[] = { &p, &p };
+    assert_int_equal(cuLaunchKernelEx(&none, fn, args0, NULL), CUDA_ERROR_INVALID_VALUE);
+    OK(cuCtxSynchronize());
+    OK(cuMemcpyDtoH_v2(out, p, sizeof out));
+    assert_int_equal(out[0], 3);
+
+    /* cooperative: no grid-wide synchronisation here */
+    CUlaunchAttribute coop = attr(CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
+    coop.value.cooperative = 1;
+    assert_int_equal(fill_ex(p, 4, 1, &coop, 1, NULL), CUDA_ERROR_NOT_SUPPORTED);
+
+    /* clusters: one block is a block; more, or a size that does not divide
+     * the grid, are invalid cluster sizes; a preferred cluster is a multiple
+     * of the regular one that divides the grid */
+    CUlaunchAttribute cl[2] = { attr(CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION),
+                                attr(CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION) };
+    cl[0].value.clusterDim.x = cl[0].value.clusterDim.y = cl[0].value.clusterDim.z = 1;
+    cl[1].value.preferredClusterDim.x = 2;
+    cl[1].value.preferredClusterDim.y = cl[1].value.preferredClusterDim.z = 1;
+    OK(fill_ex(p, 5, 4, cl, 2, NULL));
+    cl[1].value.preferredClusterDim.x = 3; /* does not divide 4 */
+    assert_int_equal(fill_ex(p, 6, 4, cl, 2, NULL), CUDA_ERROR_INVALID_VALUE);
+    cl[1].value.preferredClusterDim.x = 2;
+    cl[1].value.preferredClusterDim.z = 2; /* z must equal the regular one */
+    assert_int_equal(fill_ex(p, 6, 4, cl, 2, NULL), CUDA_ERROR_INVALID_VALUE);
+    cl[0].value.clusterDim.x = 2;
+    assert_int_equal(fill_ex(p, 6, 4, cl, 1, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    cl[0].value.clusterDim.x = 3;
+    assert_int_equal(fill_ex(p, 6, 4, cl, 1, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    cl[0].value.clusterDim.x = 0;
+    assert_int_equal(fill_ex(p, 6, 4, cl, 1, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    OK(cuCtxSynchronize());
+    OK(cuMemcpyDtoH_v2(out, p, sizeof out));
+    assert_int_equal(out[0], 5);
+
+    /* events recorded with the launch: after the kernel, on its stream */
+    CUstream s;
+    OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    CUevent prog, done, timed, ipc;
+    OK(cuEventCreate(&prog, CU_EVENT_DISABLE_TIMING));
+    OK(cuEventCreate(&done, CU_EVENT_DISABLE_TIMING));
+    OK(cuEventCreate(&timed, 0));
+    OK(cuEventCreate(&ipc, CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS));
+    CUlaunchAttribute ev[2] = { attr(CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT),
+                                attr(CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT) };
+    ev[0].value.programmaticEvent.event = prog;
+    ev[0].value.programmaticEvent.triggerAtBlockStart = 1;
+    ev[1].value.launchCompletionEvent.event = done;
+    OK(fill_ex(p, 8, 1, ev, 2, s));
+    OK(cuEventSynchronize(prog));
+    OK(cuMemcpyDtoH_v2(out, p, sizeof out)); /* the kernel ran before the event */
+    for (int i = 0; i < 64; i++)
+        assert_int_equal(out[i], 8);
+    OK(cuEventSynchronize(done));
+    OK(cuEventQuery(done));
+    CUlaunchAttribute e1 = ev[0];
+    e1.value.programmaticEvent.event = timed; /* must disable timing */
+    assert_int_equal(fill_ex(p, 9, 1, &e1, 1, s), CUDA_ERROR_INVALID_VALUE);
+    e1.value.programmaticEvent.event = ipc; /* must not be interprocess */
+    assert_int_equal(fill_ex(p, 9, 1, &e1, 1, s), CUDA_ERROR_INVALID_VALUE);
+    e1.value.programmaticEvent.event = prog;
+    e1.value.programmaticEvent.flags = CU_EVENT_RECORD_EXTERNAL;
+    assert_int_equal(fill_ex(p, 9, 1, &e1, 1, s), CUDA_ERROR_INVALID_VALUE);
+    CUlaunchAttribute e2 = ev[1];
+    e2.value.launchCompletionEvent.event = (CUevent)&e2;
+    assert_int_equal(fill_ex(p, 9, 1, &e2, 1, s), CUDA_ERROR_INVALID_HANDLE);
+    CUlaunchAttribute three[3] = { ev[0], ev[1], ev[1] };
+    assert_int_equal(fill_ex(p, 9, 1, three, 3, s), CUDA_ERROR_INVALID_VALUE);
+    OK(cuStreamSynchronize(s));
+    OK(cuMemcpyDtoH_v2(out, p, sizeof out));
+    assert_int_equal(out[0], 8);
+    OK(cuEventDestroy(prog));
+    OK(cuEventDestroy(done));
+    OK(cuEventDestroy(timed));
+    OK(cuEventDestroy(ipc));
+    OK(cuStreamDestroy(s));
+    OK(cuMemFree_v2(p));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clusters),
         cmocka_unit_test(test_cache_config),
         cmocka_unit_test(test_function_attributes),
+        cmocka_unit_test(test_launch_attributes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
