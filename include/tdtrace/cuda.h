@@ -178,6 +178,27 @@ typedef struct CUlaunchConfig_st {
     unsigned int numAttrs;
 } CUlaunchConfig;
 
+typedef union CUstreamBatchMemOpParams_union {
+    CUstreamBatchMemOpType operation;
+    struct CUstreamMemOpWaitValueParams_st {
+        CUstreamBatchMemOpType operation;
+        CUdeviceptr address;
+        union { cuuint32_t value; cuuint64_t value64; };
+        unsigned int flags;
+        CUdeviceptr alias;
+    } waitValue;
+    struct CUstreamMemOpWriteValueParams_st {
+        CUstreamBatchMemOpType operation;
+        CUdeviceptr address;
+        union { cuuint32_t value; cuuint64_t value64; };
+        unsigned int flags;
+        CUdeviceptr alias;
+    } writeValue;
+    struct CUstreamMemOpFlushRemoteWritesParams_st { CUstreamBatchMemOpType operation; unsigned int flags; } flushRemoteWrites;
+    struct CUstreamMemOpMemoryBarrierParams_st { CUstreamBatchMemOpType operation; unsigned int flags; } memoryBarrier;
+    cuuint64_t pad[6];
+} CUstreamBatchMemOpParams;
+
 /* callbacks */
 typedef void (*CUhostFn)(void *userData);
 typedef void (*CUstreamCallback)(CUstream hStream, CUresult status, void *userData);
@@ -208,7 +229,7 @@ TD_STRUCT(CUcheckpointRestoreArgs); TD_STRUCT(CUcheckpointUnlockArgs);
 TD_STRUCT(CUdevResource); TD_STRUCT(CUgraphEdgeData); TD_STRUCT(CUgraphExecUpdateResultInfo);
 TD_STRUCT(CUgraphNodeParams); TD_STRUCT(CUmemAccessDesc); TD_STRUCT(CUmemDecompressParams);
 TD_STRUCT(CUmemPoolPtrExportData); TD_STRUCT(CUmemcpyAttributes); TD_STRUCT(CUmulticastObjectProp);
-TD_STRUCT(CUstreamBatchMemOpParams); TD_STRUCT(CUtensorMap);
+TD_STRUCT(CUtensorMap);
 #undef TD_STRUCT
 
 #endif
