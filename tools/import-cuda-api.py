@@ -210,6 +210,7 @@ def docs_for(enum_name):
     for dm in re.finditer(r'/\*\*(.*?)\*/\s*(\w+)\s*=', m.group(1), re.S):
         txt = ' '.join(l.strip(' *') for l in dm.group(1).splitlines()).strip()
         txt = re.split(r'(?<=[a-z0-9)])\.\s', txt + ' ')[0].strip().rstrip('.')
+        txt = re.sub(r'::|\\[pe] ', '', txt).replace('\\deprecated ', 'Deprecated: ')  # doxygen markup: cuGetErrorString hands these out
         d[dm.group(2)] = txt
     return d
 FLAGSETS = {'CUctx_flags', 'CUstream_flags', 'CUevent_flags', 'CUevent_record_flags',
