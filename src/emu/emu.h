@@ -278,6 +278,9 @@ void emu_mem_nearest(uintptr_t p, struct emu_mem_near *out);
 void emu_alloc_put(struct emu_alloc *a);
 /* Joins the context teardown (cuInit). */
 void emu_memory_init(void);
+/* flags bit for emu_mem_alloc: an address below 4 GiB (the v1 ABI's 32-bit
+ * CUdeviceptr), else CUDA_ERROR_OUT_OF_MEMORY */
+#define EMU_ALLOC_32BIT 0x80000000u
 /* Device allocation in ctx (accounted); used by modules for globals. */
 CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flags,
                        struct emu_pool *pool, uintptr_t *out);

@@ -34,11 +34,14 @@ struct emu_module {
     struct emu_ptxglob *pg;          /* its globals' addresses */
 };
 
+struct legacy;                       /* the pre-4.0 launch API's settings */
+
 struct emu_func {
     struct emu_obj o;
     struct emu_module *mod;          /* referenced */
     int entry;
     struct fattrs at;
+    struct legacy *legacy;           /* made on first use, under attr_lock */
 };
 
 struct lib_mod { struct emu_ctx *c; struct emu_module *m; };
@@ -93,6 +96,7 @@ static void func_release(struct emu_obj *o)
 {
     struct emu_func *f = (struct emu_func *)o;
     emu_obj_put(&f->mod->o);
+    free(f->legacy);
     free(f);
 }
 
@@ -1397,4 +1401,156 @@ TD_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, C
                                                  void **kernelParams, void **extra)
 {
     return launch_ex(config, f, kernelParams, extra, 1);
+}
+
+/* ---- the pre-4.0 launch API ------------------------------------------- */
+/* cuFuncSetBlockShape, cuFuncSetSharedSize and cuParamSet* store a
+ * function's block shape, dynamic shared memory and parameter buffer (4 KiB,
+ * the old API's parameter space); cuLaunch, cuLaunchGrid and
+ * cuLaunchGridAsync launch it with them, through the checks every launch
+ * has (the buffer as CU_LAUNCH_PARAM_BUFFER_POINTER). */
+#define LEGACY_PARAMS 4096
+
+struct legacy {
+    unsigned block[3];
+    unsigned shared;
+    unsigned size;                   /* cuParamSetSize */
+    unsigned char params[LEGACY_PARAMS];
+};
+
+/* f's settings, made on first use; with attr_lock held on success */
+static CUresult legacy_get(CUfunction hfunc, struct emu_func **fo, struct legacy **out)
+{
+    EMU_INIT_OR_RETURN();
+    CUresult r = emu_ctx_require();
+    if (r)
+        return r;
+    struct emu_func *f = emu_obj_get(hfunc, EMU_T_FUNC);
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&attr_lock);
+    if (!f->legacy && (f->legacy = calloc(1, sizeof *f->legacy)))
+        f->legacy->block[0] = f->legacy->block[1] = f->legacy->block[2] = 1;
+    if (!f->legacy) {
+        pthread_mutex_unlock(&attr_lock);
+        emu_obj_put(&f->o);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *fo = f;
+    *out = f->legacy;
+    return CUDA_SUCCESS;
+}
+
+static void legacy_put(struct emu_func *f)
+{
+    pthread_mutex_unlock(&attr_lock);
+    emu_obj_put(&f->o);
+}
+
+TD_EXPORT CUresult CUDAAPI cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
+{
+    struct emu_func *f;
+    struct legacy *lg;
+    CUresult r = legacy_get(hfunc, &f, &lg);
+    if (r)
+        return r;
+    if (x <= 0 || y <= 0 || z <= 0) {
+        r = CUDA_ERROR_INVALID_VALUE;
+    } else {
+        lg->block[0] = (unsigned)x;
+        lg->block[1] = (unsigned)y;
+        lg->block[2] = (unsigned)z;
+    }
+    legacy_put(f);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
+{
+    struct emu_func *f;
+    struct legacy *lg;
+    CUresult r = legacy_get(hfunc, &f, &lg);
+    if (r)
+        return r;
+    lg->shared = bytes; /* checked at the launch, as every launch's */
+    legacy_put(f);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
+{
+    struct emu_func *f;
+    struct legacy *lg;
+    CUresult r = legacy_get(hfunc, &f, &lg);
+    if (r)
+        return r;
+    if (numbytes > LEGACY_PARAMS)
+        r = CUDA_ERROR_INVALID_VALUE;
+    else
+        lg->size = numbytes;
+    legacy_put(f);
+    return r;
+}
+
+static CUresult param_set(CUfunction hfunc, int offset, const void *p, unsigned n)
+{
+    struct emu_func *f;
+    struct legacy *lg;
+    CUresult r = legacy_get(hfunc, &f, &lg);
+    if (r)
+        return r;
+    if (offset < 0 || !p || (unsigned)offset > LEGACY_PARAMS || n > LEGACY_PARAMS - (unsigned)offset)
+        r = CUDA_ERROR_INVALID_VALUE;
+    else
+        memcpy(lg->params + offset, p, n);
+    legacy_put(f);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
+{
+    return param_set(hfunc, offset, &value, sizeof value);
+}
+
+TD_EXPORT CUresult CUDAAPI cuParamSetf(CUfunction hfunc, int offset, float value)
+{
+    return param_set(hfunc, offset, &value, sizeof value);
+}
+
+TD_EXPORT CUresult CUDAAPI cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
+{
+    return param_set(hfunc, offset, ptr, numbytes);
+}
+
+static CUresult legacy_launch(CUfunction hfunc, int gw, int gh, CUstream hs)
+{
+    struct emu_func *f;
+    struct legacy *lg;
+    CUresult r = legacy_get(hfunc, &f, &lg);
+    if (r)
+        return r;
+    struct legacy copy = *lg; /* the settings at the time of the launch */
+    legacy_put(f);
+    if (gw <= 0 || gh <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t size = copy.size;
+    void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, copy.params, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                      CU_LAUNCH_PARAM_END };
+    return launch(hfunc, (unsigned)gw, (unsigned)gh, 1, copy.block[0], copy.block[1], copy.block[2], copy.shared,
+                  hs, NULL, extra, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuLaunch(CUfunction f)
+{
+    return legacy_launch(f, 1, 1, NULL);
+}
+
+TD_EXPORT CUresult CUDAAPI cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
+{
+    return legacy_launch(f, grid_width, grid_height, NULL);
+}
+
+TD_EXPORT CUresult CUDAAPI cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)
+{
+    return legacy_launch(f, grid_width, grid_height, hStream);
 }
