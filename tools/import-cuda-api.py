@@ -23,7 +23,7 @@ INC = os.path.join(CUDA, 'include')
 
 with tempfile.NamedTemporaryFile('w', suffix='.c', delete=False) as f:
     f.write('#define __CUDA_API_VERSION_INTERNAL 1\n#include <cuda.h>\n'
-            '#include <cudaTypedefs.h>\n#include <cudaProfiler.h>\n')
+            '#include <cudaTypedefs.h>\n#include <cudaProfiler.h>\n#include <cudaProfilerTypedefs.h>\n')
     tmp = f.name
 pp = subprocess.run(['cc', '-E', '-P', '-I', INC, tmp], check=True,
                     capture_output=True, text=True).stdout
@@ -130,6 +130,7 @@ ANNOT = {
     ('cuStreamAttachMemAsync*', 'flags'): 'CUmemAttach_flags',
     ('cuGetProcAddress*', 'flags'): 'CUdriverProcAddress_flags',
     ('cuMemHostGetFlags', 'pFlags'): 'CU_MEMHOSTALLOC',
+    ('cuStream[GS]etAttribute*', 'attr'): 'CUlaunchAttributeID',
 }
 import fnmatch
 def annot(fn, pname):
@@ -223,6 +224,7 @@ def docs_for(enum_name):
     for dm in re.finditer(r'/\*\*(.*?)\*/\s*(\w+)\s*=', m.group(1), re.S):
         txt = ' '.join(l.strip(' *') for l in dm.group(1).splitlines()).strip()
         txt = re.split(r'(?<=[a-z0-9)])\.\s', txt + ' ')[0].strip().rstrip('.')
+        txt = re.sub(r'::|\\[pe] ', '', txt).replace('\\deprecated ', 'Deprecated: ')  # doxygen markup: cuGetErrorString hands these out
         d[dm.group(2)] = txt
     return d
 FLAGSETS = {'CUctx_flags', 'CUstream_flags', 'CUevent_flags', 'CUevent_record_flags',

@@ -135,10 +135,31 @@ typedef struct CUmemPoolProps_st {
     unsigned char reserved[54];
 } CUmemPoolProps;
 
+typedef struct CUaccessPolicyWindow_st {
+    void *base_ptr;
+    size_t num_bytes;
+    float hitRatio;
+    CUaccessProperty hitProp, missProp;
+} CUaccessPolicyWindow;
+typedef struct CUlaunchMemSyncDomainMap_st { unsigned char default_, remote; } CUlaunchMemSyncDomainMap;
+typedef struct CUgraphDeviceUpdatableNode_st *CUgraphDeviceNode;
 typedef union CUlaunchAttributeValue_union {
     char pad[64];
+    CUaccessPolicyWindow accessPolicyWindow;
+    int cooperative;
+    CUsynchronizationPolicy syncPolicy;
     struct { unsigned int x, y, z; } clusterDim;
+    CUclusterSchedulingPolicy clusterSchedulingPolicyPreference;
+    int programmaticStreamSerializationAllowed;
+    struct { CUevent event; int flags; int triggerAtBlockStart; } programmaticEvent;
+    struct { CUevent event; int flags; } launchCompletionEvent;
     int priority;
+    CUlaunchMemSyncDomainMap memSyncDomainMap;
+    CUlaunchMemSyncDomain memSyncDomain;
+    struct { unsigned int x, y, z; } preferredClusterDim;
+    struct { int deviceUpdatable; CUgraphDeviceNode devNode; } deviceUpdatableKernelNode;
+    unsigned int sharedMemCarveout;
+    unsigned int nvlinkUtilCentricScheduling;
 } CUlaunchAttributeValue;
 typedef struct CUlaunchAttribute_st {
     CUlaunchAttributeID id;
@@ -156,6 +177,27 @@ typedef struct CUlaunchConfig_st {
     CUlaunchAttribute *attrs;
     unsigned int numAttrs;
 } CUlaunchConfig;
+
+typedef union CUstreamBatchMemOpParams_union {
+    CUstreamBatchMemOpType operation;
+    struct CUstreamMemOpWaitValueParams_st {
+        CUstreamBatchMemOpType operation;
+        CUdeviceptr address;
+        union { cuuint32_t value; cuuint64_t value64; };
+        unsigned int flags;
+        CUdeviceptr alias;
+    } waitValue;
+    struct CUstreamMemOpWriteValueParams_st {
+        CUstreamBatchMemOpType operation;
+        CUdeviceptr address;
+        union { cuuint32_t value; cuuint64_t value64; };
+        unsigned int flags;
+        CUdeviceptr alias;
+    } writeValue;
+    struct CUstreamMemOpFlushRemoteWritesParams_st { CUstreamBatchMemOpType operation; unsigned int flags; } flushRemoteWrites;
+    struct CUstreamMemOpMemoryBarrierParams_st { CUstreamBatchMemOpType operation; unsigned int flags; } memoryBarrier;
+    cuuint64_t pad[6];
+} CUstreamBatchMemOpParams;
 
 /* callbacks */
 typedef void (*CUhostFn)(void *userData);
@@ -187,7 +229,7 @@ TD_STRUCT(CUcheckpointRestoreArgs); TD_STRUCT(CUcheckpointUnlockArgs);
 TD_STRUCT(CUdevResource); TD_STRUCT(CUgraphEdgeData); TD_STRUCT(CUgraphExecUpdateResultInfo);
 TD_STRUCT(CUgraphNodeParams); TD_STRUCT(CUmemAccessDesc); TD_STRUCT(CUmemDecompressParams);
 TD_STRUCT(CUmemPoolPtrExportData); TD_STRUCT(CUmemcpyAttributes); TD_STRUCT(CUmulticastObjectProp);
-TD_STRUCT(CUstreamBatchMemOpParams); TD_STRUCT(CUtensorMap);
+TD_STRUCT(CUtensorMap);
 #undef TD_STRUCT
 
 #endif

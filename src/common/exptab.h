@@ -15,13 +15,16 @@ enum td_exptab {
     TD_EXPTAB_CONTEXT_LOCAL_STORAGE,
     TD_EXPTAB_CONTEXT_CHECKS,
     TD_EXPTAB_INTEGRITY_CHECK,
+    TD_EXPTAB_TOOLS_CONTEXT,   /* asked for by cuBLAS and cuFFT */
+    TD_EXPTAB_TOOLS_MODULE,    /* asked for by cuFFT; the emulator has none */
     TD_EXPTAB__COUNT
 };
 
 struct td_exptab_info {
     const char *name;
     unsigned char uuid[16]; /* in the byte order the runtime passes it */
-    int nslots;             /* the documented count */
+    int nslots;             /* the documented count (a sized table: at least
+                               this many; slot 0 says how many there are) */
     int sized;              /* slot 0 holds the table's size in bytes */
 };
 

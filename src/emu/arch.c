@@ -3,8 +3,9 @@
  * (the emulator cannot run machine code, so it goes on), else the PTX of
  * the highest architecture at or below the device's compute capability,
  * compiled for it. PTX for sm_XYa runs only on compute capability X.Y;
- * for sm_XYf on X.Z with Z >= Y. Nothing that fits: a fatbinary is
- * refused with CUDA_ERROR_NO_BINARY_FOR_GPU, PTX text with
+ * for sm_XYf on X.Z with Z >= Y. Machine code for the device without
+ * such PTX loads, its kernels failing at launch. Nothing that fits: a
+ * fatbinary is refused with CUDA_ERROR_NO_BINARY_FOR_GPU, PTX text with
  * CUDA_ERROR_INVALID_PTX (the JIT refuses a .target newer than the device),
  * each with the reason. */
 #include "emu.h"
@@ -151,6 +152,14 @@ CUresult emu_image_choose(struct emu_image *img, int cc, char *err, size_t errle
         return CUDA_ERROR_OUT_OF_MEMORY;
     if (img->nentries == 0 && img->nptx == 0)
         return CUDA_SUCCESS; /* no kernels: nothing to run (the runtime's own fatbinary) */
+    /* machine code the device itself runs (sm_XY of its major version, Y at
+     * most its minor): the driver loads the image, and so does the
+     * emulator; its kernels cannot run here and fail at launch, naming
+     * themselves. NVIDIA's libraries hold hundreds of such images, loaded
+     * when a context is made, most of them never launched. */
+    for (int i = 0; i < img->nsass; i++)
+        if (img->sass_arch[i] / 10 == cc / 10 && img->sass_arch[i] <= cc)
+            return CUDA_SUCCESS;
     char has[512];
     list_targets(img, has, sizeof has);
     if (img->is_text) {

@@ -12,6 +12,8 @@
  *   TDTRACE_EMU_THREADS=N     host threads a launch uses (1-64; default:
  *                             every core)
  *   CUDA_VISIBLE_DEVICES      as the real driver: indices or GPU-<uuid>
+ *   CUDA_MODULE_LOADING       as the real driver: EAGER or LAZY (the
+ *                             default; any other value is ignored)
  */
 #include "emu.h"
 
@@ -201,6 +203,11 @@ int emu_parse_visible(const char *s, int ndev, const CUuuid *uuids, int *out)
     return n;
 }
 
+int emu_parse_loading(const char *s)
+{
+    return s && strcasecmp(s, "EAGER") == 0;
+}
+
 int emu_config_load(struct emu_config *cfg, char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -240,6 +247,7 @@ int emu_config_load(struct emu_config *cfg, char *err, size_t errlen)
         snprintf(err, errlen, "TDTRACE_EMU_THREADS=%s: not a number of host threads (1 to %d)", v, EMU_MAX_DEVICES);
         return -1;
     }
+    cfg->eager_loading = emu_parse_loading(getenv("CUDA_MODULE_LOADING"));
     CUuuid uuids[EMU_MAX_DEVICES];
     for (int i = 0; i < cfg->ndevices; i++)
         emu_make_uuid(cfg->profile, i, &uuids[i]);

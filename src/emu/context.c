@@ -22,7 +22,10 @@ static atomic_ullong next_ctx_id = 1;
 static __thread struct emu_ctx *ctx_stack[EMU_MAX_CTX_STACK];
 static __thread int ctx_depth;
 
-static const size_t limit_defaults[10] = {
+/* The limits a context starts with. CU_LIMIT_SHMEM_SIZE is the device's
+ * (set when the context is made); no context is a CIG (CUDA in Graphics)
+ * context, so CU_LIMIT_CIG_ENABLED stays 0. */
+static const size_t limit_defaults[EMU_NLIMITS] = {
     [CU_LIMIT_STACK_SIZE] = 1024,
     [CU_LIMIT_PRINTF_FIFO_SIZE] = 1048576,
     [CU_LIMIT_MALLOC_HEAP_SIZE] = 8388608,
@@ -30,6 +33,9 @@ static const size_t limit_defaults[10] = {
     [CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT] = 2048,
     [CU_LIMIT_MAX_L2_FETCH_GRANULARITY] = 64,
     [CU_LIMIT_PERSISTING_L2_CACHE_SIZE] = 0,
+    [CU_LIMIT_SHMEM_SIZE] = 0,
+    [CU_LIMIT_CIG_ENABLED] = 0,
+    [CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED] = 1,
 };
 
 /* every context (for the device output still buffered at exit) */
@@ -38,6 +44,14 @@ static struct emu_ctx *all_ctx;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 static void flush_all(void);
 static void exit_init(void) { atexit(flush_all); }
+
+static void limits_reset(struct emu_ctx *c)
+{
+    memcpy(c->limits, limit_defaults, sizeof c->limits);
+    c->cache_config = CU_FUNC_CACHE_PREFER_NONE;
+    c->limits[CU_LIMIT_SHMEM_SIZE] =
+        (size_t)emu_device_attr_or(c->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 0);
+}
 
 static void ctx_release(struct emu_obj *o)
 {
@@ -68,7 +82,7 @@ static struct emu_ctx *ctx_new(struct emu_device *dev, int primary)
     c->id = atomic_fetch_add(&next_ctx_id, 1);
     pthread_mutex_init(&c->lock, NULL);
     pthread_mutex_init(&c->out_lock, NULL);
-    memcpy(c->limits, limit_defaults, sizeof c->limits);
+    limits_reset(c);
     pthread_once(&exit_once, exit_init);
     pthread_mutex_lock(&all_lock);
     c->anext = all_ctx;
@@ -267,7 +281,7 @@ static void ctx_teardown(struct emu_ctx *c)
     flush_out(c);
     atomic_store(&c->sticky, CUDA_SUCCESS);
     pthread_mutex_lock(&c->lock);
-    memcpy(c->limits, limit_defaults, sizeof c->limits);
+    limits_reset(c);
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -658,15 +672,37 @@ TD_EXPORT CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
     return r;
 }
 
-static int limit_supported(int limit)
+/* Every CUlimit can be read. Setting one (cuCtxSetLimit's documentation):
+ * CU_LIMIT_SHMEM_SIZE and CU_LIMIT_CIG_ENABLED are read-only;
+ * CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH exists only below compute capability 9.0;
+ * the L2 fetch granularity is 0 to 128 bytes, the persisting L2 size at
+ * most the device's; the stack at most 1 MiB per thread. The others take
+ * any value; the emulator keeps them for cuCtxGetLimit (its kernels have no
+ * fixed stack, printf FIFO or heap). */
+static CUresult limit_check(const struct emu_ctx *c, int limit, size_t value)
 {
     switch (limit) {
-    case CU_LIMIT_STACK_SIZE: case CU_LIMIT_PRINTF_FIFO_SIZE: case CU_LIMIT_MALLOC_HEAP_SIZE:
-    case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH: case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
-    case CU_LIMIT_MAX_L2_FETCH_GRANULARITY: case CU_LIMIT_PERSISTING_L2_CACHE_SIZE:
-        return 1;
+    case CU_LIMIT_STACK_SIZE:
+        return value > (1u << 20) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
+        if (emu_device_cc(c->dev) >= 90)
+            return CUDA_ERROR_UNSUPPORTED_LIMIT;
+        return value > 24 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    case CU_LIMIT_MAX_L2_FETCH_GRANULARITY:
+        return value > 128 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    case CU_LIMIT_PERSISTING_L2_CACHE_SIZE:
+        return value > (size_t)emu_device_attr_or(c->dev, CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, 0)
+                   ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    case CU_LIMIT_SHMEM_SIZE:
+    case CU_LIMIT_CIG_ENABLED:
+        return CUDA_ERROR_UNSUPPORTED_LIMIT;
+    case CU_LIMIT_PRINTF_FIFO_SIZE:
+    case CU_LIMIT_MALLOC_HEAP_SIZE:
+    case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
+    case CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED:
+        return CUDA_SUCCESS;
     default:
-        return 0;
+        return CUDA_ERROR_UNSUPPORTED_LIMIT;
     }
 }
 
@@ -678,7 +714,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
         return r;
     if (!pvalue)
         r = CUDA_ERROR_INVALID_VALUE;
-    else if (!limit_supported((int)limit))
+    else if ((unsigned)limit >= EMU_NLIMITS)
         r = CUDA_ERROR_UNSUPPORTED_LIMIT;
     else {
         pthread_mutex_lock(&c->lock);
@@ -695,17 +731,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
     CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
-    if (!limit_supported((int)limit)) {
-        emu_ctx_put(c);
-        return CUDA_ERROR_UNSUPPORTED_LIMIT;
-    }
-    if (limit == CU_LIMIT_MAX_L2_FETCH_GRANULARITY && value > 128)
-        r = CUDA_ERROR_INVALID_VALUE;
-    if (limit == CU_LIMIT_PERSISTING_L2_CACHE_SIZE &&
-        value > (size_t)emu_device_attr_or(c->dev, CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, 0))
-        r = CUDA_ERROR_INVALID_VALUE;
-    if (limit == CU_LIMIT_STACK_SIZE && value > (1u << 20))
-        r = CUDA_ERROR_INVALID_VALUE;
+    r = limit_check(c, (int)limit, value);
     if (r == CUDA_SUCCESS) {
         pthread_mutex_lock(&c->lock);
         c->limits[limit] = value;
@@ -727,22 +753,58 @@ TD_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *
     return CUDA_SUCCESS;
 }
 
+/* The cache preference is kept and reported back; the emulated device has
+ * no L1 to split, so it changes nothing else. */
 TD_EXPORT CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
-    CUresult r = query_ok();
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_query(&c);
     if (r)
         return r;
-    if (!pconfig)
-        return CUDA_ERROR_INVALID_VALUE;
-    *pconfig = CU_FUNC_CACHE_PREFER_NONE;
-    return CUDA_SUCCESS;
+    if (pconfig) {
+        pthread_mutex_lock(&c->lock);
+        *pconfig = (CUfunc_cache)c->cache_config;
+        pthread_mutex_unlock(&c->lock);
+    }
+    emu_ctx_put(c);
+    return pconfig ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 TD_EXPORT CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
 {
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_query(&c);
+    if (r)
+        return r;
+    if ((unsigned)config > CU_FUNC_CACHE_PREFER_EQUAL) {
+        r = CUDA_ERROR_INVALID_VALUE;
+    } else {
+        pthread_mutex_lock(&c->lock);
+        c->cache_config = (int)config;
+        pthread_mutex_unlock(&c->lock);
+    }
+    emu_ctx_put(c);
+    return r;
+}
+
+/* Shared memory banks are four bytes wide and fixed on every device since
+ * compute capability 5.0: the setting is checked and "does nothing", as
+ * documented for such devices. */
+TD_EXPORT CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
+{
     CUresult r = query_ok();
     if (r)
         return r;
-    /* a preference; the emulator has no cache to configure */
-    return (unsigned)config <= CU_FUNC_CACHE_PREFER_EQUAL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (!pConfig)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pConfig = CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config)
+{
+    CUresult r = query_ok();
+    if (r)
+        return r;
+    return (unsigned)config <= CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }

@@ -14,6 +14,7 @@ struct emu_device *emu_devices;
 unsigned emu_launch_timeout_ms;
 unsigned long long emu_launch_max_instructions;
 int emu_launch_threads;
+int emu_eager_loading;
 static atomic_int ready;
 
 CUresult emu_check_init(void)
@@ -45,6 +46,7 @@ CUresult emu_devices_init(const struct emu_config *cfg)
     emu_launch_timeout_ms = cfg->timeout_ms;
     emu_launch_max_instructions = cfg->max_instructions;
     emu_launch_threads = cfg->threads;
+    emu_eager_loading = cfg->eager_loading;
     return CUDA_SUCCESS;
 }
 

@@ -6,8 +6,10 @@
  *   init.c                   cuInit: devices, primary contexts, pools;
  *                            the families join the context teardown
  *   occupancy.c exporttable.c  entry points built on other entry points
+ *   streamattr.c profiler.c
  *   module.c link.c          modules, libraries, functions, kernels; the
  *                            JIT linker
+ *   launchattr.c             the attributes of a launch (cuLaunchKernelEx)
  *   launch.c copy.c event.c  kernels (src/ptx), copies, events
  *   fault.c arch.c jit.c     the report of a kernel's fault; which binary
  *                            of an image runs; JIT options and logs
@@ -66,6 +68,7 @@ extern void *const emu_fns[TD_FN__ENTRY_POINTS];
 #define EMU_ALLOC_ALIGN    256     /* alignment of device allocations */
 #define EMU_PITCH_ALIGN    512     /* cuMemAllocPitch row alignment */
 #define EMU_MAX_CTX_STACK  64
+#define EMU_NLIMITS        (CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED + 1) /* the CUlimit values */
 
 /* ---- config.c: the environment ------------------------------------- */
 struct emu_config {
@@ -75,6 +78,7 @@ struct emu_config {
     unsigned timeout_ms;                /* TDTRACE_EMU_TIMEOUT; 0: no limit */
     unsigned long long max_instructions; /* TDTRACE_EMU_MAX_INSTRUCTIONS; 0: no limit */
     int threads;                        /* TDTRACE_EMU_THREADS: host threads of a launch; 0: all cores */
+    int eager_loading;                  /* CUDA_MODULE_LOADING=EAGER (default LAZY) */
     int nvisible;                       /* CUDA_VISIBLE_DEVICES applied */
     int visible[EMU_MAX_DEVICES];       /* visible ordinal -> physical index */
 };
@@ -83,6 +87,9 @@ struct emu_config {
 int emu_parse_timeout(const char *s, unsigned *ms);
 /* "123", "4K", "16MiB", "2GB", "1T" (binary multiples). 0 on success. */
 int emu_parse_size(const char *s, unsigned long long *out);
+/* CUDA_MODULE_LOADING: 1 for EAGER, 0 for LAZY (the default, also for
+ * NULL or any other value). */
+int emu_parse_loading(const char *s);
 /* "4" -> 4 in [0, EMU_MAX_DEVICES]. 0 on success. */
 int emu_parse_count(const char *s, int *out);
 /* CUDA_VISIBLE_DEVICES as the driver reads it: comma-separated indices or
@@ -150,6 +157,7 @@ extern struct emu_device *emu_devices;
 extern unsigned emu_launch_timeout_ms;
 extern unsigned long long emu_launch_max_instructions;
 extern int emu_launch_threads;          /* host threads a launch uses; 0: all cores */
+extern int emu_eager_loading;           /* CUDA_MODULE_LOADING=EAGER: libraries load into contexts at once */
 /* CUDA_SUCCESS once cuInit has succeeded, else CUDA_ERROR_NOT_INITIALIZED. */
 CUresult emu_check_init(void);
 #define EMU_INIT_OR_RETURN() do { CUresult r_ = emu_check_init(); if (r_) return r_; } while (0)
@@ -181,7 +189,8 @@ struct emu_ctx {
     unsigned primary_flags;        /* primary: cuDevicePrimaryCtxSetFlags */
     struct emu_stream *streams;    /* every stream of the context */
     struct emu_stream *legacy;     /* the NULL stream, made on first use */
-    size_t limits[10];
+    size_t limits[EMU_NLIMITS];    /* by CUlimit */
+    int cache_config;              /* cuCtxSetCacheConfig */
     atomic_int sticky;             /* a kernel's fault (CUresult), until teardown */
     pthread_mutex_t out_lock;      /* device printf output, written at synchronisation */
     char *out;
@@ -269,6 +278,9 @@ void emu_mem_nearest(uintptr_t p, struct emu_mem_near *out);
 void emu_alloc_put(struct emu_alloc *a);
 /* Joins the context teardown (cuInit). */
 void emu_memory_init(void);
+/* flags bit for emu_mem_alloc: an address below 4 GiB (the v1 ABI's 32-bit
+ * CUdeviceptr), else CUDA_ERROR_OUT_OF_MEMORY */
+#define EMU_ALLOC_32BIT 0x80000000u
 /* Device allocation in ctx (accounted); used by modules for globals. */
 CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flags,
                        struct emu_pool *pool, uintptr_t *out);
@@ -328,6 +340,14 @@ struct emu_stream {
     _Atomic uint64_t done_seq;      /* last op finished */
     _Atomic uint64_t pub_enq;       /* copy of enq_seq for lock-free peeks */
     int worker, sleeping, exiting, nwaiters;
+    struct emu_stream_attrs {       /* cuStreamSetAttribute (streamattr.c), under lock */
+        CUaccessPolicyWindow apw;
+        CUsynchronizationPolicy sync_policy;  /* 0: never set (CU_SYNC_POLICY_AUTO) */
+        int map_set;                /* domain_map given (else the device's default) */
+        CUlaunchMemSyncDomainMap domain_map;
+        CUlaunchMemSyncDomain domain;
+        unsigned nvlink_centric;
+    } attrs;
 };
 /* Resolves a stream handle for the calling thread, for work on it. NULL
  * means the legacy stream, or this thread's default stream when ptds;
@@ -440,8 +460,24 @@ void emu_cls_init(void);
 
 /* ---- event.c, module.c, link.c: join the context teardown (cuInit) --- */
 void emu_event_init(void);
+/* An event's creation flags and context (not referenced: for a check). */
+CUresult emu_event_flags(CUevent h, struct emu_ctx **ctx, unsigned *flags);
 void emu_module_init(void);
 void emu_link_init(void);
+
+/* ---- launchattr.c: the attributes of a launch -------------------------- */
+/* The value of attribute id checked as the driver checks it, for the
+ * attributes a stream shares with a launch (else CUDA_ERROR_INVALID_VALUE). */
+CUresult emu_attr_value_check(const struct emu_device *d, int id, const CUlaunchAttributeValue *v);
+#define EMU_LAUNCH_EVENTS 2
+struct emu_launch_attrs {
+    int nevents;
+    CUevent events[EMU_LAUNCH_EVENTS];  /* recorded after the kernel */
+};
+/* Checks cfg's attributes for a launch in c, with what is done after it. */
+CUresult emu_launch_attrs(const CUlaunchConfig *cfg, struct emu_ctx *c, struct emu_launch_attrs *out);
+/* After the launch was queued on hs: the events it records. */
+CUresult emu_launch_attrs_after(const struct emu_launch_attrs *a, CUstream hs, int ptds);
 
 /* ---- launch.c: kernels on the PTX engine (src/ptx) ------------------- */
 struct emu_image;
@@ -451,6 +487,8 @@ struct emu_ptxglob;               /* a module's PTX globals: addresses */
  * nothing to run). CUDA_ERROR_INVALID_PTX, with the reason and line in err,
  * if the engine cannot read it. */
 CUresult emu_ptx_load(const struct emu_image *img, struct emu_ptxmod **out, char *err, size_t errlen);
+/* The static shared memory of kernel `name` (bytes; 0 if unknown). */
+unsigned emu_ptx_static_shared(const struct emu_ptxmod *px, const char *name);
 void emu_ptx_ref(struct emu_ptxmod *px);
 void emu_ptx_put(struct emu_ptxmod *px);
 /* Addresses of the PTX globals for a module of ctx c: the image's globals

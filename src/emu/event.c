@@ -68,6 +68,17 @@ TD_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
     return CUDA_SUCCESS;
 }
 
+CUresult emu_event_flags(CUevent h, struct emu_ctx **ctx, unsigned *flags)
+{
+    struct emu_event *e = emu_obj_get(h, EMU_T_EVENT);
+    if (!e)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *flags = e->flags;
+    *ctx = e->o.ctx;
+    emu_obj_put(&e->o);
+    return CUDA_SUCCESS;
+}
+
 TD_EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
 {
     EMU_INIT_OR_RETURN();

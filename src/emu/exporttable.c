@@ -72,8 +72,40 @@ static void *const tools_hooks[7] = {
     SIZE(7), NS, (void *)hooks_slot2, NS, NS, NS, (void *)hooks_slot6,
 };
 
-/* ---- TOOLS_TLS: must exist ------------------------------------------- */
-static void *const tools_tls[4] = { SIZE(4), NS, NS, NS };
+/* ---- TOOLS_TLS ------------------------------------------------------- */
+/* slot 2: the calling thread's current context, as cuCtxGetCurrent (NULL
+ * when there is none). cuBLAS, cuBLASLt and cuSOLVER call it at handle
+ * creation and fail without it. */
+static CUresult CUDAAPI tls_current_ctx(CUcontext *out)
+{
+    EMU_INIT_OR_RETURN();
+    if (!out)
+        return CUDA_ERROR_INVALID_VALUE;
+    return cuCtxGetCurrent(out);
+}
+
+static void *const tools_tls[4] = { SIZE(4), NS, (void *)tls_current_ctx, NS };
+
+/* ---- TOOLS_CONTEXT --------------------------------------------------- */
+/* Queries on a context for NVIDIA's tools and libraries (cuBLAS asks it at
+ * its first GEMM, cuFFT when a plan is made). 95 slots, as recent drivers
+ * have; only the one whose meaning is known is served, the rest answer
+ * CUDA_ERROR_NOT_SUPPORTED (docs/cuda-runtime-interface.md). */
+/* slot 4: the context's id, as cuCtxGetId */
+static CUresult CUDAAPI tctx_get_id(CUcontext ctx, unsigned long long *id)
+{
+    EMU_INIT_OR_RETURN();
+    if (!ctx || !id)
+        return CUDA_ERROR_INVALID_VALUE;
+    return cuCtxGetId(ctx, id);
+}
+
+#define NS5 NS, NS, NS, NS, NS
+#define NS10 NS5, NS5
+static void *const tools_context[95] = {
+    SIZE(95), NS, NS, NS, (void *)tctx_get_id,
+    NS10, NS10, NS10, NS10, NS10, NS10, NS10, NS10, NS10,
+};
 
 /* ---- CONTEXT_LOCAL_STORAGE ------------------------------------------- */
 typedef void (*cls_dtor)(CUcontext ctx, void *key, void *value);
@@ -282,6 +314,8 @@ static const void *const export_tables[TD_EXPTAB__COUNT] = {
     [TD_EXPTAB_CONTEXT_LOCAL_STORAGE] = context_local_storage,
     [TD_EXPTAB_CONTEXT_CHECKS] = context_checks,
     [TD_EXPTAB_INTEGRITY_CHECK] = integrity,
+    [TD_EXPTAB_TOOLS_CONTEXT] = tools_context,
+    /* TOOLS_MODULE: none (its slots' meanings are not known) */
 };
 
 /* ---- tdtrace's own host-access table (include/tdtrace/emuhost.h) ---- */
@@ -313,5 +347,5 @@ TD_EXPORT CUresult CUDAAPI cuGetExportTable(const void **ppExportTable, const CU
     }
     int t = td_exptab_find((const unsigned char *)pExportTableId->bytes);
     *ppExportTable = t >= 0 ? export_tables[t] : NULL;
-    return t >= 0 ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+    return *ppExportTable ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }

@@ -391,7 +391,10 @@ static int parse_vars(const struct stmt *st, int at, struct emu_image *img)
     for (int i = 0; i < at; i++)
         if (tok_is(&t[i], ".extern"))
             return 0; /* defined elsewhere */
-    int is_const = tok_is(&t[at], ".const");
+    int is_const = tok_is(&t[at], ".const"), is_managed = 0;
+    for (int k = at + 1; k < st->n; k++)
+        if (tok_is(&t[k], ".managed"))
+            is_managed = 1;
     unsigned long long elem = 0, vec = 1, align = 0;
     int i = at + 1;
     for (; i < st->n; i++) {
@@ -431,6 +434,7 @@ static int parse_vars(const struct stmt *st, int at, struct emu_image *img)
             count = 0;
         if (add_global(img, name->s, name->n, is_const, elem * vec * count, (unsigned)align))
             return -1;
+        img->globals[img->nglobals - 1].is_managed = is_managed;
         /* the next declarator: after ',' (initializer values are not kept) */
         while (i < st->n && !tok_punct(&t[i], ','))
             i++;

@@ -28,6 +28,7 @@ struct emu_ptx_entry {
 struct emu_ptx_global {
     char *name;
     int is_const;              /* .const (else .global) */
+    int is_managed;            /* .attribute(.managed): a __managed__ variable */
     unsigned long long size;   /* bytes */
     unsigned align;
 };

@@ -44,6 +44,14 @@ CUresult emu_ptx_load(const struct emu_image *img, struct emu_ptxmod **out, char
     return CUDA_SUCCESS;
 }
 
+unsigned emu_ptx_static_shared(const struct emu_ptxmod *px, const char *name)
+{
+    if (!px || !px->pm)
+        return 0;
+    int e = ptx_entry_find(px->pm, name);
+    return e < 0 ? 0 : ptx_entry_shared_bytes(px->pm, e);
+}
+
 void emu_ptx_ref(struct emu_ptxmod *px)
 {
     if (px)

@@ -8,6 +8,11 @@
 #include <sys/mman.h>
 
 #define MMAP_MIN (1u << 20)   /* larger allocations are mmap'ed (zeroed, lazy) */
+#ifdef MAP_32BIT
+#define LOW32_MAP MAP_32BIT   /* x86-64: the first 2 GiB */
+#else
+#define LOW32_MAP 0           /* elsewhere: wherever it lands, checked */
+#endif
 
 /* the map: allocations sorted by base; never overlapping */
 static pthread_rwlock_t map_lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -286,12 +291,18 @@ CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flag
     struct emu_alloc *a = calloc(1, sizeof *a);
     void *mem = NULL;
     size_t maplen = 0;
-    if (a && size >= MMAP_MIN) {
+    int low32 = !!(flags & EMU_ALLOC_32BIT);
+    flags &= ~EMU_ALLOC_32BIT;
+    if (a && (size >= MMAP_MIN || low32)) {
         maplen = (size + 4095) & ~(size_t)4095;
         mem = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (low32 ? LOW32_MAP : 0), -1, 0);
         if (mem == MAP_FAILED)
             mem = NULL;
+        if (mem && low32 && (uintptr_t)mem + maplen > ((uintptr_t)1 << 32)) {
+            munmap(mem, maplen); /* no room below 4 GiB */
+            mem = NULL;
+        }
     } else if (a && posix_memalign(&mem, EMU_ALLOC_ALIGN, size)) {
         mem = NULL;
     }

@@ -18,6 +18,8 @@ struct emu_library;
 
 struct fattrs {                      /* settable function attributes */
     int max_dyn_shared, carveout, non_portable, sched_policy;
+    int cache_config;                /* cuFuncSetCacheConfig, cuKernelSetCacheConfig */
+    int shmem_config;                /* cuFuncSetSharedMemConfig */
 };
 
 struct emu_module {
@@ -32,11 +34,14 @@ struct emu_module {
     struct emu_ptxglob *pg;          /* its globals' addresses */
 };
 
+struct legacy;                       /* the pre-4.0 launch API's settings */
+
 struct emu_func {
     struct emu_obj o;
     struct emu_module *mod;          /* referenced */
     int entry;
     struct fattrs at;
+    struct legacy *legacy;           /* made on first use, under attr_lock */
 };
 
 struct lib_mod { struct emu_ctx *c; struct emu_module *m; };
@@ -49,6 +54,9 @@ struct emu_library {
     struct lib_mod *mods;            /* one module per context */
     int nmods, capmods;
     struct emu_ptxmod *px;           /* the parsed PTX, parsed once */
+    char *no_binary;                 /* lazy loading: why no context can load it
+                                        (CUDA_ERROR_NO_BINARY_FOR_GPU at first use) */
+    atomic_int told;                 /* no_binary reported */
 };
 
 struct emu_kernel {
@@ -60,7 +68,7 @@ struct emu_kernel {
 
 static void fattrs_init(struct fattrs *a)
 {
-    a->max_dyn_shared = 49152;
+    a->max_dyn_shared = -1; /* 48 KiB less the static shared memory */
     a->carveout = -1;
     a->non_portable = 0;
     a->sched_policy = 0;
@@ -88,6 +96,7 @@ static void func_release(struct emu_obj *o)
 {
     struct emu_func *f = (struct emu_func *)o;
     emu_obj_put(&f->mod->o);
+    free(f->legacy);
     free(f);
 }
 
@@ -226,9 +235,11 @@ static CUresult module_get(CUmodule h, struct emu_module **out)
 
 /* An image for a device of compute capability cc: its containers read,
  * the binary the device runs chosen (arch.c), that PTX parsed. On failure
- * nothing is kept and err says why. */
+ * nothing is kept and err says why; with keep_no_binary, an image with
+ * nothing for the device is kept (its kernels' names read, no PTX) and
+ * CUDA_ERROR_NO_BINARY_FOR_GPU returned. */
 static CUresult load_image(const void *image, size_t len, int cc, struct emu_image *img,
-                           struct emu_ptxmod **px, char *err, size_t errlen)
+                           struct emu_ptxmod **px, char *err, size_t errlen, int keep_no_binary)
 {
     memset(img, 0, sizeof *img);
     *px = NULL;
@@ -240,7 +251,7 @@ static CUresult load_image(const void *image, size_t len, int cc, struct emu_ima
     r = emu_image_choose(img, cc, err, errlen);
     if (r == CUDA_SUCCESS)
         r = emu_ptx_load(img, px, err, errlen);
-    if (r)
+    if (r && !(keep_no_binary && r == CUDA_ERROR_NO_BINARY_FOR_GPU))
         emu_image_free(img);
     return r;
 }
@@ -325,7 +336,7 @@ static CUresult module_load(const char *fn, CUmodule *out, const void *image, si
     struct emu_image img;
     struct emu_ptxmod *px;
     char err[512] = "";
-    r = load_image(image, len, emu_device_cc(c->dev), &img, &px, err, sizeof err);
+    r = load_image(image, len, emu_device_cc(c->dev), &img, &px, err, sizeof err, 0);
     load_done(fn, r, err, &img, &j);
     struct emu_module *m = NULL;
     if (r == CUDA_SUCCESS)
@@ -489,11 +500,14 @@ TD_EXPORT CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes
     return r;
 }
 
+/* CUDA_MODULE_LOADING, as read by cuInit (before it, from the environment) */
 TD_EXPORT CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
     if (!mode)
         return CUDA_ERROR_INVALID_VALUE;
-    *mode = CU_MODULE_EAGER_LOADING;
+    int eager = emu_check_init() == CUDA_SUCCESS ? emu_eager_loading
+                                                 : emu_parse_loading(getenv("CUDA_MODULE_LOADING"));
+    *mode = eager ? CU_MODULE_EAGER_LOADING : CU_MODULE_LAZY_LOADING;
     return CUDA_SUCCESS;
 }
 
@@ -513,22 +527,43 @@ static void library_release(struct emu_obj *o)
     emu_ptx_put(l->px);
     free(l->kernels);
     free(l->mods);
+    free(l->no_binary);
     pthread_mutex_destroy(&l->lock);
     free(l);
 }
 
-static CUresult check_library_options(unsigned n, const CUlibraryOption *keys, void *const *values)
+/* Library options: CU_LIBRARY_BINARY_IS_PRESERVED takes no value (cuBLASLt
+ * passes no value array with it) and is invalid for a file; the host
+ * function and data table needs its value. Both are hints the emulator
+ * has no use for (it keeps its own copy of the image). */
+static CUresult check_library_options(unsigned n, const CUlibraryOption *keys, void *const *values, int from_file)
 {
-    if (n && (!keys || !values))
+    if (n && !keys)
         return CUDA_ERROR_INVALID_VALUE;
-    for (unsigned i = 0; i < n; i++)
-        if ((unsigned)keys[i] >= CU_LIBRARY_NUM_OPTIONS)
+    for (unsigned i = 0; i < n; i++) {
+        switch (keys[i]) {
+        case CU_LIBRARY_BINARY_IS_PRESERVED:
+            if (from_file)
+                return CUDA_ERROR_INVALID_VALUE;
+            break;
+        case CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE:
+            if (!values || !values[i])
+                return CUDA_ERROR_INVALID_VALUE;
+            break;
+        case CU_LIBRARY_NUM_OPTIONS:
+        default:
             return CUDA_ERROR_INVALID_VALUE;
+        }
+    }
     return CUDA_SUCCESS;
 }
 
 /* A library is context-independent; its image is chosen for the devices'
- * compute capability (every device has the process's one profile). */
+ * compute capability (every device has the process's one profile). Eager
+ * loading (CUDA_MODULE_LOADING=EAGER) loads it into the contexts at once,
+ * so an image with nothing for the device fails here; lazy loading (the
+ * default) loads it into a context when a function is first needed there,
+ * and that use fails with CUDA_ERROR_NO_BINARY_FOR_GPU instead. */
 static CUresult library_load(const char *fn, CUlibrary *out, const void *code, size_t len, struct emu_jit *j)
 {
     if (!out)
@@ -537,7 +572,13 @@ static CUresult library_load(const char *fn, CUlibrary *out, const void *code, s
     if (!l)
         return CUDA_ERROR_OUT_OF_MEMORY;
     char err[512] = "";
-    CUresult r = load_image(code, len, emu_device_cc(emu_device(0)), &l->img, &l->px, err, sizeof err);
+    int lazy = !emu_eager_loading;
+    CUresult r = load_image(code, len, emu_device_cc(emu_device(0)), &l->img, &l->px, err, sizeof err, lazy);
+    if (lazy && r == CUDA_ERROR_NO_BINARY_FOR_GPU) {
+        r = (l->no_binary = strdup(err)) ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+        if (r)
+            emu_image_free(&l->img);
+    }
     load_done(fn, r, err, &l->img, j);
     if (r == CUDA_SUCCESS && !(l->kernels = calloc((size_t)l->img.nentries + 1, sizeof *l->kernels))) {
         emu_image_free(&l->img);
@@ -564,7 +605,7 @@ TD_EXPORT CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *cod
     EMU_INIT_OR_RETURN();
     struct emu_jit j;
     if (emu_jit_options(numJitOptions, jitOptions, jitOptionsValues, &j) ||
-        check_library_options(numLibraryOptions, libraryOptions, libraryOptionValues))
+        check_library_options(numLibraryOptions, libraryOptions, libraryOptionValues, 0))
         return CUDA_ERROR_INVALID_VALUE;
     return library_load("cuLibraryLoadData", library, code, 0, &j);
 }
@@ -577,7 +618,7 @@ TD_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char 
     EMU_INIT_OR_RETURN();
     struct emu_jit j;
     if (!library || emu_jit_options(numJitOptions, jitOptions, jitOptionsValues, &j) ||
-        check_library_options(numLibraryOptions, libraryOptions, libraryOptionValues))
+        check_library_options(numLibraryOptions, libraryOptions, libraryOptionValues, 1))
         return CUDA_ERROR_INVALID_VALUE;
     void *buf;
     size_t len;
@@ -622,6 +663,21 @@ TD_EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
     return CUDA_SUCCESS;
 }
 
+/* Lazy loading: a library the device cannot run fails its first use in a
+ * context, saying why on the report (once per library). */
+static CUresult library_runs(struct emu_library *l)
+{
+    if (!l->no_binary)
+        return CUDA_SUCCESS;
+    if (!atomic_exchange(&l->told, 1)) {
+        char text[768];
+        int n = snprintf(text, sizeof text, "tdtrace-emu: library %p: %s (CUDA_ERROR_NO_BINARY_FOR_GPU)\n",
+                         (void *)l, l->no_binary);
+        emu_report(text, n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+    }
+    return CUDA_ERROR_NO_BINARY_FOR_GPU;
+}
+
 /* The library's module in the current context, made on first use. */
 static CUresult library_module(struct emu_library *l, struct emu_module **out)
 {
@@ -629,6 +685,10 @@ static CUresult library_module(struct emu_library *l, struct emu_module **out)
     CUresult r = emu_ctx_current(&c);
     if (r)
         return r;
+    if ((r = library_runs(l))) {
+        emu_ctx_put(c);
+        return r;
+    }
     pthread_mutex_lock(&l->lock);
     struct emu_module *m = NULL;
     for (int i = 0; i < l->nmods && !m; i++) {
@@ -808,6 +868,42 @@ TD_EXPORT CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, 
     return r;
 }
 
+/* A __managed__ variable of the library: the library's module in the
+ * current context holds it (one copy per context: a process with one
+ * context, as the runtime makes per device, sees the driver's behaviour). */
+TD_EXPORT CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
+{
+    EMU_INIT_OR_RETURN();
+    if (!name || (!dptr && !bytes))
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_library *l = emu_obj_get(library, EMU_T_LIBRARY);
+    if (!l)
+        return CUDA_ERROR_INVALID_HANDLE;
+    int g = find_global(&l->img, name);
+    CUresult r = g < 0 || !l->img.globals[g].is_managed ? CUDA_ERROR_NOT_FOUND : CUDA_SUCCESS;
+    struct emu_module *m;
+    if (r == CUDA_SUCCESS && (r = library_module(l, &m)) == CUDA_SUCCESS) {
+        r = module_global(m, name, dptr, bytes);
+        emu_obj_put(&m->o);
+    }
+    library_put(l);
+    return r;
+}
+
+/* No device has unified function pointers (the attribute is 0 on every
+ * profile): there is no unified function to find, as documented. */
+TD_EXPORT CUresult CUDAAPI cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)
+{
+    EMU_INIT_OR_RETURN();
+    if (!fptr || !symbol)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_library *l = emu_obj_get(library, EMU_T_LIBRARY);
+    if (!l)
+        return CUDA_ERROR_INVALID_HANDLE;
+    library_put(l);
+    return CUDA_ERROR_NOT_FOUND;
+}
+
 /* ---- functions: names, attributes ------------------------------------- */
 
 /* A CUfunction handle may also be a CUkernel (the runtime passes one as
@@ -818,6 +914,7 @@ struct fn_ref {
     int entry;
     struct fattrs *at;
     struct emu_device *dev;     /* the function's context's, or NULL */
+    struct emu_ptxmod *px;      /* its parsed PTX, or NULL */
 };
 
 static int fn_resolve(const void *h, struct fn_ref *out)
@@ -829,6 +926,7 @@ static int fn_resolve(const void *h, struct fn_ref *out)
         out->entry = f->entry;
         out->at = &f->at;
         out->dev = f->mod->o.ctx->dev;
+        out->px = f->mod->px;
         return 0;
     }
     struct emu_kernel *k = emu_obj_get(h, EMU_T_KERNEL);
@@ -838,12 +936,28 @@ static int fn_resolve(const void *h, struct fn_ref *out)
         out->entry = k->entry;
         out->at = &k->at;
         out->dev = NULL;
+        out->px = k->lib->px;
         return 0;
     }
     return -1;
 }
 
 static pthread_mutex_t attr_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned static_shared(const struct fn_ref *f)
+{
+    return emu_ptx_static_shared(f->px, f->img->entries[f->entry].name);
+}
+
+/* the dynamic shared memory a launch may ask for: as set, else the 48 KiB a
+ * block has without opting in, less the static (under attr_lock) */
+static int max_dyn_shared(const struct fn_ref *f)
+{
+    if (f->at->max_dyn_shared >= 0)
+        return f->at->max_dyn_shared;
+    unsigned st = static_shared(f);
+    return st >= 49152 ? 0 : 49152 - (int)st;
+}
 
 static CUresult func_attr(int *pi, int attr, struct fn_ref *f, struct emu_device *d)
 {
@@ -855,6 +969,8 @@ static CUresult func_attr(int *pi, int attr, struct fn_ref *f, struct emu_device
         *pi = emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024);
         break;
     case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+        *pi = (int)static_shared(f);
+        break;
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
     case CU_FUNC_ATTRIBUTE_NUM_REGS:
     case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
@@ -872,11 +988,21 @@ static CUresult func_attr(int *pi, int attr, struct fn_ref *f, struct emu_device
         *pi = sum > 0x7fffffff ? 0x7fffffff : (int)sum;
         break;
     }
-    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: { /* the architecture of the PTX that runs */
+        struct emu_arch a = { 0, 0 };
+        if (f->img->chosen >= 0)
+            emu_ptx_target(f->img->ptx[f->img->chosen], f->img->ptx_len[f->img->chosen], &a);
+        *pi = a.arch > 0 ? a.arch : emu_device_cc(d);
+        break;
+    }
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: /* compiled for the device */
         *pi = emu_device_cc(d);
         break;
-    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = at.max_dyn_shared; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        pthread_mutex_lock(&attr_lock);
+        *pi = max_dyn_shared(f);
+        pthread_mutex_unlock(&attr_lock);
+        break;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = at.carveout; break;
     case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: *pi = at.non_portable; break;
     case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: *pi = at.sched_policy; break;
@@ -891,8 +1017,9 @@ static CUresult func_set_attr(int attr, int value, struct fn_ref *f, struct emu_
     CUresult r = CUDA_SUCCESS;
     pthread_mutex_lock(&attr_lock);
     switch (attr) {
-    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
-        if (value < 0 || value > emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 49152))
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: /* at most the opt-in less the static */
+        if (value < 0 || (long long)value + static_shared(f) >
+                             emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 49152))
             r = CUDA_ERROR_INVALID_VALUE;
         else
             f->at->max_dyn_shared = value;
@@ -977,8 +1104,10 @@ TD_EXPORT CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute at
     struct emu_kernel *k = emu_obj_get(kernel, EMU_T_KERNEL);
     if (!k)
         return CUDA_ERROR_INVALID_HANDLE;
-    struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at, d };
-    CUresult r = func_attr(pi, (int)attrib, &f, d);
+    struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at, d, k->lib->px };
+    CUresult r = library_runs(k->lib);
+    if (r == CUDA_SUCCESS)
+        r = func_attr(pi, (int)attrib, &f, d);
     emu_obj_put(&k->o);
     return r;
 }
@@ -992,8 +1121,63 @@ TD_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int
     struct emu_kernel *k = emu_obj_get(kernel, EMU_T_KERNEL);
     if (!k)
         return CUDA_ERROR_INVALID_HANDLE;
-    struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at, d };
-    CUresult r = func_set_attr((int)attrib, val, &f, d);
+    struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at, d, k->lib->px };
+    CUresult r = library_runs(k->lib);
+    if (r == CUDA_SUCCESS)
+        r = func_set_attr((int)attrib, val, &f, d);
+    emu_obj_put(&k->o);
+    return r;
+}
+
+/* Cache and shared memory bank preferences: checked and kept (the emulated
+ * device has neither an L1 to split nor configurable banks). */
+static CUresult set_pref(CUfunction hfunc, int *(*field)(struct fattrs *), int value, int max)
+{
+    EMU_INIT_OR_RETURN();
+    CUresult r = emu_ctx_require();
+    if (r)
+        return r;
+    if (value < 0 || value > max)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fn_ref f;
+    if (fn_resolve(hfunc, &f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&attr_lock);
+    *field(f.at) = value;
+    pthread_mutex_unlock(&attr_lock);
+    emu_obj_put(f.o);
+    return CUDA_SUCCESS;
+}
+
+static int *cache_field(struct fattrs *a) { return &a->cache_config; }
+static int *shmem_field(struct fattrs *a) { return &a->shmem_config; }
+
+TD_EXPORT CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+    return set_pref(hfunc, cache_field, (int)config, CU_FUNC_CACHE_PREFER_EQUAL);
+}
+
+TD_EXPORT CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
+{
+    return set_pref(hfunc, shmem_field, (int)config, CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE);
+}
+
+TD_EXPORT CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
+{
+    EMU_INIT_OR_RETURN();
+    if (!emu_device(dev))
+        return CUDA_ERROR_INVALID_DEVICE;
+    if ((unsigned)config > CU_FUNC_CACHE_PREFER_EQUAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_kernel *k = emu_obj_get(kernel, EMU_T_KERNEL);
+    if (!k)
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = library_runs(k->lib);
+    if (r == CUDA_SUCCESS) {
+        pthread_mutex_lock(&attr_lock);
+        k->at.cache_config = (int)config;
+        pthread_mutex_unlock(&attr_lock);
+    }
     emu_obj_put(&k->o);
     return r;
 }
@@ -1008,6 +1192,66 @@ TD_EXPORT CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
         return CUDA_ERROR_INVALID_HANDLE;
     *name = f.img->entries[f.entry].name;
     emu_obj_put(f.o);
+    return CUDA_SUCCESS;
+}
+
+/* where parameter i lies in the parameter buffer, from the PTX .entry */
+static CUresult param_info(const struct emu_image *img, int entry, size_t i, size_t *off, size_t *size)
+{
+    const struct emu_ptx_entry *e = &img->entries[entry];
+    if (!off || i >= (size_t)e->nparams)
+        return CUDA_ERROR_INVALID_VALUE;
+    *off = e->params[i].offset;
+    if (size)
+        *size = e->params[i].size;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
+                                              size_t *paramSize)
+{
+    EMU_INIT_OR_RETURN();
+    struct fn_ref f;
+    if (fn_resolve(func, &f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = param_info(f.img, f.entry, paramIndex, paramOffset, paramSize);
+    emu_obj_put(f.o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset,
+                                                size_t *paramSize)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_kernel *k = emu_obj_get(kernel, EMU_T_KERNEL);
+    if (!k)
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = param_info(&k->lib->img, k->entry, paramIndex, paramOffset, paramSize);
+    emu_obj_put(&k->o);
+    return r;
+}
+
+/* A function's PTX is parsed when its module is loaded: it is loaded. */
+TD_EXPORT CUresult CUDAAPI cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
+{
+    EMU_INIT_OR_RETURN();
+    if (!state)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_func *f = emu_obj_get(function, EMU_T_FUNC);
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *state = CU_FUNCTION_LOADING_STATE_LOADED;
+    emu_obj_put(&f->o);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuFuncLoad(CUfunction function)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_func *f = emu_obj_get(function, EMU_T_FUNC);
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    emu_obj_put(&f->o);
     return CUDA_SUCCESS;
 }
 
@@ -1050,7 +1294,7 @@ static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, uns
         r = CUDA_ERROR_INVALID_VALUE;
     }
     pthread_mutex_lock(&attr_lock);
-    int maxdyn = f.at->max_dyn_shared;
+    int maxdyn = max_dyn_shared(&f);
     pthread_mutex_unlock(&attr_lock);
     if (!r && shmem > (unsigned)maxdyn)
         r = CUDA_ERROR_INVALID_VALUE;
@@ -1081,8 +1325,6 @@ static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, uns
     struct emu_stream *s = NULL;
     if (!r)
         r = emu_stream_resolve(hs, ptds, &s);
-    if (!r && f.img->chosen < 0)
-        r = CUDA_ERROR_NO_BINARY_FOR_GPU; /* an image without kernels to run */
     /* the module in this context: a function's own, a kernel's library's */
     struct emu_module *m = NULL;
     if (!r && f.o->type == EMU_T_FUNC) {
@@ -1090,6 +1332,15 @@ static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, uns
         emu_obj_ref(&m->o);
     } else if (!r)
         r = library_module(((struct emu_kernel *)f.o)->lib, &m);
+    if (!r && f.img->chosen < 0) { /* machine code for the device, no PTX it can compile */
+        char text[512];
+        int n = snprintf(text, sizeof text, "tdtrace-emu: kernel %s: its image has machine code and no PTX "
+                         "for a device of compute capability %d.%d; the emulator runs PTX only "
+                         "(CUDA_ERROR_NO_BINARY_FOR_GPU)\n", f.img->entries[f.entry].name,
+                         emu_device_cc(d) / 10, emu_device_cc(d) % 10);
+        emu_report(text, n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+        r = CUDA_ERROR_NO_BINARY_FOR_GPU;
+    }
     if (!r) {
         unsigned grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
         r = emu_launch_submit(s, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, extra);
@@ -1119,13 +1370,25 @@ TD_EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDi
                   hStream, kernelParams, extra, 1);
 }
 
+/* the attributes checked first (launchattr.c), the events they record after */
 static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra, int ptds)
 {
     EMU_INIT_OR_RETURN();
-    if (!cfg || (cfg->numAttrs && !cfg->attrs))
+    if (!cfg)
         return CUDA_ERROR_INVALID_VALUE;
-    return launch(f, cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ, cfg->blockDimX, cfg->blockDimY,
-                  cfg->blockDimZ, cfg->sharedMemBytes, cfg->hStream, params, extra, ptds);
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    struct emu_launch_attrs la;
+    r = emu_launch_attrs(cfg, c, &la);
+    emu_ctx_put(c);
+    if (r == CUDA_SUCCESS)
+        r = launch(f, cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ, cfg->blockDimX, cfg->blockDimY,
+                   cfg->blockDimZ, cfg->sharedMemBytes, cfg->hStream, params, extra, ptds);
+    if (r == CUDA_SUCCESS)
+        r = emu_launch_attrs_after(&la, cfg->hStream, ptds);
+    return r;
 }
 
 TD_EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
@@ -1138,4 +1401,156 @@ TD_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, C
                                                  void **kernelParams, void **extra)
 {
     return launch_ex(config, f, kernelParams, extra, 1);
+}
+
+/* ---- the pre-4.0 launch API ------------------------------------------- */
+/* cuFuncSetBlockShape, cuFuncSetSharedSize and cuParamSet* store a
+ * function's block shape, dynamic shared memory and parameter buffer (4 KiB,
+ * the old API's parameter space); cuLaunch, cuLaunchGrid and
+ * cuLaunchGridAsync launch it with them, through the checks every launch
+ * has (the buffer as CU_LAUNCH_PARAM_BUFFER_POINTER). */
+#define LEGACY_PARAMS 4096
+
+struct legacy {
+    unsigned block[3];
+    unsigned shared;
+    unsigned size;                   /* cuParamSetSize */
+    unsigned char params[LEGACY_PARAMS];
+};
+
+/* f's settings, made on first use; with attr_lock held on success */
+static CUresult legacy_get(CUfunction hfunc, struct emu_func **fo, struct legacy **out)
+{
+    EMU_INIT_OR_RETURN();
+    CUresult r = emu_ctx_require();
+    if (r)
+        return r;
+    struct emu_func *f = emu_obj_get(hfunc, EMU_T_FUNC);
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&attr_lock);
+    if (!f->legacy && (f->legacy = calloc(1, sizeof *f->legacy)))
+        f->legacy->block[0] = f->legacy->block[1] = f->legacy->block[2] = 1;
+    if (!f->legacy) {
+        pthread_mutex_unlock(&attr_lock);
+        emu_obj_put(&f->o);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *fo = f;
+    *out = f->legacy;
+    return CUDA_SUCCESS;
+}
+
+static void legacy_put(struct emu_func *f)
+{
+    pthread_mutex_unlock(&attr_lock);
+    emu_obj_put(&f->o);
+}
+
+TD_EXPORT CUresult CUDAAPI cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
+{
+    struct emu_func *f;
+    struct legacy *lg;
+    CUresult r = legacy_get(hfunc, &f, &lg);
+    if (r)
+        return r;
+    if (x <= 0 || y <= 0 || z <= 0) {
+        r = CUDA_ERROR_INVALID_VALUE;
+    } else {
+        lg->block[0] = (unsigned)x;
+        lg->block[1] = (unsigned)y;
+        lg->block[2] = (unsigned)z;
+    }
+    legacy_put(f);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
+{
+    struct emu_func *f;
+    struct legacy *lg;
+    CUresult r = legacy_get(hfunc, &f, &lg);
+    if (r)
+        return r;
+    lg->shared = bytes; /* checked at the launch, as every launch's */
+    legacy_put(f);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
+{
+    struct emu_func *f;
+    struct legacy *lg;
+    CUresult r = legacy_get(hfunc, &f, &lg);
+    if (r)
+        return r;
+    if (numbytes > LEGACY_PARAMS)
+        r = CUDA_ERROR_INVALID_VALUE;
+    else
+        lg->size = numbytes;
+    legacy_put(f);
+    return r;
+}
+
+static CUresult param_set(CUfunction hfunc, int offset, const void *p, unsigned n)
+{
+    struct emu_func *f;
+    struct legacy *lg;
+    CUresult r = legacy_get(hfunc, &f, &lg);
+    if (r)
+        return r;
+    if (offset < 0 || !p || (unsigned)offset > LEGACY_PARAMS || n > LEGACY_PARAMS - (unsigned)offset)
+        r = CUDA_ERROR_INVALID_VALUE;
+    else
+        memcpy(lg->params + offset, p, n);
+    legacy_put(f);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
+{
+    return param_set(hfunc, offset, &value, sizeof value);
+}
+
+TD_EXPORT CUresult CUDAAPI cuParamSetf(CUfunction hfunc, int offset, float value)
+{
+    return param_set(hfunc, offset, &value, sizeof value);
+}
+
+TD_EXPORT CUresult CUDAAPI cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
+{
+    return param_set(hfunc, offset, ptr, numbytes);
+}
+
+static CUresult legacy_launch(CUfunction hfunc, int gw, int gh, CUstream hs)
+{
+    struct emu_func *f;
+    struct legacy *lg;
+    CUresult r = legacy_get(hfunc, &f, &lg);
+    if (r)
+        return r;
+    struct legacy copy = *lg; /* the settings at the time of the launch */
+    legacy_put(f);
+    if (gw <= 0 || gh <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t size = copy.size;
+    void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, copy.params, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                      CU_LAUNCH_PARAM_END };
+    return launch(hfunc, (unsigned)gw, (unsigned)gh, 1, copy.block[0], copy.block[1], copy.block[2], copy.shared,
+                  hs, NULL, extra, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuLaunch(CUfunction f)
+{
+    return legacy_launch(f, 1, 1, NULL);
+}
+
+TD_EXPORT CUresult CUDAAPI cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
+{
+    return legacy_launch(f, grid_width, grid_height, NULL);
+}
+
+TD_EXPORT CUresult CUDAAPI cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)
+{
+    return legacy_launch(f, grid_width, grid_height, hStream);
 }

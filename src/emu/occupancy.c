@@ -2,8 +2,18 @@
  * the function's attributes and the device's limits (warps, blocks,
  * registers, shared memory), the way the CUDA occupancy calculator counts.
  * A function handle may be a CUkernel (the runtime passes one as the
- * other); its device is the current context's. Every value comes from the
- * entry points that report it (cuFuncGetAttribute, cuDeviceGetAttribute). */
+ * other); its device is the current context's (for the cluster queries,
+ * that of the configuration's stream). Every value comes from the entry
+ * points that report it (cuFuncGetAttribute, cuDeviceGetAttribute).
+ *
+ * Clusters. A device whose CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH is 0 (every
+ * profile: the engine has no distributed shared memory) launches a cluster
+ * of one block only, which is a block: cuOccupancyMaxActiveClusters counts
+ * those as blocks and answers CUDA_ERROR_INVALID_CLUSTER_SIZE for anything
+ * larger, and cuOccupancyMaxPotentialClusterSize answers 1 (0 when not
+ * even one block fits). NVIDIA's libraries probe cluster sizes this way
+ * (cuBLAS asks for 1 to 32 blocks at cublasCreate) and take the error as
+ * "not that size". */
 #include "emu.h"
 
 struct occ_in {
@@ -11,13 +21,10 @@ struct occ_in {
     int fn_threads, fn_regs, fn_shared, fn_dyn_max;
 };
 
-static CUresult occ_load(CUfunction f, struct occ_in *in)
+/* f's and dev's figures */
+static CUresult occ_load_on(CUfunction f, CUdevice dev, struct occ_in *in)
 {
-    EMU_INIT_OR_RETURN();
-    CUdevice dev;
-    CUresult r = cuCtxGetDevice(&dev);
-    if (r)
-        return r;
+    CUresult r = CUDA_SUCCESS;
     static const struct { int attr; size_t off; } dattrs[] = {
         { CU_DEVICE_ATTRIBUTE_WARP_SIZE, offsetof(struct occ_in, warp) },
         { CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, offsetof(struct occ_in, sm_threads) },
@@ -43,6 +50,15 @@ static CUresult occ_load(CUfunction f, struct occ_in *in)
     if (r == CUDA_SUCCESS && (in->warp <= 0 || in->sm_threads <= 0 || in->sm_blocks <= 0 || in->nsm <= 0))
         r = CUDA_ERROR_INVALID_DEVICE;
     return r;
+}
+
+/* on the current context's device */
+static CUresult occ_load(CUfunction f, struct occ_in *in)
+{
+    EMU_INIT_OR_RETURN();
+    CUdevice dev;
+    CUresult r = cuCtxGetDevice(&dev);
+    return r ? r : occ_load_on(f, dev, in);
 }
 
 static int imin(int a, int b)
@@ -151,5 +167,82 @@ TD_EXPORT CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynam
     if (avail > in.fn_dyn_max)
         avail = in.fn_dyn_max;
     *dynamicSmemSize = avail > 0 ? (size_t)avail : 0;
+    return CUDA_SUCCESS;
+}
+
+/* ---- clusters --------------------------------------------------------- */
+
+/* A cluster query's configuration: f's figures on the device of the
+ * configuration's stream (NULL: the current context's), and the cluster
+ * size the attributes ask for (0: none given). */
+static CUresult cluster_config(CUfunction f, const CUlaunchConfig *cfg, struct occ_in *in,
+                               unsigned long long *cluster, int *cluster_launch)
+{
+    EMU_INIT_OR_RETURN();
+    if (!cfg || (cfg->numAttrs && !cfg->attrs))
+        return CUDA_ERROR_INVALID_VALUE;
+    *cluster = 0;
+    for (unsigned i = 0; i < cfg->numAttrs; i++) {
+        const CUlaunchAttribute *a = &cfg->attrs[i];
+        if ((unsigned)a->id > CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING)
+            return CUDA_ERROR_INVALID_VALUE;
+        if (a->id != CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+            continue;
+        unsigned x = a->value.clusterDim.x, y = a->value.clusterDim.y, z = a->value.clusterDim.z;
+        if (!x || !y || !z)
+            return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+        *cluster = (unsigned long long)x * y * z;
+    }
+    CUdevice dev;
+    CUresult r = cuStreamGetDevice(cfg->hStream, &dev);
+    if (r == CUDA_SUCCESS)
+        r = occ_load_on(f, dev, in);
+    if (r == CUDA_SUCCESS)
+        r = cuDeviceGetAttribute(cluster_launch, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, dev);
+    return r;
+}
+
+/* blocks of the configuration resident per multiprocessor */
+static int cluster_blocks(const struct occ_in *in, const CUlaunchConfig *cfg)
+{
+    unsigned long long threads = (unsigned long long)cfg->blockDimX * cfg->blockDimY * cfg->blockDimZ;
+    if (!cfg->blockDimX || !cfg->blockDimY || !cfg->blockDimZ || threads > (unsigned)in->fn_threads)
+        return 0;
+    return occ_blocks(in, (int)threads, cfg->sharedMemBytes);
+}
+
+TD_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)
+{
+    if (!numClusters)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct occ_in in;
+    unsigned long long cluster;
+    int clusters_on;
+    CUresult r = cluster_config(func, config, &in, &cluster, &clusters_on);
+    if (r)
+        return r;
+    if (cluster == 0)
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE; /* no required size: the configuration must give one */
+    if (cluster > 1 && !clusters_on)
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    if (cluster > 1)
+        return CUDA_ERROR_NOT_SUPPORTED; /* no profile launches clusters yet */
+    *numClusters = cluster_blocks(&in, config) * in.nsm;
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)
+{
+    if (!clusterSize)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct occ_in in;
+    unsigned long long cluster; /* ignored, as documented */
+    int clusters_on;
+    CUresult r = cluster_config(func, config, &in, &cluster, &clusters_on);
+    if (r)
+        return r;
+    if (clusters_on)
+        return CUDA_ERROR_NOT_SUPPORTED; /* no profile launches clusters yet */
+    *clusterSize = cluster_blocks(&in, config) > 0 ? 1 : 0;
     return CUDA_SUCCESS;
 }

@@ -114,8 +114,10 @@ static int parse_var(struct ps *p, int space, int is_extern, int in_func)
         if (is(k, ".align")) { next(p); align = (unsigned)parse_intexpr(p); continue; }
         if (is(k, ".v2")) { vec = 2; next(p); continue; }
         if (is(k, ".v4")) { vec = 4; next(p); continue; }
-        if (is(k, ".attribute") && isp(&p->t[p->i + 1], '(') && is(&p->t[p->i + 2], ".managed") &&
-            isp(&p->t[p->i + 3], ')')) { /* managed: device memory is host memory here */
+        /* .attribute(.managed) on a module's .global: a __managed__
+         * variable, host memory like every other global here */
+        if (is(k, ".attribute") && space == SP_GLOBAL && !in_func && isp(&p->t[p->i + 1], '(') &&
+            is(&p->t[p->i + 2], ".managed") && isp(&p->t[p->i + 3], ')')) {
             p->i += 4;
             continue;
         }

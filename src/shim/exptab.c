@@ -62,6 +62,28 @@ static void hooks_buffer6(void **buf, size_t *n)
     hooks_buffer(TD_FN_TOOLS_RUNTIME_CALLBACK_HOOKS_buffer6, 6, buf, n);
 }
 
+static CUresult tls_current_ctx(CUcontext *ctx)
+{
+    uint64_t a[] = { TD_PTR(ctx) };
+    struct td_call c;
+    CUresult r;
+    if (td_enter(TD_FN_TOOLS_TLS_get_current_ctx, &c, a, &r))
+        r = ((CUresult (*)(CUcontext *))orig_slot(TD_EXPTAB_TOOLS_TLS, 2))(ctx);
+    td_leave(&c, a, r);
+    return r;
+}
+
+static CUresult tctx_get_id(CUcontext ctx, unsigned long long *id)
+{
+    uint64_t a[] = { TD_PTR(ctx), TD_PTR(id) };
+    struct td_call c;
+    CUresult r;
+    if (td_enter(TD_FN_TOOLS_CONTEXT_get_id, &c, a, &r))
+        r = ((CUresult (*)(CUcontext, unsigned long long *))orig_slot(TD_EXPTAB_TOOLS_CONTEXT, 4))(ctx, id);
+    td_leave(&c, a, r);
+    return r;
+}
+
 typedef void (*cls_dtor)(CUcontext, void *, void *);
 
 static CUresult cls_put(CUcontext ctx, void *key, void *value, cls_dtor dtor)
@@ -185,6 +207,8 @@ static const struct { int table, slot; void *fn; } wrapped[] = {
     { TD_EXPTAB_CUDART_INTERFACE, 2, (void *)cudart_get_primary_ctx },
     { TD_EXPTAB_TOOLS_RUNTIME_CALLBACK_HOOKS, 2, (void *)hooks_buffer2 },
     { TD_EXPTAB_TOOLS_RUNTIME_CALLBACK_HOOKS, 6, (void *)hooks_buffer6 },
+    { TD_EXPTAB_TOOLS_TLS, 2, (void *)tls_current_ctx },
+    { TD_EXPTAB_TOOLS_CONTEXT, 4, (void *)tctx_get_id },
     { TD_EXPTAB_CONTEXT_LOCAL_STORAGE, 0, (void *)cls_put },
     { TD_EXPTAB_CONTEXT_LOCAL_STORAGE, 1, (void *)cls_delete },
     { TD_EXPTAB_CONTEXT_LOCAL_STORAGE, 2, (void *)cls_get },

@@ -146,7 +146,21 @@ static void test_environment(void **state)
     assert_non_null(strstr(err, "TDTRACE_EMU_THREADS=65"));
     setenv("TDTRACE_EMU_THREADS", "2", 1);
     setenv("CUDA_VISIBLE_DEVICES", "2,0", 1);
+    /* the module loading mode as the driver reads it; nonsense is ignored */
     assert_int_equal(emu_config_load(&cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.eager_loading, 0);
+    setenv("CUDA_MODULE_LOADING", "sometimes", 1);
+    assert_int_equal(emu_config_load(&cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.eager_loading, 0);
+    setenv("CUDA_MODULE_LOADING", "eager", 1);
+    assert_int_equal(emu_config_load(&cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.eager_loading, 1);
+    CUmoduleLoadingMode mode;
+    OK(cuModuleGetLoadingMode(&mode)); /* before cuInit: from the environment */
+    assert_int_equal(mode, CU_MODULE_EAGER_LOADING);
+    setenv("CUDA_MODULE_LOADING", "LAZY", 1);
+    assert_int_equal(emu_config_load(&cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.eager_loading, 0);
     assert_int_equal(cfg.ndevices, 3);
     assert_int_equal(cfg.nvisible, 2);
     assert_int_equal(cfg.timeout_ms, 1500);

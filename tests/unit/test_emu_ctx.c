@@ -28,6 +28,10 @@ static void test_no_context(void **state)
     assert_int_equal(cuStreamCreate(&s, 0), CUDA_ERROR_INVALID_CONTEXT);
     assert_int_equal(cuCtxSynchronize(), CUDA_ERROR_INVALID_CONTEXT);
     assert_int_equal(cuCtxPopCurrent_v2(&c), CUDA_ERROR_INVALID_CONTEXT);
+    assert_int_equal(cuProfilerStart(), CUDA_ERROR_INVALID_CONTEXT);
+    assert_int_equal(cuProfilerStop(), CUDA_ERROR_INVALID_CONTEXT);
+    size_t v;
+    assert_int_equal(cuCtxGetLimit(&v, CU_LIMIT_CIG_ENABLED), CUDA_ERROR_INVALID_CONTEXT);
 }
 
 static void test_primary(void **state)
@@ -173,8 +177,40 @@ static void test_limits(void **state)
     OK(cuCtxGetLimit(&v, CU_LIMIT_MALLOC_HEAP_SIZE));
     assert_int_equal(v, 8 << 20);
     assert_int_equal(cuCtxGetLimit(&v, (CUlimit)77), CUDA_ERROR_UNSUPPORTED_LIMIT);
+    assert_int_equal(cuCtxGetLimit(&v, (CUlimit)-1), CUDA_ERROR_UNSUPPORTED_LIMIT);
+    assert_int_equal(cuCtxGetLimit(&v, (CUlimit)10), CUDA_ERROR_UNSUPPORTED_LIMIT);
+    assert_int_equal(cuCtxSetLimit((CUlimit)-1, 1), CUDA_ERROR_UNSUPPORTED_LIMIT);
     assert_int_equal(cuCtxSetLimit(CU_LIMIT_MAX_L2_FETCH_GRANULARITY, 1000), CUDA_ERROR_INVALID_VALUE);
+    OK(cuCtxSetLimit(CU_LIMIT_MAX_L2_FETCH_GRANULARITY, 128));
+    assert_int_equal(cuCtxSetLimit(CU_LIMIT_STACK_SIZE, (2u << 20)), CUDA_ERROR_INVALID_VALUE);
     assert_int_equal(cuCtxGetLimit(NULL, CU_LIMIT_STACK_SIZE), CUDA_ERROR_INVALID_VALUE);
+    /* every limit answers, with the documented defaults */
+    static const struct { CUlimit l; size_t v; } dflt[] = {
+        { CU_LIMIT_PRINTF_FIFO_SIZE, 1 << 20 }, { CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH, 2 },
+        { CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, 2048 }, { CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0 },
+        { CU_LIMIT_SHMEM_SIZE, 232448 }, { CU_LIMIT_CIG_ENABLED, 0 }, { CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED, 1 },
+    };
+    for (size_t i = 0; i < sizeof dflt / sizeof dflt[0]; i++) {
+        OK(cuCtxGetLimit(&v, dflt[i].l));
+        assert_int_equal(v, dflt[i].v);
+    }
+    /* read-only, and the device runtime's sync depth before 9.0 only */
+    assert_int_equal(cuCtxSetLimit(CU_LIMIT_CIG_ENABLED, 1), CUDA_ERROR_UNSUPPORTED_LIMIT);
+    assert_int_equal(cuCtxSetLimit(CU_LIMIT_SHMEM_SIZE, 1024), CUDA_ERROR_UNSUPPORTED_LIMIT);
+    assert_int_equal(cuCtxSetLimit(CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH, 4), CUDA_ERROR_UNSUPPORTED_LIMIT);
+    OK(cuCtxSetLimit(CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED, 0));
+    OK(cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, 4 << 20));
+    OK(cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 1 << 20));
+    assert_int_equal(cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, (size_t)1 << 40), CUDA_ERROR_INVALID_VALUE);
+    OK(cuCtxGetLimit(&v, CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED));
+    assert_int_equal(v, 0);
+    OK(cuCtxGetLimit(&v, CU_LIMIT_PRINTF_FIFO_SIZE));
+    assert_int_equal(v, 4 << 20);
+    /* the profiler's span: needs a context; cuProfilerInitialize is gone (12.0) */
+    OK(cuProfilerStart());
+    OK(cuProfilerStart());
+    OK(cuProfilerStop());
+    assert_int_equal(cuProfilerInitialize("cfg", "out", (CUoutput_mode)1), CUDA_ERROR_NOT_SUPPORTED);
     int lo, hi;
     OK(cuCtxGetStreamPriorityRange(&lo, &hi));
     assert_int_equal(lo, 0);

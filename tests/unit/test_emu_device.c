@@ -50,14 +50,33 @@ static void test_error_strings(void **state)
     OK(cuGetErrorString(CUDA_ERROR_OUT_OF_MEMORY, &s));
     assert_non_null(s);
     assert_true(strlen(s) > 10);
-    /* every CUresult has both */
+    /* every CUresult of CUDA 13.0 (101 codes) has both; the text is plain,
+     * without the header's doxygen markup */
     const struct td_xlat *x = &td_xlats[TD_X_CUresult];
+    assert_int_equal(x->n, 101);
     for (int i = 0; i < x->n; i++) {
         OK(cuGetErrorName((CUresult)x->v[i].value, &s));
+        assert_string_equal(s, x->v[i].name);
         OK(cuGetErrorString((CUresult)x->v[i].value, &s));
         assert_non_null(s);
+        assert_null(strstr(s, "::"));
+        assert_null(strchr(s, '\\'));
     }
+    static const struct { CUresult r; const char *name; } edges[] = {
+        { CUDA_ERROR_INVALID_CLUSTER_SIZE, "CUDA_ERROR_INVALID_CLUSTER_SIZE" },
+        { CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN" },
+        { CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU" },
+        { CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED" },
+    };
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        OK(cuGetErrorName(edges[i].r, &s));
+        assert_string_equal(s, edges[i].name);
+    }
+    OK(cuGetErrorString(CUDA_ERROR_NOT_INITIALIZED, &s));
+    assert_non_null(strstr(s, "cuInit()"));
     assert_int_equal(cuGetErrorName((CUresult)12345, &s), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuGetErrorName((CUresult)-1, &s), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuGetErrorString((CUresult)3, NULL), CUDA_ERROR_INVALID_VALUE);
     assert_int_equal(cuGetErrorString((CUresult)12345, &s), CUDA_ERROR_INVALID_VALUE);
     assert_null(s);
     assert_int_equal(cuGetErrorName(CUDA_SUCCESS, NULL), CUDA_ERROR_INVALID_VALUE);

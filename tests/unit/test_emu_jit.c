@@ -208,9 +208,68 @@ static void test_fatbin_nothing_fits(void **state)
     assert_int_equal(load_logged(b.p, log, sizeof log, &n, &m), CUDA_ERROR_NO_BINARY_FOR_GPU);
     assert_non_null(strstr(log, "compute capability 9.0"));
     assert_non_null(strstr(log, "PTX for compute_120"));
+    /* a library: with eager loading refused at once; with lazy loading (the
+     * default) at its first use in a context */
     CUlibrary l;
+    emu_eager_loading = 1;
     assert_int_equal(cuLibraryLoadData(&l, b.p, NULL, NULL, 0, NULL, NULL, 0), CUDA_ERROR_NO_BINARY_FOR_GPU);
+    emu_eager_loading = 0;
+    OK(cuLibraryLoadData(&l, b.p, NULL, NULL, 0, NULL, NULL, 0));
+    CUkernel k;
+    OK(cuLibraryGetKernel(&k, l, "k"));
+    CUfunction f;
+    assert_int_equal(cuKernelGetFunction(&f, k), CUDA_ERROR_NO_BINARY_FOR_GPU);
+    CUmodule lm;
+    assert_int_equal(cuLibraryGetModule(&lm, l), CUDA_ERROR_NO_BINARY_FOR_GPU);
+    int a;
+    assert_int_equal(cuKernelGetAttribute(&a, CU_FUNC_ATTRIBUTE_NUM_REGS, k, 0), CUDA_ERROR_NO_BINARY_FOR_GPU);
+    CUdeviceptr p = 0;
+    void *args[] = { &p };
+    assert_int_equal(cuLaunchKernel((CUfunction)k, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL),
+                     CUDA_ERROR_NO_BINARY_FOR_GPU);
+    OK(cuCtxSynchronize()); /* not sticky: nothing ran */
+    OK(cuLibraryUnload(l));
     free(b.p);
+}
+
+/* machine code for the device (sm_90 on 9.0) without PTX it can compile:
+ * the driver loads it, so does the emulator; its kernels fail at launch.
+ * Machine code of another major version (sm_80, sm_100) is refused. */
+static void test_fatbin_machine_code_for_device(void **state)
+{
+    (void)state;
+    struct buf b = { 0 };
+    fb_begin(&b);
+    fb_entry_sm(&b, 1, newer, sizeof newer, C_NONE, 120);
+    fb_entry_sm(&b, 2, "\x7f" "ELF not runnable", 17, C_NONE, 90);
+    fb_end(&b);
+    CUmodule m;
+    OK(cuModuleLoadData(&m, b.p));
+    CUfunction f;
+    OK(cuModuleGetFunction(&f, m, "k"));
+    CUdeviceptr p = 0;
+    void *args[] = { &p };
+    assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_NO_BINARY_FOR_GPU);
+    OK(cuModuleUnload(m));
+    CUlibrary l;
+    CUkernel k;
+    OK(cuLibraryLoadData(&l, b.p, NULL, NULL, 0, NULL, NULL, 0));
+    OK(cuLibraryGetKernel(&k, l, "k"));
+    assert_int_equal(cuLaunchKernel((CUfunction)k, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL),
+                     CUDA_ERROR_NO_BINARY_FOR_GPU);
+    OK(cuCtxSynchronize()); /* nothing ran, nothing sticks */
+    OK(cuLibraryUnload(l));
+    free(b.p);
+    static const unsigned others[] = { 80, 100 };
+    for (int i = 0; i < 2; i++) {
+        struct buf o = { 0 };
+        fb_begin(&o);
+        fb_entry_sm(&o, 1, newer, sizeof newer, C_NONE, 120);
+        fb_entry_sm(&o, 2, "\x7f" "ELF not runnable", 17, C_NONE, others[i]);
+        fb_end(&o);
+        assert_int_equal(cuModuleLoadData(&m, o.p), CUDA_ERROR_NO_BINARY_FOR_GPU);
+        free(o.p);
+    }
 }
 
 /* the linker: a bad input fails cuLinkAddData with the reason in the log
@@ -246,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_newer_ptx_text),
         cmocka_unit_test(test_fatbin_choice),
         cmocka_unit_test(test_fatbin_nothing_fits),
+        cmocka_unit_test(test_fatbin_machine_code_for_device),
         cmocka_unit_test(test_link_logs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -74,8 +74,13 @@ static void test_module(void **state)
     assert_int_equal(a, 100000);
     assert_int_equal(cuFuncGetAttribute(&a, (CUfunction_attribute)99, f), CUDA_ERROR_INVALID_VALUE);
     CUmoduleLoadingMode mode;
+    OK(cuModuleGetLoadingMode(&mode)); /* CUDA_MODULE_LOADING unset: lazy, the driver's default */
+    assert_int_equal(mode, CU_MODULE_LAZY_LOADING);
+    emu_eager_loading = 1; /* as CUDA_MODULE_LOADING=EAGER when cuInit ran */
     OK(cuModuleGetLoadingMode(&mode));
     assert_int_equal(mode, CU_MODULE_EAGER_LOADING);
+    emu_eager_loading = 0;
+    assert_int_equal(cuModuleGetLoadingMode(NULL), CUDA_ERROR_INVALID_VALUE);
 
     /* launches: arguments first, then the honest refusal */
     CUdeviceptr x = 0, y = 0;
@@ -122,6 +127,8 @@ static void test_module_file(void **state)
     CUlibrary l;
     OK(cuLibraryLoadFromFile(&l, path, NULL, NULL, 0, NULL, NULL, 0));
     OK(cuLibraryUnload(l));
+    CUlibraryOption preserved = CU_LIBRARY_BINARY_IS_PRESERVED; /* invalid for a file, as documented */
+    assert_int_equal(cuLibraryLoadFromFile(&l, path, NULL, NULL, 0, &preserved, NULL, 1), CUDA_ERROR_INVALID_VALUE);
     unlink(path);
 }
 
@@ -174,6 +181,15 @@ static void test_library(void **state)
     assert_int_equal(cuLaunchKernel((CUfunction)k, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_INVALID_HANDLE);
     assert_int_equal(cuLibraryLoadData(&l, NULL, NULL, NULL, 0, NULL, NULL, 0), CUDA_ERROR_INVALID_VALUE);
     assert_int_equal(cuLibraryLoadData(&l, ptx, NULL, NULL, 2, NULL, NULL, 0), CUDA_ERROR_INVALID_VALUE);
+    /* library options: "preserved" takes no value (cuBLASLt passes none) */
+    OK(cuLibraryLoadData(&l, ptx, NULL, NULL, 0, &opt, NULL, 1));
+    OK(cuLibraryUnload(l));
+    CUlibraryOption table = CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE, bad = CU_LIBRARY_NUM_OPTIONS;
+    assert_int_equal(cuLibraryLoadData(&l, ptx, NULL, NULL, 0, &table, NULL, 1), CUDA_ERROR_INVALID_VALUE);
+    void *none = NULL;
+    assert_int_equal(cuLibraryLoadData(&l, ptx, NULL, NULL, 0, &table, &none, 1), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLibraryLoadData(&l, ptx, NULL, NULL, 0, &bad, &val, 1), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLibraryLoadData(&l, ptx, NULL, NULL, 0, NULL, &val, 1), CUDA_ERROR_INVALID_VALUE);
 }
 
 int main(void)

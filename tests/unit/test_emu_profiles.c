@@ -144,14 +144,27 @@ static void test_stubs_are_off(void **state)
         CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH,
         CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED,
         CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
-        CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR,
-        CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED, CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED,
+        CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES, CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED, CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED,
         CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED,
         CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED, CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
     };
     for (size_t i = 0; i < NPROF; i++)
         for (size_t k = 0; k < sizeof off / sizeof off[0]; k++)
             assert_int_equal(attr(emu_profile_find(names[i]), 0, off[k]), 0);
+}
+
+/* features that work are on everywhere: stream memory operations (memop.c) */
+static void test_features_on(void **state)
+{
+    (void)state;
+    static const int on[] = {
+        CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1,
+        CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS,
+        CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR,
+    };
+    for (size_t i = 0; i < NPROF; i++)
+        for (size_t k = 0; k < sizeof on / sizeof on[0]; k++)
+            assert_int_equal(attr(emu_profile_find(names[i]), 0, on[k]), 1);
 }
 
 static void test_pci_per_ordinal(void **state)
@@ -195,6 +208,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_attribute_answers),
         cmocka_unit_test(test_stubs_are_off),
+        cmocka_unit_test(test_features_on),
         cmocka_unit_test(test_invalid_attribute),
         cmocka_unit_test(test_known_values),
         cmocka_unit_test(test_struct_matches_table),
