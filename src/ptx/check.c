@@ -1,5 +1,5 @@
 /* The checker: can an entry run? Every function it reaches must be defined
- * (or be a builtin: vprintf, __assertfail), hold no unsupported
+ * (or be a builtin: vprintf, __assertfail, cudaGraphSetConditional), hold no unsupported
  * instruction, and not recurse (registers and .local are static per
  * function). */
 #include "ir.h"

@@ -315,7 +315,7 @@ static int warp_run(struct blk *b, struct warp *w)
     return rc;
 }
 
-/* vprintf and __assertfail */
+/* vprintf, __assertfail and cudaGraphSetConditional */
 static void do_call_builtin(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, const struct ir_call *c)
 {
     struct plan *P = b->P;
@@ -328,6 +328,18 @@ static void do_call_builtin(struct blk *b, struct warp *w, const struct ir_ins *
         uint64_t av[5] = { 0, 0, 0, 0, 0 };
         for (int i = 0; i < c->nargs && i < 5; i++)
             memcpy(&av[i], fp + c->args[i].from, c->args[i].size > 8 ? 8 : c->args[i].size);
+        if (g->builtin == OP_SETCOND) {
+            /* the conditional node's value, in the executable graph the
+             * kernel runs from (the host's to find) */
+            const struct ptx_host *h = &P->l->host;
+            if (!h->set_cond || h->set_cond(h->cond_cookie, av[0], (unsigned)av[1])) {
+                ex_fail(b, PTX_E_TRAP, "cudaGraphSetConditional(0x%llx, %u): %s", (unsigned long long)av[0],
+                        (unsigned)av[1], h->set_cond ? "the handle is not one of the graph's conditional handles"
+                                                     : "the kernel does not run from a graph");
+                return;
+            }
+            continue;
+        }
         if (g->builtin == OP_VPRINTF) {
             const unsigned char *fmt = NULL, *args = NULL;
             size_t fl = ex_read_dev(b, av[0], &fmt);

@@ -37,7 +37,7 @@ enum ir_op {
     OP_ATOM, OP_RED,
     OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_BAR, OP_BAR_RED,
     OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_MEMBAR,
-    OP_VPRINTF, OP_ASSERTFAIL,
+    OP_VPRINTF, OP_ASSERTFAIL, OP_SETCOND,
     OP_COUNT
 };
 
@@ -110,7 +110,7 @@ struct ir_param { unsigned offset, size, align; };
 struct ir_func {
     char *name;
     int is_entry, is_extern, defined;
-    int builtin;             /* OP_VPRINTF / OP_ASSERTFAIL for those externs, else 0 */
+    int builtin;             /* OP_VPRINTF / OP_ASSERTFAIL / OP_SETCOND for those externs, else 0 */
     int start, end;          /* instructions [start, end) */
     int nparams; struct ir_param *params;   /* formal params: kernel param buffer
                                                offsets (entry) or .param offsets */

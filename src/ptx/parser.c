@@ -210,6 +210,7 @@ int func_get(struct ps *p, const char *s, int n)
     p->depth = saved;
     if (n == 7 && memcmp(s, "vprintf", 7) == 0) f->builtin = OP_VPRINTF;
     if (n == 12 && memcmp(s, "__assertfail", 12) == 0) f->builtin = OP_ASSERTFAIL;
+    if (n == 23 && memcmp(s, "cudaGraphSetConditional", 23) == 0) f->builtin = OP_SETCOND;
     return m->nfuncs++;
 }
 
@@ -754,7 +755,8 @@ static int resolve_calls(struct ps *p)
         struct ir_call *c = &m->calls[cf->call];
         struct ir_func *g = &m->funcs[c->callee];
         if (g->builtin) {
-            if ((g->builtin == OP_VPRINTF && (cf->nargs != 2)) || (g->builtin == OP_ASSERTFAIL && cf->nargs < 4)) {
+            if ((g->builtin == OP_VPRINTF && (cf->nargs != 2)) || (g->builtin == OP_ASSERTFAIL && cf->nargs < 4) ||
+                (g->builtin == OP_SETCOND && (cf->nargs != 2 || cf->nrets != 0))) {
                 ps_err(p, cf->line, "bad call of %s", g->name);
                 return -1;
             }
@@ -769,7 +771,7 @@ static int resolve_calls(struct ps *p)
         if (!c->args || !c->rets) { ps_err(p, cf->line, "out of memory"); return -1; }
         for (int k = 0; k < cf->nargs; k++) {
             unsigned size = g->builtin ? 8 : g->params[k].size;
-            if (g->builtin == OP_ASSERTFAIL && k == 2) size = 4;
+            if ((g->builtin == OP_ASSERTFAIL && k == 2) || (g->builtin == OP_SETCOND && k == 1)) size = 4;
             c->args[k] = (struct ir_copy){ (uint32_t)cf->argoff[k], g->builtin ? (uint32_t)(k * 8) : g->params[k].offset, size };
         }
         for (int k = 0; k < cf->nrets; k++)

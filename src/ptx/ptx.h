@@ -58,6 +58,12 @@ struct ptx_host {
     int (*lookup)(void *cookie, uint64_t addr, uint64_t *lo, uint64_t *hi);
     /* Device printf output (one formatted call). */
     void (*print)(void *cookie, const char *text, size_t len);
+    /* cudaGraphSetConditional(handle, value), a builtin of the CUDA
+     * runtime's device library that sets a graph's conditional value: 0,
+     * or -1 if the handle is not one of the graph's (the launch fails).
+     * NULL: the kernel does not run from a graph (the call fails it). */
+    int (*set_cond)(void *cookie, uint64_t handle, unsigned value);
+    void *cond_cookie;
 };
 
 enum ptx_status {
