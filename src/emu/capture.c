@@ -458,11 +458,39 @@ static CUresult ctx_sync_hook(struct emu_ctx *ctx)
     return found ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
 }
 
+static void leave_hook(struct emu_stream *s)
+{
+    pthread_mutex_lock(&cap_lock);
+    struct emu_capture *c = atomic_load(&s->cap);
+    struct capstream *cs = c ? find_stream(c, s) : NULL;
+    if (cs && cs == &c->st[0]) { /* its origin: the capture cannot end well */
+        struct emu_graph *g = c->g;
+        int to_graph = c->to_graph;
+        emu_obj_ref(&g->o);
+        capture_end(c);
+        emu_graph_lock();
+        if (!to_graph)
+            emu_graph_destroy_locked(g);
+        emu_graph_unlock();
+        emu_graph_put(g);
+    } else if (cs) {
+        atomic_store_explicit(&s->cap, NULL, memory_order_release);
+        deps_clear(cs->deps, &cs->n);
+        free(cs->deps);
+        free(cs->out);
+        free(cs->out_ed);
+        *cs = c->st[--c->ns];
+        emu_stream_put(s);
+    }
+    pthread_mutex_unlock(&cap_lock);
+}
+
 static const struct emu_capture_hooks hooks = {
     .refuse = emu_capture_refuse,
     .legacy = legacy_hook,
     .ctx_sync = ctx_sync_hook,
     .host = capture_host,
+    .leave = leave_hook,
 };
 
 void emu_capture_init(void)

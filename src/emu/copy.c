@@ -15,6 +15,7 @@
  * memcpy nodes. */
 #include "emu.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,9 @@
 struct side {
     uintptr_t p;               /* start */
     struct emu_alloc *a;       /* allocation, or NULL for pageable host memory */
+    struct gmem *g;            /* or a graph allocation's range (referenced): it is
+                                  allocated in stream order, checked when the copy runs */
+    size_t len;
 };
 
 struct copy_op {
@@ -41,8 +45,30 @@ struct set_op {
 static void put_sides(struct side *a, struct side *b)
 {
     emu_alloc_put(a->a);
-    if (b)
+    emu_gmem_put(a->g);
+    if (b) {
         emu_alloc_put(b->a);
+        emu_gmem_put(b->g);
+    }
+}
+
+/* A side in graph memory must be allocated when the work runs; if not,
+ * the context faults, as a kernel's bad access would fault it. */
+static int side_live(struct emu_op *op, const struct side *s)
+{
+    struct emu_alloc *a;
+    if (!s->g)
+        return 1;
+    if (emu_mem_find(s->p, s->len, &a) == CUDA_SUCCESS) {
+        emu_alloc_put(a);
+        return 1;
+    }
+    char text[200];
+    int n = snprintf(text, sizeof text, "tdtrace-emu: a copy or memset of graph memory at 0x%llx that is not "
+                     "allocated (CUDA_ERROR_ILLEGAL_ADDRESS)\n", (unsigned long long)s->p);
+    emu_report(text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+    emu_ctx_fail(op->stream->sctx, CUDA_ERROR_ILLEGAL_ADDRESS);
+    return 0;
 }
 
 static void copy_slice(char *d, const char *s, const struct copy_op *c)
@@ -62,6 +88,8 @@ static void copy_slice(char *d, const char *s, const struct copy_op *c)
 static void run_copy(struct emu_op *op)
 {
     struct copy_op *c = (struct copy_op *)op;
+    if (!side_live(op, &c->dst) || !side_live(op, &c->src))
+        return;
     for (size_t z = 0; z < (c->depth ? c->depth : 1); z++)
         copy_slice((char *)c->dst.p + z * c->dslice, (const char *)c->src.p + z * c->sslice, c);
 }
@@ -96,6 +124,8 @@ static void run_set(struct emu_op *op)
 {
     struct set_op *s = (struct set_op *)op;
     char *d = (char *)s->dst.p;
+    if (!side_live(op, &s->dst))
+        return;
     if (s->height == 1 || s->pitch == s->width * s->elem) {
         fill(d, s->width * s->height, s->elem, s->value);
         return;
@@ -132,7 +162,11 @@ static CUresult dev_side(uintptr_t p, size_t len, struct side *out)
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
     out->p = p;
-    return emu_mem_find(p, len, &out->a);
+    out->len = len;
+    CUresult r = emu_mem_find(p, len, &out->a);
+    if (r && (out->g = emu_gmem_covering(p, len)))
+        r = CUDA_SUCCESS;
+    return r;
 }
 
 /* A host-side range: bounds-checked if it is memory the emulator knows,
@@ -142,19 +176,22 @@ static CUresult host_side(uintptr_t p, size_t len, struct side *out)
     if (!p || p + len < p)
         return CUDA_ERROR_INVALID_VALUE;
     out->p = p;
+    out->len = len;
     out->a = emu_mem_lookup(p);
     if (out->a && len > out->a->size - (p - out->a->base)) {
         emu_alloc_put(out->a);
         out->a = NULL;
         return CUDA_ERROR_INVALID_VALUE;
     }
+    if (!out->a)
+        out->g = emu_gmem_covering(p, len);
     return CUDA_SUCCESS;
 }
 
 /* pageable: no allocation, or a managed/device one (always "pinned" here) */
 static int pageable(const struct side *s)
 {
-    return s->a == NULL;
+    return s->a == NULL && s->g == NULL;
 }
 
 /* What a copy or memset is, for a capturing stream's graph node */
@@ -214,7 +251,7 @@ static CUresult copy1d(uintptr_t dst, uintptr_t src, size_t n, enum dir dir, CUs
         return r;
     if (n == 0)
         return CUDA_SUCCESS;
-    struct side d = { 0, NULL }, s = { 0, NULL };
+    struct side d = { 0, NULL, NULL, 0 }, s = { 0, NULL, NULL, 0 };
     switch (dir) {
     case D_HTOD: r = dev_side(dst, n, &d); if (!r) r = host_side(src, n, &s); break;
     case D_DTOH: r = host_side(dst, n, &d); if (!r) r = dev_side(src, n, &s); break;
@@ -356,7 +393,7 @@ static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream h, int ptds, int async)
                            p->dstPitch < p->WidthInBytes + p->dstXInBytes)) ||
         p->srcPitch > maxpitch || p->dstPitch > maxpitch)
         return CUDA_ERROR_INVALID_VALUE;
-    struct side d = { 0, NULL }, s = { 0, NULL };
+    struct side d = { 0, NULL, NULL, 0 }, s = { 0, NULL, NULL, 0 };
     r = side2d(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstPitch,
                p->WidthInBytes, p->Height, &d);
     if (!r)
@@ -443,6 +480,8 @@ static CUresult sides3d(const CUDA_MEMCPY3D *p, struct side *d, struct side *s)
 {
     d->p = s->p = 0;
     d->a = s->a = NULL;
+    d->g = s->g = NULL;
+    d->len = s->len = 0;
     if (!p || p->reserved0 || p->reserved1 || p->srcLOD || p->dstLOD)
         return CUDA_ERROR_INVALID_VALUE;
     if (p->WidthInBytes == 0 || p->Height == 0 || p->Depth == 0)
@@ -520,7 +559,7 @@ CUresult emu_memset_op(CUdeviceptr dst, size_t pitch, unsigned value, unsigned e
     size_t ext;
     if (extent(w * elem, hgt, pitch, &ext))
         return CUDA_ERROR_INVALID_VALUE;
-    struct side d = { 0, NULL };
+    struct side d = { 0, NULL, NULL, 0 };
     CUresult r = dev_side(U(dst), ext, &d);
     if (r)
         return r;

@@ -386,6 +386,9 @@ struct emu_capture_hooks {
     CUresult (*ctx_sync)(struct emu_ctx *c);
     /* a host function on capturing stream s becomes a host node */
     CUresult (*host)(struct emu_stream *s, CUhostFn fn, void *user);
+    /* capturing s is destroyed: it leaves its capture (which ends, with no
+     * graph, if s began it) */
+    void (*leave)(struct emu_stream *s);
 };
 void emu_stream_capture_hooks(const struct emu_capture_hooks *h);
 /* Monotonic nanoseconds. */
@@ -592,4 +595,12 @@ CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, void (*go
 /* (graphmem.c) A free of p was queued or done: if p is a graph
  * allocation, a later launch of its graph may allocate it again. */
 void emu_gmem_note_free(uintptr_t p);
+/* (graphmem.c) The graph allocation whose reserved range holds
+ * [p, p + len), referenced, or NULL: work may name it before its
+ * allocation node has run (it runs in stream order before the work). */
+struct gmem;
+struct gmem *emu_gmem_covering(uintptr_t p, size_t len);
+/* (graphmem.c) Whether p is the address of a graph allocation. */
+int emu_gmem_is(uintptr_t p);
+void emu_gmem_put(struct gmem *m);
 #endif

@@ -37,6 +37,7 @@ struct gmem {
     int live;                    /* allocated: in the address map */
     int backed;                  /* has run since the last trim: counts in the footprint */
     int pending;                 /* emu_gmem_pending */
+    int inflight;                /* launches queued that have not finished */
     struct gmem *next;           /* every graph allocation (graphmem.c's list) */
 };
 /* A new graph allocation of size bytes on dev (refs 1). */
@@ -52,6 +53,11 @@ int emu_gmem_alloced(struct gmem *m);
 /* It left the address map (freed by a free node, cuMemFree or cuMemFreeAsync). */
 void emu_gmem_freed(struct gmem *m);
 int emu_gmem_is_live(struct gmem *m);
+/* A launch that allocates it was queued: its memory counts in the
+ * footprint from now (the driver reserves it at launch), and trimming
+ * leaves it until emu_gmem_landed says the launch finished. */
+void emu_gmem_launched(struct gmem *m);
+void emu_gmem_landed(struct gmem *m);
 /* In the order of the streams: whether it is allocated once the work
  * queued so far has run (a launch of a graph with its allocation node,
  * and no free node for it, queued since the last queued free). */

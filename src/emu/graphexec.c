@@ -641,6 +641,7 @@ struct memop_op {
     struct emu_op op;
     struct gmemop p;              /* ops: owned copy */
     struct emu_alloc **alloc;     /* each op's memory, referenced */
+    struct gmem **gm;             /* or its graph allocation: checked when it runs */
     struct emu_ctx *ctx;
 };
 
@@ -671,6 +672,17 @@ static void run_memop(struct emu_op *op)
     struct memop_op *m = (struct memop_op *)op;
     for (unsigned i = 0; i < m->p.count; i++) {
         const CUstreamBatchMemOpParams *o = &m->p.ops[i];
+        struct emu_alloc *a;
+        if (m->gm[i] && emu_mem_find((uintptr_t)o->waitValue.address, 8, &a) != CUDA_SUCCESS &&
+            emu_mem_find((uintptr_t)o->waitValue.address, 4, &a) != CUDA_SUCCESS) {
+            static const char msg[] = "tdtrace-emu: a batch memory operation on graph memory that is not "
+                                      "allocated (CUDA_ERROR_ILLEGAL_ADDRESS)\n";
+            emu_report(msg, sizeof msg - 1);
+            emu_ctx_fail(m->ctx, CUDA_ERROR_ILLEGAL_ADDRESS);
+            return;
+        } else if (m->gm[i]) {
+            emu_alloc_put(a);
+        }
         switch ((int)o->operation) {
         case CU_STREAM_MEM_OP_WAIT_VALUE_32:
         case CU_STREAM_MEM_OP_WAIT_VALUE_64:
@@ -699,9 +711,12 @@ static void run_memop(struct emu_op *op)
 static void fini_memop(struct emu_op *op)
 {
     struct memop_op *m = (struct memop_op *)op;
-    for (unsigned i = 0; m->alloc && i < m->p.count; i++)
+    for (unsigned i = 0; m->alloc && m->gm && i < m->p.count; i++) {
         emu_alloc_put(m->alloc[i]);
+        emu_gmem_put(m->gm[i]);
+    }
     free(m->alloc);
+    free(m->gm);
     free(m->p.ops);
     emu_ctx_put(m->ctx);
 }
@@ -715,8 +730,10 @@ static CUresult memop_make(const struct gmemop *p, struct emu_op **out)
     m->p = *p;
     m->p.ops = malloc(p->count * sizeof *p->ops);
     m->alloc = calloc(p->count, sizeof *m->alloc);
+    m->gm = calloc(p->count, sizeof *m->gm);
     m->ctx = emu_obj_get(p->ctx, EMU_T_CTX);
-    CUresult r = m->p.ops && m->alloc ? m->ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT : CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult r = m->p.ops && m->alloc && m->gm ? m->ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT
+                                               : CUDA_ERROR_OUT_OF_MEMORY;
     if (m->p.ops)
         memcpy(m->p.ops, p->ops, p->count * sizeof *p->ops);
     for (unsigned i = 0; !r && i < p->count; i++) {
@@ -724,11 +741,13 @@ static CUresult memop_make(const struct gmemop *p, struct emu_op **out)
         size_t size = op == CU_STREAM_MEM_OP_WAIT_VALUE_32 || op == CU_STREAM_MEM_OP_WRITE_VALUE_32   ? 4
                       : op == CU_STREAM_MEM_OP_WAIT_VALUE_64 || op == CU_STREAM_MEM_OP_WRITE_VALUE_64 ? 8
                                                                                                       : 0;
-        if (size) /* the memory must still be there */
-            r = emu_mem_find((uintptr_t)p->ops[i].waitValue.address, size, &m->alloc[i]);
+        uintptr_t a = (uintptr_t)p->ops[i].waitValue.address;
+        /* the memory must still be there, or be a graph's to allocate */
+        if (size && emu_mem_find(a, size, &m->alloc[i]) && !(m->gm[i] = emu_gmem_covering(a, size)))
+            r = CUDA_ERROR_INVALID_VALUE;
     }
     if (r) {
-        if (!m->alloc)
+        if (!m->alloc || !m->gm)
             m->p.count = 0;
         fini_memop(&m->op);
         free(m);
@@ -995,6 +1014,7 @@ static CUresult plan_ops(struct plan *top, const struct plan *pl, struct emu_ctx
 struct begin_op {
     struct emu_op op;
     struct xres *res;             /* referenced */
+    int landed;                   /* the last: the launch's allocations are done with */
 };
 
 static void run_begin(struct emu_op *op)
@@ -1007,7 +1027,10 @@ static void run_begin(struct emu_op *op)
 
 static void fini_begin(struct emu_op *op)
 {
-    xres_put(((struct begin_op *)op)->res);
+    struct begin_op *b = (struct begin_op *)op;
+    for (int i = 0; b->landed && i < b->res->nmem; i++)
+        emu_gmem_landed(b->res->mem[i]);
+    xres_put(b->res);
 }
 
 /* the last: what the launch used is released when it is done */
@@ -1135,9 +1158,12 @@ static CUresult launch(CUgraphExec h, CUstream hs, int ptds)
          * allocated unless it frees them itself; what it frees of other
          * graphs' allocations is not */
         plan_note_frees(pl);
-        for (int i = 0; i < res->nmem; i++)
+        for (int i = 0; i < res->nmem; i++) {
             if (!plan_frees(pl, res->mem[i]->va))
                 emu_gmem_set_pending(res->mem[i], 1);
+            emu_gmem_launched(res->mem[i]);
+        }
+        ((struct begin_op *)endop)->landed = 1;
         r = submit(e, s, &q);
     }
     pthread_mutex_unlock(&e->lock);

@@ -9,7 +9,8 @@
  *
  * Unlike the driver, allocations of different graphs never share physical
  * memory: the footprint is the sum of the allocations that have run since
- * the last trim, not the most that were in use at once. */
+ * the last trim, not the most that were in use at once. Memory counts
+ * from the launch that will allocate it (the driver reserves it then). */
 #include "graph.h"
 
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER; /* the list and the counters */
 static struct gmem *all;
+static atomic_int nall;          /* how many: lookups skip the lock when there are none */
 static unsigned long long used[EMU_MAX_DEVICES], used_high[EMU_MAX_DEVICES];
 
 static void footprint(struct emu_device *d, long long delta)
@@ -50,6 +52,7 @@ CUresult emu_gmem_new(struct emu_device *dev, size_t size, struct gmem **out)
     pthread_mutex_lock(&list_lock);
     m->next = all;
     all = m;
+    atomic_fetch_add(&nall, 1);
     pthread_mutex_unlock(&list_lock);
     *out = m;
     return CUDA_SUCCESS;
@@ -68,6 +71,7 @@ void emu_gmem_put(struct gmem *m)
     for (struct gmem **pp = &all; *pp; pp = &(*pp)->next)
         if (*pp == m) {
             *pp = m->next;
+            atomic_fetch_sub(&nall, 1);
             break;
         }
     if (m->backed)
@@ -88,6 +92,29 @@ struct gmem *emu_gmem_find(uintptr_t p)
         emu_gmem_ref(m);
     pthread_mutex_unlock(&list_lock);
     return m;
+}
+
+struct gmem *emu_gmem_covering(uintptr_t p, size_t len)
+{
+    if (!atomic_load_explicit(&nall, memory_order_acquire))
+        return NULL;
+    pthread_mutex_lock(&list_lock);
+    struct gmem *m = all;
+    while (m && !(p >= m->va && p - m->va < m->size && len <= m->size - (p - m->va)))
+        m = m->next;
+    if (m)
+        emu_gmem_ref(m);
+    pthread_mutex_unlock(&list_lock);
+    return m;
+}
+
+int emu_gmem_is(uintptr_t p)
+{
+    if (!atomic_load_explicit(&nall, memory_order_acquire))
+        return 0;
+    struct gmem *m = emu_gmem_find(p);
+    emu_gmem_put(m);
+    return m != NULL;
 }
 
 int emu_gmem_alloced(struct gmem *m)
@@ -116,6 +143,26 @@ void emu_gmem_freed(struct gmem *m)
     pthread_mutex_unlock(&m->lock);
     if (was)
         emu_gmem_put(m);
+}
+
+void emu_gmem_launched(struct gmem *m)
+{
+    pthread_mutex_lock(&list_lock);
+    pthread_mutex_lock(&m->lock);
+    m->inflight++;
+    if (!m->backed) {
+        m->backed = 1;
+        footprint(m->dev, (long long)m->size);
+    }
+    pthread_mutex_unlock(&m->lock);
+    pthread_mutex_unlock(&list_lock);
+}
+
+void emu_gmem_landed(struct gmem *m)
+{
+    pthread_mutex_lock(&m->lock);
+    m->inflight--;
+    pthread_mutex_unlock(&m->lock);
 }
 
 int emu_gmem_is_live(struct gmem *m)
@@ -163,7 +210,7 @@ TD_EXPORT CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device)
         if (m->dev != d)
             continue;
         pthread_mutex_lock(&m->lock);
-        if (m->backed && !m->live) {
+        if (m->backed && !m->live && !m->inflight && !m->pending) {
             /* the pages go back to the system; the address stays reserved */
             madvise((void *)m->va, m->maplen, MADV_DONTNEED);
             m->backed = 0;

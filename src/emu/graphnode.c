@@ -584,10 +584,14 @@ static CUresult memop_params(const CUDA_BATCH_MEM_OP_NODE_PARAMS *bp, union gpar
             /* waitValue and writeValue share their layout */
             uintptr_t a = (uintptr_t)o->waitValue.address;
             struct emu_alloc *al;
+            struct gmem *g = NULL;
             if (a % size)
                 r = CUDA_ERROR_INVALID_VALUE;
             else if ((r = emu_mem_find(a, size, &al)) == CUDA_SUCCESS)
                 emu_alloc_put(al);
+            else if ((g = emu_gmem_covering(a, size))) /* a graph allocation */
+                r = CUDA_SUCCESS;
+            emu_gmem_put(g);
         }
     }
     if (r == CUDA_SUCCESS) {

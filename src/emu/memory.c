@@ -499,6 +499,14 @@ static CUresult free_synced(uintptr_t p, unsigned kinds)
     if (r)
         return r;
     struct emu_alloc *a = emu_mem_lookup(p);
+    if (!a && emu_gmem_is(p)) { /* a graph's allocation, allocated once the work queued has run */
+        struct emu_ctx *c;
+        if ((r = emu_ctx_current(&c)))
+            return r;
+        emu_ctx_sync(c);
+        emu_ctx_put(c);
+        a = emu_mem_lookup(p);
+    }
     if (!a || a->base != p || !(kinds & KIND(a->kind))) {
         emu_alloc_put(a);
         return CUDA_ERROR_INVALID_VALUE;
@@ -1206,7 +1214,8 @@ static CUresult free_async(CUdeviceptr dptr, CUstream h, int ptds)
         return r;
     }
     struct emu_alloc *a = emu_mem_lookup((uintptr_t)dptr);
-    if (!a || a->base != (uintptr_t)dptr || a->kind != EMU_MEM_DEVICE) {
+    /* a graph's allocation is allocated in stream order: maybe not yet */
+    if ((!a || a->base != (uintptr_t)dptr || a->kind != EMU_MEM_DEVICE) && !emu_gmem_is((uintptr_t)dptr)) {
         emu_alloc_put(a);
         emu_stream_put(s);
         return CUDA_ERROR_INVALID_VALUE;

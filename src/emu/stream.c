@@ -618,9 +618,9 @@ TD_EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
     if (!s)
         return CUDA_ERROR_INVALID_HANDLE;
     CUresult r = CUDA_ERROR_INVALID_HANDLE;
-    if (capturing(s)) /* it stays, for cuStreamEndCapture */
-        r = hooks->refuse(s);
-    else if (s->kind == EMU_S_USER && emu_obj_unregister(&s->o)) {
+    if (s->kind == EMU_S_USER && emu_obj_unregister(&s->o)) {
+        if (capturing(s))
+            hooks->leave(s);
         stream_kill(s);
         r = CUDA_SUCCESS;
     }
