@@ -30,6 +30,7 @@ struct side {
 
 struct copy_op {
     struct emu_op op;
+    CUresult *status;          /* synchronous: where a missing graph allocation is said */
     struct side dst, src;
     size_t width, height, depth, dpitch, spitch;
     size_t dslice, sslice;     /* bytes from one 2-D slice to the next */
@@ -37,6 +38,7 @@ struct copy_op {
 
 struct set_op {
     struct emu_op op;
+    CUresult *status;          /* as copy_op's */
     struct side dst;
     size_t width, height, pitch; /* width in elements */
     unsigned elem, value;
@@ -52,8 +54,15 @@ static void put_sides(struct side *a, struct side *b)
     }
 }
 
-/* A side in graph memory must be allocated when the work runs; if not,
- * the context faults, as a kernel's bad access would fault it. */
+/* the status of a synchronous copy or memset (both ops begin so) */
+struct status_op {
+    struct emu_op op;
+    CUresult *status;
+};
+
+/* A side in graph memory must be allocated when the work runs; if not, a
+ * synchronous call fails, and queued work faults the context, as a
+ * kernel's bad access would fault it. */
 static int side_live(struct emu_op *op, const struct side *s)
 {
     struct emu_alloc *a;
@@ -62,6 +71,11 @@ static int side_live(struct emu_op *op, const struct side *s)
     if (emu_mem_find(s->p, s->len, &a) == CUDA_SUCCESS) {
         emu_alloc_put(a);
         return 1;
+    }
+    CUresult *status = ((struct status_op *)op)->status;
+    if (status) {
+        *status = CUDA_ERROR_INVALID_VALUE;
+        return 0;
     }
     char text[200];
     int n = snprintf(text, sizeof text, "tdtrace-emu: a copy or memset of graph memory at 0x%llx that is not "
@@ -233,10 +247,15 @@ static CUresult issue(struct emu_op *op, CUstream h, int ptds, int async, int ha
         emu_stream_put(s);
         return r;
     }
-    if (async && !has_pageable)
+    CUresult st = CUDA_SUCCESS;
+    if (async && !has_pageable) {
         r = emu_stream_submit(s, op, NULL);
-    else
+    } else {
+        ((struct status_op *)op)->status = &st;
         r = emu_stream_exec(s, op);
+        if (r == CUDA_SUCCESS)
+            r = st;
+    }
     emu_stream_put(s);
     return r;
 }

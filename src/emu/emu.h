@@ -257,7 +257,7 @@ struct emu_alloc {
     size_t maplen;               /* mmap length, 0 for malloc */
     atomic_int refs;
     struct emu_alloc *dnext;     /* freed while kernels run: kept until they end */
-    void (*gone)(void *cookie);  /* emu_mem_adopt's: called when it is released */
+    void (*gone)(void *cookie, int final); /* emu_mem_adopt's: out of the map (0), released (1) */
     void *gone_cookie;
 };
 /* Around each kernel's run: memory freed meanwhile stays mapped until no
@@ -589,9 +589,11 @@ CUresult emu_event_record_on(struct emu_obj *e, struct emu_stream *s);
 CUresult emu_event_wait_on(struct emu_stream *s, struct emu_obj *e);
 /* Enters [base, base + size), memory the caller owns, as a device
  * allocation of c: kernels and copies may use it until cuMemFree,
- * cuMemFreeAsync or emu_mem_release takes it out, which calls gone(cookie)
- * once no operation holds it. */
-CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, void (*gone)(void *cookie), void *cookie);
+ * cuMemFreeAsync or emu_mem_release takes it out of the map, which calls
+ * gone(cookie, 0); gone(cookie, 1) follows once no operation holds it
+ * (the memory must stay until then). */
+CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, void (*gone)(void *cookie, int final),
+                       void *cookie);
 /* (graphmem.c) A free of p was queued or done: if p is a graph
  * allocation, a later launch of its graph may allocate it again. */
 void emu_gmem_note_free(uintptr_t p);

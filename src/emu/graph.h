@@ -29,7 +29,8 @@ struct gedge {
  * is made (a reserved mapping); it is in the address map (usable) from
  * the allocation node's run until it is freed. */
 struct gmem {
-    atomic_int refs;             /* the node, each executable holding it, the live allocation */
+    atomic_int refs;             /* the node, each executable and operation holding it, its entries
+                                    in the address map until released */
     struct emu_device *dev;
     uintptr_t va;
     size_t size, maplen;
@@ -46,9 +47,10 @@ void emu_gmem_ref(struct gmem *m);
 void emu_gmem_put(struct gmem *m);
 /* The graph allocation whose address is exactly p, referenced, or NULL. */
 struct gmem *emu_gmem_find(uintptr_t p);
-/* Its allocation node ran: it is live (the caller put it in the address
- * map) and its memory counts in the device's footprint. 0, or -1 if it
- * was live already. */
+/* Its allocation node ran: it is live (the caller puts it in the address
+ * map, whose entry holds the reference this takes until it is released)
+ * and its memory counts in the device's footprint. 0, or -1 if it was
+ * live already. */
 int emu_gmem_alloced(struct gmem *m);
 /* It left the address map (freed by a free node, cuMemFree or cuMemFreeAsync). */
 void emu_gmem_freed(struct gmem *m);

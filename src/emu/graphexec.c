@@ -593,9 +593,13 @@ struct mem_op {                   /* allocation and free nodes */
     uintptr_t va;                 /* free */
 };
 
-static void gmem_gone(void *cookie)
+/* out of the map: free again; released: the memory may go */
+static void gmem_gone(void *cookie, int final)
 {
-    emu_gmem_freed(cookie);
+    if (final)
+        emu_gmem_put(cookie);
+    else
+        emu_gmem_freed(cookie);
 }
 
 static void run_alloc(struct emu_op *op)
@@ -610,6 +614,7 @@ static void run_alloc(struct emu_op *op)
     CUresult r = emu_mem_adopt(a->ctx, a->m->va, a->m->size, gmem_gone, a->m);
     if (r) {
         emu_gmem_freed(a->m);
+        emu_gmem_put(a->m); /* the allocation's reference: there is none */
         char text[160];
         int n = snprintf(text, sizeof text, "tdtrace-emu: graph allocation node: %zu bytes: out of memory\n",
                          a->m->size);

@@ -138,11 +138,8 @@ int emu_gmem_alloced(struct gmem *m)
 void emu_gmem_freed(struct gmem *m)
 {
     pthread_mutex_lock(&m->lock);
-    int was = m->live;
     m->live = 0;
     pthread_mutex_unlock(&m->lock);
-    if (was)
-        emu_gmem_put(m);
 }
 
 void emu_gmem_launched(struct gmem *m)

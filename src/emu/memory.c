@@ -89,7 +89,7 @@ static void alloc_free_mem(struct emu_alloc *a)
 static void release_mem(struct emu_alloc *a)
 {
     if (a->gone)
-        a->gone(a->gone_cookie);
+        a->gone(a->gone_cookie, 1);
     if (a->mem) {
         if (a->maplen)
             munmap(a->mem, a->maplen);
@@ -335,7 +335,8 @@ CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flag
     return CUDA_SUCCESS;
 }
 
-CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, void (*gone)(void *cookie), void *cookie)
+CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, void (*gone)(void *cookie, int final),
+                       void *cookie)
 {
     size_t acct = (size + EMU_ALLOC_ALIGN - 1) & ~(size_t)(EMU_ALLOC_ALIGN - 1);
     struct emu_alloc *a = calloc(1, sizeof *a);
@@ -376,6 +377,8 @@ CUresult emu_mem_release(uintptr_t base, unsigned kinds)
     }
     map_remove_at((size_t)i);
     pthread_rwlock_unlock(&map_lock);
+    if (a->gone)
+        a->gone(a->gone_cookie, 0);
     unaccount(a);
     emu_alloc_put(a);
     return CUDA_SUCCESS;
@@ -397,6 +400,8 @@ static void drop_ctx(struct emu_ctx *ctx)
         }
         pthread_rwlock_unlock(&map_lock);
         for (int k = 0; k < n; k++) {
+            if (batch[k]->gone)
+                batch[k]->gone(batch[k]->gone_cookie, 0);
             unaccount(batch[k]);
             emu_alloc_put(batch[k]);
         }
