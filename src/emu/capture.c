@@ -28,7 +28,8 @@
  *    (CUDA_ERROR_STREAM_CAPTURE_UNJOINED).
  *
  * One lock (cap_lock) guards every capture; it is taken before the graph
- * lock. */
+ * lock. The references on captures and captured events' snapshots are
+ * atomic: dropping them takes no lock. */
 #include "graph.h"
 
 #include <stdlib.h>
@@ -43,7 +44,7 @@ struct capstream {                /* a stream taking part in a capture */
 };
 
 struct emu_capture {
-    int refs;                     /* the capture while it goes on, and each snapshot (cap_lock) */
+    atomic_int refs;              /* the capture while it goes on, and each snapshot */
     unsigned long long id;
     struct emu_graph *g;          /* referenced */
     int to_graph;                 /* cuStreamBeginCaptureToGraph: the program's graph */
@@ -56,7 +57,8 @@ struct emu_capture {
 };
 
 struct emu_capsnap {
-    int refs;                     /* cap_lock */
+    atomic_int refs;              /* no lock: the last put may come from under the graph lock
+                                     (an event freed with a graph's event node) */
     struct emu_capture *c;        /* referenced */
     int n;
     struct gedge *deps;           /* nodes referenced */
@@ -135,7 +137,7 @@ static void invalidate(struct emu_capture *c)
 
 static void capture_put(struct emu_capture *c)
 {
-    if (--c->refs > 0)
+    if (atomic_fetch_sub(&c->refs, 1) != 1)
         return;
     emu_graph_put(c->g);
     free(c->st);
@@ -304,23 +306,17 @@ CUresult emu_capture_event_node(struct emu_stream *s, int type, struct emu_obj *
 
 void emu_capsnap_ref(struct emu_capsnap *snap)
 {
-    pthread_mutex_lock(&cap_lock);
-    snap->refs++;
-    pthread_mutex_unlock(&cap_lock);
+    atomic_fetch_add(&snap->refs, 1);
 }
 
 void emu_capsnap_put(struct emu_capsnap *snap)
 {
-    if (!snap)
+    if (!snap || atomic_fetch_sub(&snap->refs, 1) != 1)
         return;
-    pthread_mutex_lock(&cap_lock);
-    if (--snap->refs == 0) {
-        deps_clear(snap->deps, &snap->n);
-        free(snap->deps);
-        capture_put(snap->c);
-        free(snap);
-    }
-    pthread_mutex_unlock(&cap_lock);
+    deps_clear(snap->deps, &snap->n);
+    free(snap->deps);
+    capture_put(snap->c);
+    free(snap);
 }
 
 CUresult emu_capture_record(struct emu_stream *s, struct emu_capsnap **out)
@@ -341,9 +337,9 @@ CUresult emu_capture_record(struct emu_stream *s, struct emu_capsnap **out)
                 snap = NULL;
             }
         if (snap) {
-            snap->refs = 1;
+            atomic_init(&snap->refs, 1);
             snap->c = c;
-            c->refs++;
+            atomic_fetch_add(&c->refs, 1);
         } else {
             r = CUDA_ERROR_OUT_OF_MEMORY;
         }
@@ -551,7 +547,7 @@ static CUresult begin(CUstream h, int ptds, CUgraph hg, const CUgraphNode *deps,
     }
     struct capstream *cs = NULL;
     if (!r) {
-        c->refs = 1;
+        atomic_init(&c->refs, 1);
         c->id = atomic_fetch_add(&next_id, 1);
         c->g = g; /* our reference */
         c->to_graph = hg != NULL;

@@ -634,6 +634,35 @@ static void test_end_thread(void **state)
     OK(cuStreamDestroy_v2(s));
 }
 
+/* an event last recorded in a capture, freed with the graph node that
+ * held it: its captured dependencies go with it, under the graph lock
+ * (the capture lock is not taken there: under TSan a lock-order inversion
+ * would show) */
+static void test_captured_event_freed_with_graph(void **state)
+{
+    (void)state;
+    CUstream s;
+    OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    CUevent ev;
+    OK(cuEventCreate(&ev, 0));
+    CUgraph cg, g;
+    OK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_RELAXED));
+    OK(cuLaunchHostFunc(s, count_call, NULL));
+    OK(cuEventRecord(ev, s));
+    OK(cuStreamEndCapture(s, &cg));
+    OK(cuGraphCreate(&g, 0));
+    CUgraphNode n;
+    OK(cuGraphAddEventRecordNode(&n, g, NULL, 0, ev));
+    OK(cuEventDestroy_v2(ev)); /* the node holds it */
+    OK(cuGraphDestroy(cg));
+    OK(cuGraphDestroy(g));     /* the last reference: under the graph lock */
+    OK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_RELAXED)); /* capture lock, then graph lock */
+    OK(cuLaunchHostFunc(s, count_call, NULL));
+    OK(cuStreamEndCapture(s, &g));
+    OK(cuGraphDestroy(g));
+    OK(cuStreamDestroy_v2(s));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -646,6 +675,7 @@ int main(void)
         cmocka_unit_test(test_legacy_stream),
         cmocka_unit_test(test_capture_modes),
         cmocka_unit_test(test_end_thread),
+        cmocka_unit_test(test_captured_event_freed_with_graph),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
