@@ -232,4 +232,128 @@ TD_STRUCT(CUmemPoolPtrExportData); TD_STRUCT(CUmemcpyAttributes); TD_STRUCT(CUmu
 TD_STRUCT(CUtensorMap);
 #undef TD_STRUCT
 
+/* graphs and stream capture (the emulator's graph*.c and capture.c read
+ * these); layouts as in CUDA 13's cuda.h */
+#define CU_GRAPH_COND_ASSIGN_DEFAULT 0x1
+#define CU_GRAPH_KERNEL_NODE_PORT_DEFAULT 0
+#define CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC 1
+#define CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER 2
+struct CUDA_MEMCPY3D_st {
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    void *reserved0;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    void *reserved1;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+};
+struct CUDA_KERNEL_NODE_PARAMS_v1_st {
+    CUfunction func;
+    unsigned int gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+};
+struct CUDA_KERNEL_NODE_PARAMS_st {         /* _v2 and _v3 */
+    CUfunction func;
+    unsigned int gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+    CUkernel kern;
+    CUcontext ctx;
+};
+typedef CUDA_KERNEL_NODE_PARAMS CUDA_KERNEL_NODE_PARAMS_v2;
+typedef CUDA_KERNEL_NODE_PARAMS CUDA_KERNEL_NODE_PARAMS_v3;
+struct CUDA_MEMSET_NODE_PARAMS_st {         /* _v1 */
+    CUdeviceptr dst;
+    size_t pitch;
+    unsigned int value, elementSize;
+    size_t width, height;
+};
+typedef struct CUDA_MEMSET_NODE_PARAMS_v2_st {
+    CUdeviceptr dst;
+    size_t pitch;
+    unsigned int value, elementSize;
+    size_t width, height;
+    CUcontext ctx;
+} CUDA_MEMSET_NODE_PARAMS_v2;
+struct CUDA_HOST_NODE_PARAMS_st { CUhostFn fn; void *userData; };
+typedef CUDA_HOST_NODE_PARAMS CUDA_HOST_NODE_PARAMS_v2;
+typedef struct CUDA_MEMCPY_NODE_PARAMS_st {
+    int flags, reserved;
+    CUcontext copyCtx;
+    CUDA_MEMCPY3D copyParams;
+} CUDA_MEMCPY_NODE_PARAMS;
+typedef struct CUDA_CHILD_GRAPH_NODE_PARAMS_st {
+    CUgraph graph;
+    CUgraphChildGraphNodeOwnership ownership;
+} CUDA_CHILD_GRAPH_NODE_PARAMS;
+typedef struct CUDA_EVENT_RECORD_NODE_PARAMS_st { CUevent event; } CUDA_EVENT_RECORD_NODE_PARAMS;
+typedef struct CUDA_EVENT_WAIT_NODE_PARAMS_st { CUevent event; } CUDA_EVENT_WAIT_NODE_PARAMS;
+struct CUmemAccessDesc_st { CUmemLocation location; CUmemAccess_flags flags; };
+struct CUDA_MEM_ALLOC_NODE_PARAMS_st {      /* _v1 and _v2 */
+    CUmemPoolProps poolProps;
+    const CUmemAccessDesc *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    CUdeviceptr dptr;
+};
+typedef CUDA_MEM_ALLOC_NODE_PARAMS CUDA_MEM_ALLOC_NODE_PARAMS_v2;
+typedef struct CUDA_MEM_FREE_NODE_PARAMS_st { CUdeviceptr dptr; } CUDA_MEM_FREE_NODE_PARAMS;
+struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st {   /* _v1 and _v2 */
+    CUcontext ctx;
+    unsigned int count;
+    CUstreamBatchMemOpParams *paramArray;
+    unsigned int flags;
+};
+typedef CUDA_BATCH_MEM_OP_NODE_PARAMS CUDA_BATCH_MEM_OP_NODE_PARAMS_v2;
+typedef struct CUDA_CONDITIONAL_NODE_PARAMS {
+    CUgraphConditionalHandle handle;
+    CUgraphConditionalNodeType type;
+    unsigned int size;
+    CUgraph *phGraph_out;
+    CUcontext ctx;
+} CUDA_CONDITIONAL_NODE_PARAMS;
+struct CUgraphNodeParams_st {
+    CUgraphNodeType type;
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        CUDA_KERNEL_NODE_PARAMS_v3 kernel;
+        CUDA_MEMCPY_NODE_PARAMS memcpy;
+        CUDA_MEMSET_NODE_PARAMS_v2 memset;
+        CUDA_HOST_NODE_PARAMS_v2 host;
+        CUDA_CHILD_GRAPH_NODE_PARAMS graph;
+        CUDA_EVENT_WAIT_NODE_PARAMS eventWait;
+        CUDA_EVENT_RECORD_NODE_PARAMS eventRecord;
+        CUDA_MEM_ALLOC_NODE_PARAMS_v2 alloc;
+        CUDA_MEM_FREE_NODE_PARAMS free;
+        CUDA_BATCH_MEM_OP_NODE_PARAMS_v2 memOp;
+        CUDA_CONDITIONAL_NODE_PARAMS conditional;
+    };
+    long long reserved2;
+};
+struct CUgraphEdgeData_st {
+    unsigned char from_port, to_port, type, reserved[5];
+};
+struct CUgraphExecUpdateResultInfo_st {
+    CUgraphExecUpdateResult result;
+    CUgraphNode errorNode, errorFromNode;
+};
+struct CUDA_GRAPH_INSTANTIATE_PARAMS_st {
+    cuuint64_t flags;
+    CUstream hUploadStream;
+    CUgraphNode hErrNode_out;
+    CUgraphInstantiateResult result_out;
+};
+
 #endif

@@ -7,9 +7,15 @@
  * thread's default stream for _ptds) would have waited for, then copy on
  * the calling thread. Asynchronous copies from or to pageable host memory
  * (not page-locked by cuMemHostAlloc/cuMemHostRegister) behave the same,
- * as the real driver's staging makes them synchronous for the host. */
+ * as the real driver's staging makes them synchronous for the host.
+ *
+ * On a capturing stream an asynchronous copy or memset becomes a graph
+ * node (capture.c); a synchronous one is refused, as the capture rules
+ * say. The 3-D form (CUDA_MEMCPY3D, without CUDA arrays) serves graph
+ * memcpy nodes. */
 #include "emu.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,16 +23,22 @@
 struct side {
     uintptr_t p;               /* start */
     struct emu_alloc *a;       /* allocation, or NULL for pageable host memory */
+    struct gmem *g;            /* or a graph allocation's range (referenced): it is
+                                  allocated in stream order, checked when the copy runs */
+    size_t len;
 };
 
 struct copy_op {
     struct emu_op op;
+    CUresult *status;          /* synchronous: where a missing graph allocation is said */
     struct side dst, src;
-    size_t width, height, dpitch, spitch;
+    size_t width, height, depth, dpitch, spitch;
+    size_t dslice, sslice;     /* bytes from one 2-D slice to the next */
 };
 
 struct set_op {
     struct emu_op op;
+    CUresult *status;          /* as copy_op's */
     struct side dst;
     size_t width, height, pitch; /* width in elements */
     unsigned elem, value;
@@ -35,15 +47,46 @@ struct set_op {
 static void put_sides(struct side *a, struct side *b)
 {
     emu_alloc_put(a->a);
-    if (b)
+    emu_gmem_put(a->g);
+    if (b) {
         emu_alloc_put(b->a);
+        emu_gmem_put(b->g);
+    }
 }
 
-static void run_copy(struct emu_op *op)
+/* the status of a synchronous copy or memset (both ops begin so) */
+struct status_op {
+    struct emu_op op;
+    CUresult *status;
+};
+
+/* A side in graph memory must be allocated when the work runs; if not, a
+ * synchronous call fails, and queued work faults the context, as a
+ * kernel's bad access would fault it. */
+static int side_live(struct emu_op *op, const struct side *s)
 {
-    struct copy_op *c = (struct copy_op *)op;
-    char *d = (char *)c->dst.p;
-    const char *s = (const char *)c->src.p;
+    struct emu_alloc *a;
+    if (!s->g)
+        return 1;
+    if (emu_mem_find(s->p, s->len, &a) == CUDA_SUCCESS) {
+        emu_alloc_put(a);
+        return 1;
+    }
+    CUresult *status = ((struct status_op *)op)->status;
+    if (status) {
+        *status = CUDA_ERROR_INVALID_VALUE;
+        return 0;
+    }
+    char text[200];
+    int n = snprintf(text, sizeof text, "tdtrace-emu: a copy or memset of graph memory at 0x%llx that is not "
+                     "allocated (CUDA_ERROR_ILLEGAL_ADDRESS)\n", (unsigned long long)s->p);
+    emu_report(text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+    emu_ctx_fail(op->stream->sctx, CUDA_ERROR_ILLEGAL_ADDRESS);
+    return 0;
+}
+
+static void copy_slice(char *d, const char *s, const struct copy_op *c)
+{
     if (c->height == 1 || (c->dpitch == c->width && c->spitch == c->width)) {
         size_t n = c->width * c->height;
         if (d + n <= s || s + n <= d)
@@ -54,6 +97,15 @@ static void run_copy(struct emu_op *op)
     }
     for (size_t y = 0; y < c->height; y++)
         memmove(d + y * c->dpitch, s + y * c->spitch, c->width);
+}
+
+static void run_copy(struct emu_op *op)
+{
+    struct copy_op *c = (struct copy_op *)op;
+    if (!side_live(op, &c->dst) || !side_live(op, &c->src))
+        return;
+    for (size_t z = 0; z < (c->depth ? c->depth : 1); z++)
+        copy_slice((char *)c->dst.p + z * c->dslice, (const char *)c->src.p + z * c->sslice, c);
 }
 
 static void fini_copy(struct emu_op *op)
@@ -86,6 +138,8 @@ static void run_set(struct emu_op *op)
 {
     struct set_op *s = (struct set_op *)op;
     char *d = (char *)s->dst.p;
+    if (!side_live(op, &s->dst))
+        return;
     if (s->height == 1 || s->pitch == s->width * s->elem) {
         fill(d, s->width * s->height, s->elem, s->value);
         return;
@@ -122,7 +176,11 @@ static CUresult dev_side(uintptr_t p, size_t len, struct side *out)
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
     out->p = p;
-    return emu_mem_find(p, len, &out->a);
+    out->len = len;
+    CUresult r = emu_mem_find(p, len, &out->a);
+    if (r && (out->g = emu_gmem_covering(p, len)))
+        r = CUDA_SUCCESS;
+    return r;
 }
 
 /* A host-side range: bounds-checked if it is memory the emulator knows,
@@ -132,36 +190,72 @@ static CUresult host_side(uintptr_t p, size_t len, struct side *out)
     if (!p || p + len < p)
         return CUDA_ERROR_INVALID_VALUE;
     out->p = p;
+    out->len = len;
     out->a = emu_mem_lookup(p);
     if (out->a && len > out->a->size - (p - out->a->base)) {
         emu_alloc_put(out->a);
         out->a = NULL;
         return CUDA_ERROR_INVALID_VALUE;
     }
+    if (!out->a)
+        out->g = emu_gmem_covering(p, len);
     return CUDA_SUCCESS;
 }
 
 /* pageable: no allocation, or a managed/device one (always "pinned" here) */
 static int pageable(const struct side *s)
 {
-    return s->a == NULL;
+    return s->a == NULL && s->g == NULL;
+}
+
+/* What a copy or memset is, for a capturing stream's graph node */
+struct capdesc {
+    const CUDA_MEMCPY3D *copy;    /* a copy, or NULL: a memset */
+    CUdeviceptr dst;
+    size_t pitch, width, height;
+    unsigned value, elem;
+};
+
+static void op_drop(struct emu_op *op)
+{
+    op->fini(op);
+    free(op);
 }
 
 /* Runs or queues op on stream h. async: queue, unless pageable memory is
- * involved. Takes the op in every case. */
-static CUresult issue(struct emu_op *op, CUstream h, int ptds, int async, int has_pageable)
+ * involved. On a capturing stream: the node cd describes. Takes the op in
+ * every case. */
+static CUresult issue(struct emu_op *op, CUstream h, int ptds, int async, int has_pageable,
+                      const struct capdesc *cd)
 {
     struct emu_stream *s;
-    CUresult r = emu_stream_resolve(h, ptds, &s);
+    CUresult r = async ? CUDA_SUCCESS : emu_capture_unsafe();
+    if (r == CUDA_SUCCESS)
+        r = emu_stream_resolve(h, ptds, &s);
     if (r) {
-        op->fini(op);
-        free(op);
+        op_drop(op);
         return r;
     }
-    if (async && !has_pageable)
+    if (emu_capturing(s)) {
+        op_drop(op);
+        if (!async) /* it would wait for the capturing stream */
+            r = emu_capture_refuse(s);
+        else if (cd->copy)
+            r = emu_capture_memcpy(s, cd->copy);
+        else
+            r = emu_capture_memset(s, cd->dst, cd->pitch, cd->value, cd->elem, cd->width, cd->height);
+        emu_stream_put(s);
+        return r;
+    }
+    CUresult st = CUDA_SUCCESS;
+    if (async && !has_pageable) {
         r = emu_stream_submit(s, op, NULL);
-    else
+    } else {
+        ((struct status_op *)op)->status = &st;
         r = emu_stream_exec(s, op);
+        if (r == CUDA_SUCCESS)
+            r = st;
+    }
     emu_stream_put(s);
     return r;
 }
@@ -176,7 +270,7 @@ static CUresult copy1d(uintptr_t dst, uintptr_t src, size_t n, enum dir dir, CUs
         return r;
     if (n == 0)
         return CUDA_SUCCESS;
-    struct side d = { 0, NULL }, s = { 0, NULL };
+    struct side d = { 0, NULL, NULL, 0 }, s = { 0, NULL, NULL, 0 };
     switch (dir) {
     case D_HTOD: r = dev_side(dst, n, &d); if (!r) r = host_side(src, n, &s); break;
     case D_DTOH: r = host_side(dst, n, &d); if (!r) r = dev_side(src, n, &s); break;
@@ -197,7 +291,28 @@ static CUresult copy1d(uintptr_t dst, uintptr_t src, size_t n, enum dir dir, CUs
     op->src = s;
     op->width = n;
     op->height = 1;
-    return issue(&op->op, h, ptds, async, pageable(&d) || pageable(&s));
+    static const CUmemorytype types[][2] = { /* dst, src by enum dir */
+        [D_HTOD] = { CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_HOST },
+        [D_DTOH] = { CU_MEMORYTYPE_HOST, CU_MEMORYTYPE_DEVICE },
+        [D_DTOD] = { CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_DEVICE },
+        [D_ANY] = { CU_MEMORYTYPE_UNIFIED, CU_MEMORYTYPE_UNIFIED },
+    };
+    CUDA_MEMCPY3D p;
+    memset(&p, 0, sizeof p);
+    p.dstMemoryType = types[dir][0];
+    p.srcMemoryType = types[dir][1];
+    if (p.dstMemoryType == CU_MEMORYTYPE_HOST)
+        p.dstHost = (void *)dst;
+    else
+        p.dstDevice = (CUdeviceptr)dst;
+    if (p.srcMemoryType == CU_MEMORYTYPE_HOST)
+        p.srcHost = (const void *)src;
+    else
+        p.srcDevice = (CUdeviceptr)src;
+    p.WidthInBytes = n;
+    p.Height = p.Depth = 1;
+    struct capdesc cd = { .copy = &p };
+    return issue(&op->op, h, ptds, async, pageable(&d) || pageable(&s), &cd);
 }
 
 #define U(x) ((uintptr_t)(x))
@@ -297,7 +412,7 @@ static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream h, int ptds, int async)
                            p->dstPitch < p->WidthInBytes + p->dstXInBytes)) ||
         p->srcPitch > maxpitch || p->dstPitch > maxpitch)
         return CUDA_ERROR_INVALID_VALUE;
-    struct side d = { 0, NULL }, s = { 0, NULL };
+    struct side d = { 0, NULL, NULL, 0 }, s = { 0, NULL, NULL, 0 };
     r = side2d(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstPitch,
                p->WidthInBytes, p->Height, &d);
     if (!r)
@@ -319,7 +434,126 @@ static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream h, int ptds, int async)
     op->height = p->Height;
     op->dpitch = p->dstPitch;
     op->spitch = p->srcPitch;
-    return issue(&op->op, h, ptds, async, pageable(&d) || pageable(&s));
+    CUDA_MEMCPY3D p3;
+    memset(&p3, 0, sizeof p3);
+    p3.srcXInBytes = p->srcXInBytes;
+    p3.srcY = p->srcY;
+    p3.srcMemoryType = p->srcMemoryType;
+    p3.srcHost = p->srcHost;
+    p3.srcDevice = p->srcDevice;
+    p3.srcArray = p->srcArray;
+    p3.srcPitch = p->srcPitch;
+    p3.dstXInBytes = p->dstXInBytes;
+    p3.dstY = p->dstY;
+    p3.dstMemoryType = p->dstMemoryType;
+    p3.dstHost = p->dstHost;
+    p3.dstDevice = p->dstDevice;
+    p3.dstArray = p->dstArray;
+    p3.dstPitch = p->dstPitch;
+    p3.WidthInBytes = p->WidthInBytes;
+    p3.Height = p->Height;
+    p3.Depth = 1;
+    struct capdesc cd = { .copy = &p3 };
+    return issue(&op->op, h, ptds, async, pageable(&d) || pageable(&s), &cd);
+}
+
+/* ---- 3-D (graph memcpy nodes) ------------------------------------------ */
+
+/* one side of a 3-D copy: [x, y, z] of a pitch x rows volume, w x h x d */
+static CUresult side3d(CUmemorytype type, const void *host, CUdeviceptr dev, size_t x, size_t y, size_t z,
+                       size_t pitch, size_t rows, size_t w, size_t h, size_t d, struct side *out)
+{
+    size_t slice, ext, off, t;
+    if (__builtin_mul_overflow(pitch, rows, &slice))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (d > 1 && rows < h + y)
+        return CUDA_ERROR_INVALID_VALUE;
+    /* the last byte touched: ((d - 1) * rows + h - 1) * pitch + w, past [x, y, z] */
+    if (__builtin_mul_overflow(d - 1, slice, &ext) || __builtin_mul_overflow(h - 1, pitch, &t) ||
+        __builtin_add_overflow(ext, t, &ext) || __builtin_add_overflow(ext, w, &ext) ||
+        __builtin_mul_overflow(z, slice, &off) || __builtin_mul_overflow(y, pitch, &t) ||
+        __builtin_add_overflow(off, t, &off) || __builtin_add_overflow(off, x, &off))
+        return CUDA_ERROR_INVALID_VALUE;
+    switch ((int)type) {
+    case CU_MEMORYTYPE_HOST:
+        if (!host)
+            return CUDA_ERROR_INVALID_VALUE;
+        return host_side(U(host) + off, ext, out);
+    case CU_MEMORYTYPE_DEVICE:
+        if (!dev)
+            return CUDA_ERROR_INVALID_VALUE;
+        return dev_side(U(dev) + off, ext, out);
+    case CU_MEMORYTYPE_UNIFIED:
+        if (!dev)
+            return CUDA_ERROR_INVALID_VALUE;
+        return host_side(U(dev) + off, ext, out);
+    case CU_MEMORYTYPE_ARRAY:
+        return CUDA_ERROR_NOT_SUPPORTED; /* CUDA arrays are not emulated */
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+/* both sides of p, checked; NULL sides: nothing to copy */
+static CUresult sides3d(const CUDA_MEMCPY3D *p, struct side *d, struct side *s)
+{
+    d->p = s->p = 0;
+    d->a = s->a = NULL;
+    d->g = s->g = NULL;
+    d->len = s->len = 0;
+    if (!p || p->reserved0 || p->reserved1 || p->srcLOD || p->dstLOD)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (p->WidthInBytes == 0 || p->Height == 0 || p->Depth == 0)
+        return CUDA_SUCCESS;
+    const size_t maxpitch = 0x7fffffff;
+    if ((p->Height > 1 || p->Depth > 1) &&
+        (p->srcPitch < p->WidthInBytes + p->srcXInBytes || p->dstPitch < p->WidthInBytes + p->dstXInBytes))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (p->srcPitch > maxpitch || p->dstPitch > maxpitch)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = side3d(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstZ,
+                        p->dstPitch, p->dstHeight, p->WidthInBytes, p->Height, p->Depth, d);
+    if (!r)
+        r = side3d(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcZ,
+                   p->srcPitch, p->srcHeight, p->WidthInBytes, p->Height, p->Depth, s);
+    if (r)
+        put_sides(d, s);
+    return r;
+}
+
+CUresult emu_copy3d_check(const CUDA_MEMCPY3D *p)
+{
+    struct side d, s;
+    CUresult r = sides3d(p, &d, &s);
+    if (r == CUDA_SUCCESS)
+        put_sides(&d, &s);
+    return r;
+}
+
+CUresult emu_copy3d_op(const CUDA_MEMCPY3D *p, struct emu_op **out)
+{
+    struct side d, s;
+    CUresult r = sides3d(p, &d, &s);
+    *out = NULL;
+    if (r || !d.p)
+        return r;
+    struct copy_op *op = emu_op_new(sizeof *op, run_copy, fini_copy);
+    if (!op) {
+        put_sides(&d, &s);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    op->op.device_work = 1;
+    op->dst = d;
+    op->src = s;
+    op->width = p->WidthInBytes;
+    op->height = p->Height;
+    op->depth = p->Depth;
+    op->dpitch = p->dstPitch;
+    op->spitch = p->srcPitch;
+    op->dslice = p->dstPitch * p->dstHeight;
+    op->sslice = p->srcPitch * p->srcHeight;
+    *out = &op->op;
+    return CUDA_SUCCESS;
 }
 
 TD_EXPORT CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *p) { return copy2d(p, NULL, 0, 0); }
@@ -331,13 +565,11 @@ TD_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *p, CUstr
 
 /* ---- memset ------------------------------------------------------------ */
 
-static CUresult memset2d(CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem, size_t w,
-                         size_t hgt, CUstream h, int ptds, int async)
+CUresult emu_memset_op(CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem, size_t w,
+                       size_t hgt, struct emu_op **out)
 {
-    CUresult r = emu_ctx_require();
-    if (r)
-        return r;
-    if (!dst || (dst & (elem - 1)))
+    *out = NULL;
+    if (!dst || (elem != 1 && elem != 2 && elem != 4) || (dst & (elem - 1)))
         return CUDA_ERROR_INVALID_VALUE;
     if (w == 0 || hgt == 0)
         return CUDA_SUCCESS;
@@ -346,8 +578,8 @@ static CUresult memset2d(CUdeviceptr dst, size_t pitch, unsigned value, unsigned
     size_t ext;
     if (extent(w * elem, hgt, pitch, &ext))
         return CUDA_ERROR_INVALID_VALUE;
-    struct side d = { 0, NULL };
-    r = dev_side(U(dst), ext, &d);
+    struct side d = { 0, NULL, NULL, 0 };
+    CUresult r = dev_side(U(dst), ext, &d);
     if (r)
         return r;
     struct set_op *op = emu_op_new(sizeof *op, run_set, fini_set);
@@ -362,7 +594,22 @@ static CUresult memset2d(CUdeviceptr dst, size_t pitch, unsigned value, unsigned
     op->pitch = pitch;
     op->elem = elem;
     op->value = value;
-    return issue(&op->op, h, ptds, async, 0);
+    *out = &op->op;
+    return CUDA_SUCCESS;
+}
+
+static CUresult memset2d(CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem, size_t w,
+                         size_t hgt, CUstream h, int ptds, int async)
+{
+    CUresult r = emu_ctx_require();
+    if (r)
+        return r;
+    struct emu_op *op;
+    r = emu_memset_op(dst, pitch, value, elem, w, hgt, &op);
+    if (r || !op)
+        return r;
+    struct capdesc cd = { .dst = dst, .pitch = pitch, .width = w, .height = hgt, .value = value, .elem = elem };
+    return issue(op, h, ptds, async, 0, &cd);
 }
 
 #define SET1(name, T, elem, ptds, async) \

@@ -5,6 +5,10 @@
  *
  *   init.c                   cuInit: devices, primary contexts, pools;
  *                            the families join the context teardown
+ *   graphexec.c graphdot.c   executable graphs: instantiate, launch,
+ *                            update; DOT output of graphs
+ *   graphnode.c              graph nodes whose parameters are checked
+ *                            against modules and memory
  *   occupancy.c exporttable.c  entry points built on other entry points
  *   streamattr.c profiler.c
  *   module.c link.c          modules, libraries, functions, kernels; the
@@ -14,7 +18,11 @@
  *   fault.c arch.c jit.c     the report of a kernel's fault; which binary
  *                            of an image runs; JIT options and logs
  *   memory.c                 allocations, the address map, pools
+ *   capture.c                stream capture: work on a capturing stream
+ *                            becomes graph nodes
  *   stream.c                 streams, their workers, cuCtxSynchronize
+ *   graph.c graphmem.c       graphs, nodes, user objects; the memory of
+ *                            graph allocation nodes (graph.h)
  *   context.c                contexts, sticky errors, the teardown registry
  *   device.c obj.c driver.c  devices and cuInit's state; the handle
  *                            registry; version, error names, cuGetProcAddress
@@ -25,7 +33,8 @@
  * emu_stubs.c) that returns emu_unsupported().
  *
  * Objects. Every handle the program sees (context, stream, event, module,
- * function, library, kernel, memory pool, link state) points at a struct that starts
+ * function, library, kernel, memory pool, link state, graph, graph node,
+ * executable graph, user object) points at a struct that starts
  * with struct emu_obj and is entered in one registry (obj.c). A handle is
  * looked up there before it is dereferenced, so a stale or made-up handle
  * is an error, never a crash. Lookups take a reference; the registry holds
@@ -41,9 +50,10 @@
  * list of (stream, sequence number) dependencies added to an operation when
  * it is submitted.
  *
- * Locks, outermost first: ctx->lock, stream->lock, event->lock; the
- * registry lock and the memory-map lock are leaves. No lock is held while
- * a user callback runs. */
+ * Locks, outermost first: an executable graph's launch lock; the capture
+ * lock, then the graph lock (graph.h); ctx->lock, stream->lock,
+ * event->lock; the registry lock and the memory-map lock are leaves. No
+ * lock is held while a user callback runs. */
 #ifndef TD_EMU_H
 #define TD_EMU_H
 
@@ -109,6 +119,7 @@ int emu_config_load(struct emu_config *cfg, char *err, size_t errlen);
 enum emu_type {
     EMU_T_CTX = 1, EMU_T_STREAM, EMU_T_EVENT, EMU_T_MODULE, EMU_T_FUNC,
     EMU_T_LIBRARY, EMU_T_KERNEL, EMU_T_POOL, EMU_T_LINK,
+    EMU_T_GRAPH, EMU_T_GNODE, EMU_T_GEXEC, EMU_T_UOBJ,
 };
 struct emu_ctx;
 struct emu_obj {
@@ -255,6 +266,8 @@ struct emu_alloc {
     size_t maplen;               /* mmap length, 0 for malloc */
     atomic_int refs;
     struct emu_alloc *dnext;     /* freed while kernels run: kept until they end */
+    void (*gone)(void *cookie, int final); /* emu_mem_adopt's: out of the map (0), released (1) */
+    void *gone_cookie;
 };
 /* Around each kernel's run: memory freed meanwhile stays mapped until no
  * kernel runs (a kernel's checked access never touches unmapped memory). */
@@ -348,6 +361,7 @@ struct emu_stream {
         CUlaunchMemSyncDomain domain;
         unsigned nvlink_centric;
     } attrs;
+    struct emu_capture *_Atomic cap; /* the capture sequence it takes part in (capture.c's) */
 };
 /* Resolves a stream handle for the calling thread, for work on it. NULL
  * means the legacy stream, or this thread's default stream when ptds;
@@ -377,8 +391,70 @@ void emu_stream_destroy(struct emu_stream *s);
 void emu_ctx_sync(struct emu_ctx *c);
 /* Joins the context teardown (cuInit). */
 void emu_stream_init(void);
+/* What stream.c asks of stream capture (capture.c, which is above it,
+ * sets them at cuInit). */
+struct emu_capture_hooks {
+    /* capturing s was given work that cannot be captured, or a call that
+     * conflicts with its capture (synchronize, query): the capture is
+     * invalidated; the call's error */
+    CUresult (*refuse)(struct emu_stream *s);
+    /* the legacy stream of c is used: CUDA_ERROR_STREAM_CAPTURE_IMPLICIT
+     * (the capture invalidated) if a blocking stream of c is capturing */
+    CUresult (*legacy)(struct emu_ctx *c);
+    /* cuCtxSynchronize of c: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (the
+     * captures invalidated) if a stream of c is capturing */
+    CUresult (*ctx_sync)(struct emu_ctx *c);
+    /* a host function on capturing stream s becomes a host node */
+    CUresult (*host)(struct emu_stream *s, CUhostFn fn, void *user);
+    /* capturing s is destroyed: it leaves its capture (which ends, with no
+     * graph, if s began it) */
+    void (*leave)(struct emu_stream *s);
+};
+void emu_stream_capture_hooks(const struct emu_capture_hooks *h);
 /* Monotonic nanoseconds. */
 uint64_t emu_now_ns(void);
+
+/* ---- capture.c: stream capture ------------------------------------------ */
+struct emu_capture;
+struct emu_capsnap;               /* a captured event's dependency set */
+/* Joins stream.c (cuInit). */
+void emu_capture_init(void);
+/* Whether s is capturing: its work becomes graph nodes (the functions
+ * below) instead of running. Cheap when nothing captures. */
+int emu_capturing(struct emu_stream *s);
+/* Work on capturing s: a node after the stream's dependency set, which
+ * becomes the new node. The parameters are the program's, checked. */
+struct emu_kargs;
+CUresult emu_capture_kernel(struct emu_stream *s, CUfunction f, const unsigned grid[3], const unsigned block[3],
+                            unsigned shmem, struct emu_kargs *args /* taken */);
+CUresult emu_capture_memcpy(struct emu_stream *s, const CUDA_MEMCPY3D *p);
+CUresult emu_capture_memset(struct emu_stream *s, CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem,
+                            size_t width, size_t height);
+/* cuMemAllocAsync: an allocation node; its address in *out */
+CUresult emu_capture_alloc(struct emu_stream *s, size_t size, CUdeviceptr *out);
+/* cuMemFreeAsync: a free node (of a graph allocation) */
+CUresult emu_capture_free(struct emu_stream *s, CUdeviceptr p);
+/* an event record or wait node (CU_EVENT_RECORD_EXTERNAL, CU_EVENT_WAIT_EXTERNAL) */
+CUresult emu_capture_event_node(struct emu_stream *s, int type, struct emu_obj *event);
+/* cuEventRecord on capturing s: the stream's dependency set, for a later
+ * cuStreamWaitEvent (referenced) */
+CUresult emu_capture_record(struct emu_stream *s, struct emu_capsnap **out);
+/* cuStreamWaitEvent of an event recorded in a capture: s joins that
+ * capture (or merges the set into its own); the capture rules' errors.
+ * snap NULL: capturing s waits for an event recorded outside any
+ * capture (CUDA_ERROR_STREAM_CAPTURE_ISOLATION). */
+CUresult emu_capture_wait(struct emu_stream *s, struct emu_capsnap *snap);
+void emu_capsnap_ref(struct emu_capsnap *snap);
+void emu_capsnap_put(struct emu_capsnap *snap);
+/* Work on capturing s that has no graph node: the capture is
+ * invalidated, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (or
+ * CUDA_ERROR_STREAM_CAPTURE_INVALIDATED if it was already). */
+CUresult emu_capture_refuse(struct emu_stream *s);
+/* A call the capture rules call unsafe (allocation, synchronous copies,
+ * event queries): CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, and the captures
+ * that forbid it invalidated, when the calling thread's capture mode and
+ * the captures in progress forbid it (cuThreadExchangeStreamCaptureMode). */
+CUresult emu_capture_unsafe(void);
 
 /* ---- jit.c: JIT options ------------------------------------------------ */
 struct emu_jit {
@@ -496,9 +572,75 @@ void emu_ptx_put(struct emu_ptxmod *px);
 CUresult emu_ptx_bind(struct emu_ptxmod *px, const struct emu_image *img, const uintptr_t *img_globals,
                       struct emu_ctx *c, struct emu_ptxglob **out);
 void emu_ptx_unbind(struct emu_ptxglob *g);
+/* The launch of kernel `name` in context c as an operation not queued yet
+ * (validated launch). holder: the module, kept alive until the kernel ran. */
+CUresult emu_launch_op(struct emu_ctx *c, struct emu_ptxmod *px, struct emu_obj *holder,
+                       struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
+                       const unsigned block[3], unsigned shmem, void **params, void **extra,
+                       struct emu_op **out);
+/* A kernel of an executable graph: its cudaGraphSetConditional calls go to set(cookie, ...) */
+void emu_launch_cond(struct emu_op *op, int (*set)(void *cookie, uint64_t handle, unsigned value), void *cookie);
 /* Queues kernel `name` on s (validated launch). holder: the module, kept
  * alive until the kernel ran. */
 CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct emu_obj *holder,
                            struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
                            const unsigned block[3], unsigned shmem, void **params, void **extra);
+/* ---- module.c: kernels of graphs ------------------------------------- */
+/* A launch's arguments copied into one block laid out as the kernel's
+ * parameter buffer (graph kernel nodes keep them so). */
+struct emu_kargs {
+    int n;                        /* parameters */
+    size_t bytes;                 /* the buffer's size */
+    unsigned char *buf;
+    unsigned *off;                /* off[i]: parameter i's offset in buf */
+    void **ptrs;                  /* ptrs[i] = buf + off[i] */
+};
+/* Checks the arguments of a launch of f (a CUfunction, or a CUkernel as
+ * the runtime passes it) as cuLaunchKernel does, and copies them. */
+CUresult emu_kargs_pack(CUfunction f, void **params, void **extra, struct emu_kargs *out);
+/* A kernel node's launch of f in context c (f's own for a CUfunction):
+ * dimensions, shared memory and arguments checked, the arguments copied. */
+CUresult emu_kernel_node_args(CUfunction f, struct emu_ctx *c, const unsigned grid[3], const unsigned block[3],
+                              unsigned shmem, void **params, void **extra, struct emu_kargs *out);
+/* graph.c */
+CUresult emu_kargs_copy(const struct emu_kargs *src, struct emu_kargs *dst);
+void emu_kargs_free(struct emu_kargs *a);
+/* The launch of f in context c (for a CUfunction: its module's) as an
+ * operation not queued yet, checked as cuLaunchKernel checks it. */
+CUresult emu_kernel_op(CUfunction f, struct emu_ctx *c, const unsigned grid[3], const unsigned block[3],
+                       unsigned shmem, void **params, struct emu_op **out);
+
+/* ---- copy.c, event.c, memory.c: graph nodes' work --------------------- */
+/* A 3-D copy between host, device and unified memory (CUDA arrays are not
+ * emulated: CUDA_ERROR_NOT_SUPPORTED), checked, as an operation not
+ * queued yet. */
+CUresult emu_copy3d_op(const CUDA_MEMCPY3D *p, struct emu_op **out);
+/* Checks a 3-D copy's description without making it. */
+CUresult emu_copy3d_check(const CUDA_MEMCPY3D *p);
+/* A memset of width elements of elem bytes by height rows of pitch
+ * bytes, checked, as an operation not queued yet. */
+CUresult emu_memset_op(CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem, size_t width,
+                       size_t height, struct emu_op **out);
+/* Records event e (an EMU_T_EVENT object) on s, as cuEventRecord. */
+CUresult emu_event_record_on(struct emu_obj *e, struct emu_stream *s);
+/* Makes s wait for event e's latest record, as cuStreamWaitEvent. */
+CUresult emu_event_wait_on(struct emu_stream *s, struct emu_obj *e);
+/* Enters [base, base + size), memory the caller owns, as a device
+ * allocation of c: kernels and copies may use it until cuMemFree,
+ * cuMemFreeAsync or emu_mem_release takes it out of the map, which calls
+ * gone(cookie, 0); gone(cookie, 1) follows once no operation holds it
+ * (the memory must stay until then). */
+CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, void (*gone)(void *cookie, int final),
+                       void *cookie);
+/* (graphmem.c) A free of p was queued or done: if p is a graph
+ * allocation, a later launch of its graph may allocate it again. */
+void emu_gmem_note_free(uintptr_t p);
+/* (graphmem.c) The graph allocation whose reserved range holds
+ * [p, p + len), referenced, or NULL: work may name it before its
+ * allocation node has run (it runs in stream order before the work). */
+struct gmem;
+struct gmem *emu_gmem_covering(uintptr_t p, size_t len);
+/* (graphmem.c) Whether p is the address of a graph allocation. */
+int emu_gmem_is(uintptr_t p);
+void emu_gmem_put(struct gmem *m);
 #endif

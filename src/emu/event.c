@@ -1,6 +1,11 @@
 /* Events: a record is an operation on a stream that stamps the time
  * (CLOCK_MONOTONIC) when the stream reaches it. Each record has a
- * generation; the event is complete when its latest record has run. */
+ * generation; the event is complete when its latest record has run.
+ *
+ * Recorded on a capturing stream, an event holds the stream's capture
+ * dependencies instead (capture.c): a stream that waits for it joins the
+ * capture; querying or synchronizing it is CUDA_ERROR_CAPTURED_EVENT
+ * until it is recorded outside a capture again. */
 #include "emu.h"
 
 #include <sched.h>
@@ -17,12 +22,14 @@ struct emu_event {
     struct emu_stream *s;         /* where the newest record is (referenced) */
     uint64_t seq;                 /* its number there */
     uint64_t t_ns;                /* when the newest record ran */
+    struct emu_capsnap *snap;     /* last recorded in a capture: its dependencies */
 };
 
 static void event_release(struct emu_obj *o)
 {
     struct emu_event *e = (struct emu_event *)o;
     emu_stream_put(e->s);
+    emu_capsnap_put(e->snap);
     pthread_mutex_destroy(&e->lock);
     free(e);
 }
@@ -122,33 +129,37 @@ static void fini_record(struct emu_op *op)
     emu_obj_put(&((struct record_op *)op)->e->o);
 }
 
-static CUresult record(CUevent h, CUstream hs, unsigned flags, int ptds)
+/* the event's captured state goes (a record outside a capture), or is
+ * replaced by snap */
+static void set_snap(struct emu_event *e, struct emu_capsnap *snap)
 {
-    EMU_INIT_OR_RETURN();
-    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct emu_event *e = emu_obj_get(h, EMU_T_EVENT);
-    if (!e)
+    pthread_mutex_lock(&e->lock);
+    struct emu_capsnap *old = e->snap;
+    e->snap = snap;
+    pthread_mutex_unlock(&e->lock);
+    emu_capsnap_put(old);
+}
+
+static struct emu_capsnap *get_snap(struct emu_event *e)
+{
+    pthread_mutex_lock(&e->lock);
+    struct emu_capsnap *snap = e->snap;
+    pthread_mutex_unlock(&e->lock);
+    return snap;
+}
+
+/* records e on s (referenced by the caller) */
+static CUresult record_on(struct emu_event *e, struct emu_stream *s)
+{
+    if (s->sctx != e->o.ctx) /* event and stream of different contexts */
         return CUDA_ERROR_INVALID_HANDLE;
-    struct emu_stream *s;
-    CUresult r = emu_stream_resolve(hs, ptds, &s);
-    if (r) {
-        emu_obj_put(&e->o);
-        return r;
-    }
-    if (s->sctx != e->o.ctx) { /* event and stream of different contexts */
-        emu_stream_put(s);
-        emu_obj_put(&e->o);
-        return CUDA_ERROR_INVALID_HANDLE;
-    }
+    set_snap(e, NULL);
     struct record_op *op = emu_op_new(sizeof *op, run_record, fini_record);
-    if (!op) {
-        emu_stream_put(s);
-        emu_obj_put(&e->o);
+    if (!op)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    }
     op->op.inline_ok = 1;
-    op->e = e; /* our reference goes to the op */
+    emu_obj_ref(&e->o);
+    op->e = e; /* the op's reference */
     emu_obj_ref(&s->o);
     pthread_mutex_lock(&e->lock);
     uint64_t gen = op->gen = ++e->gen;
@@ -157,9 +168,8 @@ static CUresult record(CUevent h, CUstream hs, unsigned flags, int ptds)
     e->seq = SEQ_PENDING;
     pthread_mutex_unlock(&e->lock);
     emu_stream_put(old);
-    emu_obj_ref(&e->o);
     uint64_t seq = 0;
-    r = emu_stream_submit(s, &op->op, &seq);
+    CUresult r = emu_stream_submit(s, &op->op, &seq);
     pthread_mutex_lock(&e->lock);
     if (e->gen == gen) {
         if (r) { /* never recorded after all */
@@ -176,6 +186,40 @@ static CUresult record(CUevent h, CUstream hs, unsigned flags, int ptds)
     }
     pthread_mutex_unlock(&e->lock);
     emu_stream_put(old);
+    return r;
+}
+
+CUresult emu_event_record_on(struct emu_obj *o, struct emu_stream *s)
+{
+    return record_on((struct emu_event *)o, s);
+}
+
+static CUresult record(CUevent h, CUstream hs, unsigned flags, int ptds)
+{
+    EMU_INIT_OR_RETURN();
+    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_event *e = emu_obj_get(h, EMU_T_EVENT);
+    if (!e)
+        return CUDA_ERROR_INVALID_HANDLE;
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(hs, ptds, &s);
+    if (r) {
+        emu_obj_put(&e->o);
+        return r;
+    }
+    if (s->sctx != e->o.ctx) {
+        r = CUDA_ERROR_INVALID_HANDLE;
+    } else if (emu_capturing(s) && (flags & CU_EVENT_RECORD_EXTERNAL)) {
+        r = emu_capture_event_node(s, CU_GRAPH_NODE_TYPE_EVENT_RECORD, &e->o);
+    } else if (emu_capturing(s)) {
+        struct emu_capsnap *snap;
+        r = emu_capture_record(s, &snap);
+        if (r == CUDA_SUCCESS)
+            set_snap(e, snap);
+    } else {
+        r = record_on(e, s);
+    }
     emu_stream_put(s);
     emu_obj_put(&e->o);
     return r;
@@ -214,11 +258,16 @@ TD_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
     struct emu_event *e = emu_obj_get(hEvent, EMU_T_EVENT);
     if (!e)
         return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = get_snap(e) ? CUDA_ERROR_CAPTURED_EVENT : emu_capture_unsafe();
+    if (r) {
+        emu_obj_put(&e->o);
+        return r;
+    }
     pthread_mutex_lock(&e->lock);
     int done = e->done_gen >= e->gen;
     pthread_mutex_unlock(&e->lock);
     /* done: a fault of the work before it is the answer */
-    CUresult r = !done ? CUDA_ERROR_NOT_READY : e->o.ctx ? emu_ctx_sticky(e->o.ctx) : CUDA_SUCCESS;
+    r = !done ? CUDA_ERROR_NOT_READY : e->o.ctx ? emu_ctx_sticky(e->o.ctx) : CUDA_SUCCESS;
     emu_obj_put(&e->o);
     return r;
 }
@@ -229,6 +278,11 @@ TD_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
     struct emu_event *e = emu_obj_get(hEvent, EMU_T_EVENT);
     if (!e)
         return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = get_snap(e) ? CUDA_ERROR_CAPTURED_EVENT : emu_capture_unsafe();
+    if (r) {
+        emu_obj_put(&e->o);
+        return r;
+    }
     struct emu_stream *s;
     uint64_t seq;
     while (!event_state(e, &s, &seq)) {
@@ -239,7 +293,7 @@ TD_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
             sched_yield();
         }
     }
-    CUresult r = e->o.ctx ? emu_ctx_error(e->o.ctx) : CUDA_SUCCESS; /* sticky error, printf output */
+    r = e->o.ctx ? emu_ctx_error(e->o.ctx) : CUDA_SUCCESS; /* sticky error, printf output */
     emu_obj_put(&e->o);
     return r;
 }
@@ -257,6 +311,8 @@ static CUresult elapsed(float *ms, CUevent h0, CUevent h1)
         r = CUDA_ERROR_INVALID_HANDLE;
     } else if ((e0->flags | e1->flags) & CU_EVENT_DISABLE_TIMING) {
         r = CUDA_ERROR_INVALID_HANDLE;
+    } else if (get_snap(e0) || get_snap(e1)) {
+        r = CUDA_ERROR_CAPTURED_EVENT;
     } else {
         struct emu_event *ev[2] = { e0, e1 };
         uint64_t *t[2] = { &t0, &t1 };
@@ -299,6 +355,34 @@ static void run_nop(struct emu_op *op)
     (void)op;
 }
 
+/* s (referenced by the caller) waits for e's latest record */
+static CUresult wait_on(struct emu_stream *s, struct emu_event *e)
+{
+    struct emu_stream *es;
+    uint64_t seq;
+    int done;
+    while (!(done = event_state(e, &es, &seq)) && !es)
+        sched_yield(); /* a record being submitted by another thread */
+    if (done || es == s) { /* complete, or earlier in the same FIFO */
+        emu_stream_put(es);
+        return CUDA_SUCCESS;
+    }
+    struct emu_op *op = emu_op_new(sizeof *op, run_nop, NULL);
+    if (!op || emu_op_dep(op, es, seq)) {
+        free(op);
+        emu_stream_put(es);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    emu_stream_put(es);
+    op->inline_ok = 1;
+    return emu_stream_submit(s, op, NULL);
+}
+
+CUresult emu_event_wait_on(struct emu_stream *s, struct emu_obj *o)
+{
+    return wait_on(s, (struct emu_event *)o);
+}
+
 static CUresult wait_event(CUstream hs, CUevent h, unsigned flags, int ptds)
 {
     EMU_INIT_OR_RETURN();
@@ -313,27 +397,20 @@ static CUresult wait_event(CUstream hs, CUevent h, unsigned flags, int ptds)
         emu_obj_put(&e->o);
         return r;
     }
-    struct emu_stream *es;
-    uint64_t seq;
-    int done;
-    while (!(done = event_state(e, &es, &seq)) && !es)
-        sched_yield(); /* a record being submitted by another thread */
+    /* the event's captured dependencies, referenced */
+    pthread_mutex_lock(&e->lock);
+    struct emu_capsnap *snap = e->snap;
+    if (snap)
+        emu_capsnap_ref(snap);
+    pthread_mutex_unlock(&e->lock);
+    if (emu_capturing(s) && (flags & CU_EVENT_WAIT_EXTERNAL))
+        r = emu_capture_event_node(s, CU_GRAPH_NODE_TYPE_WAIT_EVENT, &e->o);
+    else if (snap || emu_capturing(s)) /* joins a capture; or an error of the capture rules */
+        r = emu_capture_wait(s, snap);
+    else
+        r = wait_on(s, e);
+    emu_capsnap_put(snap);
     emu_obj_put(&e->o);
-    if (done || es == s) { /* complete, or earlier in the same FIFO */
-        emu_stream_put(es);
-        emu_stream_put(s);
-        return CUDA_SUCCESS;
-    }
-    struct emu_op *op = emu_op_new(sizeof *op, run_nop, NULL);
-    if (!op || emu_op_dep(op, es, seq)) {
-        free(op);
-        emu_stream_put(es);
-        emu_stream_put(s);
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    emu_stream_put(es);
-    op->inline_ok = 1;
-    r = emu_stream_submit(s, op, NULL);
     emu_stream_put(s);
     return r;
 }

@@ -40,6 +40,7 @@ static void do_init(void)
      * the teardown runs them by stage */
     emu_cls_init();
     emu_stream_init();
+    emu_capture_init();
     emu_event_init();
     emu_module_init();
     emu_link_init();

@@ -222,7 +222,7 @@ static void launch_run(struct emu_op *op)
     char err[512];
     k->l.host.cookie = k;
     k->l.host.lookup = host_lookup;
-    k->l.host.print = host_print;
+    k->l.host.print = host_print; /* set_cond: emu_launch_cond's, for kernels of graphs */
     k->l.host.heap_alloc = host_heap_alloc;
     k->l.host.heap_free = host_heap_free;
     /* the engine's frames hold whole 64-bit registers: 16 times CUDA's
@@ -286,9 +286,10 @@ static void launch_fini(struct emu_op *op)
     pthread_mutex_destroy(&k->plock);
 }
 
-CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct emu_obj *holder,
-                           struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
-                           const unsigned block[3], unsigned shmem, void **params, void **extra)
+CUresult emu_launch_op(struct emu_ctx *c, struct emu_ptxmod *px, struct emu_obj *holder,
+                       struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
+                       const unsigned block[3], unsigned shmem, void **params, void **extra,
+                       struct emu_op **out)
 {
     if (!px || !px->pm)
         return CUDA_ERROR_NO_BINARY_FOR_GPU;
@@ -302,7 +303,6 @@ CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct e
         fprintf(stderr, "tdtrace-emu: kernel %s: %s\n", name, err);
         return CUDA_ERROR_NOT_SUPPORTED;
     }
-    struct emu_ctx *c = s->sctx;
     CUresult r = emu_ctx_error(c); /* flushes earlier printf output too */
     if (r)
         return r;
@@ -358,5 +358,24 @@ CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct e
     k->l.dyn_shared = shmem;
     k->l.param_bytes = pbytes;
     k->l.smcount = (unsigned)emu_device_attr_or(c->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1);
-    return emu_stream_submit(s, &k->op, NULL);
+    *out = &k->op;
+    return CUDA_SUCCESS;
+}
+
+void emu_launch_cond(struct emu_op *op, int (*set)(void *cookie, uint64_t handle, unsigned value), void *cookie)
+{
+    struct launch_op *k = (struct launch_op *)op;
+    k->l.host.set_cond = set;
+    k->l.host.cond_cookie = cookie;
+}
+
+CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct emu_obj *holder,
+                           struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
+                           const unsigned block[3], unsigned shmem, void **params, void **extra)
+{
+    struct emu_op *op;
+    CUresult r = emu_launch_op(s->sctx, px, holder, pg, name, grid, block, shmem, params, extra, &op);
+    if (r)
+        return r;
+    return emu_stream_submit(s, op, NULL);
 }

@@ -93,6 +93,8 @@ static void alloc_free_mem(struct emu_alloc *a)
 
 static void release_mem(struct emu_alloc *a)
 {
+    if (a->gone)
+        a->gone(a->gone_cookie, 1);
     if (a->mem) {
         if (a->maplen)
             munmap(a->mem, a->maplen);
@@ -344,6 +346,37 @@ CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flag
     return CUDA_SUCCESS;
 }
 
+CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, void (*gone)(void *cookie, int final),
+                       void *cookie)
+{
+    size_t acct = (size + EMU_ALLOC_ALIGN - 1) & ~(size_t)(EMU_ALLOC_ALIGN - 1);
+    struct emu_alloc *a = calloc(1, sizeof *a);
+    if (!a)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (!reserve(c->dev, acct)) {
+        free(a);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    a->base = base;
+    a->size = size;
+    a->acct = acct;
+    a->kind = EMU_MEM_DEVICE;
+    a->ctx = c;
+    emu_obj_ref(&c->o);
+    a->dev = c->dev;
+    a->id = atomic_fetch_add(&next_buffer_id, 1);
+    a->gone = gone;
+    a->gone_cookie = cookie;
+    atomic_init(&a->refs, 1);
+    CUresult r = map_insert(a);
+    if (r) {
+        a->gone = NULL; /* never entered */
+        unaccount(a);
+        emu_alloc_put(a);
+    }
+    return r;
+}
+
 CUresult emu_mem_release(uintptr_t base, unsigned kinds)
 {
     pthread_rwlock_wrlock(&map_lock);
@@ -355,6 +388,8 @@ CUresult emu_mem_release(uintptr_t base, unsigned kinds)
     }
     map_remove_at((size_t)i);
     pthread_rwlock_unlock(&map_lock);
+    if (a->gone)
+        a->gone(a->gone_cookie, 0);
     unaccount(a);
     emu_alloc_put(a);
     return CUDA_SUCCESS;
@@ -376,6 +411,8 @@ static void drop_ctx(struct emu_ctx *ctx)
         }
         pthread_rwlock_unlock(&map_lock);
         for (int k = 0; k < n; k++) {
+            if (batch[k]->gone)
+                batch[k]->gone(batch[k]->gone_cookie, 0);
             unaccount(batch[k]);
             emu_alloc_put(batch[k]);
         }
@@ -411,7 +448,10 @@ int emu_mem_stats(int dev, struct emu_mem_stats *st)
 static CUresult alloc_in_current(size_t size, int kind, unsigned flags, uintptr_t *out)
 {
     struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_capture_unsafe();
+    if (r)
+        return r;
+    r = emu_ctx_current(&c);
     if (r)
         return r;
     r = emu_mem_alloc(c, size, kind, flags, NULL, out);
@@ -471,7 +511,18 @@ TD_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize,
  * cuMemFree does not synchronise for the stream-ordered allocator). */
 static CUresult free_synced(uintptr_t p, unsigned kinds)
 {
+    CUresult r = emu_capture_unsafe();
+    if (r)
+        return r;
     struct emu_alloc *a = emu_mem_lookup(p);
+    if (!a && emu_gmem_is(p)) { /* a graph's allocation, allocated once the work queued has run */
+        struct emu_ctx *c;
+        if ((r = emu_ctx_current(&c)))
+            return r;
+        emu_ctx_sync(c);
+        emu_ctx_put(c);
+        a = emu_mem_lookup(p);
+    }
     if (!a || a->base != p || !(kinds & KIND(a->kind))) {
         emu_alloc_put(a);
         return CUDA_ERROR_INVALID_VALUE;
@@ -479,6 +530,7 @@ static CUresult free_synced(uintptr_t p, unsigned kinds)
     if (!a->pool)
         emu_ctx_sync(a->ctx);
     emu_alloc_put(a);
+    emu_gmem_note_free(p); /* a graph's allocation may be allocated again */
     return emu_mem_release(p, kinds);
 }
 
@@ -523,7 +575,10 @@ TD_EXPORT CUresult CUDAAPI cuMemFreeHost(void *p)
 TD_EXPORT CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
 {
     struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = emu_capture_unsafe();
+    if (r)
+        return r;
+    r = emu_ctx_current(&c);
     if (r)
         return r;
     if (!p || bytesize == 0 || (uintptr_t)p + bytesize < (uintptr_t)p ||
@@ -567,6 +622,8 @@ TD_EXPORT CUresult CUDAAPI cuMemHostUnregister(void *p)
         return r;
     if (!p)
         return CUDA_ERROR_INVALID_VALUE;
+    if ((r = emu_capture_unsafe()))
+        return r;
     if (emu_mem_release((uintptr_t)p, KIND(EMU_MEM_REGISTERED)))
         return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     return CUDA_SUCCESS;
@@ -1087,6 +1144,11 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t size, struct emu_pool *p, 
         emu_stream_put(s);
         return CUDA_ERROR_INVALID_VALUE;
     }
+    if (emu_capturing(s)) { /* an allocation node */
+        r = emu_capture_alloc(s, size, dptr);
+        emu_stream_put(s);
+        return r;
+    }
     uintptr_t out;
     r = emu_mem_alloc(s->sctx, size, EMU_MEM_DEVICE, 0, p, &out);
     emu_stream_put(s);
@@ -1162,8 +1224,14 @@ static CUresult free_async(CUdeviceptr dptr, CUstream h, int ptds)
     CUresult r = emu_stream_resolve(h, ptds, &s);
     if (r)
         return r;
+    if (emu_capturing(s)) { /* a free node */
+        r = emu_capture_free(s, dptr);
+        emu_stream_put(s);
+        return r;
+    }
     struct emu_alloc *a = emu_mem_lookup((uintptr_t)dptr);
-    if (!a || a->base != (uintptr_t)dptr || a->kind != EMU_MEM_DEVICE) {
+    /* a graph's allocation is allocated in stream order: maybe not yet */
+    if ((!a || a->base != (uintptr_t)dptr || a->kind != EMU_MEM_DEVICE) && !emu_gmem_is((uintptr_t)dptr)) {
         emu_alloc_put(a);
         emu_stream_put(s);
         return CUDA_ERROR_INVALID_VALUE;
@@ -1176,6 +1244,8 @@ static CUresult free_async(CUdeviceptr dptr, CUstream h, int ptds)
     }
     op->base = (uintptr_t)dptr;
     r = emu_stream_submit(s, &op->op, NULL);
+    if (r == CUDA_SUCCESS)
+        emu_gmem_note_free((uintptr_t)dptr); /* a graph's allocation may be allocated again */
     emu_stream_put(s);
     return r;
 }

@@ -678,17 +678,12 @@ static CUresult library_runs(struct emu_library *l)
     return CUDA_ERROR_NO_BINARY_FOR_GPU;
 }
 
-/* The library's module in the current context, made on first use. */
-static CUresult library_module(struct emu_library *l, struct emu_module **out)
+/* The library's module in context c, made on first use. */
+static CUresult library_module_in(struct emu_library *l, struct emu_ctx *c, struct emu_module **out)
 {
-    struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
+    CUresult r = library_runs(l);
     if (r)
         return r;
-    if ((r = library_runs(l))) {
-        emu_ctx_put(c);
-        return r;
-    }
     pthread_mutex_lock(&l->lock);
     struct emu_module *m = NULL;
     for (int i = 0; i < l->nmods && !m; i++) {
@@ -719,9 +714,20 @@ static CUresult library_module(struct emu_library *l, struct emu_module **out)
         }
     }
     pthread_mutex_unlock(&l->lock);
-    emu_ctx_put(c);
     if (r == CUDA_SUCCESS)
         *out = m;
+    return r;
+}
+
+/* The library's module in the current context. */
+static CUresult library_module(struct emu_library *l, struct emu_module **out)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    r = library_module_in(l, c, out);
+    emu_ctx_put(c);
     return r;
 }
 
@@ -1270,6 +1276,145 @@ TD_EXPORT CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 
 /* ---- launches ---------------------------------------------------------- */
 
+/* A launch of f on device d, checked: dimensions, shared memory */
+static CUresult launch_check(struct fn_ref *f, struct emu_device *d, const unsigned g[3], const unsigned b[3],
+                             unsigned shmem)
+{
+    if (!g[0] || !g[1] || !g[2] || !b[0] || !b[1] || !b[2] ||
+        g[0] > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, 0) ||
+        g[1] > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, 0) ||
+        g[2] > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, 0) ||
+        b[0] > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 0) ||
+        b[1] > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, 0) ||
+        b[2] > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, 0) ||
+        (unsigned long long)b[0] * b[1] * b[2] >
+            (unsigned long long)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 0))
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&attr_lock);
+    int maxdyn = max_dyn_shared(f);
+    pthread_mutex_unlock(&attr_lock);
+    return shmem > (unsigned)maxdyn ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+/* the arguments for entry e: every kernelParams entry set, or an extra
+ * block {BUFFER_POINTER, p, BUFFER_SIZE, &n, END} holding all of them */
+static CUresult args_check(const struct emu_ptx_entry *e, void **params, void **extra, void **buf)
+{
+    *buf = NULL;
+    if (params && extra)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (e->nparams > 0 && !params && !extra)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (params)
+        for (int i = 0; i < e->nparams; i++)
+            if (!params[i])
+                return CUDA_ERROR_INVALID_VALUE;
+    if (extra) {
+        size_t *size = NULL;
+        int i = 0;
+        for (; i < 16 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+            if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+                *buf = extra[i + 1];
+            else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+                size = extra[i + 1];
+            else
+                break;
+        }
+        if (i >= 16 || extra[i] != CU_LAUNCH_PARAM_END || !*buf || !size || *size < e->param_bytes)
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult emu_kargs_pack(CUfunction fh, void **params, void **extra, struct emu_kargs *out)
+{
+    struct fn_ref f;
+    if (fn_resolve(fh, &f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    const struct emu_ptx_entry *e = &f.img->entries[f.entry];
+    void *buf;
+    CUresult r = args_check(e, params, extra, &buf);
+    if (r == CUDA_SUCCESS) {
+        memset(out, 0, sizeof *out);
+        out->n = e->nparams;
+        out->bytes = e->param_bytes;
+        out->buf = calloc(1, e->param_bytes ? e->param_bytes : 1);
+        out->off = calloc((size_t)e->nparams + 1, sizeof *out->off);
+        out->ptrs = calloc((size_t)e->nparams + 1, sizeof *out->ptrs);
+        if (!out->buf || !out->off || !out->ptrs) {
+            emu_kargs_free(out);
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+        } else {
+            if (buf)
+                memcpy(out->buf, buf, e->param_bytes);
+            for (int i = 0; i < e->nparams; i++) {
+                const struct emu_ptx_param *p = &e->params[i];
+                out->off[i] = p->offset;
+                out->ptrs[i] = out->buf + p->offset;
+                if (params && p->offset + p->size <= e->param_bytes)
+                    memcpy(out->buf + p->offset, params[i], p->size);
+            }
+        }
+    }
+    emu_obj_put(f.o);
+    return r;
+}
+
+CUresult emu_kernel_node_args(CUfunction fh, struct emu_ctx *c, const unsigned grid[3], const unsigned block[3],
+                              unsigned shmem, void **params, void **extra, struct emu_kargs *out)
+{
+    struct fn_ref f;
+    if (fn_resolve(fh, &f))
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = launch_check(&f, f.dev ? f.dev : c->dev, grid, block, shmem);
+    emu_obj_put(f.o);
+    return r ? r : emu_kargs_pack(fh, params, extra, out);
+}
+
+/* the module f runs from in context c: a function's own, a kernel's library's */
+static CUresult fn_module(struct fn_ref *f, struct emu_ctx *c, struct emu_module **m)
+{
+    if (f->img->chosen < 0) { /* machine code for the device, no PTX it can compile */
+        char text[512];
+        int n = snprintf(text, sizeof text, "tdtrace-emu: kernel %s: its image has machine code and no PTX "
+                         "for a device of compute capability %d.%d; the emulator runs PTX only "
+                         "(CUDA_ERROR_NO_BINARY_FOR_GPU)\n", f->img->entries[f->entry].name,
+                         emu_device_cc(c->dev) / 10, emu_device_cc(c->dev) % 10);
+        emu_report(text, n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+        return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    }
+    if (f->o->type == EMU_T_FUNC) {
+        *m = ((struct emu_func *)f->o)->mod;
+        emu_obj_ref(&(*m)->o);
+        return CUDA_SUCCESS;
+    }
+    return library_module_in(((struct emu_kernel *)f->o)->lib, c, m);
+}
+
+CUresult emu_kernel_op(CUfunction fh, struct emu_ctx *c, const unsigned grid[3], const unsigned block[3],
+                       unsigned shmem, void **params, struct emu_op **out)
+{
+    struct fn_ref f;
+    if (fn_resolve(fh, &f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (f.o->type == EMU_T_FUNC)
+        c = ((struct emu_func *)f.o)->mod->o.ctx;
+    const struct emu_ptx_entry *e = &f.img->entries[f.entry];
+    void *buf;
+    CUresult r = launch_check(&f, c->dev, grid, block, shmem);
+    if (!r)
+        r = args_check(e, params, NULL, &buf);
+    struct emu_module *m = NULL;
+    if (!r)
+        r = fn_module(&f, c, &m);
+    if (!r)
+        r = emu_launch_op(c, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, NULL, out);
+    if (m)
+        emu_obj_put(&m->o);
+    emu_obj_put(f.o);
+    return r;
+}
+
 static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                        unsigned bz, unsigned shmem, CUstream hs, void **params, void **extra, int ptds)
 {
@@ -1282,69 +1427,34 @@ static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, uns
     struct fn_ref f;
     if (fn_resolve(fh, &f))
         return CUDA_ERROR_INVALID_HANDLE;
-    if (!gx || !gy || !gz || !bx || !by || !bz ||
-        gx > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, 0) ||
-        gy > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, 0) ||
-        gz > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, 0) ||
-        bx > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 0) ||
-        by > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, 0) ||
-        bz > (unsigned)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, 0) ||
-        (unsigned long long)bx * by * bz >
-            (unsigned long long)emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 0)) {
-        r = CUDA_ERROR_INVALID_VALUE;
-    }
-    pthread_mutex_lock(&attr_lock);
-    int maxdyn = max_dyn_shared(&f);
-    pthread_mutex_unlock(&attr_lock);
-    if (!r && shmem > (unsigned)maxdyn)
-        r = CUDA_ERROR_INVALID_VALUE;
+    unsigned grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
     const struct emu_ptx_entry *e = &f.img->entries[f.entry];
-    if (!r && params && extra)
-        r = CUDA_ERROR_INVALID_VALUE;
-    if (!r && e->nparams > 0 && !params && !extra)
-        r = CUDA_ERROR_INVALID_VALUE;
-    if (!r && params)
-        for (int i = 0; i < e->nparams && !r; i++)
-            if (!params[i])
-                r = CUDA_ERROR_INVALID_VALUE;
-    if (!r && extra) { /* {BUFFER_POINTER, p, BUFFER_SIZE, &n, END} */
-        void *buf = NULL;
-        size_t *size = NULL;
-        int i = 0;
-        for (; i < 16 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
-            if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
-                buf = extra[i + 1];
-            else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
-                size = extra[i + 1];
-            else
-                break;
-        }
-        if (i >= 16 || extra[i] != CU_LAUNCH_PARAM_END || !buf || !size || *size < e->param_bytes)
-            r = CUDA_ERROR_INVALID_VALUE;
-    }
+    void *buf;
+    r = launch_check(&f, d, grid, block, shmem);
+    if (!r)
+        r = args_check(e, params, extra, &buf);
     struct emu_stream *s = NULL;
     if (!r)
         r = emu_stream_resolve(hs, ptds, &s);
+    if (!r && emu_capturing(s)) { /* a kernel node */
+        if (f.img->chosen < 0) {
+            r = CUDA_ERROR_NO_BINARY_FOR_GPU;
+        } else {
+            struct emu_kargs a;
+            r = emu_kargs_pack(fh, params, extra, &a);
+            if (!r)
+                r = emu_capture_kernel(s, fh, grid, block, shmem, &a);
+        }
+        emu_stream_put(s);
+        emu_obj_put(f.o);
+        return r;
+    }
     /* the module in this context: a function's own, a kernel's library's */
     struct emu_module *m = NULL;
-    if (!r && f.o->type == EMU_T_FUNC) {
-        m = ((struct emu_func *)f.o)->mod;
-        emu_obj_ref(&m->o);
-    } else if (!r)
-        r = library_module(((struct emu_kernel *)f.o)->lib, &m);
-    if (!r && f.img->chosen < 0) { /* machine code for the device, no PTX it can compile */
-        char text[512];
-        int n = snprintf(text, sizeof text, "tdtrace-emu: kernel %s: its image has machine code and no PTX "
-                         "for a device of compute capability %d.%d; the emulator runs PTX only "
-                         "(CUDA_ERROR_NO_BINARY_FOR_GPU)\n", f.img->entries[f.entry].name,
-                         emu_device_cc(d) / 10, emu_device_cc(d) % 10);
-        emu_report(text, n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
-        r = CUDA_ERROR_NO_BINARY_FOR_GPU;
-    }
-    if (!r) {
-        unsigned grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
+    if (!r)
+        r = fn_module(&f, s->sctx, &m);
+    if (!r)
         r = emu_launch_submit(s, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, extra);
-    }
     if (m)
         emu_obj_put(&m->o);
     emu_stream_put(s);

@@ -10,7 +10,11 @@
  * answers a host function or an event in a few microseconds.
  *
  * Also the context-wide wait (cuCtxSynchronize, and the first stage of a
- * context's teardown: all work finishes, then the streams go). */
+ * context's teardown: all work finishes, then the streams go).
+ *
+ * A capturing stream runs nothing: the callers turn its work into graph
+ * nodes (capture.c); what reaches it anyway is refused, as are the calls
+ * that would wait for it, through the hooks capture.c sets. */
 #include "emu.h"
 
 #include <sched.h>
@@ -21,6 +25,17 @@
 #define SPIN_NS 30000   /* how long a worker or a waiter spins before sleeping */
 
 static atomic_ullong next_stream_id = 1;
+static const struct emu_capture_hooks *hooks;
+
+void emu_stream_capture_hooks(const struct emu_capture_hooks *h)
+{
+    hooks = h;
+}
+
+static int capturing(struct emu_stream *s)
+{
+    return hooks && atomic_load_explicit(&s->cap, memory_order_acquire) != NULL;
+}
 /* the stream whose worker this thread is (host functions run there) */
 static __thread struct emu_stream *worker_of;
 
@@ -346,6 +361,10 @@ CUresult emu_stream_submit(struct emu_stream *s, struct emu_op *op, uint64_t *se
     struct emu_ctx *c = s->sctx;
     int ordered = blocking(s);
     CUresult r = CUDA_SUCCESS;
+    if (capturing(s)) { /* work that did not become a graph node */
+        op_free(op);
+        return hooks->refuse(s);
+    }
     op->stream = s;
     if (ordered)
         pthread_mutex_lock(&c->lock);
@@ -525,6 +544,11 @@ static CUresult stream_get(CUstream h, int ptds, int usable, struct emu_stream *
         CUresult r = usable ? emu_ctx_current(&c) : emu_ctx_query(&c);
         if (r)
             return r;
+        /* the legacy stream would wait for a capturing stream */
+        if (usable && h == CU_STREAM_LEGACY && hooks && (r = hooks->legacy(c))) {
+            emu_ctx_put(c);
+            return r;
+        }
         struct emu_stream *s = h == CU_STREAM_LEGACY ? legacy_of(c) : ptds_of(c);
         emu_ctx_put(c);
         if (!s)
@@ -595,6 +619,8 @@ TD_EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
         return CUDA_ERROR_INVALID_HANDLE;
     CUresult r = CUDA_ERROR_INVALID_HANDLE;
     if (s->kind == EMU_S_USER && emu_obj_unregister(&s->o)) {
+        if (capturing(s))
+            hooks->leave(s);
         stream_kill(s);
         r = CUDA_SUCCESS;
     }
@@ -613,6 +639,10 @@ TD_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
     CUresult r = emu_ctx_resolve(ctx, &c);
     if (r)
         return r;
+    if (hooks && (r = hooks->ctx_sync(c))) {
+        emu_ctx_put(c);
+        return r;
+    }
     emu_ctx_sync(c);
     r = emu_ctx_error(c); /* a failed kernel's sticky error; device printf output */
     emu_ctx_put(c);
@@ -630,6 +660,11 @@ static CUresult stream_sync(CUstream h, int ptds)
     CUresult r = emu_stream_resolve(h, ptds, &s);
     if (r)
         return r;
+    if (capturing(s)) {
+        r = hooks->refuse(s);
+        emu_stream_put(s);
+        return r;
+    }
     emu_stream_sync(s);
     r = emu_ctx_error(s->sctx); /* a failed kernel's sticky error; device printf output */
     emu_stream_put(s);
@@ -647,7 +682,7 @@ static CUresult stream_query(CUstream h, int ptds)
         return r;
     uint64_t seq;
     /* done: a fault of its work is the answer */
-    r = pending(s, &seq) ? CUDA_ERROR_NOT_READY : emu_ctx_sticky(s->sctx);
+    r = capturing(s) ? hooks->refuse(s) : pending(s, &seq) ? CUDA_ERROR_NOT_READY : emu_ctx_sticky(s->sctx);
     emu_stream_put(s);
     return r;
 }
@@ -775,6 +810,11 @@ static CUresult host_submit(CUstream h, int ptds, CUhostFn fn, CUstreamCallback 
     CUresult r = emu_stream_resolve(h, ptds, &s);
     if (r)
         return r;
+    if (capturing(s)) { /* a host node; stream callbacks cannot be captured */
+        r = fn ? hooks->host(s, fn, user) : hooks->refuse(s);
+        emu_stream_put(s);
+        return r;
+    }
     struct host_op *op = emu_op_new(sizeof *op, run_host, NULL);
     if (!op) {
         emu_stream_put(s);

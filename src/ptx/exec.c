@@ -701,6 +701,16 @@ static void do_builtin(struct blk *b, struct warp *w, const struct ir_ins *in, u
         case OP_FREE:
             if (av[0] && h->heap_free) h->heap_free(h->cookie, av[0]);
             break;
+        case OP_SETCOND: /* the conditional node's value, in the executable
+                            graph the kernel runs from (the host's to find) */
+            if (!h->set_cond || h->set_cond(h->cond_cookie, av[0], (unsigned)av[1])) {
+                struct ex_site at = { w, l, in, PTX_ACCESS_NONE, 0, 0, 0, 1 };
+                ex_failv(b, &at, PTX_E_TRAP, "cudaGraphSetConditional(0x%llx, %u): %s", (unsigned long long)av[0],
+                         (unsigned)av[1], h->set_cond ? "the handle is not one of the graph's conditional handles"
+                                                      : "the kernel does not run from a graph");
+                return;
+            }
+            break;
         default: { /* __assertfail */
             const unsigned char *msg = NULL, *file = NULL, *fn = NULL;
             size_t ml = ex_read_dev(b, av[0], &msg), fl = ex_read_dev(b, av[1], &file), nl = ex_read_dev(b, av[3], &fn);

@@ -49,7 +49,7 @@ enum ir_op {
     OP_VIDEO,                         /* video instructions: see VI_* */
     OP_CVTPACK,                       /* cvt.pack.sat: type the converted type */
     OP_GRIDDEP,                       /* griddepcontrol (parsed as a no-op) */
-    OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE,  /* builtin functions */
+    OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE, OP_SETCOND,  /* builtin functions */
     OP_COUNT
 };
 
@@ -203,7 +203,8 @@ struct ir_param { unsigned offset, size, align; };
 struct ir_func {
     char *name;
     int is_entry, is_extern, defined;
-    int builtin;             /* OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE for
+    int builtin;             /* OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE,
+                                OP_SETCOND (cudaGraphSetConditional) for
                                 those externs, else 0 */
     int addr_taken;          /* its address is used: indirect calls may reach it */
     int reentrant;           /* on a cycle of the call graph: may be active

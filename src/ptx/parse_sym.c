@@ -209,6 +209,7 @@ int func_get(struct ps *p, const char *s, int n)
     if (n == 12 && memcmp(s, "__assertfail", 12) == 0) f->builtin = OP_ASSERTFAIL;
     if (n == 6 && memcmp(s, "malloc", 6) == 0) f->builtin = OP_MALLOC;
     if (n == 4 && memcmp(s, "free", 4) == 0) f->builtin = OP_FREE;
+    if (n == 23 && memcmp(s, "cudaGraphSetConditional", 23) == 0) f->builtin = OP_SETCOND;
     return m->nfuncs++;
 }
 

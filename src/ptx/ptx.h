@@ -67,6 +67,12 @@ struct ptx_host {
      * NULL: malloc returns 0. */
     uint64_t (*heap_alloc)(void *cookie, uint64_t size);
     void (*heap_free)(void *cookie, uint64_t addr);
+    /* cudaGraphSetConditional(handle, value), a builtin of the CUDA
+     * runtime's device library that sets a graph's conditional value: 0,
+     * or -1 if the handle is not one of the graph's (the launch fails).
+     * NULL: the kernel does not run from a graph (the call fails it). */
+    int (*set_cond)(void *cookie, uint64_t handle, unsigned value);
+    void *cond_cookie;
 };
 
 enum ptx_status {

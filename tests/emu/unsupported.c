@@ -7,12 +7,12 @@ int main(void)
     CHECK(cuInit(0));
     CUcontext ctx;
     CHECK(cuCtxCreate(&ctx, 0, 0));
-    CUgraph g;
-    EXPECT(cuGraphCreate(&g, 0) == CUDA_ERROR_NOT_SUPPORTED);
-    CUresult (*fn)(CUgraph *, unsigned) = NULL;
+    /* graphics interoperability is not emulated */
+    EXPECT(cuGraphicsUnregisterResource(NULL) == CUDA_ERROR_NOT_SUPPORTED);
+    CUresult (*fn)(CUgraphicsResource) = NULL;
     CUdriverProcAddressQueryResult st;
-    CHECK(cuGetProcAddress_v2("cuGraphCreate", (void **)&fn, 13000, 0, &st));
-    EXPECT(fn && fn(&g, 0) == CUDA_ERROR_NOT_SUPPORTED);
+    CHECK(cuGetProcAddress_v2("cuGraphicsUnregisterResource", (void **)&fn, 13000, 0, &st));
+    EXPECT(fn && fn(NULL) == CUDA_ERROR_NOT_SUPPORTED);
     CHECK(cuCtxDestroy_v2(ctx));
     if (!e2e_failed)
         printf("unsupported: ok\n");
