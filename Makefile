@@ -135,8 +135,9 @@ tdtrace: $(if $(wildcard src/tdtrace/main.c),$(TDTRACE))
 HOSTDIR := $(LIBDIR)/host
 HL_COMMON_OBJ := $(call objs,$(wildcard src/hostlib/common/*.c))
 # name, soname, back end (pkg-config; - for none), the status of what is not implemented
-HL_LIBS := cublas curand
+HL_LIBS := cublas cublaslt curand
 HL_cublas := libcublas.so.13 openblas 15
+HL_cublaslt := libcublasLt.so.13 openblas 15
 HL_curand := libcurand.so.10 - 204
 hl_soname = $(word 1,$(HL_$(1)))
 hl_pkg    = $(word 2,$(HL_$(1)))

@@ -80,6 +80,7 @@ check_lib() {
 }
 
 check_lib cublas libcublas.so.13 cublas order mlp
+check_lib cublaslt libcublasLt.so.13 cublaslt ltorder
 check_lib curand libcurand.so.10 curand
 echo "hostlib: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
