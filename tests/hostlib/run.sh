@@ -81,6 +81,7 @@ check_lib() {
 
 check_lib cublas libcublas.so.13 cublas order mlp
 check_lib cublaslt libcublasLt.so.13 cublaslt ltorder
+check_lib cufft libcufft.so.12 cufft fftconv
 check_lib curand libcurand.so.10 curand
 echo "hostlib: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
