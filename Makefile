@@ -138,9 +138,10 @@ HL_COMMON_OBJ := $(call objs,$(wildcard src/hostlib/common/*.c))
 # end: - for none, pkg-config modules joined by +, or lib:NAME:HEADER for a
 # library without a .pc file (Debian's oneDNN): found by compiling HEADER,
 # linked with -lNAME.
-HL_LIBS := cublas cublaslt cufft curand
+HL_LIBS := cublas cublaslt cudnn cufft curand
 HL_cublas := libcublas.so.13 openblas 15
 HL_cublaslt := libcublasLt.so.13 openblas 15
+HL_cudnn := libcudnn.so.9 lib:dnnl:dnnl.h 3000
 HL_cufft := libcufft.so.12 fftw3f+fftw3 16
 HL_curand := libcurand.so.10 - 204
 hl_soname = $(word 1,$(HL_$(1)))

@@ -26,10 +26,11 @@ skp() { skip=$((skip + 1)); echo "skip $1: $2"; }
 [ -f "$emu/libcuda.so.1" ] || { echo "hostlib: $emu/libcuda.so.1 missing (make BUILD=$BUILD emu)" >&2; exit 1; }
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$emu:$host"
-# OpenBLAS hands work to its own threads with synchronisation ThreadSanitizer
-# cannot see (the library is not instrumented): under TSan it gets one thread
+# OpenBLAS and oneDNN (OpenMP) hand work to their own threads with
+# synchronisation ThreadSanitizer cannot see (the libraries are not
+# instrumented): under TSan they get one thread
 case "$BUILD ${EXTRA_CFLAGS:-}" in
-*tsan*|*sanitize=thread*) export OPENBLAS_NUM_THREADS=1 ;;
+*tsan*|*sanitize=thread*) export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 ;;
 esac
 
 # LIB SONAME [C test] [nvcc tests...]
@@ -81,6 +82,21 @@ check_lib() {
 
 check_lib cublas libcublas.so.13 cublas order mlp
 check_lib cublaslt libcublasLt.so.13 cublaslt ltorder
+check_lib cudnn libcudnn.so.9 cudnn cnn
+# cuDNN's descriptor functions need no GPU: one sequence of calls through
+# dlopen, on the host library and on NVIDIA's, must print the same
+if [ -f "$host/libcudnn.so.9" ] && [ -f "$cuda/lib64/libcudnn.so.9" ]; then
+    if $CC -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -I "$root/src/hostlib/cudnn" \
+        -o "$out/cudnn_desc" "$here/cudnn_desc.c" -ldl >"$out/cudnn_desc.build.log" 2>&1; then
+        env LD_LIBRARY_PATH="$cuda/lib64" "$out/cudnn_desc" "$cuda/lib64/libcudnn.so.9" >"$out/cudnn_desc.nvidia" 2>&1
+        "$out/cudnn_desc" "$host/libcudnn.so.9" >"$out/cudnn_desc.host" 2>&1
+        if diff "$out/cudnn_desc.nvidia" "$out/cudnn_desc.host" >"$out/cudnn_desc.diff"; then
+            ok "cudnn: the $(wc -l <"$out/cudnn_desc.host") answers of NVIDIA's descriptor functions"
+        else bad "cudnn: descriptor functions answer otherwise than NVIDIA's (< NVIDIA, > host)" "$out/cudnn_desc.diff"; fi
+    else bad "cudnn: cudnn_desc.c (build)" "$out/cudnn_desc.build.log"; fi
+elif [ -f "$host/libcudnn.so.9" ]; then
+    skp "cudnn descriptors" "no $cuda/lib64/libcudnn.so.9 to compare with (the CUDA toolkit is not installed)"
+fi
 check_lib cufft libcufft.so.12 cufft fftconv
 check_lib curand libcurand.so.10 curand
 echo "hostlib: $pass passed, $fail failed, $skip skipped"
