@@ -144,7 +144,25 @@ int main()
                     }
                 }
             }
+    std::free(hs);
+    std::free(ref_y);
+    CD(cudnnDestroyTensorDescriptor(xd));
+    CD(cudnnDestroyTensorDescriptor(yd));
+    CD(cudnnDestroyTensorDescriptor(bd));
+    CD(cudnnDestroyTensorDescriptor(pd));
+    CD(cudnnDestroyFilterDescriptor(wd));
+    CD(cudnnDestroyConvolutionDescriptor(cv));
+    CD(cudnnDestroyActivationDescriptor(ad));
+    CD(cudnnDestroyPoolingDescriptor(pool));
     CD(cudnnDestroy(h));
+    CK(cudaFree(x));
+    CK(cudaFree(w));
+    CK(cudaFree(b));
+    CK(cudaFree(y));
+    CK(cudaFree(p));
+    CK(cudaFree(sm));
+    if (ws)
+        CK(cudaFree(ws));
     std::printf("%s (conv %dx%dx%dx%d NHWC, algorithm %d, workspace %zu, bias, relu, max pool, softmax; events %.3f ms)\n",
                 bad ? "FAIL" : "PASS", N, C, H, W, (int)perf[0].algo, wsize, ms);
     return bad;

@@ -86,9 +86,13 @@ check_lib cudnn libcudnn.so.9 cudnn cnn
 # cuDNN's descriptor functions need no GPU: one sequence of calls through
 # dlopen, on the host library and on NVIDIA's, must print the same
 if [ -f "$host/libcudnn.so.9" ] && [ -f "$cuda/lib64/libcudnn.so.9" ]; then
+    # NVIDIA's library runs in an uninstrumented build, the host one in the
+    # build's own (a sanitizer's runtime must come first)
     if $CC -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -I "$root/src/hostlib/cudnn" \
-        -o "$out/cudnn_desc" "$here/cudnn_desc.c" -ldl >"$out/cudnn_desc.build.log" 2>&1; then
-        env LD_LIBRARY_PATH="$cuda/lib64" "$out/cudnn_desc" "$cuda/lib64/libcudnn.so.9" >"$out/cudnn_desc.nvidia" 2>&1
+        -o "$out/cudnn_desc.plain" "$here/cudnn_desc.c" -ldl >"$out/cudnn_desc.build.log" 2>&1 &&
+        $CC ${EXTRA_CFLAGS:-} -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -I "$root/src/hostlib/cudnn" \
+        -o "$out/cudnn_desc" "$here/cudnn_desc.c" -ldl >>"$out/cudnn_desc.build.log" 2>&1; then
+        env LD_LIBRARY_PATH="$cuda/lib64" "$out/cudnn_desc.plain" "$cuda/lib64/libcudnn.so.9" >"$out/cudnn_desc.nvidia" 2>&1
         "$out/cudnn_desc" "$host/libcudnn.so.9" >"$out/cudnn_desc.host" 2>&1
         if diff "$out/cudnn_desc.nvidia" "$out/cudnn_desc.host" >"$out/cudnn_desc.diff"; then
             ok "cudnn: the $(wc -l <"$out/cudnn_desc.host") answers of NVIDIA's descriptor functions"

@@ -117,7 +117,8 @@ void fft_sides(const struct fft_plan *p, int inplace, struct fft_side *in, struc
             int real_side = (p->kind == FK_R2C && i == 0) || (p->kind == FK_C2R && i == 1);
             if (d == last && inplace && real_side)
                 s[i]->embed[d] = 2 * half;
-            dist *= s[i]->embed[d];
+            if (__builtin_mul_overflow(dist, s[i]->embed[d], &dist))
+                dist = INT64_MAX;   /* fft_span then refuses the sizes */
         }
         s[i]->stride = 1;
         s[i]->dist = dist;
