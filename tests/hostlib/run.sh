@@ -67,17 +67,33 @@ check_lib() {
         skp "$lib symbols" "no $cuda/lib64/$so to compare with (the CUDA toolkit is not installed)"
     fi
     for t in "$@"; do
-        if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
-            skp "$lib: $t.cu" "no nvcc (the CUDA toolkit is not installed)"
-            continue
-        fi
-        if ! "$NVCC" $NVCC_XFLAGS -o "$out/$t" "$here/$t.cu" -l"$(echo "$so" | sed "s/^lib//; s/\.so\..*//")" >"$out/$t.build.log" 2>&1; then
-            bad "$lib: $t.cu (build)" "$out/$t.build.log"
-            continue
-        fi
-        if "$out/$t" >"$out/$t.log" 2>&1; then ok "$lib: $t.cu $(tail -n 1 "$out/$t.log")"
-        else bad "$lib: $t.cu" "$out/$t.log"; fi
+        nvcc_prog "$lib" "$t" "$so"
     done
+}
+
+# LABEL PROG SONAME...: builds PROG.cu with nvcc against NVIDIA's libraries
+# of those sonames and runs it with the host ones in their place
+nvcc_prog() {
+    label=$1 t=$2
+    shift 2
+    if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
+        skp "$label: $t.cu" "no nvcc (the CUDA toolkit is not installed)"
+        return
+    fi
+    flags=""
+    for so in "$@"; do
+        if [ ! -f "$host/$so" ]; then
+            skp "$label: $t.cu" "$host/$so was not built (its host back end is missing: see docs/hostlib.md)"
+            return
+        fi
+        flags="$flags -l$(echo "$so" | sed "s/^lib//; s/\.so\..*//")"
+    done
+    if ! "$NVCC" $NVCC_XFLAGS -o "$out/$t" "$here/$t.cu" $flags >"$out/$t.build.log" 2>&1; then
+        bad "$label: $t.cu (build)" "$out/$t.build.log"
+        return
+    fi
+    if "$out/$t" >"$out/$t.log" 2>&1; then ok "$label: $t.cu $(tail -n 1 "$out/$t.log")"
+    else bad "$label: $t.cu" "$out/$t.log"; fi
 }
 
 check_lib cublas libcublas.so.13 cublas order mlp
@@ -103,5 +119,7 @@ elif [ -f "$host/libcudnn.so.9" ]; then
 fi
 check_lib cufft libcufft.so.12 cufft fftconv
 check_lib curand libcurand.so.10 curand
+# a training step through cuBLAS, cuBLASLt and cuDNN together
+nvcc_prog "cublas+cublaslt+cudnn" train libcublas.so.13 libcublasLt.so.13 libcudnn.so.9
 echo "hostlib: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
