@@ -3,18 +3,25 @@
  *
  * At the call, after the checks, the operation is prepared: oneDNN's
  * convolution primitive (direct algorithm, f32, memory formats of its
- * choosing), reorders between those formats and dense row-major f32
- * buffers, a user-mode scratchpad, all allocated now so that the queued
- * work cannot fail. When it runs: the inputs are gathered from the
- * program's tensors (any layout, float, half or bfloat16) into the dense
- * buffers, reordered, convolved, reordered back, and the result is scaled
- * into the output, y = alpha * result + beta * y, rounding once into its
- * type. CUDNN_CONVOLUTION (a true convolution) flips the filter's spatial
+ * choosing), reorders between those formats and the operands, a user-mode
+ * scratchpad, all allocated now so that the queued work cannot fail. A
+ * float operand is used where it lies, in its own layout (oneDNN's memory
+ * descriptors take any strides; the reorders read and write it), and so is
+ * a float output when alpha is 1 and beta 0. Other operands (half,
+ * bfloat16, a filter to flip) go through dense row-major f32 buffers:
+ * gathered before, and for the output scaled into it after,
+ * y = alpha * result + beta * y, rounding once into its type.
+ * CUDNN_CONVOLUTION (a true convolution) flips the filter's spatial
  * dimensions; CUDNN_CROSS_CORRELATION does not. oneDNN takes the padding
  * on the high side as what makes the output size exact (negative where
  * cuDNN's floor leaves input rows unused, which oneDNN accepts: the tests
- * cover it). Half and bfloat16 data are convolved in float (their
- * compute type, HALF or FLOAT, alike): each output is rounded once. */
+ * cover it). Half and bfloat16 data are convolved in float (their compute
+ * type, HALF or FLOAT, alike): each output is rounded once.
+ *
+ * Prepared convolutions are kept, when their work has run, for the next
+ * call with the same problem (up to 256 MiB of them, least recently used
+ * first out): oneDNN's primitives, reorders and buffers are then made once,
+ * and the buffers' pages are not faulted in at every call. */
 #include "dnn.h"
 
 #include <dnnl.h>
@@ -35,16 +42,19 @@ static void make_engine(void)
 
 /* a prepared convolution; arguments: 0 x, 1 w, 2 y */
 struct cx {
+    struct cx *next;                  /* in the cache */
     struct conv_prob p;
+    int direct[3];                    /* used where it lies (its user memory's handle is set per run) */
     int out;                          /* which argument is written */
     int arg[3];                       /* their oneDNN roles */
-    float *dense[3];
+    float *dense[3];                  /* the others' f32 copies */
     int64_t count[3];
     dnnl_memory_t user[3], prim[3];   /* prim[i] == user[i] when no reorder is needed */
     dnnl_primitive_t reorder[3];
     dnnl_primitive_t conv;
     dnnl_memory_t scratch_mem;
     void *scratch;
+    size_t bytes;                     /* what it holds */
 };
 
 static void cx_free(struct cx *c)
@@ -63,7 +73,7 @@ static void cx_free(struct cx *c)
     if (c->scratch_mem)
         dnnl_memory_destroy(c->scratch_mem);
     free(c->scratch);
-    memset(c, 0, sizeof *c);
+    free(c);
 }
 
 static void dense_strides(int nb, const dnnl_dim_t *dims, dnnl_dims_t strides)
@@ -78,50 +88,57 @@ static void dense_strides(int nb, const dnnl_dim_t *dims, dnnl_dims_t strides)
 /* the oneDNN status of one preparation step; 0 on success */
 #define DN(call) do { if ((st = (call)) != dnnl_success) goto fail; } while (0)
 
-static cudnnStatus_t cx_prepare(struct cx *c, const struct conv_prob *p, const char *fn)
+static cudnnStatus_t cx_prepare(struct cx **out, const struct conv_prob *p, const int *direct, const char *fn)
 {
-    memset(c, 0, sizeof *c);
-    c->p = *p;
+    *out = NULL;
     pthread_once(&once, make_engine);
     if (!engine)
         return dnn_err(CUDNN_STATUS_INTERNAL_ERROR, "%s: oneDNN has no CPU engine", fn);
+    struct cx *c = calloc(1, sizeof *c);
+    if (!c)
+        return dnn_err(CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, "%s: out of memory", fn);
+    c->p = *p;
+    memcpy(c->direct, direct, sizeof c->direct);
     const struct cudnnConvolutionStruct *cv = &p->conv;
     int nsp = cv->nsp, nb = nsp + 2, g = cv->groups;
-    dnnl_dims_t xd, wd, yd, xs, ws, ys, strides, dil, pl, pr;
-    for (int d = 0; d < nb; d++) {
-        xd[d] = p->x.dim[d];
-        yd[d] = p->y.dim[d];
-    }
-    int wnb = g > 1 ? nb + 1 : nb;
-    if (g > 1) {
-        wd[0] = g;
-        wd[1] = p->w.dim[0] / g;
-        for (int d = 1; d < nb; d++)
-            wd[d + 1] = p->w.dim[d];
-    } else {
-        for (int d = 0; d < nb; d++)
-            wd[d] = p->w.dim[d];
+    /* dimensions, and each argument's strides: its own when used where it
+     * lies, dense ones otherwise (the filter with groups as g x K/g x ...) */
+    dnnl_dims_t dims[3], strd[3], strides, dil, pl, pr;
+    const struct td *ts[3] = { &p->x, &p->w, &p->y };
+    int nbs[3] = { nb, g > 1 ? nb + 1 : nb, nb };
+    for (int i = 0; i < 3; i++) {
+        const struct td *t = ts[i];
+        int grouped = i == 1 && g > 1;
+        for (int d = 0, e = 0; d < t->nb; d++, e++) {
+            if (grouped && d == 0) {
+                dims[i][0] = g;
+                dims[i][1] = t->dim[0] / g;
+                strd[i][0] = (dnnl_dim_t)t->stride[0] * (t->dim[0] / g);
+                strd[i][1] = t->stride[0];
+                e = 1;
+                continue;
+            }
+            dims[i][e] = t->dim[d];
+            strd[i][e] = t->stride[d];
+        }
+        if (!direct[i])
+            dense_strides(nbs[i], dims[i], strd[i]);
     }
     for (int d = 0; d < nsp; d++) {
         int64_t k = p->w.dim[d + 2], eff = (k - 1) * cv->dil[d] + 1;
         strides[d] = cv->stride[d];
         dil[d] = cv->dil[d] - 1;
         pl[d] = cv->pad[d];
-        pr[d] = (yd[d + 2] - 1) * cv->stride[d] + eff - xd[d + 2] - pl[d];
+        pr[d] = (dims[2][d + 2] - 1) * cv->stride[d] + eff - dims[0][d + 2] - pl[d];
     }
-    dense_strides(nb, xd, xs);
-    dense_strides(wnb, wd, ws);
-    dense_strides(nb, yd, ys);
     dnnl_memory_desc_t umd[3], any[3];
     dnnl_status_t st;
     dnnl_primitive_desc_t fwd_pd = NULL, pd = NULL;
     dnnl_primitive_attr_t attr = NULL;
-    DN(dnnl_memory_desc_init_by_strides(&umd[0], nb, xd, dnnl_f32, xs));
-    DN(dnnl_memory_desc_init_by_strides(&umd[1], wnb, wd, dnnl_f32, ws));
-    DN(dnnl_memory_desc_init_by_strides(&umd[2], nb, yd, dnnl_f32, ys));
-    DN(dnnl_memory_desc_init_by_tag(&any[0], nb, xd, dnnl_f32, dnnl_format_tag_any));
-    DN(dnnl_memory_desc_init_by_tag(&any[1], wnb, wd, dnnl_f32, dnnl_format_tag_any));
-    DN(dnnl_memory_desc_init_by_tag(&any[2], nb, yd, dnnl_f32, dnnl_format_tag_any));
+    for (int i = 0; i < 3; i++) {
+        DN(dnnl_memory_desc_init_by_strides(&umd[i], nbs[i], dims[i], dnnl_f32, strd[i]));
+        DN(dnnl_memory_desc_init_by_tag(&any[i], nbs[i], dims[i], dnnl_f32, dnnl_format_tag_any));
+    }
     DN(dnnl_primitive_attr_create(&attr));
     DN(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user));
     dnnl_convolution_desc_t fd, bd;
@@ -154,21 +171,24 @@ static cudnnStatus_t cx_prepare(struct cx *c, const struct conv_prob *p, const c
         q[0] = dnnl_query_src_md, q[1] = dnnl_query_diff_weights_md, q[2] = dnnl_query_diff_dst_md;
         break;
     }
-    c->count[0] = dnn_count(&p->x);
-    c->count[1] = dnn_count(&p->w);
-    c->count[2] = dnn_count(&p->y);
     for (int i = 0; i < 3; i++) {
-        if (!(c->dense[i] = calloc((size_t)c->count[i], sizeof(float)))) {
-            st = dnnl_out_of_memory;
-            goto fail;
+        c->count[i] = dnn_count(ts[i]);
+        if (!direct[i]) {
+            if (!(c->dense[i] = malloc((size_t)c->count[i] * sizeof(float)))) {
+                st = dnnl_out_of_memory;
+                goto fail;
+            }
+            c->bytes += (size_t)c->count[i] * sizeof(float);
         }
-        DN(dnnl_memory_create(&c->user[i], &umd[i], engine, c->dense[i]));
+        /* a direct argument's handle is set at each run */
+        DN(dnnl_memory_create(&c->user[i], &umd[i], engine, direct[i] ? DNNL_MEMORY_NONE : c->dense[i]));
         const dnnl_memory_desc_t *pmd = dnnl_primitive_desc_query_md(pd, q[i], 0);
         if (dnnl_memory_desc_equal(pmd, &umd[i])) {
             c->prim[i] = c->user[i];
             continue;
         }
         DN(dnnl_memory_create(&c->prim[i], pmd, engine, DNNL_MEMORY_ALLOCATE));
+        c->bytes += dnnl_memory_desc_get_size(pmd);
         dnnl_primitive_desc_t rpd;
         int in = i != c->out;
         DN(dnnl_reorder_primitive_desc_create(&rpd, in ? &umd[i] : pmd, engine, in ? pmd : &umd[i], engine, NULL));
@@ -184,6 +204,7 @@ static cudnnStatus_t cx_prepare(struct cx *c, const struct conv_prob *p, const c
             st = dnnl_out_of_memory;
             goto fail;
         }
+        c->bytes += ssize;
         DN(dnnl_memory_create(&c->scratch_mem, smd, engine, c->scratch));
     }
     DN(dnnl_primitive_create(&c->conv, pd));
@@ -191,6 +212,7 @@ static cudnnStatus_t cx_prepare(struct cx *c, const struct conv_prob *p, const c
     if (fwd_pd)
         dnnl_primitive_desc_destroy(fwd_pd);
     dnnl_primitive_attr_destroy(attr);
+    *out = c;
     return CUDNN_STATUS_SUCCESS;
 fail:
     if (pd)
@@ -203,6 +225,76 @@ fail:
     if (st == dnnl_out_of_memory)
         return dnn_err(CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, "%s: out of memory", fn);
     return dnn_err(CUDNN_STATUS_NOT_SUPPORTED, "%s: oneDNN cannot run this convolution (dnnl status %d)", fn, (int)st);
+}
+
+/* ---- the cache of prepared convolutions ------------------------------------- */
+#define CACHE_BYTES ((size_t)256 << 20)
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cx *cache;              /* most recently used first */
+
+static int same_td(const struct td *a, const struct td *b)
+{
+    if (a->type != b->type || a->nb != b->nb)
+        return 0;
+    for (int d = 0; d < a->nb; d++)
+        if (a->dim[d] != b->dim[d] || a->stride[d] != b->stride[d])
+            return 0;
+    return 1;
+}
+
+static int same(const struct cx *c, const struct conv_prob *p, const int *direct)
+{
+    const struct cudnnConvolutionStruct *a = &c->p.conv, *b = &p->conv;
+    if (c->p.kind != p->kind || memcmp(c->direct, direct, sizeof c->direct) || !same_td(&c->p.x, &p->x) ||
+        !same_td(&c->p.w, &p->w) || !same_td(&c->p.y, &p->y) || a->nsp != b->nsp || a->groups != b->groups ||
+        a->mode != b->mode)
+        return 0;
+    for (int d = 0; d < a->nsp; d++)
+        if (a->pad[d] != b->pad[d] || a->stride[d] != b->stride[d] || a->dil[d] != b->dil[d])
+            return 0;
+    return 1;
+}
+
+/* a prepared convolution for p: one the cache keeps, or a new one */
+static cudnnStatus_t cx_get(struct cx **out, const struct conv_prob *p, const int *direct, const char *fn)
+{
+    pthread_mutex_lock(&cache_lock);
+    for (struct cx **pc = &cache; *pc; pc = &(*pc)->next) {
+        if (same(*pc, p, direct)) {
+            *out = *pc;
+            *pc = (*pc)->next;
+            pthread_mutex_unlock(&cache_lock);
+            (*out)->next = NULL;
+            (*out)->p = *p;   /* the descriptors' other settings */
+            return CUDNN_STATUS_SUCCESS;
+        }
+    }
+    pthread_mutex_unlock(&cache_lock);
+    return cx_prepare(out, p, direct, fn);
+}
+
+/* keeps c for the next call, dropping the least recently used beyond the cap */
+static void cx_put(struct cx *c)
+{
+    pthread_mutex_lock(&cache_lock);
+    c->next = cache;
+    cache = c;
+    size_t total = 0;
+    struct cx **pc = &cache, *drop = NULL;
+    for (; *pc; pc = &(*pc)->next) {
+        total += (*pc)->bytes;
+        if (total > CACHE_BYTES && *pc != c) {
+            drop = *pc;
+            *pc = NULL;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cache_lock);
+    while (drop) {
+        struct cx *next = drop->next;
+        cx_free(drop);
+        drop = next;
+    }
 }
 
 /* reverses every spatial block of a dense filter (K x C/g x spatial...) */
@@ -220,12 +312,15 @@ static void flip(const struct td *w, float *v)
         }
 }
 
-/* reorders in, convolves, reorders out (the dense buffers are filled) */
-static void cx_compute(struct cx *c)
+/* reorders in, convolves, reorders out; ptr: the operands where they lie */
+static void cx_compute(struct cx *c, void *const *ptr)
 {
     dnnl_stream_t s;
     if (dnnl_stream_create(&s, engine, dnnl_stream_default_flags) != dnnl_success)
         return;   /* cannot happen for the CPU engine once it exists */
+    for (int i = 0; i < 3; i++)
+        if (c->direct[i])
+            dnnl_memory_set_data_handle(c->user[i], ptr[i]);
     for (int i = 0; i < 3; i++) {
         if (i == c->out || !c->reorder[i])
             continue;
@@ -245,21 +340,25 @@ static void cx_compute(struct cx *c)
 
 float dnn_conv_time(const struct conv_prob *p)
 {
-    struct cx c;
-    if (cx_prepare(&c, p, "timing"))
+    static const int none[3] = { 0, 0, 0 };
+    struct cx *c;
+    if (cx_get(&c, p, none, "timing"))
         return -1;
+    void *const ptr[3] = { NULL, NULL, NULL };
+    for (int i = 0; i < 3; i++)
+        memset(c->dense[i], 0, (size_t)c->count[i] * sizeof(float));
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    cx_compute(&c);
+    cx_compute(c, ptr);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    cx_free(&c);
+    cx_put(c);
     return (float)((double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6);
 }
 
 /* ---- the job ------------------------------------------------------------- */
 struct cj {
     struct hl_job h;
-    struct cx c;
+    struct cx *c;
     const void *ptr[3];           /* x, w, y in the program's memory */
     double alpha, beta;
     /* cudnnConvolutionBiasActivationForward: y = act(alpha * conv + alpha2 * z + bias) */
@@ -273,17 +372,19 @@ struct cj {
 static void run_conv(struct hl_job *hj)
 {
     struct cj *j = (struct cj *)hj;
-    struct cx *c = &j->c;
+    struct cx *c = j->c;
     const struct td *t[3] = { &c->p.x, &c->p.w, &c->p.y };
     int flipped = c->p.conv.mode == CUDNN_CONVOLUTION;
     for (int i = 0; i < 3; i++) {
-        if (i == c->out)
+        if (i == c->out || c->direct[i])
             continue;
         dnn_gather_f(t[i], j->ptr[i], c->dense[i]);
         if (i == 1 && flipped)
             flip(t[1], c->dense[1]);
     }
-    cx_compute(c);
+    cx_compute(c, (void *const *)j->ptr);
+    if (c->direct[c->out])
+        return;   /* written where it lies, alpha 1 and beta 0 */
     if (c->out == 1 && flipped)
         flip(t[1], c->dense[1]);
     if (!j->fused) {
@@ -304,7 +405,9 @@ static void run_conv(struct hl_job *hj)
 
 static void fini_conv(struct hl_job *hj)
 {
-    cx_free(&((struct cj *)hj)->c);
+    struct cj *j = (struct cj *)hj;
+    if (j->c)
+        cx_put(j->c);
 }
 
 /* checks the algorithm and the operands, prepares, holds, queues */
@@ -327,7 +430,18 @@ static cudnnStatus_t conv_call(cudnnHandle_t handle, struct cj *t, const struct 
         r = dnn_hold(&j->h, ts[i], j->ptr[i], names[p->kind][i]);
     if (!r && j->fused && !(r = dnn_hold(&j->h, &j->b, j->B, "bias")) && j->alpha2 != 0)
         r = dnn_hold(&j->h, &j->z, j->Z, "z");
-    if (!r && !(r = cx_prepare(&j->c, p, fn)))
+    /* float operands where they lie; the output too when it is just the result */
+    int direct[3], flip_w = p->conv.mode == CUDNN_CONVOLUTION;
+    for (int i = 0; i < 3; i++)
+        direct[i] = p->x.type == CUDNN_DATA_FLOAT && !(i == 1 && flip_w);
+    int out = p->kind == CK_FWD ? 2 : p->kind == CK_BWD_DATA ? 0 : 1;
+    direct[out] = direct[out] && !j->fused && j->alpha == 1 && j->beta == 0;
+    if (!r && cx_get(&j->c, p, direct, fn)) {
+        /* a layout oneDNN does not take as it is (overlapping strides...): copies */
+        static const int none[3] = { 0, 0, 0 };
+        r = cx_get(&j->c, p, none, fn);
+    }
+    if (!r)
         j->h.fini = fini_conv;
     if (r) {
         hl_job_free(&j->h);
