@@ -139,15 +139,25 @@ tdtrace: $(if $(wildcard src/tdtrace/main.c),$(TDTRACE))
 # built (make says so) and its tests skip with the reason.
 HOSTDIR := $(LIBDIR)/host
 HL_COMMON_OBJ := $(call objs,$(wildcard src/hostlib/common/*.c))
-# name, soname, back end (pkg-config; - for none), the status of what is not implemented
-HL_LIBS := cublas curand
+# name, soname, back end, the status of what is not implemented. The back
+# end: - for none, pkg-config modules joined by +, or lib:NAME:HEADER for a
+# library without a .pc file (Debian's oneDNN): found by compiling HEADER,
+# linked with -lNAME.
+HL_LIBS := cublas cublaslt cudnn cufft curand
 HL_cublas := libcublas.so.13 openblas 15
+HL_cublaslt := libcublasLt.so.13 openblas 15
+HL_cudnn := libcudnn.so.9 lib:dnnl:dnnl.h 3000
+HL_cufft := libcufft.so.12 fftw3f+fftw3 16
 HL_curand := libcurand.so.10 - 204
 hl_soname = $(word 1,$(HL_$(1)))
 hl_pkg    = $(word 2,$(HL_$(1)))
 hl_ns     = $(word 3,$(HL_$(1)))
-hl_have   = $(if $(filter -,$(call hl_pkg,$(1))),y,$(shell pkg-config --exists $(call hl_pkg,$(1)) 2>/dev/null && echo y))
-hl_pkgflags = $(if $(filter -,$(call hl_pkg,$(1))),,$(shell pkg-config $(2) $(call hl_pkg,$(1)) 2>/dev/null))
+hl_none   = $(filter -,$(call hl_pkg,$(1)))
+hl_lib    = $(filter lib:%,$(call hl_pkg,$(1)))
+hl_libpart = $(word $(2),$(subst :, ,$(call hl_pkg,$(1))))
+hl_mods   = $(subst +, ,$(call hl_pkg,$(1)))
+hl_have   = $(if $(call hl_none,$(1)),y,$(if $(call hl_lib,$(1)),$(shell printf '\043include <%s>\n' $(call hl_libpart,$(1),3) | $(CC) -E -x c - >/dev/null 2>&1 && echo y),$(shell pkg-config --exists $(call hl_mods,$(1)) 2>/dev/null && echo y)))
+hl_pkgflags = $(if $(call hl_none,$(1)),,$(if $(call hl_lib,$(1)),$(if $(filter --libs,$(2)),-l$(call hl_libpart,$(1),2)),$(shell pkg-config $(2) $(call hl_mods,$(1)) 2>/dev/null)))
 HL_BUILT  := $(foreach l,$(HL_LIBS),$(if $(call hl_have,$(l)),$(l)))
 HL_MISSING := $(filter-out $(HL_BUILT),$(HL_LIBS))
 HL_SO     := $(foreach l,$(HL_BUILT),$(HOSTDIR)/$(call hl_soname,$(l)))

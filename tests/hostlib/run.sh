@@ -26,10 +26,11 @@ skp() { skip=$((skip + 1)); echo "skip $1: $2"; }
 [ -f "$emu/libcuda.so.1" ] || { echo "hostlib: $emu/libcuda.so.1 missing (make BUILD=$BUILD emu)" >&2; exit 1; }
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$emu:$host"
-# OpenBLAS hands work to its own threads with synchronisation ThreadSanitizer
-# cannot see (the library is not instrumented): under TSan it gets one thread
+# OpenBLAS and oneDNN (OpenMP) hand work to their own threads with
+# synchronisation ThreadSanitizer cannot see (the libraries are not
+# instrumented): under TSan they get one thread
 case "$BUILD ${EXTRA_CFLAGS:-}" in
-*tsan*|*sanitize=thread*) export OPENBLAS_NUM_THREADS=1 ;;
+*tsan*|*sanitize=thread*) export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 ;;
 esac
 
 # LIB SONAME [C test] [nvcc tests...]
@@ -66,20 +67,59 @@ check_lib() {
         skp "$lib symbols" "no $cuda/lib64/$so to compare with (the CUDA toolkit is not installed)"
     fi
     for t in "$@"; do
-        if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
-            skp "$lib: $t.cu" "no nvcc (the CUDA toolkit is not installed)"
-            continue
-        fi
-        if ! "$NVCC" $NVCC_XFLAGS -o "$out/$t" "$here/$t.cu" -l"$(echo "$so" | sed "s/^lib//; s/\.so\..*//")" >"$out/$t.build.log" 2>&1; then
-            bad "$lib: $t.cu (build)" "$out/$t.build.log"
-            continue
-        fi
-        if "$out/$t" >"$out/$t.log" 2>&1; then ok "$lib: $t.cu $(tail -n 1 "$out/$t.log")"
-        else bad "$lib: $t.cu" "$out/$t.log"; fi
+        nvcc_prog "$lib" "$t" "$so"
     done
 }
 
+# LABEL PROG SONAME...: builds PROG.cu with nvcc against NVIDIA's libraries
+# of those sonames and runs it with the host ones in their place
+nvcc_prog() {
+    label=$1 t=$2
+    shift 2
+    if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
+        skp "$label: $t.cu" "no nvcc (the CUDA toolkit is not installed)"
+        return
+    fi
+    flags=""
+    for so in "$@"; do
+        if [ ! -f "$host/$so" ]; then
+            skp "$label: $t.cu" "$host/$so was not built (its host back end is missing: see docs/hostlib.md)"
+            return
+        fi
+        flags="$flags -l$(echo "$so" | sed "s/^lib//; s/\.so\..*//")"
+    done
+    if ! "$NVCC" $NVCC_XFLAGS -o "$out/$t" "$here/$t.cu" $flags >"$out/$t.build.log" 2>&1; then
+        bad "$label: $t.cu (build)" "$out/$t.build.log"
+        return
+    fi
+    if "$out/$t" >"$out/$t.log" 2>&1; then ok "$label: $t.cu $(tail -n 1 "$out/$t.log")"
+    else bad "$label: $t.cu" "$out/$t.log"; fi
+}
+
 check_lib cublas libcublas.so.13 cublas order mlp
+check_lib cublaslt libcublasLt.so.13 cublaslt ltorder
+check_lib cudnn libcudnn.so.9 cudnn cnn
+# cuDNN's descriptor functions need no GPU: one sequence of calls through
+# dlopen, on the host library and on NVIDIA's, must print the same
+if [ -f "$host/libcudnn.so.9" ] && [ -f "$cuda/lib64/libcudnn.so.9" ]; then
+    # NVIDIA's library runs in an uninstrumented build, the host one in the
+    # build's own (a sanitizer's runtime must come first)
+    if $CC -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -I "$root/src/hostlib/cudnn" \
+        -o "$out/cudnn_desc.plain" "$here/cudnn_desc.c" -ldl >"$out/cudnn_desc.build.log" 2>&1 &&
+        $CC ${EXTRA_CFLAGS:-} -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -I "$root/src/hostlib/cudnn" \
+        -o "$out/cudnn_desc" "$here/cudnn_desc.c" -ldl >>"$out/cudnn_desc.build.log" 2>&1; then
+        env LD_LIBRARY_PATH="$cuda/lib64" "$out/cudnn_desc.plain" "$cuda/lib64/libcudnn.so.9" >"$out/cudnn_desc.nvidia" 2>&1
+        "$out/cudnn_desc" "$host/libcudnn.so.9" >"$out/cudnn_desc.host" 2>&1
+        if diff "$out/cudnn_desc.nvidia" "$out/cudnn_desc.host" >"$out/cudnn_desc.diff"; then
+            ok "cudnn: the $(wc -l <"$out/cudnn_desc.host") answers of NVIDIA's descriptor functions"
+        else bad "cudnn: descriptor functions answer otherwise than NVIDIA's (< NVIDIA, > host)" "$out/cudnn_desc.diff"; fi
+    else bad "cudnn: cudnn_desc.c (build)" "$out/cudnn_desc.build.log"; fi
+elif [ -f "$host/libcudnn.so.9" ]; then
+    skp "cudnn descriptors" "no $cuda/lib64/libcudnn.so.9 to compare with (the CUDA toolkit is not installed)"
+fi
+check_lib cufft libcufft.so.12 cufft fftconv
 check_lib curand libcurand.so.10 curand
+# a training step through cuBLAS, cuBLASLt and cuDNN together
+nvcc_prog "cublas+cublaslt+cudnn" train libcublas.so.13 libcublasLt.so.13 libcudnn.so.9
 echo "hostlib: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -1,6 +1,7 @@
 /* cuBLAS handles and their settings, versions, status names, the logger
  * switches, and the legacy API's error. */
 #include "blas.h"
+#include "status.h"
 
 #include <stdlib.h>
 
@@ -65,33 +66,14 @@ HL_EXPORT size_t cublasGetCudartVersion(void)
     return CUDART_VERSION;
 }
 
-static const struct { cublasStatus_t s; const char *name, *text; } statuses[] = {
-    { CUBLAS_STATUS_SUCCESS, "CUBLAS_STATUS_SUCCESS", "success" },
-    { CUBLAS_STATUS_NOT_INITIALIZED, "CUBLAS_STATUS_NOT_INITIALIZED", "the library was not initialized" },
-    { CUBLAS_STATUS_ALLOC_FAILED, "CUBLAS_STATUS_ALLOC_FAILED", "the resource allocation failed" },
-    { CUBLAS_STATUS_INVALID_VALUE, "CUBLAS_STATUS_INVALID_VALUE", "an invalid numeric value was used as an argument" },
-    { CUBLAS_STATUS_ARCH_MISMATCH, "CUBLAS_STATUS_ARCH_MISMATCH", "an absent device architectural feature is required" },
-    { CUBLAS_STATUS_MAPPING_ERROR, "CUBLAS_STATUS_MAPPING_ERROR", "an access to GPU memory space failed" },
-    { CUBLAS_STATUS_EXECUTION_FAILED, "CUBLAS_STATUS_EXECUTION_FAILED", "the GPU program failed to execute" },
-    { CUBLAS_STATUS_INTERNAL_ERROR, "CUBLAS_STATUS_INTERNAL_ERROR", "an internal operation failed" },
-    { CUBLAS_STATUS_NOT_SUPPORTED, "CUBLAS_STATUS_NOT_SUPPORTED", "the functionality requested is not supported" },
-    { CUBLAS_STATUS_LICENSE_ERROR, "CUBLAS_STATUS_LICENSE_ERROR", "error detected trying to check the license" },
-};
-
 HL_EXPORT const char *cublasGetStatusName(cublasStatus_t status)
 {
-    for (size_t i = 0; i < sizeof statuses / sizeof *statuses; i++)
-        if (statuses[i].s == status)
-            return statuses[i].name;
-    return "CUBLAS_STATUS_UNKNOWN";
+    return blas_status_name(status);
 }
 
 HL_EXPORT const char *cublasGetStatusString(cublasStatus_t status)
 {
-    for (size_t i = 0; i < sizeof statuses / sizeof *statuses; i++)
-        if (statuses[i].s == status)
-            return statuses[i].text;
-    return "unknown error";
+    return blas_status_string(status);
 }
 
 HL_EXPORT cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId)

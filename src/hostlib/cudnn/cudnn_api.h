@@ -1,0 +1,473 @@
+/* tdtrace's own declarations of the parts of the cuDNN 9 legacy API
+ * (cudnn_graph.h, cudnn_ops.h, cudnn_cnn.h) that src/hostlib/cudnn
+ * implements, written from NVIDIA's public cuDNN documentation (NVIDIA's
+ * headers are not redistributable). Values and signatures are those of the
+ * real library's ABI. Every other symbol of libcudnn.so.9 is listed in
+ * cudnn.syms. */
+#ifndef TD_CUDNN_API_H
+#define TD_CUDNN_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    CUDNN_STATUS_SUCCESS = 0,
+    CUDNN_STATUS_NOT_INITIALIZED = 1001,
+    CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH = 1002,
+    CUDNN_STATUS_SERIALIZATION_VERSION_MISMATCH = 1003,
+    CUDNN_STATUS_DEPRECATED = 1004,
+    CUDNN_STATUS_LICENSE_ERROR = 1005,
+    CUDNN_STATUS_RUNTIME_IN_PROGRESS = 1006,
+    CUDNN_STATUS_RUNTIME_FP_OVERFLOW = 1007,
+    CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED = 1008,
+    CUDNN_STATUS_BAD_PARAM = 2000,
+    CUDNN_STATUS_INVALID_VALUE = 2001,
+    CUDNN_STATUS_BAD_PARAM_NULL_POINTER = 2002,
+    CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER = 2003,
+    CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED = 2004,
+    CUDNN_STATUS_BAD_PARAM_OUT_OF_BOUND = 2005,
+    CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT = 2006,
+    CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH = 2007,
+    CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH = 2008,
+    CUDNN_STATUS_BAD_PARAM_DUPLICATED_ENTRIES = 2009,
+    CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE = 2010,
+    CUDNN_STATUS_BAD_PARAM_CUDA_GRAPH_MISMATCH = 2011,
+    CUDNN_STATUS_BAD_PARAM_DESCRIPTOR_TYPE = 2012,
+    CUDNN_STATUS_NOT_SUPPORTED = 3000,
+    CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN = 3001,
+    CUDNN_STATUS_NOT_SUPPORTED_SHAPE = 3002,
+    CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE = 3003,
+    CUDNN_STATUS_NOT_SUPPORTED_LAYOUT = 3004,
+    CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER = 3005,
+    CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART = 3006,
+    CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH = 3007,
+    CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING = 3008,
+    CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE = 3009,
+    CUDNN_STATUS_NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT = 3010,
+    CUDNN_STATUS_NOT_SUPPORTED_PADDING = 3011,
+    CUDNN_STATUS_NOT_SUPPORTED_BAD_LAUNCH_PARAM = 3012,
+    CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API = 3013,
+    CUDNN_STATUS_NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE = 3014,
+    CUDNN_STATUS_INTERNAL_ERROR = 4000,
+    CUDNN_STATUS_INTERNAL_ERROR_COMPILATION_FAILED = 4001,
+    CUDNN_STATUS_INTERNAL_ERROR_UNEXPECTED_VALUE = 4002,
+    CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED = 4003,
+    CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED = 4004,
+    CUDNN_STATUS_INTERNAL_ERROR_BAD_LAUNCH_PARAM = 4005,
+    CUDNN_STATUS_INTERNAL_ERROR_TEXTURE_CREATION_FAILED = 4006,
+    CUDNN_STATUS_EXECUTION_FAILED = 5000,
+    CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER = 5001,
+    CUDNN_STATUS_EXECUTION_FAILED_CUBLAS = 5002,
+    CUDNN_STATUS_EXECUTION_FAILED_CUDART = 5003,
+    CUDNN_STATUS_EXECUTION_FAILED_CURAND = 5004,
+} cudnnStatus_t;
+
+typedef struct cudnnContext *cudnnHandle_t;
+typedef struct CUstream_st *cudaStream_t;
+#ifndef TD_CUDA_DATA_TYPE
+#define TD_CUDA_DATA_TYPE
+typedef enum { MAJOR_VERSION = 0, MINOR_VERSION = 1, PATCH_LEVEL = 2 } libraryPropertyType;
+#endif
+
+typedef enum {
+    CUDNN_DATA_FLOAT = 0,
+    CUDNN_DATA_DOUBLE = 1,
+    CUDNN_DATA_HALF = 2,
+    CUDNN_DATA_INT8 = 3,
+    CUDNN_DATA_INT32 = 4,
+    CUDNN_DATA_INT8x4 = 5,
+    CUDNN_DATA_UINT8 = 6,
+    CUDNN_DATA_UINT8x4 = 7,
+    CUDNN_DATA_INT8x32 = 8,
+    CUDNN_DATA_BFLOAT16 = 9,
+    CUDNN_DATA_INT64 = 10,
+    CUDNN_DATA_BOOLEAN = 11,
+    CUDNN_DATA_FP8_E4M3 = 12,
+    CUDNN_DATA_FP8_E5M2 = 13,
+} cudnnDataType_t;
+typedef enum {
+    CUDNN_DEFAULT_MATH = 0,
+    CUDNN_TENSOR_OP_MATH = 1,
+    CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION = 2,
+    CUDNN_FMA_MATH = 3,
+} cudnnMathType_t;
+typedef enum { CUDNN_NOT_PROPAGATE_NAN = 0, CUDNN_PROPAGATE_NAN = 1 } cudnnNanPropagation_t;
+typedef enum { CUDNN_TENSOR_NCHW = 0, CUDNN_TENSOR_NHWC = 1, CUDNN_TENSOR_NCHW_VECT_C = 2 } cudnnTensorFormat_t;
+typedef enum {
+    CUDNN_ACTIVATION_SIGMOID = 0,
+    CUDNN_ACTIVATION_RELU = 1,
+    CUDNN_ACTIVATION_TANH = 2,
+    CUDNN_ACTIVATION_CLIPPED_RELU = 3,
+    CUDNN_ACTIVATION_ELU = 4,
+    CUDNN_ACTIVATION_IDENTITY = 5,
+    CUDNN_ACTIVATION_SWISH = 6,
+} cudnnActivationMode_t;
+typedef enum { CUDNN_NON_DETERMINISTIC = 0, CUDNN_DETERMINISTIC = 1 } cudnnDeterminism_t;
+typedef enum { CUDNN_CONVOLUTION = 0, CUDNN_CROSS_CORRELATION = 1 } cudnnConvolutionMode_t;
+typedef enum { CUDNN_DEFAULT_REORDER = 0, CUDNN_NO_REORDER = 1 } cudnnReorderType_t;
+typedef enum { CUDNN_SOFTMAX_FAST = 0, CUDNN_SOFTMAX_ACCURATE = 1, CUDNN_SOFTMAX_LOG = 2 } cudnnSoftmaxAlgorithm_t;
+typedef enum { CUDNN_SOFTMAX_MODE_INSTANCE = 0, CUDNN_SOFTMAX_MODE_CHANNEL = 1 } cudnnSoftmaxMode_t;
+typedef enum {
+    CUDNN_POOLING_MAX = 0,
+    CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING = 1,
+    CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING = 2,
+    CUDNN_POOLING_MAX_DETERMINISTIC = 3,
+} cudnnPoolingMode_t;
+typedef enum {
+    CUDNN_BATCHNORM_PER_ACTIVATION = 0,
+    CUDNN_BATCHNORM_SPATIAL = 1,
+    CUDNN_BATCHNORM_SPATIAL_PERSISTENT = 2,
+} cudnnBatchNormMode_t;
+typedef enum {
+    CUDNN_OP_TENSOR_ADD = 0,
+    CUDNN_OP_TENSOR_MUL = 1,
+    CUDNN_OP_TENSOR_MIN = 2,
+    CUDNN_OP_TENSOR_MAX = 3,
+    CUDNN_OP_TENSOR_SQRT = 4,
+    CUDNN_OP_TENSOR_NOT = 5,
+} cudnnOpTensorOp_t;
+typedef enum {
+    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM = 0,
+    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM = 1,
+    CUDNN_CONVOLUTION_FWD_ALGO_GEMM = 2,
+    CUDNN_CONVOLUTION_FWD_ALGO_DIRECT = 3,
+    CUDNN_CONVOLUTION_FWD_ALGO_FFT = 4,
+    CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING = 5,
+    CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD = 6,
+    CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED = 7,
+    CUDNN_CONVOLUTION_FWD_ALGO_COUNT = 8,
+} cudnnConvolutionFwdAlgo_t;
+typedef enum {
+    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0 = 0,
+    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1 = 1,
+    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT = 2,
+    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3 = 3,
+    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD = 4,
+    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED = 5,
+    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING = 6,
+    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT = 7,
+} cudnnConvolutionBwdFilterAlgo_t;
+typedef enum {
+    CUDNN_CONVOLUTION_BWD_DATA_ALGO_0 = 0,
+    CUDNN_CONVOLUTION_BWD_DATA_ALGO_1 = 1,
+    CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT = 2,
+    CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING = 3,
+    CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD = 4,
+    CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED = 5,
+    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT = 6,
+} cudnnConvolutionBwdDataAlgo_t;
+
+/* the three algorithm results have one layout */
+#define TD_CUDNN_PERF(NAME, ALGO)                                                                  \
+    typedef struct {                                                                               \
+        ALGO algo;                                                                                 \
+        cudnnStatus_t status;                                                                      \
+        float time;                                                                                \
+        size_t memory;                                                                             \
+        cudnnDeterminism_t determinism;                                                            \
+        cudnnMathType_t mathType;                                                                  \
+        int reserved[3];                                                                           \
+    } NAME;
+TD_CUDNN_PERF(cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t)
+TD_CUDNN_PERF(cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t)
+TD_CUDNN_PERF(cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t)
+
+typedef struct cudnnTensorStruct *cudnnTensorDescriptor_t;
+typedef struct cudnnFilterStruct *cudnnFilterDescriptor_t;
+typedef struct cudnnConvolutionStruct *cudnnConvolutionDescriptor_t;
+typedef struct cudnnPoolingStruct *cudnnPoolingDescriptor_t;
+typedef struct cudnnActivationStruct *cudnnActivationDescriptor_t;
+typedef struct cudnnOpTensorStruct *cudnnOpTensorDescriptor_t;
+
+#define CUDNN_DIM_MAX 8
+#define CUDNN_BN_MIN_EPSILON 0.0
+
+/* cudnn_graph.h */
+size_t cudnnGetVersion(void);
+size_t cudnnGetMaxDeviceVersion(void);
+size_t cudnnGetCudartVersion(void);
+const char *cudnnGetErrorString(cudnnStatus_t status);
+void cudnnGetLastErrorString(char *message, size_t max_size);
+cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value);
+cudnnStatus_t cudnnCreate(cudnnHandle_t *handle);
+cudnnStatus_t cudnnDestroy(cudnnHandle_t handle);
+cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t streamId);
+cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *streamId);
+cudnnStatus_t cudnnGraphVersionCheck(void);
+cudnnStatus_t cudnnOpsVersionCheck(void);
+cudnnStatus_t cudnnCnnVersionCheck(void);
+cudnnStatus_t cudnnAdvVersionCheck(void);
+/* mode: cudnnErrQueryMode_t; tag: cudnnRuntimeTag_t * */
+cudnnStatus_t cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_t *rstatus, int mode, void *tag);
+/* fptr: cudnnCallback_t */
+cudnnStatus_t cudnnSetCallback(unsigned mask, void *udata, void *fptr);
+cudnnStatus_t cudnnGetCallback(unsigned *mask, void **udata, void **fptr);
+
+/* tensors, filters */
+cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tensorDesc);
+cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format,
+                                         cudnnDataType_t dataType, int n, int c, int h, int w);
+cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int n, int c,
+                                           int h, int w, int nStride, int cStride, int hStride, int wStride);
+cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t *dataType, int *n,
+                                         int *c, int *h, int *w, int *nStride, int *cStride, int *hStride,
+                                         int *wStride);
+cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnDataType_t dataType, int nbDims,
+                                         const int dimA[], const int strideA[]);
+cudnnStatus_t cudnnSetTensorNdDescriptorEx(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format,
+                                           cudnnDataType_t dataType, int nbDims, const int dimA[]);
+cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t tensorDesc, int nbDimsRequested,
+                                         cudnnDataType_t *dataType, int *nbDims, int dimA[], int strideA[]);
+cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t tensorDesc, size_t *size);
+cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc);
+cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filterDesc);
+cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType,
+                                         cudnnTensorFormat_t format, int k, int c, int h, int w);
+cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t filterDesc, cudnnDataType_t *dataType,
+                                         cudnnTensorFormat_t *format, int *k, int *c, int *h, int *w);
+cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType,
+                                         cudnnTensorFormat_t format, int nbDims, const int filterDimA[]);
+cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t filterDesc, int nbDimsRequested,
+                                         cudnnDataType_t *dataType, cudnnTensorFormat_t *format, int *nbDims,
+                                         int filterDimA[]);
+cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t filterDesc, size_t *size);
+cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc);
+
+/* tensor operations */
+cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc,
+                                   const void *x, const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t aDesc,
+                             const void *A, const void *beta, const cudnnTensorDescriptor_t cDesc, void *C);
+cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *opTensorDesc);
+cudnnStatus_t cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t opTensorOp,
+                                         cudnnDataType_t opTensorCompType, cudnnNanPropagation_t opTensorNanOpt);
+cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_t opTensorDesc, cudnnOpTensorOp_t *opTensorOp,
+                                         cudnnDataType_t *opTensorCompType, cudnnNanPropagation_t *opTensorNanOpt);
+cudnnStatus_t cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc);
+cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensorDescriptor_t opTensorDesc, const void *alpha1,
+                            const cudnnTensorDescriptor_t aDesc, const void *A, const void *alpha2,
+                            const cudnnTensorDescriptor_t bDesc, const void *B, const void *beta,
+                            const cudnnTensorDescriptor_t cDesc, void *C);
+cudnnStatus_t cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *valuePtr);
+cudnnStatus_t cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void *y, const void *alpha);
+
+/* activation, softmax */
+cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *activationDesc);
+cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode,
+                                           cudnnNanPropagation_t reluNanOpt, double coef);
+cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc,
+                                           cudnnActivationMode_t *mode, cudnnNanPropagation_t *reluNanOpt,
+                                           double *coef);
+cudnnStatus_t cudnnSetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double swish_beta);
+cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDescriptor_t activationDesc, double *swish_beta);
+cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc);
+cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc,
+                                     const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x,
+                                     const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc,
+                                      const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y,
+                                      const cudnnTensorDescriptor_t dyDesc, const void *dy,
+                                      const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta,
+                                      const cudnnTensorDescriptor_t dxDesc, void *dx);
+cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
+                                  const void *alpha, const cudnnTensorDescriptor_t xDesc, const void *x,
+                                  const void *beta, const cudnnTensorDescriptor_t yDesc, void *y);
+cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode,
+                                   const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y,
+                                   const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta,
+                                   const cudnnTensorDescriptor_t dxDesc, void *dx);
+
+/* pooling */
+cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *poolingDesc);
+cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode,
+                                          cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth,
+                                          int verticalPadding, int horizontalPadding, int verticalStride,
+                                          int horizontalStride);
+cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t *mode,
+                                          cudnnNanPropagation_t *maxpoolingNanOpt, int *windowHeight,
+                                          int *windowWidth, int *verticalPadding, int *horizontalPadding,
+                                          int *verticalStride, int *horizontalStride);
+cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t poolingDesc, const cudnnPoolingMode_t mode,
+                                          const cudnnNanPropagation_t maxpoolingNanOpt, int nbDims,
+                                          const int windowDimA[], const int paddingA[], const int strideA[]);
+cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t poolingDesc, int nbDimsRequested,
+                                          cudnnPoolingMode_t *mode, cudnnNanPropagation_t *maxpoolingNanOpt,
+                                          int *nbDims, int windowDimA[], int paddingA[], int strideA[]);
+cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc,
+                                                const cudnnTensorDescriptor_t inputTensorDesc, int nbDims,
+                                                int outputTensorDimA[]);
+cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc,
+                                                const cudnnTensorDescriptor_t inputTensorDesc, int *n, int *c,
+                                                int *h, int *w);
+cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc);
+cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc, const void *alpha,
+                                  const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta,
+                                  const cudnnTensorDescriptor_t yDesc, void *y);
+cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t poolingDesc,
+                                   const void *alpha, const cudnnTensorDescriptor_t yDesc, const void *y,
+                                   const cudnnTensorDescriptor_t dyDesc, const void *dy,
+                                   const cudnnTensorDescriptor_t xDesc, const void *x, const void *beta,
+                                   const cudnnTensorDescriptor_t dxDesc, void *dx);
+
+/* batch normalization */
+cudnnStatus_t cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derivedBnDesc, const cudnnTensorDescriptor_t xDesc,
+                                            cudnnBatchNormMode_t mode);
+cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode,
+                                                      const void *alpha, const void *beta,
+                                                      const cudnnTensorDescriptor_t xDesc, const void *x,
+                                                      const cudnnTensorDescriptor_t yDesc, void *y,
+                                                      const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc,
+                                                      const void *bnScale, const void *bnBias,
+                                                      const void *estimatedMean, const void *estimatedVariance,
+                                                      double epsilon);
+cudnnStatus_t cudnnBatchNormalizationForwardTraining(cudnnHandle_t handle, cudnnBatchNormMode_t mode,
+                                                     const void *alpha, const void *beta,
+                                                     const cudnnTensorDescriptor_t xDesc, const void *x,
+                                                     const cudnnTensorDescriptor_t yDesc, void *y,
+                                                     const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc,
+                                                     const void *bnScale, const void *bnBias,
+                                                     double exponentialAverageFactor, void *resultRunningMean,
+                                                     void *resultRunningVariance, double epsilon,
+                                                     void *resultSaveMean, void *resultSaveInvVariance);
+cudnnStatus_t cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode,
+                                              const void *alphaDataDiff, const void *betaDataDiff,
+                                              const void *alphaParamDiff, const void *betaParamDiff,
+                                              const cudnnTensorDescriptor_t xDesc, const void *x,
+                                              const cudnnTensorDescriptor_t dyDesc, const void *dy,
+                                              const cudnnTensorDescriptor_t dxDesc, void *dx,
+                                              const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void *bnScale,
+                                              void *dBnScaleResult, void *dBnBiasResult, double epsilon,
+                                              const void *savedMean, const void *savedInvVariance);
+
+/* convolutions */
+cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *convDesc);
+cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc);
+cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType);
+cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t *mathType);
+cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int groupCount);
+cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDesc, int *groupCount);
+cudnnStatus_t cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType);
+cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t *reorderType);
+cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u,
+                                              int v, int dilation_h, int dilation_w, cudnnConvolutionMode_t mode,
+                                              cudnnDataType_t computeType);
+cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDescriptor_t convDesc, int *pad_h, int *pad_w,
+                                              int *u, int *v, int *dilation_h, int *dilation_w,
+                                              cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
+cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t convDesc, int arrayLength,
+                                              const int padA[], const int filterStrideA[], const int dilationA[],
+                                              cudnnConvolutionMode_t mode, cudnnDataType_t computeType);
+cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t convDesc, int arrayLengthRequested,
+                                              int *arrayLength, int padA[], int strideA[], int dilationA[],
+                                              cudnnConvolutionMode_t *mode, cudnnDataType_t *computeType);
+cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc,
+                                                    const cudnnTensorDescriptor_t inputTensorDesc,
+                                                    const cudnnFilterDescriptor_t filterDesc, int *n, int *c, int *h,
+                                                    int *w);
+cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolutionDescriptor_t convDesc,
+                                                    const cudnnTensorDescriptor_t inputTensorDesc,
+                                                    const cudnnFilterDescriptor_t filterDesc, int nbDims,
+                                                    int tensorOuputDimA[]);
+cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int *count);
+cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int *count);
+cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int *count);
+cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc,
+                                                     const cudnnFilterDescriptor_t filterDesc,
+                                                     const cudnnConvolutionDescriptor_t convDesc,
+                                                     const cudnnTensorDescriptor_t destDesc,
+                                                     const int requestedAlgoCount, int *returnedAlgoCount,
+                                                     cudnnConvolutionFwdAlgoPerf_t *perfResults);
+cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+                                                   const cudnnFilterDescriptor_t wDesc,
+                                                   const cudnnConvolutionDescriptor_t convDesc,
+                                                   const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount,
+                                                   int *returnedAlgoCount,
+                                                   cudnnConvolutionFwdAlgoPerf_t *perfResults);
+cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+                                                     const void *x, const cudnnFilterDescriptor_t wDesc,
+                                                     const void *w, const cudnnConvolutionDescriptor_t convDesc,
+                                                     const cudnnTensorDescriptor_t yDesc, void *y,
+                                                     const int requestedAlgoCount, int *returnedAlgoCount,
+                                                     cudnnConvolutionFwdAlgoPerf_t *perfResults, void *workSpace,
+                                                     size_t workSpaceSizeInBytes);
+cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+                                                      const cudnnFilterDescriptor_t wDesc,
+                                                      const cudnnConvolutionDescriptor_t convDesc,
+                                                      const cudnnTensorDescriptor_t yDesc,
+                                                      cudnnConvolutionFwdAlgo_t algo, size_t *sizeInBytes);
+cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha, const cudnnTensorDescriptor_t xDesc,
+                                      const void *x, const cudnnFilterDescriptor_t wDesc, const void *w,
+                                      const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo,
+                                      void *workSpace, size_t workSpaceSizeInBytes, const void *beta,
+                                      const cudnnTensorDescriptor_t yDesc, void *y);
+cudnnStatus_t cudnnConvolutionBiasActivationForward(
+    cudnnHandle_t handle, const void *alpha1, const cudnnTensorDescriptor_t xDesc, const void *x,
+    const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnConvolutionDescriptor_t convDesc,
+    cudnnConvolutionFwdAlgo_t algo, void *workSpace, size_t workSpaceSizeInBytes, const void *alpha2,
+    const cudnnTensorDescriptor_t zDesc, const void *z, const cudnnTensorDescriptor_t biasDesc, const void *bias,
+    const cudnnActivationDescriptor_t activationDesc, const cudnnTensorDescriptor_t yDesc, void *y);
+cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
+                                                        const cudnnTensorDescriptor_t dyDesc,
+                                                        const cudnnConvolutionDescriptor_t convDesc,
+                                                        const cudnnTensorDescriptor_t dxDesc,
+                                                        const int requestedAlgoCount, int *returnedAlgoCount,
+                                                        cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
+cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void *w, const cudnnTensorDescriptor_t dyDesc,
+    const void *dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void *dx,
+    const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t *perfResults,
+    void *workSpace, size_t workSpaceSizeInBytes);
+cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle,
+                                                          const cudnnFilterDescriptor_t filterDesc,
+                                                          const cudnnTensorDescriptor_t diffDesc,
+                                                          const cudnnConvolutionDescriptor_t convDesc,
+                                                          const cudnnTensorDescriptor_t gradDesc,
+                                                          const int requestedAlgoCount, int *returnedAlgoCount,
+                                                          cudnnConvolutionBwdDataAlgoPerf_t *perfResults);
+cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
+                                                           const cudnnTensorDescriptor_t dyDesc,
+                                                           const cudnnConvolutionDescriptor_t convDesc,
+                                                           const cudnnTensorDescriptor_t dxDesc,
+                                                           cudnnConvolutionBwdDataAlgo_t algo, size_t *sizeInBytes);
+cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void *alpha,
+                                           const cudnnFilterDescriptor_t wDesc, const void *w,
+                                           const cudnnTensorDescriptor_t dyDesc, const void *dy,
+                                           const cudnnConvolutionDescriptor_t convDesc,
+                                           cudnnConvolutionBwdDataAlgo_t algo, void *workSpace,
+                                           size_t workSpaceSizeInBytes, const void *beta,
+                                           const cudnnTensorDescriptor_t dxDesc, void *dx);
+cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+                                                          const cudnnTensorDescriptor_t dyDesc,
+                                                          const cudnnConvolutionDescriptor_t convDesc,
+                                                          const cudnnFilterDescriptor_t dwDesc,
+                                                          const int requestedAlgoCount, int *returnedAlgoCount,
+                                                          cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
+cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void *x, const cudnnTensorDescriptor_t dyDesc,
+    const void *y, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void *dw,
+    const int requestedAlgoCount, int *returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t *perfResults,
+    void *workSpace, size_t workSpaceSizeInBytes);
+cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc,
+                                                            const cudnnTensorDescriptor_t diffDesc,
+                                                            const cudnnConvolutionDescriptor_t convDesc,
+                                                            const cudnnFilterDescriptor_t gradDesc,
+                                                            const int requestedAlgoCount, int *returnedAlgoCount,
+                                                            cudnnConvolutionBwdFilterAlgoPerf_t *perfResults);
+cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+                                                             const cudnnTensorDescriptor_t dyDesc,
+                                                             const cudnnConvolutionDescriptor_t convDesc,
+                                                             const cudnnFilterDescriptor_t gradDesc,
+                                                             cudnnConvolutionBwdFilterAlgo_t algo,
+                                                             size_t *sizeInBytes);
+cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void *alpha,
+                                             const cudnnTensorDescriptor_t xDesc, const void *x,
+                                             const cudnnTensorDescriptor_t dyDesc, const void *dy,
+                                             const cudnnConvolutionDescriptor_t convDesc,
+                                             cudnnConvolutionBwdFilterAlgo_t algo, void *workSpace,
+                                             size_t workSpaceSizeInBytes, const void *beta,
+                                             const cudnnFilterDescriptor_t dwDesc, void *dw);
+cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void *alpha,
+                                           const cudnnTensorDescriptor_t dyDesc, const void *dy, const void *beta,
+                                           const cudnnTensorDescriptor_t dbDesc, void *db);
+
+#endif

@@ -1,0 +1,130 @@
+/* tdtrace's own declarations of the parts of the cuFFT 12 API (cufft.h,
+ * cufftXt.h) that src/hostlib/cufft implements, written from NVIDIA's
+ * public cuFFT documentation (NVIDIA's headers are not redistributable).
+ * Values and signatures are those of the real library's ABI. Every other
+ * symbol of libcufft.so.12 is listed in cufft.syms. */
+#ifndef TD_CUFFT_API_H
+#define TD_CUFFT_API_H
+
+#include <stddef.h>
+
+typedef enum cufftResult_t {
+    CUFFT_SUCCESS = 0x0,
+    CUFFT_INVALID_PLAN = 0x1,
+    CUFFT_ALLOC_FAILED = 0x2,
+    CUFFT_INVALID_TYPE = 0x3,
+    CUFFT_INVALID_VALUE = 0x4,
+    CUFFT_INTERNAL_ERROR = 0x5,
+    CUFFT_EXEC_FAILED = 0x6,
+    CUFFT_SETUP_FAILED = 0x7,
+    CUFFT_INVALID_SIZE = 0x8,
+    CUFFT_UNALIGNED_DATA = 0x9,
+    CUFFT_INVALID_DEVICE = 0xB,
+    CUFFT_NO_WORKSPACE = 0xD,
+    CUFFT_NOT_IMPLEMENTED = 0xE,
+    CUFFT_NOT_SUPPORTED = 0x10,
+} cufftResult;
+
+typedef float cufftReal;
+typedef double cufftDoubleReal;
+typedef struct { _Alignas(8) float x; float y; } cufftComplex;
+typedef struct { _Alignas(16) double x; double y; } cufftDoubleComplex;
+
+#define CUFFT_FORWARD (-1)
+#define CUFFT_INVERSE 1
+
+typedef enum cufftType_t {
+    CUFFT_R2C = 0x2a,
+    CUFFT_C2R = 0x2c,
+    CUFFT_C2C = 0x29,
+    CUFFT_D2Z = 0x6a,
+    CUFFT_Z2D = 0x6c,
+    CUFFT_Z2Z = 0x69,
+} cufftType;
+
+typedef int cufftHandle;
+#define CUFFT_PLAN_NULL (-1)
+
+/* library_types.h (the values cuBLAS's header has too) */
+#ifndef TD_CUDA_DATA_TYPE
+#define TD_CUDA_DATA_TYPE
+typedef enum {
+    CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_8I = 3, CUDA_C_32F = 4, CUDA_C_64F = 5,
+    CUDA_C_16F = 6, CUDA_C_8I = 7, CUDA_R_8U = 8, CUDA_C_8U = 9, CUDA_R_32I = 10, CUDA_C_32I = 11,
+    CUDA_R_32U = 12, CUDA_C_32U = 13, CUDA_R_16BF = 14, CUDA_C_16BF = 15,
+} cudaDataType;
+typedef enum { MAJOR_VERSION = 0, MINOR_VERSION = 1, PATCH_LEVEL = 2 } libraryPropertyType;
+#endif
+typedef struct CUstream_st *cudaStream_t;
+
+typedef enum cufftProperty_t {
+    NVFFT_PLAN_PROPERTY_INT64_PATIENT_JIT = 0x1,
+    NVFFT_PLAN_PROPERTY_INT64_MAX_NUM_HOST_THREADS = 0x2,
+} cufftProperty;
+
+typedef enum cufftXtWorkAreaPolicy_t {
+    CUFFT_WORKAREA_MINIMAL = 0,
+    CUFFT_WORKAREA_USER = 1,
+    CUFFT_WORKAREA_PERFORMANCE = 2,
+} cufftXtWorkAreaPolicy;
+
+cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int batch);
+cufftResult cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType type);
+cufftResult cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cufftType type);
+cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed,
+                          int ostride, int odist, cufftType type, int batch);
+cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t *workSize);
+cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType type, size_t *workSize);
+cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, cufftType type, size_t *workSize);
+cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *inembed, int istride, int idist, int *onembed,
+                              int ostride, int odist, cufftType type, int batch, size_t *workSize);
+cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long int *n, long long int *inembed,
+                                long long int istride, long long int idist, long long int *onembed,
+                                long long int ostride, long long int odist, cufftType type, long long int batch,
+                                size_t *workSize);
+cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long int *n, long long int *inembed,
+                               long long int istride, long long int idist, long long int *onembed,
+                               long long int ostride, long long int odist, cufftType type, long long int batch,
+                               size_t *workSize);
+cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *workSize);
+cufftResult cufftEstimate2d(int nx, int ny, cufftType type, size_t *workSize);
+cufftResult cufftEstimate3d(int nx, int ny, int nz, cufftType type, size_t *workSize);
+cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride,
+                              int odist, cufftType type, int batch, size_t *workSize);
+cufftResult cufftCreate(cufftHandle *handle);
+cufftResult cufftGetSize1d(cufftHandle handle, int nx, cufftType type, int batch, size_t *workSize);
+cufftResult cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftType type, size_t *workSize);
+cufftResult cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, cufftType type, size_t *workSize);
+cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int *inembed, int istride, int idist,
+                             int *onembed, int ostride, int odist, cufftType type, int batch, size_t *workArea);
+cufftResult cufftGetSize(cufftHandle handle, size_t *workSize);
+cufftResult cufftSetWorkArea(cufftHandle plan, void *workArea);
+cufftResult cufftSetAutoAllocation(cufftHandle plan, int autoAllocate);
+cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftComplex *odata, int direction);
+cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftComplex *odata);
+cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftReal *odata);
+cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleComplex *odata, int direction);
+cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cufftDoubleComplex *odata);
+cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, cufftDoubleReal *odata);
+cufftResult cufftSetStream(cufftHandle plan, cudaStream_t stream);
+cufftResult cufftDestroy(cufftHandle plan);
+cufftResult cufftGetVersion(int *version);
+cufftResult cufftGetProperty(libraryPropertyType type, int *value);
+cufftResult cufftSetPlanPropertyInt64(cufftHandle plan, cufftProperty property, const long long int inputValueInt);
+cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty property, long long int *returnPtrValue);
+cufftResult cufftResetPlanProperty(cufftHandle plan, cufftProperty property);
+
+cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long int *n, long long int *inembed,
+                                long long int istride, long long int idist, cudaDataType inputtype,
+                                long long int *onembed, long long int ostride, long long int odist,
+                                cudaDataType outputtype, long long int batch, size_t *workSize,
+                                cudaDataType executiontype);
+cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long int *n, long long int *inembed,
+                               long long int istride, long long int idist, cudaDataType inputtype,
+                               long long int *onembed, long long int ostride, long long int odist,
+                               cudaDataType outputtype, long long int batch, size_t *workSize,
+                               cudaDataType executiontype);
+cufftResult cufftXtExec(cufftHandle plan, void *input, void *output, int direction);
+cufftResult cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
+
+#endif

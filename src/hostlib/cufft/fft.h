@@ -1,0 +1,62 @@
+/* cuFFT on the host (FFTW): what plan.c (handles, plans, sizes, settings)
+ * and exec.c (FFTW plans and execution on the stream) share.
+ *
+ * A cuFFT plan keeps its transform (rank, sizes, batch, layout, type); the
+ * FFTW plans are made at execution, when the placement (in or out of
+ * place) and the arrays' alignment are known, and kept for the next call
+ * with the same ones. FFTW plans with FFTW_ESTIMATE, which never touches
+ * the arrays, so planning on the device pointers at the call is safe
+ * while the stream's earlier work may still write them. */
+#ifndef TD_HOSTLIB_FFT_H
+#define TD_HOSTLIB_FFT_H
+
+#include <stdint.h>
+
+#include "cufft_api.h"
+#include "hostlib.h"
+
+enum fft_kind { FK_C2C, FK_R2C, FK_C2R };
+enum fft_prec { FP_F16, FP_BF16, FP_F32, FP_F64 };   /* storage; F16 and BF16 execute in float */
+
+/* one side (input or output) of the data layout, in elements of that
+ * side's type (real or complex) */
+struct fft_side {
+    int64_t n[3];        /* logical sizes of this side (complex side: last n/2 + 1) */
+    int64_t embed[3];
+    int64_t stride, dist;
+};
+
+struct fft_var;
+
+struct fft_plan {
+    int made;
+    enum fft_kind kind;
+    enum fft_prec prec;
+    int rank;
+    int64_t n[3];
+    int64_t batch;
+    int advanced;                     /* inembed/onembed given */
+    int64_t inembed[3], onembed[3], istride, idist, ostride, odist;
+    CUstream stream;
+    void *work;
+    int auto_alloc;
+    long long patient_jit, host_threads;
+    struct fft_var *vars;             /* FFTW plans made for it (exec.c) */
+};
+
+/* the live plan with this handle (made or not), or NULL */
+struct fft_plan *fft_plan_get(cufftHandle h);
+
+/* the layout of both sides for one execution */
+void fft_sides(const struct fft_plan *p, int inplace, struct fft_side *in, struct fft_side *out);
+/* bytes one side spans from its first element, or -1 on overflow */
+int64_t fft_span(const struct fft_plan *p, const struct fft_side *s, size_t elem);
+size_t fft_elem(const struct fft_plan *p, int complex_side);
+
+/* runs a transform of plan p on its stream (exec.c): the status to return */
+cufftResult fft_exec(struct fft_plan *p, void *in, void *out, int sign);
+/* drops the FFTW plans of a plan being destroyed (those still queued stay
+ * until their work has run) */
+void fft_drop_vars(struct fft_plan *p);
+
+#endif
