@@ -1011,6 +1011,43 @@ TD_EXPORT CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
     return CUDA_SUCCESS;
 }
 
+/* a parameter's place in the kernel's parameter block, from its .entry */
+static CUresult param_info(const void *h, size_t i, size_t *off, size_t *size)
+{
+    struct fn_ref f;
+    if (fn_resolve(h, &f))
+        return CUDA_ERROR_INVALID_HANDLE;
+    const struct emu_ptx_entry *e = &f.img->entries[f.entry];
+    CUresult r = CUDA_ERROR_INVALID_VALUE;
+    if (i < (size_t)e->nparams) {
+        if (off)
+            *off = e->params[i].offset;
+        if (size)
+            *size = e->params[i].size;
+        r = CUDA_SUCCESS;
+    }
+    emu_obj_put(f.o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset,
+                                              size_t *paramSize)
+{
+    EMU_INIT_OR_RETURN();
+    return param_info(func, paramIndex, paramOffset, paramSize);
+}
+
+TD_EXPORT CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset,
+                                                size_t *paramSize)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_kernel *k = emu_obj_get(kernel, EMU_T_KERNEL);
+    if (!k)
+        return CUDA_ERROR_INVALID_HANDLE;
+    emu_obj_put(&k->o);
+    return param_info(kernel, paramIndex, paramOffset, paramSize);
+}
+
 TD_EXPORT CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 {
     EMU_INIT_OR_RETURN();

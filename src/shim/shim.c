@@ -301,13 +301,7 @@ CUresult td_missing(int fn)
 
 /* ---- recording ------------------------------------------------------- */
 
-struct rb {
-    unsigned char buf[TD_RING_MAXREC];
-    uint32_t len;
-    uint8_t nitems;
-};
-
-static void *rb_item(struct rb *b, unsigned arg, unsigned kind, size_t len, uint32_t flags)
+void *td_rb_item(struct td_rb *b, unsigned arg, unsigned kind, size_t len, uint32_t flags)
 {
     size_t need = sizeof(struct td_item) + ((len + 7) & ~(size_t)7);
     if (b->len + need > sizeof(b->buf) || len > 0xffff)
@@ -321,11 +315,42 @@ static void *rb_item(struct rb *b, unsigned arg, unsigned kind, size_t len, uint
     memset(data + len, 0, need - sizeof(*it) - len);
     b->len += (uint32_t)need;
     b->nitems++;
+    b->last = it;
     return data;
 }
 
+void td_rb_shrink(struct td_rb *b, size_t len)
+{
+    struct td_item *it = b->last;
+    if (!it || len >= it->len)
+        return;
+    size_t old = ((size_t)it->len + 7) & ~(size_t)7, now = (len + 7) & ~(size_t)7;
+    unsigned char *data = (unsigned char *)(it + 1);
+    memset(data + len, 0, old - len);
+    it->len = (uint16_t)len;
+    b->len -= (uint32_t)(old - now);
+}
+
+size_t td_self_read(void *dst, uint64_t addr, size_t len)
+{
+    if (!addr || !len)
+        return 0;
+    struct iovec local = { dst, len }, remote = { (void *)(uintptr_t)addr, len };
+    pid_t me = atomic_load_explicit(&self->pid, memory_order_relaxed);
+    ssize_t n = process_vm_readv(me, &local, 1, &remote, 1, 0);
+    if (n > 0)
+        return (size_t)n;
+    /* it may stop at a page it cannot read: what comes before it */
+    size_t room = 4096 - (addr & 4095);
+    if (room >= len)
+        return 0;
+    local.iov_len = remote.iov_len = room;
+    n = process_vm_readv(me, &local, 1, &remote, 1, 0);
+    return n > 0 ? (size_t)n : 0;
+}
+
 /* copy a string from our own memory without trusting the pointer */
-static void rb_str(struct rb *b, unsigned arg, const char *s)
+static void rb_str(struct td_rb *b, unsigned arg, const char *s)
 {
     char tmp[TD_STR_MAX + 1];
     struct iovec local = { tmp, TD_STR_MAX + 1 }, remote = { (void *)s, TD_STR_MAX + 1 };
@@ -346,13 +371,13 @@ static void rb_str(struct rb *b, unsigned arg, const char *s)
     } else if (len == (size_t)n && (size_t)n == TD_STR_MAX + 1) {
         fl = TD_ITF_TRUNCATED;
     }
-    void *d = rb_item(b, arg, TD_IT_STR, len, fl);
+    void *d = td_rb_item(b, arg, TD_IT_STR, len, fl);
     if (d)
         memcpy(d, tmp, len);
 }
 
 /* -k: the caller's stack, without the shim's own frames */
-static void rb_stack(struct rb *b)
+static void rb_stack(struct td_rb *b)
 {
     void *frames[TD_MAX_FRAMES + 8];
     int n = backtrace(frames, TD_MAX_FRAMES + 8);
@@ -368,12 +393,12 @@ static void rb_stack(struct rb *b)
             continue;
         out[k++] = (uint64_t)(uintptr_t)frames[i];
     }
-    void *d = rb_item(b, 0, TD_IT_STACK, (size_t)k * 8, 0);
+    void *d = td_rb_item(b, 0, TD_IT_STACK, (size_t)k * 8, 0);
     if (d)
         memcpy(d, out, (size_t)k * 8);
 }
 
-static void rb_commit(struct td_ring *r, struct rb *b, unsigned type)
+static void rb_commit(struct td_ring *r, struct td_rb *b, unsigned type)
 {
     struct td_rec *rec = td_ring_reserve(r, b->len, type, ((struct td_rec *)b->buf)->tid, bounded);
     if (!rec)
@@ -406,17 +431,18 @@ static void emit_hello(void)
     struct td_ring *r = atomic_load_explicit(&ring, memory_order_acquire);
     if (!r || !self)
         return;
-    struct rb b;
+    struct td_rb b;
     memset(b.buf, 0, sizeof(struct td_rec));
     b.len = sizeof(struct td_rec);
     b.nitems = 0;
+    b.last = NULL;
     struct td_rec *h = (struct td_rec *)b.buf;
     h->pid = (uint32_t)atomic_load_explicit(&self->pid, memory_order_relaxed);
     h->tid = (uint32_t)tid();
     h->fn = (uint16_t)backend_kind;
     h->t_enter = h->t_exit = td_now();
     size_t n = strlen(backend_text);
-    void *d = rb_item(&b, 0, TD_IT_TEXT, n, 0);
+    void *d = td_rb_item(&b, 0, TD_IT_TEXT, n, 0);
     if (d)
         memcpy(d, backend_text, n);
     h->nitems = b.nitems;
@@ -427,6 +453,8 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
 {
     if (td_shim_policy_active)
         td_shim_policy_after(c, a, r);
+    if (__builtin_expect(c->fn == TD_FN_cuModuleUnload || c->fn == TD_FN_cuLibraryUnload, 0))
+        td_deref_forget(); /* its functions' handles may come back as others */
     if (!c->record && !c->verdict)
         return;
     uint64_t t1 = td_now();
@@ -435,7 +463,7 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
         return;
     unsigned fn = (unsigned)c->fn;
     const struct td_fn_info *info = &td_fns[fn];
-    struct rb b;
+    struct td_rb b;
     struct td_rec *h = (struct td_rec *)b.buf;
     memset(h, 0, sizeof(*h));
     h->pid = (uint32_t)atomic_load_explicit(&self->pid, memory_order_relaxed);
@@ -450,6 +478,7 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
     h->rule_line = c->rule_line;
     b.len = sizeof(*h);
     b.nitems = 0;
+    b.last = NULL;
     memcpy(b.buf + b.len, a, (size_t)info->nparams * 8);
     b.len += (uint32_t)info->nparams * 8;
     for (unsigned i = 0; i < info->nparams; i++) {
@@ -464,14 +493,14 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
             break;
         case TD_R_INP:
             if (ptr) {
-                void *d = rb_item(&b, i, TD_IT_OUT, p->size, 0);
+                void *d = td_rb_item(&b, i, TD_IT_OUT, p->size, 0);
                 if (d)
                     memcpy(d, ptr, p->size);
             }
             break;
         case TD_R_OUT:
             if (ptr && r == CUDA_SUCCESS) {
-                void *d = rb_item(&b, i, TD_IT_OUT, p->size, 0);
+                void *d = td_rb_item(&b, i, TD_IT_OUT, p->size, 0);
                 if (d)
                     memcpy(d, ptr, p->size);
             }
@@ -489,9 +518,11 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
             break;
         }
     }
+    if (info->deref)
+        td_deref(&b, fn, a, r);
     if (c->verdict && c->rule_file) {
         size_t n = strnlen(c->rule_file, 256);
-        void *d = rb_item(&b, 0xff, TD_IT_TEXT, n, 0);
+        void *d = td_rb_item(&b, 0xff, TD_IT_TEXT, n, 0);
         if (d)
             memcpy(d, c->rule_file, n);
     }

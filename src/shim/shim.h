@@ -101,6 +101,26 @@ CUresult td_missing(int fn);
 /* record the call */
 void td_leave(struct td_call *c, const uint64_t *a, CUresult r);
 
+/* a record being built */
+struct td_rb {
+    _Alignas(8) unsigned char buf[TD_RING_MAXREC];
+    uint32_t len;
+    uint8_t nitems;
+    struct td_item *last;
+};
+/* add an item of len bytes; its data, or NULL when the record is full */
+void *td_rb_item(struct td_rb *b, unsigned arg, unsigned kind, size_t len, uint32_t flags);
+/* the last item holds only len bytes */
+void td_rb_shrink(struct td_rb *b, size_t len);
+/* copy from this process's memory without trusting the address: the
+ * bytes copied (0: none readable) */
+size_t td_self_read(void *dst, uint64_t addr, size_t len);
+/* what fn's pointer arguments point to (structures, arrays, a launch's
+ * kernel and arguments), into the record (deref.c); r: the call's result */
+void td_deref(struct td_rb *b, unsigned fn, const uint64_t *a, CUresult r);
+/* a module or library was unloaded: the kernels deref.c knows are stale */
+void td_deref_forget(void);
+
 /* every wrapper, by id (generated) */
 extern void *const td_shim_fns[TD_FN__ENTRY_POINTS];
 

@@ -441,9 +441,12 @@ static void handle_stop(pid_t pid, int status, const struct td_tracer_ops *ops)
         unsigned long msg = 0;
         ptrace(PTRACE_GETEVENTMSG, pid, 0, &msg);
         pid_t child = (pid_t)msg;
+        pid_t parent = p->tgid;
         struct td_proc_state *c = proc_add(child); /* may move the table: p is stale */
         c->attached = 1;
         c->tgid = event == PTRACE_EVENT_CLONE ? read_tgid(child) : child;
+        if (c->tgid == child && ops->proc_fork)
+            ops->proc_fork(parent, child);
         resume(pid, 0);
         return;
     }

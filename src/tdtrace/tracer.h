@@ -22,6 +22,7 @@ struct td_tracer_ops {
     int (*drain)(void);                                 /* print some records; 1 if more wait */
     void (*proc_exit)(pid_t pid, int status);          /* a process (thread-group leader) ended */
     void (*proc_exec)(pid_t pid, const char *exe);     /* a process called execve successfully */
+    void (*proc_fork)(pid_t parent, pid_t child);      /* a process made a new process (not a thread) */
     void (*thread_exit)(pid_t tid, pid_t tgid);        /* a thread is about to end (still there) */
     void (*interrupted)(pid_t tid); /* a thread stopped by PTRACE_INTERRUPT */
     int (*fds)(struct pollfd *pfd, int max);            /* what else to wait on */

@@ -394,6 +394,23 @@ void td_transport_drain_pid(pid_t pid)
     drain_pid(pid, 1 << 30);
 }
 
+void td_transport_drain_written(pid_t pid)
+{
+    /* what is in pid's rings now, not what its other threads go on writing */
+    for (size_t i = 0; i < nrings; i++) {
+        struct xring *x = rings[i];
+        if (x->pid != pid || x->older)
+            continue;
+        uint64_t head = atomic_load_explicit((_Atomic uint64_t *)&x->r.hdr->head, memory_order_acquire);
+        int budget = 1 << 20;
+        while (x->r.rtail < head && budget > 0 && rings[i] == x) {
+            int before = budget;
+            if (drain_one(i, &budget) || budget == before)
+                break; /* released, or nothing ready (a writer mid-record) */
+        }
+    }
+}
+
 void td_transport_exec(pid_t pid)
 {
     for (size_t i = 0; i < nrings; i++)

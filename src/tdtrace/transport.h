@@ -29,6 +29,8 @@ void td_transport_ready(const struct pollfd *pfd, int n);
 int td_transport_drain(int budget);
 /* every record of pid's rings now (-k: while its stack can be read) */
 void td_transport_drain_pid(pid_t pid);
+/* the records pid's rings hold now (its other threads may go on writing) */
+void td_transport_drain_written(pid_t pid);
 /* pid exec'd: its rings have no writer left */
 void td_transport_exec(pid_t pid);
 /* pid ended: its rings are drained to the end, then ops->exit runs */

@@ -71,7 +71,7 @@ expect_error() { # name expected-stderr-substring args...
 
 run_errors() {
     expect_error "error: unknown option" "unrecognized option '--frobnicate'" --frobnicate true
-    expect_error "error: unknown short option" "invalid option -- 'Z'" -Z true
+    expect_error "error: unknown short option" "invalid option -- 'J'" -J true
     expect_error "error: no command" "must have PROG [ARGS]"
     expect_error "error: command not found" "Can't stat 'no-such-command-xyz'" no-such-command-xyz
     expect_error "error: unwritable output" "can't fopen '/nonexistent/dir/out'" -o /nonexistent/dir/out true
@@ -135,9 +135,9 @@ run_tree() {
     # -C: the trace, then the summary, with the leak the demo leaves on purpose
     "$TDTRACE" -q -C -o "$work/leak.txt" -- "$BUILD/examples/hello_drv" > /dev/null 2>&1
     if grep -q '^cuMemFree_v2(' "$work/leak.txt" &&
-       grep -qE '^leaks in pid [0-9]+: 1 allocation never freed, 4194304 bytes$' "$work/leak.txt" &&
-       grep -qE '^  0x[0-9a-f]+  4194304 bytes on device 0, from cuMemAlloc_v2$' "$work/leak.txt" &&
-       grep -qE '^ +[0-9]+ +0 +4194304 +8388608 +4194304 +3$' "$work/leak.txt"
+       grep -qE '^leaks in pid [0-9]+: 1 allocation never freed, 4 MiB$' "$work/leak.txt" &&
+       grep -qE '^  alloc#3  0x[0-9a-f]+  4 MiB on device 0, from cuMemAlloc_v2$' "$work/leak.txt" &&
+       grep -qE '^ +[0-9]+ +0 +4 MiB +8 MiB +4 MiB +3$' "$work/leak.txt"
     then report "tree: -C memory table and leak report" ok; else report "tree: -C memory table and leak report" fail "$work/leak.txt"; fi
 
     # --json: every line parses, and the calls match the text trace one for one
@@ -180,7 +180,8 @@ PY
 
     # --no-follow: only the first process
     "$TDTRACE" -q --no-follow -o "$work/nf.txt" -- "$BUILD/e2e/fork" > /dev/null 2>&1
-    if [ "$(grep -c '^+++ exited' "$work/nf.txt")" -eq 1 ] && [ "$(grep -c '^cuInit' "$work/nf.txt")" -eq 1 ]
+    if [ "$(grep -c '^+++ exited' "$work/nf.txt")" -eq 1 ] && [ "$(grep -c '^cuInit' "$work/nf.txt")" -eq 1 ] &&
+       [ "$(grep -c '^forked [0-9]*$' "$work/nf.txt")" -eq 2 ]
     then report "tree: --no-follow" ok; else report "tree: --no-follow" fail "$work/nf.txt"; fi
 
     # a program killed with SIGKILL mid-run is reported, tdtrace does not hang
@@ -220,22 +221,43 @@ run_nvcc() {
     if ! (cd "$work" && "$nvcc" $NVCC_XFLAGS -o rt "$top/tests/e2e/cu/runtime_trace.cu") > "$work/nvcc.log" 2>&1; then
         report "nvcc: build of tests/e2e/cu/runtime_trace.cu" fail "$work/nvcc.log"; return
     fi
-    "$TDTRACE" -q -o "$work/rt.trace" -- "$work/rt" > "$work/rt.out" 2>&1
+    # the default view: the program's calls, the kernel by name, the start-up folded
+    "$TDTRACE" -o "$work/rt.trace" -- "$work/rt" > "$work/rt.out" 2>&1
     local rc=$? ok=1
     [ $rc -eq 0 ] && grep -q '^runtime ok$' "$work/rt.out" || ok=0
-    for want in '^cuGetProcAddress_v2\("cuInit", &0x[0-9a-f]+, 2000, CU_GET_PROC_ADDRESS_DEFAULT, (NULL|&CU_GET_PROC_ADDRESS_SUCCESS)\) = CUDA_SUCCESS$' \
-                '^cuDriverGetVersion\(&1[3-9][0-9]{3}\) = CUDA_SUCCESS$' \
-                '^cuGetExportTable\(&0x[0-9a-f]+, CUDART_INTERFACE\) = CUDA_SUCCESS$' \
-                '^CUDART_INTERFACE\.get_primary_ctx\(&0x[0-9a-f]+, 0\) = CUDA_SUCCESS$' \
-                '^INTEGRITY_CHECK\.check\(13002, [0-9]+, 0x[0-9a-f]+\) = CUDA_SUCCESS$' \
-                '^CONTEXT_LOCAL_STORAGE\.get\(&0x[0-9a-f]+, NULL, 0x[0-9a-f]+\) = CUDA_SUCCESS$' \
-                '^cuMemAlloc_v2\(&0x[0-9a-f]+, 4096\) = CUDA_SUCCESS$' \
-                '^cuMemsetD8_v2\(0x[0-9a-f]+, 7, 4096\) = CUDA_SUCCESS$' \
+    for want in '^cuGetProcAddress_v2 ×[0-9]+ \([0-9]+ names, [0-9]+ not found\)' \
+                '^cuMemAlloc_v2\(&0x[0-9a-f]+ \(alloc#1\), 16 KiB\) = CUDA_SUCCESS$' \
+                '^cuMemsetD8_v2\(0x[0-9a-f]+ \(alloc#1\), 0, 16384\) = CUDA_SUCCESS$' \
+                '^cuLaunchKernel\(add_one\(float\*, int\)<<<\(16,1,1\), \(256,1,1\), 0 B shared, NULL>>>\(0x[0-9a-f]+ \(alloc#1\), 4096\)\) = CUDA_SUCCESS$' \
+                '^cuMemcpyDtoH_v2\(0x[0-9a-f]+, 0x[0-9a-f]+ \(alloc#1\), 16 KiB\) = CUDA_SUCCESS$' \
+                '^cuMemFree_v2\(0x[0-9a-f]+ \(alloc#1\)\) = CUDA_SUCCESS$' \
                 '^\+\+\+ exited with 0 \+\+\+$'; do
         grep -qE "$want" "$work/rt.trace" || { ok=0; echo "missing: $want" >> "$work/rt.out"; }
     done
-    if [ $ok = 1 ]; then report "nvcc: static-runtime program traced, lookups and export tables by name" ok
-    else cat "$work/rt.trace" >> "$work/rt.out"; report "nvcc: static-runtime program traced" fail "$work/rt.out"; fi
+    local lines
+    lines=$(wc -l < "$work/rt.trace")
+    [ "$lines" -le 30 ] || { ok=0; echo "$lines lines, not at most 30" >> "$work/rt.out"; }
+    if [ $ok = 1 ]; then report "nvcc: default trace of a CUDA program: its calls, the kernel by name, start-up folded ($lines lines)" ok
+    else cat "$work/rt.trace" >> "$work/rt.out"; report "nvcc: default trace of a CUDA program" fail "$work/rt.out"; fi
+    # -e status=failed: the runtime's probes are no failures
+    "$TDTRACE" -q -e status=failed -o "$work/rtf.trace" -- "$work/rt" > /dev/null 2>&1
+    if [ "$(grep -vc '^+++ exited with 0 +++$' "$work/rtf.trace")" -eq 0 ]
+    then report "nvcc: -e status=failed prints no call (lookups that find nothing are probes)" ok
+    else report "nvcc: -e status=failed prints no call" fail "$work/rtf.trace"; fi
+    # -e trace=all: every lookup and export-table call by name
+    "$TDTRACE" -q -e trace=all -o "$work/rta.trace" -- "$work/rt" > "$work/rta.out" 2>&1
+    ok=1
+    for want in '^cuGetProcAddress_v2\("cuInit", &0x[0-9a-f]+, 2000, CU_GET_PROC_ADDRESS_DEFAULT, (NULL|&CU_GET_PROC_ADDRESS_SUCCESS)\) = CUDA_SUCCESS$' \
+                '^cuDriverGetVersion\(&1[3-9][0-9]{3}\) = CUDA_SUCCESS$' \
+                '^cuGetExportTable\(&0x[0-9a-f]+, CUDART_INTERFACE\) = CUDA_SUCCESS$' \
+                '^CUDART_INTERFACE\.get_primary_ctx\(&ctx#1\(dev 0\), 0\) = CUDA_SUCCESS$' \
+                '^INTEGRITY_CHECK\.check\(13002, [0-9]+, 0x[0-9a-f]+\) = CUDA_SUCCESS$' \
+                '^CONTEXT_LOCAL_STORAGE\.get\(&0x[0-9a-f]+, NULL, 0x[0-9a-f]+\) = CUDA_SUCCESS$' \
+                '^cuDeviceGetAttribute\(&[0-9]+, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0\) = CUDA_SUCCESS$'; do
+        grep -qE "$want" "$work/rta.trace" || { ok=0; echo "missing: $want" >> "$work/rta.out"; }
+    done
+    if [ $ok = 1 ]; then report "nvcc: -e trace=all: the runtime's lookups and export tables by name" ok
+    else cat "$work/rta.trace" >> "$work/rta.out"; report "nvcc: -e trace=all" fail "$work/rta.out"; fi
 }
 
 # --help and tdtrace(1) name the same options
