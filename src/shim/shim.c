@@ -19,6 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "emuevent.h"
 #include "ring.h"
 
 int td_shim_policy_active;
@@ -45,6 +46,7 @@ static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread pid_t my_tid, my_tid_pid;
 
 static void emit_hello(void);
+static void on_emu_event(const struct td_emu_event *ev);
 
 static const char *own_dir(char *buf, size_t len)
 {
@@ -261,6 +263,11 @@ static void shim_init(void)
         td_shim_mask = td_shim_ctl->trace_mask;
     }
     choose_backend();
+    if (backend_kind == TD_BK_EMULATE && td_shim_ctl) { /* its reports and kernels into the trace */
+        void (*listen)(td_emu_listener) = (void (*)(td_emu_listener))dlsym(backend_handle, TD_EMU_LISTEN);
+        if (listen)
+            listen(on_emu_event);
+    }
     for (int i = 0; i < TD_FN__ENTRY_POINTS; i++)
         atomic_store_explicit(&backend_fns[i],
                               backend_handle ? dlsym(backend_handle, td_fns[i].name) : NULL,
@@ -447,6 +454,67 @@ static void emit_hello(void)
         memcpy(d, backend_text, n);
     h->nitems = b.nitems;
     rb_commit(r, &b, TD_REC_HELLO);
+}
+
+/* what the emulator reports (a fault, a diagnostic, a kernel that ran):
+ * a TD_REC_EVENT record, on the thread that reports */
+static void on_emu_event(const struct td_emu_event *ev)
+{
+    struct td_ring *ring_ = my_ring();
+    if (!ring_ || !ev || ev->size < sizeof(*ev))
+        return;
+    struct td_rb b;
+    struct td_rec *h = (struct td_rec *)b.buf;
+    memset(h, 0, sizeof(*h));
+    h->pid = (uint32_t)atomic_load_explicit(&self->pid, memory_order_relaxed);
+    h->tid = (uint32_t)tid();
+    h->fn = ev->kind == TD_EMU_KERNEL ? TD_EV_KERNEL : TD_EV_REPORT;
+    h->result = ev->result;
+    h->t_enter = ev->t_start;
+    h->t_exit = ev->t_end;
+    b.len = sizeof(*h);
+    b.nitems = 0;
+    b.last = NULL;
+    if (ev->kind == TD_EMU_KERNEL) {
+        struct td_ev_kernel k;
+        memset(&k, 0, sizeof(k));
+        for (int i = 0; i < 3; i++) {
+            k.grid[i] = ev->grid[i];
+            k.block[i] = ev->block[i];
+        }
+        k.shared = ev->shared;
+        void *d = td_rb_item(&b, 0, TD_IT_EVENT, sizeof(k), 0);
+        if (d)
+            memcpy(d, &k, sizeof(k));
+    } else {
+        size_t n = ev->text ? (ev->len < 3000 ? ev->len : 3000) : 0;
+        void *d = td_rb_item(&b, 0, TD_IT_TEXT, n, n < ev->len ? TD_ITF_TRUNCATED : 0);
+        if (d && n)
+            memcpy(d, ev->text, n);
+        if (ev->fault) {
+            struct td_ev_fault f;
+            memset(&f, 0, sizeof(f));
+            f.has_thread = (uint32_t)ev->has_thread;
+            for (int i = 0; i < 3; i++) {
+                f.block[i] = ev->fblock[i];
+                f.thread[i] = ev->thread[i];
+            }
+            f.access = (uint32_t)ev->access;
+            f.size = ev->bytes;
+            f.line = ev->line;
+            f.addr = ev->addr;
+            if (ev->space)
+                memcpy(f.space, ev->space, strnlen(ev->space, sizeof(f.space)));
+            if ((d = td_rb_item(&b, 0, TD_IT_EVENT, sizeof(f), 0)) != NULL)
+                memcpy(d, &f, sizeof(f));
+        }
+    }
+    if (ev->kernel)
+        rb_str(&b, 1, ev->kernel);
+    if (ev->kind == TD_EMU_REPORT && ev->fault && ev->file)
+        rb_str(&b, 2, ev->file);
+    h->nitems = b.nitems;
+    rb_commit(ring_, &b, TD_REC_EVENT);
 }
 
 void td_leave(struct td_call *c, const uint64_t *a, CUresult r)

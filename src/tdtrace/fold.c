@@ -347,6 +347,13 @@ void td_fold_flush(int pid)
     flush_counts(p);
 }
 
+void td_fold_release(void)
+{
+    for (size_t i = 0; i < nps; i++)
+        for (size_t k = 0; k < ps[i].nruns; k++)
+            end_run(&ps[i], &ps[i].runs[k]);
+}
+
 void td_fold_flush_all(void)
 {
     for (size_t i = 0; i < nps; i++)

@@ -24,6 +24,8 @@ enum td_fold_verdict td_fold_call(const struct td_rec *rec, uint32_t len);
  * makes to the trace's terminal, the end) */
 void td_fold_flush(int pid);
 void td_fold_flush_all(void);
+/* every call held back, out now (their lines, or a burst's) */
+void td_fold_release(void);
 void td_fold_forget(int pid);
 /* where fold.c prints: a held call, and a summarising line */
 void td_fold_sink(void (*emit)(const struct td_rec *rec, uint32_t len),

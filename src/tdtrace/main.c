@@ -301,8 +301,8 @@ static void print_event(const struct td_pev *ev, const void *data)
     case TD_PEV_EXEC:
         print_exec((pid_t)ev->pid, ev->len ? (const char *)data : "?");
         return;
-    case TD_PEV_SYNC:
-        td_fold_flush_all();
+    case TD_PEV_SYNC: /* calls held back are out before what comes next (a write, an ioctl) */
+        td_fold_release();
         return;
     default:
         break;
@@ -448,6 +448,41 @@ static void loop_ready(const struct pollfd *pfd, int n)
             }
             handle_ioctls();
         }
+}
+
+/* the program writes where the trace goes (a terminal, a pipe, a file they
+ * share): every call made before the write is printed first */
+static void sync_write(pid_t pid)
+{
+    (void)pid;
+    td_transport_drain_written(0);
+    td_printer_sync();
+    td_out_flush();
+}
+
+/* the loop may sleep until an event, unless a ring must be looked at */
+static int loop_timeout(void)
+{
+    return td_transport_timeout();
+}
+
+/* the program's descriptors 1 and 2 that share the trace's destination
+ * (the same file, pipe or terminal): bit per descriptor */
+static unsigned shared_fds(void)
+{
+    struct stat t, j, f;
+    FILE *main_f = td_out()->main, *json = td_out()->json;
+    int have_t = main_f && fstat(fileno(main_f), &t) == 0;
+    int have_j = json && fstat(fileno(json), &j) == 0;
+    unsigned m = 0;
+    for (int fd = 1; fd <= 2; fd++) {
+        if (fstat(fd, &f) != 0)
+            continue;
+        if ((have_t && f.st_dev == t.st_dev && f.st_ino == t.st_ino) ||
+            (have_j && f.st_dev == j.st_dev && f.st_ino == j.st_ino))
+            m |= 1u << fd;
+    }
+    return m;
 }
 
 static void bypass_report(void)
@@ -612,7 +647,7 @@ static void setup_signals(void)
 
 /* ---- launch ------------------------------------------------------------- */
 
-static pid_t launch(const char *path, char **argv, unsigned ioctl_flags)
+static pid_t launch(const char *path, char **argv, unsigned ioctl_flags, unsigned sync_fds)
 {
     int sv[2] = { -1, -1 };
     if (ioctl_flags != ~0u) {
@@ -649,7 +684,7 @@ static pid_t launch(const char *path, char **argv, unsigned ioctl_flags)
             if (rc < 0)
                 _exit(127); /* the parent reports it */
         }
-        int rc = td_tracer_child_setup();
+        int rc = td_tracer_child_setup(sync_fds);
         if (rc < 0) {
             fprintf(stderr, "tdtrace: cannot install the seccomp filter: %s\n", strerror(-rc));
             _exit(127);
@@ -905,17 +940,18 @@ int main(int argc, char **argv)
     setup_signals();
 
     td_printer_start(print_event);
-    first_pid = launch(path, opts.cmd, ioctl_flags);
+    first_pid = launch(path, opts.cmd, ioctl_flags, opts.summary == 1 ? 0 : shared_fds());
     td_out_note_pid((int)first_pid);
     static const struct td_tracer_ops ops = { drain, proc_exit, proc_exec, proc_fork, thread_exit,
                                               on_interrupted, loop_fds, loop_ready, td_transport_busy,
-                                              td_out_failed };
+                                              td_out_failed, sync_write, loop_timeout };
     int status = td_tracer_loop(first_pid, &ops);
 
     handle_ioctls();
     td_transport_finish(); /* every ring read to the end, every exit line out */
     td_printer_sync();     /* what fold.c holds back too */
     td_printer_stop();
+    td_fold_flush_all();
     td_transport_report(opts.quiet);
     td_transport_free();
     memory_limit_report();

@@ -133,6 +133,12 @@ int main(int argc, char **argv)
         (void)c;
         line("cuCtxEnablePeerAccess(ctx#1(dev 0), 0) = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED (217) (DENIED by %s)",
              rule);
+    } else if (strcmp(mode, "unshown") == 0) { /* a rule acts on a call the trace leaves out: said */
+        MUST(cuInit(0), CUDA_SUCCESS);
+        line("cuInit(0) = CUDA_SUCCESS");
+        int n;
+        MUST(cuDeviceGetCount(&n), CUDA_ERROR_NOT_PERMITTED);
+        line("--- cuDeviceGetCount DENIED by %s ---", rule);
     } else if (strcmp(mode, "audit") == 0) { /* audit: marked, not changed */
         setup(0);
         CUgraph g;

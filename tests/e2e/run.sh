@@ -209,6 +209,31 @@ PY
     fi
 }
 
+# the program's output and the trace in one stream: in the order they happened
+run_order() {
+    "$TDTRACE" -q -- "$BUILD/e2e/order" "$work/order.want" 2>&1 | cat > "$work/order.pipe"
+    if diff -u "$work/order.want" "$work/order.pipe" > "$work/order.diff"
+    then report "order: the program's writes and the trace through a pipe, in order" ok
+    else report "order: through a pipe" fail "$work/order.diff"; fi
+    # no timer while the program is idle: tdtrace's loop sleeps until an event
+    "$TDTRACE" -q -o /dev/null -- sleep 1.5 &
+    local tp=$! a b
+    sleep 0.4; a=$(awk '/^voluntary_ctxt_switches/ {print $2}' /proc/$tp/status)
+    sleep 0.8; b=$(awk '/^voluntary_ctxt_switches/ {print $2}' /proc/$tp/status)
+    wait $tp
+    if [ -n "$a" ] && [ -n "$b" ] && [ $((b - a)) -le 2 ]
+    then report "idle: tdtrace sleeps while the program does ($((b - a)) wake-ups in 0.8 s)" ok
+    else echo "wake-ups: $a -> $b" > "$work/idle.diff"; report "idle: tdtrace sleeps while the program does" fail "$work/idle.diff"; fi
+    if command -v script > /dev/null; then
+        script -qfec "$TDTRACE -q -- $BUILD/e2e/order $work/order2.want" /dev/null < /dev/null | tr -d '\r' > "$work/order.pty"
+        if diff -u "$work/order2.want" "$work/order.pty" > "$work/order2.diff"
+        then report "order: the program's writes and the trace on a terminal, in order" ok
+        else report "order: on a terminal" fail "$work/order2.diff"; fi
+    else
+        report "order: on a terminal (script(1) is not installed)" skip
+    fi
+}
+
 # a program built with nvcc (static runtime): the runtime's real sequence
 run_nvcc() {
     . "$top/tests/nvcc-env.sh"   # NVCC; TD_NVCC= (empty) turns the toolkit off
@@ -277,6 +302,7 @@ run_listed
 run_errors
 run_options
 run_tree
+run_order
 run_nvcc
 run_manpage
 echo "e2e: $pass passed, $fail failed, $skip skipped"
