@@ -43,14 +43,15 @@ all: tdtrace emu shim audit hostlib jit examples tests
 # ---- generated code ---------------------------------------------------
 XLAT_IN := $(sort $(wildcard src/xlat/*.in))
 GEN_OUT := $(GEN)/cuda_enums.h $(GEN)/td_api.h $(GEN)/td_xlat.h $(GEN)/td_xlat.c \
-           $(GEN)/td_api_table.c $(GEN)/td_api_roles.c $(GEN)/shim_wrappers.c $(GEN)/emu_stubs.c \
-           $(GEN)/td_errnos.def
+           $(GEN)/td_api_table.c $(GEN)/td_api_roles.c $(GEN)/td_structs.h $(GEN)/td_structs.c \
+           $(GEN)/td_structs_check.c $(GEN)/shim_wrappers.c $(GEN)/emu_stubs.c $(GEN)/td_errnos.def
 $(BUILD)/apigen: tools/apigen.c src/api/apiparse.c src/api/apiparse.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -o $@ tools/apigen.c src/api/apiparse.c
-$(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/exptab.api src/api/types.def $(XLAT_IN) tools/gen-errnos.sh
+$(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/exptab.api src/api/types.def src/api/structs.api $(XLAT_IN) \
+               tools/gen-errnos.sh
 	@mkdir -p $(GEN)
-	@echo "  GEN     $(GEN)"; $(BUILD)/apigen $(GEN) src/api/cuda.api src/api/exptab.api src/api/types.def $(XLAT_IN)
+	@echo "  GEN     $(GEN)"; $(BUILD)/apigen $(GEN) src/api/cuda.api src/api/exptab.api src/api/types.def src/api/structs.api $(XLAT_IN)
 	@tools/gen-errnos.sh $(CC) $(CPPFLAGS) > $(GEN)/td_errnos.def.tmp && mv $(GEN)/td_errnos.def.tmp $(GEN)/td_errnos.def
 	@touch $@
 $(GEN_OUT): $(GEN)/.stamp
@@ -68,7 +69,8 @@ $(BUILD)/obj/gen/%.o: $(GEN)/%.c $(GEN)/.stamp
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Isrc/emu -Isrc/shim -MMD -MP -c -o $@ $<
 objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
-COMMON_OBJ := $(call objs,$(wildcard src/common/*.c)) $(BUILD)/obj/gen/td_api_table.o $(BUILD)/obj/gen/td_api_roles.o $(BUILD)/obj/gen/td_xlat.o
+COMMON_OBJ := $(call objs,$(wildcard src/common/*.c)) $(BUILD)/obj/gen/td_api_table.o $(BUILD)/obj/gen/td_api_roles.o \
+              $(BUILD)/obj/gen/td_xlat.o $(BUILD)/obj/gen/td_structs.o
 EMU_OBJ    := $(call objs,$(wildcard src/emu/*.c src/ptx/*.c)) $(BUILD)/obj/gen/emu_stubs.o
 PYF_OBJ    := $(call objs,$(wildcard src/pyframes/*.c))
 SHIM_OBJ   := $(call objs,$(wildcard src/shim/*.c src/policy/*.c)) $(PYF_OBJ) $(patsubst %.S,$(BUILD)/obj/%.o,$(wildcard src/shim/*.S)) \

@@ -34,7 +34,7 @@
 #include <stdint.h>
 
 #define TD_RING_MAGIC   0x3167726474647454ULL   /* "Ttdtrdg1" */
-#define TD_RING_VERSION 2
+#define TD_RING_VERSION 3
 #define TD_CTL_MAGIC    0x316c746374647454ULL   /* "Ttdtctl1" */
 #define TD_RING_HDR     4096u
 #define TD_RING_MAXREC  4096u      /* no record is longer */
@@ -49,6 +49,36 @@ enum td_rec_type {
     TD_REC_PAD = 1,    /* filler up to the end of the ring */
     TD_REC_CALL = 2,   /* one driver call */
     TD_REC_HELLO = 3,  /* a process loaded the shim: its backend */
+    TD_REC_EVENT = 4,  /* something the backend reports (fn: enum td_event_kind) */
+};
+
+/* TD_REC_EVENT: fn holds the kind; no arguments; t_enter and t_exit are
+ * CLOCK_MONOTONIC nanoseconds whatever TD_RING_TSC says (the emulator's
+ * clock); result: the CUresult the event gave the program */
+enum td_event_kind {
+    TD_EV_REPORT = 1,  /* the emulator's report (a kernel's fault, a diagnostic): TD_IT_TEXT;
+                        * a kernel's fault also TD_IT_EVENT (struct td_ev_fault), TD_IT_STR
+                        * arg 1 the kernel (mangled), arg 2 its .cu file */
+    TD_EV_KERNEL = 2,  /* a kernel ran on the emulated device, t_enter to t_exit:
+                        * TD_IT_EVENT (struct td_ev_kernel), TD_IT_STR arg 1 the kernel */
+};
+
+/* what the emulator says of a kernel's fault */
+struct td_ev_fault {
+    uint32_t has_thread;
+    uint32_t block[3], thread[3];
+    uint32_t access;      /* 0 none, 1 read, 2 write, 3 atomic */
+    uint32_t size;        /* bytes accessed */
+    int32_t line;         /* .cu line, 0 unknown */
+    uint64_t addr;        /* the address (shared/local/param: an offset in that window) */
+    char space[8];        /* "global", "shared", ... NUL-padded */
+};
+
+/* a kernel that ran */
+struct td_ev_kernel {
+    uint32_t grid[3], block[3];
+    uint32_t shared;      /* dynamic shared memory, bytes */
+    uint32_t pad;
 };
 
 /* flags, set by tdtrace (struct td_ctl) */
@@ -89,10 +119,26 @@ struct td_shared {
 /* extra items after the arguments */
 enum td_item_kind {
     TD_IT_OUT = 1,    /* value written through an out-parameter */
-    TD_IT_STR = 2,    /* string argument (input, or filled by the call) */
+    TD_IT_STR = 2,    /* string argument (input, or filled by the call); a launch's
+                       * CUfunction argument: the kernel's name, mangled */
     TD_IT_STACK = 3,  /* return addresses (u64 each) */
     TD_IT_TEXT = 4,   /* HELLO: backend description; arg 0xff: a policy rule's file */
+    TD_IT_MEM = 5,    /* memory a pointer argument (arg) points to, or that a structure
+                       * of it points to: a u64 address, then the bytes found there */
+    TD_IT_KPARAMS = 6,/* a launch's arguments (arg: its kernelParams): struct
+                       * td_kparams, then the parameter block (each argument at its offset) */
+    TD_IT_EVENT = 7,  /* TD_REC_EVENT: struct td_ev_fault or td_ev_kernel */
 };
+
+/* a launch's arguments as the kernel's parameter list lays them out */
+#define TD_KPARAMS_MAX 64
+struct td_kparams {
+    uint16_t n;       /* parameters */
+    uint16_t flags;   /* TD_KPF_* */
+    uint32_t bytes;   /* bytes of the parameter block that follow the table */
+    /* struct { uint16_t offset, size; } param[n]; padded to 8; then the block */
+};
+#define TD_KPF_MORE 0x1  /* the kernel has more parameters than TD_KPARAMS_MAX */
 
 struct td_item {
     uint8_t arg;      /* parameter index */
@@ -100,7 +146,7 @@ struct td_item {
     uint16_t len;     /* bytes of data that follow; the item is padded to 8 */
     uint32_t flags;   /* TD_ITF_* */
 };
-#define TD_ITF_TRUNCATED 0x1
+#define TD_ITF_TRUNCATED 0x1   /* the value was cut short (or could be read only in part) */
 
 /* policy verdict on a call */
 enum td_verdict_kind { TD_VD_NONE = 0, TD_VD_DENY, TD_VD_INJECT, TD_VD_LIMIT, TD_VD_DELAY, TD_VD_REMAP };

@@ -456,3 +456,211 @@ int ap_parse_type(const char *line, struct ap_type *t, char *err, size_t errlen)
     norm_type(buf, t->type, sizeof(t->type));
     return 1;
 }
+
+/* ---- structs.api ------------------------------------------------------------ */
+
+/* the next blank-separated word of *p into out; 0 at the end */
+static int next_word(const char **p, char *out, size_t outlen)
+{
+    const char *s = skip_ws(*p);
+    size_t n = 0;
+    while (*s && !isspace((unsigned char)*s)) {
+        if (n + 1 < outlen)
+            out[n++] = *s;
+        s++;
+    }
+    out[n] = '\0';
+    *p = s;
+    return n > 0;
+}
+
+/* V|V|V into cases */
+static int split_cases(const char *v, struct ap_sline *sl, char *err, size_t errlen)
+{
+    sl->ncases = 0;
+    while (*v) {
+        size_t n = strcspn(v, "|");
+        if (!n || n >= sizeof(sl->cases[0])) {
+            snprintf(err, errlen, "bad value list");
+            return -1;
+        }
+        if (sl->ncases == AP_MAX_CASES) {
+            snprintf(err, errlen, "more than %d values", AP_MAX_CASES);
+            return -1;
+        }
+        memcpy(sl->cases[sl->ncases], v, n);
+        sl->cases[sl->ncases++][n] = '\0';
+        v += n;
+        if (*v == '|')
+            v++;
+    }
+    return 0;
+}
+
+/* ->C or ->C-1 */
+static int parse_follow(const char *v, struct ap_sline *sl, char *err, size_t errlen)
+{
+    size_t n = strlen(v);
+    if (n > 2 && strcmp(v + n - 2, "-1") == 0) {
+        sl->follow_adj = -1;
+        n -= 2;
+    }
+    if (!n || n >= sizeof(sl->follow)) {
+        snprintf(err, errlen, "'->' needs a count");
+        return -1;
+    }
+    memcpy(sl->follow, v, n);
+    sl->follow[n] = '\0';
+    return 0;
+}
+
+static int is_attr(const char *w)
+{
+    return strcmp(w, "bytes") == 0 || strcmp(w, "hidden") == 0 || w[0] == '=' ||
+           strncmp(w, "if=", 3) == 0 || strncmp(w, "case=", 5) == 0 || strncmp(w, "by=", 3) == 0 ||
+           strncmp(w, "->", 2) == 0 || strncmp(w, "values=", 7) == 0;
+}
+
+static int parse_attr(const char *w, struct ap_sline *sl, int is_param, char *err, size_t errlen)
+{
+    if (!is_param && strcmp(w, "bytes") == 0) {
+        sl->bytes = 1;
+    } else if (!is_param && strcmp(w, "hidden") == 0) {
+        sl->hidden = 1;
+    } else if (!is_param && w[0] == '=') {
+        snprintf(sl->xlat, sizeof(sl->xlat), "%s", w + 1);
+    } else if (!is_param && strncmp(w, "if=", 3) == 0) {
+        const char *c = strchr(w + 3, ':');
+        if (!c || c == w + 3 || (size_t)(c - w - 3) >= sizeof(sl->cond)) {
+            snprintf(err, errlen, "'%s': expected if=FIELD:VALUE|VALUE", w);
+            return -1;
+        }
+        memcpy(sl->cond, w + 3, (size_t)(c - w - 3));
+        sl->cond[c - w - 3] = '\0';
+        return split_cases(c + 1, sl, err, errlen);
+    } else if (!is_param && strncmp(w, "case=", 5) == 0) {
+        return split_cases(w + 5, sl, err, errlen);
+    } else if (strncmp(w, "by=", 3) == 0 && w[3]) {
+        snprintf(sl->cond, sizeof(sl->cond), "%s", w + 3);
+        sl->by = 1;
+    } else if (strncmp(w, "->", 2) == 0) {
+        return parse_follow(w + 2, sl, err, errlen);
+    } else if (is_param && strncmp(w, "values=", 7) == 0 && w[7]) {
+        snprintf(sl->values, sizeof(sl->values), "%s", w + 7);
+    } else {
+        snprintf(err, errlen, "unknown attribute '%s'", w);
+        return -1;
+    }
+    return 0;
+}
+
+int ap_parse_sline(const char *line, struct ap_sline *sl, char *err, size_t errlen)
+{
+    if (is_blank_or_comment(line))
+        return 0;
+    memset(sl, 0, sizeof(*sl));
+    sl->count = 1;
+    const char *p = line;
+    char w[1024];
+    next_word(&p, w, sizeof(w));
+    int indented = line[0] == ' ' || line[0] == '\t';
+    if (!indented && (strcmp(w, "struct") == 0 || strcmp(w, "union") == 0)) {
+        sl->kind = w[0] == 's' ? AP_SL_STRUCT : AP_SL_UNION;
+        if (!next_word(&p, sl->name, sizeof(sl->name))) {
+            snprintf(err, errlen, "%s without a name", w);
+            return -1;
+        }
+        while (next_word(&p, w, sizeof(w))) {
+            if (sl->kind == AP_SL_UNION && isdigit((unsigned char)w[0]) && !sl->size) {
+                sl->size = atoi(w);
+            } else if (sl->kind == AP_SL_UNION && strcmp(w, "selftag") == 0) {
+                sl->selftag = 1;
+            } else if (sl->naliases < AP_MAX_ALIASES) {
+                snprintf(sl->aliases[sl->naliases++], AP_NAME, "%s", w);
+            } else {
+                snprintf(err, errlen, "%s: more than %d aliases", sl->name, AP_MAX_ALIASES);
+                return -1;
+            }
+        }
+        return 1;
+    }
+    if (!indented && strcmp(w, "end") == 0) {
+        sl->kind = AP_SL_END;
+        return 1;
+    }
+    if (!indented && strcmp(w, "param") == 0) {
+        sl->kind = AP_SL_PARAM;
+        if (!next_word(&p, sl->name, sizeof(sl->name)) || !next_word(&p, sl->param, sizeof(sl->param))) {
+            snprintf(err, errlen, "expected: param FUNCTION PARAMETER ATTRIBUTE...");
+            return -1;
+        }
+        int any = 0;
+        while (next_word(&p, w, sizeof(w))) {
+            if (parse_attr(w, sl, 1, err, errlen) < 0)
+                return -1;
+            any = 1;
+        }
+        if (!any) {
+            snprintf(err, errlen, "param %s %s: nothing said of it", sl->name, sl->param);
+            return -1;
+        }
+        return 1;
+    }
+    if (!indented && strcmp(w, "optvalues") == 0) {
+        sl->kind = AP_SL_OPTVALUES;
+        if (!next_word(&p, sl->name, sizeof(sl->name))) {
+            snprintf(err, errlen, "optvalues without a table");
+            return -1;
+        }
+        while (next_word(&p, w, sizeof(w))) {
+            if (!strchr(w, '=') || sl->nopts == AP_MAX_OPTS || strlen(w) >= sizeof(sl->opts[0])) {
+                snprintf(err, errlen, "optvalues %s: bad '%s'", sl->name, w);
+                return -1;
+            }
+            snprintf(sl->opts[sl->nopts++], sizeof(sl->opts[0]), "%s", w);
+        }
+        return 1;
+    }
+    /* a field: NAME[N] TYPE... ATTR..., indented */
+    if (!indented) {
+        snprintf(err, errlen, "'%s': a field must be indented, a keyword not", w);
+        return -1;
+    }
+    sl->kind = AP_SL_FIELD;
+    char *br = strchr(w, '[');
+    if (br) {
+        char *end;
+        long n = strtol(br + 1, &end, 10);
+        if (n <= 0 || n > 4096 || strcmp(end, "]") != 0) {
+            snprintf(err, errlen, "'%s': bad array length", w);
+            return -1;
+        }
+        sl->count = (int)n;
+        *br = '\0';
+    }
+    if (!w[0] || strlen(w) >= sizeof(sl->name)) {
+        snprintf(err, errlen, "expected a field name");
+        return -1;
+    }
+    snprintf(sl->name, sizeof(sl->name), "%s", w);
+    char type[AP_TYPE * 2] = "";
+    const char *q = p;
+    while (next_word(&q, w, sizeof(w)) && !is_attr(w)) {
+        size_t k = strlen(type);
+        snprintf(type + k, sizeof(type) - k, "%s%s", k ? " " : "", w);
+        p = q;
+    }
+    if (!type[0]) {
+        snprintf(err, errlen, "%s: no type", sl->name);
+        return -1;
+    }
+    norm_type(type, sl->type, sizeof(sl->type));
+    while (next_word(&p, w, sizeof(w)))
+        if (parse_attr(w, sl, 0, err, errlen) < 0) {
+            char e2[200];
+            snprintf(e2, sizeof(e2), "%s: %s", sl->name, err);
+            snprintf(err, errlen, "%s", e2);
+            return -1;
+        }
+    return 1;
+}

@@ -78,4 +78,40 @@ struct ap_type { char type[AP_TYPE]; char kind[16]; int size; };
 /* Parse one row of types.def: 1 row, 0 blank/comment, -1 error. */
 int ap_parse_type(const char *line, struct ap_type *t, char *err, size_t errlen);
 
+/* One line of structs.api (see its header). */
+enum ap_sline_kind { AP_SL_NONE = 0, AP_SL_STRUCT, AP_SL_UNION, AP_SL_FIELD, AP_SL_END, AP_SL_PARAM,
+                     AP_SL_OPTVALUES };
+#define AP_MAX_CASES 8
+#define AP_MAX_ALIASES 4
+#define AP_MAX_OPTS 24
+struct ap_sline {
+    enum ap_sline_kind kind;
+    char name[AP_NAME];          /* struct/union/field name; PARAM: the function ("*": any) */
+    /* STRUCT, UNION */
+    int naliases;
+    char aliases[AP_MAX_ALIASES][AP_NAME];
+    int size;                    /* UNION: its size (0: its largest member's) */
+    int selftag;                 /* UNION: chosen by the int at its start */
+    /* FIELD */
+    char type[AP_TYPE];
+    int count;                   /* [N]; 1 */
+    int bytes, hidden;
+    char xlat[AP_NAME];          /* =XLAT */
+    char cond[AP_NAME];          /* if=F: the sibling; by=F */
+    int by;                      /* cond names a union's tag (by=), not an if= */
+    int ncases;
+    char cases[AP_MAX_CASES][AP_NAME * 2]; /* if=F:V|V, case=V|V */
+    char follow[AP_NAME];        /* ->C: a sibling, parameter or number */
+    int follow_adj;              /* ->C-1: -1 */
+    /* PARAM: name is the function, param the parameter */
+    char param[AP_NAME];
+    char values[AP_NAME];        /* values=P */
+    /* OPTVALUES: name is the table; opts[i] = "OPTION=KIND" */
+    int nopts;
+    char opts[AP_MAX_OPTS][AP_NAME * 2];
+};
+/* Parse one line of structs.api. Returns 1 for a line with something on
+ * it, 0 blank or comment, -1 on error (message in err). */
+int ap_parse_sline(const char *line, struct ap_sline *sl, char *err, size_t errlen);
+
 #endif

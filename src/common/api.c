@@ -16,6 +16,8 @@ int td_api_find(const char *name)
     return p ? *p : -1;
 }
 
+const char *const td_hclass_names[TD_H__COUNT] = { "", TD_HCLASS_NAMES };
+
 static const char *const family_names[TD_FAM__COUNT] = {
 #define TD_FAM_STR(x) #x,
     TD_API_FAMILIES(TD_FAM_STR)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "td_api.h"
+#include "td_structs.h"
 #include "td_xlat.h"
 
 /* how a parameter is printed */
@@ -27,6 +28,9 @@ enum td_kind {
     TD_K_UUID,    /* 16 bytes */
     TD_K_MEMLOC,  /* CUmemLocation {type, id} */
     TD_K_BLOB,    /* opaque bytes */
+    TD_K_DPTR,    /* CUdeviceptr: 0x..., and the allocation it lies in */
+    TD_K_SIZE,    /* a byte count: 4 MiB */
+    TD_K_STRUCT,  /* a structure or union (structure fields only) */
 };
 
 /* what the parameter is for */
@@ -46,13 +50,81 @@ enum td_family {
     TD_FAM__COUNT
 };
 
+/* a parameter's flags */
+#define TD_PF_KPARAMS 0x1 /* void **kernelParams: the launch's arguments */
+
 struct td_param {
     const char *name;
     unsigned char kind;   /* enum td_kind (of the pointee for TD_R_OUT) */
     unsigned char role;   /* enum td_role */
     unsigned char size;   /* bytes of the value (of the pointee for TD_R_OUT) */
     unsigned char xlat;   /* enum td_xlat_id */
+    unsigned char hclass; /* enum td_hclass: a handle's class */
+    unsigned char flags;  /* TD_PF_* */
+    unsigned short sid;   /* enum td_struct_id: what it points to (TD_S_NONE) */
+    unsigned short count; /* ... that many of them (sid set, countp < 0) */
+    signed char countp;   /* ... as many as this parameter says, plus adj */
+    signed char adj;
+    signed char tagp;     /* a union's tag: this parameter (-1) */
+    signed char valuesp;  /* an option array: its values are this parameter's (-1) */
+    unsigned char opttable; /* ... and print by td_opttables[opttable] */
 };
+
+/* ---- structures (src/api/structs.api) ---- */
+
+#define TD_FF_HIDDEN 0x1  /* not printed (reserved words) */
+#define TD_FF_FOLLOW 0x2  /* a pointer to elements of sub, which the shim copies */
+
+struct td_field {
+    const char *name;        /* NULL: an anonymous union (its members are the parent's) */
+    unsigned short offset;   /* from the start of the structure */
+    unsigned short size;     /* one element */
+    unsigned short count;    /* elements: [count] (1: no array) */
+    unsigned char kind;      /* enum td_kind; TD_K_STRUCT: sub */
+    unsigned char xlat;      /* enum td_xlat_id */
+    unsigned char hclass;    /* enum td_hclass */
+    unsigned char flags;     /* TD_FF_* */
+    unsigned short sub;      /* a nested structure or union, or (TD_FF_FOLLOW) the element */
+    signed char cond;        /* if=: the sibling whose value shows it; by=: the union's tag (-1) */
+    signed char countf;      /* TD_FF_FOLLOW: the sibling holding the count (-1: fcount) */
+    unsigned short fcount;
+    unsigned short ncases;   /* if= or union member: the values that select it */
+    const long long *cases;
+};
+
+enum td_struct_kind {
+    TD_SK_STRUCT,
+    TD_SK_UNION,     /* its member chosen by the tag the parent names */
+    TD_SK_SELFTAG,   /* ... by the int at its own start */
+    TD_SK_SCALAR,    /* one value: an element of an array of scalars */
+};
+
+struct td_struct {
+    const char *name;
+    unsigned short size;
+    unsigned short nfields;
+    unsigned char kind;      /* enum td_struct_kind */
+    unsigned char selftag;
+    const struct td_field *fields;
+};
+
+/* how an option's value prints (an option array: JIT, library options) */
+struct td_optvalue { long long option; unsigned char kind, xlat; };
+struct td_opttable { unsigned char xlat; unsigned short n; const struct td_optvalue *v; };
+
+extern const struct td_struct td_structs[TD_S__COUNT];
+
+/* structs.c: size bytes at off of len bytes at base, as an unsigned
+ * number (0 when they are not all there) */
+unsigned long long td_read_uint(const unsigned char *base, size_t len, size_t off, size_t size);
+/* field i of st in the len bytes at base */
+unsigned long long td_field_uint(const struct td_struct *st, int i, const unsigned char *base, size_t len);
+/* the member of union u its tag selects, or -1 */
+int td_union_member(const struct td_struct *u, long long tag);
+/* is field i of st printed (abbreviated output), its if= looked up in base? */
+int td_field_shown(const struct td_struct *st, int i, const unsigned char *base, size_t len);
+extern const struct td_opttable td_opttables[TD_OPTTABLES];
+extern const char *const td_hclass_names[TD_H__COUNT];
 
 enum td_ret { TD_RET_RESULT, TD_RET_VOID, TD_RET_U32 };
 
@@ -62,6 +134,9 @@ struct td_fn_info {
     unsigned char family; /* enum td_family */
     unsigned char nparams;
     unsigned char ret;    /* enum td_ret: CUresult, or (export-table slots) void, u32 */
+    unsigned char deref;  /* a parameter points to structures or arrays (sid), or is kernelParams */
+    signed char kfunc;    /* a launch: the CUfunction parameter (-1) */
+    signed char kparams;  /* ... and its void **kernelParams (-1) */
     const struct td_param *params;
 };
 

@@ -252,30 +252,89 @@ void tp_sym(struct tp *p, const char *name)
 
 void tp_sym_or_num(struct tp *p, const char *name, unsigned long long v)
 {
-    if (name)
-        tp_sym(p, name);
-    else
-        tp_rawf(p, "%llu", v);
+    if (p->fmt == TP_JSON) {
+        if (name) {
+            tp_sym(p, name);
+        } else {
+            put(p, "\"", 1);
+            put_udec(p, v);
+            put(p, "\"", 1);
+        }
+        return;
+    }
+    if (!name || p->xmode == TP_X_RAW) {
+        put_udec(p, v);
+        return;
+    }
+    if (p->xmode == TP_X_VERBOSE) {
+        put_udec(p, v);
+        puts_(p, " /* ");
+        puts_(p, name);
+        puts_(p, " */");
+        return;
+    }
+    puts_(p, name);
 }
 
-void tp_flags(struct tp *p, const char *const *names, int n, unsigned long long rest)
+/* A|B|0x10 */
+static void flag_names(struct tp *p, const char *const *names, int n, unsigned long long rest)
 {
-    if (p->fmt == TP_JSON)
-        put(p, "\"", 1);
-    int any = 0;
     for (int i = 0; i < n; i++) {
-        if (any)
+        if (i)
             put(p, "|", 1);
         puts_(p, names[i]);
-        any = 1;
     }
-    if (rest || !any) {
-        if (any)
+    if (rest || !n) {
+        if (n)
             put(p, "|", 1);
-        tp_rawf(p, "%#llx", rest);
+        put_hex(p, rest);
     }
-    if (p->fmt == TP_JSON)
+}
+
+void tp_flags(struct tp *p, const char *const *names, int n, unsigned long long rest,
+              unsigned long long v)
+{
+    if (p->fmt == TP_JSON) {
         put(p, "\"", 1);
+        flag_names(p, names, n, rest);
+        put(p, "\"", 1);
+    } else if (p->xmode == TP_X_ABBREV) {
+        flag_names(p, names, n, rest);
+    } else {
+        put_hex(p, v);
+        if (p->xmode == TP_X_VERBOSE && n) {
+            puts_(p, " /* ");
+            flag_names(p, names, n, rest);
+            puts_(p, " */");
+        }
+    }
+}
+
+const char *tp_size_text(unsigned long long v, char *buf, size_t n)
+{
+    static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    int u = 0;
+    while (u < 6 && v >= (1ULL << (10 * (u + 1))) && (v & ((1ULL << (10 * (u + 1))) - 1)) == 0)
+        u++;
+    if (u > 0 || v < 1024) { /* exact */
+        snprintf(buf, n, "%llu %s", v >> (10 * u), unit[u]);
+        return buf;
+    }
+    int k = 0; /* the largest unit not above v, to one decimal */
+    while (k < 6 && v >= (1ULL << (10 * (k + 1))))
+        k++;
+    snprintf(buf, n, "%llu B (%.1f %s)", v, (double)v / (double)(1ULL << (10 * k)), unit[k]);
+    return buf;
+}
+
+void tp_size(struct tp *p, unsigned long long v)
+{
+    if (p->fmt == TP_JSON || p->xmode == TP_X_RAW) {
+        put_udec(p, v);
+        return;
+    }
+    char b[64];
+    puts_(p, tp_size_text(v, b, sizeof(b)));
 }
 
 void tp_str(struct tp *p, const char *s, size_t len, int truncated)
@@ -360,4 +419,21 @@ void tp_more(struct tp *p)
 {
     sep(p);
     puts_(p, p->fmt == TP_JSON ? "\"...\"" : "...");
+}
+
+struct tp_mark tp_mark(const struct tp *p)
+{
+    struct tp_mark m = { p->len, p->depth, p->first[p->depth] };
+    return m;
+}
+
+void tp_rewind(struct tp *p, const struct tp_mark *m)
+{
+    if (m->len > p->len)
+        return;
+    p->len = m->len;
+    if (p->buf)
+        p->buf[p->len] = '\0';
+    p->depth = m->depth;
+    p->first[p->depth] = m->first;
 }

@@ -23,6 +23,10 @@
 
 enum tp_format { TP_TEXT, TP_JSON };
 
+/* -X: how named constants print in text (strace's -X): abbrev NAME,
+ * raw the number only, verbose the number with the name in a comment */
+enum tp_xmode { TP_X_ABBREV, TP_X_RAW, TP_X_VERBOSE };
+
 struct tp {
     enum tp_format fmt;
     FILE *f;
@@ -30,6 +34,7 @@ struct tp {
     int first[16];      /* no separator yet at this depth */
     int strsize;        /* -s: string limit */
     int verbose;        /* -v */
+    int xmode;          /* enum tp_xmode (text only: JSON always has names) */
     char *buf;          /* the line being built */
     size_t len, cap;
 };
@@ -55,8 +60,19 @@ void tp_uint(struct tp *p, unsigned long long v);
 void tp_hex(struct tp *p, unsigned long long v);
 void tp_ptr(struct tp *p, unsigned long long v);            /* NULL or 0x... */
 void tp_sym(struct tp *p, const char *name);               /* an enum name */
-void tp_sym_or_num(struct tp *p, const char *name, unsigned long long v); /* name, or the number */
-void tp_flags(struct tp *p, const char *const *names, int n, unsigned long long rest); /* A|B|0x10 */
+/* a named constant: its name, or the number when it has none; -X raw and
+ * verbose as above. JSON: always a string (the number as a string when it
+ * has no name), so a field has one type */
+void tp_sym_or_num(struct tp *p, const char *name, unsigned long long v);
+/* flags A|B|0x10 (names set in v, rest the bits without one); v is the
+ * whole value (for -X raw / verbose) */
+void tp_flags(struct tp *p, const char *const *names, int n, unsigned long long rest,
+              unsigned long long v);
+/* a byte count: text "4 MiB", "1000 B", "1000000 B (976.6 KiB)" (-X raw:
+ * the number); JSON the number */
+void tp_size(struct tp *p, unsigned long long v);
+/* the text of a byte count into buf (for lines built elsewhere: summaries) */
+const char *tp_size_text(unsigned long long v, char *buf, size_t n);
 void tp_str(struct tp *p, const char *s, size_t len, int truncated);  /* "..." escaped */
 void tp_double(struct tp *p, double v);
 void tp_bytes(struct tp *p, const unsigned char *b, size_t n);      /* hex dump */
@@ -71,5 +87,10 @@ void tp_array_begin(struct tp *p);
 void tp_elem(struct tp *p);
 void tp_array_end(struct tp *p);
 void tp_more(struct tp *p);        /* "..." : fields left out */
+
+/* what was built so far, to take back what a printer could not finish */
+struct tp_mark { size_t len; int depth, first; };
+struct tp_mark tp_mark(const struct tp *p);
+void tp_rewind(struct tp *p, const struct tp_mark *m);
 
 #endif

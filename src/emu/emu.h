@@ -524,6 +524,12 @@ void emu_fault_report(const struct emu_fault *f);
 typedef void (*emu_report_fn)(void *cookie, const char *text, size_t len);
 void emu_report_set_sink(emu_report_fn fn, void *cookie);
 void emu_report(const char *text, size_t len);
+/* A kernel ran (on a stream's worker), from t0 to t1 (emu_now_ns): told to
+ * tdtrace's listener, if there is one */
+void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigned block[3], unsigned shared,
+                       uint64_t t0, uint64_t t1, int result);
+/* a listener wants kernels' times */
+int emu_listening(void);
 /* A C++ name demangled into buf, or name itself (not mangled, or no
  * demangler in the process). */
 const char *emu_demangle(const char *name, char *buf, size_t len);

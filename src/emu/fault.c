@@ -6,7 +6,9 @@
  *
  * One formatter (emu_fault_format, pure: the unit tests call it), one
  * sink (emu_report: the program's stderr unless emu_report_set_sink names
- * another, so the report can be routed elsewhere, e.g. into the trace).
+ * another, so the report can be routed elsewhere), and a listener (tdtrace's
+ * shim, set with tdtrace_emu_listen, include/tdtrace/emuevent.h) that takes
+ * every report, a fault's details and each kernel's run into the trace.
  *
  * Kernel names are demangled with the C++ runtime's own __cxa_demangle,
  * looked up at run time (dlsym, else libstdc++.so.6 dlopen'ed at the first
@@ -17,11 +19,14 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "emuevent.h"
 #include "xlat.h"
 
 /* ---- the sink ------------------------------------------------------------ */
@@ -29,6 +34,81 @@
 static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
 static emu_report_fn sink_fn;
 static void *sink_cookie;
+static _Atomic(td_emu_listener) listener;
+
+TD_EXPORT void tdtrace_emu_listen(td_emu_listener fn);
+TD_EXPORT void tdtrace_emu_listen(td_emu_listener fn)
+{
+    atomic_store(&listener, fn);
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* a report to the listener; 0 when there is none */
+static int listen_report(const char *text, size_t len, const struct emu_fault *f)
+{
+    td_emu_listener fn = atomic_load(&listener);
+    if (!fn)
+        return 0;
+    struct td_emu_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.size = sizeof ev;
+    ev.kind = TD_EMU_REPORT;
+    ev.text = text;
+    ev.len = len;
+    ev.t_start = ev.t_end = mono_ns();
+    if (f) {
+        ev.fault = 1;
+        ev.kernel = f->kernel;
+        ev.result = f->result;
+        ev.has_thread = f->has_thread;
+        for (int i = 0; i < 3; i++) {
+            ev.fblock[i] = f->block[i];
+            ev.thread[i] = f->thread[i];
+        }
+        ev.access = f->access == EMU_ACCESS_READ ? 1 : f->access == EMU_ACCESS_WRITE ? 2
+                  : f->access == EMU_ACCESS_ATOMIC ? 3 : 0;
+        ev.bytes = f->size;
+        ev.space = f->space;
+        ev.addr = f->addr;
+        ev.file = f->file;
+        ev.line = f->line;
+    }
+    fn(&ev);
+    return 1;
+}
+
+void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigned block[3], unsigned shared,
+                       uint64_t t0, uint64_t t1, int result)
+{
+    td_emu_listener fn = atomic_load(&listener);
+    if (!fn)
+        return;
+    struct td_emu_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.size = sizeof ev;
+    ev.kind = TD_EMU_KERNEL;
+    ev.kernel = kernel;
+    ev.result = result;
+    ev.t_start = t0;
+    ev.t_end = t1;
+    for (int i = 0; i < 3; i++) {
+        ev.grid[i] = grid[i];
+        ev.block[i] = block[i];
+    }
+    ev.shared = shared;
+    fn(&ev);
+}
+
+int emu_listening(void)
+{
+    return atomic_load(&listener) != NULL;
+}
 
 void emu_report_set_sink(emu_report_fn fn, void *cookie)
 {
@@ -40,6 +120,8 @@ void emu_report_set_sink(emu_report_fn fn, void *cookie)
 
 void emu_report(const char *text, size_t len)
 {
+    if (listen_report(text, len, NULL))
+        return;
     pthread_mutex_lock(&sink_lock);
     if (sink_fn) {
         sink_fn(sink_cookie, text, len);
@@ -254,5 +336,6 @@ void emu_fault_report(const struct emu_fault *f)
         emu_mem_nearest((uintptr_t)f->addr, &n);
     char text[4096];
     size_t len = emu_fault_format(f, &n, text, sizeof text);
-    emu_report(text, len);
+    if (!listen_report(text, len, f))
+        emu_report(text, len);
 }

@@ -240,7 +240,14 @@ static void launch_run(struct emu_op *op)
     memset(&pf, 0, sizeof pf);
     k->l.fault = &pf;
     emu_mem_kernel_begin();
+    uint64_t t0 = emu_listening() ? emu_now_ns() : 0;
     enum ptx_status st = ptx_run(k->px->pm, k->entry, &k->l, err, sizeof err);
+    if (t0) { /* tdtrace's listener: when it ran, and what it came to */
+        struct emu_fault r = { 0 };
+        if (st != PTX_OK)
+            fault_of(st, &r);
+        emu_report_kernel(k->name, k->l.grid, k->l.block, k->l.dyn_shared, t0, emu_now_ns(), (int)r.result);
+    }
     emu_mem_kernel_end();
     if (st == PTX_OK) {
         if (k->len)

@@ -118,6 +118,12 @@ static void backend_load(void)
                               memory_order_relaxed);
 }
 
+void *td_backend_sym(const char *name)
+{
+    td_backend_load();
+    return backend_handle ? dlsym(backend_handle, name) : NULL;
+}
+
 void td_backend_load(void)
 {
     pthread_once(&load_once, backend_load);

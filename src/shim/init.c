@@ -10,6 +10,7 @@ __attribute__((constructor)) static void shim_load(void)
 {
     td_conn_start();
     td_backend_load();
+    td_shim_listen_emu();
     td_shim_policy_init();
     td_procaddr_register();
     td_exptab_register();

@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "emuevent.h"
 #include "ring.h"
 
 static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -53,13 +54,7 @@ static inline struct td_ring *my_ring(void)
 
 /* ---- recording ------------------------------------------------------- */
 
-struct rb {
-    unsigned char buf[TD_RING_MAXREC];
-    uint32_t len;
-    uint8_t nitems;
-};
-
-static void *rb_item(struct rb *b, unsigned arg, unsigned kind, size_t len, uint32_t flags)
+void *td_rb_item(struct td_rb *b, unsigned arg, unsigned kind, size_t len, uint32_t flags)
 {
     size_t need = sizeof(struct td_item) + ((len + 7) & ~(size_t)7);
     if (b->len + need > sizeof(b->buf) || len > 0xffff)
@@ -73,11 +68,42 @@ static void *rb_item(struct rb *b, unsigned arg, unsigned kind, size_t len, uint
     memset(data + len, 0, need - sizeof(*it) - len);
     b->len += (uint32_t)need;
     b->nitems++;
+    b->last = it;
     return data;
 }
 
+void td_rb_shrink(struct td_rb *b, size_t len)
+{
+    struct td_item *it = b->last;
+    if (!it || len >= it->len)
+        return;
+    size_t old = ((size_t)it->len + 7) & ~(size_t)7, now = (len + 7) & ~(size_t)7;
+    unsigned char *data = (unsigned char *)(it + 1);
+    memset(data + len, 0, old - len);
+    it->len = (uint16_t)len;
+    b->len -= (uint32_t)(old - now);
+}
+
+size_t td_self_read(void *dst, uint64_t addr, size_t len)
+{
+    if (!addr || !len)
+        return 0;
+    struct iovec local = { dst, len }, remote = { (void *)(uintptr_t)addr, len };
+    pid_t me = atomic_load_explicit(&td_shim_self->pid, memory_order_relaxed);
+    ssize_t n = process_vm_readv(me, &local, 1, &remote, 1, 0);
+    if (n > 0)
+        return (size_t)n;
+    /* it may stop at a page it cannot read: what comes before it */
+    size_t room = 4096 - (addr & 4095);
+    if (room >= len)
+        return 0;
+    local.iov_len = remote.iov_len = room;
+    n = process_vm_readv(me, &local, 1, &remote, 1, 0);
+    return n > 0 ? (size_t)n : 0;
+}
+
 /* copy a string from our own memory without trusting the pointer */
-static void rb_str(struct rb *b, unsigned arg, const char *s)
+static void rb_str(struct td_rb *b, unsigned arg, const char *s)
 {
     char tmp[TD_STR_MAX + 1];
     struct iovec local = { tmp, TD_STR_MAX + 1 }, remote = { (void *)s, TD_STR_MAX + 1 };
@@ -98,13 +124,13 @@ static void rb_str(struct rb *b, unsigned arg, const char *s)
     } else if (len == (size_t)n && (size_t)n == TD_STR_MAX + 1) {
         fl = TD_ITF_TRUNCATED;
     }
-    void *d = rb_item(b, arg, TD_IT_STR, len, fl);
+    void *d = td_rb_item(b, arg, TD_IT_STR, len, fl);
     if (d)
         memcpy(d, tmp, len);
 }
 
 /* -k: the caller's stack, without the shim's own frames */
-static void rb_stack(struct rb *b)
+static void rb_stack(struct td_rb *b)
 {
     void *frames[TD_MAX_FRAMES + 8];
     int n = backtrace(frames, TD_MAX_FRAMES + 8);
@@ -120,12 +146,12 @@ static void rb_stack(struct rb *b)
             continue;
         out[k++] = (uint64_t)(uintptr_t)frames[i];
     }
-    void *d = rb_item(b, 0, TD_IT_STACK, (size_t)k * 8, 0);
+    void *d = td_rb_item(b, 0, TD_IT_STACK, (size_t)k * 8, 0);
     if (d)
         memcpy(d, out, (size_t)k * 8);
 }
 
-static void rb_commit(struct td_ring *r, struct rb *b, unsigned type)
+static void rb_commit(struct td_ring *r, struct td_rb *b, unsigned type)
 {
     struct td_rec *rec = td_ring_reserve(r, b->len, type, ((struct td_rec *)b->buf)->tid, td_shim_bounded);
     if (!rec)
@@ -154,10 +180,11 @@ void td_shim_hello(void)
     struct td_ring *r = atomic_load_explicit(&td_shim_ring, memory_order_acquire);
     if (!r || !td_shim_self)
         return;
-    struct rb b;
+    struct td_rb b;
     memset(b.buf, 0, sizeof(struct td_rec));
     b.len = sizeof(struct td_rec);
     b.nitems = 0;
+    b.last = NULL;
     struct td_rec *h = (struct td_rec *)b.buf;
     h->pid = (uint32_t)atomic_load_explicit(&td_shim_self->pid, memory_order_relaxed);
     h->tid = (uint32_t)tid();
@@ -165,17 +192,89 @@ void td_shim_hello(void)
     h->t_enter = h->t_exit = td_now();
     const char *text = td_backend_text();
     size_t n = strlen(text);
-    void *d = rb_item(&b, 0, TD_IT_TEXT, n, 0);
+    void *d = td_rb_item(&b, 0, TD_IT_TEXT, n, 0);
     if (d)
         memcpy(d, text, n);
     h->nitems = b.nitems;
     rb_commit(r, &b, TD_REC_HELLO);
 }
 
+/* what the emulator reports (a fault, a diagnostic, a kernel that ran):
+ * a TD_REC_EVENT record, on the thread that reports */
+static void on_emu_event(const struct td_emu_event *ev)
+{
+    struct td_ring *ring_ = my_ring();
+    if (!ring_ || !ev || ev->size < sizeof(*ev))
+        return;
+    struct td_rb b;
+    struct td_rec *h = (struct td_rec *)b.buf;
+    memset(h, 0, sizeof(*h));
+    h->pid = (uint32_t)atomic_load_explicit(&td_shim_self->pid, memory_order_relaxed);
+    h->tid = (uint32_t)tid();
+    h->fn = ev->kind == TD_EMU_KERNEL ? TD_EV_KERNEL : TD_EV_REPORT;
+    h->result = ev->result;
+    h->t_enter = ev->t_start;
+    h->t_exit = ev->t_end;
+    b.len = sizeof(*h);
+    b.nitems = 0;
+    b.last = NULL;
+    if (ev->kind == TD_EMU_KERNEL) {
+        struct td_ev_kernel k;
+        memset(&k, 0, sizeof(k));
+        for (int i = 0; i < 3; i++) {
+            k.grid[i] = ev->grid[i];
+            k.block[i] = ev->block[i];
+        }
+        k.shared = ev->shared;
+        void *d = td_rb_item(&b, 0, TD_IT_EVENT, sizeof(k), 0);
+        if (d)
+            memcpy(d, &k, sizeof(k));
+    } else {
+        size_t n = ev->text ? (ev->len < 3000 ? ev->len : 3000) : 0;
+        void *d = td_rb_item(&b, 0, TD_IT_TEXT, n, n < ev->len ? TD_ITF_TRUNCATED : 0);
+        if (d && n)
+            memcpy(d, ev->text, n);
+        if (ev->fault) {
+            struct td_ev_fault f;
+            memset(&f, 0, sizeof(f));
+            f.has_thread = (uint32_t)ev->has_thread;
+            for (int i = 0; i < 3; i++) {
+                f.block[i] = ev->fblock[i];
+                f.thread[i] = ev->thread[i];
+            }
+            f.access = (uint32_t)ev->access;
+            f.size = ev->bytes;
+            f.line = ev->line;
+            f.addr = ev->addr;
+            if (ev->space)
+                memcpy(f.space, ev->space, strnlen(ev->space, sizeof(f.space)));
+            if ((d = td_rb_item(&b, 0, TD_IT_EVENT, sizeof(f), 0)) != NULL)
+                memcpy(d, &f, sizeof(f));
+        }
+    }
+    if (ev->kernel)
+        rb_str(&b, 1, ev->kernel);
+    if (ev->kind == TD_EMU_REPORT && ev->fault && ev->file)
+        rb_str(&b, 2, ev->file);
+    h->nitems = b.nitems;
+    rb_commit(ring_, &b, TD_REC_EVENT);
+}
+
+void td_shim_listen_emu(void)
+{
+    if (td_backend_kind() != TD_BK_EMULATE || !td_shim_ctl)
+        return;
+    void (*listen)(td_emu_listener) = (void (*)(td_emu_listener))td_backend_sym(TD_EMU_LISTEN);
+    if (listen)
+        listen(on_emu_event);
+}
+
 void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
 {
     if (td_shim_policy_active)
         td_shim_policy_after(c, a, r);
+    if (__builtin_expect(c->fn == TD_FN_cuModuleUnload || c->fn == TD_FN_cuLibraryUnload, 0))
+        td_deref_forget(); /* its functions' handles may come back as others */
     if (!c->record && !c->verdict)
         return;
     uint64_t t1 = td_now();
@@ -184,7 +283,7 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
         return;
     unsigned fn = (unsigned)c->fn;
     const struct td_fn_info *info = &td_fns[fn];
-    struct rb b;
+    struct td_rb b;
     struct td_rec *h = (struct td_rec *)b.buf;
     memset(h, 0, sizeof(*h));
     h->pid = (uint32_t)atomic_load_explicit(&td_shim_self->pid, memory_order_relaxed);
@@ -199,6 +298,7 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
     h->rule_line = c->rule_line;
     b.len = sizeof(*h);
     b.nitems = 0;
+    b.last = NULL;
     memcpy(b.buf + b.len, a, (size_t)info->nparams * 8);
     b.len += (uint32_t)info->nparams * 8;
     for (unsigned i = 0; i < info->nparams; i++) {
@@ -213,14 +313,14 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
             break;
         case TD_R_INP:
             if (ptr) {
-                void *d = rb_item(&b, i, TD_IT_OUT, p->size, 0);
+                void *d = td_rb_item(&b, i, TD_IT_OUT, p->size, 0);
                 if (d)
                     memcpy(d, ptr, p->size);
             }
             break;
         case TD_R_OUT:
             if (ptr && r == CUDA_SUCCESS) {
-                void *d = rb_item(&b, i, TD_IT_OUT, p->size, 0);
+                void *d = td_rb_item(&b, i, TD_IT_OUT, p->size, 0);
                 if (d)
                     memcpy(d, ptr, p->size);
             }
@@ -238,9 +338,11 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
             break;
         }
     }
+    if (info->deref)
+        td_deref(&b, fn, a, r);
     if (c->verdict && c->rule_file) {
         size_t n = strnlen(c->rule_file, 256);
-        void *d = rb_item(&b, 0xff, TD_IT_TEXT, n, 0);
+        void *d = td_rb_item(&b, 0xff, TD_IT_TEXT, n, 0);
         if (d)
             memcpy(d, c->rule_file, n);
     }

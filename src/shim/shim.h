@@ -119,6 +119,8 @@ static inline int td_enter(int fn, struct td_call *c, const uint64_t *a, CUresul
 void td_backend_load(void);
 int td_backend_kind(void);          /* TD_BK_* */
 const char *td_backend_text(void);  /* "driver PATH", "emulate PATH", "none (why)" */
+/* a symbol of the backend library, or NULL */
+void *td_backend_sym(const char *name);
 /* the backend's function for fn, or NULL */
 void *td_backend_fn(int fn);
 void td_set_backend_fn(int fn, void *p);
@@ -133,6 +135,30 @@ CUresult td_missing(int fn);
 /* ---- shim.c: the records ---------------------------------------------- */
 /* record the call */
 void td_leave(struct td_call *c, const uint64_t *a, CUresult r);
+/* with the emulator as the backend and tdtrace listening: its reports and
+ * kernels become records (TD_REC_EVENT) */
+void td_shim_listen_emu(void);
+/* a record being built */
+struct td_rb {
+    _Alignas(8) unsigned char buf[TD_RING_MAXREC];
+    uint32_t len;
+    uint8_t nitems;
+    struct td_item *last;
+};
+/* add an item of len bytes; its data, or NULL when the record is full */
+void *td_rb_item(struct td_rb *b, unsigned arg, unsigned kind, size_t len, uint32_t flags);
+/* the last item holds only len bytes */
+void td_rb_shrink(struct td_rb *b, size_t len);
+/* copy from this process's memory without trusting the address: the
+ * bytes copied (0: none readable) */
+size_t td_self_read(void *dst, uint64_t addr, size_t len);
+
+/* ---- deref.c: what pointer arguments point to ------------------------- */
+/* structures, arrays, a launch's kernel and arguments, into the record;
+ * r: the call's result */
+void td_deref(struct td_rb *b, unsigned fn, const uint64_t *a, CUresult r);
+/* a module or library was unloaded: the kernels deref.c knows are stale */
+void td_deref_forget(void);
 /* the hello record: this process and its backend */
 void td_shim_hello(void);
 /* after a fork, in the child: a ring of its own */

@@ -1,16 +1,31 @@
-/* -e trace=SET: names, base names (cuMemAlloc matches cuMemAlloc_v2 too),
- * /regex, %class, all, none; a leading ! negates the set. */
+/* -e trace=SET (and abbrev=, verbose=, raw=): names, base names
+ * (cuMemAlloc matches cuMemAlloc_v2 too), /regex, %class, all, none; a
+ * leading ! negates the set. A misspelt name or class gets strace's "did
+ * you mean". */
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "policy.h"
+#include "policy_int.h"
 #include "tdtrace.h"
 
 static void set(uint8_t *mask, int fn)
 {
     mask[fn >> 3] |= (uint8_t)(1u << (fn & 7));
+}
+
+static const char *fn_get(const void *ctx, int i)
+{
+    (void)ctx;
+    return td_fns[i].name;
+}
+
+static const char *class_get(const void *ctx, int i)
+{
+    (void)ctx;
+    return td_family_name(i);
 }
 
 static int add_item(const char *item, uint8_t *mask, char *err, size_t errlen)
@@ -26,8 +41,14 @@ static int add_item(const char *item, uint8_t *mask, char *err, size_t errlen)
         int fam = td_family_find(item + 1);
         if (fam < 0) {
             char list[256];
-            snprintf(err, errlen, "invalid class '%s' (classes: %s)", item,
-                     td_family_list(list, sizeof(list)));
+            td_family_list(list, sizeof(list));
+            struct pol_cands c = { class_get, NULL, TD_FAM__COUNT };
+            const char *near = td_pol_suggest(item + 1, &c);
+            if (near)
+                snprintf(err, errlen, "invalid class '%s'; did you mean '%%%s'? (classes: %s)", item,
+                         near, list);
+            else
+                snprintf(err, errlen, "invalid class '%s' (classes: %s)", item, list);
             return -1;
         }
         for (int i = 0; i < TD_FN__COUNT; i++)
@@ -39,14 +60,10 @@ static int add_item(const char *item, uint8_t *mask, char *err, size_t errlen)
         regex_t re;
         if (td_regex_compile(&re, item + 1, REG_EXTENDED | REG_NOSUB, err, errlen) < 0)
             return -1;
-        int any = 0;
         for (int i = 0; i < TD_FN__COUNT; i++)
-            if (regexec(&re, td_fns[i].name, 0, NULL, 0) == 0) {
+            if (regexec(&re, td_fns[i].name, 0, NULL, 0) == 0)
                 set(mask, i);
-                any = 1;
-            }
-        regfree(&re);
-        (void)any; /* like strace, a regex that matches nothing is no error */
+        regfree(&re); /* like strace, a regex that matches nothing is no error */
         return 0;
     }
     int found = 0;
@@ -57,15 +74,23 @@ static int add_item(const char *item, uint8_t *mask, char *err, size_t errlen)
         }
     }
     if (!found) {
-        snprintf(err, errlen, "invalid function name '%s'", item);
+        struct pol_cands c = { fn_get, NULL, TD_FN__COUNT };
+        const char *near = td_pol_suggest(item, &c);
+        if (near)
+            snprintf(err, errlen, "invalid function name '%s'; did you mean '%s'?", item, near);
+        else
+            snprintf(err, errlen, "invalid function name '%s'", item);
         return -1;
     }
     return 0;
 }
 
-int td_trace_set(const char *expr, uint8_t *mask, size_t masklen, char *err, size_t errlen)
+int td_trace_set(const char *expr, uint8_t *mask, uint8_t *named, size_t masklen, char *err,
+                 size_t errlen)
 {
     memset(mask, 0, masklen);
+    if (named)
+        memset(named, 0, masklen);
     int neg = 0;
     if (*expr == '!') {
         neg = 1;
@@ -81,6 +106,8 @@ int td_trace_set(const char *expr, uint8_t *mask, size_t masklen, char *err, siz
     for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save))
         rc = add_item(tok, mask, err, errlen);
     free(copy);
+    if (rc == 0 && named && !neg)
+        memcpy(named, mask, masklen);
     if (rc == 0 && neg)
         for (int i = 0; i < TD_FN__COUNT; i++)
             mask[i >> 3] ^= (uint8_t)(1u << (i & 7));

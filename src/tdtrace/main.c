@@ -23,9 +23,13 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "demangle.h"
 #include "env.h"
 #include "gpuioctl.h"
+#include "fold.h"
 #include "ioctl.h"
+#include "ledger.h"
+#include "names.h"
 #include "policy.h"
 #include "output.h"
 #include "printer.h"
@@ -42,6 +46,8 @@
 
 static struct td_opts opts;
 static uint8_t trace_mask[1024];   /* -e trace: what is shown (tdtrace's own copy) */
+static uint8_t trace_named[1024];  /* ... and what of it the set names itself */
+static uint8_t abbrev_mask[1024], verbose_mask[1024], raw_mask[1024]; /* -e abbrev=, verbose=, raw= */
 static pid_t first_pid;
 static int backend_reported;
 static char backend_seen[512];
@@ -114,6 +120,12 @@ static void on_hello(const struct td_rec *rec, uint32_t len)
     td_summary_hello((int)rec->pid);
     if (opts.quiet || !seen_pid((pid_t)rec->pid))
         return;
+    char line0[600];
+    if (opts.ff && opts.outfile) { /* -ff: each process's own file says its backend */
+        snprintf(line0, sizeof(line0), "tdtrace: backend %s", text);
+        td_out_event((int)rec->pid, rec->t_enter, "backend", line0);
+        return;
+    }
     if (backend_reported && strcmp(backend_seen, text) == 0)
         return;
     snprintf(backend_seen, sizeof(backend_seen), "%s", text);
@@ -147,23 +159,76 @@ static const char *policy_mark(const struct td_rec *rec, uint32_t len, char *buf
     else /* a command-line option */
         snprintf(buf, n, "%s%s by %s", rec->applied ? "" : "would be ", what[rec->verdict],
                  *file ? file : "?");
-    td_summary_mark(buf);
     return buf;
+}
+
+/* a call fold.c held back and now lets out (text only: its JSON went out in order) */
+static void emit_held(const struct td_rec *rec, uint32_t len)
+{
+    char mark[400];
+    td_out_call(rec, len, policy_mark(rec, len, mark, sizeof(mark)), TD_OUT_TEXT);
+}
+
+static void fold_line(int pid, uint64_t t, const char *text)
+{
+    td_out_note_pid(pid);
+    td_out_text(pid, t, text);
+}
+
+static void show_call(const struct td_rec *rec, uint32_t len, const char *m)
+{
+    int failed = rec->result != 0 && !td_is_probe(rec, len);
+    int shown = td_mask_has(trace_mask, rec->fn) &&
+                (!opts.status || (opts.status & (failed ? TD_STATUS_FAILED : TD_STATUS_SUCCESSFUL)));
+    if (!shown) {
+        if (m) { /* what a policy did is said, whatever is traced */
+            char line[600];
+            snprintf(line, sizeof(line), "--- %s %s ---", td_fns[rec->fn].name, m);
+            td_out_note_pid((int)rec->pid);
+            td_out_event((int)rec->pid, rec->t_enter, "policy", line);
+        }
+        return;
+    }
+    td_out_note_pid((int)rec->pid);
+    td_summary_call(rec, len);
+    if (opts.summary == 1) /* -c: nothing printed, nothing to fold */
+        return;
+    if (td_fold_call(rec, len) == TD_FOLD_TAKEN)
+        td_out_call(rec, len, m, TD_OUT_JSON | TD_OUT_FOLDED);
+    else
+        td_out_call(rec, len, m, TD_OUT_TEXT | TD_OUT_JSON);
 }
 
 static void on_call(const struct td_rec *rec, uint32_t len)
 {
     if (!seen_pid((pid_t)rec->pid))
         return;
-    int failed = rec->result != 0;
-    if (opts.status && !(opts.status & (failed ? TD_STATUS_FAILED : TD_STATUS_SUCCESSFUL)))
-        return;
-    if (!(trace_mask[rec->fn >> 3] & (1u << (rec->fn & 7))))
+    /* what the ledger, the names and the kernel table learn, whatever is shown */
+    td_ledger_call(rec, len);
+    td_names_call(rec, len);
+    td_summary_launch(rec, len);
+    char mark[400];
+    const char *m = policy_mark(rec, len, mark, sizeof(mark));
+    if (m)
+        td_summary_mark(m);
+    show_call(rec, len, m);
+    td_ledger_after(rec, len); /* frees and destroys, once the call named what it freed */
+    td_names_after(rec, len);
+}
+
+/* what the emulator says: a kernel's fault, a diagnostic, a kernel that ran */
+static void on_event(const struct td_rec *rec, uint32_t len)
+{
+    if (!seen_pid((pid_t)rec->pid))
         return;
     td_out_note_pid((int)rec->pid);
-    td_summary_call(rec, len);
-    char mark[400];
-    td_out_call(rec, len, policy_mark(rec, len, mark, sizeof(mark)));
+    if (rec->fn == TD_EV_KERNEL) {
+        td_summary_kernel_ran(rec, len);
+        td_out_kernel(rec, len);
+        return;
+    }
+    td_fold_flush((int)rec->pid);
+    td_out_report(rec, len);
 }
 
 /* a record from pid's ring (main thread): checked before anything uses
@@ -172,12 +237,14 @@ static void on_record(pid_t pid, struct td_rec *rec, uint32_t len)
 {
     char why[200];
     if (td_rec_check(rec, len, (uint32_t)pid, why, sizeof(why)) < 0 ||
-        (TD_REC_TYPE(rec->word) == TD_REC_CALL && td_summary_check(rec, len, why, sizeof(why)) < 0)) {
+        (TD_REC_TYPE(rec->word) == TD_REC_CALL && td_ledger_check(rec, len, why, sizeof(why)) < 0)) {
         td_transport_invalid(pid, why);
         return;
     }
-    rec->t_enter = td_clock_ns(rec->t_enter);
-    rec->t_exit = td_clock_ns(rec->t_exit);
+    if (TD_REC_TYPE(rec->word) != TD_REC_EVENT) { /* an event's times are CLOCK_MONOTONIC already */
+        rec->t_enter = td_clock_ns(rec->t_enter);
+        rec->t_exit = td_clock_ns(rec->t_exit);
+    }
     if (TD_REC_TYPE(rec->word) == TD_REC_HELLO && td_gpu_ctx())
         td_ioctl_mark_shim(td_gpu_ctx(), (int)pid);
     td_printer_record(pid, rec, len);
@@ -185,16 +252,63 @@ static void on_record(pid_t pid, struct td_rec *rec, uint32_t len)
 
 static void print_exit(pid_t pid, int status);
 
-/* the printer thread: every record and exit line, in order */
+static uint64_t now_mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void print_fork(pid_t parent, pid_t child)
+{
+    if (!seen_pid(parent))
+        return;
+    td_fold_flush((int)parent);
+    char line[64];
+    snprintf(line, sizeof(line), "forked %d", (int)child);
+    td_out_note_pid((int)parent);
+    if (seen_pid(child))
+        td_out_note_pid((int)child);
+    td_out_event((int)parent, now_mono(), "fork", line);
+}
+
+static void print_exec(pid_t pid, const char *path)
+{
+    td_names_forget((int)pid);
+    td_ledger_forget((int)pid);
+    td_fold_flush((int)pid);
+    if (!seen_pid(pid))
+        return;
+    char line[4200];
+    snprintf(line, sizeof(line), "exec'd %s", path);
+    td_out_note_pid((int)pid);
+    td_out_event((int)pid, now_mono(), "exec", line);
+}
+
+/* the printer thread: every record and process event, in order */
 static void print_event(const struct td_pev *ev, const void *data)
 {
-    if (ev->kind == TD_PEV_EXIT) {
+    switch (ev->kind) {
+    case TD_PEV_EXIT:
         print_exit((pid_t)ev->pid, ev->status);
         return;
+    case TD_PEV_FORK:
+        print_fork((pid_t)ev->pid, (pid_t)ev->status);
+        return;
+    case TD_PEV_EXEC:
+        print_exec((pid_t)ev->pid, ev->len ? (const char *)data : "?");
+        return;
+    case TD_PEV_SYNC: /* calls held back are out before what comes next (a write, an ioctl) */
+        td_fold_release();
+        return;
+    default:
+        break;
     }
     const struct td_rec *rec = data;
     if (TD_REC_TYPE(rec->word) == TD_REC_HELLO)
         on_hello(rec, ev->len);
+    else if (TD_REC_TYPE(rec->word) == TD_REC_EVENT)
+        on_event(rec, ev->len);
     else
         on_call(rec, ev->len);
 }
@@ -232,14 +346,42 @@ static void loop_ready(const struct pollfd *pfd, int n)
         }
 }
 
-/* ---- process events ----------------------------------------------------- */
-
-static uint64_t now_ns(void)
+/* the program writes where the trace goes (a terminal, a pipe, a file they
+ * share): every call made before the write is printed first */
+static void sync_write(pid_t pid)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    (void)pid;
+    td_transport_drain_written(0);
+    td_printer_sync();
+    td_out_flush();
 }
+
+/* the loop may sleep until an event, unless a ring must be looked at */
+static int loop_timeout(void)
+{
+    return td_transport_timeout();
+}
+
+/* the program's descriptors 1 and 2 that share the trace's destination
+ * (the same file, pipe or terminal): bit per descriptor */
+static unsigned shared_fds(void)
+{
+    struct stat t, j, f;
+    FILE *main_f = td_out()->main, *json = td_out()->json;
+    int have_t = main_f && fstat(fileno(main_f), &t) == 0;
+    int have_j = json && fstat(fileno(json), &j) == 0;
+    unsigned m = 0;
+    for (int fd = 1; fd <= 2; fd++) {
+        if (fstat(fd, &f) != 0)
+            continue;
+        if ((have_t && f.st_dev == t.st_dev && f.st_ino == t.st_ino) ||
+            (have_j && f.st_dev == j.st_dev && f.st_ino == j.st_ino))
+            m |= 1u << fd;
+    }
+    return m;
+}
+
+/* ---- process events ----------------------------------------------------- */
 
 /* every record of the process is out: its exit line */
 static void print_exit(pid_t pid, int status)
@@ -256,11 +398,19 @@ static void print_exit(pid_t pid, int status)
                  ? "SIG" : "", sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
     if (WIFSIGNALED(status) && WCOREDUMP(status))
         snprintf(line + strlen(line) - 4, sizeof(line) - strlen(line) + 4, " (core dumped) +++");
+    td_fold_forget((int)pid);
     td_summary_exit((int)pid);
     td_stack_forget((int)pid);
+    td_names_forget((int)pid);
     td_out_note_pid((int)pid);
-    td_out_event((int)pid, now_ns(), "exit", line);
+    td_out_event((int)pid, now_mono(), "exit", line);
     td_out_forget((int)pid);
+}
+
+static void proc_fork(pid_t parent, pid_t child)
+{
+    td_transport_drain_written(parent); /* what it did before the fork comes first */
+    td_printer_fork(parent, child);
 }
 
 static void proc_exit(pid_t pid, int status)
@@ -307,7 +457,14 @@ static void proc_exec(pid_t pid, const char *exe)
 {
     static char warned[8][PATH_MAX];
     static int nwarned;
+    static int first_done;
     td_transport_exec(pid);
+    if (pid != first_pid || first_done) { /* not tdtrace's own start of the command */
+        td_transport_drain_pid(pid);      /* the old image's records first */
+        td_printer_exec(pid, exe);
+    }
+    if (pid == first_pid)
+        first_done = 1;
     struct stat st;
     char why[160];
     why[0] = '\0';
@@ -361,7 +518,7 @@ static void setup_signals(void)
 
 /* ---- launch ------------------------------------------------------------- */
 
-static pid_t launch(const char *path, char **argv, unsigned ioctl_flags)
+static pid_t launch(const char *path, char **argv, unsigned ioctl_flags, unsigned sync_fds)
 {
     int sv[2] = { -1, -1 }, listener = -1;
     if (ioctl_flags != ~0u) {
@@ -398,7 +555,7 @@ static pid_t launch(const char *path, char **argv, unsigned ioctl_flags)
             if (rc < 0)
                 _exit(127); /* the parent reports it */
         }
-        int rc = td_tracer_child_setup();
+        int rc = td_tracer_child_setup(sync_fds);
         if (rc < 0) {
             fprintf(stderr, "tdtrace: cannot install the seccomp filter: %s\n", strerror(-rc));
             _exit(127);
@@ -514,19 +671,14 @@ static char *policy_text(size_t *len)
     return text;
 }
 
-/* what the shim records: what is shown, and what tdtrace's own memory
- * accounting needs when a limit is set */
+/* what the shim records: what is shown, and whatever the trace shows, what
+ * the memory ledger (allocations, frees, contexts) and the kernel table
+ * (launches) need */
 static void record_mask(uint8_t *mask, size_t n)
 {
     memcpy(mask, trace_mask, n);
-    int limit = 0;
-    for (int d = 0; d < TD_MAX_DEVICES && !limit; d++) {
-        const char *file;
-        int line;
-        limit = td_policy_memory_limit(policy, d, &file, &line) != 0;
-    }
-    for (int fn = 0; limit && fn < TD_FN__COUNT; fn++)
-        if (td_policy_is_alloc(fn) || td_policy_is_free(fn))
+    for (int fn = 0; fn < TD_FN__COUNT; fn++)
+        if (td_ledger_wants(fn) || td_fns[fn].kfunc >= 0)
             mask[fn >> 3] |= (uint8_t)(1u << (fn & 7));
 }
 
@@ -538,7 +690,7 @@ static void memory_limit_report(void)
         const char *file;
         int line;
         unsigned long long limit = td_policy_memory_limit(policy, d, &file, &line);
-        unsigned long long peak = td_summary_device_peak(d);
+        unsigned long long peak = td_ledger_device_peak(d);
         if (!limit || peak <= limit)
             continue;
         char where[300];
@@ -569,6 +721,23 @@ int main(int argc, char **argv)
     if (opts.check_policy)
         check_policy(opts.check_policy);
     load_policy();
+    /* every option checked before anything is printed or started */
+    char err[256];
+    if (!opts.trace_expr)
+        opts.trace_expr = td_policy_trace(policy);
+    if (td_trace_set(opts.trace_expr ? opts.trace_expr : "all", trace_mask, trace_named,
+                     sizeof(trace_mask), err, sizeof(err)) < 0)
+        die("-e trace: %s", err);
+    static const struct { const char *q, *dflt; uint8_t *mask; } sets[] = {
+        { "abbrev", "all", abbrev_mask }, { "verbose", "all", verbose_mask }, { "raw", "none", raw_mask },
+    };
+    const char *exprs[] = { opts.abbrev_expr, opts.verbose_expr, opts.raw_expr };
+    for (int i = 0; i < 3; i++)
+        if (td_trace_set(exprs[i] ? exprs[i] : sets[i].dflt, sets[i].mask, NULL, sizeof(abbrev_mask),
+                         err, sizeof(err)) < 0)
+            die("-e %s: %s", sets[i].q, err);
+    if (opts.verbose) /* -v: nothing abbreviated */
+        memset(abbrev_mask, 0, sizeof(abbrev_mask));
     char libdir[PATH_MAX];
     find_libdir(libdir, sizeof(libdir));
     char *path = resolve_command(opts.cmd[0]);
@@ -577,12 +746,6 @@ int main(int argc, char **argv)
 
     uint32_t flags = (opts.bounded ? TD_RING_BOUNDED : 0) | (opts.stacks ? TD_RING_STACKS : 0) |
                      (td_clock_init() ? TD_RING_TSC : 0);
-    char err[256];
-    if (!opts.trace_expr)
-        opts.trace_expr = td_policy_trace(policy);
-    if (td_trace_set(opts.trace_expr ? opts.trace_expr : "all", trace_mask, sizeof(trace_mask), err,
-                     sizeof(err)) < 0)
-        die("-e trace: %s", err);
     uint8_t rmask[sizeof(trace_mask)];
     record_mask(rmask, sizeof(rmask));
     size_t plen;
@@ -595,19 +758,24 @@ int main(int argc, char **argv)
     policy_env();
     unsigned ioctl_flags = td_gpu_setup(policy, opts.quiet);
     td_summary_init(&opts);
+    td_fold_init(opts.trace_expr ? trace_named : NULL, opts.verbose);
+    td_fold_sink(emit_held, fold_line);
+    td_out_decode_sets(abbrev_mask, verbose_mask, raw_mask);
     setup_signals();
 
     td_printer_start(print_event);
-    first_pid = launch(path, opts.cmd, ioctl_flags);
+    first_pid = launch(path, opts.cmd, ioctl_flags, opts.summary == 1 ? 0 : shared_fds());
     td_out_note_pid((int)first_pid);
-    static const struct td_tracer_ops ops = { drain, proc_exit, proc_exec, thread_exit,
+    static const struct td_tracer_ops ops = { drain, proc_exit, proc_exec, proc_fork, thread_exit,
                                               td_gpu_interrupted, loop_fds, loop_ready, td_transport_busy,
-                                              td_out_failed };
+                                              td_out_failed, sync_write, loop_timeout };
     int status = td_tracer_loop(first_pid, &ops);
 
     td_gpu_handle();
     td_transport_finish(); /* every ring read to the end, every exit line out */
+    td_printer_sync();     /* what fold.c holds back too */
     td_printer_stop();
+    td_fold_flush_all();
     td_transport_report(opts.quiet);
     td_transport_free();
     memory_limit_report();
@@ -617,6 +785,10 @@ int main(int argc, char **argv)
     td_gpu_report(opts.quiet);
     td_out_close();
     td_gpu_free();
+    td_summary_free();
+    td_fold_free();
+    td_names_free();
+    td_ledger_free();
     td_policy_free(policy);
     free(path);
     if (td_out_failed())

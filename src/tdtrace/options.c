@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "policy_int.h"
 #include "tdtrace.h"
 
 /* words from column col, lines of at most 78 columns, each new line
@@ -42,12 +43,22 @@ void td_usage(FILE *f)
 "  -S SORTBY           sort the summary by time (default), calls, errors,\n"
 "                      avg, max or name\n"
 "  -k                  print the native stack of the code that made each call\n"
+"  -U COLUMNS          the summary's columns: time-percent, total-time,\n"
+"                      avg-time, min-time, max-time, calls, errors, name\n"
+"  -w                  summarise wall-clock time (always: see tdtrace(1))\n"
 "  -T                  show the time spent in each call\n"
 "  -t, -tt, -ttt       prefix each line with the time of day, with microseconds,\n"
 "                      or as seconds since the epoch\n"
+"  -r                  prefix each line with the time since the previous one\n"
 "  -s STRSIZE          show at most STRSIZE characters of a string (default 64)\n"
+"  -X raw|abbrev|verbose\n"
+"                      named constants as numbers, names (default), or both\n"
+"  -y, --decode-handles=names|none\n"
+"                      handles by name (stream#2, fn add_one) and device\n"
+"                      pointers in allocations (alloc#5+0x100): the default\n"
 "  -q                  quieter: no backend and policy banner\n"
-"  -v                  verbose: explain error results\n"
+"  -v                  verbose: every call in full (no folded start-up lines),\n"
+"                      structures unabbreviated, failed results explained\n"
 "Processes:\n"
 "  -f                  follow children (the default)\n"
 "  --no-follow         trace the first process only\n"
@@ -61,6 +72,10 @@ void td_usage(FILE *f)
 "                      all, none;\n"
 "                      a leading ! negates\n"
 "  -e status=SET       only calls that were successful and/or failed\n"
+"  -z, -Z              -e status=successful, -e status=failed\n"
+"  -e abbrev=SET       abbreviate the structures of these calls (default all)\n"
+"  -e verbose=SET      decode the structures of these calls (default all)\n"
+"  -e raw=SET          print these calls' arguments undecoded, in hex\n"
 "Backend:\n"
 "  --backend=", f);
     fputs(td_policy_backend_list(list, sizeof(list), "|"), f);
@@ -114,14 +129,92 @@ static unsigned long long parse_size_opt(const char *s, const char *what)
     if (shift && (*end == 'B' || *end == 'b'))
         end++;
     if (end == s || *end || (shift && v > (~0ULL >> shift)))
-        die("invalid %s '%s'", what, s);
+        die("invalid %s '%s': must be a size (4096, 64K, 16M, 1G)", what, s);
     return v << shift;
 }
 
 enum {
     OPT_JSON = 256, OPT_NO_FOLLOW, OPT_ATTACH, OPT_POLICY, OPT_CHECK_POLICY, OPT_POLICY_OPT, OPT_BACKEND, OPT_DRIVER, OPT_EMULATE, OPT_BOUNDED,
-    OPT_BUFSIZE,
+    OPT_BUFSIZE, OPT_DECODE_HANDLES,
 };
+
+/* one word of a list, against its accepted spellings: the index, or dies
+ * naming the option, the word and (when one is near) what was meant */
+static int pick(const char *opt, const char *word, const char *const *words, const char *list)
+{
+    for (int i = 0; words[i]; i++)
+        if (strcmp(words[i], word) == 0)
+            return i;
+    const char *near = td_pol_suggest_list(word, words);
+    if (near)
+        die("invalid %s '%s' (use %s); did you mean '%s'?", opt, word, list, near);
+    die("invalid %s '%s' (use %s)", opt, word, list);
+}
+
+static void status_set(struct td_opts *o, const char *list)
+{
+    static const char *const words[] = { "successful", "failed", "all", "none", NULL };
+    static const int bits[] = { TD_STATUS_SUCCESSFUL, TD_STATUS_FAILED,
+                                TD_STATUS_SUCCESSFUL | TD_STATUS_FAILED, 0 };
+    char *copy = strdup(list), *save = NULL;
+    if (!copy)
+        die("out of memory");
+    o->status = 0;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        o->status |= bits[pick("status", t, words, "successful, failed, all or none")];
+    free(copy);
+    if (!o->status) /* none: nothing is printed (strace's -e status=none) */
+        o->status = TD_STATUS_NONE;
+}
+
+/* -U: strace's column names and their aliases */
+static void columns_set(struct td_opts *o, const char *list)
+{
+    static const char *const words[] = {
+        "time-percent", "percent", "time", "total-time", "seconds", "avg-time", "time-avg",
+        "usecs", "min-time", "shortest", "max-time", "longest", "calls", "count", "errors", "error",
+        "name", "function", "syscall", NULL,
+    };
+    static const int col[] = {
+        TD_COL_PERCENT, TD_COL_PERCENT, TD_COL_PERCENT, TD_COL_SECONDS, TD_COL_SECONDS, TD_COL_AVG,
+        TD_COL_AVG, TD_COL_AVG, TD_COL_MIN, TD_COL_MIN, TD_COL_MAX, TD_COL_MAX, TD_COL_CALLS,
+        TD_COL_CALLS, TD_COL_ERRORS, TD_COL_ERRORS, TD_COL_NAME, TD_COL_NAME, TD_COL_NAME,
+    };
+    char *copy = strdup(list), *save = NULL;
+    if (!copy)
+        die("out of memory");
+    o->ncolumns = 0;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int c = col[pick("-U column", t, words, "time-percent, total-time, avg-time, min-time, "
+                         "max-time, calls, errors or name")];
+        if (o->ncolumns == TD_MAX_COLUMNS)
+            die("invalid -U '%s': at most %d columns", list, TD_MAX_COLUMNS);
+        o->columns[o->ncolumns++] = c;
+    }
+    free(copy);
+    if (!o->ncolumns)
+        die("invalid -U '%s': no column", list);
+}
+
+/* -e QUALIFIER=SET */
+static void qualifier(struct td_opts *o, const char *arg)
+{
+    static const char *const quals[] = { "trace", "status", "abbrev", "verbose", "raw", NULL };
+    const char *eq = strchr(arg, '=');
+    if (!eq) { /* -e SET is -e trace=SET */
+        o->trace_expr = arg;
+        return;
+    }
+    char q[32];
+    snprintf(q, sizeof(q), "%.*s", (int)(eq - arg), arg);
+    switch (pick("-e qualifier", q, quals, "trace, status, abbrev, verbose or raw")) {
+    case 0: o->trace_expr = eq + 1; break;
+    case 1: status_set(o, eq + 1); break;
+    case 2: o->abbrev_expr = eq + 1; break;
+    case 3: o->verbose_expr = eq + 1; break;
+    default: o->raw_expr = eq + 1; break;
+    }
+}
 
 void td_parse_options(struct td_opts *o, int argc, char **argv)
 {
@@ -145,11 +238,13 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         { "gpu-dev", required_argument, 0, OPT_POLICY_OPT },
         { "ioctl-deny", required_argument, 0, OPT_POLICY_OPT },
         { "buffer-size", required_argument, 0, OPT_BUFSIZE },
+        { "decode-handles", required_argument, 0, OPT_DECODE_HANDLES },
         { 0, 0, 0, 0 },
     };
     memset(o, 0, sizeof(*o));
     o->follow = 1;
     o->strsize = 64;
+    o->names = 1;
     o->bufsize = 16u << 20;
     int c, nf = 0;
     opterr = 0;
@@ -157,7 +252,7 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
     if (!o->popts)
         die("out of memory");
     int li = -1;
-    while ((c = getopt_long(argc, argv, "+:o:Tte:s:qvhVfcCS:kp:", longopts, &li)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:o:Tte:s:qvhVfcCS:kp:rzZywU:X:", longopts, &li)) != -1) {
         switch (c) {
         case 'o':
             o->outfile = optarg;
@@ -173,12 +268,39 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         case 'C':
             o->summary = 2;
             break;
-        case 'S':
-            if (strcmp(optarg, "time") && strcmp(optarg, "calls") && strcmp(optarg, "errors") &&
-                strcmp(optarg, "avg") && strcmp(optarg, "max") && strcmp(optarg, "name"))
-                die("invalid -S '%s' (use time, calls, errors, avg, max or name)", optarg);
-            o->sortby = optarg;
+        case 'S': {
+            static const char *const by[] = { "time", "calls", "errors", "avg", "max", "name", NULL };
+            o->sortby = by[pick("-S", optarg, by, "time, calls, errors, avg, max or name")];
             break;
+        }
+        case 'U':
+            columns_set(o, optarg);
+            break;
+        case 'w':
+            break; /* the summary's times are wall-clock times always */
+        case 'r':
+            o->rtstamp = 1;
+            break;
+        case 'z':
+            o->status = TD_STATUS_SUCCESSFUL;
+            break;
+        case 'Z':
+            o->status = TD_STATUS_FAILED;
+            break;
+        case 'y':
+            o->names = 1;
+            break;
+        case OPT_DECODE_HANDLES: {
+            static const char *const w[] = { "names", "none", NULL };
+            o->names = pick("--decode-handles", optarg, w, "names or none") == 0;
+            break;
+        }
+        case 'X': {
+            static const char *const w[] = { "abbrev", "raw", "verbose", NULL };
+            static const int m[] = { TP_X_ABBREV, TP_X_RAW, TP_X_VERBOSE };
+            o->xmode = m[pick("-X", optarg, w, "raw, abbrev or verbose")];
+            break;
+        }
         case 'k':
             o->stacks = 1;
             break;
@@ -200,35 +322,13 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
                 o->tstamp++;
             break;
         case 'e':
-            if (strncmp(optarg, "trace=", 6) == 0) {
-                o->trace_expr = optarg + 6;
-            } else if (strncmp(optarg, "status=", 7) == 0) {
-                char *copy = strdup(optarg + 7), *save = NULL;
-                if (!copy)
-                    die("out of memory");
-                for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                    if (strcmp(t, "successful") == 0)
-                        o->status |= TD_STATUS_SUCCESSFUL;
-                    else if (strcmp(t, "failed") == 0)
-                        o->status |= TD_STATUS_FAILED;
-                    else if (strcmp(t, "all") == 0)
-                        o->status |= TD_STATUS_SUCCESSFUL | TD_STATUS_FAILED;
-                    else
-                        die("invalid status '%s' (use successful, failed or all)", t);
-                }
-                free(copy);
-            } else if (strchr(optarg, '=') == NULL) {
-                o->trace_expr = optarg; /* -e SET is -e trace=SET */
-            } else {
-                die("invalid -e qualifier '%.*s' (use trace= or status=)",
-                    (int)strcspn(optarg, "="), optarg);
-            }
+            qualifier(o, optarg);
             break;
         case 's': {
             char *end;
             long v = strtol(optarg, &end, 10);
             if (*end || end == optarg || v < 0 || v > 1 << 20)
-                die("invalid -s argument '%s'", optarg);
+                die("invalid -s '%s': must be a number from 0 to %d", optarg, 1 << 20);
             o->strsize = (int)v;
             break;
         }
@@ -244,14 +344,17 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         case 'V':
             printf("tdtrace %s\n", TD_VERSION);
             exit(0);
-        case OPT_BACKEND:
-            if (td_policy_backend_find(optarg) < 0) {
-                char list[128];
-                die("invalid --backend '%s' (use %s)", optarg,
-                    td_policy_backend_list(list, sizeof(list), NULL));
-            }
+        case OPT_BACKEND: {
+            static const char *const w[] = {
+#define TD_BACKEND_WORD(id, name) #name,
+                TD_BACKENDS(TD_BACKEND_WORD)
+#undef TD_BACKEND_WORD
+                NULL };
+            char list[128];
+            pick("--backend", optarg, w, td_policy_backend_list(list, sizeof(list), NULL));
             o->popts[o->npopts++] = (struct td_opt_kv){ "backend", optarg };
             break;
+        }
         case OPT_EMULATE:
             o->popts[o->npopts++] = (struct td_opt_kv){ "emulate", optarg };
             break;
@@ -272,8 +375,8 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
             break;
         case OPT_BUFSIZE:
             o->bufsize = parse_size_opt(optarg, "--buffer-size");
-            if (o->bufsize < 65536 || (o->bufsize & (o->bufsize - 1)))
-                die("--buffer-size must be a power of two of at least 64K");
+            if (o->bufsize < 65536 || o->bufsize > (1ULL << 40) || (o->bufsize & (o->bufsize - 1)))
+                die("invalid --buffer-size '%s': must be a power of two from 64K to 1T", optarg);
             break;
         case ':':
             die("option '%s' requires an argument\nTry 'tdtrace -h' for more information.",

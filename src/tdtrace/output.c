@@ -16,7 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "demangle.h"
+#include "fold.h"
 #include "ioctl.h"
+#include "ledger.h"
 #include "output.h"
 #include "stack.h"
 #include "xlat.h"
@@ -33,6 +36,29 @@ static unsigned long long ff_clock;
 static int ff_nopen;
 /* one line buffer per format, reused for every line */
 static struct tp text_tp, json_tp;
+/* -e abbrev=, verbose=, raw= */
+static const uint8_t *abbrev_mask, *verbose_mask, *raw_mask;
+
+void td_out_decode_sets(const uint8_t *abbrev, const uint8_t *verbose, const uint8_t *raw)
+{
+    abbrev_mask = abbrev;
+    verbose_mask = verbose;
+    raw_mask = raw;
+}
+
+/* how rec is decoded (JSON: every structure in full, nothing by name) */
+static struct td_dec dec_of(const struct td_rec *rec, enum tp_format fmt)
+{
+    struct td_dec d;
+    memset(&d, 0, sizeof(d));
+    d.pid = (int)rec->pid;
+    d.names = fmt == TP_TEXT && out.opts->names;
+    d.raw = fmt == TP_TEXT && raw_mask && td_mask_has(raw_mask, rec->fn);
+    d.structs = !verbose_mask || td_mask_has(verbose_mask, rec->fn) || fmt == TP_JSON;
+    d.abbrev = fmt == TP_TEXT && abbrev_mask && td_mask_has(abbrev_mask, rec->fn);
+    d.explain = fmt == TP_TEXT && out.opts->verbose;
+    return d;
+}
 
 static struct tp *line_tp(enum tp_format fmt, FILE *f)
 {
@@ -41,6 +67,7 @@ static struct tp *line_tp(enum tp_format fmt, FILE *f)
         tp_init(p, fmt, f);
     p->f = f;
     p->strsize = out.opts->strsize;
+    p->xmode = fmt == TP_TEXT ? out.opts->xmode : TP_X_ABBREV;
     return p;
 }
 
@@ -242,8 +269,15 @@ void td_out_note_pid(int pid)
 /* text prefix: [pid N] and the timestamp */
 static void text_prefix(struct tp *p, int pid, uint64_t mono_ns)
 {
+    static uint64_t prev_ns;
     if ((out.npids > 1 || out.many) && !out.opts->ff)
         tp_rawf(p, "[pid %5d] ", pid);
+    if (out.opts->rtstamp) { /* -r: since the previous line (strace's layout) */
+        uint64_t d = prev_ns && mono_ns >= prev_ns ? mono_ns - prev_ns : 0;
+        if (mono_ns > prev_ns)
+            prev_ns = mono_ns;
+        tp_rawf(p, "%6llu.%06llu ", (unsigned long long)(d / 1000000000), (unsigned long long)(d % 1000000000) / 1000);
+    }
     if (out.opts->tstamp) {
         int64_t ns = (int64_t)mono_ns + out.real_minus_mono;
         time_t s = (time_t)(ns / 1000000000);
@@ -272,27 +306,31 @@ static void json_head(struct tp *p, const char *type, int pid, int tid, uint64_t
     tp_rawf(p, "\"time\":%lld.%06lld,", (long long)(ns / 1000000000), (long long)(ns % 1000000000) / 1000);
 }
 
-void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark)
+static void time_suffix(struct tp *p, uint64_t t0, uint64_t t1)
+{
+    uint64_t d = t1 >= t0 ? t1 - t0 : 0;
+    tp_rawf(p, " <%llu.%06llu>", (unsigned long long)(d / 1000000000), (unsigned long long)(d % 1000000000) / 1000);
+}
+
+void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark, unsigned what)
 {
     const struct td_opts *o = out.opts;
-    if (o->summary != 1) {
+    if (o->summary != 1 && (what & TD_OUT_TEXT)) {
         struct tp *p = line_tp(TP_TEXT, td_out_file((int)rec->pid));
         text_prefix(p, (int)rec->pid, rec->t_enter);
-        td_print_call(p, rec, len, o->verbose);
+        struct td_dec d = dec_of(rec, TP_TEXT);
+        td_print_call(p, rec, len, &d);
         if (mark)
             tp_rawf(p, " (%s)", mark);
-        if (o->show_time) {
-            uint64_t d = rec->t_exit >= rec->t_enter ? rec->t_exit - rec->t_enter : 0;
-            tp_rawf(p, " <%llu.%06llu>", (unsigned long long)(d / 1000000000),
-                    (unsigned long long)(d % 1000000000) / 1000);
-        }
+        if (o->show_time)
+            time_suffix(p, rec->t_enter, rec->t_exit);
         line_end(p);
         const struct td_item *st = o->stacks ? td_rec_item(rec, len, 0, TD_IT_STACK) : NULL;
         if (st)
             td_stack_print(p, (int)rec->pid, st);
         check(p->f, 0);
     }
-    if (out.json) {
+    if (out.json && (what & TD_OUT_JSON)) {
         struct tp *p = line_tp(TP_JSON, out.json);
         json_head(p, "call", (int)rec->pid, (int)rec->tid, rec->t_enter);
         tp_rawf(p, "\"duration\":%.9f,",
@@ -302,7 +340,12 @@ void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark)
             tp_str(p, mark, strlen(mark), 0);
             tp_raw(p, ",");
         }
-        td_print_call(p, rec, len, 0);
+        if (rec->result != 0 && td_is_probe(rec, len))
+            tp_raw(p, "\"probe\":true,");
+        if (what & TD_OUT_FOLDED)
+            tp_raw(p, "\"folded\":true,");
+        struct td_dec d = dec_of(rec, TP_JSON);
+        td_print_call(p, rec, len, &d);
         const struct td_item *st = o->stacks ? td_rec_item(rec, len, 0, TD_IT_STACK) : NULL;
         if (st) {
             tp_raw(p, ",\"stack\":");
@@ -310,6 +353,193 @@ void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark)
             td_stack_print(p, (int)rec->pid, st);
             tp_array_end(p);
         }
+        tp_raw(p, "}");
+        line_end(p);
+    }
+}
+
+void td_out_text(int pid, uint64_t mono_ns, const char *text)
+{
+    if (out.opts->summary == 1)
+        return;
+    struct tp *p = line_tp(TP_TEXT, td_out_file(pid));
+    text_prefix(p, pid, mono_ns);
+    tp_raw(p, text);
+    line_end(p);
+}
+
+/* the kernel's name in an event record (arg 1), demangled, and mangled */
+static int event_kernel(const struct td_rec *rec, uint32_t len, char *mangled, size_t mn, char *dem, size_t dn,
+                        const char **name)
+{
+    const struct td_item *it = td_rec_item(rec, len, 1, TD_IT_STR);
+    if (!it) {
+        *name = NULL;
+        return 0;
+    }
+    snprintf(mangled, mn, "%.*s", (int)it->len, (const char *)(it + 1));
+    for (char *c = mangled; *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+            *c = '?';
+    *name = td_demangle(mangled, dem, dn);
+    return 1;
+}
+
+void td_out_kernel(const struct td_rec *rec, uint32_t len)
+{
+    if (!out.json)
+        return;
+    const struct td_item *it = td_rec_item(rec, len, 0, TD_IT_EVENT);
+    struct td_ev_kernel k;
+    memset(&k, 0, sizeof(k));
+    if (it && it->len == sizeof(k))
+        memcpy(&k, it + 1, sizeof(k));
+    char mangled[TD_STR_MAX + 1], dem[1024];
+    const char *name;
+    struct tp *p = line_tp(TP_JSON, out.json);
+    json_head(p, "emulator", (int)rec->pid, (int)rec->tid, rec->t_enter);
+    tp_raw(p, "\"event\":\"kernel\"");
+    if (event_kernel(rec, len, mangled, sizeof(mangled), dem, sizeof(dem), &name)) {
+        tp_raw(p, ",\"kernel\":");
+        tp_str(p, name, strlen(name), 0);
+        tp_raw(p, ",\"mangled\":");
+        tp_str(p, mangled, strlen(mangled), 0);
+    }
+    tp_rawf(p, ",\"duration\":%.9f,\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"shared\":%u}",
+            rec->t_exit >= rec->t_enter ? (double)(rec->t_exit - rec->t_enter) / 1e9 : 0.0, k.grid[0], k.grid[1],
+            k.grid[2], k.block[0], k.block[1], k.block[2], k.shared);
+    line_end(p);
+}
+
+/* "wrote 4 B at alloc#2+0x400000 (past its end)" */
+static void fault_access(char *buf, size_t n, int pid, const struct td_ev_fault *f)
+{
+    static const char *const verbs[] = { "touched", "read", "wrote", "atomic on" };
+    char where[128];
+    unsigned long long num, base, size;
+    const char *space = f->space[0] ? f->space : "global";
+    if (strcmp(space, "global") && strcmp(space, "generic"))
+        snprintf(where, sizeof(where), "offset %#llx of %s memory", (unsigned long long)f->addr, space);
+    else if (out.opts->names && td_ledger_nearest(pid, f->addr, &num, &base, &size) == 0 && f->addr - base < (1ULL << 30))
+        snprintf(where, sizeof(where), "alloc#%llu+%#llx%s", num, (unsigned long long)(f->addr - base),
+                 f->addr >= base + size ? " (past its end)" : "");
+    else
+        snprintf(where, sizeof(where), "%#llx", (unsigned long long)f->addr);
+    snprintf(buf, n, "%s %u B at %s", verbs[f->access < 4 ? f->access : 0], f->size, where);
+}
+
+void td_out_report(const struct td_rec *rec, uint32_t len)
+{
+    const struct td_item *ti = td_rec_item(rec, len, 0, TD_IT_TEXT);
+    const struct td_item *fi = td_rec_item(rec, len, 0, TD_IT_EVENT);
+    char text[4096];
+    snprintf(text, sizeof(text), "%.*s", ti ? (int)ti->len : 0, ti ? (const char *)(ti + 1) : "");
+    for (char *c = text; *c; c++)
+        if (((unsigned char)*c < 0x20 && *c != '\n') || (unsigned char)*c == 0x7f)
+            *c = '?';
+    size_t tl = strlen(text);
+    while (tl && text[tl - 1] == '\n')
+        text[--tl] = '\0';
+    struct td_ev_fault f;
+    int fault = fi && fi->len == sizeof(f);
+    if (fault)
+        memcpy(&f, fi + 1, sizeof(f));
+    char mangled[TD_STR_MAX + 1], dem[1024], file[TD_STR_MAX + 1] = "";
+    const char *name = NULL;
+    event_kernel(rec, len, mangled, sizeof(mangled), dem, sizeof(dem), &name);
+    const struct td_item *fl = td_rec_item(rec, len, 2, TD_IT_STR);
+    if (fl) {
+        snprintf(file, sizeof(file), "%.*s", (int)fl->len, (const char *)(fl + 1));
+        for (char *c = file; *c; c++)
+            if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+                *c = '?';
+    }
+    if (out.opts->summary != 1) {
+        char line[8192];
+        size_t k = 0;
+        const char *nl = strchr(text, '\n');
+        if (fault) { /* --- fault: add_one block (3,0,0) thread (17,0,0) wrote 4 B at alloc#2+0x400000 vecadd.cu:12 --- */
+            char shortname[512] = "?";
+            if (name) {
+                char types[1][64];
+                size_t s0 = 0, s1 = strlen(name);
+                if (td_demangled_params(name, types, 0, &s0, &s1) < 0) {
+                    s0 = 0;
+                    s1 = strlen(name);
+                }
+                snprintf(shortname, sizeof(shortname), "%.*s", (int)(s1 - s0), name + s0);
+            }
+            k += (size_t)snprintf(line + k, sizeof(line) - k, "--- fault: %s", shortname);
+            if (f.has_thread)
+                k += (size_t)snprintf(line + k, sizeof(line) - k, " block (%u,%u,%u) thread (%u,%u,%u)", f.block[0],
+                                      f.block[1], f.block[2], f.thread[0], f.thread[1], f.thread[2]);
+            if (f.access) {
+                char acc[256];
+                fault_access(acc, sizeof(acc), (int)rec->pid, &f);
+                k += (size_t)snprintf(line + k, sizeof(line) - k, " %s", acc);
+            } else { /* the report's headline: what went wrong */
+                const char *h = text;
+                if (!strncmp(h, "tdtrace-emu: ", 13))
+                    h += 13;
+                k += (size_t)snprintf(line + k, sizeof(line) - k, ": %.*s", (int)(nl ? nl - h : (long)strlen(h)), h);
+            }
+            if (file[0] && f.line > 0)
+                k += (size_t)snprintf(line + k, sizeof(line) - k, " %s:%d", file, f.line);
+            snprintf(line + (k < sizeof(line) ? k : sizeof(line) - 1), sizeof(line) - (k < sizeof(line) ? k : sizeof(line) - 1), " ---");
+        } else {
+            const char *h = text;
+            if (!strncmp(h, "tdtrace-emu: ", 13))
+                h += 13;
+            snprintf(line, sizeof(line), "--- emulator: %.*s ---", (int)(nl ? nl - h : (long)strlen(h)), h);
+        }
+        td_out_text((int)rec->pid, rec->t_enter, line);
+        /* the rest of the report, for -v (or a diagnostic's other lines always) */
+        if (nl && (out.opts->verbose || !fault)) {
+            for (const char *l = nl + 1; *l;) {
+                const char *e = strchr(l, '\n');
+                size_t n = e ? (size_t)(e - l) : strlen(l);
+                snprintf(line, sizeof(line), "    %.*s", (int)n, l);
+                td_out_text((int)rec->pid, rec->t_enter, line);
+                l += n + (e ? 1 : 0);
+            }
+        }
+    }
+    if (out.json) {
+        struct tp *p = line_tp(TP_JSON, out.json);
+        json_head(p, "emulator", (int)rec->pid, (int)rec->tid, rec->t_enter);
+        tp_raw(p, fault ? "\"event\":\"fault\"" : "\"event\":\"diagnostic\"");
+        if (name) {
+            tp_raw(p, ",\"kernel\":");
+            tp_str(p, name, strlen(name), 0);
+            tp_raw(p, ",\"mangled\":");
+            tp_str(p, mangled, strlen(mangled), 0);
+        }
+        if (fault) {
+            static const char *const acc[] = { "none", "read", "write", "atomic" };
+            tp_rawf(p, ",\"result\":%d", rec->result);
+            const char *rn = td_result_name((unsigned)rec->result);
+            if (rn)
+                tp_rawf(p, ",\"retname\":\"%s\"", rn);
+            if (f.has_thread)
+                tp_rawf(p, ",\"block\":[%u,%u,%u],\"thread\":[%u,%u,%u]", f.block[0], f.block[1], f.block[2],
+                        f.thread[0], f.thread[1], f.thread[2]);
+            tp_rawf(p, ",\"access\":\"%s\",\"size\":%u,\"address\":", acc[f.access < 4 ? f.access : 0], f.size);
+            tp_hex(p, f.addr);
+            char space[9];
+            snprintf(space, sizeof(space), "%.8s", f.space);
+            for (char *c = space; *c; c++)
+                if (*c < 'a' || *c > 'z')
+                    *c = '?';
+            tp_raw(p, ",\"space\":");
+            tp_str(p, space, strlen(space), 0);
+            if (file[0]) {
+                tp_raw(p, ",\"file\":");
+                tp_str(p, file, strlen(file), 0);
+                tp_rawf(p, ",\"line\":%d", f.line);
+            }
+        }
+        tp_raw(p, ",\"text\":");
+        tp_str(p, text, strlen(text), 0);
         tp_raw(p, "}");
         line_end(p);
     }
@@ -338,11 +568,18 @@ void td_out_ioctl(const struct td_ioctl_event *ev)
     }
 }
 
+FILE *td_out_summary_file(void)
+{
+    return out.opts->ff && out.opts->outfile ? stderr : out.main;
+}
+
 void td_out_event(int pid, uint64_t mono_ns, const char *event, const char *text)
 {
-    if (out.opts->summary != 1 || strcmp(event, "banner") == 0) {
-        struct tp *p = line_tp(TP_TEXT, td_out_file(pid));
-        if (strcmp(event, "banner") != 0)
+    int banner = strcmp(event, "banner") == 0;
+    if (out.opts->summary != 1 || banner) {
+        /* -ff: tdtrace's own lines are no process's: standard error, as strace's */
+        struct tp *p = line_tp(TP_TEXT, banner && out.opts->ff && out.opts->outfile ? stderr : td_out_file(pid));
+        if (!banner)
             text_prefix(p, pid, mono_ns);
         tp_raw(p, text);
         line_end(p);

@@ -23,8 +23,21 @@ void td_out_forget(int pid);
 /* a write failed (reported once): the run must end */
 int td_out_failed(void);
 void td_out_note_pid(int pid);
-/* one call line (and its JSON object); mark: what the policy did, or NULL */
-void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark);
+/* the -e abbrev=, verbose=, raw= sets (bit per function id) */
+void td_out_decode_sets(const uint8_t *abbrev, const uint8_t *verbose, const uint8_t *raw);
+/* one call line and its JSON object (what: TD_OUT_*); mark: what the
+ * policy did, or NULL */
+#define TD_OUT_TEXT   0x1
+#define TD_OUT_JSON   0x2
+#define TD_OUT_FOLDED 0x4   /* JSON: the text folded it (fold.c) */
+void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark, unsigned what);
+/* a line of text only (what fold.c says for the calls it folded) */
+void td_out_text(int pid, uint64_t mono_ns, const char *text);
+/* the emulator's events: a kernel that ran (JSON: the timeline), a report */
+void td_out_kernel(const struct td_rec *rec, uint32_t len);
+void td_out_report(const struct td_rec *rec, uint32_t len);
+/* where the summary's tables go: the trace, or standard error with -ff */
+FILE *td_out_summary_file(void);
 struct td_ioctl_event;
 /* one GPU ioctl line (and its JSON object) */
 void td_out_ioctl(const struct td_ioctl_event *ev);

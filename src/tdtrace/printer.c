@@ -132,6 +132,16 @@ void td_printer_record(pid_t pid, const struct td_rec *rec, uint32_t len)
     put(TD_PEV_RECORD, pid, 0, rec, len);
 }
 
+void td_printer_fork(pid_t parent, pid_t child)
+{
+    put(TD_PEV_FORK, parent, (int)child, NULL, 0);
+}
+
+void td_printer_exec(pid_t pid, const char *path)
+{
+    put(TD_PEV_EXEC, pid, 0, path, (uint32_t)strlen(path) + 1);
+}
+
 void td_printer_exit(pid_t pid, int status)
 {
     put(TD_PEV_EXIT, pid, status, NULL, 0);
@@ -160,6 +170,8 @@ int td_printer_behind(void)
 
 void td_printer_sync(void)
 {
+    if (running)
+        put(TD_PEV_SYNC, 0, 0, NULL, 0); /* what the printer holds back goes out too */
     hand_over();
     if (!running)
         return;

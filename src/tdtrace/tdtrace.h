@@ -17,7 +17,14 @@ __attribute__((format(printf, 1, 2))) void warn_msg(const char *fmt, ...);
 extern const char *td_progname;
 
 /* ---- options ---- */
-enum td_status_filter { TD_STATUS_SUCCESSFUL = 1, TD_STATUS_FAILED = 2 };
+enum td_status_filter { TD_STATUS_SUCCESSFUL = 1, TD_STATUS_FAILED = 2, TD_STATUS_NONE = 4 };
+
+/* -U: the summary's columns (strace's names) */
+enum td_column {
+    TD_COL_PERCENT, TD_COL_SECONDS, TD_COL_AVG, TD_COL_MIN, TD_COL_MAX, TD_COL_CALLS,
+    TD_COL_ERRORS, TD_COL_NAME, TD_COL__COUNT
+};
+#define TD_MAX_COLUMNS 16
 
 struct td_opt_kv { const char *opt, *value; };
 
@@ -27,14 +34,20 @@ struct td_opts {
     int follow;             /* children (default), --no-follow */
     int show_time;          /* -T */
     int tstamp;             /* -t, -tt, -ttt: 1..3 */
+    int rtstamp;            /* -r: time since the previous line */
     int strsize;            /* -s */
     int quiet;              /* -q */
-    int verbose;            /* -v */
+    int verbose;            /* -v: everything in full (no folding, no abbreviation) */
+    int xmode;              /* -X: enum tp_xmode */
+    int names;              /* handle names and alloc#N (-y, the default; --decode-handles=none: 0) */
     int summary;            /* 0, 1 (-c only), 2 (-C trace and summary) */
     const char *sortby;     /* -S */
+    int columns[TD_MAX_COLUMNS]; /* -U: enum td_column, ncolumns of them */
+    int ncolumns;
     const char *json;       /* --json=FILE or - */
     int stacks;             /* -k */
     const char *trace_expr; /* -e trace= (last one given) */
+    const char *abbrev_expr, *verbose_expr, *raw_expr; /* -e abbrev=, verbose=, raw= */
     int status;             /* -e status= mask; 0 = all */
     const char *driver;     /* --driver */
     const char *policy;     /* --policy */
@@ -50,12 +63,33 @@ void td_parse_options(struct td_opts *o, int argc, char **argv);
 void td_usage(FILE *f);
 
 /* ---- trace filter (filter.c) ---- */
-/* parse a -e trace= set into a bitmap; 0 or -1 with a message */
-int td_trace_set(const char *expr, uint8_t *mask, size_t masklen, char *err, size_t errlen);
+/* parse a -e trace= set into a bitmap (a bit per function id); named, if
+ * not NULL: the functions the set names itself (by name, class or regex;
+ * "all" names every one; what only a negation selects is not named).
+ * 0, or -1 with a message ("did you mean" for a misspelt name) */
+int td_trace_set(const char *expr, uint8_t *mask, uint8_t *named, size_t masklen, char *err,
+                 size_t errlen);
+static inline int td_mask_has(const uint8_t *mask, int fn)
+{
+    return (mask[fn >> 3] >> (fn & 7)) & 1;
+}
 
 /* ---- decoding (decode.c) ---- */
+/* how one call is decoded (the options, for this call and process) */
+struct td_dec {
+    int pid;        /* whose handles and allocations */
+    int names;      /* handles by name, device pointers in their allocations */
+    int raw;        /* -e raw=: every argument undecoded, in hex */
+    int structs;    /* -e verbose=: structures and arrays decoded (else their address) */
+    int abbrev;     /* -e abbrev=: structures abbreviated (fields their tag does not select left out) */
+    int explain;    /* -v: a failed result's meaning */
+};
 /* print a call record's "name(args) = result"; rec is untrusted, len its size */
-void td_print_call(struct tp *p, const struct td_rec *rec, uint32_t len, int verbose);
+void td_print_call(struct tp *p, const struct td_rec *rec, uint32_t len, const struct td_dec *d);
+/* the bytes at addr of a TD_IT_MEM item of rec, at least need of them (*avail:
+ * how many), or NULL */
+const unsigned char *td_rec_mem(const struct td_rec *rec, uint32_t len, uint64_t addr, size_t need,
+                                size_t *avail);
 /* is a record from process pid well formed (type, claimed pid, function
  * id, argument count, items inside the record)? 0, or -1 with why */
 int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why, size_t n);

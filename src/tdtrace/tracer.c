@@ -124,14 +124,24 @@ static pid_t read_tgid(pid_t tid)
     return t ? (pid_t)atoi(t + 6) : tid;
 }
 
-int td_tracer_child_setup(void)
+/* the seccomp stops' data: which rule stopped the thread */
+enum { STOP_EXEC = 0, STOP_WRITE = 1 };
+
+int td_tracer_child_setup(unsigned sync_fds)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     if (!ctx)
         return -ENOMEM;
-    int rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), SCMP_SYS(execve), 0);
+    int rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(STOP_EXEC), SCMP_SYS(execve), 0);
     if (rc == 0)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), SCMP_SYS(execveat), 0);
+        rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(STOP_EXEC), SCMP_SYS(execveat), 0);
+    /* a write to a descriptor that shares the trace's destination: the
+     * records before it are printed first */
+    static const int sys[] = { SCMP_SYS(write), SCMP_SYS(writev), SCMP_SYS(pwrite64), SCMP_SYS(pwritev),
+                               SCMP_SYS(pwritev2) };
+    for (int fd = 0; rc == 0 && fd < 32; fd++)
+        for (size_t k = 0; rc == 0 && (sync_fds >> fd & 1) && k < sizeof(sys) / sizeof(sys[0]); k++)
+            rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(STOP_WRITE), sys[k], 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fd));
     if (rc == 0)
         rc = seccomp_load(ctx);
     seccomp_release(ctx);
@@ -441,9 +451,12 @@ static void handle_stop(pid_t pid, int status, const struct td_tracer_ops *ops)
         unsigned long msg = 0;
         ptrace(PTRACE_GETEVENTMSG, pid, 0, &msg);
         pid_t child = (pid_t)msg;
+        pid_t parent = p->tgid;
         struct td_proc_state *c = proc_add(child); /* may move the table: p is stale */
         c->attached = 1;
         c->tgid = event == PTRACE_EVENT_CLONE ? read_tgid(child) : child;
+        if (c->tgid == child && ops->proc_fork)
+            ops->proc_fork(parent, child);
         resume(pid, 0);
         return;
     }
@@ -471,10 +484,19 @@ static void handle_stop(pid_t pid, int status, const struct td_tracer_ops *ops)
             ops->thread_exit(pid, p->tgid);
         resume(pid, 0);
         return;
-    case PTRACE_EVENT_SECCOMP:
+    case PTRACE_EVENT_SECCOMP: {
+        unsigned long data = STOP_EXEC;
+        ptrace(PTRACE_GETEVENTMSG, pid, 0, &data);
+        if (data == STOP_WRITE) { /* the program writes where the trace goes: the trace first */
+            if (ops->sync_write)
+                ops->sync_write(p->tgid);
+            resume(pid, 0);
+            return;
+        }
         if (!fix_exec_env(p, pid))
             resume(pid, 0);
         return;
+    }
     case PTRACE_EVENT_STOP:
         /* with PTRACE_SEIZE a stop signal here is a group-stop: stay
          * stopped (PTRACE_LISTEN) until SIGCONT, as without tdtrace */
@@ -544,7 +566,13 @@ int td_tracer_loop(pid_t first, const struct td_tracer_ops *ops)
         int n = 0;
         pfd[n++] = (struct pollfd){ sfd, POLLIN, 0 };
         n += ops->fds ? ops->fds(pfd + n, 7) : 0;
-        if (poll(pfd, (nfds_t)n, pid < 0 ? 10 : 50) > 0) {
+        /* no timer while idle: every event wakes the poll (SIGCHLD, a writer's
+         * eventfd, a connection, a trapped ioctl); ops->timeout says when a
+         * ring must be looked at again anyway */
+        int timeout = ops->timeout ? ops->timeout() : 50;
+        if (pid < 0 && (timeout < 0 || timeout > 10))
+            timeout = 10; /* nobody left to signal: the last rings are being read */
+        if (poll(pfd, (nfds_t)n, timeout) > 0) {
             if (pfd[0].revents & POLLIN) {
                 struct signalfd_siginfo si;
                 while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))

@@ -22,16 +22,20 @@ struct td_tracer_ops {
     int (*drain)(void);                                 /* print some records; 1 if more wait */
     void (*proc_exit)(pid_t pid, int status);          /* a process (thread-group leader) ended */
     void (*proc_exec)(pid_t pid, const char *exe);     /* a process called execve successfully */
+    void (*proc_fork)(pid_t parent, pid_t child);      /* a process made a new process (not a thread) */
     void (*thread_exit)(pid_t tid, pid_t tgid);        /* a thread is about to end (still there) */
     void (*interrupted)(pid_t tid); /* a thread stopped by PTRACE_INTERRUPT */
     int (*fds)(struct pollfd *pfd, int max);            /* what else to wait on */
     void (*ready)(const struct pollfd *pfd, int n);     /* ... and it is ready */
     int (*busy)(void);            /* records or exit lines still to come */
     int (*must_stop)(void);       /* kill every tracee (an output error) */
+    void (*sync_write)(pid_t pid); /* pid writes to a descriptor the trace shares */
+    int (*timeout)(void);         /* ms to wait at most while idle (-1: for an event) */
 };
 
-/* in the child, before exec: the filter that stops execve for us */
-int td_tracer_child_setup(void);
+/* in the child, before exec: the filter that stops execve for us, and
+ * writes to the descriptors in sync_fds (bit per descriptor, below 32) */
+int td_tracer_child_setup(unsigned sync_fds);
 /* parent: take the stopped child under ptrace, then let it run */
 void td_tracer_attach_first(pid_t pid);
 /* run until every tracee is gone; returns the first process's wait status */

@@ -394,6 +394,24 @@ void td_transport_drain_pid(pid_t pid)
     drain_pid(pid, 1 << 30);
 }
 
+void td_transport_drain_written(pid_t pid)
+{
+    /* what is in pid's rings now (every ring's with pid 0), not what its
+     * other threads go on writing */
+    for (size_t i = 0; i < nrings; i++) {
+        struct xring *x = rings[i];
+        if ((pid && x->pid != pid) || x->older)
+            continue;
+        uint64_t head = atomic_load_explicit((_Atomic uint64_t *)&x->r.hdr->head, memory_order_acquire);
+        int budget = 1 << 20;
+        while (x->r.rtail < head && budget > 0 && rings[i] == x) {
+            int before = budget;
+            if (drain_one(i, &budget) || budget == before)
+                break; /* released, or nothing ready (a writer mid-record) */
+        }
+    }
+}
+
 void td_transport_exec(pid_t pid)
 {
     for (size_t i = 0; i < nrings; i++)
@@ -430,6 +448,19 @@ void td_transport_exit(pid_t pid, int status)
 int td_transport_busy(void)
 {
     return nrings > 0;
+}
+
+int td_transport_timeout(void)
+{
+    int stalled = 0;
+    for (size_t i = 0; i < nrings; i++) {
+        struct xring *x = rings[i];
+        uint64_t head = atomic_load_explicit((_Atomic uint64_t *)&x->r.hdr->head, memory_order_acquire);
+        if (head != x->r.rtail && !x->stall_tid)
+            return 0;  /* written since the last drain (its wake-up may have been missed) */
+        stalled |= x->stall_tid != 0;
+    }
+    return stalled ? 2 : -1; /* a writer mid-record: is it still there? */
 }
 
 void td_transport_report(int quiet)

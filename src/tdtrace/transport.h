@@ -29,6 +29,9 @@ void td_transport_ready(const struct pollfd *pfd, int n);
 int td_transport_drain(int budget);
 /* every record of pid's rings now (-k: while its stack can be read) */
 void td_transport_drain_pid(pid_t pid);
+/* the records pid's rings hold now (its other threads may go on writing);
+ * pid 0: every process's */
+void td_transport_drain_written(pid_t pid);
 /* pid exec'd: its rings have no writer left */
 void td_transport_exec(pid_t pid);
 /* pid ended: its rings are drained to the end, then ops->exit runs */
@@ -37,6 +40,9 @@ void td_transport_exit(pid_t pid, int status);
 void td_transport_invalid(pid_t pid, const char *why);
 /* records or exit lines still to come */
 int td_transport_busy(void);
+/* how long tdtrace may sleep (ms; -1 until an event), once it is asleep
+ * to writers (td_transport_sleeping): 0 when a ring holds records */
+int td_transport_timeout(void);
 /* before the program starts: tdtrace is about to sleep */
 void td_transport_sleeping(int on);
 /* the end: what was lost, per process; dropped records */

@@ -87,7 +87,8 @@ alone() {
 
 # traced NAME PROGRAM [VAR=VALUE|--tdtrace-option...] -- NAMES...: runs it
 # under tdtrace on the emulator (--emulate unless a --policy says how); each
-# of NAMES must be in the trace as a call
+# of NAMES must be in the trace as a call (-e trace=all: the runtime's
+# start-up in full, not folded)
 traced() {
     test=$1; prog=$2; shift 2
     [ -n "$why" ] && { skip "$test" "$why"; return; }
@@ -100,6 +101,7 @@ traced() {
     done
     [ $# -gt 0 ] && shift
     [ -z "$topts" ] && topts=--emulate
+    topts="$topts -e trace=all"
     log="$out/$test.log"; trace="$out/$test.trace"
     rm -f "$trace"
     # shellcheck disable=SC2086

@@ -27,21 +27,24 @@ int main(void)
     line("cuDeviceGet(%p, 99) = CUDA_ERROR_INVALID_DEVICE (101)", (void *)&bad);
     CUcontext ctx = NULL;
     MUST(cuDevicePrimaryCtxRetain(&ctx, dev), CUDA_SUCCESS);
-    line("cuDevicePrimaryCtxRetain(&%p, 0) = CUDA_SUCCESS", (void *)ctx);
+    /* handles by name, the context with its device */
+    line("cuDevicePrimaryCtxRetain(&ctx#1(dev 0), 0) = CUDA_SUCCESS");
     MUST(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
-    line("cuCtxSetCurrent(%p) = CUDA_SUCCESS", (void *)ctx);
+    line("cuCtxSetCurrent(ctx#1(dev 0)) = CUDA_SUCCESS");
+    /* device pointers in their allocation; sizes in bytes, KiB, MiB... */
     CUdeviceptr d = 0;
     MUST(cuMemAlloc_v2(&d, 4096), CUDA_SUCCESS);
-    line("cuMemAlloc_v2(&%#llx, 4096) = CUDA_SUCCESS", (unsigned long long)d);
+    line("cuMemAlloc_v2(&%#llx (alloc#1), 4 KiB) = CUDA_SUCCESS", (unsigned long long)d);
     char host[4096];
     memset(host, 7, sizeof(host));
-    MUST(cuMemcpyHtoD_v2(d, host, sizeof(host)), CUDA_SUCCESS);
-    line("cuMemcpyHtoD_v2(%#llx, %p, 4096) = CUDA_SUCCESS", (unsigned long long)d, (void *)host);
+    MUST(cuMemcpyHtoD_v2(d + 0x100, host, 1000), CUDA_SUCCESS);
+    line("cuMemcpyHtoD_v2(%#llx (alloc#1+0x100), %p, 1000 B) = CUDA_SUCCESS", (unsigned long long)d + 0x100,
+         (void *)host);
     CUdeviceptr huge;
     MUST(cuMemAlloc_v2(&huge, 1ULL << 50), CUDA_ERROR_OUT_OF_MEMORY);
-    line("cuMemAlloc_v2(%p, 1125899906842624) = CUDA_ERROR_OUT_OF_MEMORY (2)", (void *)&huge);
+    line("cuMemAlloc_v2(%p, 1 PiB) = CUDA_ERROR_OUT_OF_MEMORY (2)", (void *)&huge);
     MUST(cuMemFree_v2(d), CUDA_SUCCESS);
-    line("cuMemFree_v2(%#llx) = CUDA_SUCCESS", (unsigned long long)d);
+    line("cuMemFree_v2(%#llx (alloc#1)) = CUDA_SUCCESS", (unsigned long long)d);
     const char *s = NULL;
     MUST(cuGetErrorName(CUDA_ERROR_OUT_OF_MEMORY, &s), CUDA_SUCCESS);
     line("cuGetErrorName(CUDA_ERROR_OUT_OF_MEMORY, &\"%s\") = CUDA_SUCCESS", s);

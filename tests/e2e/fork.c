@@ -1,6 +1,9 @@
 /* A process tree: a forked child makes calls, then a child that execs with
  * an empty environment (env -i), whose injection tdtrace restores at the
- * execve; every process shows its own calls and exit line. */
+ * execve; every process shows its own calls and exit line, and the parent
+ * the children it forked, the children what they exec'd. */
+#include <limits.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 
 #include "tests.h"
@@ -29,7 +32,8 @@ int main(int argc, char **argv)
     calls(0);
     fflush(stdout);
     pid_t c = fork();
-    if (c == 0) {
+    if (c == 0) { /* the child says what tdtrace says of its birth: it knows both pids */
+        line("[pid %5d] forked %d", (int)getppid(), (int)getpid());
         calls(1);
         line("[pid %5d] +++ exited with 0 +++", (int)getpid());
         fflush(stdout);
@@ -39,6 +43,13 @@ int main(int argc, char **argv)
     waitpid(c, &st, 0);
     c = fork();
     if (c == 0) {
+        char self[PATH_MAX];
+        if (!realpath("/proc/self/exe", self))
+            _exit(97);
+        line("[pid %5d] forked %d", (int)getppid(), (int)getpid());
+        line("[pid %5d] exec'd /usr/bin/env", (int)getpid());
+        line("[pid %5d] exec'd %s", (int)getpid(), self);
+        fflush(stdout);
         /* a scrubbed environment; a TSan build keeps only the glibc tunable
          * it needs to load (see BUGS in tdtrace(1)) */
         const char *tun = getenv("GLIBC_TUNABLES");

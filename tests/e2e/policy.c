@@ -8,6 +8,7 @@
 
 static const char *rule;
 static char pfx[32];
+static int nallocs; /* this process's: alloc#N */
 
 static CUcontext setup(int prefix)
 {
@@ -23,15 +24,16 @@ static CUcontext setup(int prefix)
 static void alloc_ok(CUdeviceptr *d, size_t n)
 {
     MUST(cuMemAlloc_v2(d, n), CUDA_SUCCESS);
-    line("%scuMemAlloc_v2(&%#llx, %zu) = CUDA_SUCCESS", pfx, (unsigned long long)*d, n);
+    line("%scuMemAlloc_v2(&%#llx (alloc#%d), %s) = CUDA_SUCCESS", pfx, (unsigned long long)*d, ++nallocs,
+         size_text(n));
 }
 
 static void alloc_fails(size_t n, const char *how)
 {
     CUdeviceptr d;
     MUST(cuMemAlloc_v2(&d, n), CUDA_ERROR_OUT_OF_MEMORY);
-    line("%scuMemAlloc_v2(%p, %zu) = CUDA_ERROR_OUT_OF_MEMORY (2) (%s by %s)", pfx, (void *)&d, n, how,
-         rule);
+    line("%scuMemAlloc_v2(%p, %s) = CUDA_ERROR_OUT_OF_MEMORY (2) (%s by %s)", pfx, (void *)&d, size_text(n),
+         how, rule);
 }
 
 int main(int argc, char **argv)
@@ -57,7 +59,7 @@ int main(int argc, char **argv)
         alloc_ok(&d[0], 6ULL << 30);
         alloc_fails(3ULL << 30, "LIMITED");
         MUST(cuMemFree_v2(d[0]), CUDA_SUCCESS);
-        line("cuMemFree_v2(%#llx) = CUDA_SUCCESS", (unsigned long long)d[0]);
+        line("cuMemFree_v2(%#llx (alloc#1)) = CUDA_SUCCESS", (unsigned long long)d[0]);
         alloc_ok(&d[1], 3ULL << 30);
     } else if (strcmp(mode, "twoproc") == 0) { /* one budget for every process */
         setup(0);
@@ -66,6 +68,8 @@ int main(int argc, char **argv)
         pid_t c = fork();
         if (c == 0) {
             snprintf(pfx, sizeof(pfx), "[pid %5d] ", (int)getpid());
+            line("[pid %5d] forked %d", (int)getppid(), (int)getpid());
+            nallocs = 0; /* a new process: its own numbers */
             alloc_fails(10 << 20, "LIMITED");
             alloc_ok(&d[1], 4 << 20);
             line("%s+++ exited with 0 +++", pfx);
@@ -78,7 +82,7 @@ int main(int argc, char **argv)
             return 6;
         snprintf(pfx, sizeof(pfx), "[pid %5d] ", (int)getpid());
         MUST(cuMemFree_v2(d[0]), CUDA_SUCCESS);
-        line("%scuMemFree_v2(%#llx) = CUDA_SUCCESS", pfx, (unsigned long long)d[0]);
+        line("%scuMemFree_v2(%#llx (alloc#1)) = CUDA_SUCCESS", pfx, (unsigned long long)d[0]);
         alloc_ok(&d[2], 10 << 20);
         line("%s+++ exited with 0 +++", pfx);
         return 0;
@@ -126,8 +130,15 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "nopeer") == 0) {
         CUcontext c = setup(0);
         MUST(cuCtxEnablePeerAccess(c, 0), CUDA_ERROR_PEER_ACCESS_UNSUPPORTED);
-        line("cuCtxEnablePeerAccess(%p, 0) = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED (217) (DENIED by %s)",
-             (void *)c, rule);
+        (void)c;
+        line("cuCtxEnablePeerAccess(ctx#1(dev 0), 0) = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED (217) (DENIED by %s)",
+             rule);
+    } else if (strcmp(mode, "unshown") == 0) { /* a rule acts on a call the trace leaves out: said */
+        MUST(cuInit(0), CUDA_SUCCESS);
+        line("cuInit(0) = CUDA_SUCCESS");
+        int n;
+        MUST(cuDeviceGetCount(&n), CUDA_ERROR_NOT_PERMITTED);
+        line("--- cuDeviceGetCount DENIED by %s ---", rule);
     } else if (strcmp(mode, "audit") == 0) { /* audit: marked, not changed */
         setup(0);
         CUgraph g;

@@ -1,5 +1,6 @@
 /* Calls reached through cuGetProcAddress are traced under the name the
- * version and flags select, as the CUDA runtime reaches the driver. */
+ * version and flags select, as the CUDA runtime reaches the driver. Run
+ * with -e trace=all: every lookup in full, none folded. */
 #include "tests.h"
 
 int main(void)
@@ -16,12 +17,12 @@ int main(void)
          "&CU_GET_PROC_ADDRESS_SUCCESS) = CUDA_SUCCESS", p);
     CUcontext ctx;
     MUST(cuDevicePrimaryCtxRetain(&ctx, 0), CUDA_SUCCESS);
-    line("cuDevicePrimaryCtxRetain(&%p, 0) = CUDA_SUCCESS", (void *)ctx);
+    line("cuDevicePrimaryCtxRetain(&ctx#1(dev 0), 0) = CUDA_SUCCESS");
     MUST(cuCtxSetCurrent(ctx), CUDA_SUCCESS);
-    line("cuCtxSetCurrent(%p) = CUDA_SUCCESS", (void *)ctx);
+    line("cuCtxSetCurrent(ctx#1(dev 0)) = CUDA_SUCCESS");
     CUdeviceptr d;
     MUST(((CUresult (*)(CUdeviceptr *, size_t))p)(&d, 64), CUDA_SUCCESS);
-    line("cuMemAlloc_v2(&%#llx, 64) = CUDA_SUCCESS", (unsigned long long)d);
+    line("cuMemAlloc_v2(&%#llx (alloc#1), 64 B) = CUDA_SUCCESS", (unsigned long long)d);
     /* the per-thread-default-stream variant */
     MUST(cuGetProcAddress_v2("cuMemcpyHtoD", &p, 3020, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
                              &st), CUDA_SUCCESS);
@@ -29,7 +30,7 @@ int main(void)
          "&CU_GET_PROC_ADDRESS_SUCCESS) = CUDA_SUCCESS", p);
     char buf[64] = { 1 };
     MUST(((CUresult (*)(CUdeviceptr, const void *, size_t))p)(d, buf, 64), CUDA_SUCCESS);
-    line("cuMemcpyHtoD_v2_ptds(%#llx, %p, 64) = CUDA_SUCCESS", (unsigned long long)d, (void *)buf);
+    line("cuMemcpyHtoD_v2_ptds(%#llx (alloc#1), %p, 64 B) = CUDA_SUCCESS", (unsigned long long)d, (void *)buf);
     /* a name that does not exist, and a version too old for a name */
     MUST(cuGetProcAddress_v2("cuNoSuchCall", &p, 13000, 0, &st), CUDA_ERROR_NOT_FOUND);
     line("cuGetProcAddress_v2(\"cuNoSuchCall\", %p, 13000, CU_GET_PROC_ADDRESS_DEFAULT, %p) = "

@@ -71,7 +71,7 @@ expect_error() { # name expected-stderr-substring args...
 
 run_errors() {
     expect_error "error: unknown option" "unrecognized option '--frobnicate'" --frobnicate true
-    expect_error "error: unknown short option" "invalid option -- 'Z'" -Z true
+    expect_error "error: unknown short option" "invalid option -- 'J'" -J true
     expect_error "error: no command" "must have PROG [ARGS]"
     expect_error "error: command not found" "Can't stat 'no-such-command-xyz'" no-such-command-xyz
     expect_error "error: unwritable output" "can't fopen '/nonexistent/dir/out'" -o /nonexistent/dir/out true
@@ -135,9 +135,9 @@ run_tree() {
     # -C: the trace, then the summary, with the leak the demo leaves on purpose
     "$TDTRACE" -q -C -o "$work/leak.txt" -- "$BUILD/examples/hello_drv" > /dev/null 2>&1
     if grep -q '^cuMemFree_v2(' "$work/leak.txt" &&
-       grep -qE '^leaks in pid [0-9]+: 1 allocation never freed, 4194304 bytes$' "$work/leak.txt" &&
-       grep -qE '^  0x[0-9a-f]+  4194304 bytes on device 0, from cuMemAlloc_v2$' "$work/leak.txt" &&
-       grep -qE '^ +[0-9]+ +0 +4194304 +8388608 +4194304 +3$' "$work/leak.txt"
+       grep -qE '^leaks in pid [0-9]+: 1 allocation never freed, 4 MiB$' "$work/leak.txt" &&
+       grep -qE '^  alloc#3  0x[0-9a-f]+  4 MiB on device 0, from cuMemAlloc_v2$' "$work/leak.txt" &&
+       grep -qE '^ +[0-9]+ +0 +4 MiB +8 MiB +4 MiB +3$' "$work/leak.txt"
     then report "tree: -C memory table and leak report" ok; else report "tree: -C memory table and leak report" fail "$work/leak.txt"; fi
 
     # --json: every line parses, and the calls match the text trace one for one
@@ -180,7 +180,8 @@ PY
 
     # --no-follow: only the first process
     "$TDTRACE" -q --no-follow -o "$work/nf.txt" -- "$BUILD/e2e/fork" > /dev/null 2>&1
-    if [ "$(grep -c '^+++ exited' "$work/nf.txt")" -eq 1 ] && [ "$(grep -c '^cuInit' "$work/nf.txt")" -eq 1 ]
+    if [ "$(grep -c '^+++ exited' "$work/nf.txt")" -eq 1 ] && [ "$(grep -c '^cuInit' "$work/nf.txt")" -eq 1 ] &&
+       [ "$(grep -c '^forked [0-9]*$' "$work/nf.txt")" -eq 2 ]
     then report "tree: --no-follow" ok; else report "tree: --no-follow" fail "$work/nf.txt"; fi
 
     # a program killed with SIGKILL mid-run is reported, tdtrace does not hang
@@ -208,6 +209,31 @@ PY
     fi
 }
 
+# the program's output and the trace in one stream: in the order they happened
+run_order() {
+    "$TDTRACE" -q -- "$BUILD/e2e/order" "$work/order.want" 2>&1 | cat > "$work/order.pipe"
+    if diff -u "$work/order.want" "$work/order.pipe" > "$work/order.diff"
+    then report "order: the program's writes and the trace through a pipe, in order" ok
+    else report "order: through a pipe" fail "$work/order.diff"; fi
+    # no timer while the program is idle: tdtrace's loop sleeps until an event
+    "$TDTRACE" -q -o /dev/null -- sleep 1.5 &
+    local tp=$! a b
+    sleep 0.4; a=$(awk '/^voluntary_ctxt_switches/ {print $2}' /proc/$tp/status)
+    sleep 0.8; b=$(awk '/^voluntary_ctxt_switches/ {print $2}' /proc/$tp/status)
+    wait $tp
+    if [ -n "$a" ] && [ -n "$b" ] && [ $((b - a)) -le 2 ]
+    then report "idle: tdtrace sleeps while the program does ($((b - a)) wake-ups in 0.8 s)" ok
+    else echo "wake-ups: $a -> $b" > "$work/idle.diff"; report "idle: tdtrace sleeps while the program does" fail "$work/idle.diff"; fi
+    if command -v script > /dev/null; then
+        script -qfec "$TDTRACE -q -- $BUILD/e2e/order $work/order2.want" /dev/null < /dev/null | tr -d '\r' > "$work/order.pty"
+        if diff -u "$work/order2.want" "$work/order.pty" > "$work/order2.diff"
+        then report "order: the program's writes and the trace on a terminal, in order" ok
+        else report "order: on a terminal" fail "$work/order2.diff"; fi
+    else
+        report "order: on a terminal (script(1) is not installed)" skip
+    fi
+}
+
 # a program built with nvcc (static runtime): the runtime's real sequence
 run_nvcc() {
     . "$top/tests/nvcc-env.sh"   # NVCC; TD_NVCC= (empty) turns the toolkit off
@@ -220,22 +246,43 @@ run_nvcc() {
     if ! (cd "$work" && "$nvcc" $NVCC_XFLAGS -o rt "$top/tests/e2e/cu/runtime_trace.cu") > "$work/nvcc.log" 2>&1; then
         report "nvcc: build of tests/e2e/cu/runtime_trace.cu" fail "$work/nvcc.log"; return
     fi
-    "$TDTRACE" -q -o "$work/rt.trace" -- "$work/rt" > "$work/rt.out" 2>&1
+    # the default view: the program's calls, the kernel by name, the start-up folded
+    "$TDTRACE" -o "$work/rt.trace" -- "$work/rt" > "$work/rt.out" 2>&1
     local rc=$? ok=1
     [ $rc -eq 0 ] && grep -q '^runtime ok$' "$work/rt.out" || ok=0
-    for want in '^cuGetProcAddress_v2\("cuInit", &0x[0-9a-f]+, 2000, CU_GET_PROC_ADDRESS_DEFAULT, (NULL|&CU_GET_PROC_ADDRESS_SUCCESS)\) = CUDA_SUCCESS$' \
-                '^cuDriverGetVersion\(&1[3-9][0-9]{3}\) = CUDA_SUCCESS$' \
-                '^cuGetExportTable\(&0x[0-9a-f]+, CUDART_INTERFACE\) = CUDA_SUCCESS$' \
-                '^CUDART_INTERFACE\.get_primary_ctx\(&0x[0-9a-f]+, 0\) = CUDA_SUCCESS$' \
-                '^INTEGRITY_CHECK\.check\(13002, [0-9]+, 0x[0-9a-f]+\) = CUDA_SUCCESS$' \
-                '^CONTEXT_LOCAL_STORAGE\.get\(&0x[0-9a-f]+, NULL, 0x[0-9a-f]+\) = CUDA_SUCCESS$' \
-                '^cuMemAlloc_v2\(&0x[0-9a-f]+, 4096\) = CUDA_SUCCESS$' \
-                '^cuMemsetD8_v2\(0x[0-9a-f]+, 7, 4096\) = CUDA_SUCCESS$' \
+    for want in '^cuGetProcAddress_v2 ×[0-9]+ \([0-9]+ names, [0-9]+ not found\)' \
+                '^cuMemAlloc_v2\(&0x[0-9a-f]+ \(alloc#1\), 16 KiB\) = CUDA_SUCCESS$' \
+                '^cuMemsetD8_v2\(0x[0-9a-f]+ \(alloc#1\), 0, 16384\) = CUDA_SUCCESS$' \
+                '^cuLaunchKernel\(add_one\(float\*, int\)<<<\(16,1,1\), \(256,1,1\), 0 B shared, NULL>>>\(0x[0-9a-f]+ \(alloc#1\), 4096\)\) = CUDA_SUCCESS$' \
+                '^cuMemcpyDtoH_v2\(0x[0-9a-f]+, 0x[0-9a-f]+ \(alloc#1\), 16 KiB\) = CUDA_SUCCESS$' \
+                '^cuMemFree_v2\(0x[0-9a-f]+ \(alloc#1\)\) = CUDA_SUCCESS$' \
                 '^\+\+\+ exited with 0 \+\+\+$'; do
         grep -qE "$want" "$work/rt.trace" || { ok=0; echo "missing: $want" >> "$work/rt.out"; }
     done
-    if [ $ok = 1 ]; then report "nvcc: static-runtime program traced, lookups and export tables by name" ok
-    else cat "$work/rt.trace" >> "$work/rt.out"; report "nvcc: static-runtime program traced" fail "$work/rt.out"; fi
+    local lines
+    lines=$(wc -l < "$work/rt.trace")
+    [ "$lines" -le 30 ] || { ok=0; echo "$lines lines, not at most 30" >> "$work/rt.out"; }
+    if [ $ok = 1 ]; then report "nvcc: default trace of a CUDA program: its calls, the kernel by name, start-up folded ($lines lines)" ok
+    else cat "$work/rt.trace" >> "$work/rt.out"; report "nvcc: default trace of a CUDA program" fail "$work/rt.out"; fi
+    # -e status=failed: the runtime's probes are no failures
+    "$TDTRACE" -q -e status=failed -o "$work/rtf.trace" -- "$work/rt" > /dev/null 2>&1
+    if [ "$(grep -vc '^+++ exited with 0 +++$' "$work/rtf.trace")" -eq 0 ]
+    then report "nvcc: -e status=failed prints no call (lookups that find nothing are probes)" ok
+    else report "nvcc: -e status=failed prints no call" fail "$work/rtf.trace"; fi
+    # -e trace=all: every lookup and export-table call by name
+    "$TDTRACE" -q -e trace=all -o "$work/rta.trace" -- "$work/rt" > "$work/rta.out" 2>&1
+    ok=1
+    for want in '^cuGetProcAddress_v2\("cuInit", &0x[0-9a-f]+, 2000, CU_GET_PROC_ADDRESS_DEFAULT, (NULL|&CU_GET_PROC_ADDRESS_SUCCESS)\) = CUDA_SUCCESS$' \
+                '^cuDriverGetVersion\(&1[3-9][0-9]{3}\) = CUDA_SUCCESS$' \
+                '^cuGetExportTable\(&0x[0-9a-f]+, CUDART_INTERFACE\) = CUDA_SUCCESS$' \
+                '^CUDART_INTERFACE\.get_primary_ctx\(&ctx#1\(dev 0\), 0\) = CUDA_SUCCESS$' \
+                '^INTEGRITY_CHECK\.check\(13002, [0-9]+, 0x[0-9a-f]+\) = CUDA_SUCCESS$' \
+                '^CONTEXT_LOCAL_STORAGE\.get\(&0x[0-9a-f]+, NULL, 0x[0-9a-f]+\) = CUDA_SUCCESS$' \
+                '^cuDeviceGetAttribute\(&[0-9]+, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0\) = CUDA_SUCCESS$'; do
+        grep -qE "$want" "$work/rta.trace" || { ok=0; echo "missing: $want" >> "$work/rta.out"; }
+    done
+    if [ $ok = 1 ]; then report "nvcc: -e trace=all: the runtime's lookups and export tables by name" ok
+    else cat "$work/rta.trace" >> "$work/rta.out"; report "nvcc: -e trace=all" fail "$work/rta.out"; fi
 }
 
 # --help and tdtrace(1) name the same options
@@ -255,6 +302,7 @@ run_listed
 run_errors
 run_options
 run_tree
+run_order
 run_nvcc
 run_manpage
 echo "e2e: $pass passed, $fail failed, $skip skipped"

@@ -29,6 +29,27 @@ __attribute__((format(printf, 1, 2))) static inline void line(const char *fmt, .
     putchar('\n');
 }
 
+/* a byte count as tdtrace prints it: 4 KiB when exact, 1000 B, 1000000 B (976.6 KiB) */
+static inline const char *size_text(unsigned long long v)
+{
+    static char b[4][64];
+    static int k;
+    static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    k = (k + 1) % 4;
+    int u = 0;
+    while (u < 6 && v >= (1ULL << (10 * (u + 1))) && !(v & ((1ULL << (10 * (u + 1))) - 1)))
+        u++;
+    if (u || v < 1024) {
+        snprintf(b[k], sizeof(b[k]), "%llu %s", v >> (10 * u), unit[u]);
+        return b[k];
+    }
+    int j = 0;
+    while (j < 6 && v >= (1ULL << (10 * (j + 1))))
+        j++;
+    snprintf(b[k], sizeof(b[k]), "%llu B (%.1f %s)", v, (double)v / (double)(1ULL << (10 * j)), unit[j]);
+    return b[k];
+}
+
 /* the test cannot run here: exit 77 (skip) with the reason on stderr */
 static inline void skip(const char *why)
 {

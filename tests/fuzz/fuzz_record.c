@@ -2,7 +2,8 @@
  * tdtrace does with bytes a traced program wrote.
  *
  * The input is used twice: as one record (td_rec_check, then, as tdtrace
- * does, td_summary_check and td_summary_call when it passes; the decoder
+ * does, td_ledger_check, the ledger, the names and the summary when it
+ * passes; the decoder
  * prints it in text and JSON whether it passes or not), and as the
  * contents of a ring, head included, read the way tdtrace reads a live
  * and then a dead process's ring. Any crash, sanitizer report, hang or
@@ -21,6 +22,9 @@
 
 #include "api.h"
 #include "print.h"
+#include "fold.h"
+#include "ledger.h"
+#include "names.h"
 #include "ring.h"
 #include "summary.h"
 #include "tdtrace.h"
@@ -40,6 +44,7 @@ static void setup(void)
         abort();
     opts.strsize = 64;
     td_summary_init(&opts);
+    td_fold_init(NULL, 0);
 }
 
 static void one_record(struct td_rec *rec, uint32_t len)
@@ -47,17 +52,28 @@ static void one_record(struct td_rec *rec, uint32_t len)
     char why[200];
     struct tp p;
     int ok = td_rec_check(rec, len, 77, why, sizeof(why)) == 0 &&
-             (TD_REC_TYPE(rec->word) != TD_REC_CALL || td_summary_check(rec, len, why, sizeof(why)) == 0);
-    if (ok && TD_REC_TYPE(rec->word) == TD_REC_CALL)
+             (TD_REC_TYPE(rec->word) != TD_REC_CALL || td_ledger_check(rec, len, why, sizeof(why)) == 0);
+    if (ok && TD_REC_TYPE(rec->word) == TD_REC_CALL) {
+        td_ledger_call(rec, len);
+        td_names_call(rec, len);
         td_summary_call(rec, len);
+        td_summary_launch(rec, len);
+    }
+    if (ok && TD_REC_TYPE(rec->word) == TD_REC_EVENT && rec->fn == TD_EV_KERNEL)
+        td_summary_kernel_ran(rec, len);
     if (len < sizeof(*rec))
         return;
     for (int fmt = 0; fmt < 2; fmt++) {
         tp_init(&p, fmt ? TP_JSON : TP_TEXT, sink);
         p.strsize = fmt ? -1 : 32;
-        td_print_call(&p, rec, len, 1);
+        struct td_dec d = { 77, 1, 0, 1, !fmt, 1 };
+        td_print_call(&p, rec, len, &d);
         tp_line_end(&p);
         tp_free(&p);
+    }
+    if (ok && TD_REC_TYPE(rec->word) == TD_REC_CALL) {
+        td_ledger_after(rec, len);
+        td_names_after(rec, len);
     }
 }
 
@@ -135,7 +151,10 @@ static size_t make_record(unsigned char *b, size_t cap)
     static const char *const busy[] = { "cuCtxCreate_v2", "cuCtxCreate_v4", "cuDevicePrimaryCtxRetain",
                                         "cuCtxSetCurrent", "cuCtxPushCurrent_v2", "cuMemAlloc_v2",
                                         "cuMemAllocPitch_v2", "cuMemFree_v2", "cuMemAllocHost_v2",
-                                        "cuMemFreeHost" };
+                                        "cuMemFreeHost", "cuMemcpy2D_v2", "cuLaunchKernel", "cuLaunchKernelEx",
+                                        "cuMemCreate", "cuArrayCreate_v2", "cuGraphAddMemAllocNode",
+                                        "cuStreamBatchMemOp", "cuModuleLoadDataEx", "cuGraphAddNode_v2",
+                                        "cuMemSetAccess", "cuStreamDestroy_v2", "cuModuleGetFunction" };
     int id = rnd() % 2 ? td_api_find(busy[rnd() % (sizeof(busy) / sizeof(busy[0]))]) : -1;
     unsigned fn = id >= 0 ? (unsigned)id : (unsigned)(rnd() % TD_FN__COUNT);
     r->pid = 77;
@@ -150,12 +169,16 @@ static size_t make_record(unsigned char *b, size_t cap)
     }
     unsigned items = (unsigned)(rnd() % 4);
     for (unsigned i = 0; i < items; i++) {
-        struct td_item it = { (uint8_t)(r->nargs ? rnd() % r->nargs : 0), (uint8_t)(1 + rnd() % 4), 0, 0 };
-        it.len = (uint16_t)(rnd() % 3 ? rnd() % 24 : rnd() % 300);
+        struct td_item it = { (uint8_t)(r->nargs ? rnd() % r->nargs : 0), (uint8_t)(1 + rnd() % 7), 0, 0 };
+        it.len = (uint16_t)(rnd() % 3 ? rnd() % 24 : rnd() % 600);
         if (i == 0 && rnd() % 2) /* an out-value for argument 0: the usual shape */
             it.arg = 0, it.kind = TD_IT_OUT, it.len = 8;
         if (it.kind == TD_IT_STACK)
             it.arg = 0, it.len = (uint16_t)(it.len & ~7u);
+        if (it.kind == TD_IT_MEM && it.len < 8)
+            it.len = 8;
+        if (it.kind == TD_IT_KPARAMS && td_fns[fn].kparams >= 0)
+            it.arg = (uint8_t)td_fns[fn].kparams;
         size_t need = sizeof(it) + ((it.len + 7u) & ~7u);
         if (off + need > cap)
             break;
@@ -166,10 +189,30 @@ static size_t make_record(unsigned char *b, size_t cap)
             uint64_t v = rnd() % 4; /* a handful of handles and pointers, so they meet */
             memcpy(b + off + sizeof(it), &v, 8);
         }
+        if (it.kind == TD_IT_MEM && r->nargs) { /* the memory an argument points to, so they meet */
+            uint64_t v;
+            memcpy(&v, b + sizeof(*r) + (size_t)it.arg * 8, 8);
+            if (rnd() % 4)
+                memcpy(b + off + sizeof(it), &v, 8);
+            for (unsigned k = 8; k + 8 <= it.len; k += 8) /* small numbers: counts, tags, lengths */
+                if (rnd() % 2) {
+                    uint64_t w = rnd() % 2 ? rnd() % 12 : hostile();
+                    memcpy(b + off + sizeof(it) + k, &w, 8);
+                }
+        }
+        if (it.kind == TD_IT_KPARAMS && it.len >= sizeof(struct td_kparams) && rnd() % 2) {
+            struct td_kparams h = { (uint16_t)(rnd() % 5), 0, 0 };
+            size_t table = ((size_t)h.n * 4 + 7) & ~(size_t)7;
+            h.bytes = it.len >= sizeof(h) + table ? (uint32_t)(it.len - sizeof(h) - table) : 0;
+            memcpy(b + off + sizeof(it), &h, sizeof(h));
+        }
         off += need;
         r->nitems++;
     }
-    r->word = TD_REC_WORD(off, TD_ST_COMMITTED, rnd() % 8 ? TD_REC_CALL : TD_REC_HELLO, r->tid);
+    unsigned type = rnd() % 8 ? TD_REC_CALL : rnd() % 2 ? TD_REC_HELLO : TD_REC_EVENT;
+    if (type == TD_REC_EVENT)
+        r->fn = (uint16_t)(1 + rnd() % 2), r->nargs = 0;
+    r->word = TD_REC_WORD(off, TD_ST_COMMITTED, type, r->tid);
     return off;
 }
 

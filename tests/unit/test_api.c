@@ -106,9 +106,23 @@ static void test_params(void **state)
     const struct td_fn_info *f = &td_fns[td_api_find("cuMemAlloc_v2")];
     assert_int_equal(f->nparams, 2);
     assert_int_equal(f->params[0].role, TD_R_OUT);
-    assert_int_equal(f->params[0].kind, TD_K_HEX);
+    assert_int_equal(f->params[0].kind, TD_K_DPTR);
     assert_int_equal(f->params[0].size, 8);
-    assert_int_equal(f->params[1].kind, TD_K_UINT);
+    assert_int_equal(f->params[1].kind, TD_K_SIZE); /* a byte count: 4 MiB */
+    f = &td_fns[td_api_find("cuMemsetD8_v2")];
+    assert_int_equal(f->params[2].kind, TD_K_UINT);  /* N counts elements */
+    f = &td_fns[td_api_find("cuStreamSynchronize")];
+    assert_int_equal(f->params[0].hclass, TD_H_stream);
+    f = &td_fns[td_api_find("cuMemcpy2D_v2")];
+    assert_int_equal(f->params[0].sid, TD_S_CUDA_MEMCPY2D);
+    assert_int_equal(f->params[0].count, 1);
+    f = &td_fns[td_api_find("cuMemSetAccess")];
+    assert_int_equal(f->params[2].sid, TD_S_CUmemAccessDesc);
+    assert_int_equal(f->params[2].countp, 3);
+    f = &td_fns[td_api_find("cuLaunchKernel")];
+    assert_int_equal(f->kfunc, 0);
+    assert_int_equal(f->kparams, 9);
+    assert_true(f->deref);
     f = &td_fns[td_api_find("cuDeviceGetAttribute")];
     assert_int_equal(f->params[1].kind, TD_K_ENUM);
     assert_int_equal(f->params[1].xlat, TD_X_CUdevice_attribute);

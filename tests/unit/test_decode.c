@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "summary.h"
+#include "fold.h"
+#include "ledger.h"
 #include "tdtrace.h"
 #include "xlat.h"
 
@@ -52,7 +53,8 @@ static char *render(struct builder *b, enum tp_format fmt, int strsize, int verb
     p.strsize = strsize;
     if (fmt == TP_JSON)
         tp_raw(&p, "{");
-    td_print_call(&p, (const struct td_rec *)b->buf, b->len, verbose);
+    struct td_dec d = { 0, 0, 0, 1, fmt == TP_TEXT, verbose };
+    td_print_call(&p, (const struct td_rec *)b->buf, b->len, &d);
     if (fmt == TP_JSON)
         tp_raw(&p, "}");
     tp_line_end(&p);
@@ -78,10 +80,10 @@ static void test_out_values(void **state)
     start(&b, "cuMemAlloc_v2", 0, -1, a);
     uint64_t dptr = 0x7f2a40000000ULL;
     item(&b, 0, TD_IT_OUT, &dptr, 8, 0);
-    expect(&b, "cuMemAlloc_v2(&0x7f2a40000000, 4096) = CUDA_SUCCESS");
+    expect(&b, "cuMemAlloc_v2(&0x7f2a40000000, 4 KiB) = CUDA_SUCCESS");
     /* failed: no out-value, the pointer itself */
     start(&b, "cuMemAlloc_v2", 2, -1, a);
-    expect(&b, "cuMemAlloc_v2(0x7ffd1000, 4096) = CUDA_ERROR_OUT_OF_MEMORY (2)");
+    expect(&b, "cuMemAlloc_v2(0x7ffd1000, 4 KiB) = CUDA_ERROR_OUT_OF_MEMORY (2)");
     char *v = render(&b, TP_TEXT, 64, 1);
     assert_non_null(strstr(v, "= CUDA_ERROR_OUT_OF_MEMORY (2) (The API call failed"));
     free(v);
@@ -106,7 +108,7 @@ static void test_enums_flags_streams(void **state)
     expect(&b, "cuStreamCreate(0x2000, CU_STREAM_DEFAULT) = CUDA_SUCCESS");
     uint64_t hf[] = { 0x3000, 0x10, 0x3 | 0x40 };
     start(&b, "cuMemHostAlloc", 0, -1, hf);
-    expect(&b, "cuMemHostAlloc(0x3000, 16, CU_MEMHOSTALLOC_PORTABLE|CU_MEMHOSTALLOC_DEVICEMAP|0x40)"
+    expect(&b, "cuMemHostAlloc(0x3000, 16 B, CU_MEMHOSTALLOC_PORTABLE|CU_MEMHOSTALLOC_DEVICEMAP|0x40)"
                " = CUDA_SUCCESS");
     uint64_t sy[] = { 1 };
     start(&b, "cuStreamSynchronize", 0, -1, sy);
@@ -254,23 +256,26 @@ static void test_check(void **state)
     assert_int_equal(td_rec_check(r, 16, 42, why, sizeof(why)), -1);
     assert_string_equal(why, "a record of 16 bytes");
 
-    /* well formed, but a device no table holds: the summary refuses it */
-    static struct td_opts opts;
-    td_summary_init(&opts);
+    /* well formed, but a device no table holds: the ledger refuses it */
     uint64_t c[] = { 0x1000, 0, (uint64_t)(int64_t)-0x20000000 }, ctx = 0x5a5a000;
     r = start(&b, "cuCtxCreate_v2", 0, -1, c);
     item(&b, 0, TD_IT_OUT, &ctx, 8, 0);
-    assert_int_equal(td_summary_check(r, b.len, why, sizeof(why)), -1);
+    assert_int_equal(td_ledger_check(r, b.len, why, sizeof(why)), -1);
     assert_string_equal(why, "cuCtxCreate_v2: device -536870912 is not a device");
     c[2] = TD_MAX_DEVICES;
     r = start(&b, "cuCtxCreate_v2", 0, -1, c);
-    assert_int_equal(td_summary_check(r, b.len, why, sizeof(why)), -1);
-    c[2] = 1;
+    assert_int_equal(td_ledger_check(r, b.len, why, sizeof(why)), -1);
+    c[2] = TD_MAX_DEVICES - 1;
     r = start(&b, "cuCtxCreate_v2", 0, -1, c);
-    assert_int_equal(td_summary_check(r, b.len, why, sizeof(why)), 0);
+    assert_int_equal(td_ledger_check(r, b.len, why, sizeof(why)), 0);
     c[2] = (uint64_t)-1; /* a failed call changes nothing: accepted */
     r = start(&b, "cuCtxCreate_v2", 101, -1, c);
-    assert_int_equal(td_summary_check(r, b.len, why, sizeof(why)), 0);
+    assert_int_equal(td_ledger_check(r, b.len, why, sizeof(why)), 0);
+}
+
+static int td_trace_set_(const char *e, uint8_t *m, size_t n, char *err, size_t errlen)
+{
+    return td_trace_set(e, m, NULL, n, err, errlen);
 }
 
 static void test_trace_set(void **state)
@@ -279,25 +284,32 @@ static void test_trace_set(void **state)
     uint8_t m[1024];
     char err[256];
 #define ON(name) ((m[td_api_find(name) >> 3] >> (td_api_find(name) & 7)) & 1)
-    assert_int_equal(td_trace_set("cuMemAlloc", m, sizeof(m), err, sizeof(err)), 0);
+    assert_int_equal(td_trace_set_("cuMemAlloc", m, sizeof(m), err, sizeof(err)), 0);
     assert_true(ON("cuMemAlloc") && ON("cuMemAlloc_v2"));
     assert_false(ON("cuMemFree_v2"));
-    assert_int_equal(td_trace_set("%memory,cuInit", m, sizeof(m), err, sizeof(err)), 0);
+    assert_int_equal(td_trace_set_("%memory,cuInit", m, sizeof(m), err, sizeof(err)), 0);
     assert_true(ON("cuMemFree_v2") && ON("cuInit") && ON("cuMemGetInfo_v2"));
     assert_false(ON("cuMemcpyHtoD_v2") || ON("cuStreamCreate"));
-    assert_int_equal(td_trace_set("!%copy", m, sizeof(m), err, sizeof(err)), 0);
+    assert_int_equal(td_trace_set_("!%copy", m, sizeof(m), err, sizeof(err)), 0);
     assert_true(ON("cuInit"));
     assert_false(ON("cuMemcpyHtoD_v2") || ON("cuMemsetD8_v2"));
-    assert_int_equal(td_trace_set("/^cuEvent(Record|Query)", m, sizeof(m), err, sizeof(err)), 0);
+    assert_int_equal(td_trace_set_("/^cuEvent(Record|Query)", m, sizeof(m), err, sizeof(err)), 0);
     assert_true(ON("cuEventRecord") && ON("cuEventRecord_ptsz") && ON("cuEventQuery"));
     assert_false(ON("cuEventCreate"));
-    assert_int_equal(td_trace_set("none", m, sizeof(m), err, sizeof(err)), 0);
+    assert_int_equal(td_trace_set_("none", m, sizeof(m), err, sizeof(err)), 0);
     assert_false(ON("cuInit"));
-    assert_int_equal(td_trace_set("cuNope", m, sizeof(m), err, sizeof(err)), -1);
+    assert_int_equal(td_trace_set_("cuNope", m, sizeof(m), err, sizeof(err)), -1);
     assert_string_equal(err, "invalid function name 'cuNope'");
-    assert_int_equal(td_trace_set("%nope", m, sizeof(m), err, sizeof(err)), -1);
+    assert_int_equal(td_trace_set_("cuMemAloc", m, sizeof(m), err, sizeof(err)), -1);
+    assert_string_equal(err, "invalid function name 'cuMemAloc'; did you mean 'cuMemAlloc'?");
+    uint8_t named[1024];
+    assert_int_equal(td_trace_set("!cuInit", m, named, sizeof(m), err, sizeof(err)), 0);
+    assert_false(td_mask_has(named, td_api_find("cuMemAlloc_v2"))); /* a negation names nothing */
+    assert_int_equal(td_trace_set("%memory", m, named, sizeof(m), err, sizeof(err)), 0);
+    assert_true(td_mask_has(named, td_api_find("cuMemAlloc_v2")));
+    assert_int_equal(td_trace_set_("%nope", m, sizeof(m), err, sizeof(err)), -1);
     assert_non_null(strstr(err, "invalid class '%nope'"));
-    assert_int_equal(td_trace_set("/(", m, sizeof(m), err, sizeof(err)), -1);
+    assert_int_equal(td_trace_set_("/(", m, sizeof(m), err, sizeof(err)), -1);
     assert_non_null(strstr(err, "invalid regular expression"));
 }
 

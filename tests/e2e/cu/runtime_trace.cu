@@ -1,6 +1,9 @@
 // Built by tests/e2e/run.sh with nvcc (static runtime, nvcc's default) when
-// the toolkit is there: under tdtrace its trace must show the runtime's
-// cuGetProcAddress lookups and its export-table calls by name.
+// the toolkit is there: one allocation, one memset, one launch, one copy
+// and one free, as a CUDA program makes them. Under tdtrace its default
+// trace must show those calls, the kernel by name with its arguments, and
+// the runtime's start-up folded; with -e trace=all, the runtime's
+// cuGetProcAddress lookups and export-table calls by name.
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -10,18 +13,24 @@ extern "C" __attribute__((visibility("default"), used)) const char *__asan_defau
     return "detect_leaks=0";
 }
 
+__global__ void add_one(float *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] += 1.0f;
+}
+
 int main()
 {
-    int n = -1;
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1)
-        return 1;
-    void *p = nullptr;
-    if (cudaMalloc(&p, 4096) != cudaSuccess || cudaMemset(p, 7, 4096) != cudaSuccess)
+    const int n = 1 << 12;
+    float *d = nullptr;
+    if (cudaMalloc(&d, n * sizeof(float)) != cudaSuccess || cudaMemset(d, 0, n * sizeof(float)) != cudaSuccess)
         return 2;
-    unsigned char h[4096];
-    if (cudaMemcpy(h, p, sizeof(h), cudaMemcpyDeviceToHost) != cudaSuccess || h[4095] != 7)
+    add_one<<<n / 256, 256>>>(d, n);
+    static float h[n];
+    if (cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost) != cudaSuccess || h[n - 1] != 1.0f)
         return 3;
-    if (cudaFree(p) != cudaSuccess)
+    if (cudaFree(d) != cudaSuccess)
         return 4;
     std::printf("runtime ok\n");
     return 0;

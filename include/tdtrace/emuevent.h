@@ -1,0 +1,44 @@
+/* What the emulated GPU reports to a listener (the shim, which writes it
+ * into the trace as TD_REC_EVENT records, include/tdtrace/record.h): its
+ * reports (a kernel's fault, a diagnostic such as a module that does not
+ * load) and each kernel it ran, with when.
+ *
+ * The emulator exports one function, found with dlsym:
+ *     void tdtrace_emu_listen(td_emu_listener fn);
+ * With a listener set, reports go to it instead of the program's standard
+ * error. The listener runs on the thread that reports (a stream's worker
+ * for a kernel), must not call into the emulator, and may not keep the
+ * pointers it is given. */
+#ifndef TDTRACE_EMUEVENT_H
+#define TDTRACE_EMUEVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TD_EMU_LISTEN "tdtrace_emu_listen"
+
+enum td_emu_event_kind { TD_EMU_REPORT = 1, TD_EMU_KERNEL = 2 };
+
+struct td_emu_event {
+    uint32_t size;            /* sizeof(struct td_emu_event) of the emulator */
+    uint32_t kind;            /* enum td_emu_event_kind */
+    const char *text;         /* REPORT: the report as the emulator words it */
+    size_t len;
+    const char *kernel;       /* the kernel (mangled), or NULL */
+    int result;               /* the CUresult the program gets for it */
+    uint64_t t_start, t_end;  /* CLOCK_MONOTONIC ns: the kernel's run; a report's time */
+    unsigned grid[3], block[3], shared;   /* KERNEL */
+    /* a kernel's fault (REPORT with fault set) */
+    int fault, has_thread;
+    unsigned fblock[3], thread[3];
+    int access;               /* 0 none, 1 read, 2 write, 3 atomic */
+    unsigned bytes;
+    const char *space;        /* "global", "shared", ... */
+    uint64_t addr;
+    const char *file;         /* the .cu file of the PTX's .loc, or NULL */
+    int line;
+};
+
+typedef void (*td_emu_listener)(const struct td_emu_event *ev);
+
+#endif
