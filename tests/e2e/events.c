@@ -28,7 +28,7 @@ int main(void)
     CUmodule bad;
     static const char badptx[] = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry x(\n";
     MUST(cuModuleLoadData(&bad, badptx), CUDA_ERROR_INVALID_PTX);
-    line("--- emulator: cuModuleLoadData: invalid PTX: PTX line 5: expected ')' near '' (CUDA_ERROR_INVALID_PTX) ---");
+    line("--- emulator: cuModuleLoadData: invalid PTX: PTX line 5: expected ')' near the end of the text (is it truncated?) (CUDA_ERROR_INVALID_PTX) ---");
     line("cuModuleLoadData(%p, %p) = CUDA_ERROR_INVALID_PTX (218)", (void *)&bad, (const void *)badptx);
     CUmodule m;
     MUST(cuModuleLoadData(&m, ptx), CUDA_SUCCESS);

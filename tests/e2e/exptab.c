@@ -28,13 +28,13 @@ int main(void)
         return 5;
     line("TOOLS_TLS.get_current_ctx(&NULL) = CUDA_SUCCESS");
     MUST(cuDevicePrimaryCtxRetain(&p, 0), CUDA_SUCCESS);
-    line("cuDevicePrimaryCtxRetain(&%p, 0) = CUDA_SUCCESS", (void *)p);
+    line("cuDevicePrimaryCtxRetain(&ctx#1(dev 0), 0) = CUDA_SUCCESS");
     MUST(cuCtxSetCurrent(p), CUDA_SUCCESS);
-    line("cuCtxSetCurrent(%p) = CUDA_SUCCESS", (void *)p);
+    line("cuCtxSetCurrent(ctx#1(dev 0)) = CUDA_SUCCESS");
     MUST(current(&c), CUDA_SUCCESS);
     if (c != p)
         return 6;
-    line("TOOLS_TLS.get_current_ctx(&%p) = CUDA_SUCCESS", (void *)c);
+    line("TOOLS_TLS.get_current_ctx(&ctx#1(dev 0)) = CUDA_SUCCESS");
     MUST(current(NULL), CUDA_ERROR_INVALID_VALUE);
     line("TOOLS_TLS.get_current_ctx(NULL) = CUDA_ERROR_INVALID_VALUE (1)");
     /* TOOLS_CONTEXT slot 4: the context's id, as cuCtxGetId; a slot of
@@ -54,9 +54,9 @@ int main(void)
         (CUresult (*)(CUcontext, unsigned long long *))((void *const *)tc)[4];
     unsigned long long id = 0, want = 0;
     MUST(ctx_id(p, &id), CUDA_SUCCESS);
-    line("TOOLS_CONTEXT.get_id(%p, &%llu) = CUDA_SUCCESS", (void *)p, id);
+    line("TOOLS_CONTEXT.get_id(ctx#1(dev 0), &%llu) = CUDA_SUCCESS", id);
     MUST(cuCtxGetId(p, &want), CUDA_SUCCESS);
-    line("cuCtxGetId(%p, &%llu) = CUDA_SUCCESS", (void *)p, want);
+    line("cuCtxGetId(ctx#1(dev 0), &%llu) = CUDA_SUCCESS", want);
     if (id != want || !id)
         return 8;
     CUresult (*slot51)(long, long, long, long) = (CUresult (*)(long, long, long, long))((void *const *)tc)[51];

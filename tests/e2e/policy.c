@@ -143,7 +143,7 @@ int main(int argc, char **argv)
         setup(0);
         CUgraph g;
         CUresult r = cuGraphCreate(&g, 0);
-        line("cuGraphCreate(&%p, 0) = CUDA_SUCCESS (would be DENIED by %s)", (void *)g, rule);
+        line("cuGraphCreate(&graph#1, 0) = CUDA_SUCCESS (would be DENIED by %s)", rule);
         if (r != CUDA_SUCCESS)
             return 10;
     } else {
