@@ -54,81 +54,6 @@ static inline struct td_ring *my_ring(void)
 
 /* ---- recording ------------------------------------------------------- */
 
-void *td_rb_item(struct td_rb *b, unsigned arg, unsigned kind, size_t len, uint32_t flags)
-{
-    size_t need = sizeof(struct td_item) + ((len + 7) & ~(size_t)7);
-    if (b->len + need > sizeof(b->buf) || len > 0xffff)
-        return NULL;
-    struct td_item *it = (struct td_item *)(b->buf + b->len);
-    it->arg = (uint8_t)arg;
-    it->kind = (uint8_t)kind;
-    it->len = (uint16_t)len;
-    it->flags = flags;
-    unsigned char *data = (unsigned char *)(it + 1);
-    memset(data + len, 0, need - sizeof(*it) - len);
-    b->len += (uint32_t)need;
-    b->nitems++;
-    b->last = it;
-    return data;
-}
-
-void td_rb_shrink(struct td_rb *b, size_t len)
-{
-    struct td_item *it = b->last;
-    if (!it || len >= it->len)
-        return;
-    size_t old = ((size_t)it->len + 7) & ~(size_t)7, now = (len + 7) & ~(size_t)7;
-    unsigned char *data = (unsigned char *)(it + 1);
-    memset(data + len, 0, old - len);
-    it->len = (uint16_t)len;
-    b->len -= (uint32_t)(old - now);
-}
-
-size_t td_self_read(void *dst, uint64_t addr, size_t len)
-{
-    if (!addr || !len)
-        return 0;
-    struct iovec local = { dst, len }, remote = { (void *)(uintptr_t)addr, len };
-    pid_t me = atomic_load_explicit(&td_shim_self->pid, memory_order_relaxed);
-    ssize_t n = process_vm_readv(me, &local, 1, &remote, 1, 0);
-    if (n > 0)
-        return (size_t)n;
-    /* it may stop at a page it cannot read: what comes before it */
-    size_t room = 4096 - (addr & 4095);
-    if (room >= len)
-        return 0;
-    local.iov_len = remote.iov_len = room;
-    n = process_vm_readv(me, &local, 1, &remote, 1, 0);
-    return n > 0 ? (size_t)n : 0;
-}
-
-/* copy a string from our own memory without trusting the pointer */
-static void rb_str(struct td_rb *b, unsigned arg, const char *s)
-{
-    char tmp[TD_STR_MAX + 1];
-    struct iovec local = { tmp, TD_STR_MAX + 1 }, remote = { (void *)s, TD_STR_MAX + 1 };
-    pid_t me = atomic_load_explicit(&td_shim_self->pid, memory_order_relaxed);
-    ssize_t n = process_vm_readv(me, &local, 1, &remote, 1, 0);
-    if (n <= 0) { /* a page boundary may cut it: read up to the boundary */
-        size_t room = 4096 - ((uintptr_t)s & 4095);
-        local.iov_len = remote.iov_len = room < TD_STR_MAX + 1 ? room : TD_STR_MAX + 1;
-        n = process_vm_readv(me, &local, 1, &remote, 1, 0);
-        if (n <= 0)
-            return;
-    }
-    size_t len = strnlen(tmp, (size_t)n);
-    uint32_t fl = 0;
-    if (len > TD_STR_MAX) {
-        len = TD_STR_MAX;
-        fl = TD_ITF_TRUNCATED;
-    } else if (len == (size_t)n && (size_t)n == TD_STR_MAX + 1) {
-        fl = TD_ITF_TRUNCATED;
-    }
-    void *d = td_rb_item(b, arg, TD_IT_STR, len, fl);
-    if (d)
-        memcpy(d, tmp, len);
-}
-
 /* -k: the caller's stack, without the shim's own frames */
 static void rb_stack(struct td_rb *b)
 {
@@ -253,9 +178,9 @@ static void on_emu_event(const struct td_emu_event *ev)
         }
     }
     if (ev->kernel)
-        rb_str(&b, 1, ev->kernel);
+        td_rb_str(&b, 1, ev->kernel);
     if (ev->kind == TD_EMU_REPORT && ev->fault && ev->file)
-        rb_str(&b, 2, ev->file);
+        td_rb_str(&b, 2, ev->file);
     h->nitems = b.nitems;
     rb_commit(ring_, &b, TD_REC_EVENT);
 }
@@ -309,7 +234,7 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
             break;
         case TD_R_STR:
             if (ptr)
-                rb_str(&b, i, ptr);
+                td_rb_str(&b, i, ptr);
             break;
         case TD_R_INP:
             if (ptr) {
@@ -327,13 +252,13 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
             break;
         case TD_R_OUTSTR:
             if (ptr && r == CUDA_SUCCESS)
-                rb_str(&b, i, ptr);
+                td_rb_str(&b, i, ptr);
             break;
         case TD_R_OUTPSTR:
             if (ptr && r == CUDA_SUCCESS) {
                 const char *s = *(const char *const *)ptr;
                 if (s)
-                    rb_str(&b, i, s);
+                    td_rb_str(&b, i, s);
             }
             break;
         }

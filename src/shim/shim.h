@@ -138,6 +138,7 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r);
 /* with the emulator as the backend and tdtrace listening: its reports and
  * kernels become records (TD_REC_EVENT) */
 void td_shim_listen_emu(void);
+/* ---- recbuf.c: a record being built ---------------------------------- */
 /* a record being built */
 struct td_rb {
     _Alignas(8) unsigned char buf[TD_RING_MAXREC];
@@ -152,6 +153,8 @@ void td_rb_shrink(struct td_rb *b, size_t len);
 /* copy from this process's memory without trusting the address: the
  * bytes copied (0: none readable) */
 size_t td_self_read(void *dst, uint64_t addr, size_t len);
+/* a string item from this process's memory (at most TD_STR_MAX bytes) */
+void td_rb_str(struct td_rb *b, unsigned arg, const char *s);
 
 /* ---- deref.c: what pointer arguments point to ------------------------- */
 /* structures, arrays, a launch's kernel and arguments, into the record;

@@ -20,149 +20,6 @@
 #define ARRAY_ABBREV 16  /* elements of an array shown when abbreviated */
 #define STRUCT_DEPTH 6
 
-static size_t args_end(const struct td_rec *rec)
-{
-    return sizeof(*rec) + (size_t)rec->nargs * 8;
-}
-
-const struct td_item *td_rec_item(const struct td_rec *rec, uint32_t len, int arg, int kind)
-{
-    size_t off = args_end(rec);
-    for (unsigned i = 0; i < rec->nitems; i++) {
-        if (off + sizeof(struct td_item) > len)
-            return NULL;
-        const struct td_item *it = (const struct td_item *)((const unsigned char *)rec + off);
-        size_t body = ((size_t)it->len + 7) & ~(size_t)7;
-        if (off + sizeof(*it) + body > len)
-            return NULL;
-        if ((int)it->arg == arg && (int)it->kind == kind)
-            return it;
-        off += sizeof(*it) + body;
-    }
-    return NULL;
-}
-
-const unsigned char *td_rec_mem(const struct td_rec *rec, uint32_t len, uint64_t addr, size_t need,
-                                size_t *avail)
-{
-    size_t off = args_end(rec);
-    for (unsigned i = 0; i < rec->nitems && addr; i++) {
-        if (off + sizeof(struct td_item) > len)
-            return NULL;
-        const struct td_item *it = (const struct td_item *)((const unsigned char *)rec + off);
-        size_t body = ((size_t)it->len + 7) & ~(size_t)7;
-        if (off + sizeof(*it) + body > len)
-            return NULL;
-        if (it->kind == TD_IT_MEM && it->len >= 8) {
-            uint64_t base;
-            memcpy(&base, it + 1, 8);
-            size_t n = it->len - 8u;
-            if (addr >= base && addr - base <= n && n - (addr - base) >= need) {
-                if (avail)
-                    *avail = n - (size_t)(addr - base);
-                return (const unsigned char *)(it + 1) + 8 + (addr - base);
-            }
-        }
-        off += sizeof(*it) + body;
-    }
-    return NULL;
-}
-
-/* the kernel's arguments item, checked: header, table and block inside it */
-static const struct td_item *kparams_item(const struct td_rec *rec, uint32_t len, int arg,
-                                          struct td_kparams *h)
-{
-    const struct td_item *it = td_rec_item(rec, len, arg, TD_IT_KPARAMS);
-    if (!it || it->len < sizeof(*h))
-        return NULL;
-    memcpy(h, it + 1, sizeof(*h));
-    size_t table = ((size_t)h->n * 4 + 7) & ~(size_t)7;
-    if (h->n > TD_KPARAMS_MAX || sizeof(*h) + table + h->bytes != it->len)
-        return NULL;
-    return it;
-}
-
-int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why, size_t n)
-{
-    if (len < sizeof(*rec) || len > TD_RING_MAXREC) {
-        snprintf(why, n, "a record of %u bytes", len);
-        return -1;
-    }
-    unsigned type = TD_REC_TYPE(rec->word);
-    if (type != TD_REC_CALL && type != TD_REC_HELLO && type != TD_REC_EVENT) {
-        snprintf(why, n, "record type %u", type);
-        return -1;
-    }
-    if (rec->pid != pid) {
-        snprintf(why, n, "the record claims pid %u", rec->pid);
-        return -1;
-    }
-    unsigned nargs = rec->nargs;
-    if (type == TD_REC_HELLO) {
-        if (rec->fn > TD_BK_EMULATE || nargs) {
-            snprintf(why, n, "a backend record with backend %u and %u arguments", rec->fn, nargs);
-            return -1;
-        }
-    } else if (type == TD_REC_EVENT) {
-        if ((rec->fn != TD_EV_REPORT && rec->fn != TD_EV_KERNEL) || nargs) {
-            snprintf(why, n, "an event of kind %u with %u arguments", rec->fn, nargs);
-            return -1;
-        }
-    } else {
-        if (rec->fn >= TD_FN__COUNT) {
-            snprintf(why, n, "function id %u is not a function", rec->fn);
-            return -1;
-        }
-        if (nargs != td_fns[rec->fn].nparams) {
-            snprintf(why, n, "%s with %u arguments, not %u", td_fns[rec->fn].name, nargs,
-                     td_fns[rec->fn].nparams);
-            return -1;
-        }
-        if (rec->verdict > TD_VD_REMAP || rec->applied > 1) {
-            snprintf(why, n, "%s with policy verdict %u", td_fns[rec->fn].name, rec->verdict);
-            return -1;
-        }
-    }
-    /* the items must fill the record exactly */
-    size_t off = args_end(rec);
-    for (unsigned i = 0; i < rec->nitems; i++) {
-        const struct td_item *it = (const struct td_item *)((const unsigned char *)rec + off);
-        if (off + sizeof(*it) > len || off + sizeof(*it) + (((size_t)it->len + 7) & ~(size_t)7) > len) {
-            snprintf(why, n, "item %u runs past the record's end", i);
-            return -1;
-        }
-        int arg_ok;
-        switch (it->kind) {
-        case TD_IT_TEXT: arg_ok = it->arg == 0 || it->arg == 0xff; break;
-        case TD_IT_STACK: arg_ok = it->arg == 0 && !(it->len & 7); break;
-        case TD_IT_OUT: arg_ok = it->arg < nargs; break;
-        case TD_IT_STR: arg_ok = it->arg < nargs || (type == TD_REC_EVENT && it->arg <= 2); break;
-        case TD_IT_MEM: arg_ok = it->arg < nargs && it->len >= 8; break;
-        case TD_IT_KPARAMS: {
-            struct td_kparams h;
-            arg_ok = it->arg < nargs && it->arg == td_fns[rec->fn].kparams &&
-                     kparams_item(rec, len, it->arg, &h) == it;
-            break;
-        }
-        case TD_IT_EVENT:
-            arg_ok = type == TD_REC_EVENT && it->arg == 0 &&
-                     it->len == (rec->fn == TD_EV_KERNEL ? sizeof(struct td_ev_kernel) : sizeof(struct td_ev_fault));
-            break;
-        default: arg_ok = 0; break;
-        }
-        if (!arg_ok) {
-            snprintf(why, n, "item %u: kind %u for argument %u", i, it->kind, it->arg);
-            return -1;
-        }
-        off += sizeof(*it) + (((size_t)it->len + 7) & ~(size_t)7);
-    }
-    if (off != len) {
-        snprintf(why, n, "%zu bytes after the last item", len > off ? len - off : (size_t)0);
-        return -1;
-    }
-    return 0;
-}
-
 /* ---- values -------------------------------------------------------------- */
 
 /* how one value prints: a parameter, a structure's field, an element */
@@ -601,7 +458,7 @@ static void print_kargs(struct tp *p, const struct td_dec *d, const struct td_re
                         const struct td_fn_info *info, const uint64_t *a)
 {
     struct td_kparams h;
-    const struct td_item *it = kparams_item(rec, len, info->kparams, &h);
+    const struct td_item *it = td_rec_kparams(rec, len, info->kparams, &h);
     if (!it) {
         tp_ptr(p, a[info->kparams]);
         return;
@@ -772,7 +629,7 @@ void td_print_call(struct tp *p, const struct td_rec *rec, uint32_t len, const s
     }
     const struct td_fn_info *info = &td_fns[rec->fn];
     tp_call_begin(p, info->name);
-    int nargs = rec->nargs == info->nparams && args_end(rec) <= len ? rec->nargs : -1;
+    int nargs = rec->nargs == info->nparams && td_rec_args_end(rec) <= len ? rec->nargs : -1;
     const uint64_t *a = (const uint64_t *)(rec + 1);
     if (nargs < 0) {
         tp_arg(p, "record");

@@ -95,5 +95,10 @@ const unsigned char *td_rec_mem(const struct td_rec *rec, uint32_t len, uint64_t
 int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why, size_t n);
 /* find the first item of a kind for an argument; NULL if none */
 const struct td_item *td_rec_item(const struct td_rec *rec, uint32_t len, int arg, int kind);
+/* where the items start: after the header and the arguments */
+size_t td_rec_args_end(const struct td_rec *rec);
+/* a launch's arguments item for argument arg, checked (header, table and
+ * block inside it), *h its header; NULL if none or malformed */
+const struct td_item *td_rec_kparams(const struct td_rec *rec, uint32_t len, int arg, struct td_kparams *h);
 
 #endif

@@ -55,6 +55,12 @@ size_t fft_elem(const struct fft_plan *p, int complex_side);
 
 /* runs a transform of plan p on its stream (exec.c): the status to return */
 cufftResult fft_exec(struct fft_plan *p, void *in, void *out, int sign);
+/* fftw.c: an FFTW plan for these arrays, referenced for the caller (NULL
+ * if FFTW cannot plan the layout or memory ran out); a reference dropped;
+ * a transform run */
+struct fft_var *fft_var_get(struct fft_plan *p, int inplace, void *in, void *out, int sign);
+void fft_var_unref(struct fft_var *v);
+void fft_var_execute(const struct fft_var *v, void *in, void *out);
 /* drops the FFTW plans of a plan being destroyed (those still queued stay
  * until their work has run) */
 void fft_drop_vars(struct fft_plan *p);
