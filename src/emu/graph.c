@@ -1162,11 +1162,13 @@ static void uobj_release_obj(struct emu_obj *o)
     free(u);
 }
 
-/* the count reached zero: the handle goes, the destructor is queued */
+/* the count reached zero: the handle goes, the destructor is queued; the
+ * handle's reference becomes the queue's (the destructor's run drops it),
+ * so a holder's put cannot free the object while it waits there */
 static void uobj_dead(struct emu_uobj *u)
 {
-    if (emu_obj_unregister(&u->o))
-        emu_obj_put(&u->o);
+    if (!emu_obj_unregister(&u->o))
+        emu_obj_ref(&u->o);
     pthread_mutex_lock(&dq_lock);
     if (!dq_thread) {
         pthread_t t;
