@@ -199,6 +199,8 @@ static CUresult host_side(uintptr_t p, size_t len, struct side *out)
     }
     if (!out->a)
         out->g = emu_gmem_covering(p, len);
+    if (!out->a && !out->g && emu_vmm_reserved(p, len))
+        return CUDA_ERROR_INVALID_VALUE; /* reserved, not mapped and accessible: not host memory */
     return CUDA_SUCCESS;
 }
 

@@ -17,6 +17,8 @@
  *   launch.c copy.c event.c  kernels (src/ptx), copies, events
  *   fault.c arch.c jit.c     the report of a kernel's fault; which binary
  *                            of an image runs; JIT options and logs
+ *   vmm.c                    virtual memory management: physical
+ *                            allocations (memfds), reservations, mappings
  *   memory.c                 allocations, the address map, pools
  *   capture.c                stream capture: work on a capturing stream
  *                            becomes graph nodes
@@ -42,7 +44,8 @@
  *
  * Memory. Every allocation (device, managed, page-locked host, registered
  * host range) is one struct emu_alloc in a sorted address map (memory.c);
- * pointers are validated there, with bounds, in O(log n).
+ * pointers are validated there, with bounds, in O(log n). Mapped and
+ * accessible virtual memory (vmm.c) is entered there as runs of mappings.
  *
  * Streams. One worker thread per stream runs its operations in order
  * (stream.c). The legacy default stream and the per-thread default streams
@@ -251,7 +254,9 @@ void emu_ctx_teardown_join(enum emu_teardown_stage stage, void (*drop)(struct em
 
 /* ---- memory.c -------------------------------------------------------- */
 /* GLOBAL: a module's variable (device memory only the module frees) */
-enum emu_mem_kind { EMU_MEM_DEVICE = 1, EMU_MEM_MANAGED, EMU_MEM_HOST, EMU_MEM_REGISTERED, EMU_MEM_GLOBAL };
+/* VMM: a mapped, accessible run of a cuMemAddressReserve range (vmm.c) */
+enum emu_mem_kind { EMU_MEM_DEVICE = 1, EMU_MEM_MANAGED, EMU_MEM_HOST, EMU_MEM_REGISTERED, EMU_MEM_GLOBAL,
+                    EMU_MEM_VMM };
 struct emu_alloc {
     uintptr_t base;
     size_t size;
@@ -300,6 +305,19 @@ CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flag
 /* Removes the allocation at base (exactly) of the given kinds (bitmask of
  * 1 << kind). CUDA_ERROR_INVALID_VALUE if none. */
 CUresult emu_mem_release(uintptr_t base, unsigned kinds);
+/* (vmm.c) Whether [p, p + len) touches address space reserved by
+ * cuMemAddressReserve: memory there is usable only where the address map
+ * has it (mapped and accessible). */
+int emu_vmm_reserved(uintptr_t p, size_t len);
+/* Counts bytes against d as one allocation: 0, or -1 when they do not fit. */
+int emu_mem_charge(struct emu_device *d, size_t bytes);
+void emu_mem_uncharge(struct emu_device *d, size_t bytes);
+/* Replaces the EMU_MEM_VMM entries inside [lo, hi) with runs[0..n) (each
+ * [start, end), sorted, of device dev) in one step, so that no lookup sees
+ * a gap where memory stays accessible. wait: returns only once no copy or
+ * kernel can still touch a removed entry (their memory may then go). */
+CUresult emu_mem_vmm_set(uintptr_t lo, uintptr_t hi, const uintptr_t (*runs)[2], size_t n,
+                         struct emu_device *dev, int wait);
 struct emu_mem_stats {
     unsigned long long current;   /* bytes allocated now */
     unsigned long long peak;      /* most bytes ever allocated at once */

@@ -202,6 +202,7 @@ static const char *kind_name(int kind)
     case EMU_MEM_HOST: return "page-locked host allocation (cuMemHostAlloc)";
     case EMU_MEM_REGISTERED: return "registered host range (cuMemHostRegister)";
     case EMU_MEM_GLOBAL: return "module variable";
+    case EMU_MEM_VMM: return "mapped virtual memory (cuMemMap)";
     default: return "allocation";
     }
 }

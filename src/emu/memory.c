@@ -395,6 +395,126 @@ CUresult emu_mem_release(uintptr_t base, unsigned kinds)
     return CUDA_SUCCESS;
 }
 
+int emu_mem_charge(struct emu_device *d, size_t bytes)
+{
+    return reserve(d, bytes) ? 0 : -1;
+}
+
+void emu_mem_uncharge(struct emu_device *d, size_t bytes)
+{
+    account(d, -(long long)bytes);
+}
+
+/* emu_mem_vmm_set's wait: the removed entries not yet released */
+struct drain {
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+    size_t pending;
+};
+
+static void drained(void *cookie, int final)
+{
+    struct drain *d = cookie;
+    if (!final)
+        return;
+    pthread_mutex_lock(&d->m);
+    if (--d->pending == 0)
+        pthread_cond_broadcast(&d->cv);
+    pthread_mutex_unlock(&d->m);
+}
+
+CUresult emu_mem_vmm_set(uintptr_t lo, uintptr_t hi, const uintptr_t (*runs)[2], size_t n,
+                         struct emu_device *dev, int wait)
+{
+    struct emu_alloc **fresh = calloc(n ? n : 1, sizeof *fresh);
+    if (!fresh)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    for (size_t k = 0; k < n; k++) {
+        struct emu_alloc *a = fresh[k] = calloc(1, sizeof *a);
+        if (!a) {
+            while (k--)
+                free(fresh[k]);
+            free(fresh);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        a->base = runs[k][0];
+        a->size = runs[k][1] - runs[k][0];
+        a->kind = EMU_MEM_VMM;
+        a->dev = dev;
+        a->id = atomic_fetch_add(&next_buffer_id, 1);
+        atomic_init(&a->refs, 1);
+    }
+    struct emu_alloc **gone = NULL;
+    size_t ngone = 0;
+    CUresult r = CUDA_SUCCESS;
+    pthread_rwlock_wrlock(&map_lock);
+    for (size_t i = 0; i < map_n; i++)
+        ngone += map[i]->kind == EMU_MEM_VMM && map[i]->base >= lo && map[i]->base < hi;
+    if (ngone && !(gone = malloc(ngone * sizeof *gone)))
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (r == CUDA_SUCCESS && map_n - ngone + n > map_cap) {
+        size_t cap = map_cap ? map_cap : 256;
+        while (cap < map_n - ngone + n)
+            cap *= 2;
+        struct emu_alloc **m = realloc(map, cap * sizeof *m);
+        if (m) {
+            map = m;
+            map_cap = cap;
+        } else {
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    for (size_t k = 0; r == CUDA_SUCCESS && k < n; k++) { /* the runs lie in the reservation: nothing else there */
+        long i = map_floor(fresh[k]->base + fresh[k]->size - 1);
+        if (i >= 0 && map[i]->kind != EMU_MEM_VMM && map[i]->base + map[i]->size > fresh[k]->base)
+            r = CUDA_ERROR_INVALID_VALUE;
+    }
+    if (r == CUDA_SUCCESS) {
+        size_t j = 0;
+        for (size_t i = 0; i < map_n;) {
+            if (map[i]->kind == EMU_MEM_VMM && map[i]->base >= lo && map[i]->base < hi) {
+                gone[j++] = map[i];
+                map_remove_at(i);
+            } else {
+                i++;
+            }
+        }
+        for (size_t k = 0; k < n; k++) {
+            size_t at = (size_t)(map_floor(fresh[k]->base) + 1);
+            memmove(&map[at + 1], &map[at], (map_n - at) * sizeof *map);
+            map[at] = fresh[k];
+            map_n++;
+        }
+    }
+    pthread_rwlock_unlock(&map_lock);
+    if (r) {
+        for (size_t k = 0; k < n; k++)
+            free(fresh[k]);
+        free(fresh);
+        free(gone);
+        return r;
+    }
+    free(fresh);
+    struct drain d = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, ngone };
+    for (size_t j = 0; j < ngone; j++) {
+        if (wait) {
+            gone[j]->gone = drained;
+            gone[j]->gone_cookie = &d;
+        }
+        emu_alloc_put(gone[j]);
+    }
+    free(gone);
+    if (wait) {
+        pthread_mutex_lock(&d.m);
+        while (d.pending)
+            pthread_cond_wait(&d.cv, &d.m);
+        pthread_mutex_unlock(&d.m);
+    }
+    pthread_mutex_destroy(&d.m);
+    pthread_cond_destroy(&d.cv);
+    return CUDA_SUCCESS;
+}
+
 static void drop_ctx(struct emu_ctx *ctx)
 {
     for (;;) {
@@ -717,7 +837,7 @@ TD_EXPORT CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *p
 static CUresult pointer_attr(void *data, int attr, uintptr_t p, struct emu_alloc *a, int strict)
 {
     int host = a && (a->kind == EMU_MEM_HOST || a->kind == EMU_MEM_REGISTERED);
-    int devonly = a && (a->kind == EMU_MEM_DEVICE || a->kind == EMU_MEM_GLOBAL);
+    int devonly = a && (a->kind == EMU_MEM_DEVICE || a->kind == EMU_MEM_GLOBAL || a->kind == EMU_MEM_VMM);
     switch (attr) {
     case CU_POINTER_ATTRIBUTE_CONTEXT:
         *(CUcontext *)data = a ? (CUcontext)a->ctx : NULL;
@@ -749,7 +869,7 @@ static CUresult pointer_attr(void *data, int attr, uintptr_t p, struct emu_alloc
         *(int *)data = a ? a->dev->ordinal : -2;
         break;
     case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-        *(int *)data = devonly;
+        *(int *)data = devonly && a->kind != EMU_MEM_VMM; /* VMM memory is shared by handles */
         break;
     case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
     case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR:

@@ -134,6 +134,7 @@ build version-shared version.cu -cudart shared
 build noinit-static noinit.cu
 build noinit-shared noinit.cu -cudart shared
 build errors-static errors.cu
+build vmm-static vmm.cu
 
 # the calls behind the runtime calls (docs: cudart-private-interface §5)
 init="cuInit cuDriverGetVersion cuGetExportTable cuDeviceGetCount cuDeviceGetAttribute cuDeviceGetUuid
@@ -177,6 +178,8 @@ done
 alone  errors-static        errors-static
 traced errors-static-tdtrace errors-static -- cuMemcpyDtoH_v2 cuMemAlloc_v2 cuDevicePrimaryCtxReset
 alone  kernel-ptds-static   kernel-ptds-static
+alone  vmm-static           vmm-static
+traced vmm-static-tdtrace   vmm-static -- cuMemGetAllocationGranularity cuMemAddressReserve cuMemCreate cuMemMap cuMemSetAccess cuMemUnmap cuMemRelease cuMemAddressFree
 traced kernel-ptds-static-tdtrace kernel-ptds-static -- cuLibraryLoadData cuLibraryGetKernel cuLaunchKernel_ptsz cuLaunchKernelEx_ptsz
 }
 summary
