@@ -1058,13 +1058,13 @@ static CUresult submit(struct emu_gexec *e, struct emu_stream *s, struct seq *q)
         if (st->op) {
             r = emu_stream_submit(s, st->op, &seq);
             st->op = NULL; /* the stream's, also on error */
-        } else if (st->wait) {
-            r = emu_event_wait_on(s, st->event);
         } else {
-            r = emu_event_record_on(st->event, s);
+            r = st->wait ? emu_event_wait_on(s, st->event) : emu_event_record_on(st->event, s);
+            emu_obj_put(st->event); /* the sequence's reference: used */
+            st->event = NULL;
         }
     }
-    seq_free(q, i);
+    seq_free(q, 0); /* what was not queued */
     if (r == CUDA_SUCCESS && seq) {
         emu_obj_ref(&s->o);
         emu_stream_put(e->last);

@@ -568,8 +568,10 @@ const struct td_alloc *td_ledger_live(int pid, size_t *n)
     live_copy = malloc((p->nlive + p->nother) * sizeof(*live_copy));
     if (!live_copy)
         die("out of memory");
-    memcpy(live_copy, p->live, p->nlive * sizeof(*live_copy));
-    memcpy(live_copy + p->nlive, p->other, p->nother * sizeof(*live_copy));
+    if (p->nlive)
+        memcpy(live_copy, p->live, p->nlive * sizeof(*live_copy));
+    if (p->nother)
+        memcpy(live_copy + p->nlive, p->other, p->nother * sizeof(*live_copy));
     *n = p->nlive + p->nother;
     return live_copy;
 }
