@@ -15,6 +15,8 @@
  *                            JIT linker
  *   launchattr.c             the attributes of a launch (cuLaunchKernelEx)
  *   launch.c copy.c event.c  kernels (src/ptx), copies, events
+ *   rdc.c                    relocatable device code: a linked binary's
+ *                            units' PTX, linked
  *   fault.c arch.c jit.c     the report of a kernel's fault; which binary
  *                            of an image runs; JIT options and logs
  *   vmm.c                    virtual memory management: physical
@@ -28,7 +30,8 @@
  *   context.c                contexts, sticky errors, the teardown registry
  *   device.c obj.c driver.c  devices and cuInit's state; the handle
  *                            registry; version, error names, cuGetProcAddress
- *   config.c profiles.c fatbin.c   environment, device profiles, images
+ *   config.c profiles.c fatbin.c   environment, device profiles, images;
+ *   ptxlink.c                PTX texts linked into one
  *
  * The exported CUDA entry points are the emulator's public interface; every
  * entry point it does not implement gets a weak body (generated

@@ -67,4 +67,12 @@ void emu_image_free(struct emu_image *img);
  * appending to img. 0, or -1 when out of memory. */
 int emu_ptx_parse(const char *text, size_t len, struct emu_image *img);
 
+/* An image the runtime registered for relocatable device code (the fatbin
+ * wrapper of version 2 that nvlink's machine code comes in): when img (as
+ * emu_image_load read it) has no PTX, it becomes the PTX of the program's
+ * translation units for a device of compute capability cc, linked (rdc.c).
+ * Any other image is left as it is. CUDA_SUCCESS, or the error with err
+ * saying why (a unit without PTX for the device: NO_BINARY_FOR_GPU). */
+CUresult emu_rdc_resolve(const void *image, int cc, struct emu_image *img, char *err, size_t errlen);
+
 #endif

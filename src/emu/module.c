@@ -248,6 +248,10 @@ static CUresult load_image(const void *image, size_t len, int cc, struct emu_ima
     CUresult r = emu_image_load(image, len, img, err, errlen);
     if (r)
         return r;
+    if ((r = emu_rdc_resolve(image, cc, img, err, errlen))) {
+        emu_image_free(img);
+        return r;
+    }
     r = emu_image_choose(img, cc, err, errlen);
     if (r == CUDA_SUCCESS)
         r = emu_ptx_load(img, px, err, errlen);

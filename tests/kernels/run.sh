@@ -3,7 +3,9 @@
 # zstd-compressed fatbinary, uncompressed fatbinary) and runs every test of
 # drv.c on each, loaded as a module, as a library (the kernel handle passed
 # as the function, as the runtime does) and through cuLink*; then runtime
-# programs (<<<>>>, static and shared runtime).
+# programs (<<<>>>, static and shared runtime), and programs built with
+# relocatable device code (-rdc=true: one and two translation units,
+# dynamic parallelism refused at its kernel).
 # BUILD (default build): the build directory holding lib/tdtrace/emu.
 # Without nvcc everything is skipped with the reason (the one skip: the
 # toolkit is an absent prerequisite); with it every test runs, and a test
@@ -129,5 +131,33 @@ for v in static shared; do
     if ! "$NVCC" $xc $flags -o "$out/rt-$v" "$here/rt.cu" >"$out/rt-$v.build.log" 2>&1; then bad "runtime $v (build)" "$out/rt-$v.build.log"; continue; fi
     run "runtime $v" "$out/rt-$v.log" "$out/rt-$v"
 done
+
+# relocatable device code (nvcc -rdc=true): the runtime registers nvlink's
+# machine code; the emulator links the PTX of every translation unit
+rdcg="-gencode arch=compute_90,code=[sm_90,compute_90]"
+rdc_run() { # name: runs $out/$name on an H100 profile into $out/$name.log
+    env LD_LIBRARY_PATH="$lib" TDTRACE_EMU_PROFILE=h100 "$out/$1" >"$out/$1.log" 2>&1
+}
+if "$NVCC" $xc -rdc=true $rdcg -o "$out/rdc-rt" "$here/rt.cu" >"$out/rdc-rt.build.log" 2>&1; then
+    if rdc_run rdc-rt && grep -q 'linked the PTX of 1 translation unit: TU 1 (compute_90: ' "$out/rdc-rt.log"; then
+        ok "rdc: runtime program, one translation unit"; else bad "rdc: runtime program, one translation unit" "$out/rdc-rt.log"; fi
+else bad "rdc: runtime program (build)" "$out/rdc-rt.build.log"; fi
+if "$NVCC" $xc -rdc=true $rdcg -o "$out/rdc-ab" "$here/rdc_a.cu" "$here/rdc_b.cu" >"$out/rdc-ab.build.log" 2>&1; then
+    if rdc_run rdc-ab && grep -qx 'rdc: ok (0 wrong)' "$out/rdc-ab.log" && grep -qx 'a_kernel: from a.cu' "$out/rdc-ab.log" &&
+       grep -qx 'b_fill: from b.cu' "$out/rdc-ab.log" &&
+       grep -q 'linked the PTX of 2 translation units: TU 1 (compute_90: .*), TU 2 (compute_90: .*)$' "$out/rdc-ab.log"; then
+        ok "rdc: two translation units (calls, globals, statics, weak functions across them)"
+    else bad "rdc: two translation units" "$out/rdc-ab.log"; fi
+else bad "rdc: two translation units (build)" "$out/rdc-ab.build.log"; fi
+# dynamic parallelism: libcudadevrt's unit is machine code only; the
+# launching kernel fails at its launch, naming the function, the rest runs
+if "$NVCC" $xc -rdc=true $rdcg -o "$out/rdc-dp" "$here/rdc_dp.cu" >"$out/rdc-dp.build.log" 2>&1; then
+    if rdc_run rdc-dp && grep -qx 'plain: cudaSuccess, 0 wrong' "$out/rdc-dp.log" &&
+       grep -qx 'parent: cudaErrorNotSupported' "$out/rdc-dp.log" &&
+       grep -q '^tdtrace-emu: kernel _Z6parentPi: unsupported: call of [A-Za-z0-9_]*, which the PTX does not define$' "$out/rdc-dp.log" &&
+       grep -q 'left out, machine code only for this device: TU 2 (.*cuda_device_runtime' "$out/rdc-dp.log"; then
+        ok "rdc: dynamic parallelism fails at the launching kernel, naming the function"
+    else bad "rdc: dynamic parallelism" "$out/rdc-dp.log"; fi
+else bad "rdc: dynamic parallelism (build)" "$out/rdc-dp.build.log"; fi
 echo "kernels: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
