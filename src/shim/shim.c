@@ -85,7 +85,9 @@ static void rb_pyframes(struct td_rb *b)
         return;
     struct td_pyframe fr[TD_PY_FRAMES_MAX];
     char str[1536];
-    size_t head = sizeof(struct td_item) + sizeof(struct td_pyitem) + sizeof(fr);
+    /* leave -k's stack its room */
+    size_t head = sizeof(struct td_item) + sizeof(struct td_pyitem) + sizeof(fr) +
+                  (td_shim_stacks ? sizeof(struct td_item) + TD_MAX_FRAMES * 8 : 0);
     if (b->len + head + 64 > sizeof(b->buf))
         return;
     size_t room = sizeof(b->buf) - b->len - head;
