@@ -289,7 +289,7 @@ run_nvcc() {
 # must print), in every interpreter here: Debian's python3, python3 on PATH,
 # and those TD_PYTHONS names
 run_python() {
-    local pys="" py py0 real
+    local pys="" py real
     for py in /usr/bin/python3 "$(command -v python3 2> /dev/null)" ${TD_PYTHONS:-}; do
         [ -n "$py" ] && [ -x "$py" ] || continue
         real=$("$py" -c 'import os, sys; print(os.path.realpath(sys.executable))' 2> /dev/null) || continue
@@ -306,12 +306,13 @@ run_python() {
     *sanitize=address*) pre=$(${CC:-cc} -print-file-name=libasan.so) ;;
     *sanitize=thread*) pre=$(${CC:-cc} -print-file-name=libtsan.so) ;;
     esac
-    for py0 in $pys; do
-        local py="env ${pre:+LD_PRELOAD=$pre} ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} $py0"
+    # (tdtrace passes LD_PRELOAD on to the program)
+    tdpy() { env ${pre:+LD_PRELOAD=$pre} ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$TDTRACE" "$@"; }
+    for py in $pys; do
         local v o=$work/py
-        v=$("$py0" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
+        v=$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
         # nested calls, a method in a thread, a native thread with no Python frame
-        "$TDTRACE" -q --py -e trace=$set -o "$o.trace" --json="$o.json" -- $py "$script" > "$o.want" 2> "$o.err"
+        tdpy -q --py -e trace=$set -o "$o.trace" --json="$o.json" -- "$py" "$script" > "$o.want" 2> "$o.err"
         if diff -u "$o.want" "$o.trace" > "$o.diff"; then report "python $v: --py names each call's line" ok
         else cat "$o.err" >> "$o.diff"; report "python $v: --py names each call's line" fail "$o.diff"; fi
         # JSON: the frames as data, innermost first
@@ -326,17 +327,17 @@ assert "python" not in by["cuDriverGetVersion"], by["cuDriverGetVersion"]
 PY
         then report "python $v: --json has the frames as data" ok; else report "python $v: --json frames" fail "$o.jdiff"; fi
         # without --py: the same lines, no Python
-        "$TDTRACE" -q -e trace=$set -o "$o.plain" -- $py "$script" > /dev/null 2>&1
+        tdpy -q -e trace=$set -o "$o.plain" -- "$py" "$script" > /dev/null 2>&1
         if diff -u <(sed 's/ \[calls\.py:[0-9]* in [^]]*\]$//' "$o.want") "$o.plain" > "$o.diff"
         then report "python $v: no Python frames without --py" ok; else report "python $v: without --py" fail "$o.diff"; fi
         # -k: the Python frames just above the native eval loop that runs them
-        "$TDTRACE" -q --py -k -e trace=cuDeviceGet -o "$o.k" -- $py "$script" k > "$o.kwant" 2>&1
+        tdpy -q --py -k -e trace=cuDeviceGet -o "$o.k" -- "$py" "$script" k > "$o.kwant" 2>&1
         if grep -v '^ > [^[]' "$o.k" | diff -u "$o.kwant" - > "$o.diff" &&
            awk '/^ > \[/ {py = 1; next} py && !/_PyEval_EvalFrameDefault/ {bad = 1} {py = 0} END {exit bad}' "$o.k"
         then report "python $v: -k --py interleaves Python and native frames" ok
         else cat "$o.k" >> "$o.diff"; report "python $v: -k --py" fail "$o.diff"; fi
         # -c: the line that allocated 3 MiB in 3 calls
-        "$TDTRACE" -q --py -c -o "$o.c" -- $py "$script" summary > "$o.cwant" 2>&1
+        tdpy -q --py -c -o "$o.c" -- "$py" "$script" summary > "$o.cwant" 2>&1
         if grep -qE "^ +[0-9.]+ +[0-9.]+ +3 +3 MiB $(head -1 "$o.cwant")\$" "$o.c" && grep -q ' Python line$' "$o.c"
         then report "python $v: -c --py: the Python lines table" ok
         else { cat "$o.cwant"; cat "$o.c"; } > "$o.diff"; report "python $v: -c --py" fail "$o.diff"; fi
