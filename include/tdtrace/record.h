@@ -85,6 +85,7 @@ struct td_ev_kernel {
 #define TD_RING_BOUNDED 0x1   /* drop records rather than wait for room */
 #define TD_RING_STACKS  0x2   /* -k: record the caller's stack */
 #define TD_RING_TSC     0x4   /* times are raw TSC ticks: tdtrace converts */
+#define TD_RING_PYFRAMES 0x8  /* --py: record the caller's Python frames */
 
 /* one process's ring: the header page */
 struct td_ring_hdr {
@@ -128,6 +129,25 @@ enum td_item_kind {
     TD_IT_KPARAMS = 6,/* a launch's arguments (arg: its kernelParams): struct
                        * td_kparams, then the parameter block (each argument at its offset) */
     TD_IT_EVENT = 7,  /* TD_REC_EVENT: struct td_ev_fault or td_ev_kernel */
+    TD_IT_PYFRAMES = 8,/* --py, arg 0: the calling thread's innermost Python frames:
+                        * struct td_pyitem, td_pyrecframe[n], then the strings */
+};
+
+/* TD_IT_PYFRAMES: the frames innermost first; each file and func is an
+ * offset into the strings (nstr bytes after the frames) of a string
+ * that ends with a NUL before they end */
+#define TD_PY_FRAMES_MAX 8
+struct td_pyitem {
+    uint16_t n;       /* frames, at most TD_PY_FRAMES_MAX */
+    uint8_t status;   /* enum td_py_status (src/pyframes/pyframes.h) */
+    uint8_t more;     /* the chain goes on past these frames */
+    uint32_t nstr;    /* bytes of strings */
+};
+struct td_pyrecframe {
+    uint32_t file, func;  /* string offsets */
+    int32_t line;         /* -1: none */
+    uint16_t group;       /* which native _PyEval_EvalFrameDefault runs it (0 innermost) */
+    uint16_t flags;       /* TD_PYF_* (pyframes.h) */
 };
 
 /* a launch's arguments as the kernel's parameter list lays them out */

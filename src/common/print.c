@@ -346,6 +346,11 @@ void tp_str(struct tp *p, const char *s, size_t len, int truncated)
         puts_(p, p->fmt == TP_JSON ? "" : "...");
 }
 
+void tp_esc(struct tp *p, const char *s, size_t len)
+{
+    put_escaped(p, s, len);
+}
+
 void tp_double(struct tp *p, double v)
 {
     tp_rawf(p, "%.6g", v);

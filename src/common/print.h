@@ -74,6 +74,7 @@ void tp_size(struct tp *p, unsigned long long v);
 /* the text of a byte count into buf (for lines built elsewhere: summaries) */
 const char *tp_size_text(unsigned long long v, char *buf, size_t n);
 void tp_str(struct tp *p, const char *s, size_t len, int truncated);  /* "..." escaped */
+void tp_esc(struct tp *p, const char *s, size_t len);               /* escaped as in tp_str, no quotes */
 void tp_double(struct tp *p, double v);
 void tp_bytes(struct tp *p, const unsigned char *b, size_t n);      /* hex dump */
 void tp_unavailable(struct tp *p, unsigned long long addr); /* memory that could not be read: the address */

@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "pyframes.h"
 #include "ring.h"
 #include "shim.h"
 
@@ -23,7 +24,7 @@ const struct td_ctl *td_shim_ctl;
 struct td_shared *td_shim_shared;
 const uint8_t *td_shim_mask;
 int td_use_tsc;
-int td_shim_stacks, td_shim_bounded;
+int td_shim_stacks, td_shim_bounded, td_shim_pyframes;
 struct td_ring *_Atomic td_shim_ring;
 struct td_shim_self *td_shim_self;
 static int wake_fd = -1;
@@ -121,6 +122,9 @@ void td_conn_start(void)
     }
     td_shim_stacks = (td_shim_ctl->flags & TD_RING_STACKS) != 0;
     td_shim_bounded = (td_shim_ctl->flags & TD_RING_BOUNDED) != 0;
+    td_shim_pyframes = (td_shim_ctl->flags & TD_RING_PYFRAMES) != 0;
+    if (td_shim_pyframes)
+        td_py_state(); /* look for CPython now (it may allocate), not in a traced call */
     td_use_tsc = (td_shim_ctl->flags & TD_RING_TSC) != 0;
     td_shim_mask = td_shim_ctl->trace_mask;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "emuevent.h"
+#include "pyframes.h"
 #include "ring.h"
 
 static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -74,6 +75,38 @@ static void rb_stack(struct td_rb *b)
     void *d = td_rb_item(b, 0, TD_IT_STACK, (size_t)k * 8, 0);
     if (d)
         memcpy(d, out, (size_t)k * 8);
+}
+
+/* --py: the calling thread's innermost Python frames, when the process
+ * runs CPython (elsewhere one check, and no item) */
+static void rb_pyframes(struct td_rb *b)
+{
+    if (td_py_state() != TD_PY_READY)
+        return;
+    struct td_pyframe fr[TD_PY_FRAMES_MAX];
+    char str[1536];
+    /* leave -k's stack its room */
+    size_t head = sizeof(struct td_item) + sizeof(struct td_pyitem) + sizeof(fr) +
+                  (td_shim_stacks ? sizeof(struct td_item) + TD_MAX_FRAMES * 8 : 0);
+    if (b->len + head + 64 > sizeof(b->buf))
+        return;
+    size_t room = sizeof(b->buf) - b->len - head;
+    struct td_pyread r = { .frames = fr, .max = TD_PY_FRAMES_MAX, .str = str,
+                           .str_size = room < sizeof(str) ? room : sizeof(str) };
+    td_py_read(&r);
+    if (!r.n)
+        return; /* no Python frame on this call (a native thread, a thread between calls) */
+    struct td_pyitem h = { (uint16_t)r.n, r.status, r.more, (uint32_t)r.str_used };
+    unsigned char *d = td_rb_item(b, 0, TD_IT_PYFRAMES, sizeof(h) + r.n * sizeof(struct td_pyrecframe) + r.str_used, 0);
+    if (!d)
+        return;
+    memcpy(d, &h, sizeof(h));
+    d += sizeof(h);
+    for (unsigned i = 0; i < r.n; i++, d += sizeof(struct td_pyrecframe)) {
+        struct td_pyrecframe f = { fr[i].file, fr[i].func, fr[i].line, fr[i].group, fr[i].flags };
+        memcpy(d, &f, sizeof(f));
+    }
+    memcpy(d, str, r.str_used);
 }
 
 static void rb_commit(struct td_ring *r, struct td_rb *b, unsigned type)
@@ -271,6 +304,8 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
         if (d)
             memcpy(d, c->rule_file, n);
     }
+    if (td_shim_pyframes)
+        rb_pyframes(&b);
     if (td_shim_stacks)
         rb_stack(&b);
     h->nitems = b.nitems;

@@ -27,8 +27,8 @@ extern struct td_ring *_Atomic td_shim_ring;
  * 0 there means "a new process: get a ring of its own"; NULL untraced */
 struct td_shim_self { _Atomic pid_t pid; };
 extern struct td_shim_self *td_shim_self;
-/* -k, --bounded */
-extern int td_shim_stacks, td_shim_bounded;
+/* -k, --bounded, --py */
+extern int td_shim_stacks, td_shim_bounded, td_shim_pyframes;
 /* connect to tdtrace, map the areas, note the flags (at start) */
 void td_conn_start(void);
 /* ask tdtrace for this process's ring (and, the first time, the control

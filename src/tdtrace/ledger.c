@@ -419,8 +419,17 @@ static void account(struct proc *p, const struct td_alloc *a, int sign)
         all_peak[d] = all_cur[d];
 }
 
+static unsigned long long call_device_bytes; /* the device memory the last call allocated */
+
+unsigned long long td_ledger_call_device_bytes(void)
+{
+    return call_device_bytes;
+}
+
 static void add(struct proc *p, struct td_alloc *a, int addressable)
 {
+    if (a->kind == TD_MEM_DEVICE)
+        call_device_bytes += a->size;
     a->num = ++p->next_num;
     p->pub.nallocs++;
     if (addressable) {
@@ -460,6 +469,7 @@ static void drop(struct proc *p, uint64_t ptr)
 
 void td_ledger_call(const struct td_rec *rec, uint32_t len)
 {
+    call_device_bytes = 0;
     if (!inited_roles) {
         init_roles();
         inited_roles = 1;

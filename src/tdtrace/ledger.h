@@ -27,6 +27,8 @@ int td_ledger_wants(int fn);
  * why when it names what no table can hold (a device past the last) */
 int td_ledger_check(const struct td_rec *rec, uint32_t len, char *why, size_t n);
 void td_ledger_call(const struct td_rec *rec, uint32_t len);
+/* the device memory the last td_ledger_call's call allocated (bytes) */
+unsigned long long td_ledger_call_device_bytes(void);
 /* ... once it is printed: what it freed is gone (its line still names it) */
 void td_ledger_after(const struct td_rec *rec, uint32_t len);
 /* the allocation of pid that holds addr: 0 and its number, base and size; -1 */

@@ -745,7 +745,7 @@ int main(int argc, char **argv)
     banner();
 
     uint32_t flags = (opts.bounded ? TD_RING_BOUNDED : 0) | (opts.stacks ? TD_RING_STACKS : 0) |
-                     (td_clock_init() ? TD_RING_TSC : 0);
+                     (opts.pyframes ? TD_RING_PYFRAMES : 0) | (td_clock_init() ? TD_RING_TSC : 0);
     uint8_t rmask[sizeof(trace_mask)];
     record_mask(rmask, sizeof(rmask));
     size_t plen;

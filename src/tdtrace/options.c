@@ -43,6 +43,10 @@ void td_usage(FILE *f)
 "  -S SORTBY           sort the summary by time (default), calls, errors,\n"
 "                      avg, max or name\n"
 "  -k                  print the native stack of the code that made each call\n"
+"  --py, --python-frames\n"
+"                      in a Python process, the Python line of each call\n"
+"                      ([file.py:42 in func]); with -k, the Python frames\n"
+"                      among the native ones; with -c/-C, a table of lines\n"
 "  -U COLUMNS          the summary's columns: time-percent, total-time,\n"
 "                      avg-time, min-time, max-time, calls, errors, name\n"
 "  -w                  summarise wall-clock time (always: see tdtrace(1))\n"
@@ -134,7 +138,7 @@ static unsigned long long parse_size_opt(const char *s, const char *what)
 }
 
 enum {
-    OPT_JSON = 256, OPT_NO_FOLLOW, OPT_ATTACH, OPT_POLICY, OPT_CHECK_POLICY, OPT_POLICY_OPT, OPT_BACKEND, OPT_DRIVER, OPT_EMULATE, OPT_BOUNDED,
+    OPT_JSON = 256, OPT_NO_FOLLOW, OPT_ATTACH, OPT_POLICY, OPT_CHECK_POLICY, OPT_POLICY_OPT, OPT_BACKEND, OPT_DRIVER, OPT_EMULATE, OPT_BOUNDED, OPT_PY,
     OPT_BUFSIZE, OPT_DECODE_HANDLES,
 };
 
@@ -226,6 +230,8 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         { "emulate", optional_argument, 0, OPT_EMULATE },
         { "driver", required_argument, 0, OPT_DRIVER },
         { "bounded", no_argument, 0, OPT_BOUNDED },
+        { "py", no_argument, 0, OPT_PY },
+        { "python-frames", no_argument, 0, OPT_PY },
         { "json", required_argument, 0, OPT_JSON },
         { "no-follow", no_argument, 0, OPT_NO_FOLLOW },
         { "attach", required_argument, 0, OPT_ATTACH },
@@ -369,6 +375,9 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
             break;
         case OPT_DRIVER:
             o->driver = optarg;
+            break;
+        case OPT_PY:
+            o->pyframes = 1;
             break;
         case OPT_BOUNDED:
             o->bounded = 1;

@@ -21,6 +21,7 @@
 #include "ioctl.h"
 #include "ledger.h"
 #include "output.h"
+#include "pystack.h"
 #include "stack.h"
 #include "xlat.h"
 
@@ -315,6 +316,9 @@ static void time_suffix(struct tp *p, uint64_t t0, uint64_t t1)
 void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark, unsigned what)
 {
     const struct td_opts *o = out.opts;
+    struct td_pyview pv;
+    char why[160];
+    int py = o->pyframes && td_rec_py(rec, len, &pv, why, sizeof(why)) == 1;
     if (o->summary != 1 && (what & TD_OUT_TEXT)) {
         struct tp *p = line_tp(TP_TEXT, td_out_file((int)rec->pid));
         text_prefix(p, (int)rec->pid, rec->t_enter);
@@ -322,12 +326,14 @@ void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark, unsig
         td_print_call(p, rec, len, &d);
         if (mark)
             tp_rawf(p, " (%s)", mark);
+        if (py)
+            td_py_brief(p, &pv);
         if (o->show_time)
             time_suffix(p, rec->t_enter, rec->t_exit);
         line_end(p);
         const struct td_item *st = o->stacks ? td_rec_item(rec, len, 0, TD_IT_STACK) : NULL;
         if (st)
-            td_stack_print(p, (int)rec->pid, st);
+            td_stack_print(p, (int)rec->pid, st, py ? &pv : NULL);
         check(p->f, 0);
     }
     if (out.json && (what & TD_OUT_JSON)) {
@@ -350,8 +356,12 @@ void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark, unsig
         if (st) {
             tp_raw(p, ",\"stack\":");
             tp_array_begin(p);
-            td_stack_print(p, (int)rec->pid, st);
+            td_stack_print(p, (int)rec->pid, st, NULL);
             tp_array_end(p);
+        }
+        if (py) {
+            tp_raw(p, ",\"python\":");
+            td_py_json(p, &pv);
         }
         tp_raw(p, "}");
         line_end(p);

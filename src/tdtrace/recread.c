@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pyframes.h"
 #include "tdtrace.h"
 
 size_t td_rec_args_end(const struct td_rec *rec)
@@ -69,6 +70,53 @@ const struct td_item *td_rec_kparams(const struct td_rec *rec, uint32_t len, int
     return it;
 }
 
+/* one string of a frames item: inside the strings, with its NUL there */
+static int py_str_ok(const char *str, uint32_t nstr, uint32_t off)
+{
+    return off < nstr && memchr(str + off, 0, nstr - off) != NULL;
+}
+
+int td_rec_py(const struct td_rec *rec, uint32_t len, struct td_pyview *v, char *why, size_t n)
+{
+    const struct td_item *it = td_rec_item(rec, len, 0, TD_IT_PYFRAMES);
+    if (!it)
+        return 0;
+    struct td_pyitem h;
+    if (it->len < sizeof(h)) {
+        snprintf(why, n, "Python frames item of %u bytes", it->len);
+        return -1;
+    }
+    memcpy(&h, it + 1, sizeof(h));
+    if (h.n < 1 || h.n > TD_PY_FRAMES_MAX || h.more > 1 || h.status > TD_PYS_NOREAD) {
+        snprintf(why, n, "Python frames item with %u frames, status %u, more %u", h.n, h.status, h.more);
+        return -1;
+    }
+    size_t frames = (size_t)h.n * sizeof(struct td_pyrecframe);
+    if (sizeof(h) + frames + h.nstr != it->len) {
+        snprintf(why, n, "Python frames item of %u bytes for %u frames and %u bytes of strings", it->len, h.n,
+                 h.nstr);
+        return -1;
+    }
+    const unsigned char *d = (const unsigned char *)(it + 1) + sizeof(h);
+    v->n = h.n;
+    v->more = h.more;
+    v->str = (const char *)d + frames;
+    memcpy(v->fr, d, frames);
+    for (unsigned i = 0; i < h.n; i++) {
+        const struct td_pyrecframe *f = &v->fr[i];
+        if (!py_str_ok(v->str, h.nstr, f->file) || !py_str_ok(v->str, h.nstr, f->func)) {
+            snprintf(why, n, "Python frame %u: a string outside the item or without its end", i);
+            return -1;
+        }
+        if (f->line < -1 || (f->flags & ~(unsigned)(TD_PYF_FILE_CUT | TD_PYF_FUNC_CUT | TD_PYF_QUALNAME)) ||
+            (i && f->group < v->fr[i - 1].group)) {
+            snprintf(why, n, "Python frame %u: line %d, flags %#x, group %u", i, f->line, f->flags, f->group);
+            return -1;
+        }
+    }
+    return 1;
+}
+
 int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why, size_t n)
 {
     if (len < sizeof(*rec) || len > TD_RING_MAXREC) {
@@ -129,6 +177,18 @@ int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why
             struct td_kparams h;
             arg_ok = it->arg < nargs && it->arg == td_fns[rec->fn].kparams &&
                      td_rec_kparams(rec, len, it->arg, &h) == it;
+            break;
+        }
+        case TD_IT_PYFRAMES: {
+            struct td_pyview v;
+            /* one per call record, whole */
+            if (type != TD_REC_CALL || it->arg != 0 || td_rec_item(rec, len, 0, TD_IT_PYFRAMES) != it) {
+                arg_ok = 0;
+                break;
+            }
+            if (td_rec_py(rec, len, &v, why, n) < 0)
+                return -1;
+            arg_ok = 1;
             break;
         }
         case TD_IT_EVENT:

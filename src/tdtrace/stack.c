@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "pystack.h"
 #include "stack.h"
 
 static const Dwfl_Callbacks callbacks = {
@@ -89,13 +90,21 @@ static void resolve(int pid, unsigned long long addr, struct frame *fr)
     }
 }
 
-void td_stack_print(struct tp *p, int pid, const struct td_item *it)
+void td_stack_print(struct tp *p, int pid, const struct td_item *it, const struct td_pyview *py)
 {
     const uint64_t *a = (const uint64_t *)(it + 1);
     size_t n = it->len / 8;
+    unsigned k = 0, group = 0; /* the next Python frame; the eval loop's run */
+    if (p->fmt == TP_JSON)
+        py = NULL;
     for (size_t i = 0; i < n; i++) {
         struct frame fr;
         resolve(pid, a[i], &fr);
+        if (py && fr.func && strcmp(fr.func, "_PyEval_EvalFrameDefault") == 0) {
+            while (k < py->n && py->fr[k].group <= group)
+                td_py_frame(p, py, k++);
+            group++;
+        }
         if (p->fmt == TP_JSON) {
             tp_elem(p);
             tp_struct_begin(p);
@@ -134,5 +143,13 @@ void td_stack_print(struct tp *p, int pid, const struct td_item *it)
             tp_rawf(p, "[%#llx]", fr.addr);
         }
         tp_line_end(p);
+    }
+    if (py) { /* the native stack ended first (cut at TD_MAX_FRAMES, or no symbols) */
+        while (k < py->n)
+            td_py_frame(p, py, k++);
+        if (py->more) {
+            tp_raw(p, " > [...]");
+            tp_line_end(p);
+        }
     }
 }

@@ -14,6 +14,7 @@
 #include "ioctl.h"
 #include "ledger.h"
 #include "output.h"
+#include "pysummary.h"
 #include "summary.h"
 
 struct fnstat { unsigned long long calls, errors, probes, total_ns, min_ns, max_ns; };
@@ -69,6 +70,8 @@ void td_summary_call(const struct td_rec *rec, uint32_t len)
     struct fnstat *s = &fns[rec->fn];
     unsigned long long d = rec->t_exit >= rec->t_enter ? rec->t_exit - rec->t_enter : 0;
     int probe = rec->result != 0 && td_is_probe(rec, len);
+    if (opts->pyframes)
+        td_pysum_call(rec, len, td_ledger_call_device_bytes());
     s->calls++;
     s->errors += rec->result != 0 && !probe;
     s->probes += probe;
@@ -558,6 +561,7 @@ static void json_summary(void)
         tp_struct_end(&p);
     }
     tp_array_end(&p);
+    td_pysum_json(&p);
     tp_raw(&p, "}");
     tp_line_end(&p);
     tp_free(&p);
@@ -581,6 +585,7 @@ void td_summary_print(void)
             line(p);
         }
     }
+    td_pysum_table(p, sz);
     memory_table();
     int np;
     const struct td_ledger_proc *pr = td_ledger_procs(&np);
@@ -601,5 +606,6 @@ void td_summary_free(void)
     free(ks);
     ks = NULL;
     nks = capks = 0;
+    td_pysum_free();
     tp_free(&tp_);
 }

@@ -46,6 +46,7 @@ struct td_opts {
     int ncolumns;
     const char *json;       /* --json=FILE or - */
     int stacks;             /* -k */
+    int pyframes;           /* --py */
     const char *trace_expr; /* -e trace= (last one given) */
     const char *abbrev_expr, *verbose_expr, *raw_expr; /* -e abbrev=, verbose=, raw= */
     int status;             /* -e status= mask; 0 = all */
@@ -100,5 +101,15 @@ size_t td_rec_args_end(const struct td_rec *rec);
 /* a launch's arguments item for argument arg, checked (header, table and
  * block inside it), *h its header; NULL if none or malformed */
 const struct td_item *td_rec_kparams(const struct td_rec *rec, uint32_t len, int arg, struct td_kparams *h);
+/* --py: a call's Python frames (TD_IT_PYFRAMES), innermost first; every
+ * string a NUL-terminated one inside str */
+struct td_pyview {
+    unsigned n, more;
+    struct td_pyrecframe fr[TD_PY_FRAMES_MAX];
+    const char *str;
+};
+/* 1 and *v filled, 0 when the record has none, -1 when it is malformed
+ * (why says how) */
+int td_rec_py(const struct td_rec *rec, uint32_t len, struct td_pyview *v, char *why, size_t n);
 
 #endif

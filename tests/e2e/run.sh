@@ -285,6 +285,71 @@ run_nvcc() {
     else cat "$work/rta.trace" >> "$work/rta.out"; report "nvcc: -e trace=all" fail "$work/rta.out"; fi
 }
 
+# --py: each call's Python line (tests/e2e/py/calls.py prints what tdtrace
+# must print), in every interpreter here: Debian's python3, python3 on PATH,
+# and those TD_PYTHONS names
+run_python() {
+    local pys="" py real
+    for py in /usr/bin/python3 "$(command -v python3 2> /dev/null)" ${TD_PYTHONS:-}; do
+        [ -n "$py" ] && [ -x "$py" ] || continue
+        real=$("$py" -c 'import os, sys; print(os.path.realpath(sys.executable))' 2> /dev/null) || continue
+        case " $pys " in *" $real "*) ;; *) pys="$pys $real" ;; esac
+    done
+    if [ -z "$pys" ]; then
+        report "python: --py (python3 is not installed)" skip
+        return
+    fi
+    local script=$top/tests/e2e/py/calls.py set=cuInit,cuDeviceGet,cuDeviceGetCount,cuDriverGetVersion
+    # a sanitized shim in an interpreter built without: its runtime goes first
+    local pre=
+    case " ${EXTRA_CFLAGS:-} " in
+    *sanitize=address*) pre=$(${CC:-cc} -print-file-name=libasan.so) ;;
+    *sanitize=thread*) pre=$(${CC:-cc} -print-file-name=libtsan.so) ;;
+    esac
+    # (tdtrace passes LD_PRELOAD on to the program)
+    tdpy() { env ${pre:+LD_PRELOAD=$pre} ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$TDTRACE" "$@"; }
+    for py in $pys; do
+        local v o=$work/py
+        v=$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
+        # nested calls, a method in a thread, a native thread with no Python frame
+        tdpy -q --py -e trace=$set -o "$o.trace" --json="$o.json" -- "$py" "$script" > "$o.want" 2> "$o.err"
+        if diff -u "$o.want" "$o.trace" > "$o.diff"; then report "python $v: --py names each call's line" ok
+        else cat "$o.err" >> "$o.diff"; report "python $v: --py names each call's line" fail "$o.diff"; fi
+        # JSON: the frames as data, innermost first
+        if python3 - "$o.json" > "$o.jdiff" 2>&1 <<'PY'
+import json, sys
+calls = [o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "call"]
+by = {o["call"]: o for o in calls}
+assert [f["func"] for f in by["cuDeviceGet"]["python"]] == ["level2", "level1", "<module>"], by["cuDeviceGet"]
+assert all(f["file"].endswith("/tests/e2e/py/calls.py") and f["line"] > 0 for f in by["cuDeviceGet"]["python"])
+assert by["cuDeviceGetCount"]["python"][0]["func"].endswith("step"), by["cuDeviceGetCount"]
+assert "python" not in by["cuDriverGetVersion"], by["cuDriverGetVersion"]
+PY
+        then report "python $v: --json has the frames as data" ok; else report "python $v: --json frames" fail "$o.jdiff"; fi
+        # without --py: the same lines, no Python
+        tdpy -q -e trace=$set -o "$o.plain" -- "$py" "$script" > /dev/null 2>&1
+        if diff -u <(sed 's/ \[calls\.py:[0-9]* in [^]]*\]$//' "$o.want") "$o.plain" > "$o.diff"
+        then report "python $v: no Python frames without --py" ok; else report "python $v: without --py" fail "$o.diff"; fi
+        # -k: the Python frames just above the native eval loop that runs them
+        tdpy -q --py -k -e trace=cuDeviceGet -o "$o.k" -- "$py" "$script" k > "$o.kwant" 2>&1
+        if grep -v '^ > [^[]' "$o.k" | diff -u "$o.kwant" - > "$o.diff" &&
+           awk '/^ > \[/ {py = 1; next} py && !/_PyEval_EvalFrameDefault/ {bad = 1} {py = 0} END {exit bad}' "$o.k"
+        then report "python $v: -k --py interleaves Python and native frames" ok
+        else cat "$o.k" >> "$o.diff"; report "python $v: -k --py" fail "$o.diff"; fi
+        # -c: the line that allocated 3 MiB in 3 calls
+        tdpy -q --py -c -o "$o.c" -- "$py" "$script" summary > "$o.cwant" 2>&1
+        if grep -qE "^ +[0-9.]+ +[0-9.]+ +3 +3 MiB $(head -1 "$o.cwant")\$" "$o.c" && grep -q ' Python line$' "$o.c"
+        then report "python $v: -c --py: the Python lines table" ok
+        else { cat "$o.cwant"; cat "$o.c"; } > "$o.diff"; report "python $v: -c --py" fail "$o.diff"; fi
+    done
+    # a process without Python: the same trace, no frames item
+    "$TDTRACE" -q --py -o "$work/nopy.trace" --json="$work/nopy.json" -- "$BUILD/e2e/basic" > "$work/nopy.want" 2>&1
+    if diff -u <(normalise "$work/nopy.want") <(normalise "$work/nopy.trace") > "$work/nopy.diff" &&
+       ! grep -q '"python"' "$work/nopy.json"
+    then report "python: --py leaves a process without Python untouched" ok
+    else report "python: --py without Python" fail "$work/nopy.diff"; fi
+}
+
 # --help and tdtrace(1) name the same options
 run_manpage() {
     local missing=
@@ -304,6 +369,7 @@ run_options
 run_tree
 run_order
 run_nvcc
+run_python
 run_manpage
 echo "e2e: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

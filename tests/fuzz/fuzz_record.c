@@ -22,6 +22,7 @@
 
 #include "api.h"
 #include "print.h"
+#include "pystack.h"
 #include "fold.h"
 #include "ledger.h"
 #include "names.h"
@@ -34,6 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static FILE *sink;
 static struct td_ring ring;
 static struct td_opts opts;
+static unsigned long long pyseen; /* records whose Python frames passed the checks */
 
 static void setup(void)
 {
@@ -43,6 +45,7 @@ static void setup(void)
     if (!sink || td_ring_create(&ring, 65536, 0) < 0)
         abort();
     opts.strsize = 64;
+    opts.pyframes = 1; /* the summary's Python lines too */
     td_summary_init(&opts);
     td_fold_init(NULL, 0);
 }
@@ -63,12 +66,21 @@ static void one_record(struct td_rec *rec, uint32_t len)
         td_summary_kernel_ran(rec, len);
     if (len < sizeof(*rec))
         return;
+    struct td_pyview pv;
+    int py = ok && TD_REC_TYPE(rec->word) == TD_REC_CALL && td_rec_py(rec, len, &pv, why, sizeof(why)) == 1;
+    pyseen += py;
     for (int fmt = 0; fmt < 2; fmt++) {
         tp_init(&p, fmt ? TP_JSON : TP_TEXT, sink);
         p.strsize = fmt ? -1 : 32;
         struct td_dec d = { 77, 1, 0, 1, !fmt, 1 };
         td_print_call(&p, rec, len, &d);
+        if (py && fmt)
+            td_py_json(&p, &pv);
+        else if (py)
+            td_py_brief(&p, &pv);
         tp_line_end(&p);
+        for (unsigned i = 0; py && !fmt && i < pv.n; i++)
+            td_py_frame(&p, &pv, i);
         tp_free(&p);
     }
     if (ok && TD_REC_TYPE(rec->word) == TD_REC_CALL) {
@@ -169,7 +181,7 @@ static size_t make_record(unsigned char *b, size_t cap)
     }
     unsigned items = (unsigned)(rnd() % 4);
     for (unsigned i = 0; i < items; i++) {
-        struct td_item it = { (uint8_t)(r->nargs ? rnd() % r->nargs : 0), (uint8_t)(1 + rnd() % 7), 0, 0 };
+        struct td_item it = { (uint8_t)(r->nargs ? rnd() % r->nargs : 0), (uint8_t)(1 + rnd() % 8), 0, 0 };
         it.len = (uint16_t)(rnd() % 3 ? rnd() % 24 : rnd() % 600);
         if (i == 0 && rnd() % 2) /* an out-value for argument 0: the usual shape */
             it.arg = 0, it.kind = TD_IT_OUT, it.len = 8;
@@ -179,6 +191,9 @@ static size_t make_record(unsigned char *b, size_t cap)
             it.len = 8;
         if (it.kind == TD_IT_KPARAMS && td_fns[fn].kparams >= 0)
             it.arg = (uint8_t)td_fns[fn].kparams;
+        unsigned pyn = (unsigned)(1 + rnd() % TD_PY_FRAMES_MAX);
+        if (it.kind == TD_IT_PYFRAMES) /* room for the frames and some strings */
+            it.arg = 0, it.len = (uint16_t)(sizeof(struct td_pyitem) + pyn * sizeof(struct td_pyrecframe) + rnd() % 40);
         size_t need = sizeof(it) + ((it.len + 7u) & ~7u);
         if (off + need > cap)
             break;
@@ -199,6 +214,20 @@ static size_t make_record(unsigned char *b, size_t cap)
                     uint64_t w = rnd() % 2 ? rnd() % 12 : hostile();
                     memcpy(b + off + sizeof(it) + k, &w, 8);
                 }
+        }
+        if (it.kind == TD_IT_PYFRAMES && rnd() % 4) { /* well formed, mostly: short strings, offsets that meet them */
+            size_t fb = pyn * sizeof(struct td_pyrecframe);
+            struct td_pyitem h = { (uint16_t)pyn, 0, (uint8_t)(rnd() % 2), (uint32_t)(it.len - sizeof(h) - fb) };
+            unsigned char *q = b + off + sizeof(it);
+            memcpy(q, &h, sizeof(h));
+            for (unsigned k = 0; k < pyn; k++) {
+                struct td_pyrecframe f = { (uint32_t)(rnd() % (h.nstr + 1)), (uint32_t)(rnd() % (h.nstr + 1)),
+                                           (int32_t)(rnd() % 100) - 1, (uint16_t)k, (uint16_t)(rnd() % 8) };
+                memcpy(q + sizeof(h) + k * sizeof(f), &f, sizeof(f));
+            }
+            for (unsigned k = 0; k < h.nstr; k++)
+                if (rnd() % 6 == 0)
+                    q[sizeof(h) + fb + k] = 0;
         }
         if (it.kind == TD_IT_KPARAMS && it.len >= sizeof(struct td_kparams) && rnd() % 2) {
             struct td_kparams h = { (uint16_t)(rnd() % 5), 0, 0 };
@@ -301,7 +330,8 @@ int main(int argc, char **argv)
         if (seconds > 0 && (i & 1023) == 0 && difftime(time(NULL), start) >= seconds)
             break;
     }
-    printf("fuzz_record: %llu inputs, seed %llu, no failure\n", i, seed);
+    printf("fuzz_record: %llu inputs (%llu with Python frames that passed), seed %llu, no failure\n", i, pyseen,
+           seed);
     return 0;
 }
 #endif

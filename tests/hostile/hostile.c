@@ -168,6 +168,73 @@ static int m_forge_dev(void)
     return 0;
 }
 
+/* --py: a call record of cuDeviceGetCount (out value 3) with a Python
+ * frames item: hdr, then frames, then nstr bytes of strings; extra: a
+ * second frames item */
+static void forge_py(struct td_pyitem h, const struct td_pyrecframe *fr, unsigned nfr, const char *str,
+                     unsigned nstr, int extra)
+{
+    size_t body = sizeof(h) + nfr * sizeof(*fr) + nstr, pad = (body + 7) & ~(size_t)7;
+    uint32_t len = (uint32_t)(sizeof(struct td_rec) + 8 + sizeof(struct td_item) + 8 +
+                              (1 + (extra != 0)) * (sizeof(struct td_item) + pad));
+    struct td_rec *r = td_ring_reserve(&ring, len, TD_REC_CALL, gettid_(), 0);
+    if (!r)
+        return;
+    memset((char *)r + 8, 0, len - 8);
+    r->pid = (uint32_t)getpid();
+    r->tid = (uint32_t)gettid_();
+    r->fn = (uint16_t)td_api_find("cuDeviceGetCount");
+    r->nargs = 1;
+    uint64_t arg = 0x1000, three = 3;
+    unsigned char *d = (unsigned char *)(r + 1);
+    memcpy(d, &arg, 8);
+    d += 8;
+    struct td_item it = { 0, TD_IT_OUT, 8, 0 };
+    memcpy(d, &it, sizeof(it));
+    memcpy(d + sizeof(it), &three, 8);
+    d += sizeof(it) + 8;
+    for (int k = 0; k < 1 + (extra != 0); k++) {
+        it = (struct td_item){ 0, TD_IT_PYFRAMES, (uint16_t)body, 0 };
+        memcpy(d, &it, sizeof(it));
+        memcpy(d + sizeof(it), &h, sizeof(h));
+        memcpy(d + sizeof(it) + sizeof(h), fr, nfr * sizeof(*fr));
+        memcpy(d + sizeof(it) + sizeof(h) + nfr * sizeof(*fr), str, nstr);
+        d += sizeof(it) + pad;
+    }
+    r->nitems = (uint8_t)(2 + (extra != 0));
+    td_ring_commit(r);
+}
+
+/* forged Python frames: one well formed (its odd file name escaped), then
+ * each way a frames item can lie */
+static int m_forge_py(void)
+{
+    MUST(cuInit(0));
+    need_ring();
+    static const char str[] = "ev\til.py\0f\0"; /* file at 0, func at 9: 11 bytes */
+    struct td_pyrecframe fr[2] = { { 0, 9, 7, 0, 0 }, { 0, 9, 9, 1, 0 } };
+    forge_py((struct td_pyitem){ 2, 0, 0, 11 }, fr, 2, str, 11, 0);
+    struct td_pyrecframe past[1] = { { 11, 9, 7, 0, 0 } };          /* a file past the strings */
+    forge_py((struct td_pyitem){ 1, 0, 0, 11 }, past, 1, str, 11, 0);
+    struct td_pyrecframe open_[1] = { { 0, 9, 7, 0, 0 } };          /* the strings end without a NUL */
+    forge_py((struct td_pyitem){ 1, 0, 0, 10 }, open_, 1, str, 10, 0);
+    struct td_pyrecframe many[9];
+    for (int i = 0; i < 9; i++)
+        many[i] = (struct td_pyrecframe){ 0, 9, 7, 0, 0 };
+    forge_py((struct td_pyitem){ 9, 0, 0, 11 }, many, 9, str, 11, 0);  /* more frames than the shim keeps */
+    struct td_pyrecframe back[2] = { { 0, 9, 7, 1, 0 }, { 0, 9, 9, 0, 0 } }; /* groups going back */
+    forge_py((struct td_pyitem){ 2, 0, 0, 11 }, back, 2, str, 11, 0);
+    forge_py((struct td_pyitem){ 1, 0, 0, 4000 }, fr, 1, str, 11, 0);  /* strings longer than the item */
+    forge_py((struct td_pyitem){ 1, 0, 0, 11 }, fr, 1, str, 11, 1);    /* two frames items */
+    struct td_pyrecframe neg[1] = { { 0, 9, -5, 0, 0 } };           /* a line below -1 */
+    forge_py((struct td_pyitem){ 1, 0, 0, 11 }, neg, 1, str, 11, 0);
+    int v;
+    MUST(cuDriverGetVersion(&v));
+    printf("cuInit(0) = CUDA_SUCCESS\ncuDeviceGetCount(&3) = CUDA_SUCCESS [ev\\til.py:7 in f]\n"
+           "cuDriverGetVersion(&%d) = CUDA_SUCCESS\n", v);
+    return 0;
+}
+
 /* records that claim another process */
 static int m_forge_pid(void)
 {
@@ -625,6 +692,8 @@ int main(int argc, char **argv)
     long n = argc > 2 ? atol(argv[2]) : 1000;
     if (!strcmp(m, "forge-dev"))
         return m_forge_dev();
+    if (!strcmp(m, "forge-py"))
+        return m_forge_py();
     if (!strcmp(m, "forge-pid"))
         return m_forge_pid();
     if (!strcmp(m, "zero-mask"))

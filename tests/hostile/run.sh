@@ -40,6 +40,14 @@ check "forged records: device -0x20000000 and 2^30 ignored, counted, reported" "
           grep -qE "^tdtrace: pid [0-9]+: 2 invalid records ignored \(first: cuCtxCreate_v2: device -536870912 is not a device\)$" "$work/dev.err" &&
           ! grep -q "5a5a000" "$work/dev.trace"'
 
+# 1. forged Python frames (--py): the good one printed, escaped; each bad one ignored, counted
+tt -q --py -o "$work/py.trace" -- "$H" forge-py > "$work/py.want" 2> "$work/py.err"
+rc=$?
+{ echo "rc=$rc"; cat "$work/py.err"; diff "$work/py.want" <(grep -v '^+++' "$work/py.trace"); } > "$work/py.log"
+check "forged Python frames: offsets, NULs, counts, groups, lengths checked" "$work/py.log" \
+    eval '[ $rc -eq 0 ] && diff -q "$work/py.want" <(grep -v "^+++" "$work/py.trace") &&
+          grep -qE "^tdtrace: pid [0-9]+: 7 invalid records ignored \(first: Python frame 0: a string outside the item or without its end\)$" "$work/py.err"'
+
 # 1. records claiming another pid are not shown as that pid
 tt -o "$work/pid.trace" -- "$H" forge-pid > "$work/pid.want" 2> "$work/pid.err"
 rc=$?

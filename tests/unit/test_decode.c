@@ -10,6 +10,7 @@
 
 #include "fold.h"
 #include "ledger.h"
+#include "pystack.h"
 #include "tdtrace.h"
 #include "xlat.h"
 
@@ -273,6 +274,78 @@ static void test_check(void **state)
     assert_int_equal(td_ledger_check(r, b.len, why, sizeof(why)), 0);
 }
 
+/* --py: a frames item, checked whole (td_rec_py) and printed */
+static struct td_rec *py_record(struct builder *b, struct td_pyitem h, const struct td_pyrecframe *fr,
+                                const char *str, size_t nstr)
+{
+    uint64_t a[] = { 0x7ffd1000 };
+    struct td_rec *r = start(b, "cuDeviceGetCount", 0, -1, a);
+    unsigned char body[512];
+    memcpy(body, &h, sizeof(h));
+    memcpy(body + sizeof(h), fr, h.n * sizeof(*fr));
+    memcpy(body + sizeof(h) + h.n * sizeof(*fr), str, nstr);
+    item(b, 0, TD_IT_PYFRAMES, body, sizeof(h) + h.n * sizeof(*fr) + nstr, 0);
+    r->pid = 42;
+    r->word = TD_REC_WORD(b->len, TD_ST_COMMITTED, TD_REC_CALL, 1);
+    return r;
+}
+
+static void test_pyframes_item(void **state)
+{
+    (void)state;
+    struct builder b;
+    char why[200];
+    static const char str[] = "/srv/a\"b.py\0Model.step\0main.py\0<module>"; /* 0, 12, 23, 31: 40 bytes */
+    struct td_pyrecframe fr[2] = { { 0, 12, 42, 0, 0x4 }, { 23, 31, -1, 1, 0x4 } };
+    struct td_rec *r = py_record(&b, (struct td_pyitem){ 2, 0, 1, 40 }, fr, str, 40);
+    assert_int_equal(td_rec_check(r, b.len, 42, why, sizeof(why)), 0);
+    struct td_pyview v;
+    assert_int_equal(td_rec_py(r, b.len, &v, why, sizeof(why)), 1);
+    assert_int_equal(v.n, 2);
+    assert_int_equal(v.more, 1);
+    assert_string_equal(v.str + v.fr[1].func, "<module>");
+    /* text: the innermost, the file's last component, escaped; -k's line; JSON */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    struct tp p;
+    tp_init(&p, TP_TEXT, f);
+    td_py_brief(&p, &v);
+    tp_line_end(&p);
+    td_py_frame(&p, &v, 1);
+    tp_free(&p);
+    tp_init(&p, TP_JSON, f);
+    td_py_json(&p, &v);
+    tp_line_end(&p);
+    tp_free(&p);
+    fclose(f);
+    assert_string_equal(text, " [a\\\"b.py:42 in Model.step]\n > [main.py in <module>]\n"
+                              "[{\"file\":\"/srv/a\\\"b.py\",\"line\":42,\"func\":\"Model.step\",\"group\":0},"
+                              "{\"file\":\"main.py\",\"line\":-1,\"func\":\"<module>\",\"group\":1}]\n");
+    free(text);
+    /* each way an item can lie */
+    struct td_pyrecframe bad = { 40, 12, 42, 0, 0 };
+    py_record(&b, (struct td_pyitem){ 1, 0, 0, 40 }, &bad, str, 40);
+    expect_bad(&b, 42, "Python frame 0: a string outside the item or without its end");
+    py_record(&b, (struct td_pyitem){ 1, 0, 0, 39 }, &fr[1], str, 39); /* "<module>" loses its NUL */
+    expect_bad(&b, 42, "Python frame 0: a string outside the item or without its end");
+    py_record(&b, (struct td_pyitem){ 0, 0, 0, 40 }, fr, str, 40);
+    expect_bad(&b, 42, "Python frames item with 0 frames, status 0, more 0");
+    py_record(&b, (struct td_pyitem){ 1, 9, 0, 40 }, fr, str, 40);
+    expect_bad(&b, 42, "Python frames item with 1 frames, status 9, more 0");
+    py_record(&b, (struct td_pyitem){ 1, 0, 0, 0xffffffffu }, fr, str, 40);
+    expect_bad(&b, 42, "Python frames item of 64 bytes for 1 frames and 4294967295 bytes of strings");
+    struct td_pyrecframe back[2] = { fr[1], fr[0] };
+    py_record(&b, (struct td_pyitem){ 2, 0, 0, 40 }, back, str, 40);
+    expect_bad(&b, 42, "Python frame 1: line 42, flags 0x4, group 0");
+    struct td_pyrecframe neg = { 0, 12, -2, 0, 0 };
+    py_record(&b, (struct td_pyitem){ 1, 0, 0, 40 }, &neg, str, 40);
+    expect_bad(&b, 42, "Python frame 0: line -2, flags 0, group 0");
+    r = py_record(&b, (struct td_pyitem){ 1, 0, 0, 40 }, fr, str, 40);
+    ((struct td_item *)(b.buf + sizeof(*r) + 8))->arg = 1;
+    expect_bad(&b, 42, "item 0: kind 8 for argument 1");
+}
+
 static int td_trace_set_(const char *e, uint8_t *m, size_t n, char *err, size_t errlen)
 {
     return td_trace_set(e, m, NULL, n, err, errlen);
@@ -322,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_corrupt),
         cmocka_unit_test(test_check),
+        cmocka_unit_test(test_pyframes_item),
         cmocka_unit_test(test_trace_set),
     };
     return cmocka_run_group_tests_name("decode", tests, NULL, NULL);
