@@ -511,6 +511,8 @@ static size_t tiling(uintptr_t va, size_t size, struct vmap ***out)
 {
     struct vmap **list;
     long n = resv_holding(va, size) ? gather(va, va + size, &list) : -1;
+    if (n == 0)
+        free(list);
     if (n <= 0)
         return 0;
     uintptr_t at = va;
