@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the direct callees of f, or with ind the address-taken functions its
- * indirect calls may reach: calls fn(m, f, g, arg) for each */
-static void callees(const struct ptx_module *m, int f, int ind, void (*fn)(const struct ptx_module *, int, int, void *), void *arg)
+void ir_callees(const struct ptx_module *m, int f, int ind,
+                void (*fn)(const struct ptx_module *, int, int, void *), void *arg)
 {
     const struct ir_func *F = &m->funcs[f];
     if (!F->defined) return;
@@ -68,7 +67,7 @@ static void strong(struct scc *s, int f)
     s->index[f] = s->low[f] = s->next++;
     s->stack[s->top++] = f;
     s->on[f] = 1;
-    callees(s->m, f, 1, edge, s);
+    ir_callees(s->m, f, 1, edge, s);
     if (s->low[f] != s->index[f]) return;
     int count = 0, g;
     int base = s->top;
@@ -97,7 +96,7 @@ int ir_finish(struct ptx_module *m)
         changed = 0;
         for (int i = 0; i < n; i++) {
             int before = prob[i];
-            if (!before) callees(m, i, 0, inherit, prob);
+            if (!before) ir_callees(m, i, 0, inherit, prob);
             if (prob[i] != before) changed = 1;
         }
     }

@@ -225,6 +225,7 @@ struct ir_func {
                                 strings), or -1 */
     int problem;             /* check.c: 0 runs; 1 its own problem; 2 + g:
                                 function g it calls has one */
+    unsigned shared_bytes;   /* entry, shared.c: the static .shared it uses */
 };
 
 struct ptx_module {
@@ -244,7 +245,10 @@ struct ptx_module {
     struct ir_mma *mmas;
     int nglobals, capglobals;
     struct ptx_global_info *globals;
-    unsigned shared_bytes;   /* static .shared of the module (all functions) */
+    unsigned shared_bytes;   /* static .shared of the module (all functions): the
+                                executor's layout */
+    int nsvars, capsvars;    /* the static .shared variables, in offset order */
+    struct ir_svar { unsigned off, size, align; } *svars;
     char *strings; size_t nstrings, capstrings;
     int nfiles, capfiles;    /* .file: number -> name (offset in strings) */
     struct ir_file { int num; int name; } *files;
@@ -259,6 +263,14 @@ const char *ir_file_name(const struct ptx_module *m, int num);
  * (0), or -1 with the reason in err */
 int ir_finish(struct ptx_module *m);
 int ir_func_check(const struct ptx_module *m, int f, char *err, size_t errlen);
+/* the direct callees of f, or with ind also the address-taken functions
+ * its indirect calls may reach: fn(m, f, g, arg) for each */
+void ir_callees(const struct ptx_module *m, int f, int ind,
+                void (*fn)(const struct ptx_module *, int, int, void *), void *arg);
+/* shared.c: each entry's static shared memory, as ptxas counts it: the
+ * module's .shared variables the entry and the functions it may call use
+ * (0, or -1 when out of memory) */
+int ir_shared_sizes(struct ptx_module *m);
 
 /* type helpers */
 static inline unsigned ir_type_size(int t)

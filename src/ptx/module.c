@@ -37,6 +37,7 @@ void ptx_module_free(struct ptx_module *m)
     free(m->globals);
     free(m->strings);
     free(m->files);
+    free(m->svars);
     free(atomic_load(&m->xcache));
     if (m->targets)
         for (int i = 0; i < m->ntargets; i++) free(m->targets[i].pc);
@@ -77,7 +78,10 @@ int ptx_entry_find(const struct ptx_module *m, const char *name)
     return -1;
 }
 unsigned ptx_entry_param_bytes(const struct ptx_module *m, int entry) { return m->funcs[entry].param_bytes; }
-unsigned ptx_entry_shared_bytes(const struct ptx_module *m, int entry) { (void)entry; return m->shared_bytes; }
+unsigned ptx_entry_shared_bytes(const struct ptx_module *m, int entry)
+{
+    return entry >= 0 && entry < m->nfuncs ? m->funcs[entry].shared_bytes : 0;
+}
 int ptx_entry_params(const struct ptx_module *m, int entry, unsigned *off, unsigned *size, int max)
 {
     const struct ir_func *f = &m->funcs[entry];

@@ -171,6 +171,12 @@ static int parse_var(struct ps *p, int space, int is_extern, int in_func)
             } else {
                 if (size > (1u << 30)) { ps_err(p, nm->line, "shared variable too big"); return -1; }
                 unsigned off = align_up(m->shared_bytes, align);
+                if (off < m->shared_bytes || off > (1u << 30)) { ps_err(p, nm->line, "too much shared memory"); return -1; }
+                if (ps_grow((void **)&m->svars, m->nsvars, &m->capsvars, sizeof *m->svars)) {
+                    ps_err(p, nm->line, "out of memory");
+                    return -1;
+                }
+                m->svars[m->nsvars++] = (struct ir_svar){ off, (unsigned)size, align ? align : 1 };
                 m->shared_bytes = off + (unsigned)size;
                 sym_add(p, nm->s, nm->n, SY_SHARED, off, 0);
             }
@@ -644,7 +650,7 @@ struct ptx_module *ptx_parse(const char *text, size_t len, char *err, size_t err
             for (int k = f->defined ? f->start : 0; f->defined && k < f->end; k++)
                 if (p.m->ins[k].op == OP_UNSUPPORTED) { f->bad_ins = k; f->bad_line = p.m->ins[k].line; break; }
         }
-        if (ir_finish(p.m)) { snprintf(err, errlen, "out of memory"); rc = -1; }
+        if (ir_finish(p.m) || ir_shared_sizes(p.m)) { snprintf(err, errlen, "out of memory"); rc = -1; }
     }
     free(p.t);
     free(p.syms);

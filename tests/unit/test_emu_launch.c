@@ -216,6 +216,62 @@ static void test_cache_config(void **state)
     assert_int_equal(cuKernelSetCacheConfig(k, CU_FUNC_CACHE_PREFER_L1, 0), CUDA_ERROR_INVALID_HANDLE);
 }
 
+/* An entry's static shared memory is what it uses, as ptxas counts it: the
+ * module's .shared variables the entry and the functions it calls use, not
+ * every variable of the module (CUB's radix sort modules hold 340 KiB of
+ * them; counted whole, the occupancy was 0 and CUB launched 0 blocks). */
+static const char ptx_shared[] =
+    ".version 8.0\n.target sm_90\n.address_size 64\n"
+    ".shared .align 4 .b8 a_buf[1000];\n"
+    ".shared .align 16 .b8 b_buf[40000];\n"
+    ".shared .align 8 .b8 c_buf[3000];\n"
+    ".shared .align 4 .b8 d_buf[500];\n"
+    ".func helper()\n{\n .reg .b32 %r<2>;\n mov.u32 %r1, 1;\n st.shared.u32 [c_buf], %r1;\n ret;\n}\n"
+    ".func via_pointer()\n{\n .reg .b32 %r<2>;\n mov.u32 %r1, 2;\n st.shared.u32 [d_buf+4], %r1;\n ret;\n}\n"
+    ".visible .entry uses_a(.param .u64 p)\n{\n .reg .b32 %r<2>;\n"
+    " mov.u32 %r1, 3;\n st.shared.u32 [a_buf], %r1;\n ret;\n}\n"
+    ".visible .entry uses_b_c(.param .u64 p)\n{\n .reg .b32 %r<2>;\n"
+    " mov.u32 %r1, 4;\n st.shared.u32 [b_buf+8], %r1;\n call helper, ();\n ret;\n}\n"
+    ".visible .entry uses_none(.param .u64 p)\n{\n ret;\n}\n"
+    ".visible .entry calls_pointer(.param .u64 p)\n{\n .reg .b64 %rd<2>;\n"
+    " mov.u64 %rd1, via_pointer;\n"
+    " prot: .callprototype ()_ ();\n call %rd1, (), prot;\n ret;\n}\n";
+
+static void test_static_shared_per_entry(void **state)
+{
+    (void)state;
+    CUmodule m;
+    OK(cuModuleLoadData(&m, ptx_shared));
+    static const struct { const char *name; int bytes; } want[] = {
+        { "uses_a", 1000 },
+        { "uses_b_c", 40000 + 3000 },  /* b at 0, c at 40000 (8-aligned) */
+        { "uses_none", 0 },
+        { "calls_pointer", 500 },      /* what the pointer may reach */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        CUfunction f;
+        OK(cuModuleGetFunction(&f, m, want[i].name));
+        int a;
+        OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
+        assert_int_equal(a, want[i].bytes);
+        OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f));
+        assert_int_equal(a, 49152 - want[i].bytes);
+        int blocks = 0;
+        OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 128, 0));
+        assert_true(blocks > 0);
+    }
+    /* each still runs, with the whole window the module lays out */
+    CUfunction f;
+    OK(cuModuleGetFunction(&f, m, "uses_b_c"));
+    CUdeviceptr p = 0;
+    void *args[] = { &p };
+    OK(cuLaunchKernel(f, 2, 1, 1, 32, 1, 1, 49152 - 43000, NULL, args, NULL));
+    OK(cuModuleGetFunction(&f, m, "calls_pointer"));
+    OK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL));
+    OK(cuCtxSynchronize());
+    OK(cuModuleUnload(m));
+}
+
 /* function attributes from the PTX; parameters; managed variables */
 static void test_function_attributes(void **state)
 {
@@ -470,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_clusters),
         cmocka_unit_test(test_cache_config),
         cmocka_unit_test(test_function_attributes),
+        cmocka_unit_test(test_static_shared_per_entry),
         cmocka_unit_test(test_launch_attributes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
