@@ -57,5 +57,8 @@ int main()
     }
     if (calls != (unsigned)n) { printf("g_calls %u (want %d)\n", calls, n); bad++; }
     printf("rdc: %s (%d wrong)\n", bad ? "FAIL" : "ok", bad);
+    free(hx);
+    free(hy);
+    free(hi);
     return bad != 0;
 }
