@@ -23,5 +23,6 @@ int main() {
   double maxe = 0;
   for (int i = 0; i < n; i++) for (int j = 0; j <= i; j++) { double t = 0; for (int k = 0; k <= j; k++) t += L[i + k * n] * L[j + k * n]; maxe = fmax(maxe, fabs(t - A[i + j * n]) / (1 + fabs(A[i + j * n]))); }
   printf("potrf n=%d info=%d max rel err of L L^T %.3g %s\n", n, info, maxe, info == 0 && maxe < 1e-10 ? "PASS" : "FAIL");
+  CK(cusolverDnDestroy(h)); CK(cudaFree(dA)); CK(cudaFree(dinfo)); CK(cudaFree(w));
   return info == 0 && maxe < 1e-10 ? 0 : 1;
 }

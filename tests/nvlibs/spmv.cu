@@ -30,5 +30,7 @@ int main() {
   CK(cudaMemcpy(y.data(), dy, n * 4, cudaMemcpyDeviceToHost));
   double maxe = 0; for (int i = 0; i < n; i++) maxe = fmax(maxe, fabs(y[i] - ref[i]) / (1 + fabs(ref[i])));
   printf("spmv n=%d nnz=%d max rel err %.3g %s\n", n, nnz, maxe, maxe < 1e-4 ? "PASS" : "FAIL");
+  CK(cusparseDestroySpMat(A)); CK(cusparseDestroyDnVec(X)); CK(cusparseDestroyDnVec(Y)); CK(cusparseDestroy(h));
+  CK(cudaFree(drp)); CK(cudaFree(dci)); CK(cudaFree(dv)); CK(cudaFree(dx)); CK(cudaFree(dy)); if (dws) CK(cudaFree(dws));
   return maxe < 1e-4 ? 0 : 1;
 }
