@@ -277,8 +277,10 @@ static void launch_run(struct emu_op *op)
     f.message = err;
     if (k->len)
         emu_ctx_output(k->ctx, k->out, k->len);
-    emu_ctx_fail(k->ctx, f.result);
+    /* the report first: a synchronising call that the fault ends returns
+     * after it, so the trace shows the fault before that call */
     emu_fault_report(&f);
+    emu_ctx_fail(k->ctx, f.result);
 }
 
 static void launch_fini(struct emu_op *op)
