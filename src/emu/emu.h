@@ -21,12 +21,14 @@
  *                            of an image runs; JIT options and logs
  *   vmm.c                    virtual memory management: physical
  *                            allocations (memfds), reservations, mappings
- *   memory.c                 allocations, the address map, pools
+ *   pool.c                   memory pools, stream-ordered allocation
+ *   memory.c                 allocations, the address map, what pools hold
  *   capture.c                stream capture: work on a capturing stream
  *                            becomes graph nodes
  *   stream.c                 streams, their workers, cuCtxSynchronize
- *   graph.c graphmem.c       graphs, nodes, user objects; the memory of
- *                            graph allocation nodes (graph.h)
+ *   graph.c graphmem.c       graphs, nodes; the memory of graph allocation
+ *                            nodes (graph.h)
+ *   uobj.c                   user objects and their destructor thread
  *   context.c                contexts, sticky errors, the teardown registry
  *   device.c obj.c driver.c  devices and cuInit's state; the handle
  *                            registry; version, error names, cuGetProcAddress
@@ -307,6 +309,8 @@ CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flag
                        struct emu_pool *pool, uintptr_t *out);
 /* Removes the allocation at base (exactly) of the given kinds (bitmask of
  * 1 << kind). CUDA_ERROR_INVALID_VALUE if none. */
+/* kinds: a mask of EMU_MEM_* bits, EMU_MEM_KIND(k) each */
+#define EMU_MEM_KIND(k) (1u << (k))
 CUresult emu_mem_release(uintptr_t base, unsigned kinds);
 /* (vmm.c) Whether [p, p + len) touches address space reserved by
  * cuMemAddressReserve: memory there is usable only where the address map

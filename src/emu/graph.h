@@ -193,6 +193,11 @@ void emu_uobj_release(struct emu_uobj *u, unsigned count);
 /* count references, and the object itself (a graph's or executable's hold) */
 void emu_uobj_hold(struct emu_uobj *u, unsigned count);
 void emu_uobj_unhold(struct emu_uobj *u, unsigned count);
+/* the object of a handle, referenced (NULL if none); a reference taken
+ * and dropped (the object, not the count) */
+struct emu_uobj *emu_uobj_get(CUuserObject h);
+void emu_uobj_ref(struct emu_uobj *u);
+void emu_uobj_put(struct emu_uobj *u);
 
 /* A child graph node's graph: a clone of cp->graph, or the graph itself
  * when its ownership moves to the node. */
