@@ -336,6 +336,7 @@ install: all
 	install -m 644 man/tdtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/tdtrace.1
 	install -m 644 man/tdtrace.policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/tdtrace.policy.5
 	install -d $(DESTDIR)$(PREFIX)/share/tdtrace/policies
+	install -m 644 share/tdtrace-trace.schema.json $(DESTDIR)$(PREFIX)/share/tdtrace/
 	install -m 644 policies/*.policy $(DESTDIR)$(PREFIX)/share/tdtrace/policies/
 
 clean:

@@ -10,6 +10,6 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
-    build-essential pkg-config python3 python3-dev strace \
+    build-essential pkg-config python3 python3-dev python3-jsonschema strace \
     libseccomp-dev libelf-dev libdw-dev libcmocka-dev libzstd-dev liblz4-dev \
     libzydis-dev libopenblas-dev libfftw3-dev libdnnl-dev graphviz >/dev/null

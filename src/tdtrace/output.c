@@ -127,6 +127,13 @@ void td_out_open(const struct td_opts *o)
     clock_gettime(CLOCK_REALTIME, &real);
     out.real_minus_mono = ((int64_t)real.tv_sec - mono.tv_sec) * 1000000000LL +
                           (real.tv_nsec - mono.tv_nsec);
+    if (out.json) { /* the first record says what the others are */
+        struct tp *p = line_tp(TP_JSON, out.json);
+        tp_rawf(p, "{\"type\":\"header\",\"version\":%d,\"tool\":\"tdtrace\",\"tool_version\":", TD_JSON_VERSION);
+        tp_str(p, TD_VERSION, strlen(TD_VERSION), 0);
+        tp_raw(p, ",\"schema\":\"tdtrace-trace.schema.json\"}");
+        line_end(p);
+    }
 }
 
 static const char *file_name(const FILE *f, char *buf, size_t n)

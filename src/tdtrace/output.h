@@ -27,6 +27,11 @@ void td_out_note_pid(int pid);
 void td_out_decode_sets(const uint8_t *abbrev, const uint8_t *verbose, const uint8_t *raw);
 /* one call line and its JSON object (what: TD_OUT_*); mark: what the
  * policy did, or NULL */
+/* the JSON records' format (the header record's "version"); its schema is
+ * share/tdtrace-trace.schema.json: a change that is not an addition of
+ * optional fields raises it */
+#define TD_JSON_VERSION 1
+
 #define TD_OUT_TEXT   0x1
 #define TD_OUT_JSON   0x2
 #define TD_OUT_FOLDED 0x4   /* JSON: the text folded it (fold.c) */

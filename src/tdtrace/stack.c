@@ -10,6 +10,7 @@
 
 #include "output.h"
 #include "pystack.h"
+#include "demangle.h"
 #include "stack.h"
 
 static const Dwfl_Callbacks callbacks = {
@@ -105,6 +106,8 @@ void td_stack_print(struct tp *p, int pid, const struct td_item *it, const struc
                 td_py_frame(p, py, k++);
             group++;
         }
+        char dem[512];
+        const char *func = fr.func ? td_demangle(fr.func, dem, sizeof(dem)) : NULL;
         if (p->fmt == TP_JSON) {
             tp_elem(p);
             tp_struct_begin(p);
@@ -116,7 +119,11 @@ void td_stack_print(struct tp *p, int pid, const struct td_item *it, const struc
             }
             if (fr.func) {
                 tp_field(p, "function");
-                tp_str(p, fr.func, strlen(fr.func), 0);
+                tp_str(p, func, strlen(func), 0);
+                if (func != fr.func) {
+                    tp_field(p, "mangled");
+                    tp_str(p, fr.func, strlen(fr.func), 0);
+                }
                 tp_field(p, "offset");
                 tp_hex(p, fr.off);
             }
@@ -133,7 +140,7 @@ void td_stack_print(struct tp *p, int pid, const struct td_item *it, const struc
         if (fr.module) {
             tp_raw(p, fr.module);
             if (fr.func)
-                tp_rawf(p, "(%s+%#llx)", fr.func, fr.off);
+                tp_rawf(p, "(%s+%#llx)", func, fr.off);
             else
                 tp_raw(p, "()");
             tp_rawf(p, " [%#llx]", fr.rel);

@@ -44,7 +44,7 @@ run_listed() {
         [[ $rest == "-- "* ]] && { opts=; args=${rest#-- }; }
         local id="$name#$n" out="$work/$name.$n"
         # shellcheck disable=SC2086
-        "$TDTRACE" $opts -o "$out.trace" -- "$BUILD/e2e/$name" $args > "$out.want" 2> "$out.err"
+        "$TDTRACE" $opts -o "$out.trace" --json="$out.json" -- "$BUILD/e2e/$name" $args > "$out.want" 2> "$out.err"
         local rc=$?
         if [ "$rc" -eq 77 ]; then report "$id" skip; continue; fi
         if [ "$rc" -ne "$status" ]; then
@@ -167,6 +167,12 @@ PY
     "$TDTRACE" -q -k -e trace=cuInit -o "$work/k.txt" -- "$BUILD/e2e/exitcode" > /dev/null 2>&1
     if grep -qE '^ > .*/e2e/exitcode\(main\+0x[0-9a-f]+\) \[0x[0-9a-f]+\] .*tests/e2e/exitcode\.c:[0-9]+$' "$work/k.txt"
     then report "tree: -k shows the caller's function and line" ok; else report "tree: -k shows the caller's function and line" fail "$work/k.txt"; fi
+    # -k demangles C++ names (the caller is td::demo::call_init(int)), and
+    # JSON keeps the mangled one beside it
+    "$TDTRACE" -q -k -e trace=cuInit -o "$work/km.txt" --json="$work/km.json" -- "$BUILD/e2e/mangled" > /dev/null 2>&1
+    if grep -qE '^ > .*/e2e/mangled\(td::demo::call_init\(int\)\+0x[0-9a-f]+\) ' "$work/km.txt" &&
+       grep -q '"function":"td::demo::call_init(int)","mangled":"_ZN2td4demo9call_initEi"' "$work/km.json"
+    then report "tree: -k demangles C++ frames" ok; else report "tree: -k demangles C++ frames" fail "$work/km.txt"; fi
 
     # --bounded with a small buffer: every call is printed or counted as dropped
     "$TDTRACE" -q --bounded --buffer-size=64K -e trace=cuDeviceGet -o "$work/b.txt" -- "$BUILD/e2e/threads" \
@@ -363,6 +369,27 @@ run_manpage() {
     else echo "missing:$missing" > "$work/man.diff"; report "man page and --help agree" fail "$work/man.diff"; fi
 }
 
+# every JSON record the runs above wrote matches the published schema
+# (share/tdtrace-trace.schema.json), and a record that does not is caught
+run_json() {
+    local files
+    files=$(ls "$work"/*.json 2>/dev/null)
+    python3 tools/check-json.py share/tdtrace-trace.schema.json $files > "$work/json.check" 2>&1
+    case $? in
+    0) report "json: every record of the e2e runs matches the schema ($(tail -1 "$work/json.check" | cut -d' ' -f2) records)" ok ;;
+    2) report "json schema ($(head -1 "$work/json.check"))" skip; return ;;
+    *) report "json: records that do not match the schema" fail "$work/json.check"; return ;;
+    esac
+    # a number where a string belongs, and a record of no known type
+    { head -1 "$work/basic.1.json"; sed -n 2p "$work/basic.1.json" | sed 's/"pid":\([0-9]*\)/"pid":"\1"/';
+      echo '{"type":"mystery"}'; } > "$work/broken.json"
+    if ! python3 tools/check-json.py share/tdtrace-trace.schema.json "$work/broken.json" > "$work/broken.check" 2>&1 &&
+       grep -q "broken.json:2: .*is not of type 'integer' (at pid)" "$work/broken.check" &&
+       grep -q 'broken.json:3: mystery record: no record type matches' "$work/broken.check"
+    then report "json: a record that breaks the schema is reported" ok
+    else report "json: a broken record is not reported" fail "$work/broken.check"; fi
+}
+
 run_listed
 run_errors
 run_options
@@ -371,5 +398,6 @@ run_order
 run_nvcc
 run_python
 run_manpage
+run_json
 echo "e2e: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
