@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tdtrace: GNU Make build. `make`, `make check`, `make check-tsan`, `make bench`,
 # `make install PREFIX=DIR [DESTDIR=...]`.
 #
@@ -38,7 +39,7 @@ CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
 LDFLAGS  += $(OPT) -pthread
 
 all: tdtrace emu shim audit hostlib jit examples tests
-.PHONY: all tdtrace emu shim audit hostlib jit examples tests check check-layers check-tsan test unit e2e bench install clean gen demo fuzz-smoke
+.PHONY: all tdtrace emu shim audit hostlib jit examples tests check check-layers check-spdx check-tsan test unit e2e bench install clean gen demo fuzz-smoke
 
 # ---- generated code ---------------------------------------------------
 XLAT_IN := $(sort $(wildcard src/xlat/*.in))
@@ -310,8 +311,15 @@ check-layers: emu shim tdtrace audit hostlib jit
 	@$(foreach l,$(HL_BUILT),printf 'hostlib/$(l): '; \
 	    python3 tools/check-layers.py $(HL_COMMON_OBJ) $(HL_$(l)_OBJ) $(BUILD)/obj/gen/hostlib/$(l)_stubs.o &&) true
 
+# every source file names its licence (generated tables and test data aside)
+check-spdx:
+	@missing=$$(git ls-files '*.c' '*.h' '*.cu' '*.def' '*.S' '*.map' '*.sh' '*.py' '*.awk' '*.api' Makefile .ci/run 2>/dev/null | \
+	    while read -r f; do head -3 "$$f" | grep -q 'SPDX-License-Identifier: Apache-2.0' || echo "$$f"; done); \
+	if [ -n "$$missing" ]; then echo "no SPDX line:"; echo "$$missing"; exit 1; else echo "spdx: every source file has its line"; fi
+
 check:
 	$(MAKE) check-layers
+	$(MAKE) check-spdx
 	$(MAKE) test
 	$(MAKE) test SAN=asan BUILD=build-asan
 check-tsan:

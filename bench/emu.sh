@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Emulator benchmark: copy bandwidth against memcpy, event and host-function
 # latency. BUILD (default build) holds lib/tdtrace/emu; argument: copy MiB.
 BUILD=${BUILD:-build}

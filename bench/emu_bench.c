@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The emulator's costs, measured side by side in one run: large-copy
  * bandwidth against plain memcpy (goal: ratio >= 0.9), and the latency of
  * an event record + synchronize and of a host function on an idle stream

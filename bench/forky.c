@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A fork-heavy program: N children, each makes a few driver calls. */
 #include <stdlib.h>
 #include <sys/wait.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Host library benchmarks, each against the same work done straight by the
 # host back end, side by side: SGEMM through the host cuBLAS against
 # OpenBLAS, a 1M-point C2C through the host cuFFT against FFTW, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SGEMM through the host cuBLAS on the emulated GPU against the same call
  * straight to the host BLAS (OpenBLAS's cblas_sgemm), side by side: each
  * round times both, the medians of the rounds are compared.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A convolution forward (N 8, C 64, 56 x 56, K 64, 3 x 3, padding 1, float
  * NCHW) through the host cuDNN on the emulated GPU against the same
  * convolution straight to oneDNN (the primitive the host cuDNN makes:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A 1-D single-precision C2C transform through the host cuFFT on the
  * emulated GPU against the same transform straight to FFTW (fftwf, planned
  * as the host cuFFT plans: FFTW_ESTIMATE, one thread), side by side: each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # GPU ioctl filter overhead (figures only, no assertions):
 #  - one trapped ioctl round trip (stop, decode, answer) in microseconds;
 #  - 1M cheap syscalls (getppid, 1-byte reads) with the filter installed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Benchmark for src/ioctl (prints figures, asserts nothing):
  *   ioctl_bench work N          N cheap syscalls (half getppid, half 1-byte
  *                               reads of /dev/zero); prints ns per call

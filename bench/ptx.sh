@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # PTX engine benchmark: thread-instructions per second per core (one host
 # thread) and with all cores, for an element-wise and a shared-memory
 # kernel; the median of RUNS runs (default 5) of each.

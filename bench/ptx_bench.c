@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PTX engine benchmark: thread-instructions per second for an element-wise
  * kernel and a shared-memory reduction (bar.sync in a loop), on one host
  * thread and on all cores. Linked statically with the emulator, launched

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python3 bench/pycalls.py N: N calls of a cheap driver entry point
 (cuCtxGetCurrent) through ctypes, made 10 Python frames deep; prints the
 ns per call. bench/pyframes.sh runs it untraced and under tdtrace, with

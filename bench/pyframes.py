@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python3 bench/pyframes.py LIBPYFT RUNS READS: the cost of reading the
 calling thread's Python frames (src/pyframes), measured in C inside
 pyft_bench beside a call that reads nothing, at several stack depths, with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The cost of reading the calling thread's Python frames (src/pyframes):
 # ns per read beside a call that reads nothing, measured side by side in
 # one run, median of 5 runs, for Debian's python3 and each interpreter in

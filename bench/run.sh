@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make bench: every benchmark, each printing ratios measured side by side.
 BUILD=${BUILD:-build}
 export BUILD

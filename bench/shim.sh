@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # tdtrace's own costs, measured side by side in one run, each figure the
 # median of RUNS (default 5) runs:
 #  - per driver call (1M cheap calls): recording it (-c: the record is

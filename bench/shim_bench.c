@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Calls a cheap driver entry point (or getppid) N times and prints the ns per call.
  * bench/shim.sh runs it untraced and under tdtrace, side by side. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A small CUDA driver-API program, the kind tdtrace's demo traces: it
  * queries the devices, allocates device and pinned memory, copies both
  * ways on a stream, times the copies with events, runs a host callback,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the test scripts that build programs with nvcc.
 #
 # NVCC: the compiler. TD_NVCC names it; TD_NVCC set but empty means there

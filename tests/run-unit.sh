@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Run the cmocka suites; print one closing line "N passed, N failed".
 pass=0; fail=0
 for t in "$@"; do

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* apigen: generate C from the declarative API tables at build time.
  *
  *   apigen OUTDIR src/api/cuda.api src/api/exptab.api src/api/types.def src/api/structs.api src/xlat/A.in ...

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Validate tdtrace --json files against share/tdtrace-trace.schema.json.
 
   tools/check-json.py SCHEMA FILE...

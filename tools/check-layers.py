@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Finds circles between the files of a module.
 
 usage: check-layers.py [--nm NM] OBJDIR|OBJ...

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # gen-errnos.sh CC [CPPFLAGS...]: the C library's errno names, read from its
 # own <errno.h> (the one list of them), as TD_ERRNO(NAME) lines: the name of
 # each number first, by value, then the aliases whose value is another name

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Maintainer tool: import the CUDA driver API's *facts* (entry points, their
 parameter types, cuGetProcAddress versions, enum values) from an installed
 toolkit into tdtrace's own declarative tables:

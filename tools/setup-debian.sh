@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs what tdtrace's build, demo and tests need on Debian (12 or
 # later), as root or through sudo. The one list of packages: the README's
 # commands and CI (.ci/run) both run this.

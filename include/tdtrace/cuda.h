@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tdtrace's own declarations of the CUDA 13 driver API's types.
  *
  * NVIDIA's headers are not redistributable and the build must not need the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the emulated GPU reports to a listener (the shim, which writes it
  * into the trace as TD_REC_EVENT records, include/tdtrace/record.h): its
  * reports (a kernel's fault, a diagnostic such as a module that does not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The emulated GPU's host-access table: a private export table that the
  * emulator (src/emu) hands out through the public cuGetExportTable under a
  * UUID of tdtrace's own, for the host implementations of NVIDIA's libraries

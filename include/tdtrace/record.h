@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The event records the shim writes and tdtrace reads.
  *
  * Every traced process gets its own ring from tdtrace (memfd: no file in

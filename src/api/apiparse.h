@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Parsing of the declarative API table (src/api/cuda.api), the type table
  * (src/api/types.def) and the constant tables (src/xlat/NAME.in). Used by the
  * build-time generator (tools/apigen.c) and its tests. Pure functions:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The loader-audit library (LD_AUDIT): programs that load libcuda.so.1 by
  * absolute path (Triton, JAX) or find it through DT_RPATH/DT_RUNPATH
  * (PyTorch's bundled libraries) never search LD_LIBRARY_PATH, so the

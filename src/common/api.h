@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The driver API as data: one descriptor per entry point, generated from
  * src/api/cuda.api by tools/apigen.c (td_api_table.c). Shared by the shim
  * (what to record), the emulator (cuGetProcAddress) and tdtrace (how to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* C++ names demangled with the C++ runtime's own __cxa_demangle, looked up
  * at run time (in the process, else libstdc++.so.6 opened at the first
  * use), so nothing here links against the C++ runtime; without it a name

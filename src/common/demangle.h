@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* C++ names as people write them: the C++ runtime's own demangler. */
 #ifndef TD_DEMANGLE_H
 #define TD_DEMANGLE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The driver's private export tables that tdtrace knows by UUID
  * (docs/cuda-runtime-interface.md), and the answer to
  * the runtime's integrity check ("The integrity check" there). Shared by the shim, which wraps

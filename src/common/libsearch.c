@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Find one of NVIDIA's libraries (libcuda.so.1, libnvrtc.so.13, ...) the
  * way the dynamic loader would, but never one of tdtrace's own:
  * LD_LIBRARY_PATH as the user had it, the loader cache (/etc/ld.so.cache),

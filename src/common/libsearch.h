@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Finding NVIDIA's libraries behind tdtrace's own (libsearch.c). */
 #ifndef TD_LIBSEARCH_H
 #define TD_LIBSEARCH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* MD2 as RFC 1319 describes it, and HMAC over it as RFC 2104 does. */
 #include "md2.h"
 

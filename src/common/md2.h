@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* MD2 (RFC 1319) and HMAC-MD2 (RFC 2104): the digest the CUDA runtime's
  * integrity check asks the driver for (docs: cudart-private-interface §4).
  * Pure functions, no state, no allocation. */

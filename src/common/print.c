@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The print layer: text (strace-like) and JSON lines from one set of
  * helpers. A line is built in a buffer and written with one fwrite, so
  * lines from several sources never interleave. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The print layer: the only way tdtrace writes trace output.
  *
  * Every decoder describes a value through these helpers; the sink decides

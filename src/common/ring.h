@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One process's ring of event records (see include/tdtrace/record.h). */
 #ifndef TD_RING_H
 #define TD_RING_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading the structures of src/api/structs.api out of bytes that came from
  * a traced program: every read is checked against the bytes there are, so
  * a short or hostile copy reads as 0. Shared by the shim (which follows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Constant tables (src/xlat/NAME.in), generated into td_xlat.c. */
 #ifndef TD_COMMON_XLAT_H
 #define TD_COMMON_XLAT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The v1 ABI: the entry points programs built before CUDA 3.2 link against
  * (cuMemAlloc, cuMemcpyHtoD, cuModuleGetGlobal ... without _v2). Their
  * device pointers are 32 bits (CUdeviceptr_v1) and their sizes unsigned

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Which binary of an image the device runs, chosen as the driver chooses
  * (docs/emulator-modules.md): machine code for the device if there is any
  * (the emulator cannot run machine code, so it goes on), else the PTX of

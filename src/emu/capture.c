@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stream capture. A capture sequence begins on one stream (its origin)
  * and builds a graph: work submitted to a capturing stream becomes a
  * node whose dependencies are the stream's dependency set, and the set

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The emulator's configuration, from the environment (read once, by cuInit):
  *
  *   TDTRACE_EMU_DEVICES=N     number of devices, 0..64 (default 1)

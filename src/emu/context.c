@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Contexts: the permanent primary context of each device, created contexts,
  * each thread's stack of current contexts, a context's sticky error and
  * device printf output, and its teardown.

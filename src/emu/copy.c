@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Copies and memsets, 1-D and 2-D, synchronous and asynchronous. Every
  * device-side range is validated in the address map (bounds included)
  * before anything is queued; the operation holds references on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Devices: the table cuInit fills, whether cuInit has succeeded, and the
  * devices' identity, attributes and PCI location. Every value comes from
  * the profile (profiles.c) through emu_device_attr, so what one call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The driver's identity: its version, the error strings, and the lookup of
  * entry points by name (cuGetProcAddress, through the generated table of
  * every entry point). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The emulated GPU: internal interface shared by the src/emu family files.
  *
  * Layers. Each file calls only into files below it (tools/check-layers.py,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Events: a record is an operation on a stream that stamps the time
  * (CLOCK_MONOTONIC) when the stream reaches it. Each record has a
  * generation; the event is complete when its latest record has run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The driver's private export tables (cuGetExportTable): what the CUDA
  * runtime 13 reaches outside cuGetProcAddress. Facts and slot meanings:
  * docs/cudart-private-interface.md §2-§4.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUDA images → PTX texts, kernel entries and global variables.
  *
  * Layout facts: docs cudart-private-interface §6. A fatbinary is a 16-byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUDA images: PTX text, fatbinaries (plain, zstd- or LZ4-compressed
  * entries), the runtime's fatbin wrapper and bare cubin ELF files, turned
  * into the PTX texts they carry and the kernels and variables they define.

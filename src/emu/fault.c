@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The report of a kernel that failed, laid out the way compute-sanitizer's
  * memcheck reports an error: what happened (an invalid global write of 4
  * bytes), where (kernel, demangled; block and thread; PTX line and

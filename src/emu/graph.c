@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Graphs: creation and destruction, nodes and their dependency edges,
  * queries, clones, conditional handles and user objects; the node types
  * whose parameters need nothing from modules or memory (empty, host,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Graphs: what graph.c (graphs, nodes, user objects), graphmem.c (the
  * memory of allocation nodes), capture.c (stream capture), graphnode.c
  * (node parameters checked against modules and memory), graphexec.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuGraphDebugDotPrint: a graph in Graphviz's DOT language. Each graph
  * (the top one, child graphs, conditional bodies) is a cluster; each node
  * a box labelled with its type and, as the flags ask, its parameters;

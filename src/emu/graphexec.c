@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Executable graphs: instantiate, launch, upload, update, the parameters
  * of their nodes, destroy.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The memory of graph allocation nodes. Each allocation node reserves its
  * address range when it is made (an untouched, lazily backed mapping):
  * the address stays the same for every launch, as the driver's does. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Graph nodes whose parameters are checked against modules and memory:
  * kernel, memcpy, memset, memory allocation and free, batch memory
  * operations, conditional nodes; the generic cuGraphAddNode and

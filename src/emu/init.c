@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuInit: reads the configuration, sets the devices up with their primary
  * contexts and default memory pools, and lets each family that owns
  * objects of a context join the context teardown. This is the top of the

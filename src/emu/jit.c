@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JIT options (cuModuleLoadDataEx, cuLibraryLoadData, cuLinkCreate,
  * cuLinkAddData): checked as the driver checks them, and the ones that
  * return something honoured: the error and info logs, capped at the sizes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kernel launches on the emulated GPU: the bridge between the driver
  * objects (modules, libraries, streams, contexts) and the PTX engine
  * (src/ptx). A module's PTX is parsed once when it is loaded; a launch

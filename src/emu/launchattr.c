@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The attributes of a launch (CUlaunchConfig.attrs of cuLaunchKernelEx),
  * and the checks of the values a stream shares with them (streamattr.c).
  * Each attribute is validated as the driver documents it. What the

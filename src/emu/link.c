@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The JIT linker (cuLinkCreate, cuLinkAddData, cuLinkAddFile,
  * cuLinkComplete, cuLinkDestroy) on PTX: texts in, one PTX text out, which
  * cuModuleLoadData then takes. A link state is a handle of the current

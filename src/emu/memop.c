@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stream memory operations: cuStreamWaitValue32/64, cuStreamWriteValue32/64
  * and cuStreamBatchMemOp (the v1 entry points and the _v2 ones, which add
  * the memory barrier), each an operation on the stream's worker, in order

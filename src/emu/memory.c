@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Memory: allocations in host memory, counted against the device; the
  * sorted address map that validates every pointer; pointer attributes;
  * managed-memory hints; what an allocation from a pool counts in it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Modules, libraries, functions and kernels. Images are parsed by
  * fatbin.c into PTX texts, kernels (with their parameter layout) and
  * global variables; a module allocates its globals as device memory of

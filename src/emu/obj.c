@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The handle registry: every live handle, hashed by its address. A handle
  * is dereferenced only after it is found here. */
 #include "emu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Occupancy: how many blocks of a function fit on one multiprocessor, from
  * the function's attributes and the device's limits (warps, blocks,
  * registers, shared memory), the way the CUDA occupancy calculator counts.

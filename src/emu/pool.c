@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stream-ordered allocation and memory pools: each device's default pool
  * and the program's pools, their attributes and release thresholds,
  * cuMemAllocAsync/cuMemFreeAsync in stream order, pool exports. Built on the

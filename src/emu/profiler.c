@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Profiler control (cudaProfiler.h). cuProfilerStart and cuProfilerStop
  * mark, for the current context, the span a profiling tool should collect;
  * with no tool attached the driver only checks the context, and so does

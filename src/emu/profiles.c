@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device profiles: the attribute table (profiles.def) indexed by id. */
 #include "profiles.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device profiles: what the emulated GPU reports about itself, modelled on
  * real cards. The data is one table (profiles.def); these functions only
  * look it up. */

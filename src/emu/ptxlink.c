@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Linking the PTX of several translation units into one text (ptxlink.h
  * says the rules). Two passes: the first reads each unit's top-level
  * statements (header directives, declarations, definitions) and the names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Linking PTX texts the way nvlink links the machine code of relocatable
  * device code (nvcc -rdc=true): one PTX text out of several translation
  * units' texts, which the PTX engine parses as one module.

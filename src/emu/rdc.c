@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Relocatable device code (nvcc -rdc=true, CMake's
  * CUDA_SEPARABLE_COMPILATION): the runtime registers the image nvlink
  * made, machine code only, through its fatbin wrapper of version 2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Streams: a FIFO of operations run in order by one worker thread per
  * stream (started at the first operation). The legacy default stream's
  * implicit synchronisation is made of dependencies added at submission:

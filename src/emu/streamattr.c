@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Stream attributes (cuStreamSetAttribute, cuStreamGetAttribute,
  * cuStreamCopyAttributes) and cuCtxResetPersistingL2Cache.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* User objects (cuUserObjectCreate/Retain/Release): a count of references
  * the program, graphs and executable graphs hold, and when it reaches
  * zero the destructor, run on one thread of its own in the order the

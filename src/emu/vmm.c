@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Virtual memory management (cuMemCreate, cuMemAddressReserve, cuMemMap,
  * cuMemSetAccess ...). A physical allocation is a memfd of a multiple of
  * the granularity, counted against its device; a reservation is host

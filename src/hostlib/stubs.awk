@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Generates, from a library's symbol list (NAME KIND lines, # comments), a C
 # file of weak stubs or the linker's version script.
 #   awk -v mode=c -v ns=VALUE -v legacy=FUNC -f stubs.awk LIB.syms

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GPU ioctl context: device globs, deny rules resolved against the
  * families, per-call and per-process counters, and the hooks the
  * notification loop (seccomp.c) calls. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* DRM (/dev/dri/...): core ioctl names by number (drm.def); blocks raw. */
 #include <string.h>
 

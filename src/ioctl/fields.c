@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The generic structure printer of the GPU ioctl decoders: one loop over
  * a structure's field table (the .def files), raw output when the block
  * is shorter than the structure, and the raw form of a request number. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GPU ioctl dispatcher: the filter table, which family a request
  * belongs to (by its type byte or number, then the device), and the
  * printed call. */

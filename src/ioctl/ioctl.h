@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU ioctls: a seccomp user-notification filter that stops only ioctls
  * whose request looks like a GPU driver's, and decoders that print them by
  * name (NVIDIA frontend escapes and UVM, DRM, AMD KFD).

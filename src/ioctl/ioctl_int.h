@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internals of the GPU ioctl module: the structure descriptions the
  * decoders walk, and each family's entry points. */
 #ifndef TD_IOCTL_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* AMD KFD (/dev/kfd): names by number (kfd.def); blocks raw.
  * KFD dispatches on the number and checks the size, so names go by nr. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Names of NVIDIA's numbers: NV_STATUS codes (nvstatus.def), RM object
  * classes (nvclass.def) and frontend escapes (nvidia.def), looked up by
  * value. The lowest file of the module: the structure printer and the

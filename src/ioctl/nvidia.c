@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVIDIA frontend escapes (/dev/nvidiactl, /dev/nvidiaN): the table is
  * nvidia.def; this file looks rows up and prints their blocks. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The seccomp side: a filter that sends GPU-looking ioctls to tdtrace by
  * user notification, the listener's trip from the child to the parent,
  * and the notification loop (receive, read the target's memory, check the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVIDIA UVM (/dev/nvidia-uvm): plain request numbers, table in uvm.def. */
 #include <string.h>
 

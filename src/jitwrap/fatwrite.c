@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writing fatbinaries (fatwrite.h).
  *
  * Layout (docs/cuda-runtime-interface.md, "Kernels and fatbinaries"): a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writing CUDA fatbinaries: PTX text and ELF machine code (cubin) entries,
  * uncompressed, in the layout nvcc's fatbinary tool writes and the
  * emulator's reader (src/emu/fatbin.c) reads; docs/cuda-runtime-interface.md

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the two libraries of the layer share (jit.h): NVIDIA's library
  * behind them, the log line, and building the image handed out. */
 #include "jit.h"

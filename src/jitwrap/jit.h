@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The layer in front of NVIDIA's NVRTC and nvJitLink (lib/tdtrace/jit):
  * what its two libraries share. Each forwards every call to NVIDIA's real
  * library and, where the program is handed machine code, hands it a

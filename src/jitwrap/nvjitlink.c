@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lib/tdtrace/jit/libnvJitLink.so.13: nvJitLink in front of NVIDIA's.
  *
  * Every call goes to NVIDIA's libnvJitLink.so.13 with the program's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tdtrace's own declarations of nvJitLink 13's C API, from NVIDIA's
  * nvJitLink documentation (docs.nvidia.com/cuda/nvjitlink): result codes,
  * input types and the functions. NVIDIA's header turns each call into one

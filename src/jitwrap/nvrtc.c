@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lib/tdtrace/jit/libnvrtc.so.13: NVRTC in front of NVIDIA's.
  *
  * Every call goes to NVIDIA's libnvrtc.so.13 with the program's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tdtrace's own declarations of NVRTC 13's C API, from NVIDIA's NVRTC
  * documentation (docs.nvidia.com/cuda/nvrtc): the result codes and every
  * function libnvrtc.so.13 exports. The build does not need the toolkit. */

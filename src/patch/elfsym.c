@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ELF resolution with libelf (see elfsym.h). The file is read with
  * ELF_C_READ (pread as needed, no mapping that a truncated file could turn
  * into SIGBUS), and every value from it is checked before use. */

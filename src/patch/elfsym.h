@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ELF resolution for patching: functions by name (.dynsym and .symtab,
  * local symbols included), the GOT slots of imported symbols, the load
  * bias of a mapping. The file is untrusted: every index, offset and size

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GOT slots: one aligned 8-byte value each, replaced and put back. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the files of src/patch share and nobody else sees. */
 #ifndef TD_PATCH_INTERNAL_H
 #define TD_PATCH_INTERNAL_H

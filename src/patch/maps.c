@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* /proc/PID/maps: the mappings of a process, and a free place near an
  * address for trampoline memory. */
 #include <errno.h>

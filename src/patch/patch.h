@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Code and GOT patching, for the shim (issue 17: the CUDA runtime linked
  * statically into an executable) and the supervisor (issue 20: attach to a
  * running process). x86-64 only; see docs/ARCHITECTURE.md, "Code patching

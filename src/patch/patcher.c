@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* td_patcher: function-entry patches in one address space, and the island
  * memory their trampolines live in (see patch.h).
  *

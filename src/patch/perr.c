@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Error codes and messages of src/patch. */
 #include <errno.h>
 #include <stdarg.h>

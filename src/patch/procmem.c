@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* td_procmem: another process's memory through /proc/PID/mem. Its writes
  * ignore page protections (as ptrace's do), so code pages stay as they
  * are; they are not atomic, so every live replacement requires

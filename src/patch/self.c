@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* td_patch_mem_self: patching this process while its other threads may run.
  *
  * Live bytes (a function's entry, a GOT slot) change in an order that a

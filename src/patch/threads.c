@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Whether stopped threads are inside bytes about to change. */
 #include "patch.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* x86-64 relocation of a function's first instructions (see x86.h).
  *
  * Zydis decodes; this file only decides. An instruction moves as it is

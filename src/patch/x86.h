@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* x86-64 instruction relocation with Zydis: which whole instructions a
  * jump at a function's entry overwrites, whether they can move, and their
  * trampoline (the moved instructions, then a jump back). Pure functions of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The policy file: what tdtrace may change about the calls it traces.
  *
  * Parse, then act: td_policy_parse/load turn text into an immutable

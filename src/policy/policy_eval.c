@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Evaluation of one call against a policy, and the queries the supervisor
  * and the shim make at start. Everything here only reads the policy. */
 #include "policy_int.h"

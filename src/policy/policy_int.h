@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The policy module's insides, shared by its files only. */
 #ifndef TD_POLICY_INT_H
 #define TD_POLICY_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Policy text into statements: a line is split into words at blanks; '#'
  * at the start of a word begins a comment; "#@ FILE:LINE" gives the origin
  * of the next statement. The first word names the statement

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Finding the policy file (--policy=, $TDTRACE_POLICY, or the nearest
  * tdtrace.policy here or above) and whether a file found by the search is
  * to be trusted. */

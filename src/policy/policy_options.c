@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Command-line options (--inject=, --deny=, --memory-limit=, --backend=,
  * --emulate=, --policy-mode=, --gpu-dev=, --ioctl-deny=) as statements
  * applied on top of the policy file: an option replaces the file's rule

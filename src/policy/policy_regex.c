@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounded regular expressions: the one way tdtrace compiles a regular
  * expression a user gave it (policy files, --check-policy, -e trace=/RE).
  * glibc's regcomp recurses once per nested group and expands counted

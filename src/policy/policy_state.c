@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The policy's lifetime (defaults, free) and what the lexer, the
  * statements and the command-line options share while they build one:
  * error messages with their position, conflicts, interned file names. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The statements of a policy (man/tdtrace.policy.5), one function each,
  * and their values. Each statement checks its words, builds its rule
  * completely, checks it against the rules before it (conflicts), and only

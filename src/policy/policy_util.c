@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Values in policies: sizes, durations, errno names, backends, profiles,
  * and the "did you mean" search. */
 #include "policy_int.h"

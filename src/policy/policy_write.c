@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The normalised text of a policy (tdtrace --check-policy), and error
  * messages. Statements come in a fixed order, one per line, each value in
  * one spelling: parsing the text gives the same policy and the same text. */

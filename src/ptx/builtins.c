@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers of the executor that are not instructions: half and bfloat16
  * conversions (round to nearest even, or toward zero), and device printf
  * formatting of vprintf's packed argument buffer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The checker: can a function run? It must be defined (or be a builtin:
  * vprintf, __assertfail, malloc, free, cudaGraphSetConditional), hold no unsupported instruction,
  * and so must every function it calls directly; a call through a pointer

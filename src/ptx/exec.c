@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The SIMT model (exec.h describes it): a warp executes an instruction for
  * all lanes of its running group at once, through the handler the
  * instruction's family chose for it; control flow, groups, calls, block

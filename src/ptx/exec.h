@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The executor's internal interface, shared by its files and nothing else:
  * exec_launch.c (launches: the plan, blocks over host threads), exec.c
  * (the SIMT model: warps, groups, barriers, calls), exec_fault.c

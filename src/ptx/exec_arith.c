@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The executor's arithmetic: integer and floating-point operations with
  * PTX's rounding, saturation and NaN rules, comparisons, bit operations
  * (conversions: exec_cvt.c). */

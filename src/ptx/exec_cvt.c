@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The executor's conversions (cvt): between integers and floats of every
  * width with PTX's rounding, saturation and NaN rules (PTX ISA, "cvt"):
  * each result rounded once, to f16/bf16/tf32 and fp8 pairs too. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The executor's failures: the first one of a launch wins; its message
  * says where (PTX line, source line, block and thread), and ptx_fault
  * gets the same in fields. Below every other file of the executor. */

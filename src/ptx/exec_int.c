@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The executor's integer extras: carry chains (add.cc, addc, sub.cc,
  * subc, mad.cc, madc), bfind, bmsk, szext, fns, dp4a, dp2a, the video
  * instructions (vadd ... vset, vadd2/4 ... vset2/4). Semantics as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Launches: the blocks of a grid spread over host threads (an atomic
  * counter hands out block indices in order), each host thread running one
  * block at a time, its warps in turn (exec.c); the layout of a kernel's

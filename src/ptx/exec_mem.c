@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The executor's memory: state spaces and the host addresses behind them,
  * the validity check of every access, loads, stores, cvta and atomics. */
 #include "exec.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The executor's matrix instructions: mma.sync, wmma.load/store/mma,
  * ldmatrix, stmatrix, movmatrix. All are .sync.aligned: the whole warp
  * executes them together, so the handler sees every lane's registers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The executor's warp-level instructions: shuffles, votes, match, redux,
  * elect, bar.warp.sync and the active mask.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The PTX engine's internal form, shared by the front end (parser.c,
  * check.c) and the executor (exec.c), and nothing else: a JIT could take
  * the same form.

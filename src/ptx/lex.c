@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The PTX lexer: text -> tokens (identifiers, directives, numbers with
  * PTX's float forms 0f/0d, strings, punctuation), each with its line. */
 #include "parse.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A parsed module: freeing it, and the queries of ptx.h (entries,
  * parameters, globals and their initial values, source file names). */
 #include "ir.h"

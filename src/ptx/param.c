@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Kernel parameter layout (param.h): one declaration read with the
  * engine's lexer, laid out by the one rule the engine and the emulator's
  * image scanner share. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The layout of kernel parameters: the one rule the PTX engine and the
  * emulator's image scanner (src/emu/fatbin.c) share. Part of the engine's
  * interface (ptx.h includes it); a header of its own so that the scanner

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The PTX parser's internal interface, shared by its files and nothing
  * else: lex.c (text -> tokens), parser.c (the module: directives,
  * variables, parameters, functions, symbols) and parse_ins.c (operands and

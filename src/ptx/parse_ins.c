@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The PTX parser's instructions: operands (registers, ranges, special
  * registers, immediates, addresses, vectors) and each instruction's
  * opcode, modifiers and operands into one ir_ins. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The PTX parser's matrix instructions: mma, wmma.load/store/mma,
  * ldmatrix, stmatrix, movmatrix. Their shape, types, layouts and register
  * lists go to an ir_mma (ins.imm); the forms the executor computes are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The PTX parser's instruction modifiers: everything between an
  * instruction's name and its operands (types, spaces, rounding, compare,
  * atomic and shuffle operations, vector widths, .sat/.ftz/.cc ...) goes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The PTX parser's base, below its other files: errors, growing arrays,
  * the symbol table, the module's strings, types and state spaces, slots
  * and constants of the function being parsed, small expressions. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The PTX parser's video instructions (PTX ISA, "Video Instructions"):
  * scalar vadd, vsub, vabsdiff, vmin, vmax, vshl, vshr, vset with .sat, a
  * secondary operation (.add/.min/.max) or a merge into a byte or half of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PTX text -> the internal form (ir.h). One pass over a token array; labels
  * and calls to functions defined later are fixed up at the end of each
  * function and of the module. An instruction the executor does not know

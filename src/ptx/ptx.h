@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The PTX engine: a front end (lexer, parser, checker) that turns PTX text
  * into a compact internal form once, and an executor that runs a kernel of
  * that form on the host, a warp's 32 lanes at a time (SIMT with an active

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The static shared memory of each entry, as ptxas counts it for
  * CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: the module-scope (and function-scope)
  * .shared variables that the entry and every function it may call use,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Finding CPython in this process, and reading the calling thread's
  * frames. docs/ARCHITECTURE.md ("Python frames") has the reasoning; in
  * short: the thread's own frame chain cannot change while the thread is

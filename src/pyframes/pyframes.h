@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Python frames of the calling thread, read from inside the process.
  *
  * When the process is a CPython interpreter or embeds one (3.9 to 3.13),

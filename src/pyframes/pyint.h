@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* src/pyframes' own parts: the layouts of each CPython version and the
  * reads that never fault. */
 #ifndef TD_PYINT_H

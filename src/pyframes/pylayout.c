@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where each CPython version keeps what the reader needs: offsets of
  * fields in PyThreadState, the frame, PyCodeObject and str, for x86-64 and
  * the default build (not free-threaded, no Py_TRACE_REFS). They are facts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CPython's line tables, decoded from copies that may be partial or
  * garbage: every byte read is inside the piece given, a walk ends at the
  * table's end, and a malformed table yields "no line", never a read past

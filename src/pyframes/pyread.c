@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reads of this process's own memory that never fault: process_vm_readv
  * on our own pid copies what is mapped readable and stops at what is not,
  * so a pointer from a broken frame chain costs an error, not a SIGSEGV.

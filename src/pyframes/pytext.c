@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A Python str's characters (1, 2 or 4 bytes each, copied out of the
  * process's memory and not trusted) as UTF-8 that keeps the string's end
  * when it does not fit. What UTF-8 cannot carry is kept readable: a NUL

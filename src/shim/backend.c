@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shim's backend registry: which library calls go to (the real driver
  * or the emulator, as TDTRACE_BACKEND asks), every entry point's function
  * in it, and the shim's own overrides of a few entry points (registered by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shim's connection to tdtrace: the process's ring, tdtrace's control
  * area (flags, trace mask, the policy) and the area every traced process
  * shares, asked for on tdtrace's socket (include/tdtrace/record.h); and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a call's pointer arguments point to, copied into its record: the
  * structures and arrays src/api/structs.api describes (and what their
  * pointer fields point to, a few levels down), and a launch's kernel name

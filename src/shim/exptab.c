@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuGetExportTable in the shim.
  *
  * The backend's table is handed out as a copy whose known slots are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shim's start, when the library is loaded (so that no call's time
  * includes it): the connection to tdtrace, the backend, the policy, the
  * shim's own entry points, and the hello record. Nothing calls into this

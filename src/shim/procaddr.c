@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuGetProcAddress in the shim.
  *
  * The CUDA runtime reaches the driver through cuGetProcAddress pointers,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A record being built in the shim: its items (td_rb_item), and what goes
  * into them from this process's own memory, read without trusting the
  * address (td_self_read: a bad pointer from the program costs it nothing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shim's records: each call the wrappers hand to td_leave, written
  * into this process's ring with what tdtrace needs to print it (strings,
  * out-values, the stack with -k); the hello record that says which

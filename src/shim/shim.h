@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The interposer (lib/tdtrace/libcuda.so.1): the runtime behind the
  * generated wrappers (shim_wrappers.c). Each wrapper packs its arguments
  * into u64s, asks td_enter whether to call the backend (the policy may

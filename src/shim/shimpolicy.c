@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The policy inside the traced process: deny, inject, the memory limit
  * and device rules (tdtrace.policy(5)). tdtrace hands the policy over as
  * normalised text whose rules keep their file:line; evaluation is

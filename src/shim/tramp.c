@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Trampolines for export-table slots whose signature tdtrace does not
  * know: each is traced as EXPORT_TABLE.slot with the table, the slot and
  * the first four integer arguments. The stubs are assembly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Trampolines for export-table slots whose signature tdtrace does not
  * know (x86-64 System V). Stub k loads k and jumps to the common part,
  * which saves every argument register, asks td_tramp_hooks.enter (tramp.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Record times: on x86-64 with an invariant TSC the shim records raw TSC
  * ticks (a few ns, where clock_gettime can cost 30), and tdtrace turns them
  * into CLOCK_MONOTONIC nanoseconds with a ratio it measures over the run:

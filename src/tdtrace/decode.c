@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Decoding a call record: one generic loop prints any entry point from its
  * descriptor in the API table (OpenBSD kdump's shape), with the
  * structures of src/api/structs.api printed field by field from the bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The injection environment: what every traced process must have in its
  * environment for the loader to put tdtrace's shim in front of the driver.
  * Built once; used for the first exec and to restore it at any later

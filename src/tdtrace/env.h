@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef TD_ENV_H
 #define TD_ENV_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* -e trace=SET (and abbrev=, verbose=, raw=): names, base names
  * (cuMemAlloc matches cuMemAlloc_v2 too), /regex, %class, all, none; a
  * leading ! negates the set. A misspelt name or class gets strace's "did

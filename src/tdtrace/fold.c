@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The runtime's start-up, folded. A program built with nvcc makes a handful
  * of calls of its own; the CUDA runtime around it makes hundreds first: it
  * looks up every entry point (cuGetProcAddress, 440 calls for a CUDA 13

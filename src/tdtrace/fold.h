@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The runtime's start-up folded (fold.c): its lookups (cuGetProcAddress*,
  * cuGetExportTable), its private export-table calls and its bursts of
  * attribute queries print as one summarising line each instead of one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GPU ioctls tdtrace's seccomp listener sees (src/ioctl decodes them):
  * the filter's set-up from the policy, the listener's events, and the
  * result of an ioctl let through, read when its thread is stopped on the

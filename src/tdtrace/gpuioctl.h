@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The GPU ioctls in the supervisor (gpuioctl.c). */
 #ifndef TD_GPUIOCTL_H
 #define TD_GPUIOCTL_H

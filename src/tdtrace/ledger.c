@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one memory ledger: what every traced process holds, per device.
  *
  * Every call that allocates or frees (device memory, managed and pooled

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one memory ledger (ledger.c): every allocation each traced process
  * holds, fed by every call that allocates or frees whatever the trace
  * shows; the device each thread's current context is on. The summary, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tdtrace: launch a program and trace every CUDA driver call it makes.
  *
  * init: options, libraries, output, ring, environment; launch; then

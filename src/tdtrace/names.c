@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Handles by name (strace's -y): a process's handles are numbered per class
  * in the order tdtrace first sees them (stream#1, stream#2), so a trace
  * reads like the program: which stream, which event. A function is named

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Handles by name (strace's -y, names.c): each process's handles numbered
  * by class in the order they appear (stream#2, event#4), a function by its
  * kernel's name (fn add_one), a context with its device (ctx#1(dev 0)). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Command-line options. Parsing only records what was asked; main.c acts. */
 #include <getopt.h>
 #include <stdio.h>

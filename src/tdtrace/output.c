@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where lines go and what stands before them: -o, -ff, [pid N], -t/-tt/-ttt,
  * -T, and the lines that are not calls (banners, process events).
  *
@@ -133,6 +134,9 @@ void td_out_open(const struct td_opts *o)
         tp_str(p, TD_VERSION, strlen(TD_VERSION), 0);
         tp_raw(p, ",\"schema\":\"tdtrace-trace.schema.json\"}");
         line_end(p);
+        /* now, before a fork flushes it with the error's cause lost */
+        if (fflush(out.json) != 0)
+            check(out.json, errno);
     }
 }
 

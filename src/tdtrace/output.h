@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef TD_OUTPUT_H
 #define TD_OUTPUT_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The printer thread. The main thread (the tracer loop) copies each
  * checked record out of its ring into a chunk of memory and hands full
  * chunks to this thread, which decodes and prints them in order; exit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Decoding and printing on a thread of their own (printer.c), so the
  * loop that reads the rings, and with it the traced program's writers,
  * never waits for the output. */

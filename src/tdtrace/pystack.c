@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --py: a call's Python frames, printed. The record's strings were checked
  * (td_rec_py: each ends inside the item); every byte is still escaped. */
 #include <string.h>

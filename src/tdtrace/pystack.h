@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --py: a call's Python frames (struct td_pyview, read with td_rec_py)
  * through the print layer: the innermost one after the call, the frames
  * among a -k stack, the frames as JSON data. */

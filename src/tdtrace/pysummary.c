@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --py: per Python line (the innermost frame's file, line and function),
  * the calls it made, their time and the device memory they allocated. A
  * hash table of lines, each key kept as "file\0func" with the line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* --py with -c/-C: the Python lines that made the calls the trace shows,
  * with their calls, time and the device memory they allocated. */
 #ifndef TD_PYSUMMARY_H

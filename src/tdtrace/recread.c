@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reading a call record from a traced process's ring: is it well formed
  * (td_rec_check), and its items found by argument and kind, every length
  * checked (the record comes from the program, which may have written it

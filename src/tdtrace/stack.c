@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* -k: symbolise the return addresses a record carries, with libdw: module,
  * function+offset, and file:line where debug information exists. One Dwfl
  * per process, rebuilt when an address falls outside every module it knows

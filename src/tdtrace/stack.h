@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef TD_STACK_H
 #define TD_STACK_H
 

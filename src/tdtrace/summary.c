@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* -c / -C: per-function figures in strace's layout (-U picks the columns,
  * -S the order), the kernels (like Nsight Systems' kernel summary: runs
  * and time on the emulated device, launches everywhere), and from the

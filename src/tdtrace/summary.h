@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef TD_SUMMARY_H
 #define TD_SUMMARY_H
 

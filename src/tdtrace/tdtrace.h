@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tdtrace, the supervisor: shared declarations of its files. */
 #ifndef TD_TDTRACE_H
 #define TD_TDTRACE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The process tree: ptrace follows forks, vforks, clones and execs; a
  * seccomp filter (SECCOMP_RET_TRACE on execve and execveat only, so every
  * other syscall runs at full speed) stops each exec at its entry, where the

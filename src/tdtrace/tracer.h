@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Following the process tree with ptrace (tracer.c). */
 #ifndef TD_TRACER_H
 #define TD_TRACER_H

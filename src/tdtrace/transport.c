@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The records' way in. tdtrace listens on an abstract unix socket (no file
  * to create, plant or leave behind); the shim in each traced process
  * connects once per process, tdtrace asks the kernel who connected

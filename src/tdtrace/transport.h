@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The records' way in (transport.c): tdtrace's socket, one ring per
  * traced process, draining in bounded batches. */
 #ifndef TD_TRANSPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Calls: recursion (divergent depth per thread), indirect calls through
 // function-pointer tables (call with a register target and a prototype),
 // virtual functions (vtables: function addresses in .global

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Shared by the conformance programs: each check prints "ok NAME" or
 // "FAIL NAME: why"; the program exits with the number of failures. CUDA
 // errors are failures (the program goes on to the next check).

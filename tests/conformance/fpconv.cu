@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Floating-point conversions and math, against the host:
 //  - cvt to f16/bf16 from f64, f32 and 64-bit integers, every rounding
 //    mode, rounded once (the host reference works on the exact integer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Kernels that a real GPU would hang on. The emulator ends each within
 // seconds with the documented error (run.sh checks the status line and the
 // message): a barrier that can never complete and bar.warp.sync naming

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Integer instructions, bit-exact against the host: carry chains
 // (add.cc/addc/sub.cc/subc/mad.lo.cc/madc for 128-bit arithmetic), bfind,
 // bmsk, dp4a/dp2a, bfe/bfi, prmt, funnel shifts, brev/popc/clz, mul.hi,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // NVIDIA's header-only libraries on the engine: thrust sort, reduce,
 // scan, sort_by_key and CUB DeviceReduce, DeviceRadixSort (onesweep),
 // DeviceScan (decoupled look-back between blocks), DeviceSelect,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Asynchronous copies and mbarriers: cp.async with commit_group and
 // wait_group (a double-buffered pipeline), cuda::barrier (mbarrier
 // arrive/test_wait with phases, reused across iterations),

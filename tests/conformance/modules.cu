@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Modules and faults, through the driver API:
 //  - a module with one kernel the engine cannot run loads, its other
 //    kernel runs, and the bad one fails at its own launch;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The PTX engine's conformance suite: one .cu program per area (SIMT model,
 # integer and conversion instructions, calls, memory and async copies,
 # tensor cores, modules and faults, runaway and deadlocked kernels), built

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The SIMT model: independent thread scheduling (a spin lock taken by the
 // lanes of one warp, a lane waiting for another lane's flag, a warp
 // waiting for another warp's flag), warp-synchronous instructions reached

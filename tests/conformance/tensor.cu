@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Tensor-core instructions: wmma (f16, bf16, tf32, s8, f64) and mma.sync
 // (f16, bf16, tf32, s8, s4, b1, f64, fp8 and the m8n8k4 quad-pair form) with
 // ldmatrix and movmatrix, checked against host products. Inputs are small

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the runtime test programs: check a call, report what failed. */
 #ifndef CUDART_TEST_COMMON_H
 #define CUDART_TEST_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // CUDA's error rules through the runtime: a kernel that faults is reported
 // by the next synchronising call (here a cudaMemcpy back to the host), the
 // error is sticky (cudaMalloc fails with it too), and cudaDeviceReset gives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Kernels through the runtime: cuLibraryLoadData, cuLibraryGetKernel, the
 // kernel handle passed to cuLaunchKernel (and cuLaunchKernelEx); symbols,
 // function attributes, occupancy. The kernels run on the emulator's PTX

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // What a runtime program sees when the driver cannot initialise (no
 // devices: TDTRACE_EMU_DEVICES=0, or CUDA_VISIBLE_DEVICES empty): every
 // call returns the same error, cleanly, and the program carries on.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The real CUDA runtime (libcudart) on the emulated GPU. Builds the test
 # programs with nvcc (runtime linked statically, nvcc's default; with
 # -cudart shared; and with --default-stream per-thread) and runs each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The CUDA runtime on the emulated GPU: devices, memory, every copy
 // direction, memsets, page-locked memory, streams, events, host functions,
 // callbacks, memory info, synchronisation, reset, several host threads.

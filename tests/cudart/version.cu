@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The runtime's version gate: the driver must report at least the
 // runtime's version (13000), or every call fails with
 // cudaErrorInsufficientDriver (35). Prints PASS.

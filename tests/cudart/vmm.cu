@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // A memory pool on the driver's virtual memory management, grown the way
 // llama.cpp's CUDA pool grows (one large reservation; physical chunks of
 // the granularity mapped at its end as it fills; LIFO frees), used by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The calls a device query makes, with out-values, enums and errors. */
 #include <string.h>
 

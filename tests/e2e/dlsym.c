@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A program that loads the driver itself: dlopen by name, or by absolute
  * path (argv[1], a copy of a driver outside tdtrace's directories, as
  * Triton and JAX do): both land on the shim and are traced. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Events in the trace: a kernel that faults on the emulated GPU, said in
  * one line with the kernel, block, thread, access and the allocation the
  * address lies past, and its .cu line; a module that does not load, said

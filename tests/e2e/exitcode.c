@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tdtrace exits with the program's status, or dies of its signal. */
 #include <signal.h>
 #include <string.h>

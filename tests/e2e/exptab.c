@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Calls through cuGetExportTable's tables are traced: a known slot by name,
  * any other slot as EXPORT_TABLE.slot(TABLE, N, first arguments) with the
  * low 32 bits of its result. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Run with --backend=driver --driver=libfakedrv.so: the real-driver path,
  * and a table slot of unknown signature reached through tdtrace's
  * trampoline with all its arguments intact. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A process tree: a forked child makes calls, then a child that execs with
  * an empty environment (env -i), whose injection tdtrace restores at the
  * execve; every process shows its own calls and exit line, and the parent

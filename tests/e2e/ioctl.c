@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GPU ioctls through the whole supervisor: a file declared a GPU node with
  * --gpu-dev gets NVIDIA-style ioctls, decoded by name with their results
  * (a plain file answers ENOTTY); ioctls on other

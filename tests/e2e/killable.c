@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Not a test: prints "result" where the kernel lets tdtrace learn the
  * result of a GPU ioctl it let through (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
  * Linux 5.19), "?" where it does not. run.sh passes it to tests/e2e/ioctl. */

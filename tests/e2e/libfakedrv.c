@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A stand-in for a real libcuda.so.1 (tdtrace --backend=driver
  * --driver=PATH): a handful of entry points, and a TOOLS_TLS export table
  * whose slot 1 takes eight integer arguments (two on the stack) and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A caller with a C++ (mangled) name, for -k's demangling: the function
  * that calls cuInit is td::demo::call_init(int) in the symbol table
  * (_ZN2td4demo9call_initEi), written in C with an assembler name so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* In order with the program: the program's own output and the trace share
  * a pipe or a terminal, and a line the program writes comes after the
  * calls it made before writing it. argv[1]: where to write the lines the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Policy rules at work, one mode per run (argv[1]); argv[2] is where the
  * rule stands ("policies/oom-drill.policy:11", "--memory-limit") as the
  * marks must name it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Calls reached through cuGetProcAddress are traced under the name the
  * version and flags select, as the CUDA runtime reaches the driver. Run
  * with -e trace=all: every lookup in full, none folded. */

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end tests in strace's style: each program prints the lines tdtrace
 # must print; we run it under tdtrace and diff. Prints "e2e: N passed, N
 # failed, N skipped" and exits nonzero on a failure.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers for the end-to-end test programs. Each program makes driver
  * calls and prints, on stdout, the exact lines tdtrace must print for
  * them; tests/e2e/run.sh runs it under tdtrace and diffs the two. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* 8 threads x 20,000 calls: every call appears exactly once. Each call
  * fails on purpose so that its line shows the address of its own
  * out-parameter, which names the call; run.sh compares sorted lines. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bandwidthTest-style: pinned and pageable copies in every direction,
  * timed with events, data checked. */
 #include <string.h>

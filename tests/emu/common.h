@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the end-to-end programs: check a call, report what failed. */
 #ifndef EMU_E2E_COMMON_H
 #define EMU_E2E_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* deviceQueryDrv, checked: every device answers every query, consistently.
  * argv[1]: the device count to expect (optional). */
 #include <string.h>

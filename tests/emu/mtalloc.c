@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Many threads allocate, copy, free and sync at once; accounting returns
  * to where it started. */
 #include <pthread.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Build the end-to-end programs against the built emulator and run them.
 # BUILD (default build): the build directory holding lib/tdtrace/emu.
 # Prints "emu-e2e: N passed, N failed"; exits nonzero on failure.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Streams with callbacks: 4 streams each copy, memset and call back in
  * order; cross-stream event waits; the legacy stream joins them. */
 #include <string.h>

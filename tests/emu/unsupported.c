@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Linked with -lcuda: an entry point the emulator lacks says
  * CUDA_ERROR_NOT_SUPPORTED, and so does cuGetProcAddress's pointer to it. */
 #include "common.h"

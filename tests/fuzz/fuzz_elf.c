@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target for src/patch: ELF resolution and x86-64 relocation (see
  * tests/fuzz/README).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target for the policy module (see tests/fuzz/README).
  *
  * Any input: parse it; when it parses, its normalised text must parse to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target for the PTX engine (src/ptx): every input is parsed as PTX;
  * when it parses, every entry is checked and, when the checker accepts it,
  * run on 2 blocks of 40 threads with a small instruction budget (so loops

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target for the record path (see tests/fuzz/README): everything
  * tdtrace does with bytes a traced program wrote.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The standalone fuzz driver shared by tests/fuzz/fuzz_*.c (built with
  * -DTD_FUZZ_STANDALONE, so gcc alone can fuzz): it mutates the includer's
  * seeds with its dictionary from a fixed random seed and feeds each input

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // CUDA graphs through the real CUDA runtime on the emulated GPU, each
 // result checked against the host's computation: stream capture across
 // streams (fork and join through events), graphs built node by node

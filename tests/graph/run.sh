@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # CUDA graphs and stream capture through the real CUDA runtime on the
 # emulated GPU: builds graphs.cu with nvcc (static and shared runtime) and
 # runs it standalone and under tdtrace, where the trace must hold the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Programs that attack or stress tdtrace's supervisor (tests/hostile/run.sh).
  * Each mode is one misbehaviour: forged, torn and garbage records written
  * straight into the program's own record ring, writers that die in the

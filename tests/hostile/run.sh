@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The supervisor against programs that attack it or die at the wrong time
 # (tests/hostile/hostile.c): tdtrace must not crash, hang, lie, or be used
 # against its user. Every check is bounded by a timeout; a hang fails.

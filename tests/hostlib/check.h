@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the host-library test programs (C, built against tdtrace's own
  * declarations): counting checks, driver calls that must succeed, random
  * data, tolerances. Each program prints "ok NAME" / "FAIL NAME: why" and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // cuDNN from NVIDIA's own header (cudnn.h), linked against NVIDIA's
 // libcudnn.so.9 and run with the host implementation in its place: a small
 // CNN layer on NHWC float tensors as a framework runs it — kernels of the

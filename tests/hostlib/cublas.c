@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host cuBLAS (build/lib/tdtrace/host/libcublas.so.13) on the emulated
  * GPU, built against tdtrace's own declarations (src/hostlib/cublas/
  * cublas_api.h): every tested function against a plain double-precision

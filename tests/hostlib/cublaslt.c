@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host cuBLASLt (build/lib/tdtrace/host/libcublasLt.so.13) on the
  * emulated GPU, built against tdtrace's own declarations
  * (src/hostlib/cublaslt/cublasLt_api.h): cublasLtMatmul against a plain

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host cuDNN (build/lib/tdtrace/host/libcudnn.so.9) on the emulated GPU,
  * built against tdtrace's own declarations (src/hostlib/cudnn/cudnn_api.h):
  * convolutions (forward, backward data, backward filter, bias-activation

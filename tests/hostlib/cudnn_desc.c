@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The descriptor functions of a libcudnn.so.9, loaded with dlopen from the
  * path given, called in one fixed sequence (good and bad arguments) that
  * prints every status and result. tests/hostlib/run.sh runs it on the host

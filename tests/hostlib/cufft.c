@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host cuFFT (build/lib/tdtrace/host/libcufft.so.12) on the emulated GPU,
  * built against tdtrace's own declarations (src/hostlib/cufft/cufft_api.h):
  * every transform type in single, double, half and bfloat16, ranks 1 to 3,

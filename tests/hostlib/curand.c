@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host cuRAND (build/lib/tdtrace/host/libcurand.so.10), built against
  * tdtrace's own declarations (src/hostlib/curand/curand_api.h):
  *   - against NVIDIA's own host generators (curandCreateGeneratorHost runs

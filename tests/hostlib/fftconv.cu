@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // cuFFT from NVIDIA's own header (cufft.h), linked against NVIDIA's
 // libcufft.so.12 and run with the host implementation in its place: a
 // batched circular convolution through the spectrum, as programs do it —

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // cuBLASLt from NVIDIA's own header (cublasLt.h), linked against NVIDIA's
 // libcublasLt.so.13 and run with the host implementation in its place: a
 // framework-style linear layer, y = GELU(x W^T + b) on row-major half

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // One training step of a small MLP on the emulated GPU, built with nvcc
 // against NVIDIA's headers and libcublas, run with the host cuBLAS in its
 // place: GEMMs through cuBLAS (Sgemm, GemmEx, Saxpy, Sasum), bias, ReLU,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // cuBLAS from NVIDIA's own headers (cublas_v2.h), linked against NVIDIA's
 // libcublas.so.13 and run with the host implementation in its place:
 // kernels of the program's own before and after cublasSgemm on one stream,

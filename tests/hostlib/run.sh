@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The host implementations of NVIDIA's libraries (src/hostlib) on the
 # emulated GPU:
 #   - each library's C test, built against tdtrace's own declarations;

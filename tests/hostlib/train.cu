@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // A small MLP's training step on the emulated GPU, built with nvcc against
 // NVIDIA's headers and libraries (cublas, cublasLt, cudnn) and run with the
 // host implementations in their place, everything on one stream:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Live test harness for src/ioctl without the supervisor: fork, install
  * the filter in the child (td_ioctl_child_install), exec the test program;
  * the parent receives the listener and loops td_ioctl_handle, printing

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Live tests of src/ioctl: the harness installs the seccomp filter in a
 # child, runs tests/ioctl/target there and prints every GPU ioctl; each
 # case diffs that against the lines the target says must appear.

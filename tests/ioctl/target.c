@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The program run under tests/ioctl/harness: it makes GPU-style ioctls on
  * files the harness treats as GPU nodes and writes the lines the harness
  * must print to EXPECTED (strace's test model). Every ioctl is checked for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the NVRTC and nvJitLink test programs share: checks, the emulated
  * GPU's context, and what an image handed out by the layer is. */
 #ifndef TD_TEST_JIT_COMMON_H

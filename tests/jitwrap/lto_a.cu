@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // One translation unit of the nvJitLink test (nvjitlink.c holds the same
 // code for NVRTC): a kernel calling a function and counting in a variable
 // that lto_b.cu defines.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nvJitLink asked for machine code, on the emulated GPU.
  *
  *   nvjitlink run [-o OPTION]... [-x nobinary] INPUT...

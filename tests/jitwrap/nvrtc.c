@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* NVRTC asked for machine code, on the emulated GPU.
  *
  *   nvrtc run OPTION...   compile two kernels (one a template, reached

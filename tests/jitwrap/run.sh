@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # NVRTC and nvJitLink asked for machine code, on the emulated GPU, with
 # tdtrace's layer (lib/tdtrace/jit) in front of NVIDIA's libraries:
 #   - the layer's symbols and versions against NVIDIA's libraries;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Driver-API program: loads an image built from kernels.cu (PTX text or a
  * fatbinary) with cuModuleLoadData, or through cuLibraryLoadData /
  * cuLinkCreate, runs one named test and checks it against the host.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Kernels for the emulated GPU's PTX engine, built by run.sh with nvcc
 // (-ptx and -fatbin) and driven by drv.c, which checks each against a host
 // computation.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Relocatable device code, translation unit a (with rdc_b.cu): a kernel
 // calling a __device__ function and using a __device__ global that b
 // defines, each TU with a file-static helper and string of the same name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Relocatable device code, translation unit b (see rdc_a.cu).
 #include <cstdio>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Dynamic parallelism (a kernel launching a kernel) needs libcudadevrt's
 // device-side launch, which the emulator does not provide: with -rdc=true
 // the program's module loads, the kernel that launches fails at its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Runtime-API program (<<<>>>): kernels launched through the CUDA runtime
 // on the emulated GPU. Exit 0 on success; a runtime that cannot start on the
 // emulator is a failure like any other.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Kernels on the emulated GPU: builds kernels.cu with nvcc (PTX text,
 # zstd-compressed fatbinary, uncompressed fatbinary) and runs every test of
 # drv.c on each, loaded as a module, as a library (the kernel handle passed

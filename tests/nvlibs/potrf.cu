@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuSOLVER dense Cholesky (cusolverDnDpotrf, lower) of a 200x200 SPD matrix
  * through NVIDIA's cuSOLVER and cuBLAS on the emulated GPU; L L^T must give
  * back A, and info (set to garbage first) must be 0. */

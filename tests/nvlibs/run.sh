@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # NVIDIA's own libraries, unmodified, on the emulated GPU: their kernels run
 # from the PTX they ship (for compute_120: the rtx5090 profile) and each
 # result is checked against a host computation. cuSPARSE SpMV (CSR) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuSPARSE SpMV (CSR, generic API) of a random 1000x1000 matrix with about
  * 2% fill, against a host product in double: NVIDIA's csrmv kernels run on
  * the emulated GPU from the PTX libcusparse ships. */

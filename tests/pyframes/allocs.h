@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tests/pyframes: this thread's allocations so far, to check that a read
  * makes none. A preloaded libmalcount.so counts them (plain builds); under
  * a sanitizer, which owns malloc, its allocator hooks do. -1: nothing

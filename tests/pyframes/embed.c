@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A program that is not Python, and then embeds it:
  *   embed LIBPYTHON local|global [noread]
  * Before: no Python, and a read reads nothing (not one system call).

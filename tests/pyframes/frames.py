@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python3 tests/pyframes/frames.py LIBPYFT
 
 src/pyframes' reader, called through ctypes from the places a CUDA call

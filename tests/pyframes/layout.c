@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a CPython version's own headers say of the fields src/pyframes
  * reads, in the lines libpyft.c's pyft_layout prints from the reader's
  * table (tests/pyframes/run.sh compares the two). Built against each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What tests/pyframes/frames.py calls through ctypes: src/pyframes' reader
  * with its result as text, from the calling thread (ctypes.PyDLL keeps the
  * GIL, ctypes.CDLL releases it), from a C thread, and the line-table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* LD_PRELOADed into the Python under test: counts each thread's calls of
  * the C allocator, then lets glibc's own allocator do the work.
  * libpyft.c reads the count before and after each read of the frames. */

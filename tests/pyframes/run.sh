@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # src/pyframes inside real CPython interpreters:
 #   BUILD=build [EXTRA_CFLAGS=...] [TD_PYTHONS="/path/python3.9 ..."] sh tests/pyframes/run.sh
 # The interpreters: Debian's /usr/bin/python3, python3 on PATH if it is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Builds fatbinaries for the emulator's tests: a 16-byte header, then
  * entries (PTX = kind 1, ELF = kind 2), plain or zstd/LZ4-compressed, in
  * the layout docs/cudart-private-interface.md describes. Functions are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PTX kernels for the graph and capture tests (test_emu_graph.c,
  * test_emu_capture.c). */
 #ifndef TD_TEST_EMU_GRAPH_KERNELS_H

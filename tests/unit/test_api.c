@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The generated API table: lookups by name, class, and cuGetProcAddress's
  * version rule (docs/cuda-runtime-interface.md). */
 #include <setjmp.h>

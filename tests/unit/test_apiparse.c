@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The API-table row parser used by the build-time generator. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Decoding call records into text and JSON, and surviving bad records. */
 #include <setjmp.h>
 #include <stdarg.h>

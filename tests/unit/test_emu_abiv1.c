@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: the entry points old binaries link against: the v1 ABI
  * (32-bit CUdeviceptr, unsigned int sizes) and the pre-4.0 launch API
  * (cuFuncSetBlockShape, cuParamSet*, cuLaunchGrid). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: stream capture. Work on a capturing stream becomes graph
  * nodes (kernels, copies, memsets, host functions, allocations and
  * frees), events fork and join streams into a capture, capture status and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator configuration: the parsers (pure functions), then one process
  * configured through the environment: 3 t4 devices of 1 GiB, of which
  * CUDA_VISIBLE_DEVICES shows physical 2 then 0. */

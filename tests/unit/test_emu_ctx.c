@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: primary and created contexts, the per-thread stack, limits,
  * and what a primary-context reset takes away. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: initialisation, version, error strings, cuGetProcAddress,
  * devices and their attributes. Two h100 devices (TDTRACE_EMU_DEVICES=2
  * is set before cuInit, which reads the environment once per process). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: CUDA's error rules. A kernel's fault is sticky in its context:
  * the launch itself succeeds (the error is asynchronous), the next
  * synchronising call of every kind returns it, and so does every later

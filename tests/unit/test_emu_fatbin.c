@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CUDA images: PTX parsing, fatbinaries (plain, zstd, LZ4), the runtime's
  * wrapper, cubins, and robustness against truncated and corrupted images.
  * With nvcc on PATH (or in /usr/local/cuda/bin, or named by TD_NVCC) real

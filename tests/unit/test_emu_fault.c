@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: the fault report. The allocation an address lies in or
  * nearest to (in, past its end, before its start, in freed memory), the
  * report's text for each kind of failure, demangled kernel names, and the

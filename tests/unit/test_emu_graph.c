@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: graphs. Nodes, edges and their queries, clones, every node
  * type the emulator runs (checked against host computations), launches
  * in dependency order, executable graphs' parameters, updates, enabling,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: every handle type is in the registry. Destroying a handle twice
  * returns the driver's documented error (CUDA_ERROR_INVALID_HANDLE; for a
  * context CUDA_ERROR_INVALID_CONTEXT, for a memory pool and for memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: freeing or unloading what a running kernel uses. cuMemFree,
  * cuMemFreeHost and cuModuleUnload wait for the work in flight (the
  * kernel completes, unharmed); context destroy lets the work finish; a

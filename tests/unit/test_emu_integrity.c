@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: the CUDA runtime's private export tables (docs:
  * cudart-private-interface §2-§4): the integrity check against the facts'
  * test vector and its version % 10 rules, the message it hashes, the

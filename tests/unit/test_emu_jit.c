@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: modules the way the driver loads them, on the h100 profile
  * (compute capability 9.0). Invalid or truncated PTX fails at load with
  * CUDA_ERROR_INVALID_PTX and the reason and line in the JIT error log,

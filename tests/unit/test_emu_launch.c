@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: what a launch needs that is not the PTX engine: the occupancy
  * calculator (clusters included), function and kernel attributes, and the
  * attributes of cuLaunchKernelEx. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: allocation and accounting, bad pointers, pointer attributes,
  * page-locked and registered host memory, pools; copies and memsets in
  * every direction, 1-D and 2-D, sync and async. */

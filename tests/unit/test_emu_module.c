@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: modules and libraries from PTX text, functions, kernels,
  * globals, attributes; launches are validated, then run. */
 #include <setjmp.h>

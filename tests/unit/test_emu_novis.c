@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: CUDA_VISIBLE_DEVICES set but empty hides every device. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device profiles: every CUDA 13 attribute answers, bad ids fail, and the
  * values agree with the real cards and with the profile structure. */
 #include <stdarg.h>

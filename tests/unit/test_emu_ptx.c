@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PTX engine: the parser on hand-written PTX (layouts, ranges, initialisers,
  * errors with lines, unsupported instructions), arithmetic corner cases run
  * through the executor (rounding, NaN, saturation, mul.hi, shf, prmt, bfe,

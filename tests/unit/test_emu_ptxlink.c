@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: PTX texts linked as nvlink links relocatable device code
  * (src/emu/ptxlink.c). Calls and variables across units resolve; two
  * strong definitions are an error; weak definitions go in once; colliding

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: stream order, the legacy default stream's implicit
  * synchronisation, per-thread default streams, host functions and
  * callbacks, events and their timing. */

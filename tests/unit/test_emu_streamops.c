@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: stream attributes, and the stream operations beyond copies and
  * kernels. */
 #include <setjmp.h>

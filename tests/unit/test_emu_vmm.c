@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: virtual memory management. Reserve, map, access, unmap,
  * release and their reference semantics; aliasing through two mappings;
  * kernels and copies through mapped addresses, across two mappings;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Export tables by UUID, and the integrity answer (docs/cuda-runtime-interface.md). */
 #include <setjmp.h>
 #include <stdarg.h>

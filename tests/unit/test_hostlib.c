@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The host libraries' shared pieces that need no device: the half,
  * bfloat16 and TF32 roundings, operand extents, the handle registry. */
 #include <math.h>

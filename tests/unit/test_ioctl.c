@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmocka suite for src/ioctl: names both ways, the filter table, exact
  * printed lines (text and JSON), every truncation of the parameter blocks
  * and random garbage printing raw instead of crashing, deny decisions,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fatbinary writer (src/jitwrap/fatwrite.c) against the emulator's
  * reader (src/emu/fatbin.c and arch.c, linked statically): what is written is read
  * back entry for entry; the headers are those nvcc's fatbinary writes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the layer's two libraries share (src/jitwrap/jit.c): NVIDIA's
  * library opened on first use (a missing one, a missing function), and
  * the choice between a fatbinary and the machine code as it is. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Finding NVIDIA's libraries behind tdtrace's own (src/common/libsearch.c):
  * the search order, tdtrace's own directory skipped (symbolic links into it
  * too), what is not a regular file, and a library that is nowhere. */

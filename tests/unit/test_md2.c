@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* MD2 against RFC 1319 §A.5 and HMAC-MD2 against the runtime facts' vector. */
 #include <stdarg.h>
 #include <stddef.h>

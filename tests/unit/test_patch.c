@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* src/patch: ELF lookups (this test binary, programs and libraries built
  * here, the C library), x86-64 relocation (pure, at chosen addresses),
  * function-entry patches on functions written in assembly below (exact

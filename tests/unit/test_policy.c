@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The policy module: tables of (policy, call, verdict), one test per error
  * message, value parsing edge cases, normalisation round trips, the
  * shipped policies, command-line options and the file search. Runs from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Which policies make the shim look at every call. */
 #include <setjmp.h>
 #include <stdarg.h>

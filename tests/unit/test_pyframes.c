@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* src/pyframes, the parts: reads that never fault, str to UTF-8, the three
  * line-table formats (tables built by hand from the formats' descriptions,
  * plus truncated and garbage ones), the layout table's own consistency,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The record ring: writer/reader protocol, wrap-around, full ring in both
  * modes, many writers, and a reader that survives garbage. */
 #include <setjmp.h>

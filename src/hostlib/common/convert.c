@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reduced-precision floating-point types: IEEE binary16 (half), bfloat16
  * and TF32, converted with the rounding NVIDIA's hardware uses
  * (round to nearest even for half and bfloat16; to nearest, ties away,

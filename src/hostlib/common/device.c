@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reaching the emulated GPU through the public driver API, and the one
  * private table it adds (include/tdtrace/emuhost.h). */
 #include "hostlib.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Extents: the bytes an operand spans from its first address, from its
  * shape (a strided vector, a column-major matrix, a strided batch), with
  * every overflow an error. */

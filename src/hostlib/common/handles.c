@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The live handles of a library: an open-addressing hash set of (pointer,
  * kind) under one lock. Handles are few; lookups are a hash and a compare. */
 #include "hostlib.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared pieces of the host implementations of NVIDIA's libraries
  * (src/hostlib/LIB): reaching the emulated GPU, running work as a stream
  * operation, validating device memory, handle registries, conversions.

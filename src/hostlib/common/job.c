@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Jobs: a library operation queued on the caller's stream as a host
  * function, holding the memory it touches until it has run. */
 #include "hostlib.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Batched level 2 and 3 beyond gemm, and batched LU: gemvBatched,
  * gemvStridedBatched, trsmBatched, getrfBatched, getrsBatched,
  * getriBatched, matinvBatched in S, D, C, Z. Pointer arrays are read once the stream has reached the call

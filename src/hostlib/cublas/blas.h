@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuBLAS on the host: what the family files (handle.c, level1.c, level2.c,
  * level3.c, gemmex.c, copies.c) share.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What every cuBLAS entry point does around its computation: the handle,
  * scalars and results in either pointer mode, operand validation, the
  * queueing on the handle's stream, and cuBLAS's enums as CBLAS's. */

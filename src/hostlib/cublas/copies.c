@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Copies between host and device memory: cublasSet/GetVector and
  * Set/GetMatrix, synchronous (on the legacy default stream) and
  * asynchronous (on a given stream), as strided copies queued like every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The complex symmetric (not Hermitian) level-2 extensions: csymv/zsymv,
  * csyr/zsyr, csyr2/zsyr2 (and _64), which BLAS lacks: loops on the uplo
  * triangle, in complex double, each result rounded once. */

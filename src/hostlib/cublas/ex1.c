@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuBLAS's level-1 extensions with data types as arguments: AxpyEx,
  * DotEx, DotcEx, Nrm2Ex, AsumEx, ScalEx, IamaxEx, IaminEx, CopyEx, SwapEx,
  * RotEx (and their _64 forms), on half, bfloat16, float, double and complex

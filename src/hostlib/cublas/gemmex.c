@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The gemm family: S/D/C/Z gemm and gemm3m, their batched (pointer
  * arrays) and strided-batched forms, Hgemm, SgemmEx, and GemmEx,
  * GemmBatchedEx, GemmStridedBatchedEx with cuBLAS's table of supported

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuBLAS handles and their settings, versions, status names, the logger
  * switches, and the legacy API's error. */
 #include "blas.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuBLAS level 1: vector operations in S, D, C, Z on CBLAS. */
 #include "blas.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuBLAS level 2: matrix-vector operations in S, D, C, Z on CBLAS
  * (column-major). In the complex types the symmetric forms are the
  * Hermitian ones (hemv, hbmv, hpmv, her, her2, hpr, hpr2); cuBLAS's complex

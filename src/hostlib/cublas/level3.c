@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuBLAS level 3 and its BLAS-like extensions in S, D, C, Z (the gemm
  * family is gemmex.c): symm/hemm, syrk/herk, syr2k/her2k, syrkx/herkx,
  * trmm (cuBLAS's out-of-place form), trsm, geam, dgmm. CBLAS does the

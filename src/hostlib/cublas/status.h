@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuBLAS's status names and texts, shared by cuBLAS (cublasGetStatusName,
  * ...String) and cuBLASLt (cublasLtGetStatusName, ...String), which
  * return the same cublasStatus_t. */

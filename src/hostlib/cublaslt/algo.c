@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Algorithms: this implementation has one, id 0, for every supported type
  * combination (CBLAS gemm plus a host epilogue): it needs no workspace,
  * works with any element-aligned pointer, any leading dimension CBLAS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tdtrace's own declarations of the parts of the cuBLASLt 13 API that
  * src/hostlib/cublaslt implements, written from NVIDIA's public cuBLAS
  * documentation (NVIDIA's headers are not redistributable; the build must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuBLASLt handles, versions, status names, the descriptors (matrix
  * layout, matmul, preference, matrix transform) and their attributes, the
  * heuristics cache capacity and the logger switches.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuBLASLt on the host: what desc.c (handles, descriptors and their
  * attributes), algo.c (the one algorithm, its heuristics and checks) and
  * matmul.c (cublasLtMatmul on OpenBLAS) share.

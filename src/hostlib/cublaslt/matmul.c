@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cublasLtMatmul: D = epilogue(alpha * op(A) op(B) + beta * C [+ bias]) on
  * CBLAS (OpenBLAS), queued on the caller's stream.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What cublasLtMatmul accepts: element types, cuBLASLt's table of compute,
  * scale and matrix type combinations, and the checks of a whole
  * configuration (descriptors, sizes, epilogue) that the heuristics,

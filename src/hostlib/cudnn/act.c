@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Activation (descriptor, forward, backward) and softmax (forward,
  * backward): loops of this library's own, in double, rounding once into the
  * output's type. y = alpha * f(x) + beta * y; dx = alpha * dy f'(.) +

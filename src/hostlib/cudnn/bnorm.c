@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Batch normalization: the derived parameter descriptor, forward training,
  * forward inference, backward; SPATIAL (and SPATIAL_PERSISTENT, computed the
  * same way) normalizes each channel over N and the spatial dimensions,

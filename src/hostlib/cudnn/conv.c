@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The convolution algorithm queries:
  * counts, the heuristics (..._v7), the Find functions (which time the one
  * implementation), workspace sizes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Convolution descriptors (padding, strides, dilations, groups, mode,
  * math type), the output dimensions they give, and the check of a
  * convolution's operands (dnn_conv_check) that the algorithm queries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Running convolutions on oneDNN: forward, backward data, backward filter,
  * the fused bias-activation forward, and the bias gradient (a loop).
  *

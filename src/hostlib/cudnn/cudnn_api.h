@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tdtrace's own declarations of the parts of the cuDNN 9 legacy API
  * (cudnn_graph.h, cudnn_ops.h, cudnn_cnn.h) that src/hostlib/cudnn
  * implements, written from NVIDIA's public cuDNN documentation (NVIDIA's

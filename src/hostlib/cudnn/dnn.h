@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuDNN on the host: what the family files share (handle.c, tensor.c,
  * tensorops.c, act.c, pool.c, bnorm.c, conv.c, convexec.c).
  *

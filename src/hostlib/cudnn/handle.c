@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuDNN handles, streams, versions, status names, the last error's message,
  * callbacks, the sub-library version checks, and the descriptors' registry. */
 #include "dnn.h"

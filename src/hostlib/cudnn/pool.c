@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pooling: the descriptor, output dimensions, forward and backward; loops of
  * this library's own, in double. Output size per spatial dimension:
  * 1 + (in + 2 pad - window) / stride (floor), as cuDNN's. Max pooling takes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tensor and filter descriptors, and what every operation does with a
  * tensor: its element type, extent, validation against the emulator's
  * allocations, iteration in logical order, conversion to and from dense

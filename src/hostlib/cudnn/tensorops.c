@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Element-wise tensor operations: cudnnTransformTensor, cudnnAddTensor,
  * cudnnOpTensor (with its descriptor), cudnnSetTensor, cudnnScaleTensor.
  * Loops of this library's own, in double, rounding once into the output's

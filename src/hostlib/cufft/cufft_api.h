@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tdtrace's own declarations of the parts of the cuFFT 12 API (cufft.h,
  * cufftXt.h) that src/hostlib/cufft implements, written from NVIDIA's
  * public cuFFT documentation (NVIDIA's headers are not redistributable).

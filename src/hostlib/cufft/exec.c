@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Executing cuFFT plans on FFTW, queued on the plan's stream.
  *
  * A plan's layout maps onto FFTW's guru64 interface as it is: each

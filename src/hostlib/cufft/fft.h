@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuFFT on the host (FFTW): what plan.c (handles, plans, sizes, settings)
  * and exec.c (FFTW plans and execution on the stream) share.
  *

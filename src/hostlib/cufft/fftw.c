@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The FFTW plans behind a cuFFT plan: made at the call for the arrays
  * given (FFTW_ESTIMATE, under one lock: FFTW's planner is not
  * thread-safe, its execute functions are), kept per plan for the next call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuFFT's data layouts: the element size of each side of a transform, the
  * basic and advanced layouts of its input and output (strides, distances,
  * embeddings) and the bytes they span, checked against overflow. Used by

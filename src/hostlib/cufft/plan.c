@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuFFT handles and plans: creation, the plan functions (1-D, 2-D, 3-D,
  * many, 64-bit and Xt forms) with their checks, work-area sizes (none is
  * needed), streams, work areas, plan properties, versions.

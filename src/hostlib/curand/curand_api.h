@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tdtrace's own declarations of the cuRAND 10 host API that
  * src/hostlib/curand implements, written from NVIDIA's public cuRAND
  * documentation (NVIDIA's headers are not redistributable). Values and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuRAND's pseudorandom engines on the host, with the algorithms NVIDIA
  * publishes in curand_kernel.h: XORWOW (Marsaglia's xorshift with a Weyl
  * sequence; subsequences 2^67 apart), MRG32k3a (L'Ecuyer's combined

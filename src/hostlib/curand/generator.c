@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuRAND's host API: generators, their settings, and the generate calls,
  * with the output laid out as NVIDIA's library lays it out, so that a seed
  * gives the same numbers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuRAND on the host: the engines (engines.c) and the generators
  * (generator.c) that lay their output out as NVIDIA's library does. */
 #ifndef TD_HOSTLIB_RNG_H

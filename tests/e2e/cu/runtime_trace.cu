@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Built by tests/e2e/run.sh with nvcc (static runtime, nvcc's default) when
 // the toolkit is there: one allocation, one memset, one launch, one copy
 // and one free, as a CUDA program makes them. Under tdtrace its default

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tdtrace --py, in strace's style: this script calls the (emulated) driver
 # through ctypes and prints the lines tdtrace must print for each call,
 # with the Python line that made it: "[calls.py:N in func]".
