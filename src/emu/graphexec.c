@@ -26,7 +26,13 @@
  * copied before a change (cuGraphExec*SetParams, cuGraphExecUpdate) when
  * anything still holds it; the executable's resources (its conditions,
  * the user objects it holds) go when it is destroyed and every launch
- * has finished. */
+ * has finished.
+ *
+ * Why one file of about 1,700 lines: the plan (struct plan, xnode, xres)
+ * is what instantiation builds, a launch walks, the node-parameter setters
+ * change and a whole-graph update rewrites; kept private here, no other
+ * file can break its invariants (under the executable's lock).
+ */
 #include "graph.h"
 
 #include <sched.h>

@@ -4,7 +4,13 @@
  * global variables; a module allocates its globals as device memory of
  * its context. A launch validates everything, then hands the kernel to
  * launch.c, which runs its PTX on the stream's worker
- * (CUDA_ERROR_NO_BINARY_FOR_GPU for an image without PTX). */
+ * (CUDA_ERROR_NO_BINARY_FOR_GPU for an image without PTX).
+ *
+ * Why one file of about 1,700 lines: modules, libraries, functions and
+ * launches share the function reference (struct fn_ref, fn_resolve) and
+ * the per-function attribute table under attr_lock; kept private here,
+ * the launch checks and the attributes cannot disagree.
+ */
 #include "emu.h"
 
 #include <errno.h>
