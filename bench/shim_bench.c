@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Calls a cheap driver entry point (or getppid) N times and prints the ns per call.
  * bench/shim.sh runs it untraced and under tdtrace, side by side. */
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +24,15 @@ int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     const char *which = argc > 2 ? argv[2] : "ctx";
+    /* getppid-filtered: the floor of any seccomp-based tracer, the same loop
+     * behind one seccomp filter that allows everything (one instruction) */
+    if (strcmp(which, "getppid-filtered") == 0) {
+        struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+        struct sock_fprog prog = { 1, &allow };
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+            return 1;
+        which = "getppid";
+    }
     if (strcmp(which, "getppid") == 0) { /* a system call nothing traps */
         double t0 = now();
         for (long i = 0; i < n; i++)
