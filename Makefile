@@ -134,6 +134,18 @@ shim: $(SHIM_SO)
 audit: $(if $(AUDIT_OBJ),$(AUDIT_SO))
 tdtrace: $(if $(wildcard src/tdtrace/main.c),$(TDTRACE))
 
+# ---- NVIDIA's libraries tdtrace puts its own in front of ---------------
+# src/common/frontlibs.def names them: FRONTLIB(NAME, "soname", DIR).
+# Each gets a directory of its own, front/NAME/, holding a link to its
+# library, so that tdtrace can put any of them on the library path alone
+# (src/tdtrace/frontlibs.c).
+FRONT_DEF := src/common/frontlibs.def
+FRONT_OPEN := FRONTLIB(
+front_field = $(shell sed -n 's/^$(FRONT_OPEN)$(1), *"\([^"]*\)", *\([a-z]*\).*/\$(2)/p' $(FRONT_DEF))
+FRONT_ALL := $(shell sed -n 's/^$(FRONT_OPEN)\([a-z0-9]*\),.*/\1/p' $(FRONT_DEF))
+$(foreach l,$(FRONT_ALL),$(eval SONAME_$(l) := $(call front_field,$(l),1))$(eval FDIR_$(l) := $(call front_field,$(l),2)))
+FRONTDIR := $(LIBDIR)/front
+
 # ---- host implementations of NVIDIA's libraries (src/hostlib) ------------
 # One shared library per NVIDIA library, with its soname and every symbol of
 # its version node (LIB.syms; what src/hostlib/LIB does not implement gets a
@@ -146,15 +158,16 @@ HL_COMMON_OBJ := $(call objs,$(wildcard src/hostlib/common/*.c))
 # end: - for none, pkg-config modules joined by +, or lib:NAME:HEADER for a
 # library without a .pc file (Debian's oneDNN): found by compiling HEADER,
 # linked with -lNAME.
+# (The sonames come from src/common/frontlibs.def.)
 HL_LIBS := cublas cublaslt cudnn cufft curand
-HL_cublas := libcublas.so.13 openblas 15
-HL_cublaslt := libcublasLt.so.13 openblas 15
-HL_cudnn := libcudnn.so.9 lib:dnnl:dnnl.h 3000
-HL_cufft := libcufft.so.12 fftw3f+fftw3 16
-HL_curand := libcurand.so.10 - 204
-hl_soname = $(word 1,$(HL_$(1)))
-hl_pkg    = $(word 2,$(HL_$(1)))
-hl_ns     = $(word 3,$(HL_$(1)))
+HL_cublas := openblas 15
+HL_cublaslt := openblas 15
+HL_cudnn := lib:dnnl:dnnl.h 3000
+HL_cufft := fftw3f+fftw3 16
+HL_curand := - 204
+hl_soname = $(SONAME_$(1))
+hl_pkg    = $(word 1,$(HL_$(1)))
+hl_ns     = $(word 2,$(HL_$(1)))
 hl_none   = $(filter -,$(call hl_pkg,$(1)))
 hl_lib    = $(filter lib:%,$(call hl_pkg,$(1)))
 hl_libpart = $(word $(2),$(subst :, ,$(call hl_pkg,$(1))))
@@ -190,7 +203,7 @@ hostlib: $(HL_SO)
 # library, found at run time (the build does not need the toolkit)
 JITDIR   := $(LIBDIR)/jit
 JIT_OBJ  := $(call objs,src/jitwrap/jit.c src/jitwrap/fatwrite.c)
-JIT_SO   := $(JITDIR)/libnvrtc.so.13 $(JITDIR)/libnvJitLink.so.13
+JIT_SO   := $(JITDIR)/$(SONAME_nvrtc) $(JITDIR)/$(SONAME_nvjitlink)
 $(BUILD)/libtdjit.a: $(JIT_OBJ)
 	@rm -f $@; ar rcs $@ $^
 $(JITDIR)/libnvrtc.so.13: $(call objs,src/jitwrap/nvrtc.c)
@@ -200,6 +213,17 @@ $(JITDIR)/%.so.13: src/jitwrap/%.map $(BUILD)/libtdjit.a $(BUILD)/libtdcommon.a
 	$(CC) -shared -Wl,-soname,$(@F) -Wl,--version-script=$< -Wl,-z,defs $(LDFLAGS) -o $@ \
 	    $(filter %.o,$^) $(BUILD)/libtdjit.a $(BUILD)/libtdcommon.a -ldl
 jit: $(JIT_SO)
+
+# front/NAME/SONAME -> ../../DIR/SONAME, for each library that was built
+FRONT_BUILT := $(filter-out $(HL_MISSING),$(FRONT_ALL))
+FRONT_LINKS := $(foreach l,$(FRONT_BUILT),$(FRONTDIR)/$(l)/$(SONAME_$(l)))
+define front_rule
+$(FRONTDIR)/$(1)/$(SONAME_$(1)): | $(LIBDIR)/$(FDIR_$(1))/$(SONAME_$(1))
+	@mkdir -p $$(@D)
+	ln -sfn ../../$(FDIR_$(1))/$(SONAME_$(1)) $$@
+endef
+$(foreach l,$(FRONT_BUILT),$(eval $(call front_rule,$(l))))
+hostlib jit: $(FRONT_LINKS)
 
 # ---- examples and the demo --------------------------------------------
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
@@ -341,6 +365,8 @@ install: all
 	    ln -sf $(call hl_soname,$(l)) $(DESTDIR)$(PREFIX)/lib/tdtrace/host/$(basename $(call hl_soname,$(l))) &&) true
 	install -d $(DESTDIR)$(PREFIX)/lib/tdtrace/jit
 	install -m 755 $(JIT_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/jit/
+	$(foreach l,$(FRONT_BUILT),install -d $(DESTDIR)$(PREFIX)/lib/tdtrace/front/$(l) && \
+	    ln -sfn ../../$(FDIR_$(l))/$(SONAME_$(l)) $(DESTDIR)$(PREFIX)/lib/tdtrace/front/$(l)/$(SONAME_$(l)) &&) true
 	install -m 644 man/tdtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/tdtrace.1
 	install -m 644 man/tdtrace.policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/tdtrace.policy.5
 	install -d $(DESTDIR)$(PREFIX)/share/tdtrace/policies

@@ -48,14 +48,16 @@ void td_jit_say(const char *fmt, ...)
 
 /* ---- NVIDIA's library -------------------------------------------------- */
 
-/* The directory holding this library: its files are never taken for
- * NVIDIA's. */
+/* The directory holding this library's file: its files are never taken
+ * for NVIDIA's. The file, not the name it was loaded by: tdtrace loads it
+ * through a link in a directory of its own (lib/tdtrace/front/NAME/). */
 static void own_dir(char *buf, size_t len)
 {
     Dl_info info;
+    char real[PATH_MAX];
     buf[0] = 0;
     if (dladdr((void *)&td_jit_real, &info) && info.dli_fname) {
-        snprintf(buf, len, "%s", info.dli_fname);
+        snprintf(buf, len, "%s", realpath(info.dli_fname, real) ? real : info.dli_fname);
         char *slash = strrchr(buf, '/');
         if (slash)
             *slash = 0;

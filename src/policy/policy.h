@@ -118,6 +118,22 @@ struct td_emulate_cfg {
 };
 void td_policy_emulate(const struct td_policy *p, struct td_emulate_cfg *out);
 
+/* NVIDIA's libraries tdtrace can put its own in front of (the `library`
+ * statement; the one list: src/common/frontlibs.def), and the choices */
+enum td_frontlib {
+#define FRONTLIB(name, soname, dir) TD_FRONTLIB_##name,
+#include "frontlibs.def"
+#undef FRONTLIB
+    TD_FRONTLIB__COUNT
+};
+enum td_library_choice { TD_LIBRARY_AUTO, TD_LIBRARY_HOST, TD_LIBRARY_NVIDIA, TD_LIBRARY__COUNT };
+const char *td_policy_frontlib_name(int lib);        /* "cublas"; "?" for a bad value */
+const char *td_policy_frontlib_soname(int lib);      /* "libcublas.so.13" */
+const char *td_policy_library_choice_name(int choice); /* "auto", "host", "nvidia" */
+/* TD_LIBRARY_*: what a statement or --library= chose for lib (auto when
+ * none did), and where (file NULL when nowhere) */
+int td_policy_library(const struct td_policy *p, int lib, const char **file, int *line);
+
 /* Device rules, in the order given. In hide and count, N counts the
  * backend's devices; in remap, n is the ordinal the program asks for and
  * m a backend ordinal. */

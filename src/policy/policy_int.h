@@ -67,6 +67,8 @@ struct td_policy {
     int ngpudevs;
     struct td_ioctl_deny *ioctls;
     int nioctls;
+    signed char lib_choice[TD_FRONTLIB__COUNT]; /* TD_LIBRARY_*; loc.file NULL: not chosen */
+    struct pol_loc lib_loc[TD_FRONTLIB__COUNT];
 
     /* resolved at the end of each change: the rule that applies to each
      * function, -1 for none */
@@ -110,6 +112,11 @@ int td_pol_statement(struct pol_state *ps, struct pol_tok *t, int n);
 void td_pol_resolve(struct td_policy *p);
 /* the checks that need the whole file, then td_pol_resolve; 0 or -1 */
 int td_pol_finish(struct pol_state *ps);
+
+/* policy_lib.c: the library statement, and its lines in the normalised text */
+int td_pol_st_library(struct pol_state *ps, struct pol_tok *t, int n);
+void td_pol_write_libraries(const struct td_policy *p, FILE *f,
+                            void (*origin)(FILE *, int, const char *, int), int flags);
 
 /* policy_util.c */
 extern const char *const td_pol_backends[];   /* NULL-terminated, by TD_BACKEND_* */

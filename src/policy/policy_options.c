@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Command-line options (--inject=, --deny=, --memory-limit=, --backend=,
- * --emulate=, --policy-mode=, --gpu-dev=, --ioctl-deny=) as statements
+ * --emulate=, --policy-mode=, --gpu-dev=, --ioctl-deny=, --library=) as statements
  * applied on top of the policy file: an option replaces the file's rule
  * for the same target instead of conflicting with it. */
 #include "policy_int.h"
@@ -10,7 +10,8 @@
 #include <string.h>
 
 static const char *const options[] = {
-    "inject", "deny", "memory-limit", "backend", "emulate", "policy-mode", "gpu-dev", "ioctl-deny", NULL,
+    "inject", "deny", "memory-limit", "backend", "emulate", "policy-mode", "gpu-dev", "ioctl-deny", "library",
+    NULL,
 };
 
 int td_policy_apply_option(struct td_policy *p, const char *opt, const char *value,
@@ -56,7 +57,7 @@ int td_policy_apply_option(struct td_policy *p, const char *opt, const char *val
         return td_pol_oom(&ps);
     int n = 0, rc;
     static const char *const kw[] = { "inject", "deny", "memory-limit", "backend", "emulate", "mode",
-                                      "gpu-dev", "ioctl" };
+                                      "gpu-dev", "ioctl", "library" };
     t[n].s = (char *)kw[o];
     t[n++].col = 0;
     if (o == 7) { /* ioctl-deny NAME[:errno=E][:dev=GLOB] */
@@ -67,7 +68,7 @@ int td_policy_apply_option(struct td_policy *p, const char *opt, const char *val
         t[n].s = copy;
         t[n++].col = 1;
     } else if (*copy) { /* split at ':' (and ',' between emulate's settings) */
-        const char *seps = o == 4 ? ":," : ":";
+        const char *seps = o == 4 || o == 8 ? ":," : ":";
         char *s = copy;
         rc = 0;
         for (;;) {

@@ -837,7 +837,7 @@ static const struct {
     { "mode", st_mode },       { "backend", st_backend }, { "emulate", st_emulate },
     { "device", st_device },   { "devices", st_devices }, { "memory-limit", st_memlimit },
     { "deny", st_deny },       { "inject", st_inject },   { "trace", st_trace },
-    { "gpu-dev", st_gpudev },  { "ioctl", st_ioctl },
+    { "gpu-dev", st_gpudev },  { "ioctl", st_ioctl },     { "library", td_pol_st_library },
 };
 #define NSTMTS ((int)(sizeof stmts / sizeof stmts[0]))
 

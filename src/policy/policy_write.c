@@ -133,6 +133,7 @@ int td_policy_write_ex(const struct td_policy *p, FILE *f, int flags)
             fprintf(f, " dev=%s", d->dev);
         fputc('\n', f);
     }
+    td_pol_write_libraries(p, f, origin, flags);
     return ferror(f) ? -1 : 0;
 }
 

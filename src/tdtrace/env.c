@@ -26,14 +26,16 @@ static void add(const char *name, const char *value)
     nvars++;
 }
 
-void td_env_build(const char *libdir, const char *sock_name, const struct td_opts *o)
+void td_env_build(const char *libdir, const char *front, const char *sock_name,
+                  const struct td_opts *o)
 {
     char buf[8192];
     const char *ldp = getenv("LD_LIBRARY_PATH");
-    if (ldp && *ldp)
-        snprintf(buf, sizeof(buf), "%s:%s", libdir, ldp);
-    else
-        snprintf(buf, sizeof(buf), "%s", libdir);
+    int n = snprintf(buf, sizeof(buf), "%s%s%s%s%s", libdir, *front ? ":" : "", front,
+                     ldp && *ldp ? ":" : "", ldp && *ldp ? ldp : "");
+    if (n < 0 || (size_t)n >= sizeof(buf))
+        die("LD_LIBRARY_PATH is too long (%zu bytes) to put tdtrace's libraries in front",
+            ldp ? strlen(ldp) : 0);
     add("LD_LIBRARY_PATH", buf);
     const char *aud = getenv("LD_AUDIT");
     if (aud && *aud)

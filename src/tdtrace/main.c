@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "demangle.h"
 #include "env.h"
+#include "frontlibs.h"
 #include "gpuioctl.h"
 #include "fold.h"
 #include "ioctl.h"
@@ -704,15 +705,16 @@ static void memory_limit_report(void)
     }
 }
 
-static void banner(void)
+/* libs: which of NVIDIA's libraries tdtrace put its own in front of */
+static void banner(const char *libs)
 {
     if (opts.quiet)
         return;
-    char line[4200];
-    snprintf(line, sizeof(line), "tdtrace: policy %s (mode %s, backend %s)",
+    char line[4800];
+    snprintf(line, sizeof(line), "tdtrace: policy %s (mode %s, backend %s%s%s)",
              policy_path[0] ? policy_path : "built-in defaults",
              td_policy_enforce(policy) ? "enforce" : "audit",
-             td_policy_backend_name(td_policy_backend(policy)));
+             td_policy_backend_name(td_policy_backend(policy)), *libs ? "; " : "", libs);
     td_out_event(0, 0, "banner", line);
 }
 
@@ -742,8 +744,10 @@ int main(int argc, char **argv)
     char libdir[PATH_MAX];
     find_libdir(libdir, sizeof(libdir));
     char *path = resolve_command(opts.cmd[0]);
+    char front[4 * PATH_MAX], front_desc[600];
+    td_frontlibs_setup(policy, &opts, libdir, front, sizeof front, front_desc, sizeof front_desc);
     td_out_open(&opts);
-    banner();
+    banner(front_desc);
 
     uint32_t flags = (opts.bounded ? TD_RING_BOUNDED : 0) | (opts.stacks ? TD_RING_STACKS : 0) |
                      (opts.pyframes ? TD_RING_PYFRAMES : 0) | (td_clock_init() ? TD_RING_TSC : 0);
@@ -755,7 +759,7 @@ int main(int argc, char **argv)
     char sock[108];
     td_transport_init(&tops, flags, opts.bufsize, rmask, sizeof(rmask), ptext, plen, sock, sizeof(sock));
     free(ptext);
-    td_env_build(libdir, sock, &opts);
+    td_env_build(libdir, front, sock, &opts);
     policy_env();
     unsigned ioctl_flags = td_gpu_setup(policy, opts.quiet);
     td_summary_init(&opts);

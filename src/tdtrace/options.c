@@ -91,6 +91,10 @@ void td_usage(FILE *f)
 "                      --backend=emulate, with the emulated devices' settings\n"
 "                      (profiles and limits: tdtrace(1), THE EMULATED GPU)\n"
 "  --driver=PATH       the real libcuda.so.1 to use\n"
+"  --library=NAME=auto|host|nvidia[,...]\n"
+"                      NVIDIA's library NAME (cublas, cublaslt, cufft, curand,\n"
+"                      cudnn, nvrtc, nvjitlink, all) or tdtrace's in front of\n"
+"                      it; auto (default): tdtrace's when the GPU is emulated\n"
 "Policy (tdtrace.policy(5); these override the policy file):\n"
 "  --policy=FILE|none  the policy file (default: $TDTRACE_POLICY, else the\n"
 "                      nearest tdtrace.policy here or above, else built-in)\n"
@@ -244,6 +248,7 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         { "memory-limit", required_argument, 0, OPT_POLICY_OPT },
         { "gpu-dev", required_argument, 0, OPT_POLICY_OPT },
         { "ioctl-deny", required_argument, 0, OPT_POLICY_OPT },
+        { "library", required_argument, 0, OPT_POLICY_OPT },
         { "buffer-size", required_argument, 0, OPT_BUFSIZE },
         { "decode-handles", required_argument, 0, OPT_DECODE_HANDLES },
         { 0, 0, 0, 0 },

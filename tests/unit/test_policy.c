@@ -371,6 +371,15 @@ static const struct err_case err_cases[] = {
     { "ioctl deny X erno=1\n", "t.policy:1:14: unknown ioctl deny option 'erno'; did you mean 'errno'?" },
     { "ioctl deny X\nioctl deny X errno=EIO\n", "t.policy:2:1: 'ioctl deny X' conflicts with line 1" },
     { "ioctl deny 0x2a dev=/dev/a\nioctl deny 42 dev=/dev/a\n", "t.policy:2:1: 'ioctl deny 42' conflicts with line 1" },
+    /* library */
+    { "library\n", "t.policy:1:1: 'library' needs NAME=auto|host|nvidia (NAME: cublas, cublaslt, cufft, curand, cudnn, nvrtc, nvjitlink or all)" },
+    { "library cublas\n", "t.policy:1:9: 'cublas' is not NAME=auto|host|nvidia" },
+    { "library cublaz=host\n", "t.policy:1:9: unknown library 'cublaz' (cublas, cublaslt, cufft, curand, cudnn, nvrtc, nvjitlink or all); did you mean 'cublas'?" },
+    { "library =host\n", "t.policy:1:9: unknown library '' (cublas, cublaslt, cufft, curand, cudnn, nvrtc, nvjitlink or all)" },
+    { "library cufft=hots\n", "t.policy:1:15: unknown choice 'hots' (auto, host or nvidia); did you mean 'host'?" },
+    { "library cufft=\n", "t.policy:1:15: unknown choice '' (auto, host or nvidia)" },
+    { "library all=host cudnn=nvidia\n", "t.policy:1:18: library cudnn is named twice" },
+    { "library curand=host\nlibrary all=nvidia\n", "t.policy:2:9: this choice of library conflicts with line 1" },
     /* origins: a conflict names the other rule's file */
     { "#@ my.policy:7\ndeny cuInit\ndeny cuInit\n", "t.policy:3:6: 'deny cuInit' conflicts with my.policy:7" },
 };
@@ -417,6 +426,8 @@ static const struct opt_case opt_err_cases[] = {
     { "gpu-dev", "/dev/a b", "--gpu-dev: blanks and control characters are not allowed in '/dev/a b'" },
     { "deny", "cuInit:error=2\n", "--deny: blanks and control characters are not allowed in 'cuInit:error=2\n'" },
     { "ioctl-deny", "lower", "--ioctl-deny: invalid ioctl 'lower' (a name like NV_ESC_RM_CONTROL, or a number)" },
+    { "library", "cublas=host,cufft=bad", "--library: unknown choice 'bad' (auto, host or nvidia)" },
+    { "library", "cublas=host,cublas=nvidia", "--library: library cublas is named twice" },
 };
 
 static void test_option_errors(void **state)
@@ -500,6 +511,8 @@ static const char *const roundtrip_cases[] = {
     "backend auto\nemulate profile=a100\n",
     "emulate profile=rtx5090 timeout=2500ms max-instructions=1000000000\n",
     "backend driver\n",
+    "library cublas=host cufft=nvidia\nlibrary nvrtc=auto\n",
+    "library all=nvidia\n",
     "devices 0\n",
     "device 1->0\ndevice 2 hide\ndevices 3\ndevice 5 ->6\ndevice 7-> 8\n",
     "memory-limit 1536M device=3\nmemory-limit 1000\nmemory-limit 1.5T device=0\n",
@@ -925,6 +938,26 @@ static void test_options(void **state)
     assert_string_equal(w, "mode enforce\nbackend auto\n"
                            "inject cuMemAlloc_v2 error=CUDA_ERROR_OUT_OF_MEMORY when=3+\n");
     free(w);
+    td_policy_free(p);
+
+    /* --library= replaces the file's choice for the libraries it names */
+    p = parse_ok("library cublas=host curand=nvidia\n");
+    apply_ok(p, "library", "curand=host,nvrtc=nvidia");
+    const char *lf;
+    int ll;
+    assert_int_equal(td_policy_library(p, TD_FRONTLIB_cublas, &lf, &ll), TD_LIBRARY_HOST);
+    assert_string_equal(lf, "t.policy");
+    assert_int_equal(ll, 1);
+    assert_int_equal(td_policy_library(p, TD_FRONTLIB_curand, &lf, &ll), TD_LIBRARY_HOST);
+    assert_string_equal(lf, "--library");
+    assert_int_equal(td_policy_library(p, TD_FRONTLIB_nvrtc, NULL, NULL), TD_LIBRARY_NVIDIA);
+    assert_int_equal(td_policy_library(p, TD_FRONTLIB_cufft, &lf, &ll), TD_LIBRARY_AUTO);
+    assert_null(lf);
+    assert_int_equal(td_policy_library(p, -1, NULL, NULL), TD_LIBRARY_AUTO);
+    assert_int_equal(td_policy_library(p, TD_FRONTLIB__COUNT, NULL, NULL), TD_LIBRARY_AUTO);
+    assert_string_equal(td_policy_frontlib_name(-1), "?");
+    assert_string_equal(td_policy_frontlib_soname(TD_FRONTLIB_cufft), "libcufft.so.12");
+    assert_int_equal(td_policy_enforce(p), 0); /* a choice of library is no rule that acts */
     td_policy_free(p);
 
     p = parse_ok("mode audit\n");
