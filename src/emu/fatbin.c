@@ -8,6 +8,7 @@
  * payload size, word 4 compressed size, word 6 PTX ISA, word 7 sm,
  * words 10-11 flags, words 14-15 uncompressed size. */
 #include "fatbin.h"
+#include "fatbinfmt.h"
 
 #include "../ptx/param.h"
 
@@ -20,12 +21,6 @@
 #include <lz4.h>
 #include <zstd.h>
 
-#define FATBIN_MAGIC       0xBA55ED50u
-#define WRAPPER_MAGIC      0x466243B1u
-#define FB_KIND_PTX        1
-#define FB_KIND_ELF        2
-#define FB_FLAG_LZ4        0x2000u
-#define FB_FLAG_ZSTD       0x8000u
 
 /* sane limits for untrusted images */
 #define MAX_IMAGE          (1ULL << 31)   /* a fatbinary, unknown length */
@@ -784,7 +779,7 @@ static int fb_payload(const unsigned char *h, const unsigned char *pl, uint64_t 
     uint64_t csize = rd32(h + 16);
     uint64_t usize = rd64(h + 56);
     *out = NULL;
-    if (flags & FB_FLAG_ZSTD) {
+    if (flags & TD_FATBIN_FLAG_ZSTD) {
         size_t fsz = ZSTD_findFrameCompressedSize(pl, psz);
         if (ZSTD_isError(fsz)) {
             errf(err, errlen, "fatbin: bad zstd frame: %s", ZSTD_getErrorName(fsz));
@@ -812,7 +807,7 @@ static int fb_payload(const unsigned char *h, const unsigned char *pl, uint64_t 
         *outlen = r;
         return 0;
     }
-    if (flags & FB_FLAG_LZ4) {
+    if (flags & TD_FATBIN_FLAG_LZ4) {
         if (usize == 0 || usize > MAX_TEXT || psz > INT32_MAX) {
             errf(err, errlen, "fatbin: bad uncompressed size %llu", (unsigned long long)usize);
             return 1;
@@ -899,7 +894,7 @@ static CUresult fb_load(const unsigned char *d, size_t len, struct emu_image *im
             break;
         }
         const unsigned char *pl = h + ehs;
-        if (kind == FB_KIND_PTX && psz) {
+        if (kind == TD_FATBIN_KIND_PTX && psz) {
             unsigned char *txt;
             size_t tl;
             int r = fb_payload(h, pl, psz, &txt, &tl, err, errlen);
@@ -912,7 +907,7 @@ static CUresult fb_load(const unsigned char *d, size_t len, struct emu_image *im
                 rc = CUDA_ERROR_OUT_OF_MEMORY;
                 break;
             }
-        } else if (kind == FB_KIND_ELF && psz) {
+        } else if (kind == TD_FATBIN_KIND_ELF && psz) {
             img->has_sass = 1;
             if (add_sass(img, (int)rd32(h + 28))) {
                 rc = CUDA_ERROR_OUT_OF_MEMORY;
@@ -920,7 +915,7 @@ static CUresult fb_load(const unsigned char *d, size_t len, struct emu_image *im
             }
             if (!first_elf) {
                 uint64_t flags = rd64(h + 40);
-                if (flags & (FB_FLAG_ZSTD | FB_FLAG_LZ4)) {
+                if (flags & (TD_FATBIN_FLAG_ZSTD | TD_FATBIN_FLAG_LZ4)) {
                     size_t bl;
                     int r = fb_payload(h, pl, psz, &first_elf_buf, &bl, err, errlen);
                     if (r < 0) {
@@ -975,7 +970,7 @@ CUresult emu_image_load(const void *image, size_t len, struct emu_image *out, ch
     uint32_t magic = 0;
     if (len || strnlen((const char *)d, 4) == 4)
         magic = rd32(d);
-    if (magic == WRAPPER_MAGIC) {
+    if (magic == TD_FATBIN_WRAPPER) {
         if (len && len < 8 + 2 * sizeof(void *)) {
             errf(err, errlen, "fatbin wrapper: truncated");
             return CUDA_ERROR_INVALID_IMAGE;
@@ -987,12 +982,12 @@ CUresult emu_image_load(const void *image, size_t len, struct emu_image *out, ch
             errf(err, errlen, "fatbin wrapper: version %u, fatbin %p", version, fb);
             return CUDA_ERROR_INVALID_IMAGE;
         }
-        if (rd32(fb) != FATBIN_MAGIC) {
+        if (rd32(fb) != TD_FATBIN_MAGIC) {
             errf(err, errlen, "fatbin wrapper: does not point at a fatbinary");
             return CUDA_ERROR_INVALID_IMAGE;
         }
         rc = fb_load(fb, 0, out, err, errlen);
-    } else if (magic == FATBIN_MAGIC) {
+    } else if (magic == TD_FATBIN_MAGIC) {
         rc = fb_load(d, len, out, err, errlen);
     } else if (magic == 0x464C457Fu) { /* "\x7fELF" */
         if (!len) {

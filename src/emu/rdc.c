@@ -23,10 +23,9 @@
 #include <string.h>
 
 #include "fatbin.h"
+#include "fatbinfmt.h"
 #include "ptxlink.h"
 
-#define WRAPPER_MAGIC 0x466243B1u
-#define FATBIN_MAGIC  0xBA55ED50u
 #define MAX_UNITS     4096
 #define MAX_SEGS      32
 
@@ -105,7 +104,7 @@ static void describe(char *buf, size_t len, int k, int arch, const struct emu_im
 
 CUresult emu_rdc_resolve(const void *image, int cc, struct emu_image *img, char *err, size_t errlen)
 {
-    if (!image || img->nptx > 0 || !img->has_sass || rd32(image) != WRAPPER_MAGIC ||
+    if (!image || img->nptx > 0 || !img->has_sass || rd32(image) != TD_FATBIN_WRAPPER ||
         rd32((const char *)image + 4) != 2)
         return CUDA_SUCCESS; /* not a linked binary's image */
     struct object o = { .at = (uintptr_t)image };
@@ -140,7 +139,7 @@ CUresult emu_rdc_resolve(const void *image, int cc, struct emu_image *img, char 
         uint64_t ext = fr ? (uint64_t)((const unsigned char *)fb)[6] | (uint64_t)((const unsigned char *)fb)[7] << 8 : 0;
         if (fr)
             ext += rd64((const char *)fb + 8);
-        if (!fr || rd32((const void *)fb) != FATBIN_MAGIC || ext < 16 || ext > fr) {
+        if (!fr || rd32((const void *)fb) != TD_FATBIN_MAGIC || ext < 16 || ext > fr) {
             snprintf(err, errlen, "linked binary: translation unit %d of %d: no fatbinary within the object", k + 1, n);
             r = CUDA_ERROR_INVALID_IMAGE;
             break;

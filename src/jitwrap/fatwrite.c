@@ -19,24 +19,17 @@
  * to a multiple of 8, so every entry starts 8-byte aligned; a PTX payload
  * always ends with at least one NUL. */
 #include "fatwrite.h"
+#include "fatbinfmt.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define FATBIN_MAGIC     0xBA55ED50u
-#define FATBIN_VERSION   1
-#define FATBIN_HDR       16
-#define ENTRY_TAG        0x0101u
 #define ELF_HDR          64
 #define PTX_HDR          80
 #define PTX_OPTIONS_AT   64
 #define ELF_VERSION      0x00010008u
-#define FLAG_64BIT       0x1u
-#define FLAG_HOST_LINUX  0x10u
-#define FLAG_ARCH_SPEC   0x100000u
-#define FLAG_FAMILY_SPEC 0x200000u
 #define MAX_PAYLOAD      (1ULL << 32)   /* fatbinary payload sizes above 4 GiB: refused */
 
 static void wr32(unsigned char *p, uint32_t v)
@@ -63,7 +56,7 @@ static size_t padded(const struct td_fat_entry *e)
 
 void *td_fatbin_write(const struct td_fat_entry *e, int n, size_t *len)
 {
-    uint64_t total = FATBIN_HDR;
+    uint64_t total = TD_FATBIN_HDR;
     if (!len || n < 0 || (n && !e)) {
         errno = EINVAL;
         return NULL;
@@ -85,20 +78,20 @@ void *td_fatbin_write(const struct td_fat_entry *e, int n, size_t *len)
     unsigned char *buf = calloc(1, (size_t)total);
     if (!buf)
         return NULL;
-    wr32(buf, FATBIN_MAGIC);
-    buf[4] = FATBIN_VERSION;
-    buf[6] = FATBIN_HDR;
-    wr64(buf + 8, total - FATBIN_HDR);
-    unsigned char *p = buf + FATBIN_HDR;
+    wr32(buf, TD_FATBIN_MAGIC);
+    buf[4] = TD_FATBIN_VERSION;
+    buf[6] = TD_FATBIN_HDR;
+    wr64(buf + 8, total - TD_FATBIN_HDR);
+    unsigned char *p = buf + TD_FATBIN_HDR;
     for (int i = 0; i < n; i++) {
         int ptx = e[i].kind == TD_FAT_PTX;
         unsigned hs = ptx ? PTX_HDR : ELF_HDR;
-        uint32_t flags = FLAG_64BIT | FLAG_HOST_LINUX;
+        uint32_t flags = TD_FATBIN_FLAG_64BIT | TD_FATBIN_FLAG_HOST_LINUX;
         if (e[i].variant == TD_FAT_ARCH_SPECIFIC)
-            flags |= FLAG_ARCH_SPEC;
+            flags |= TD_FATBIN_FLAG_ARCH_SPEC;
         else if (e[i].variant == TD_FAT_FAMILY_SPECIFIC)
-            flags |= FLAG_FAMILY_SPEC;
-        wr32(p, (uint32_t)e[i].kind | ENTRY_TAG << 16);
+            flags |= TD_FATBIN_FLAG_FAMILY_SPEC;
+        wr32(p, (uint32_t)e[i].kind | TD_FATBIN_ENTRY_TAG << 16);
         wr32(p + 4, hs);
         wr64(p + 8, padded(&e[i]));
         wr32(p + 24, ptx ? (e[i].ptx_major << 16 | (e[i].ptx_minor & 0xffff)) : ELF_VERSION);

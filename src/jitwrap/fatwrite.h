@@ -8,7 +8,9 @@
 
 #include <stddef.h>
 
-enum td_fat_kind { TD_FAT_PTX = 1, TD_FAT_ELF = 2 };
+#include "fatbinfmt.h"
+
+enum td_fat_kind { TD_FAT_PTX = TD_FATBIN_KIND_PTX, TD_FAT_ELF = TD_FATBIN_KIND_ELF };
 
 /* what a target's suffix asks: sm_90a is arch-specific, sm_100f
  * family-specific */
