@@ -254,6 +254,18 @@ CUresult emu_capture_memset(struct emu_stream *s, CUdeviceptr dst, size_t pitch,
     return cap_add(s, CU_GRAPH_NODE_TYPE_MEMSET, &p, NULL);
 }
 
+CUresult emu_capture_memop(struct emu_stream *s, const CUstreamBatchMemOpParams *ops, unsigned n)
+{
+    union gparams p;
+    memset(&p, 0, sizeof p);
+    if (!(p.memop.ops = malloc(n * sizeof *ops)))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    memcpy(p.memop.ops, ops, n * sizeof *ops);
+    p.memop.count = n;
+    p.memop.ctx = (CUcontext)s->sctx;
+    return cap_add(s, CU_GRAPH_NODE_TYPE_BATCH_MEM_OP, &p, NULL); /* takes p */
+}
+
 static CUresult capture_host(struct emu_stream *s, CUhostFn fn, void *user)
 {
     union gparams p;

@@ -15,7 +15,8 @@
  *   module.c link.c          modules, libraries, functions, kernels; the
  *                            JIT linker
  *   launchattr.c             the attributes of a launch (cuLaunchKernelEx)
- *   launch.c copy.c event.c  kernels (src/ptx), copies, events
+ *   launch.c copy.c event.c  kernels (src/ptx), copies, events; stream
+ *   memop.c                  memory operations (also the graph's nodes)
  *   rdc.c                    relocatable device code: a linked binary's
  *                            units' PTX, linked
  *   fault.c arch.c jit.c     the report of a kernel's fault; which binary
@@ -456,6 +457,8 @@ CUresult emu_capture_kernel(struct emu_stream *s, CUfunction f, const unsigned g
 CUresult emu_capture_memcpy(struct emu_stream *s, const CUDA_MEMCPY3D *p);
 CUresult emu_capture_memset(struct emu_stream *s, CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem,
                             size_t width, size_t height);
+/* stream memory operations (checked): a batch memory operation node */
+CUresult emu_capture_memop(struct emu_stream *s, const CUstreamBatchMemOpParams *ops, unsigned n);
 /* cuMemAllocAsync: an allocation node; its address in *out */
 CUresult emu_capture_alloc(struct emu_stream *s, size_t size, CUdeviceptr *out);
 /* cuMemFreeAsync: a free node (of a graph allocation) */
@@ -664,6 +667,14 @@ CUresult emu_event_wait_on(struct emu_stream *s, struct emu_obj *e);
  * (the memory must stay until then). */
 CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, void (*gone)(void *cookie, int final),
                        void *cookie);
+/* (memop.c) Stream memory operations, the one home of their rules: n
+ * operations checked as the driver checks them (v2: the _v2 entry points'
+ * rules, which allow the barrier; graph: memory a graph allocation node
+ * provides counts, and is checked again when the operation runs); and one
+ * stream operation that runs them in order (ctx referenced by it). */
+CUresult emu_memop_check(struct emu_device *d, const CUstreamBatchMemOpParams *ops, unsigned n, int v2, int graph);
+CUresult emu_memop_make(struct emu_ctx *ctx, const CUstreamBatchMemOpParams *ops, unsigned n, int v2, int graph,
+                        struct emu_op **out);
 /* (graphmem.c) A free of p was queued or done: if p is a graph
  * allocation, a later launch of its graph may allocate it again. */
 void emu_gmem_note_free(uintptr_t p);

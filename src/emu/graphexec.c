@@ -649,124 +649,15 @@ static void fini_mem(struct emu_op *op)
     emu_ctx_put(a->ctx);
 }
 
-struct memop_op {
-    struct emu_op op;
-    struct gmemop p;              /* ops: owned copy */
-    struct emu_alloc **alloc;     /* each op's memory, referenced */
-    struct gmem **gm;             /* or its graph allocation: checked when it runs */
-    struct emu_ctx *ctx;
-};
-
-static int wait_done(const CUstreamBatchMemOpParams *o)
-{
-    uint64_t v, want = o->waitValue.value64;
-    if (o->operation == CU_STREAM_MEM_OP_WAIT_VALUE_32) {
-        v = __atomic_load_n((uint32_t *)(uintptr_t)o->waitValue.address, __ATOMIC_ACQUIRE);
-        want = o->waitValue.value;
-        switch (o->waitValue.flags & ~(unsigned)CU_STREAM_WAIT_VALUE_FLUSH) {
-        case CU_STREAM_WAIT_VALUE_GEQ: return (int32_t)((uint32_t)v - (uint32_t)want) >= 0;
-        case CU_STREAM_WAIT_VALUE_EQ: return (uint32_t)v == (uint32_t)want;
-        case CU_STREAM_WAIT_VALUE_AND: return ((uint32_t)v & (uint32_t)want) != 0;
-        default: return ~((uint32_t)v | (uint32_t)want) != 0;
-        }
-    }
-    v = __atomic_load_n((uint64_t *)(uintptr_t)o->waitValue.address, __ATOMIC_ACQUIRE);
-    switch (o->waitValue.flags & ~(unsigned)CU_STREAM_WAIT_VALUE_FLUSH) {
-    case CU_STREAM_WAIT_VALUE_GEQ: return (int64_t)(v - want) >= 0;
-    case CU_STREAM_WAIT_VALUE_EQ: return v == want;
-    case CU_STREAM_WAIT_VALUE_AND: return (v & want) != 0;
-    default: return ~(v | want) != 0;
-    }
-}
-
-static void run_memop(struct emu_op *op)
-{
-    struct memop_op *m = (struct memop_op *)op;
-    for (unsigned i = 0; i < m->p.count; i++) {
-        const CUstreamBatchMemOpParams *o = &m->p.ops[i];
-        struct emu_alloc *a;
-        if (m->gm[i] && emu_mem_find((uintptr_t)o->waitValue.address, 8, &a) != CUDA_SUCCESS &&
-            emu_mem_find((uintptr_t)o->waitValue.address, 4, &a) != CUDA_SUCCESS) {
-            static const char msg[] = "tdtrace-emu: a batch memory operation on graph memory that is not "
-                                      "allocated (CUDA_ERROR_ILLEGAL_ADDRESS)\n";
-            emu_report(msg, sizeof msg - 1);
-            emu_ctx_fail(m->ctx, CUDA_ERROR_ILLEGAL_ADDRESS);
-            return;
-        } else if (m->gm[i]) {
-            emu_alloc_put(a);
-        }
-        switch ((int)o->operation) {
-        case CU_STREAM_MEM_OP_WAIT_VALUE_32:
-        case CU_STREAM_MEM_OP_WAIT_VALUE_64:
-            /* as the GPU waits: until the value is there, however long */
-            for (unsigned spin = 0; !wait_done(o) && !emu_ctx_sticky(m->ctx); spin++) {
-                if (spin < 1000) {
-                    sched_yield();
-                } else {
-                    struct timespec ts = { 0, 200000 };
-                    nanosleep(&ts, NULL);
-                }
-            }
-            break;
-        case CU_STREAM_MEM_OP_WRITE_VALUE_32:
-            __atomic_store_n((uint32_t *)(uintptr_t)o->writeValue.address, o->writeValue.value, __ATOMIC_SEQ_CST);
-            break;
-        case CU_STREAM_MEM_OP_WRITE_VALUE_64:
-            __atomic_store_n((uint64_t *)(uintptr_t)o->writeValue.address, o->writeValue.value64, __ATOMIC_SEQ_CST);
-            break;
-        default: /* barriers and flushes: every access here is already ordered */
-            break;
-        }
-    }
-}
-
-static void fini_memop(struct emu_op *op)
-{
-    struct memop_op *m = (struct memop_op *)op;
-    for (unsigned i = 0; m->alloc && m->gm && i < m->p.count; i++) {
-        emu_alloc_put(m->alloc[i]);
-        emu_gmem_put(m->gm[i]);
-    }
-    free(m->alloc);
-    free(m->gm);
-    free(m->p.ops);
-    emu_ctx_put(m->ctx);
-}
-
+/* the node's operations, as memop.c runs stream memory operations */
 static CUresult memop_make(const struct gmemop *p, struct emu_op **out)
 {
-    struct memop_op *m = emu_op_new(sizeof *m, run_memop, fini_memop);
-    if (!m)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    m->op.device_work = 1;
-    m->p = *p;
-    m->p.ops = malloc(p->count * sizeof *p->ops);
-    m->alloc = calloc(p->count, sizeof *m->alloc);
-    m->gm = calloc(p->count, sizeof *m->gm);
-    m->ctx = emu_obj_get(p->ctx, EMU_T_CTX);
-    CUresult r = m->p.ops && m->alloc && m->gm ? m->ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT
-                                               : CUDA_ERROR_OUT_OF_MEMORY;
-    if (m->p.ops)
-        memcpy(m->p.ops, p->ops, p->count * sizeof *p->ops);
-    for (unsigned i = 0; !r && i < p->count; i++) {
-        int op = (int)p->ops[i].operation;
-        size_t size = op == CU_STREAM_MEM_OP_WAIT_VALUE_32 || op == CU_STREAM_MEM_OP_WRITE_VALUE_32   ? 4
-                      : op == CU_STREAM_MEM_OP_WAIT_VALUE_64 || op == CU_STREAM_MEM_OP_WRITE_VALUE_64 ? 8
-                                                                                                      : 0;
-        uintptr_t a = (uintptr_t)p->ops[i].waitValue.address;
-        /* the memory must still be there, or be a graph's to allocate */
-        if (size && emu_mem_find(a, size, &m->alloc[i]) && !(m->gm[i] = emu_gmem_covering(a, size)))
-            r = CUDA_ERROR_INVALID_VALUE;
-    }
-    if (r) {
-        if (!m->alloc || !m->gm)
-            m->p.count = 0;
-        fini_memop(&m->op);
-        free(m);
-        return r;
-    }
-    *out = &m->op;
-    return CUDA_SUCCESS;
+    struct emu_ctx *ctx = emu_obj_get(p->ctx, EMU_T_CTX);
+    if (!ctx)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    CUresult r = emu_memop_make(ctx, p->ops, p->count, 1, 1, out);
+    emu_ctx_put(ctx);
+    return r;
 }
 
 /* ---- conditional nodes ---------------------------------------------------------- */

@@ -546,55 +546,14 @@ TD_EXPORT CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgra
 
 static CUresult memop_params(const CUDA_BATCH_MEM_OP_NODE_PARAMS *bp, union gparams *p)
 {
-    memset(p, 0, sizeof *p);
-    if (!bp || bp->count == 0 || !bp->paramArray || bp->flags != 0 || bp->count > 256)
+    memset(p, 0, sizeof p[0]);
+    if (!bp || bp->flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
     struct emu_ctx *c;
     CUresult r = node_ctx(bp->ctx, &c);
     if (r)
         return r;
-    for (unsigned i = 0; i < bp->count && !r; i++) {
-        const CUstreamBatchMemOpParams *o = &bp->paramArray[i];
-        size_t size = 0;
-        switch ((int)o->operation) {
-        case CU_STREAM_MEM_OP_WAIT_VALUE_32:
-        case CU_STREAM_MEM_OP_WAIT_VALUE_64:
-            size = o->operation == CU_STREAM_MEM_OP_WAIT_VALUE_32 ? 4 : 8;
-            if ((o->waitValue.flags & ~(unsigned)CU_STREAM_WAIT_VALUE_FLUSH) > CU_STREAM_WAIT_VALUE_NOR)
-                r = CUDA_ERROR_INVALID_VALUE;
-            break;
-        case CU_STREAM_MEM_OP_WRITE_VALUE_32:
-        case CU_STREAM_MEM_OP_WRITE_VALUE_64:
-            size = o->operation == CU_STREAM_MEM_OP_WRITE_VALUE_32 ? 4 : 8;
-            if (o->writeValue.flags & ~(unsigned)CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER)
-                r = CUDA_ERROR_INVALID_VALUE;
-            break;
-        case CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES:
-            if (o->flushRemoteWrites.flags)
-                r = CUDA_ERROR_INVALID_VALUE;
-            break;
-        case CU_STREAM_MEM_OP_BARRIER:
-            if (o->memoryBarrier.flags > CU_STREAM_MEMORY_BARRIER_TYPE_GPU)
-                r = CUDA_ERROR_INVALID_VALUE;
-            break;
-        default:
-            r = CUDA_ERROR_INVALID_VALUE;
-            break;
-        }
-        if (!r && size) {
-            /* waitValue and writeValue share their layout */
-            uintptr_t a = (uintptr_t)o->waitValue.address;
-            struct emu_alloc *al;
-            struct gmem *g = NULL;
-            if (a % size)
-                r = CUDA_ERROR_INVALID_VALUE;
-            else if ((r = emu_mem_find(a, size, &al)) == CUDA_SUCCESS)
-                emu_alloc_put(al);
-            else if ((g = emu_gmem_covering(a, size))) /* a graph allocation */
-                r = CUDA_SUCCESS;
-            emu_gmem_put(g);
-        }
-    }
+    r = emu_memop_check(c->dev, bp->paramArray, bp->count, 1, 1); /* the node's operations are v2's */
     if (r == CUDA_SUCCESS) {
         p->memop.ops = malloc(bp->count * sizeof *p->memop.ops);
         if (!p->memop.ops) {

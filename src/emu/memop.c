@@ -2,7 +2,10 @@
 /* Stream memory operations: cuStreamWaitValue32/64, cuStreamWriteValue32/64
  * and cuStreamBatchMemOp (the v1 entry points and the _v2 ones, which add
  * the memory barrier), each an operation on the stream's worker, in order
- * with the stream's other work.
+ * with the stream's other work; on a capturing stream, a batch memory
+ * operation node. The one home of their checks and of how they run: the
+ * graph's batch memory operation nodes (graphnode.c, graphexec.c) use
+ * emu_memop_check and emu_memop_make too.
  *
  * A write stores the value atomically (a full barrier first unless
  * CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER); a wait polls the location with
@@ -13,14 +16,17 @@
  * with it) for good; a fault of a kernel of the context ends it.
  *
  * The location must lie in memory the device can address (device memory,
- * page-locked or registered host memory, a module's variables), aligned to
- * the operation's width; managed memory is refused, as documented. Remote
+ * page-locked or registered host memory, a module's variables; in a graph,
+ * also memory a graph allocation node provides, checked again when the
+ * operation runs), aligned to the operation's width; managed memory is
+ * refused, as documented. Remote
  * write flushes (CU_STREAM_WAIT_VALUE_FLUSH, CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES)
  * need platform hardware the device does not report
  * (CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES is 0): CUDA_ERROR_NOT_SUPPORTED. */
 #include "emu.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define MAX_BATCH 256   /* "count must be less than 256" */
@@ -33,7 +39,8 @@ struct memop {
     unsigned flags;
     uint64_t value;
     void *addr;
-    struct emu_alloc *a;        /* referenced: the memory stays while queued */
+    struct emu_alloc *a;        /* referenced: the memory stays while queued; or */
+    struct gmem *g;             /* the graph allocation whose range holds it */
 };
 
 struct memop_op {
@@ -74,11 +81,30 @@ static void wait_for(struct memop_op *o, const struct memop *m)
     }
 }
 
+/* graph memory must have been allocated by the time the operation runs */
+static int graph_mem_there(const struct memop_op *o, const struct memop *m)
+{
+    struct emu_alloc *a;
+    if (!m->g)
+        return 1;
+    if (emu_mem_find((uintptr_t)m->addr, m->wide ? 8 : 4, &a) == CUDA_SUCCESS) {
+        emu_alloc_put(a);
+        return 1;
+    }
+    static const char msg[] = "tdtrace-emu: a stream memory operation on graph memory that is not "
+                              "allocated (CUDA_ERROR_ILLEGAL_ADDRESS)\n";
+    emu_report(msg, sizeof msg - 1);
+    emu_ctx_fail(o->ctx, CUDA_ERROR_ILLEGAL_ADDRESS);
+    return 0;
+}
+
 static void memop_run(struct emu_op *op)
 {
     struct memop_op *o = (struct memop_op *)op;
     for (int i = 0; i < o->n && !emu_ctx_sticky(o->ctx); i++) {
         const struct memop *m = &o->m[i];
+        if (!graph_mem_there(o, m))
+            return;
         switch (m->kind) {
         case CU_STREAM_MEM_OP_WAIT_VALUE_32:
         case CU_STREAM_MEM_OP_WAIT_VALUE_64:
@@ -105,21 +131,51 @@ static void memop_run(struct emu_op *op)
 static void memop_fini(struct emu_op *op)
 {
     struct memop_op *o = (struct memop_op *)op;
-    for (int i = 0; i < o->n; i++)
+    for (int i = 0; i < o->n; i++) {
         if (o->m[i].a)
             emu_alloc_put(o->m[i].a);
+        emu_gmem_put(o->m[i].g);
+    }
     emu_ctx_put(o->ctx);
 }
 
-/* one operation checked and filled in (the allocation referenced) */
-static CUresult memop_check(struct emu_device *d, int kind, CUdeviceptr addr, uint64_t value, unsigned flags,
-                            int v2, struct memop *m)
+/* one operation's kind, address, value and flags, from its parameters */
+static void unpack(const CUstreamBatchMemOpParams *p, int *kind, CUdeviceptr *addr, uint64_t *value, unsigned *flags)
 {
+    *kind = (int)p->operation;
+    *addr = 0;
+    *value = 0;
+    *flags = 0;
+    switch ((int)p->operation) {
+    case CU_STREAM_MEM_OP_WAIT_VALUE_32:
+    case CU_STREAM_MEM_OP_WAIT_VALUE_64:
+        *addr = p->waitValue.address;
+        *value = p->operation == CU_STREAM_MEM_OP_WAIT_VALUE_64 ? p->waitValue.value64 : p->waitValue.value;
+        *flags = p->waitValue.flags;
+        break;
+    case CU_STREAM_MEM_OP_WRITE_VALUE_32:
+    case CU_STREAM_MEM_OP_WRITE_VALUE_64:
+        *addr = p->writeValue.address;
+        *value = p->operation == CU_STREAM_MEM_OP_WRITE_VALUE_64 ? p->writeValue.value64 : p->writeValue.value;
+        *flags = p->writeValue.flags;
+        break;
+    default: /* barrier, flush: their flags are in the same place */
+        *flags = p->memoryBarrier.flags;
+        break;
+    }
+}
+
+/* one operation checked and filled in (its memory referenced) */
+static CUresult check(struct emu_device *d, const CUstreamBatchMemOpParams *p, int v2, int graph, struct memop *m)
+{
+    int kind;
+    CUdeviceptr addr;
+    unpack(p, &kind, &addr, &m->value, &m->flags);
+    unsigned flags = m->flags;
     m->kind = kind;
     m->wide = kind == CU_STREAM_MEM_OP_WAIT_VALUE_64 || kind == CU_STREAM_MEM_OP_WRITE_VALUE_64;
-    m->flags = flags;
-    m->value = value;
     m->a = NULL;
+    m->g = NULL;
     switch (kind) {
     case CU_STREAM_MEM_OP_WAIT_VALUE_32:
     case CU_STREAM_MEM_OP_WAIT_VALUE_64:
@@ -147,105 +203,109 @@ static CUresult memop_check(struct emu_device *d, int kind, CUdeviceptr addr, ui
     unsigned width = m->wide ? 8 : 4;
     if (!addr || addr % width)
         return CUDA_ERROR_INVALID_VALUE;
-    struct emu_alloc *a;
-    if (emu_mem_find((uintptr_t)addr, width, &a))
-        return CUDA_ERROR_INVALID_VALUE;
-    if (a->kind == EMU_MEM_MANAGED) {
-        emu_alloc_put(a);
-        return CUDA_ERROR_INVALID_VALUE;
-    }
-    m->a = a;
     m->addr = (void *)(uintptr_t)addr;
+    struct emu_alloc *a;
+    if (emu_mem_find((uintptr_t)addr, width, &a) == CUDA_SUCCESS) {
+        if (a->kind == EMU_MEM_MANAGED) {
+            emu_alloc_put(a);
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        m->a = a;
+        return CUDA_SUCCESS;
+    }
+    /* in a graph, memory a graph allocation node provides when it runs */
+    return graph && (m->g = emu_gmem_covering((uintptr_t)addr, width)) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult emu_memop_check(struct emu_device *d, const CUstreamBatchMemOpParams *ops, unsigned n, int v2, int graph)
+{
+    if (!n || n >= MAX_BATCH || !ops)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = CUDA_SUCCESS;
+    for (unsigned i = 0; i < n && !r; i++) {
+        struct memop m;
+        r = check(d, &ops[i], v2, graph, &m);
+        if (m.a)
+            emu_alloc_put(m.a);
+        emu_gmem_put(m.g);
+    }
+    return r;
+}
+
+CUresult emu_memop_make(struct emu_ctx *ctx, const CUstreamBatchMemOpParams *ops, unsigned n, int v2, int graph,
+                        struct emu_op **out)
+{
+    if (!n || n >= MAX_BATCH || !ops)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct memop_op *o = emu_op_new(sizeof *o + (size_t)n * sizeof o->m[0], memop_run, memop_fini);
+    if (!o)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    emu_obj_ref(&ctx->o);
+    o->ctx = ctx;
+    o->op.device_work = 1;
+    CUresult r = CUDA_SUCCESS;
+    for (unsigned i = 0; i < n && !r; i++) {
+        r = check(ctx->dev, &ops[i], v2, graph, &o->m[i]);
+        o->n = (int)i + 1; /* what check referenced is dropped by memop_fini */
+    }
+    if (r) {
+        memop_fini(&o->op);
+        free(o);
+        return r;
+    }
+    *out = &o->op;
     return CUDA_SUCCESS;
 }
 
-/* Queues n operations (given by get(i, ...)) on the stream as one. */
-typedef void (*memop_get)(const void *arg, int i, int *kind, CUdeviceptr *addr, uint64_t *value, unsigned *flags);
-
-static CUresult submit(CUstream h, int ptds, int v2, int n, memop_get get, const void *arg)
+/* Queues the n operations on stream h as one, or on a capturing stream
+ * adds them to its graph as a batch memory operation node. */
+static CUresult submit(CUstream h, int ptds, int v2, unsigned n, const CUstreamBatchMemOpParams *ops)
 {
     EMU_INIT_OR_RETURN();
     struct emu_stream *s;
     CUresult r = emu_stream_resolve(h, ptds, &s);
     if (r)
         return r;
-    struct memop_op *o = emu_op_new(sizeof *o + (size_t)n * sizeof o->m[0], memop_run, memop_fini);
-    if (!o) {
-        emu_stream_put(s);
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    emu_obj_ref(&s->sctx->o);
-    o->ctx = s->sctx;
-    o->op.device_work = 1;
-    for (int i = 0; i < n && !r; i++) {
-        int kind;
-        CUdeviceptr addr;
-        uint64_t value;
-        unsigned flags;
-        get(arg, i, &kind, &addr, &value, &flags);
-        r = memop_check(s->sctx->dev, kind, addr, value, flags, v2, &o->m[i]);
+    struct emu_op *op;
+    if (emu_capturing(s)) {
+        r = emu_memop_check(s->sctx->dev, ops, n, v2, 1);
         if (!r)
-            o->n = i + 1;
-    }
-    if (r) {
-        memop_fini(&o->op);
-        free(o);
-    } else {
-        r = emu_stream_submit(s, &o->op, NULL);
+            r = emu_capture_memop(s, ops, n);
+    } else if (!(r = emu_memop_make(s->sctx, ops, n, v2, 0, &op))) {
+        r = emu_stream_submit(s, op, NULL);
     }
     emu_stream_put(s);
     return r;
 }
 
-struct single { int kind; CUdeviceptr addr; uint64_t value; unsigned flags; };
-
-static void get_single(const void *arg, int i, int *kind, CUdeviceptr *addr, uint64_t *value, unsigned *flags)
-{
-    const struct single *x = arg;
-    (void)i;
-    *kind = x->kind;
-    *addr = x->addr;
-    *value = x->value;
-    *flags = x->flags;
-}
-
 static CUresult one(CUstream h, int ptds, int kind, CUdeviceptr addr, uint64_t value, unsigned flags)
 {
-    struct single x = { kind, addr, value, flags };
-    return submit(h, ptds, 1, 1, get_single, &x);
-}
-
-static void get_batch(const void *arg, int i, int *kind, CUdeviceptr *addr, uint64_t *value, unsigned *flags)
-{
-    const CUstreamBatchMemOpParams *p = &((const CUstreamBatchMemOpParams *)arg)[i];
-    *kind = (int)p->operation;
-    *addr = 0;
-    *value = 0;
-    *flags = 0;
-    switch ((int)p->operation) {
-    case CU_STREAM_MEM_OP_WAIT_VALUE_32:
-    case CU_STREAM_MEM_OP_WAIT_VALUE_64:
-        *addr = p->waitValue.address;
-        *value = p->operation == CU_STREAM_MEM_OP_WAIT_VALUE_64 ? p->waitValue.value64 : p->waitValue.value;
-        *flags = p->waitValue.flags;
-        break;
-    case CU_STREAM_MEM_OP_WRITE_VALUE_32:
-    case CU_STREAM_MEM_OP_WRITE_VALUE_64:
-        *addr = p->writeValue.address;
-        *value = p->operation == CU_STREAM_MEM_OP_WRITE_VALUE_64 ? p->writeValue.value64 : p->writeValue.value;
-        *flags = p->writeValue.flags;
-        break;
-    default: /* barrier, flush: their flags are in the same place */
-        *flags = p->memoryBarrier.flags;
-        break;
+    CUstreamBatchMemOpParams p;
+    memset(&p, 0, sizeof p);
+    p.operation = (CUstreamBatchMemOpType)kind;
+    if (kind == CU_STREAM_MEM_OP_WAIT_VALUE_32 || kind == CU_STREAM_MEM_OP_WAIT_VALUE_64) {
+        p.waitValue.address = addr;
+        p.waitValue.flags = flags;
+        if (kind == CU_STREAM_MEM_OP_WAIT_VALUE_64)
+            p.waitValue.value64 = value;
+        else
+            p.waitValue.value = (cuuint32_t)value;
+    } else {
+        p.writeValue.address = addr;
+        p.writeValue.flags = flags;
+        if (kind == CU_STREAM_MEM_OP_WRITE_VALUE_64)
+            p.writeValue.value64 = value;
+        else
+            p.writeValue.value = (cuuint32_t)value;
     }
+    return submit(h, ptds, 1, 1, &p);
 }
 
 static CUresult batch(CUstream h, int ptds, int v2, unsigned count, CUstreamBatchMemOpParams *params, unsigned flags)
 {
     if (!count || count >= MAX_BATCH || !params || flags)
         return CUDA_ERROR_INVALID_VALUE;
-    return submit(h, ptds, v2, (int)count, get_batch, params);
+    return submit(h, ptds, v2, count, params);
 }
 
 #define W32 CU_STREAM_MEM_OP_WAIT_VALUE_32

@@ -1304,6 +1304,22 @@ static void test_batch_memop(void **state)
     ops[0].operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
     bp.count = 0;
     ERR(cuGraphAddBatchMemOpNode(&x, a, NULL, 0, &bp), CUDA_ERROR_INVALID_VALUE);
+    /* the rules of the stream's operations (memop.c), the same here */
+    bp.count = 256; /* "less than 256" */
+    ERR(cuGraphAddBatchMemOpNode(&x, a, NULL, 0, &bp), CUDA_ERROR_INVALID_VALUE);
+    bp.count = 2;
+    CUdeviceptr managed;
+    OK(cuMemAllocManaged(&managed, 64, CU_MEM_ATTACH_GLOBAL));
+    ops[0].waitValue.address = managed; /* managed memory is refused */
+    ERR(cuGraphAddBatchMemOpNode(&x, a, NULL, 0, &bp), CUDA_ERROR_INVALID_VALUE);
+    ops[0].waitValue.address = flag;
+    ops[0].waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ | CU_STREAM_WAIT_VALUE_FLUSH; /* no remote flush here */
+    ERR(cuGraphAddBatchMemOpNode(&x, a, NULL, 0, &bp), CUDA_ERROR_NOT_SUPPORTED);
+    ops[0].waitValue.flags = CU_STREAM_WAIT_VALUE_GEQ;
+    ops[1].writeValue.flags = 0x80; /* unknown */
+    ERR(cuGraphAddBatchMemOpNode(&x, a, NULL, 0, &bp), CUDA_ERROR_INVALID_VALUE);
+    ops[1].writeValue.flags = 0;
+    OK(cuMemFree_v2(managed));
     OK(cuGraphExecDestroy(ea));
     OK(cuGraphExecDestroy(eb));
     OK(cuGraphDestroy(a));

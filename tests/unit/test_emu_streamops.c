@@ -311,6 +311,56 @@ static void test_memops(void **state)
 }
 
 /* a kernel's fault in the context ends a wait that would never be met */
+/* On a capturing stream, stream memory operations become one batch
+ * memory operation node each; launching the graph does them. */
+static void test_memop_capture(void **state)
+{
+    (void)state;
+    CUstream s;
+    OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    CUdeviceptr d;
+    OK(cuMemAlloc_v2(&d, 16));
+    OK(cuMemsetD8_v2(d, 0, 16));
+    OK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    OK(cuStreamWriteValue32_v2(s, d, 7, 0));
+    OK(cuStreamWaitValue32_v2(s, d, 7, CU_STREAM_WAIT_VALUE_EQ));
+    CUstreamBatchMemOpParams ops[2];
+    memset(ops, 0, sizeof ops);
+    ops[0].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+    ops[0].writeValue.address = d + 8;
+    ops[0].writeValue.value64 = 0xabcdef0123456789ull;
+    ops[1].memoryBarrier.operation = CU_STREAM_MEM_OP_BARRIER;
+    OK(cuStreamBatchMemOp_v2(s, 2, ops, 0));
+    /* checked when captured: a bad one leaves the capture as it was */
+    assert_int_equal(cuStreamWriteValue32_v2(s, d + 2, 1, 0), CUDA_ERROR_INVALID_VALUE);
+    uint32_t host[4] = { 0 };
+    CUgraph g;
+    OK(cuStreamEndCapture(s, &g));
+    OK(cuMemcpyDtoH_v2(host, d, 16)); /* nothing ran while capturing */
+    assert_int_equal(host[0], 0);
+    size_t n = 0;
+    OK(cuGraphGetNodes(g, NULL, &n));
+    assert_int_equal(n, 3);
+    CUgraphNode nodes[3];
+    OK(cuGraphGetNodes(g, nodes, &n));
+    for (size_t i = 0; i < n; i++) {
+        CUgraphNodeType t;
+        OK(cuGraphNodeGetType(nodes[i], &t));
+        assert_int_equal(t, CU_GRAPH_NODE_TYPE_BATCH_MEM_OP);
+    }
+    CUgraphExec e;
+    OK(cuGraphInstantiateWithFlags(&e, g, 0));
+    OK(cuGraphLaunch(e, s));
+    OK(cuStreamSynchronize(s));
+    OK(cuMemcpyDtoH_v2(host, d, 16));
+    assert_int_equal(host[0], 7);
+    assert_int_equal(((uint64_t)host[3] << 32 | host[2]), 0xabcdef0123456789ull);
+    OK(cuGraphExecDestroy(e));
+    OK(cuGraphDestroy(g));
+    OK(cuMemFree_v2(d));
+    OK(cuStreamDestroy_v2(s));
+}
+
 static void test_memop_fault(void **state)
 {
     (void)state;
@@ -340,6 +390,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stream_attributes),
         cmocka_unit_test(test_memops),
+        cmocka_unit_test(test_memop_capture),
         cmocka_unit_test(test_memop_fault),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
