@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fatbin.h"
+#include "ptxhead.h"
 
 static void why(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void why(char *buf, size_t len, const char *fmt, ...)
@@ -28,61 +29,16 @@ static void why(char *buf, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-/* skips white space and comments */
-static const char *skip(const char *p, const char *end)
-{
-    while (p < end) {
-        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
-            p++;
-        } else if (end - p >= 2 && p[0] == '/' && p[1] == '/') {
-            while (p < end && *p != '\n')
-                p++;
-        } else if (end - p >= 2 && p[0] == '/' && p[1] == '*') {
-            const char *q = p + 2;
-            while (q + 1 < end && !(q[0] == '*' && q[1] == '/'))
-                q++;
-            p = q + 1 < end ? q + 2 : end;
-        } else {
-            break;
-        }
-    }
-    return p;
-}
-
 int emu_ptx_target(const char *text, size_t len, struct emu_arch *out)
 {
-    const char *p = text, *end = text + strnlen(text, len);
+    struct td_ptx_head h;
     out->arch = 0;
     out->variant = 0;
-    /* the header directives come first: .version, .target, .address_size */
-    for (int n = 0; n < 8 && p < end; n++) {
-        p = skip(p, end);
-        const char *w = p;
-        while (p < end && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
-            p++;
-        size_t wl = (size_t)(p - w);
-        if (wl == 7 && memcmp(w, ".target", 7) == 0) {
-            p = skip(p, end);
-            if (end - p < 4 || memcmp(p, "sm_", 3) != 0)
-                return -1;
-            p += 3;
-            int a = 0, digits = 0;
-            while (p < end && *p >= '0' && *p <= '9' && digits < 5) {
-                a = a * 10 + (*p++ - '0');
-                digits++;
-            }
-            if (!digits)
-                return -1;
-            out->arch = a;
-            if (p < end && (*p == 'a' || *p == 'f'))
-                out->variant = *p;
-            return 0;
-        }
-        /* the rest of that directive's line */
-        while (p < end && *p != '\n')
-            p++;
-    }
-    return -1;
+    if (td_ptx_head(text, len, &h) != 0 || !h.has_target)
+        return -1;
+    out->arch = (int)h.arch;
+    out->variant = h.variant;
+    return 0;
 }
 
 int emu_arch_runs_on(struct emu_arch a, int cc)

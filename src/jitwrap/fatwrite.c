@@ -20,6 +20,7 @@
  * always ends with at least one NUL. */
 #include "fatwrite.h"
 #include "fatbinfmt.h"
+#include "ptxhead.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -110,97 +111,17 @@ void *td_fatbin_write(const struct td_fat_entry *e, int n, size_t *len)
 
 /* ---- facts from PTX and ELF ------------------------------------------ */
 
-/* Skip white space and comments from p; returns where the next token starts. */
-static const char *skip_space(const char *p, const char *end)
-{
-    while (p < end) {
-        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v') {
-            p++;
-        } else if (p + 1 < end && p[0] == '/' && p[1] == '/') {
-            while (p < end && *p != '\n')
-                p++;
-        } else if (p + 1 < end && p[0] == '/' && p[1] == '*') {
-            p += 2;
-            while (p + 1 < end && !(p[0] == '*' && p[1] == '/'))
-                p++;
-            p = p + 1 < end ? p + 2 : end;
-        } else {
-            break;
-        }
-    }
-    return p;
-}
-
-/* A decimal number of at most 4 digits at *pp; -1 if none. */
-static long number(const char **pp, const char *end)
-{
-    const char *p = *pp;
-    long v = 0;
-    int nd = 0;
-    while (p < end && *p >= '0' && *p <= '9' && nd < 5) {
-        v = v * 10 + (*p++ - '0');
-        nd++;
-    }
-    if (nd == 0 || nd > 4)
-        return -1;
-    *pp = p;
-    return v;
-}
-
-static int word_is(const char *p, const char *end, const char *w)
-{
-    size_t n = strlen(w);
-    if ((size_t)(end - p) < n || memcmp(p, w, n) != 0)
-        return 0;
-    if ((size_t)(end - p) == n)
-        return 1;
-    char c = p[n];
-    return !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
-}
-
 int td_ptx_facts(const char *ptx, size_t len, struct td_fat_entry *out)
 {
-    if (!ptx || !out)
+    struct td_ptx_head h;
+    if (!ptx || !out || td_ptx_head(ptx, len, &h) != 0 || !h.has_version || !h.has_target)
         return -1;
-    const char *p = ptx, *end = ptx + strnlen(ptx, len);
-    int have_version = 0, have_target = 0;
-    /* PTX opens with .version, then .target (PTX ISA, "PTX Module
-     * Directives"); only those two lines are read */
-    for (int k = 0; k < 2; k++) {
-        p = skip_space(p, end);
-        if (word_is(p, end, ".version")) {
-            p = skip_space(p + 8, end);
-            long major = number(&p, end);
-            if (major < 0 || p >= end || *p++ != '.')
-                return -1;
-            long minor = number(&p, end);
-            if (minor < 0)
-                return -1;
-            out->ptx_major = (unsigned)major;
-            out->ptx_minor = (unsigned)minor;
-            have_version = 1;
-        } else if (word_is(p, end, ".target")) {
-            p = skip_space(p + 7, end);
-            if (end - p < 4 || memcmp(p, "sm_", 3) != 0)
-                return -1;
-            p += 3;
-            long arch = number(&p, end);
-            if (arch <= 0)
-                return -1;
-            out->arch = (unsigned)arch;
-            out->variant = TD_FAT_GENERIC;
-            if (p < end && (*p == 'a' || *p == 'f')) {
-                out->variant = *p == 'a' ? TD_FAT_ARCH_SPECIFIC : TD_FAT_FAMILY_SPECIFIC;
-                p++;
-            }
-            if (p < end && ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
-                return -1;
-            have_target = 1;
-        } else {
-            break;
-        }
-    }
-    return have_version && have_target ? 0 : -1;
+    out->ptx_major = h.major;
+    out->ptx_minor = h.minor;
+    out->arch = h.arch;
+    out->variant = h.variant == 'a' ? TD_FAT_ARCH_SPECIFIC : h.variant == 'f' ? TD_FAT_FAMILY_SPECIFIC
+                                                                               : TD_FAT_GENERIC;
+    return 0;
 }
 
 #define EM_CUDA 190

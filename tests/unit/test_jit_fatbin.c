@@ -246,14 +246,14 @@ static void test_ptx_facts(void **state)
         ".version 9.0\n.target sm_\n",
         ".version 9.0\n.target sm_90x\n",
         ".version 9.0\n.target sm_9000000\n",
-        ".version 9.0\n.address_size 64\n.target sm_90\n", /* .target must come second */
+        ".version 9.0\n.address_size 64\n.target sm_90\n", /* fine: the header in any order */
         ".versionx 9.0\n.target sm_90\n",
         "/* unterminated",
         ".version 99999.0\n.target sm_90\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct td_fat_entry e = { 0 };
-        int want = i == 3 ? 0 : -1;
+        int want = i == 3 || i == 9 ? 0 : -1;
         if (td_ptx_facts(bad[i], strlen(bad[i]), &e) != want)
             fail_msg("case %zu: \"%s\"", i, bad[i]);
     }
