@@ -11,6 +11,7 @@
  *   graphnode.c              graph nodes whose parameters are checked
  *                            against modules and memory
  *   occupancy.c exporttable.c  entry points built on other entry points
+ *   launchcoop.c             cuLaunchKernelEx, cooperative launches
  *   streamattr.c profiler.c
  *   module.c link.c          modules, libraries, functions, kernels; the
  *                            JIT linker
@@ -582,6 +583,7 @@ void emu_link_init(void);
 CUresult emu_attr_value_check(const struct emu_device *d, int id, const CUlaunchAttributeValue *v);
 #define EMU_LAUNCH_EVENTS 2
 struct emu_launch_attrs {
+    int cooperative;                    /* CU_LAUNCH_ATTRIBUTE_COOPERATIVE */
     int nevents;
     CUevent events[EMU_LAUNCH_EVENTS];  /* recorded after the kernel */
 };
@@ -616,10 +618,12 @@ CUresult emu_launch_op(struct emu_ctx *c, struct emu_ptxmod *px, struct emu_obj 
 /* A kernel of an executable graph: its cudaGraphSetConditional calls go to set(cookie, ...) */
 void emu_launch_cond(struct emu_op *op, int (*set)(void *cookie, uint64_t handle, unsigned value), void *cookie);
 /* Queues kernel `name` on s (validated launch). holder: the module, kept
- * alive until the kernel ran. */
+ * alive until the kernel ran. coop: a cooperative launch (every block
+ * resident at once, a grid barrier word in %envreg1:%envreg2; the caller
+ * checked that the grid fits). */
 CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct emu_obj *holder,
                            struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
-                           const unsigned block[3], unsigned shmem, void **params, void **extra);
+                           const unsigned block[3], unsigned shmem, void **params, void **extra, int coop);
 /* ---- module.c: kernels of graphs ------------------------------------- */
 /* A launch's arguments copied into one block laid out as the kernel's
  * parameter buffer (graph kernel nodes keep them so). */
@@ -642,6 +646,10 @@ CUresult emu_kargs_copy(const struct emu_kargs *src, struct emu_kargs *dst);
 void emu_kargs_free(struct emu_kargs *a);
 /* The launch of f in context c (for a CUfunction: its module's) as an
  * operation not queued yet, checked as cuLaunchKernel checks it. */
+/* cuLaunchKernel's work for f on stream hs (ptds: the per-thread default
+ * stream), cooperative with coop (launchcoop.c checks the grid first). */
+CUresult emu_launch_fn(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned shmem,
+                       CUstream hs, void **params, void **extra, int ptds, int coop);
 CUresult emu_kernel_op(CUfunction f, struct emu_ctx *c, const unsigned grid[3], const unsigned block[3],
                        unsigned shmem, void **params, struct emu_op **out);
 

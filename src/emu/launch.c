@@ -240,6 +240,21 @@ static void launch_run(struct emu_op *op)
     struct ptx_fault pf;
     memset(&pf, 0, sizeof pf);
     k->l.fault = &pf;
+    /* a cooperative launch's grid barrier word: device memory of the
+     * context, zero, for the length of the kernel */
+    uintptr_t barrier = 0;
+    if (k->l.cooperative) {
+        if (emu_mem_alloc(k->ctx, 16, EMU_MEM_GLOBAL, 0, NULL, &barrier)) {
+            static const char msg[] = "tdtrace-emu: no memory for a cooperative launch's grid barrier "
+                                      "(CUDA_ERROR_OUT_OF_MEMORY)\n";
+            emu_report(msg, sizeof msg - 1);
+            emu_ctx_fail(k->ctx, CUDA_ERROR_OUT_OF_MEMORY);
+            return;
+        }
+        memset((void *)barrier, 0, 16);
+        k->l.envreg[1] = (uint32_t)((uint64_t)barrier >> 32);
+        k->l.envreg[2] = (uint32_t)barrier;
+    }
     emu_mem_kernel_begin();
     uint64_t t0 = emu_listening() ? emu_now_ns() : 0;
     enum ptx_status st = ptx_run(k->px->pm, k->entry, &k->l, err, sizeof err);
@@ -250,6 +265,8 @@ static void launch_run(struct emu_op *op)
         emu_report_kernel(k->name, k->l.grid, k->l.block, k->l.dyn_shared, t0, emu_now_ns(), (int)r.result);
     }
     emu_mem_kernel_end();
+    if (barrier)
+        emu_mem_release(barrier, 1u << EMU_MEM_GLOBAL);
     if (st == PTX_OK) {
         if (k->len)
             emu_ctx_output(k->ctx, k->out, k->len);
@@ -381,11 +398,12 @@ void emu_launch_cond(struct emu_op *op, int (*set)(void *cookie, uint64_t handle
 
 CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct emu_obj *holder,
                            struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
-                           const unsigned block[3], unsigned shmem, void **params, void **extra)
+                           const unsigned block[3], unsigned shmem, void **params, void **extra, int coop)
 {
     struct emu_op *op;
     CUresult r = emu_launch_op(s->sctx, px, holder, pg, name, grid, block, shmem, params, extra, &op);
     if (r)
         return r;
+    ((struct launch_op *)op)->l.cooperative = coop;
     return emu_stream_submit(s, op, NULL);
 }

@@ -14,9 +14,8 @@
  *     may trigger them and so within what they promise;
  *   - clusters: one-block clusters are blocks; larger ones need a device
  *     with cluster launch, which no profile has (CUDA_ERROR_INVALID_CLUSTER_SIZE);
- *   - cooperative: needs grid-wide synchronisation, which the PTX engine
- *     lacks (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0):
- *     CUDA_ERROR_NOT_SUPPORTED, said on the report;
+ *   - cooperative: every block resident at once, with a grid barrier
+ *     word (launchcoop.c checks the grid against the occupancy);
  *   - device-updatable kernel node: graphs only; a launch on a stream that
  *     is not capturing is CUDA_ERROR_INVALID_VALUE, as documented. */
 #include "emu.h"
@@ -108,10 +107,10 @@ CUresult emu_launch_attrs(const CUlaunchConfig *cfg, struct emu_ctx *c, struct e
             break;
         case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
             if (v->cooperative && !emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 0)) {
-                say("a cooperative launch needs grid-wide synchronisation, which the emulator's PTX engine "
-                    "does not have (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0)");
+                say("the device does not launch cooperative kernels (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0)");
                 r = CUDA_ERROR_NOT_SUPPORTED;
             }
+            out->cooperative = v->cooperative != 0;
             break;
         case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
             cluster[0] = v->clusterDim.x;

@@ -1426,8 +1426,8 @@ CUresult emu_kernel_op(CUfunction fh, struct emu_ctx *c, const unsigned grid[3],
     return r;
 }
 
-static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                       unsigned bz, unsigned shmem, CUstream hs, void **params, void **extra, int ptds)
+CUresult emu_launch_fn(CUfunction fh, const unsigned grid_in[3], const unsigned block_in[3], unsigned shmem,
+                       CUstream hs, void **params, void **extra, int ptds, int coop)
 {
     struct emu_ctx *c;
     CUresult r = emu_ctx_current(&c);
@@ -1438,7 +1438,7 @@ static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, uns
     struct fn_ref f;
     if (fn_resolve(fh, &f))
         return CUDA_ERROR_INVALID_HANDLE;
-    unsigned grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
+    unsigned grid[3] = { grid_in[0], grid_in[1], grid_in[2] }, block[3] = { block_in[0], block_in[1], block_in[2] };
     const struct emu_ptx_entry *e = &f.img->entries[f.entry];
     void *buf;
     r = launch_check(&f, d, grid, block, shmem);
@@ -1448,7 +1448,12 @@ static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, uns
     if (!r)
         r = emu_stream_resolve(hs, ptds, &s);
     if (!r && emu_capturing(s)) { /* a kernel node */
-        if (f.img->chosen < 0) {
+        if (coop) {
+            static const char msg[] = "tdtrace-emu: a cooperative launch on a capturing stream: the "
+                                      "emulator's kernel nodes are not cooperative (CUDA_ERROR_NOT_SUPPORTED)\n";
+            emu_report(msg, sizeof msg - 1);
+            r = CUDA_ERROR_NOT_SUPPORTED;
+        } else if (f.img->chosen < 0) {
             r = CUDA_ERROR_NO_BINARY_FOR_GPU;
         } else {
             struct emu_kargs a;
@@ -1465,7 +1470,7 @@ static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, uns
     if (!r)
         r = fn_module(&f, s->sctx, &m);
     if (!r)
-        r = emu_launch_submit(s, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, extra);
+        r = emu_launch_submit(s, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, extra, coop);
     if (m)
         emu_obj_put(&m->o);
     emu_stream_put(s);
@@ -1473,13 +1478,16 @@ static CUresult launch(CUfunction fh, unsigned gx, unsigned gy, unsigned gz, uns
     return r;
 }
 
+#define LAUNCH_ARGS(f, ptds)                                                                           \
+    const unsigned grid[3] = { gridDimX, gridDimY, gridDimZ }, block[3] = { blockDimX, blockDimY, blockDimZ }; \
+    return emu_launch_fn(f, grid, block, sharedMemBytes, hStream, kernelParams, extra, ptds, 0)
+
 TD_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                                           unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
                                           unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
                                           void **kernelParams, void **extra)
 {
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes,
-                  hStream, kernelParams, extra, 0);
+    LAUNCH_ARGS(f, 0);
 }
 
 TD_EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -1487,41 +1495,7 @@ TD_EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDi
                                                unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
                                                void **kernelParams, void **extra)
 {
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes,
-                  hStream, kernelParams, extra, 1);
-}
-
-/* the attributes checked first (launchattr.c), the events they record after */
-static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra, int ptds)
-{
-    EMU_INIT_OR_RETURN();
-    if (!cfg)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct emu_ctx *c;
-    CUresult r = emu_ctx_current(&c);
-    if (r)
-        return r;
-    struct emu_launch_attrs la;
-    r = emu_launch_attrs(cfg, c, &la);
-    emu_ctx_put(c);
-    if (r == CUDA_SUCCESS)
-        r = launch(f, cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ, cfg->blockDimX, cfg->blockDimY,
-                   cfg->blockDimZ, cfg->sharedMemBytes, cfg->hStream, params, extra, ptds);
-    if (r == CUDA_SUCCESS)
-        r = emu_launch_attrs_after(&la, cfg->hStream, ptds);
-    return r;
-}
-
-TD_EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
-                                            void **extra)
-{
-    return launch_ex(config, f, kernelParams, extra, 0);
-}
-
-TD_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
-                                                 void **kernelParams, void **extra)
-{
-    return launch_ex(config, f, kernelParams, extra, 1);
+    LAUNCH_ARGS(f, 1);
 }
 
 /* ---- the pre-4.0 launch API ------------------------------------------- */
@@ -1657,8 +1631,8 @@ static CUresult legacy_launch(CUfunction hfunc, int gw, int gh, CUstream hs)
     size_t size = copy.size;
     void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, copy.params, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
                       CU_LAUNCH_PARAM_END };
-    return launch(hfunc, (unsigned)gw, (unsigned)gh, 1, copy.block[0], copy.block[1], copy.block[2], copy.shared,
-                  hs, NULL, extra, 0);
+    const unsigned grid[3] = { (unsigned)gw, (unsigned)gh, 1 };
+    return emu_launch_fn(hfunc, grid, copy.block, copy.shared, hs, NULL, extra, 0, 0);
 }
 
 TD_EXPORT CUresult CUDAAPI cuLaunch(CUfunction f)

@@ -593,6 +593,13 @@ int ex_warp_run(struct blk *b, struct warp *w)
                         rotate(w, from);
                         continue;
                     }
+                    /* a cooperative launch's other blocks: a loop that
+                     * spins (at a grid-wide barrier) gives them their turn */
+                    if (P->l->cooperative && ++w->spin >= SPIN_TURN) {
+                        w->spin = 0;
+                        w->pc = target;
+                        goto slice;
+                    }
                 }
                 if (w->merge_pc == PC_NONE || target < w->merge_pc) {
                     w->pc = target;

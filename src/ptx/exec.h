@@ -41,6 +41,7 @@
 #define NBARS 16                 /* barriers per block */
 #define SPIN_TURN 32             /* backward branches before another group's turn */
 #define SLICE 65536              /* thread-instructions of a warp's turn */
+#define COOP_MAX_BLOCKS 8192     /* blocks a cooperative launch keeps resident */
 #define STACK_DEFAULT 16384      /* per-thread stack for reentrant calls */
 #define DEPTH_REENTRANT 1024     /* call frames per thread when calls can recurse */
 

@@ -19,6 +19,8 @@ static uint64_t sreg(const struct blk *b, const struct warp *w, int l, int64_t w
     const struct plan *P = b->P;
     const struct ptx_launch *Lp = P->l;
     unsigned tid = (unsigned)(w->id * 32 + l);
+    if (which >= S_ENVREG0 && which < S_ENVREG0 + 32)
+        return Lp->envreg[which - S_ENVREG0];
     switch (which) {
     case S_TID_X: return tid % Lp->block[0];
     case S_TID_Y: return tid / Lp->block[0] % Lp->block[1];
@@ -83,7 +85,7 @@ static void fill_consts(struct blk *b, struct warp *w, int sregs_only)
     }
 }
 
-static void run_block(struct blk *b, uint64_t lin)
+static void block_begin(struct blk *b, uint64_t lin)
 {
     struct plan *P = b->P;
     const struct ptx_launch *Lp = P->l;
@@ -108,21 +110,33 @@ static void run_block(struct blk *b, uint64_t lin)
     }
     if (b->sp)
         for (unsigned t = 0; t < P->nthreads; t++) b->sp[t] = P->lstatic;
-    for (;;) {
-        int ran = 0;
-        for (unsigned i = 0; i < P->nwarps; i++) {
-            struct warp *w = &b->warps[i];
-            if (!w->active) continue;
-            ran = 1;
-            if (ex_warp_run(b, w) == W_ERR) return;
-        }
-        if (!b->alive) return;
-        if (!ran) {
-            ex_deadlock(b);
-            return;
-        }
-        if (b->icount - b->icount_seen > SLICE && ex_check_limits(b, &b->warps[0], NULL)) return;
+}
+
+/* a turn of each warp of b that can run: 1 while the block lives, 0 when
+ * it is done or failed */
+static int block_turn(struct blk *b)
+{
+    struct plan *P = b->P;
+    int ran = 0;
+    for (unsigned i = 0; i < P->nwarps; i++) {
+        struct warp *w = &b->warps[i];
+        if (!w->active) continue;
+        ran = 1;
+        if (ex_warp_run(b, w) == W_ERR) return 0;
     }
+    if (!b->alive) return 0;
+    if (!ran) {
+        ex_deadlock(b);
+        return 0;
+    }
+    if (b->icount - b->icount_seen > SLICE && ex_check_limits(b, &b->warps[0], NULL)) return 0;
+    return 1;
+}
+
+static void run_block(struct blk *b, uint64_t lin)
+{
+    block_begin(b, lin);
+    while (block_turn(b)) {}
 }
 
 static void *worker(void *arg)
@@ -137,6 +151,36 @@ static void *worker(void *arg)
         if (b->st != PTX_OK) break;
     }
     atomic_fetch_add(&total_ins, b->icount);
+    return NULL;
+}
+
+/* A cooperative launch: every block resident at once, as the grid-wide
+ * barrier needs. The blocks are dealt to the host threads in turn (nb
+ * blocks from bs, every nth from first); each thread gives each of its
+ * blocks a turn (a slice of each warp) in a round, so a block spinning at
+ * the barrier lets the others reach it. */
+struct coop { struct blk *bs; uint64_t first, step; };
+
+static void *coop_worker(void *arg)
+{
+    struct coop *c = arg;
+    struct plan *P = c->bs[0].P;
+    uint64_t n = 0;
+    for (uint64_t k = c->first; k < P->nblocks; k += c->step, n++) {
+        struct blk *b = &c->bs[k];
+        for (unsigned i = 0; i < P->nwarps; i++) fill_consts(b, &b->warps[i], 0);
+        block_begin(b, k);
+    }
+    for (uint64_t live = n; live && !atomic_load_explicit(&P->stop, memory_order_relaxed);) {
+        live = 0;
+        for (uint64_t k = c->first; k < P->nblocks; k += c->step) {
+            struct blk *b = &c->bs[k];
+            if (!b->alive || b->st != PTX_OK) continue;
+            if (block_turn(b)) live++;
+            if (b->st != PTX_OK) { live = 0; break; }
+        }
+    }
+    for (uint64_t k = c->first; k < P->nblocks; k += c->step) atomic_fetch_add(&total_ins, c->bs[k].icount);
     return NULL;
 }
 
@@ -279,21 +323,52 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
     if (ncpu < 1) ncpu = 1;
     if (ncpu > 64) ncpu = 64;
     if ((uint64_t)ncpu > P.nblocks) ncpu = (long)P.nblocks;
-    struct blk *bs = calloc((size_t)ncpu, sizeof *bs);
+    if (l->cooperative && P.nblocks > COOP_MAX_BLOCKS) {
+        st = PTX_E_TRAP;
+        snprintf(err, errlen, "a cooperative grid of %llu blocks: at most %d can be resident here",
+                 (unsigned long long)P.nblocks, COOP_MAX_BLOCKS);
+        goto out;
+    }
+    /* a cooperative launch keeps every block; others one per thread */
+    size_t nblk = l->cooperative ? (size_t)P.nblocks : (size_t)ncpu;
+    struct blk *bs = calloc(nblk, sizeof *bs);
     pthread_t th[64];
     if (!bs) { st = PTX_E_NOMEM; snprintf(err, errlen, "out of memory"); goto out; }
-    int nb = 0;
-    for (; nb < ncpu; nb++)
+    size_t nb = 0;
+    for (; nb < nblk; nb++)
         if (blk_init(&bs[nb], &P)) break;
-    if (nb == 0) { free(bs); st = PTX_E_NOMEM; snprintf(err, errlen, "out of memory for %u threads per block", P.nthreads); goto out; }
+    if (nb == 0 || (l->cooperative && nb < nblk)) {
+        for (size_t i = 0; i < nb; i++) blk_free(&bs[i]);
+        free(bs);
+        st = PTX_E_NOMEM;
+        snprintf(err, errlen, "out of memory for %zu blocks of %u threads", nblk, P.nthreads);
+        goto out;
+    }
     int nth = 0;
-    for (int i = 1; i < nb; i++, nth++)
-        if (pthread_create(&th[i - 1], NULL, worker, &bs[i])) break;
-    worker(&bs[0]);
-    for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
-    for (int i = 0; i < nb; i++) blk_free(&bs[i]);
+    if (l->cooperative) {
+        struct coop cs[64];
+        for (long i = 0; i < ncpu; i++) cs[i] = (struct coop){ bs, (uint64_t)i, (uint64_t)ncpu };
+        for (long i = 1; i < ncpu; i++, nth++)
+            if (pthread_create(&th[i - 1], NULL, coop_worker, &cs[i])) break;
+        if (nth < ncpu - 1) { /* fewer threads: the first one also takes the blocks of those not started */
+            for (long i = nth + 1; i < ncpu; i++) cs[i].first = P.nblocks;
+            atomic_store(&P.stop, 1); /* not resident at once: the launch cannot run as asked */
+            st = PTX_E_NOMEM;
+            snprintf(err, errlen, "could not start the host threads of a cooperative launch");
+        } else {
+            coop_worker(&cs[0]);
+        }
+        for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
+    } else {
+        for (size_t i = 1; i < nb; i++, nth++)
+            if (pthread_create(&th[i - 1], NULL, worker, &bs[i])) break;
+        worker(&bs[0]);
+        for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
+    }
+    for (size_t i = 0; i < nb; i++) blk_free(&bs[i]);
     free(bs);
-    st = P.status;
+    if (st == PTX_OK)
+        st = P.status;
 out:
     if (st != PTX_OK && l->fault && !l->fault->status) {
         l->fault->status = st;

@@ -195,8 +195,9 @@ enum { S_TID_X, S_TID_Y, S_TID_Z, S_NTID_X, S_NTID_Y, S_NTID_Z, S_CTAID_X, S_CTA
        S_CLUSTER_CTAID_X, S_CLUSTER_CTAID_Y, S_CLUSTER_CTAID_Z,
        S_CLUSTER_NCTAID_X, S_CLUSTER_NCTAID_Y, S_CLUSTER_NCTAID_Z,
        S_CLUSTER_CTARANK, S_CLUSTER_NCTARANK, S_IS_EXPLICIT_CLUSTER,
-       S_ZERO,          /* %envreg<32>, %pm0..7, %reserved_smem_offset_*, %current_graph_exec */
-       S_AGGR_SMEM };
+       S_ZERO,          /* %pm0..7, %reserved_smem_offset_*, %current_graph_exec */
+       S_AGGR_SMEM,
+       S_ENVREG0 };     /* %envreg0..31: S_ENVREG0 + n, the launch's envreg[n] */
 struct ir_const { int32_t slot; int kind; int64_t val; };  /* val: imm / global index / offset / sreg */
 
 struct ir_param { unsigned offset, size, align; };

@@ -25,19 +25,20 @@ static const struct { const char *s; int v, xyz; } sregs[] = {
     { "%reserved_smem_offset_1", S_ZERO, 0 }, { "%current_graph_exec", S_ZERO, 0 },
 };
 
-/* %envreg0..31, %pm0..7, %pm0_64..%pm7_64 */
-static int zero_sreg(const struct tok *t)
+/* %envreg0..31 (S_ENVREG0 + n), %pm0..7, %pm0_64..%pm7_64 (S_ZERO);
+ * -1 for anything else */
+static int numbered_sreg(const struct tok *t)
 {
     int k = 0;
     if (t->n > 7 && memcmp(t->s, "%envreg", 7) == 0) k = 7;
     else if (t->n > 3 && memcmp(t->s, "%pm", 3) == 0) k = 3;
-    if (!k) return 0;
+    if (!k) return -1;
     long v = 0;
     int i = k;
     for (; i < t->n && isdigit((unsigned char)t->s[i]) && i - k < 3; i++) v = v * 10 + (t->s[i] - '0');
-    if (i == k) return 0;
-    if (k == 7) return i == t->n && v < 32;
-    return v < 8 && (i == t->n || (t->n - i == 3 && memcmp(t->s + i, "_64", 3) == 0));
+    if (i == k) return -1;
+    if (k == 7) return i == t->n && v < 32 ? S_ENVREG0 + (int)v : -1;
+    return v < 8 && (i == t->n || (t->n - i == 3 && memcmp(t->s + i, "_64", 3) == 0)) ? S_ZERO : -1;
 }
 
 /* the name WARP_SZ: the warp size, a constant */
@@ -64,10 +65,11 @@ int parse_reg_or_sym(struct ps *p, struct opnd *o)
             o->rtype = T_U32;
             return 0;
         }
-        if (zero_sreg(t)) {
+        int nsr = numbered_sreg(t);
+        if (nsr >= 0) {
             next(p);
             o->kind = O_REG;
-            o->slot = const_slot(p, K_SREG, S_ZERO);
+            o->slot = const_slot(p, K_SREG, nsr);
             o->rtype = T_U32;
             return 0;
         }

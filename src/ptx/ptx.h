@@ -134,6 +134,13 @@ struct ptx_launch {
                                            0: 16 KiB */
     struct ptx_fault *fault;            /* if set, receives a failure's details */
     struct ptx_host host;
+    int cooperative;                    /* every block resident at once (a
+                                           cooperative launch: blocks wait for
+                                           each other in grid-wide barriers) */
+    uint32_t envreg[32];                /* %envreg0..31, what the driver puts
+                                           there: 1 and 2 hold the high and low
+                                           halves of a cooperative launch's
+                                           grid barrier word's address */
 };
 
 /* Runs the kernel to completion. err receives a message on failure. */

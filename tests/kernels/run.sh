@@ -133,6 +133,19 @@ for v in static shared; do
     run "runtime $v" "$out/rt-$v.log" "$out/rt-$v"
 done
 
+# cooperative launches: grid.sync() with every block resident, on all the
+# host threads and on one (where the blocks take turns)
+if "$NVCC" $xc -o "$out/coop" "$here/coop.cu" >"$out/coop.build.log" 2>&1; then
+    for th in "" 1; do # TDTRACE_EMU_THREADS empty: every core
+        log="$out/coop.${th:-all}.log"
+        if env LD_LIBRARY_PATH="$lib" TDTRACE_EMU_THREADS="$th" "$out/coop" >"$log" 2>&1 && grep -qx PASS "$log"; then
+            ok "cooperative launch, grid.sync() (${th:-all} host threads)"
+        else bad "cooperative launch (${th:-all} host threads)" "$log"; fi
+    done
+else
+    bad "cooperative launch (build)" "$out/coop.build.log"
+fi
+
 # relocatable device code (nvcc -rdc=true): the runtime registers nvlink's
 # machine code; the emulator links the PTX of every translation unit
 rdcg="-gencode arch=compute_90,code=[sm_90,compute_90]"

@@ -448,10 +448,22 @@ static void test_launch_attributes(void **state)
     OK(cuMemcpyDtoH_v2(out, p, sizeof out));
     assert_int_equal(out[0], 3);
 
-    /* cooperative: no grid-wide synchronisation here */
+    /* cooperative: the grid runs (every block resident); one larger than
+     * the occupancy allows at once is refused */
     CUlaunchAttribute coop = attr(CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
     coop.value.cooperative = 1;
-    assert_int_equal(fill_ex(p, 4, 1, &coop, 1, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    OK(fill_ex(p, 4, 1, &coop, 1, NULL));
+    OK(cuCtxSynchronize());
+    int per_sm = 0, nsm = 0;
+    OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, 64, 0));
+    OK(cuDeviceGetAttribute(&nsm, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0));
+    CUlaunchConfig big = config(64, 0, &coop, 1);
+    big.gridDimX = (unsigned)(per_sm * nsm) + 1;
+    void *argsb[] = { &p, &p };
+    assert_int_equal(cuLaunchKernelEx(&big, fn, argsb, NULL), CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+    assert_int_equal(cuLaunchCooperativeKernel(fn, big.gridDimX, 1, 1, 64, 1, 1, 0, NULL, argsb),
+                     CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+    assert_int_equal(cuLaunchCooperativeKernel(NULL, 1, 1, 1, 64, 1, 1, 0, NULL, argsb), CUDA_ERROR_INVALID_HANDLE);
 
     /* clusters: one block is a block; more, or a size that does not divide
      * the grid, are invalid cluster sizes; a preferred cluster is a multiple
