@@ -83,7 +83,6 @@ CUresult emu_unsupported(int fn);
 /* Every entry point's function in this library, by id (generated). */
 extern void *const emu_fns[TD_FN__ENTRY_POINTS];
 
-#define EMU_DRIVER_VERSION 13000
 #define EMU_MAX_DEVICES    64
 #define EMU_ALLOC_ALIGN    256     /* alignment of device allocations */
 #define EMU_PITCH_ALIGN    512     /* cuMemAllocPitch row alignment */
@@ -124,6 +123,11 @@ void emu_make_uuid(const struct emu_profile *p, int phys, CUuuid *out);
 void emu_format_uuid(const CUuuid *u, char out[41]);
 /* Reads the environment into cfg. 0, or -1 with a message in err. */
 int emu_config_load(struct emu_config *cfg, char *err, size_t errlen);
+/* The driver release presented (cuDriverGetVersion, cuGetProcAddress):
+ * TDTRACE_EMU_DRIVER (12.4 or 12040), else the release whose entry points
+ * this library exports (lib/tdtrace/driver/V/emu), else the API table's
+ * newest. Callable before cuInit; an invalid value fails cuInit. */
+int emu_driver_version(void);
 
 /* ---- obj.c: the handle registry ------------------------------------- */
 enum emu_type {

@@ -107,6 +107,7 @@ int td_policy_acts_on_calls(const struct td_policy *p);
 #define TD_EMU_GIVEN_MEMORY 4
 #define TD_EMU_GIVEN_TIMEOUT 8
 #define TD_EMU_GIVEN_MAX_INSTRUCTIONS 16
+#define TD_EMU_GIVEN_DRIVER 32
 struct td_emulate_cfg {
     unsigned given;              /* TD_EMU_GIVEN_*: the settings a statement named */
     int devices;                 /* 1 when not given */
@@ -114,6 +115,7 @@ struct td_emulate_cfg {
     unsigned long long memory;   /* bytes per device; 0: the profile's own */
     unsigned long long timeout_ns; /* a launch's time limit; 0: none */
     unsigned long long max_instructions; /* a launch's instruction limit; 0: none */
+    int driver;                  /* the driver release presented (12040); 0: the newest */
     const char *file; int line;  /* the emulate statement; NULL, 0 if none */
 };
 void td_policy_emulate(const struct td_policy *p, struct td_emulate_cfg *out);

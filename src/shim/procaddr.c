@@ -4,9 +4,16 @@
  * The CUDA runtime reaches the driver through cuGetProcAddress pointers,
  * so the shim answers every lookup with its own wrapper for exactly the
  * name, ABI version and per-thread flag asked for, and makes that wrapper
- * call what the backend answered for the same lookup. A name the API table
- * does not know is passed through (and the lookup itself is traced). */
+ * call what the backend answered for the same lookup: the entry point a
+ * driver of the backend's release gives for it (an older driver gives an
+ * older version of an entry point, with that version's signature). A name
+ * the API table does not know is passed through (and the lookup itself is
+ * traced). */
 #include "shim.h"
+
+#include <stdatomic.h>
+
+#include "drvver.h"
 
 #define PER_THREAD_FLAG 2 /* CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM */
 
@@ -14,11 +21,25 @@ typedef CUresult (*getproc_v1_t)(const char *, void **, int, cuuint64_t);
 typedef CUresult (*getproc_v2_t)(const char *, void **, int, cuuint64_t,
                                  CUdriverProcAddressQueryResult *);
 
+/* the backend's release, as its cuDriverGetVersion says (asked once) */
+static int backend_release(void)
+{
+    static atomic_int release;
+    int v = atomic_load_explicit(&release, memory_order_relaxed);
+    if (v)
+        return v;
+    CUresult (*get)(int *) = (CUresult (*)(int *))td_backend_fn(TD_FN_cuDriverGetVersion);
+    if (!get || get(&v) != CUDA_SUCCESS || v <= 0)
+        v = TD_API_NEWEST;
+    atomic_store_explicit(&release, v, memory_order_relaxed);
+    return v;
+}
+
 /* the backend found p for (symbol, version, flags): hand out our wrapper */
 static void *wrap(const char *symbol, int version, cuuint64_t flags, void *p)
 {
-    int too_low;
-    int id = td_proc_lookup(symbol, version, (flags & PER_THREAD_FLAG) != 0, &too_low);
+    int status;
+    int id = td_drv_lookup(symbol, version, (flags & PER_THREAD_FLAG) != 0, backend_release(), &status);
     if (id < 0)
         return p;
     if (!td_override(id))
