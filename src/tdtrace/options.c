@@ -408,6 +408,7 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         die("-ff needs -o FILE");
     if (o->check_policy)
         return;
+    td_profiles_list_if_asked(o);
     if (optind >= argc)
         die("must have PROG [ARGS]\nTry 'tdtrace -h' for more information.");
     o->cmd = argv + optind;
