@@ -23,7 +23,7 @@
 #include "print.h"
 #include "tdtrace.h"
 
-#define MAX_MISSING 16
+#define MAX_MISSING 64
 
 struct lookup { char symbol[96]; int abi; int fn; };
 
@@ -180,6 +180,27 @@ static const char *ver(int v, char *buf, size_t n)
     return td_drv_format(v, buf, n);
 }
 
+/* the base names of the missing entry points a release added, "a, b,
+ * c" (each once), into buf; returns how many lookups asked for them */
+static int missing_of(int release, char *buf, size_t n)
+{
+    size_t at = 0;
+    int lookups = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < nmissing; i++) {
+        if (td_drv_since(missing[i].fn) != release)
+            continue;
+        lookups++;
+        const char *base = td_fns[missing[i].fn].base;
+        int seen = 0;
+        for (int k = 0; k < i && !seen; k++)
+            seen = td_drv_since(missing[k].fn) == release && strcmp(td_fns[missing[k].fn].base, base) == 0;
+        if (!seen && at < n)
+            at += (size_t)snprintf(buf + at, n - at, "%s%s", at ? ", " : "", base);
+    }
+    return lookups;
+}
+
 void td_needs_print(void)
 {
     if (!show_text)
@@ -199,22 +220,39 @@ void td_needs_print(void)
         tp_line_end(&p);
     }
     if (max_abi) {
-        tp_rawf(&p, "it asked cuGetProcAddress for ABI versions up to %d (CUDA %s: \"%s\")",
-                max_abi, ver(max_abi, a, sizeof a), max_abi_symbol);
+        tp_rawf(&p, "it asked cuGetProcAddress for ABI versions up to %d (CUDA %s)", max_abi,
+                ver(max_abi, a, sizeof a));
         tp_line_end(&p);
     }
     if (presented) {
         tp_rawf(&p, "the emulated driver presented %s", ver(presented, a, sizeof a));
         if (seen_version)
-            tp_rawf(&p, "; cuDriverGetVersion told the program %d", seen_version);
+            tp_rawf(&p, " (cuDriverGetVersion gave %d)", seen_version);
         if (need > presented)
-            tp_rawf(&p, "; older than the %s this run needs", ver(need, b, sizeof b));
+            tp_rawf(&p, ", older than the %s this run needs", ver(need, b, sizeof b));
         tp_line_end(&p);
+        /* what CUDA's compatibility rules say of a runtime built for
+         * max_abi on this driver */
+        if (max_abi / 1000 > presented / 1000) {
+            tp_rawf(&p, "a CUDA %d runtime needs a driver of CUDA %d or newer (an older one: "
+                    "cudaErrorInsufficientDriver)", max_abi / 1000, max_abi / 1000);
+            tp_line_end(&p);
+        } else if (max_abi > presented) {
+            tp_rawf(&p, "within CUDA %d, a newer runtime runs on an older driver (minor version "
+                    "compatibility), without the entry points the driver lacks", max_abi / 1000);
+            tp_line_end(&p);
+        }
     }
-    for (int i = 0; i < nmissing; i++) {
-        tp_rawf(&p, "  cuGetProcAddress(\"%s\", %d) found nothing: %s is new in %s",
-                missing[i].symbol, missing[i].abi, td_fns[missing[i].fn].name,
-                ver(td_drv_since(missing[i].fn), a, sizeof a));
+    for (int r = 1; r <= TD_API_NEWEST; r++) {
+        char names[400];
+        int k = 0;
+        for (int i = 0; i < nmissing && !k; i++)
+            k = td_drv_since(missing[i].fn) == r;
+        if (!k)
+            continue;
+        int lookups = missing_of(r, names, sizeof names);
+        tp_rawf(&p, "  not in %s, new in %s: %s (%d lookup%s found nothing)", ver(presented, a, sizeof a),
+                ver(r, b, sizeof b), names, lookups, lookups == 1 ? "" : "s");
         tp_line_end(&p);
     }
     if (more_missing) {

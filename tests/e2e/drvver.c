@@ -93,14 +93,15 @@ int main(int argc, char **argv)
     /* the needs report: cuGetProcAddress asked for 13000 */
     line("this run needs driver >= 13.0; cuCtxGetDevice_v2 needs 13.0 "
          "(cuGetProcAddress(\"cuCtxGetDevice\", 13000))");
-    line("it asked cuGetProcAddress for ABI versions up to 13000 (CUDA 13.0: \"cuCtxGetDevice\")");
+    line("it asked cuGetProcAddress for ABI versions up to 13000 (CUDA 13.0)");
     if (new13) {
-        line("the emulated driver presented 13.0; cuDriverGetVersion told the program 13000");
+        line("the emulated driver presented 13.0 (cuDriverGetVersion gave 13000)");
     } else {
-        line("the emulated driver presented 12.4; cuDriverGetVersion told the program 12040; "
+        line("the emulated driver presented 12.4 (cuDriverGetVersion gave 12040), "
              "older than the 13.0 this run needs");
-        line("  cuGetProcAddress(\"cuMemcpyBatchAsync\", 12080) found nothing: "
-             "cuMemcpyBatchAsync is new in 12.8");
+        line("a CUDA 13 runtime needs a driver of CUDA 13 or newer (an older one: "
+             "cudaErrorInsufficientDriver)");
+        line("  not in 12.4, new in 12.8: cuMemcpyBatchAsync (1 lookup found nothing)");
     }
     return 0;
 }
