@@ -36,7 +36,7 @@ int td_policy_load(const char *path, struct td_policy **out, struct td_policy_er
 struct td_policy *td_policy_defaults(void);
 /* Apply one command-line option, named without "--", with its value
  * (NULL when given without '='). Options: inject, deny, memory-limit,
- * backend, emulate, policy-mode, gpu-dev, ioctl-deny. A rule replaces the
+ * backend, emulate, policy-mode, gpu-dev, ioctl-deny, require. A rule replaces the
  * file's rule for the same target. 0, or -1 with err naming the option. */
 int td_policy_apply_option(struct td_policy *p, const char *opt, const char *value,
                            struct td_policy_error *err);
@@ -135,6 +135,11 @@ const char *td_policy_library_choice_name(int choice); /* "auto", "host", "nvidi
 /* TD_LIBRARY_*: what a statement or --library= chose for lib (auto when
  * none did), and where (file NULL when nowhere) */
 int td_policy_library(const struct td_policy *p, int lib, const char **file, int *line);
+
+/* require driver=VERSION: the release (12040), or 0 when there is none;
+ * file/line (may be NULL) name the statement. A call of an entry point
+ * that release lacks gets TD_ACT_DENY with CUDA_ERROR_NOT_FOUND. */
+int td_policy_require_driver(const struct td_policy *p, const char **file, int *line);
 
 /* Device rules, in the order given. In hide and count, N counts the
  * backend's devices; in remap, n is the ordinal the program asks for and

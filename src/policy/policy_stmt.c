@@ -280,6 +280,32 @@ static int st_emulate(struct pol_state *ps, struct pol_tok *t, int n)
     return 0;
 }
 
+/* require driver=VERSION: calls of entry points a driver of that release
+ * lacks are marked (audit) or fail (enforce) */
+static int st_require(struct pol_state *ps, struct pol_tok *t, int n)
+{
+    static const char *const keys[] = { "driver", NULL };
+    struct td_policy *p = ps->p;
+    if (n < 2)
+        return perr(ps, t[0].col, "'require' expects driver=VERSION");
+    if (p->require_driver && !ps->cli)
+        return td_pol_conflict(ps, t[0].col, "'require'", &p->require_loc);
+    unsigned seen = 0;
+    int driver = 0;
+    for (int i = 1; i < n; i++) {
+        int k;
+        const char *val;
+        if (parse_kv(ps, &t[i], keys, "require", &seen, &k, &val) < 0)
+            return -1;
+        char why[160];
+        if (td_drv_parse(val, &driver, why, sizeof why) < 0)
+            return perr(ps, t[i].col + (int)(val - t[i].s), "%s", why);
+    }
+    p->require_driver = driver;
+    p->require_loc = td_pol_here(ps);
+    return 0;
+}
+
 static const struct td_device_rule *find_dev(const struct td_policy *p, enum td_dev_kind kind, int n, int m)
 {
     for (int i = 0; i < p->ndevs; i++) {
@@ -846,6 +872,7 @@ static const struct {
     { "device", st_device },   { "devices", st_devices }, { "memory-limit", st_memlimit },
     { "deny", st_deny },       { "inject", st_inject },   { "trace", st_trace },
     { "gpu-dev", st_gpudev },  { "ioctl", st_ioctl },     { "library", td_pol_st_library },
+    { "require", st_require },
 };
 #define NSTMTS ((int)(sizeof stmts / sizeof stmts[0]))
 

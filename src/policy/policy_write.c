@@ -61,6 +61,10 @@ int td_policy_write_ex(const struct td_policy *p, FILE *f, int flags)
             fprintf(f, " driver=%s", td_drv_format(p->emu_driver, buf, sizeof buf));
         fputc('\n', f);
     }
+    if (p->require_driver) {
+        origin(f, flags, p->require_loc.file, p->require_loc.line);
+        fprintf(f, "require driver=%s\n", td_drv_format(p->require_driver, buf, sizeof buf));
+    }
     for (int k = TD_DEV_COUNT; k >= TD_DEV_HIDE; k--) /* devices, remaps, hides */
         for (int i = 0; i < p->ndevs; i++) {
             const struct td_device_rule *d = &p->devs[i];

@@ -35,11 +35,19 @@ static int backend_release(void)
     return v;
 }
 
+/* the release lookups are answered as: the backend's, or an older one a
+ * policy requires (require driver=, enforced) */
+static int release(void)
+{
+    int r = backend_release(), req = td_shim_required_driver();
+    return req && req < r ? req : r;
+}
+
 /* the backend found p for (symbol, version, flags): hand out our wrapper */
 static void *wrap(const char *symbol, int version, cuuint64_t flags, void *p)
 {
     int status;
-    int id = td_drv_lookup(symbol, version, (flags & PER_THREAD_FLAG) != 0, backend_release(), &status);
+    int id = td_drv_lookup(symbol, version, (flags & PER_THREAD_FLAG) != 0, release(), &status);
     if (id < 0)
         return p;
     if (!td_override(id))
@@ -47,9 +55,34 @@ static void *wrap(const char *symbol, int version, cuuint64_t flags, void *p)
     return td_shim_fns[id];
 }
 
+/* A policy's older release: what its driver lacks is not looked up (0),
+ * and a version it does not know is asked as its own (*version). 1: ask
+ * the backend. */
+static int required_lookup(const char *symbol, int *version, cuuint64_t flags, void **pfn,
+                           CUdriverProcAddressQueryResult *status, CUresult *r)
+{
+    int req = td_shim_required_driver(), why, too_low;
+    if (!req || (td_proc_lookup(symbol, TD_API_NEWEST, 0, &too_low) < 0 && !too_low))
+        return 1; /* none, or a name the table does not know */
+    if (td_drv_lookup(symbol, *version, (flags & PER_THREAD_FLAG) != 0, req, &why) >= 0) {
+        if (*version > req)
+            *version = req;
+        return 1;
+    }
+    if (pfn)
+        *pfn = NULL;
+    if (status)
+        *status = why == 2 ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    *r = CUDA_ERROR_NOT_FOUND;
+    return 0;
+}
+
 static CUresult shim_getproc_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
                                 CUdriverProcAddressQueryResult *status)
 {
+    CUresult req_r;
+    if (!required_lookup(symbol, &version, flags, pfn, status, &req_r))
+        return req_r;
     getproc_v2_t v2 = (getproc_v2_t)td_backend_fn(TD_FN_cuGetProcAddress_v2);
     getproc_v1_t v1 = (getproc_v1_t)td_backend_fn(TD_FN_cuGetProcAddress);
     void *p = NULL;
@@ -74,6 +107,9 @@ static CUresult shim_getproc_v1(const char *symbol, void **pfn, int version, cuu
     getproc_v1_t v1 = (getproc_v1_t)td_backend_fn(TD_FN_cuGetProcAddress);
     if (!v1)
         return shim_getproc_v2(symbol, pfn, version, flags, NULL);
+    CUresult req_r;
+    if (!required_lookup(symbol, &version, flags, pfn, NULL, &req_r))
+        return req_r;
     void *p = NULL;
     CUresult r = v1(symbol, &p, version, flags);
     if (pfn)

@@ -36,6 +36,9 @@ static char max_abi_symbol[96];
 static int seen_version;                /* what cuDriverGetVersion told the program */
 static struct lookup missing[MAX_MISSING]; /* lookups this run's driver could not answer */
 static int nmissing, more_missing;
+static int required, required_line, required_enforced; /* require driver= */
+static const char *required_file;
+static unsigned long long beyond_required;  /* calls of entry points it lacks */
 
 void td_needs_init(const struct td_policy *p, int summary, int json, char *libdir, size_t n)
 {
@@ -43,6 +46,10 @@ void td_needs_init(const struct td_policy *p, int summary, int json, char *libdi
     td_policy_emulate(p, &ec);
     show_text = summary != 0;
     active = show_text || json;
+    if ((required = td_policy_require_driver(p, &required_file, &required_line)) != 0) {
+        required_enforced = td_policy_enforce(p);
+        show_text = active = 1;
+    }
     if (!(ec.given & TD_EMU_GIVEN_DRIVER) || !ec.driver)
         return;
     presented = ec.driver;
@@ -135,6 +142,8 @@ void td_needs_call(const struct td_rec *rec, uint32_t len)
         }
     }
     need_of(rec->fn, NULL);
+    if (required && !td_drv_has(rec->fn, required))
+        beyond_required++;
 }
 
 void td_needs_json(struct tp *p)
@@ -242,6 +251,17 @@ void td_needs_print(void)
                     "compatibility), without the entry points the driver lacks", max_abi / 1000);
             tp_line_end(&p);
         }
+    }
+    if (required) {
+        tp_rawf(&p, "the policy requires driver %s (", ver(required, a, sizeof a));
+        if (required_line)
+            tp_rawf(&p, "%s:%d", required_file ? required_file : "?", required_line);
+        else
+            tp_rawf(&p, "%s", required_file ? required_file : "?");
+        tp_rawf(&p, "): %llu call%s of entry points it lacks%s", beyond_required,
+                beyond_required == 1 ? "" : "s",
+                !beyond_required ? "" : required_enforced ? ", failed" : ", marked (audit)");
+        tp_line_end(&p);
     }
     for (int r = 1; r <= TD_API_NEWEST; r++) {
         char names[400];

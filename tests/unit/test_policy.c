@@ -170,6 +170,16 @@ static const struct eval_case eval_cases[] = {
     { ENF "memory-limit 1G device=1\nmemory-limit 16G\n", "cuMemAlloc_v2", 1, 1, 1 * GiB + 1, 0, TD_ACT_LIMIT, OOM, 1, 2, 0 },
     { ENF "memory-limit 1.5G\n", "cuMemAlloc_v2", 1, 0, 512 * MiB, GiB, TD_ACT_PASS, 0, 0, 0, 0 },
     { ENF "memory-limit 1.5G\n", "cuMemAlloc_v2", 1, 0, 512 * MiB + 1, GiB, TD_ACT_LIMIT, OOM, 1, 2, 0 },
+    /* require driver=: entry points newer than the release fail as a driver without them */
+    { ENF "require driver=12.4\n", "cuCtxGetDevice_v2", 1, 0, 0, 0, TD_ACT_DENY, CUDA_ERROR_NOT_FOUND, 1, 2, 0 },
+    { ENF "require driver=12.4\n", "cuCtxGetDevice", 1, 0, 0, 0, TD_ACT_PASS, 0, 0, 0, 0 },
+    { ENF "require driver=12.4\n", "cuGreenCtxCreate", 1, 0, 0, 0, TD_ACT_PASS, 0, 0, 0, 0 },
+    { ENF "require driver=12.3\n", "cuGreenCtxCreate", 1, 0, 0, 0, TD_ACT_DENY, CUDA_ERROR_NOT_FOUND, 1, 2, 0 },
+    { ENF "require driver=11.8\n", "cuGetProcAddress_v2", 1, 0, 0, 0, TD_ACT_DENY, CUDA_ERROR_NOT_FOUND, 1, 2, 0 },
+    { "require driver=12.4\n", "cuMemcpyBatchAsync", 1, 0, 0, 0, TD_ACT_DENY, CUDA_ERROR_NOT_FOUND, 0, 1, 0 },
+    { ENF "deny cuCtxGetDevice_v2 error=3\nrequire driver=12.4\n", "cuCtxGetDevice_v2", 1, 0, 0, 0, TD_ACT_DENY, 3, 1, 2, 0 },
+    { ENF "require driver=12.4\ninject cuMemcpyBatchAsync error=2\n", "cuMemcpyBatchAsync", 1, 0, 0, 0, TD_ACT_DENY,
+      CUDA_ERROR_NOT_FOUND, 1, 2, 0 },
     /* out-of-range function ids pass */
     { ENF "deny %memory\n", NULL, 1, 0, 0, 0, TD_ACT_PASS, 0, 0, 0, 0 },
 };
@@ -260,6 +270,12 @@ static const struct err_case err_cases[] = {
     { "emulate driver=12.\n", "t.policy:1:16: '12.' is not a driver version (MAJOR.MINOR: 12.4)" },
     { "emulate driver=-12.4\n", "t.policy:1:16: '-12.4' is not a driver version (MAJOR.MINOR: 12.4)" },
     { "emulate driver=\n", "t.policy:1:9: missing value after 'driver='" },
+    { "require\n", "t.policy:1:1: 'require' expects driver=VERSION" },
+    { "require driver=abc\n", "t.policy:1:16: 'abc' is not a driver version (MAJOR.MINOR: 12.4)" },
+    { "require driver=99.9\n", "t.policy:1:16: '99.9': newer than the newest driver the API table describes (13.0)" },
+    { "require driver=12.4 driver=12.8\n", "t.policy:1:21: 'driver' given twice" },
+    { "require cuda=12.4\n", "t.policy:1:9: unknown require option 'cuda'" },
+    { "require driver=12.4\nrequire driver=12.8\n", "t.policy:2:1: 'require' conflicts with line 1" },
     { "emulate\nemulate devices=2\n", "t.policy:2:1: 'emulate' conflicts with line 1" },
     { "backend driver\nemulate devices=2\n", "t.policy:2:1: 'emulate' conflicts with 'backend driver' on line 1" },
     /* device */
@@ -545,6 +561,7 @@ static const char *const roundtrip_cases[] = {
     "inject cuLaunchKernel delay=1500us when=2..10+3\n",
     "mode enforce\ndevice 1 hide\nmemory-limit 8G device=0\n"
     "ioctl deny UVM_INITIALIZE errno=EACCES dev=/dev/nvidia-uvm\n",
+    "mode audit\nrequire driver=12.4\n",
     "mode enforce\ndeny cuCtxEnablePeerAccess error=CUDA_ERROR_PEER_ACCESS_UNSUPPORTED\n"
     "deny cuMemcpyPeer,cuMemcpyPeerAsync,cuMemcpy3DPeer,cuMemcpy3DPeerAsync\n",
 };
