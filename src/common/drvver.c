@@ -60,6 +60,24 @@ int td_drv_export_set(int version)
     return set;
 }
 
+int td_drv_for_ptx_isa(int isa)
+{
+    /* ISA -> CUDA release: 7.0-7.8 came with 11.0-11.8, 8.0-8.4 with
+     * 12.0-12.4, 8.5 with 12.5 (12.6 kept it), 8.6 12.7, 8.7 12.8, 8.8
+     * 12.9, 9.0 13.0 */
+    static const struct { int isa, release; } t[] = {
+        { 70, 11000 }, { 71, 11010 }, { 72, 11020 }, { 73, 11030 }, { 74, 11040 }, { 75, 11050 },
+        { 76, 11060 }, { 77, 11070 }, { 78, 11080 }, { 80, 12000 }, { 81, 12010 }, { 82, 12020 },
+        { 83, 12030 }, { 84, 12040 }, { 85, 12050 }, { 86, 12070 }, { 87, 12080 }, { 88, 12090 },
+        { 90, 13000 },
+    };
+    int r = 0;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (t[i].isa <= isa)
+            r = t[i].release;
+    return r;
+}
+
 int td_drv_lookup(const char *symbol, int version, int per_thread, int driver, int *status)
 {
     int too_low;

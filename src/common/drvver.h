@@ -28,6 +28,12 @@ int td_drv_has(int fn, int version);
  * newest release at most version that added one (12.6 -> 12.5). */
 int td_drv_export_set(int version);
 
+/* The driver release whose JIT compiler first took PTX ISA version isa
+ * (10 * major + minor: 84 is ISA 8.4, CUDA 12.4), from the PTX ISA
+ * manual's release history; 0 for ISA before 7.0 (before CUDA 11.0), the
+ * newest release known for an ISA newer than the table. */
+int td_drv_for_ptx_isa(int isa);
+
 /* cuGetProcAddress(symbol, version, per_thread) answered by a driver of
  * release driver (it knows only the rows up to its own release): the
  * function id, or -1 with *status 1 (CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND:

@@ -521,6 +521,11 @@ int emu_arch_runs_on(struct emu_arch a, int cc);
  * CUDA_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_INVALID_PTX (PTX text for a
  * newer device), CUDA_ERROR_OUT_OF_MEMORY; err says why. */
 CUresult emu_image_choose(struct emu_image *img, int cc, char *err, size_t errlen);
+/* What a chosen image needs: the least compute capability of a device that
+ * loads it (the lowest PTX .target, or the lowest machine code's sm_XY;
+ * 0: any), and the PTX ISA version (.version, 10 * major + minor) of the
+ * PTX chosen (0: none). */
+void emu_image_needs(const struct emu_image *img, int *least_cc, int *ptx_isa);
 
 /* ---- fault.c: the report of a failed kernel ---------------------------- */
 enum emu_fault_status {
@@ -561,6 +566,9 @@ void emu_report(const char *text, size_t len);
  * tdtrace's listener, if there is one */
 void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigned block[3], unsigned shared,
                        uint64_t t0, uint64_t t1, int result);
+/* An image was loaded: the least compute capability that loads it and the
+ * ISA of the PTX chosen (emu_image_needs), told to tdtrace's listener */
+void emu_report_image(int least_cc, int ptx_isa);
 /* a listener wants kernels' times */
 int emu_listening(void);
 /* A C++ name demangled into buf, or name itself (not mangled, or no

@@ -225,6 +225,10 @@ static void on_event(const struct td_rec *rec, uint32_t len)
 {
     if (!seen_pid((pid_t)rec->pid))
         return;
+    if (rec->fn == TD_EV_IMAGE) { /* for the needs report only */
+        td_needs_image(rec, len);
+        return;
+    }
     td_out_note_pid((int)rec->pid);
     if (rec->fn == TD_EV_KERNEL) {
         td_summary_kernel_ran(rec, len);

@@ -39,6 +39,8 @@ static int nmissing, more_missing;
 static int required, required_line, required_enforced; /* require driver= */
 static const char *required_file;
 static unsigned long long beyond_required;  /* calls of entry points it lacks */
+static int least_cc, max_isa;               /* over the images loaded */
+static unsigned long long nimages;
 
 void td_needs_init(const struct td_policy *p, int summary, int json, char *libdir, size_t n)
 {
@@ -152,7 +154,11 @@ void td_needs_json(struct tp *p)
         return;
     tp_raw(p, ",\"needs\":");
     tp_struct_begin(p);
-    tp_field(p, "driver"); tp_int(p, need);
+    int isa_need = td_drv_for_ptx_isa(max_isa);
+    tp_field(p, "driver"); tp_int(p, need > isa_need ? need : isa_need);
+    tp_field(p, "compute_capability"); tp_int(p, least_cc);
+    tp_field(p, "ptx_isa"); tp_int(p, max_isa);
+    tp_field(p, "images"); tp_uint(p, nimages);
     tp_field(p, "function");
     if (need_fn >= 0)
         tp_sym(p, td_fns[need_fn].name);
@@ -182,6 +188,22 @@ void td_needs_json(struct tp *p)
     }
     tp_array_end(p);
     tp_struct_end(p);
+}
+
+void td_needs_image(const struct td_rec *rec, uint32_t len)
+{
+    const struct td_item *it = td_rec_item(rec, len, 0, TD_IT_EVENT);
+    struct td_ev_image im;
+    if (!it || it->len != sizeof(im))
+        return;
+    memcpy(&im, it + 1, sizeof(im));
+    nimages++;
+    /* what a program's kernels make it need: the least device that loads
+     * every image it loaded (values past any real one are ignored) */
+    if (im.least_cc < 1000 && (int)im.least_cc > least_cc)
+        least_cc = (int)im.least_cc;
+    if (im.ptx_isa < 1000 && (int)im.ptx_isa > max_isa)
+        max_isa = (int)im.ptx_isa;
 }
 
 static const char *ver(int v, char *buf, size_t n)
@@ -218,14 +240,21 @@ void td_needs_print(void)
     struct tp p;
     tp_init(&p, TP_TEXT, f);
     char a[16], b[16];
-    if (need_fn < 0) {
+    int isa_need = td_drv_for_ptx_isa(max_isa), all = need > isa_need ? need : isa_need;
+    if (need_fn < 0 && !nimages) {
         tp_raw(&p, "this run needs no driver: it made no driver call that tdtrace saw");
         tp_line_end(&p);
     } else {
-        tp_rawf(&p, "this run needs driver >= %s; %s needs %s", ver(need, a, sizeof a),
-                td_fns[need_fn].name, ver(need, b, sizeof b));
-        if (need_lookup.symbol[0])
-            tp_rawf(&p, " (cuGetProcAddress(\"%s\", %d))", need_lookup.symbol, need_lookup.abi);
+        tp_rawf(&p, "this run needs driver >= %s", ver(all, a, sizeof a));
+        if (least_cc)
+            tp_rawf(&p, " and a device of compute capability >= %d.%d", least_cc / 10, least_cc % 10);
+        if (need_fn >= 0) {
+            tp_rawf(&p, "; %s needs %s", td_fns[need_fn].name, ver(need, b, sizeof b));
+            if (need_lookup.symbol[0])
+                tp_rawf(&p, " (cuGetProcAddress(\"%s\", %d))", need_lookup.symbol, need_lookup.abi);
+        }
+        if (isa_need)
+            tp_rawf(&p, "; its PTX (ISA %d.%d) needs %s", max_isa / 10, max_isa % 10, ver(isa_need, b, sizeof b));
         tp_line_end(&p);
     }
     if (max_abi) {
@@ -237,8 +266,8 @@ void td_needs_print(void)
         tp_rawf(&p, "the emulated driver presented %s", ver(presented, a, sizeof a));
         if (seen_version)
             tp_rawf(&p, " (cuDriverGetVersion gave %d)", seen_version);
-        if (need > presented)
-            tp_rawf(&p, ", older than the %s this run needs", ver(need, b, sizeof b));
+        if (all > presented)
+            tp_rawf(&p, ", older than the %s this run needs", ver(all, b, sizeof b));
         tp_line_end(&p);
         /* what CUDA's compatibility rules say of a runtime built for
          * max_abi on this driver */

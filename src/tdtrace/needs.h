@@ -17,6 +17,8 @@ void td_needs_init(const struct td_policy *p, int summary, int json, char *libdi
 /* 1 when the report needs fn's calls recorded: every entry point's, when
  * there is a report (-c, -C, --json, a driver release chosen) */
 int td_needs_wants(int fn);
+/* an image the emulator loaded (a checked TD_EV_IMAGE record) */
+void td_needs_image(const struct td_rec *rec, uint32_t len);
 /* one checked call record (the printer thread) */
 void td_needs_call(const struct td_rec *rec, uint32_t len);
 struct tp;

@@ -89,10 +89,24 @@ int main(int argc, char **argv)
            CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
     /* a version older than the symbol: 12.4 has it, not at 11.0 */
     lookup(h, "cuGreenCtxCreate", 11000, NULL, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+    /* PTX of ISA 8.5 (CUDA 12.5): a 12.4 driver's JIT refuses it */
+    static const char ptx[] = ".version 8.5\n.target sm_80\n.address_size 64\n"
+                              ".visible .entry k()\n{\n\tret;\n}\n";
+    CUmodule mod;
+    if (new13) {
+        MUST(cuModuleLoadData(&mod, ptx), CUDA_SUCCESS);
+        line("cuModuleLoadData(&mod#1, %p) = CUDA_SUCCESS", (const void *)ptx);
+    } else {
+        MUST(cuModuleLoadData(&mod, ptx), CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
+        line("--- emulator: cuModuleLoadData: PTX ISA 8.5 needs a driver of CUDA 12.5 or newer; "
+             "the driver is 12.4 (CUDA_ERROR_UNSUPPORTED_PTX_VERSION) ---");
+        line("cuModuleLoadData(%p, %p) = CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222)", (void *)&mod,
+             (const void *)ptx);
+    }
     exited(0);
     /* the needs report: cuGetProcAddress asked for 13000 */
-    line("this run needs driver >= 13.0; cuCtxGetDevice_v2 needs 13.0 "
-         "(cuGetProcAddress(\"cuCtxGetDevice\", 13000))");
+    line("this run needs driver >= 13.0 and a device of compute capability >= 8.0; cuCtxGetDevice_v2 "
+         "needs 13.0 (cuGetProcAddress(\"cuCtxGetDevice\", 13000)); its PTX (ISA 8.5) needs 12.5");
     line("it asked cuGetProcAddress for ABI versions up to 13000 (CUDA 13.0)");
     if (new13) {
         line("the emulated driver presented 13.0 (cuDriverGetVersion gave 13000)");

@@ -324,6 +324,11 @@ run_driver() {
     "$TDTRACE" -q -C -o "$work/dd.txt" -- "$BUILD/examples/hello_drv" > /dev/null 2>&1
     if [ "$(tail -1 "$work/dd.txt")" = "this run needs driver >= 12.8; cuEventElapsedTime_v2 needs 12.8" ]
     then report "driver: the demo's needs report" ok; else report "driver: the demo's needs report" fail "$work/dd.txt"; fi
+    # ... which a 12.4 driver lacks: the loader cannot bind cuEventElapsedTime_v2
+    "$TDTRACE" -q --emulate=driver=12.4 -o "$work/dd4.txt" -- "$BUILD/examples/hello_drv" > /dev/null 2> "$work/dd4.err"
+    if [ $? -eq 127 ] && grep -q 'undefined symbol: cuEventElapsedTime_v2' "$work/dd4.err"
+    then report "driver: the demo under driver=12.4: cuEventElapsedTime_v2 (12.8) is not there to bind" ok
+    else report "driver: the demo under driver=12.4" fail "$work/dd4.err"; fi
     # a Python client that binds NAME_v2 when dlsym finds it (numba 0.56's rule)
     if command -v python3 > /dev/null; then
         local py=$top/tests/e2e/py/bind_v2.py pyexe
@@ -346,11 +351,13 @@ run_driver() {
         return
     fi
     # shellcheck disable=SC2086
-    if ! (cd "$work" && "$NVCC" $NVCC_XFLAGS -o drvchk "$top/tests/e2e/cu/driver_check.cu") > "$work/nvcc-drv.log" 2>&1; then
+    if ! (cd "$work" && "$NVCC" $NVCC_XFLAGS -arch=sm_80 -o drvchk "$top/tests/e2e/cu/driver_check.cu") > "$work/nvcc-drv.log" 2>&1; then
         report "driver: build of tests/e2e/cu/driver_check.cu" fail "$work/nvcc-drv.log"; return
     fi
     local needs='this run needs driver >= 13\.0; \w+ needs 13\.0 \(cuGetProcAddress\("\w+", 13000\)\)'
     local asked='it asked cuGetProcAddress for ABI versions up to 13000 \(CUDA 13\.0\)'
+    # built for sm_80 (machine code and PTX): a device of 8.0 or newer; nvcc 13 writes PTX ISA 9.0
+    local needs13='this run needs driver >= 13\.0 and a device of compute capability >= 8\.0; \w+ needs 13\.0 \(cuGetProcAddress\("\w+", 13000\)\); its PTX \(ISA 9\.0\) needs 13\.0'
     "$TDTRACE" -q --emulate=driver=12.4 -o "$work/dc.trace" -- "$work/drvchk" > "$work/dc.out" 2>&1
     local rc=$?
     if [ $rc -eq 1 ] && [ "$(cat "$work/dc.out")" = "runtime 13000 driver 12040 cudaMalloc: cudaErrorInsufficientDriver" ] &&
@@ -363,7 +370,7 @@ run_driver() {
     "$TDTRACE" -q --emulate=driver=13.0 -o "$work/dc13.trace" -- "$work/drvchk" > "$work/dc13.out" 2>&1
     rc=$?
     if [ $rc -eq 0 ] && [ "$(cat "$work/dc13.out")" = "$(printf 'runtime 13000 driver 13000 cudaMalloc: cudaSuccess\nkernel: cudaSuccess, 1')" ] &&
-       match_after_exit "$work/dc13.trace" "$needs" "$asked" \
+       match_after_exit "$work/dc13.trace" "$needs13" "$asked" \
            'the emulated driver presented 13\.0 \(cuDriverGetVersion gave 13000\)' >> "$work/dc13.out" 2>&1
     then report "driver: the same program under driver=13.0 runs; its needs report" ok
     else echo "exit $rc" >> "$work/dc13.out"; cat "$work/dc13.trace" >> "$work/dc13.out"; report "driver: the same program under driver=13.0" fail "$work/dc13.out"; fi

@@ -72,6 +72,23 @@ static void test_export_set(void **state)
     assert_int_equal(td_drv_export_set(11000), 11000);
 }
 
+static void test_ptx_isa(void **state)
+{
+    (void)state;
+    assert_int_equal(td_drv_for_ptx_isa(90), 13000);
+    assert_int_equal(td_drv_for_ptx_isa(88), 12090);
+    assert_int_equal(td_drv_for_ptx_isa(87), 12080);
+    assert_int_equal(td_drv_for_ptx_isa(85), 12050);
+    assert_int_equal(td_drv_for_ptx_isa(84), 12040);
+    assert_int_equal(td_drv_for_ptx_isa(80), 12000);
+    assert_int_equal(td_drv_for_ptx_isa(78), 11080);
+    assert_int_equal(td_drv_for_ptx_isa(70), 11000);
+    assert_int_equal(td_drv_for_ptx_isa(65), 0);
+    assert_int_equal(td_drv_for_ptx_isa(0), 0);
+    assert_int_equal(td_drv_for_ptx_isa(-5), 0);
+    assert_int_equal(td_drv_for_ptx_isa(99), 13000);
+}
+
 static const char *look(const char *sym, int ver, int pt, int drv)
 {
     int st;
@@ -120,6 +137,7 @@ int main(void)
         cmocka_unit_test(test_since),
         cmocka_unit_test(test_export_set),
         cmocka_unit_test(test_lookup),
+        cmocka_unit_test(test_ptx_isa),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
