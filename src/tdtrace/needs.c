@@ -32,7 +32,6 @@ static int show_text, active;
 static int need, need_fn = -1;          /* the newest release needed, and by what */
 static struct lookup need_lookup;       /* ... when a lookup asked for it (symbol[0]) */
 static int max_abi;                     /* the newest ABI version asked for */
-static char max_abi_symbol[96];
 static int seen_version;                /* what cuDriverGetVersion told the program */
 static struct lookup missing[MAX_MISSING]; /* lookups this run's driver could not answer */
 static int nmissing, more_missing;
@@ -98,7 +97,6 @@ static const char *str_arg(const struct td_rec *rec, uint32_t len, int arg, char
     size_t k = it->len < n - 1 ? it->len : n - 1;
     memcpy(buf, it + 1, k);
     buf[k] = '\0';
-    buf[strnlen(buf, k)] = '\0';
     return buf;
 }
 
@@ -110,10 +108,8 @@ static void lookup_call(const struct td_rec *rec, uint32_t len, const uint64_t *
     l.abi = (int)(int32_t)a[2];
     int too_low;
     l.fn = td_proc_lookup(l.symbol, l.abi, (a[3] & 2) != 0, &too_low);
-    if (l.abi > max_abi) {
+    if (l.abi > max_abi)
         max_abi = l.abi;
-        snprintf(max_abi_symbol, sizeof(max_abi_symbol), "%s", l.symbol);
-    }
     if (l.fn < 0)
         return;
     need_of(l.fn, &l);
