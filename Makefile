@@ -111,6 +111,22 @@ $(SHIM_SO): $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs $(LDFLAGS) -o $@ $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a -ldl
 	ln -sf libcuda.so.1 $(@D)/libcuda.so
+# the emulated driver's older releases (--emulate=driver=): for each release
+# in $(GEN)/drv/list (from the API table), the shim and the emulator linked
+# again with a version script that hides the entry points it lacked
+DRVDIR := $(LIBDIR)/driver
+$(DRVDIR)/.stamp: $(EMU_OBJ) $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a $(GEN)/.stamp
+	@rm -rf $(DRVDIR); mkdir -p $(DRVDIR) $(BUILD)/obj/gen/drv
+	@echo "  LD      $(DRVDIR)/*/libcuda.so.1 $(DRVDIR)/*/emu/libcuda.so.1"; set -e; \
+	for v in $$(cat $(GEN)/drv/list); do d=$(DRVDIR)/$$v; mkdir -p $$d/emu; \
+	  $(CC) $(CPPFLAGS) $(CFLAGS) -c -o $(BUILD)/obj/gen/drv/$$v.o $(GEN)/drv/$$v.c; \
+	  $(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs -Wl,-S -Wl,--version-script=$(GEN)/drv/$$v.map \
+	    $(LDFLAGS) -o $$d/emu/libcuda.so.1 $(EMU_OBJ) $(BUILD)/obj/gen/drv/$$v.o $(BUILD)/libtdcommon.a $(EMU_LIBS); \
+	  $(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs -Wl,-S -Wl,--version-script=$(GEN)/drv/$$v.map \
+	    $(LDFLAGS) -o $$d/libcuda.so.1 $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a -ldl; \
+	  ln -sf ../../libtdaudit.so $$d/libtdaudit.so; \
+	done
+	@touch $@
 # the loader loads audit libraries before anything else, the sanitizers'
 # runtime included: this one stays uninstrumented
 NOSAN = $(filter-out -fsanitize%,$(1))
@@ -129,7 +145,7 @@ $(TDTRACE): $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libt
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS)
 
-emu: $(EMU_SO)
+emu: $(EMU_SO) $(DRVDIR)/.stamp
 shim: $(SHIM_SO)
 audit: $(if $(AUDIT_OBJ),$(AUDIT_SO))
 tdtrace: $(if $(wildcard src/tdtrace/main.c),$(TDTRACE))
@@ -358,6 +374,9 @@ install: all
 	install -m 755 $(TDTRACE) $(DESTDIR)$(PREFIX)/bin/tdtrace
 	install -m 755 $(SHIM_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/libcuda.so.1
 	install -m 755 $(EMU_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/emu/libcuda.so.1
+	for v in $$(cat $(GEN)/drv/list); do d=$(DESTDIR)$(PREFIX)/lib/tdtrace/driver/$$v; install -d $$d/emu; \
+	  install -m 755 $(DRVDIR)/$$v/libcuda.so.1 $$d/; install -m 755 $(DRVDIR)/$$v/emu/libcuda.so.1 $$d/emu/; \
+	  ln -sf ../../libtdaudit.so $$d/libtdaudit.so; done
 	ln -sf libcuda.so.1 $(DESTDIR)$(PREFIX)/lib/tdtrace/emu/libcuda.so
 	$(if $(AUDIT_OBJ),install -m 755 $(AUDIT_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/libtdaudit.so)
 	$(if $(HL_SO),install -d $(DESTDIR)$(PREFIX)/lib/tdtrace/host)

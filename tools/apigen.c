@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAX_FNS 1024
 #define MAX_XLAT 160
@@ -344,6 +345,26 @@ static void gen_roles(const char *dir)
     close_out(f);
 }
 
+/* the oldest ABI version an entry point answers: the driver release that
+ * added it (0: none) */
+static int fn_since(const struct ap_fn *fn)
+{
+    int v = 0;
+    for (int k = 0; k < fn->nversions; k++)
+        if (!v || fn->versions[k] < v)
+            v = fn->versions[k];
+    return v;
+}
+
+static int newest_version(void)
+{
+    int v = 0;
+    for (int i = 0; i < nentry; i++)
+        if (fn_since(&fns[i]) > v)
+            v = fn_since(&fns[i]);
+    return v;
+}
+
 static void gen_api_h(const char *dir)
 {
     FILE *f = out_file(dir, "td_api.h");
@@ -353,7 +374,9 @@ static void gen_api_h(const char *dir)
         fprintf(f, "    TD_FN_%s,\n", ident(fns[i].name));
     fprintf(f, "    TD_FN__COUNT\n};\n");
     fprintf(f, "/* ids below this are exported entry points; the rest are export-table slots */\n");
-    fprintf(f, "#define TD_FN__ENTRY_POINTS %d\n\n", nentry);
+    fprintf(f, "#define TD_FN__ENTRY_POINTS %d\n", nentry);
+    fprintf(f, "/* the newest cuGetProcAddress ABI version of the table: the driver it describes */\n");
+    fprintf(f, "#define TD_API_NEWEST %d\n\n", newest_version());
     fprintf(f, "#ifndef TD_API\n#define TD_API\n#endif\n");
     for (int i = 0; i < nentry; i++) {
         fprintf(f, "TD_API CUresult CUDAAPI %s(", fns[i].name);
@@ -1016,6 +1039,10 @@ static void gen_table(const char *dir)
     for (int i = 0; i < nfns; i++)
         idx[i] = i;
     qsort(idx, (size_t)nfns, sizeof(int), cmp_name_idx);
+    fprintf(f, "const unsigned short td_fn_since[TD_FN__COUNT] = {\n");
+    for (int i = 0; i < nentry; i++)
+        fprintf(f, "    [TD_FN_%s] = %d,\n", ident(fns[i].name), fn_since(&fns[i]));
+    fprintf(f, "};\n\n");
     fprintf(f, "const unsigned short td_fn_by_name[TD_FN__COUNT] = {\n");
     for (int i = 0; i < nfns; i++)
         fprintf(f, "    TD_FN_%s,\n", ident(fns[idx[i]].name));
@@ -1144,6 +1171,48 @@ static void gen_stubs(const char *dir)
     close_out(f);
 }
 
+/* The emulated driver's older releases (tdtrace --emulate=driver=): for
+ * each ABI version from DRV_OLDEST on below the newest, drv/V.map, a
+ * version script that hides the entry points a driver of that release did
+ * not have, and drv/V.c, which names the release; drv/list names them. */
+#define DRV_OLDEST 11000
+static void gen_drv(const char *dir)
+{
+    char sub[4096];
+    snprintf(sub, sizeof(sub), "%s/drv", dir);
+    if (mkdir(sub, 0755) < 0 && errno != EEXIST)
+        fail("%s: %s", sub, strerror(errno));
+    int newest = newest_version();
+    char lpath[4200];
+    snprintf(lpath, sizeof(lpath), "%s/list", sub);
+    FILE *list = fopen(lpath, "w"); /* one version a line, nothing else */
+    if (!list)
+        fail("%s: %s", lpath, strerror(errno));
+    for (int v = DRV_OLDEST; v < newest; v++) {
+        int used = 0;
+        for (int i = 0; i < nentry && !used; i++)
+            used = fn_since(&fns[i]) == v;
+        if (!used && v != DRV_OLDEST)
+            continue;
+        char name[64];
+        snprintf(name, sizeof(name), "%d.map", v);
+        FILE *m = out_file(sub, name);
+        fprintf(m, "{\n  local:\n");
+        for (int i = 0; i < nentry; i++)
+            if (fn_since(&fns[i]) > v)
+                fprintf(m, "    %s;\n", fns[i].name);
+        fprintf(m, "};\n");
+        close_out(m);
+        snprintf(name, sizeof(name), "%d.c", v);
+        FILE *c = out_file(sub, name);
+        fprintf(c, "/* the release whose entry points this emulator exports */\n");
+        fprintf(c, "extern const int emu_export_set;\nconst int emu_export_set = %d;\n", v);
+        close_out(c);
+        fprintf(list, "%d\n", v);
+    }
+    close_out(list);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 6)
@@ -1169,5 +1238,6 @@ int main(int argc, char **argv)
     gen_structs(argv[1]); /* after gen_table: it lays out the structures parameters point to */
     gen_wrappers(argv[1]);
     gen_stubs(argv[1]);
+    gen_drv(argv[1]);
     return 0;
 }

@@ -66,7 +66,7 @@ def ptypes(p):
     return [canon(t) for t, _ in split_params(p)]
 
 # --- cuGetProcAddress versions: PFN_<base>_v<ver>[_ptds|_ptsz] -> symbol
-pfn = re.findall(r'typedef CUresult \( ?\*PFN_(cu\w+?)_v(\d+)(_ptds|_ptsz)?\)\s*\(([^;]*?)\)\s*;', s)
+pfn = re.findall(r'typedef CUresult ?\( ?\*PFN_(cu\w+?)_v(\d+)(_ptds|_ptsz)?\)\s*\(([^;]*?)\)\s*;', s)
 bybase = collections.defaultdict(list)
 for n in protos:
     bybase[re.sub(r'(_v\d+)?(_ptds|_ptsz)?$', '', n)].append(n)

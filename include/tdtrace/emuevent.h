@@ -18,7 +18,7 @@
 
 #define TD_EMU_LISTEN "tdtrace_emu_listen"
 
-enum td_emu_event_kind { TD_EMU_REPORT = 1, TD_EMU_KERNEL = 2 };
+enum td_emu_event_kind { TD_EMU_REPORT = 1, TD_EMU_KERNEL = 2, TD_EMU_IMAGE = 3 };
 
 struct td_emu_event {
     uint32_t size;            /* sizeof(struct td_emu_event) of the emulator */
@@ -38,6 +38,9 @@ struct td_emu_event {
     uint64_t addr;
     const char *file;         /* the .cu file of the PTX's .loc, or NULL */
     int line;
+    /* IMAGE: an image was loaded; what it needs of a device and a driver */
+    int image_cc;             /* the least compute capability that loads it (10 * major + minor; 0: any) */
+    int image_isa;            /* the PTX ISA version of the PTX chosen (10 * major + minor; 0: none) */
 };
 
 typedef void (*td_emu_listener)(const struct td_emu_event *ev);

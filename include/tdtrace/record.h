@@ -62,6 +62,9 @@ enum td_event_kind {
                         * arg 1 the kernel (mangled), arg 2 its .cu file */
     TD_EV_KERNEL = 2,  /* a kernel ran on the emulated device, t_enter to t_exit:
                         * TD_IT_EVENT (struct td_ev_kernel), TD_IT_STR arg 1 the kernel */
+    TD_EV_IMAGE = 3,   /* the emulator loaded an image (a module or library):
+                        * TD_IT_EVENT (struct td_ev_image) */
+
 };
 
 /* what the emulator says of a kernel's fault */
@@ -73,6 +76,12 @@ struct td_ev_fault {
     int32_t line;         /* .cu line, 0 unknown */
     uint64_t addr;        /* the address (shared/local/param: an offset in that window) */
     char space[8];        /* "global", "shared", ... NUL-padded */
+};
+
+/* an image loaded: what it needs (the needs report) */
+struct td_ev_image {
+    uint32_t least_cc;    /* the least compute capability that loads it, 10 * major + minor; 0: any */
+    uint32_t ptx_isa;     /* the PTX ISA version of the PTX the device runs, 10 * major + minor; 0: none */
 };
 
 /* a kernel that ran */

@@ -150,6 +150,9 @@ struct td_proc {
 
 extern const struct td_fn_info td_fns[TD_FN__COUNT];
 extern const unsigned short td_fn_by_name[TD_FN__COUNT];
+/* the driver release that added each entry point: the oldest ABI version
+ * of its row's @versions (0: none); src/common/drvver.h uses it */
+extern const unsigned short td_fn_since[TD_FN__COUNT];
 extern const struct td_proc td_procs[];
 extern const unsigned td_nprocs;
 

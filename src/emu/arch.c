@@ -81,6 +81,32 @@ static void list_targets(const struct emu_image *img, char *buf, size_t len)
         snprintf(buf + at, len - at, "machine code only");
 }
 
+/* the PTX's .version X.Y as 10 * X + Y, or 0 */
+static int ptx_isa(const char *text, size_t len)
+{
+    struct td_ptx_head h;
+    if (td_ptx_head(text, len, &h) != 0 || !h.has_version || h.major > 99 || h.minor > 9)
+        return 0;
+    return (int)(h.major * 10 + h.minor);
+}
+
+void emu_image_needs(const struct emu_image *img, int *least_cc, int *isa)
+{
+    int least = -1;
+    for (int i = 0; i < img->nptx; i++) {
+        struct emu_arch a;
+        if (emu_ptx_target(img->ptx[i], img->ptx_len[i], &a))
+            a.arch = 0;
+        if (least < 0 || a.arch < least)
+            least = a.arch;
+    }
+    for (int i = 0; i < img->nsass; i++)
+        if (least < 0 || img->sass_arch[i] < least)
+            least = img->sass_arch[i];
+    *least_cc = least < 0 ? 0 : least;
+    *isa = img->chosen >= 0 && img->chosen < img->nptx ? ptx_isa(img->ptx[img->chosen], img->ptx_len[img->chosen]) : 0;
+}
+
 CUresult emu_image_choose(struct emu_image *img, int cc, char *err, size_t errlen)
 {
     int best = -1;

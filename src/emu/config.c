@@ -12,11 +12,14 @@
  *                             than N thread-instructions
  *   TDTRACE_EMU_THREADS=N     host threads a launch uses (1-64; default:
  *                             every core)
+ *   TDTRACE_EMU_DRIVER=V      the driver release presented: 12.4 (or
+ *                             12040), 11.0 to the API table's newest
  *   CUDA_VISIBLE_DEVICES      as the real driver: indices or GPU-<uuid>
  *   CUDA_MODULE_LOADING       as the real driver: EAGER or LAZY (the
  *                             default; any other value is ignored)
  */
 #include "emu.h"
+#include "drvver.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -209,6 +212,20 @@ int emu_parse_loading(const char *s)
     return s && strcasecmp(s, "EAGER") == 0;
 }
 
+/* the release of a per-release library: its generated drv/V.c (none in
+ * the library of the newest release) */
+extern const int emu_export_set __attribute__((weak));
+
+int emu_driver_version(void)
+{
+    int v;
+    char why[160];
+    const char *e = getenv("TDTRACE_EMU_DRIVER");
+    if (e && *e && td_drv_parse(e, &v, why, sizeof(why)) == 0)
+        return v;
+    return &emu_export_set ? emu_export_set : TD_API_NEWEST;
+}
+
 int emu_config_load(struct emu_config *cfg, char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -224,6 +241,14 @@ int emu_config_load(struct emu_config *cfg, char *err, size_t errlen)
         snprintf(err, errlen, "TDTRACE_EMU_PROFILE=%s: unknown profile (known: %s)",
                  v, emu_profile_names());
         return -1;
+    }
+    if ((v = getenv("TDTRACE_EMU_DRIVER")) && *v) {
+        int ver;
+        char why[160];
+        if (td_drv_parse(v, &ver, why, sizeof(why)) < 0) {
+            snprintf(err, errlen, "TDTRACE_EMU_DRIVER=%s: %s", v, why);
+            return -1;
+        }
     }
     if ((v = getenv("TDTRACE_EMU_MEMORY")) && *v &&
         (emu_parse_size(v, &cfg->memory) || cfg->memory == 0)) {

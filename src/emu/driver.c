@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The driver's identity: its version, the error strings, and the lookup of
- * entry points by name (cuGetProcAddress, through the generated table of
- * every entry point). */
+/* The driver's identity: its version (the release presented, config.c),
+ * the error strings, and the lookup of entry points by name
+ * (cuGetProcAddress, through the generated table of every entry point, as
+ * a driver of that release answers: src/common/drvver.c). */
 #include "emu.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "drvver.h"
 #include "xlat.h"
 
 TD_EXPORT CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
 {
     if (!driverVersion)
         return CUDA_ERROR_INVALID_VALUE;
-    *driverVersion = EMU_DRIVER_VERSION;
+    *driverVersion = emu_driver_version();
     return CUDA_SUCCESS;
 }
 
@@ -46,14 +48,16 @@ static CUresult proc_address(const char *symbol, void **pfn, int cudaVersion,
         return CUDA_ERROR_INVALID_VALUE;
     if (flags > CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
         return CUDA_ERROR_INVALID_VALUE;
-    int too_low = 0;
-    int fn = td_proc_lookup(symbol, cudaVersion,
-                            flags == CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &too_low);
+    /* as a driver of the release presented: it knows only the rows up
+     * to its own release */
+    int why = 0;
+    int fn = td_drv_lookup(symbol, cudaVersion, flags == CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+                           emu_driver_version(), &why);
     if (fn < 0 || !emu_fns[fn]) {
         *pfn = NULL;
         if (status)
-            *status = too_low ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
-                              : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+            *status = why == 2 ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
+                               : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
         return CUDA_ERROR_NOT_FOUND;
     }
     *pfn = emu_fns[fn];

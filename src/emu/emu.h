@@ -84,7 +84,6 @@ CUresult emu_unsupported(int fn);
 /* Every entry point's function in this library, by id (generated). */
 extern void *const emu_fns[TD_FN__ENTRY_POINTS];
 
-#define EMU_DRIVER_VERSION 13000
 #define EMU_MAX_DEVICES    64
 #define EMU_ALLOC_ALIGN    256     /* alignment of device allocations */
 #define EMU_PITCH_ALIGN    512     /* cuMemAllocPitch row alignment */
@@ -125,6 +124,11 @@ void emu_make_uuid(const struct emu_profile *p, int phys, CUuuid *out);
 void emu_format_uuid(const CUuuid *u, char out[41]);
 /* Reads the environment into cfg. 0, or -1 with a message in err. */
 int emu_config_load(struct emu_config *cfg, char *err, size_t errlen);
+/* The driver release presented (cuDriverGetVersion, cuGetProcAddress):
+ * TDTRACE_EMU_DRIVER (12.4 or 12040), else the release whose entry points
+ * this library exports (lib/tdtrace/driver/V/emu), else the API table's
+ * newest. Callable before cuInit; an invalid value fails cuInit. */
+int emu_driver_version(void);
 
 /* ---- obj.c: the handle registry ------------------------------------- */
 enum emu_type {
@@ -518,6 +522,11 @@ int emu_arch_runs_on(struct emu_arch a, int cc);
  * CUDA_ERROR_NO_BINARY_FOR_GPU, CUDA_ERROR_INVALID_PTX (PTX text for a
  * newer device), CUDA_ERROR_OUT_OF_MEMORY; err says why. */
 CUresult emu_image_choose(struct emu_image *img, int cc, char *err, size_t errlen);
+/* What a chosen image needs: the least compute capability of a device that
+ * loads it (the lowest PTX .target, or the lowest machine code's sm_XY;
+ * 0: any), and the PTX ISA version (.version, 10 * major + minor) of the
+ * PTX chosen (0: none). */
+void emu_image_needs(const struct emu_image *img, int *least_cc, int *ptx_isa);
 
 /* ---- fault.c: the report of a failed kernel ---------------------------- */
 enum emu_fault_status {
@@ -558,6 +567,9 @@ void emu_report(const char *text, size_t len);
  * tdtrace's listener, if there is one */
 void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigned block[3], unsigned shared,
                        uint64_t t0, uint64_t t1, int result);
+/* An image was loaded: the least compute capability that loads it and the
+ * ISA of the PTX chosen (emu_image_needs), told to tdtrace's listener */
+void emu_report_image(int least_cc, int ptx_isa);
 /* a listener wants kernels' times */
 int emu_listening(void);
 /* A C++ name demangled into buf, or name itself (not mangled, or no

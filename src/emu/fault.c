@@ -84,6 +84,21 @@ static int listen_report(const char *text, size_t len, const struct emu_fault *f
     return 1;
 }
 
+void emu_report_image(int least_cc, int ptx_isa)
+{
+    td_emu_listener fn = atomic_load(&listener);
+    if (!fn)
+        return;
+    struct td_emu_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.size = sizeof ev;
+    ev.kind = TD_EMU_IMAGE;
+    ev.t_start = ev.t_end = mono_ns();
+    ev.image_cc = least_cc;
+    ev.image_isa = ptx_isa;
+    fn(&ev);
+}
+
 void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigned block[3], unsigned shared,
                        uint64_t t0, uint64_t t1, int result)
 {

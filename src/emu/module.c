@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drvver.h"
 #include "fatbin.h"
 #include "xlat.h"
 
@@ -260,8 +261,25 @@ static CUresult load_image(const void *image, size_t len, int cc, struct emu_ima
         return r;
     }
     r = emu_image_choose(img, cc, err, errlen);
+    int least = 0, isa = 0;
+    if (r == CUDA_SUCCESS)
+        emu_image_needs(img, &least, &isa);
+    /* the driver presented (--emulate=driver=) JIT-compiles only the PTX
+     * ISA of its release; machine code for the device would not need it */
+    int drv = emu_driver_version(), isa_drv = td_drv_for_ptx_isa(isa);
+    int own_sass = 0;
+    for (int i = 0; i < img->nsass; i++)
+        own_sass |= img->sass_arch[i] / 10 == cc / 10 && img->sass_arch[i] <= cc;
+    if (r == CUDA_SUCCESS && isa_drv > drv && !own_sass) {
+        snprintf(err, errlen, "PTX ISA %d.%d needs a driver of CUDA %d.%d or newer; the driver is %d.%d",
+                 isa / 10, isa % 10, isa_drv / 1000, isa_drv % 1000 / 10, drv / 1000, drv % 1000 / 10);
+        r = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+    }
     if (r == CUDA_SUCCESS)
         r = emu_ptx_load(img, px, err, errlen);
+    /* for tdtrace's needs report: what the image needs, loaded or refused for its ISA */
+    if ((r == CUDA_SUCCESS || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION) && (img->nptx || img->nsass))
+        emu_report_image(least, isa);
     if (r && !(keep_no_binary && r == CUDA_ERROR_NO_BINARY_FOR_GPU))
         emu_image_free(img);
     return r;

@@ -36,7 +36,7 @@ int td_policy_load(const char *path, struct td_policy **out, struct td_policy_er
 struct td_policy *td_policy_defaults(void);
 /* Apply one command-line option, named without "--", with its value
  * (NULL when given without '='). Options: inject, deny, memory-limit,
- * backend, emulate, policy-mode, gpu-dev, ioctl-deny. A rule replaces the
+ * backend, emulate, policy-mode, gpu-dev, ioctl-deny, require. A rule replaces the
  * file's rule for the same target. 0, or -1 with err naming the option. */
 int td_policy_apply_option(struct td_policy *p, const char *opt, const char *value,
                            struct td_policy_error *err);
@@ -107,6 +107,7 @@ int td_policy_acts_on_calls(const struct td_policy *p);
 #define TD_EMU_GIVEN_MEMORY 4
 #define TD_EMU_GIVEN_TIMEOUT 8
 #define TD_EMU_GIVEN_MAX_INSTRUCTIONS 16
+#define TD_EMU_GIVEN_DRIVER 32
 struct td_emulate_cfg {
     unsigned given;              /* TD_EMU_GIVEN_*: the settings a statement named */
     int devices;                 /* 1 when not given */
@@ -114,6 +115,7 @@ struct td_emulate_cfg {
     unsigned long long memory;   /* bytes per device; 0: the profile's own */
     unsigned long long timeout_ns; /* a launch's time limit; 0: none */
     unsigned long long max_instructions; /* a launch's instruction limit; 0: none */
+    int driver;                  /* the driver release presented (12040); 0: the newest */
     const char *file; int line;  /* the emulate statement; NULL, 0 if none */
 };
 void td_policy_emulate(const struct td_policy *p, struct td_emulate_cfg *out);
@@ -133,6 +135,11 @@ const char *td_policy_library_choice_name(int choice); /* "auto", "host", "nvidi
 /* TD_LIBRARY_*: what a statement or --library= chose for lib (auto when
  * none did), and where (file NULL when nowhere) */
 int td_policy_library(const struct td_policy *p, int lib, const char **file, int *line);
+
+/* require driver=VERSION: the release (12040), or 0 when there is none;
+ * file/line (may be NULL) name the statement. A call of an entry point
+ * that release lacks gets TD_ACT_DENY with CUDA_ERROR_NOT_FOUND. */
+int td_policy_require_driver(const struct td_policy *p, const char **file, int *line);
 
 /* Device rules, in the order given. In hide and count, N counts the
  * backend's devices; in remap, n is the ordinal the program asks for and

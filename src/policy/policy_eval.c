@@ -2,6 +2,7 @@
 /* Evaluation of one call against a policy, and the queries the supervisor
  * and the shim make at start. Everything here only reads the policy. */
 #include "policy_int.h"
+#include "drvver.h"
 
 #include <string.h>
 
@@ -59,6 +60,14 @@ void td_policy_eval(const struct td_policy *p, const struct td_call_ctx *c, stru
         v->line = r->loc.line;
         goto done;
     }
+    if (p->require_driver && !td_drv_has(c->fn, p->require_driver)) {
+        /* what cuGetProcAddress answers for a symbol the driver lacks */
+        v->action = TD_ACT_DENY;
+        v->result = CUDA_ERROR_NOT_FOUND;
+        v->file = p->require_loc.file;
+        v->line = p->require_loc.line;
+        goto done;
+    }
     int i = p->inject_for[c->fn];
     if (i >= 0 && when_matches(&p->injects[i], c->nth)) {
         const struct pol_call *r = &p->injects[i];
@@ -106,7 +115,7 @@ int td_policy_enforce(const struct td_policy *p)
 
 int td_policy_acts_on_calls(const struct td_policy *p)
 {
-    return p && (p->ndenies || p->ninjects || p->nlimits || p->ndevs);
+    return p && (p->ndenies || p->ninjects || p->nlimits || p->ndevs || p->require_driver);
 }
 
 void td_policy_emulate(const struct td_policy *p, struct td_emulate_cfg *out)
@@ -118,10 +127,20 @@ void td_policy_emulate(const struct td_policy *p, struct td_emulate_cfg *out)
     out->memory = p ? p->emu_memory : 0;
     out->timeout_ns = p ? p->emu_timeout_ns : 0;
     out->max_instructions = p ? p->emu_max_instructions : 0;
+    out->driver = p ? p->emu_driver : 0;
     if (p && p->emu_set) {
         out->file = p->emu_loc.file;
         out->line = p->emu_loc.line;
     }
+}
+
+int td_policy_require_driver(const struct td_policy *p, const char **file, int *line)
+{
+    if (file)
+        *file = p && p->require_driver ? p->require_loc.file : NULL;
+    if (line)
+        *line = p && p->require_driver ? p->require_loc.line : 0;
+    return p ? p->require_driver : 0;
 }
 
 size_t td_policy_device_rule_count(const struct td_policy *p)

@@ -52,6 +52,9 @@ struct td_policy {
     unsigned emu_given;          /* TD_EMU_GIVEN_*: the keys a statement named */
     unsigned long long emu_memory;
     unsigned long long emu_timeout_ns, emu_max_instructions;
+    int emu_driver;              /* driver=: a release (12040); 0: the newest */
+    int require_driver;          /* require driver=: a release; 0: none */
+    struct pol_loc require_loc;
     struct pol_loc emu_loc;
 
     struct td_device_rule *devs;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Command-line options (--inject=, --deny=, --memory-limit=, --backend=,
- * --emulate=, --policy-mode=, --gpu-dev=, --ioctl-deny=, --library=) as statements
- * applied on top of the policy file: an option replaces the file's rule
+ * --emulate=, --policy-mode=, --gpu-dev=, --ioctl-deny=, --library=,
+ * --require=) as statements applied on top of the policy file: an option replaces the file's rule
  * for the same target instead of conflicting with it. */
 #include "policy_int.h"
 
@@ -11,7 +11,7 @@
 
 static const char *const options[] = {
     "inject", "deny", "memory-limit", "backend", "emulate", "policy-mode", "gpu-dev", "ioctl-deny", "library",
-    NULL,
+    "require", NULL,
 };
 
 int td_policy_apply_option(struct td_policy *p, const char *opt, const char *value,
@@ -57,7 +57,7 @@ int td_policy_apply_option(struct td_policy *p, const char *opt, const char *val
         return td_pol_oom(&ps);
     int n = 0, rc;
     static const char *const kw[] = { "inject", "deny", "memory-limit", "backend", "emulate", "mode",
-                                      "gpu-dev", "ioctl", "library" };
+                                      "gpu-dev", "ioctl", "library", "require" };
     t[n].s = (char *)kw[o];
     t[n++].col = 0;
     if (o == 7) { /* ioctl-deny NAME[:errno=E][:dev=GLOB] */
@@ -96,7 +96,7 @@ int td_policy_apply_option(struct td_policy *p, const char *opt, const char *val
         return -1;
     /* a rule asked for on the command line is meant to act, as with strace
      * --inject, unless a mode was chosen */
-    if ((o == 0 || o == 1 || o == 2 || o == 7) && !p->mode_set) {
+    if ((o == 0 || o == 1 || o == 2 || o == 7 || o == 9) && !p->mode_set) {
         p->enforce = 1;
         p->mode_loc = td_pol_here(&ps);
     }

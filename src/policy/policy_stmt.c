@@ -5,6 +5,7 @@
  * then adds it, so a failed statement (or option) leaves the policy as it
  * was. At the end, each function's deny and inject rule is resolved. */
 #include "policy_int.h"
+#include "drvver.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -211,11 +212,13 @@ static int st_backend(struct pol_state *ps, struct pol_tok *t, int n)
 
 static int st_emulate(struct pol_state *ps, struct pol_tok *t, int n)
 {
-    static const char *const keys[] = { "devices", "profile", "memory", "timeout", "max-instructions", NULL };
+    static const char *const keys[] = { "devices", "profile", "memory", "timeout", "max-instructions",
+                                        "driver", NULL };
     struct td_policy *p = ps->p;
     int devices = p->emu_devices, profile = p->emu_profile;
     unsigned long long memory = p->emu_memory, v;
     unsigned long long timeout = p->emu_timeout_ns, maxins = p->emu_max_instructions;
+    int driver = p->emu_driver;
     unsigned seen = 0, given = p->emu_given;
     if (p->emu_set && !ps->cli)
         return td_pol_conflict(ps, t[0].col, "'emulate'", &p->emu_loc);
@@ -251,9 +254,13 @@ static int st_emulate(struct pol_state *ps, struct pol_tok *t, int n)
                 return perr(ps, col, "timeout= needs a unit (30s, 500ms)");
             if (td_policy_parse_duration(val, &timeout, &why) < 0)
                 return perr(ps, col, "timeout=%s: %s", val, why);
-        } else {
+        } else if (k == 4) {
             if (parse_uint(ps, val, col, ~0ULL, "instruction count", &maxins) < 0)
                 return -1;
+        } else {
+            char why[160];
+            if (td_drv_parse(val, &driver, why, sizeof why) < 0)
+                return perr(ps, col, "%s", why);
         }
     }
     p->emu_set = 1;
@@ -263,12 +270,39 @@ static int st_emulate(struct pol_state *ps, struct pol_tok *t, int n)
     p->emu_memory = memory;
     p->emu_timeout_ns = timeout;
     p->emu_max_instructions = maxins;
+    p->emu_driver = driver;
     p->emu_loc = td_pol_here(ps);
     if (ps->cli) { /* --emulate means backend emulate */
         p->backend = TD_BACKEND_EMULATE;
         p->backend_set = 1;
         p->backend_loc = td_pol_here(ps);
     }
+    return 0;
+}
+
+/* require driver=VERSION: calls of entry points a driver of that release
+ * lacks are marked (audit) or fail (enforce) */
+static int st_require(struct pol_state *ps, struct pol_tok *t, int n)
+{
+    static const char *const keys[] = { "driver", NULL };
+    struct td_policy *p = ps->p;
+    if (n < 2)
+        return perr(ps, t[0].col, "'require' expects driver=VERSION");
+    if (p->require_driver && !ps->cli)
+        return td_pol_conflict(ps, t[0].col, "'require'", &p->require_loc);
+    unsigned seen = 0;
+    int driver = 0;
+    for (int i = 1; i < n; i++) {
+        int k;
+        const char *val;
+        if (parse_kv(ps, &t[i], keys, "require", &seen, &k, &val) < 0)
+            return -1;
+        char why[160];
+        if (td_drv_parse(val, &driver, why, sizeof why) < 0)
+            return perr(ps, t[i].col + (int)(val - t[i].s), "%s", why);
+    }
+    p->require_driver = driver;
+    p->require_loc = td_pol_here(ps);
     return 0;
 }
 
@@ -838,6 +872,7 @@ static const struct {
     { "device", st_device },   { "devices", st_devices }, { "memory-limit", st_memlimit },
     { "deny", st_deny },       { "inject", st_inject },   { "trace", st_trace },
     { "gpu-dev", st_gpudev },  { "ioctl", st_ioctl },     { "library", td_pol_st_library },
+    { "require", st_require },
 };
 #define NSTMTS ((int)(sizeof stmts / sizeof stmts[0]))
 

@@ -3,6 +3,7 @@
  * messages. Statements come in a fixed order, one per line, each value in
  * one spelling: parsing the text gives the same policy and the same text. */
 #include "policy_int.h"
+#include "drvver.h"
 
 #include <string.h>
 
@@ -56,7 +57,13 @@ int td_policy_write_ex(const struct td_policy *p, FILE *f, int flags)
         }
         if (p->emu_max_instructions)
             fprintf(f, " max-instructions=%llu", p->emu_max_instructions);
+        if (p->emu_driver)
+            fprintf(f, " driver=%s", td_drv_format(p->emu_driver, buf, sizeof buf));
         fputc('\n', f);
+    }
+    if (p->require_driver) {
+        origin(f, flags, p->require_loc.file, p->require_loc.line);
+        fprintf(f, "require driver=%s\n", td_drv_format(p->require_driver, buf, sizeof buf));
     }
     for (int k = TD_DEV_COUNT; k >= TD_DEV_HIDE; k--) /* devices, remaps, hides */
         for (int i = 0; i < p->ndevs; i++) {

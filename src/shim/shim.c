@@ -170,14 +170,19 @@ static void on_emu_event(const struct td_emu_event *ev)
     memset(h, 0, sizeof(*h));
     h->pid = (uint32_t)atomic_load_explicit(&td_shim_self->pid, memory_order_relaxed);
     h->tid = (uint32_t)tid();
-    h->fn = ev->kind == TD_EMU_KERNEL ? TD_EV_KERNEL : TD_EV_REPORT;
+    h->fn = ev->kind == TD_EMU_KERNEL ? TD_EV_KERNEL : ev->kind == TD_EMU_IMAGE ? TD_EV_IMAGE : TD_EV_REPORT;
     h->result = ev->result;
     h->t_enter = ev->t_start;
     h->t_exit = ev->t_end;
     b.len = sizeof(*h);
     b.nitems = 0;
     b.last = NULL;
-    if (ev->kind == TD_EMU_KERNEL) {
+    if (ev->kind == TD_EMU_IMAGE) {
+        struct td_ev_image im = { (uint32_t)ev->image_cc, (uint32_t)ev->image_isa };
+        void *d = td_rb_item(&b, 0, TD_IT_EVENT, sizeof(im), 0);
+        if (d)
+            memcpy(d, &im, sizeof(im));
+    } else if (ev->kind == TD_EMU_KERNEL) {
         struct td_ev_kernel k;
         memset(&k, 0, sizeof(k));
         for (int i = 0; i < 3; i++) {

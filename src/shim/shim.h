@@ -100,6 +100,9 @@ CUdevice td_dev_out(CUdevice backend);
 /* the policy in this process (shimpolicy.c) */
 void td_shim_policy_init(void);
 void td_shim_policy_fork_child(void);
+/* require driver=VERSION in enforce mode: that release (cuGetProcAddress
+ * answers as its driver would, procaddr.c); else 0 */
+int td_shim_required_driver(void);
 
 static inline int td_enter(int fn, struct td_call *c, const uint64_t *a, CUresult *r)
 {

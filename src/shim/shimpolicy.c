@@ -54,6 +54,11 @@ void td_shim_policy_init(void)
     td_shim_policy_active = 1;
 }
 
+int td_shim_required_driver(void)
+{
+    return pol && td_policy_enforce(pol) ? td_policy_require_driver(pol, NULL, NULL) : 0;
+}
+
 void td_shim_policy_fork_child(void)
 {
     /* strace's --inject counts per process */

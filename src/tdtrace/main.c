@@ -33,6 +33,7 @@
 #include "ledger.h"
 #include "names.h"
 #include "policy.h"
+#include "needs.h"
 #include "output.h"
 #include "printer.h"
 #include "ring.h"
@@ -209,6 +210,7 @@ static void on_call(const struct td_rec *rec, uint32_t len)
     td_ledger_call(rec, len);
     td_names_call(rec, len);
     td_summary_launch(rec, len);
+    td_needs_call(rec, len);
     char mark[400];
     const char *m = policy_mark(rec, len, mark, sizeof(mark));
     if (m)
@@ -223,6 +225,10 @@ static void on_event(const struct td_rec *rec, uint32_t len)
 {
     if (!seen_pid((pid_t)rec->pid))
         return;
+    if (rec->fn == TD_EV_IMAGE) { /* for the needs report only */
+        td_needs_image(rec, len);
+        return;
+    }
     td_out_note_pid((int)rec->pid);
     if (rec->fn == TD_EV_KERNEL) {
         td_summary_kernel_ran(rec, len);
@@ -655,6 +661,10 @@ static void policy_env(void)
         snprintf(v, sizeof(v), "%llums", ms ? ms : ec.timeout_ns ? 1 : 0);
         td_env_add("TDTRACE_EMU_TIMEOUT", v);
     }
+    if (ec.given & TD_EMU_GIVEN_DRIVER) {
+        snprintf(v, sizeof(v), "%d", ec.driver);
+        td_env_add("TDTRACE_EMU_DRIVER", v);
+    }
     if (ec.given & TD_EMU_GIVEN_MAX_INSTRUCTIONS) {
         snprintf(v, sizeof(v), "%llu", ec.max_instructions);
         td_env_add("TDTRACE_EMU_MAX_INSTRUCTIONS", v);
@@ -680,7 +690,7 @@ static void record_mask(uint8_t *mask, size_t n)
 {
     memcpy(mask, trace_mask, n);
     for (int fn = 0; fn < TD_FN__COUNT; fn++)
-        if (td_ledger_wants(fn) || td_fns[fn].kfunc >= 0)
+        if (td_ledger_wants(fn) || td_fns[fn].kfunc >= 0 || td_needs_wants(fn))
             mask[fn >> 3] |= (uint8_t)(1u << (fn & 7));
 }
 
@@ -746,6 +756,9 @@ int main(int argc, char **argv)
     char *path = resolve_command(opts.cmd[0]);
     char front[4 * PATH_MAX], front_desc[600];
     td_frontlibs_setup(policy, &opts, libdir, front, sizeof front, front_desc, sizeof front_desc);
+    /* after the front libraries, which live in libdir itself: an older
+     * driver release's shim and emulator are in libdir/driver/V */
+    td_needs_init(policy, opts.summary, opts.json != NULL, libdir, sizeof(libdir));
     td_out_open(&opts);
     banner(front_desc);
 
@@ -787,6 +800,7 @@ int main(int argc, char **argv)
     if (td_gpu_ctx())
         td_summary_ioctls(td_gpu_ctx());
     td_summary_print();
+    td_needs_print();
     td_gpu_report(opts.quiet);
     td_out_close();
     td_gpu_free();

@@ -87,9 +87,12 @@ void td_usage(FILE *f)
     fputs("\n"
 "                      where calls go: the real NVIDIA driver, the emulated GPU,\n"
 "                      or the driver if it finds a device (default auto)\n"
-"  --emulate[=devices=N,profile=NAME,memory=SIZE,timeout=T,max-instructions=N]\n"
+"  --emulate[=devices=N,profile=NAME,memory=SIZE,timeout=T,max-instructions=N,\n"
+"            driver=VERSION]\n"
 "                      --backend=emulate, with the emulated devices' settings\n"
-"                      (profiles and limits: tdtrace(1), THE EMULATED GPU)\n"
+"                      (profiles and limits: tdtrace(1), THE EMULATED GPU);\n"
+"                      driver=12.4: present that driver release and only its\n"
+"                      entry points; profile=list: the profiles\n"
 "  --driver=PATH       the real libcuda.so.1 to use\n"
 "  --library=NAME=auto|host|nvidia[,...]\n"
 "                      NVIDIA's library NAME (cublas, cublaslt, cufft, curand,\n"
@@ -107,6 +110,8 @@ void td_usage(FILE *f)
 "                      refuse calls\n"
 "  --memory-limit=SIZE[:device=N]\n"
 "                      cap device memory, shared by every process\n"
+"  --require=driver=VERSION\n"
+"                      fail calls of entry points that driver release lacks\n"
 "GPU ioctls:\n"
 "  --gpu-dev=GLOB      also treat files matching GLOB as GPU device nodes\n"
 "  --ioctl-deny=NAME|NUMBER[:errno=E][:dev=GLOB]\n"
@@ -249,6 +254,7 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         { "gpu-dev", required_argument, 0, OPT_POLICY_OPT },
         { "ioctl-deny", required_argument, 0, OPT_POLICY_OPT },
         { "library", required_argument, 0, OPT_POLICY_OPT },
+        { "require", required_argument, 0, OPT_POLICY_OPT },
         { "buffer-size", required_argument, 0, OPT_BUFSIZE },
         { "decode-handles", required_argument, 0, OPT_DECODE_HANDLES },
         { 0, 0, 0, 0 },
@@ -408,6 +414,7 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         die("-ff needs -o FILE");
     if (o->check_policy)
         return;
+    td_profiles_list_if_asked(o);
     if (optind >= argc)
         die("must have PROG [ARGS]\nTry 'tdtrace -h' for more information.");
     o->cmd = argv + optind;

@@ -140,7 +140,7 @@ int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why
             return -1;
         }
     } else if (type == TD_REC_EVENT) {
-        if ((rec->fn != TD_EV_REPORT && rec->fn != TD_EV_KERNEL) || nargs) {
+        if ((rec->fn != TD_EV_REPORT && rec->fn != TD_EV_KERNEL && rec->fn != TD_EV_IMAGE) || nargs) {
             snprintf(why, n, "an event of kind %u with %u arguments", rec->fn, nargs);
             return -1;
         }
@@ -194,7 +194,8 @@ int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why
         }
         case TD_IT_EVENT:
             arg_ok = type == TD_REC_EVENT && it->arg == 0 &&
-                     it->len == (rec->fn == TD_EV_KERNEL ? sizeof(struct td_ev_kernel) : sizeof(struct td_ev_fault));
+                     it->len == (rec->fn == TD_EV_KERNEL ? sizeof(struct td_ev_kernel)
+                                 : rec->fn == TD_EV_IMAGE ? sizeof(struct td_ev_image) : sizeof(struct td_ev_fault));
             break;
         default: arg_ok = 0; break;
         }

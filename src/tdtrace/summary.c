@@ -14,6 +14,7 @@
 #include "fold.h"
 #include "ioctl.h"
 #include "ledger.h"
+#include "needs.h"
 #include "output.h"
 #include "pysummary.h"
 #include "summary.h"
@@ -563,6 +564,7 @@ static void json_summary(void)
     }
     tp_array_end(&p);
     td_pysum_json(&p);
+    td_needs_json(&p);
     tp_raw(&p, "}");
     tp_line_end(&p);
     tp_free(&p);

@@ -63,6 +63,8 @@ struct td_opts {
 
 void td_parse_options(struct td_opts *o, int argc, char **argv);
 void td_usage(FILE *f);
+/* --emulate=profile=list (or help): print the profiles and exit (profiles.c) */
+void td_profiles_list_if_asked(const struct td_opts *o);
 
 /* ---- trace filter (filter.c) ---- */
 /* parse a -e trace= set into a bitmap (a bit per function id); named, if

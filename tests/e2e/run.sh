@@ -78,6 +78,8 @@ run_errors() {
     expect_error "error: unwritable output" "can't fopen '/nonexistent/dir/out'" -o /nonexistent/dir/out true
     expect_error "error: bad trace set" "invalid function name 'cuNope'" -e trace=cuNope true
     expect_error "error: bad backend" "invalid --backend 'gpu'" --backend=gpu true
+    expect_error "error: bad driver version" "--emulate: 'abc' is not a driver version (MAJOR.MINOR: 12.4)" --emulate=driver=abc true
+    expect_error "error: driver newer than the table" "--emulate: '99.9': newer than the newest driver the API table describes (13.0)" --emulate=driver=99.9 true
     # the target is never half-started: a marker file it would create stays absent
     "$TDTRACE" -o /nonexistent/x -- touch "$work/marker" 2>/dev/null
     if [ -e "$work/marker" ]; then report "error: nothing launched" fail; else report "error: nothing launched" ok; fi
@@ -293,6 +295,87 @@ run_nvcc() {
     else cat "$work/rta.trace" >> "$work/rta.out"; report "nvcc: -e trace=all" fail "$work/rta.out"; fi
 }
 
+# --emulate=driver=: what a program meets on an older driver, and the needs
+# report (text after the exit line, checked line by line: each line of the
+# trace after "+++ exited" against the next pattern; a pattern ending in
+# "+" may match several lines)
+match_after_exit() { # trace patterns...
+    python3 - "$@" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+i = next(k for k, l in enumerate(lines) if l.startswith("+++ exited")) + 1
+rest = [l for l in lines[i:] if l]
+pats, k = sys.argv[2:], 0
+for p in pats:
+    many = p.endswith("+") and not p.endswith("\\+")
+    rx = re.compile(p[:-1] if many else p)
+    if k >= len(rest) or not rx.fullmatch(rest[k]):
+        sys.exit("line %d: %r does not match %r" % (k + 1, rest[k] if k < len(rest) else None, p))
+    k += 1
+    while many and k < len(rest) and rx.fullmatch(rest[k]):
+        k += 1
+if k != len(rest):
+    sys.exit("more lines: %r" % rest[k:])
+PY
+}
+
+run_driver() {
+    # the demo's needs report (-C): its newest entry point is CUDA 12.8's
+    "$TDTRACE" -q -C -o "$work/dd.txt" -- "$BUILD/examples/hello_drv" > /dev/null 2>&1
+    if [ "$(tail -1 "$work/dd.txt")" = "this run needs driver >= 12.8; cuEventElapsedTime_v2 needs 12.8" ]
+    then report "driver: the demo's needs report" ok; else report "driver: the demo's needs report" fail "$work/dd.txt"; fi
+    # ... which a 12.4 driver lacks: the loader cannot bind cuEventElapsedTime_v2
+    "$TDTRACE" -q --emulate=driver=12.4 -o "$work/dd4.txt" -- "$BUILD/examples/hello_drv" > /dev/null 2> "$work/dd4.err"
+    if [ $? -eq 127 ] && grep -q 'undefined symbol: cuEventElapsedTime_v2' "$work/dd4.err"
+    then report "driver: the demo under driver=12.4: cuEventElapsedTime_v2 (12.8) is not there to bind" ok
+    else report "driver: the demo under driver=12.4" fail "$work/dd4.err"; fi
+    # a Python client that binds NAME_v2 when dlsym finds it (numba 0.56's rule)
+    if command -v python3 > /dev/null; then
+        local py=$top/tests/e2e/py/bind_v2.py pyexe
+        pyexe=$(python3 -c 'import sys; print(sys.executable)')   # not a wrapper script (pyenv)
+        "$TDTRACE" -q --emulate=driver=12.4 -o "$work/bv.trace" -- "$pyexe" "$py" 12.4 > "$work/bv.want" 2> "$work/bv.err"
+        if [ $? -eq 0 ] && diff -u "$work/bv.want" "$work/bv.trace" > "$work/bv.diff"
+        then report "driver: a client's _v2 binding rule works under driver=12.4" ok
+        else cat "$work/bv.err" >> "$work/bv.diff"; report "driver: a client's _v2 binding rule under driver=12.4" fail "$work/bv.diff"; fi
+        "$TDTRACE" -q --emulate=driver=13.0 -o "$work/bv13.trace" -- "$pyexe" "$py" 13.0 > /dev/null 2> "$work/bv13.err"
+        if [ $? -eq 3 ] && grep -q '^bound cuCtxGetDevice_v2: ' "$work/bv13.err"
+        then report "driver: ... and binds CUDA 13's cuCtxGetDevice_v2 under driver=13.0" ok
+        else report "driver: the _v2 binding rule under driver=13.0" fail "$work/bv13.err"; fi
+    else
+        report "driver: a client's _v2 binding rule (python3 is not installed)" skip
+    fi
+    # a CUDA 13 runtime program: refused by a 12.4 driver, as on a real one
+    . "$top/tests/nvcc-env.sh"
+    if [ -z "$NVCC" ]; then
+        report "driver: nvcc program under driver=12.4 and 13.0 (nvcc not found: no CUDA toolkit here)" skip
+        return
+    fi
+    # shellcheck disable=SC2086
+    if ! (cd "$work" && "$NVCC" $NVCC_XFLAGS -arch=sm_80 -o drvchk "$top/tests/e2e/cu/driver_check.cu") > "$work/nvcc-drv.log" 2>&1; then
+        report "driver: build of tests/e2e/cu/driver_check.cu" fail "$work/nvcc-drv.log"; return
+    fi
+    local needs='this run needs driver >= 13\.0; \w+ needs 13\.0 \(cuGetProcAddress\("\w+", 13000\)\)'
+    local asked='it asked cuGetProcAddress for ABI versions up to 13000 \(CUDA 13\.0\)'
+    # built for sm_80 (machine code and PTX): a device of 8.0 or newer; nvcc 13 writes PTX ISA 9.0
+    local needs13='this run needs driver >= 13\.0 and a device of compute capability >= 8\.0; \w+ needs 13\.0 \(cuGetProcAddress\("\w+", 13000\)\); its PTX \(ISA 9\.0\) needs 13\.0'
+    "$TDTRACE" -q --emulate=driver=12.4 -o "$work/dc.trace" -- "$work/drvchk" > "$work/dc.out" 2>&1
+    local rc=$?
+    if [ $rc -eq 1 ] && [ "$(cat "$work/dc.out")" = "runtime 13000 driver 12040 cudaMalloc: cudaErrorInsufficientDriver" ] &&
+       match_after_exit "$work/dc.trace" "$needs" "$asked" \
+           'the emulated driver presented 12\.4 \(cuDriverGetVersion gave 12040\), older than the 13\.0 this run needs' \
+           'a CUDA 13 runtime needs a driver of CUDA 13 or newer \(an older one: cudaErrorInsufficientDriver\)' \
+           '  not in 12\.4, new in 1[23]\.[0-9]: \w+(, \w+)* \([0-9]+ lookups? found nothing\)+' >> "$work/dc.out" 2>&1
+    then report "driver: a CUDA 13 program under driver=12.4: cudaErrorInsufficientDriver, and the needs report says why" ok
+    else echo "exit $rc" >> "$work/dc.out"; cat "$work/dc.trace" >> "$work/dc.out"; report "driver: a CUDA 13 program under driver=12.4" fail "$work/dc.out"; fi
+    "$TDTRACE" -q --emulate=driver=13.0 -o "$work/dc13.trace" -- "$work/drvchk" > "$work/dc13.out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ] && [ "$(cat "$work/dc13.out")" = "$(printf 'runtime 13000 driver 13000 cudaMalloc: cudaSuccess\nkernel: cudaSuccess, 1')" ] &&
+       match_after_exit "$work/dc13.trace" "$needs13" "$asked" \
+           'the emulated driver presented 13\.0 \(cuDriverGetVersion gave 13000\)' >> "$work/dc13.out" 2>&1
+    then report "driver: the same program under driver=13.0 runs; its needs report" ok
+    else echo "exit $rc" >> "$work/dc13.out"; cat "$work/dc13.trace" >> "$work/dc13.out"; report "driver: the same program under driver=13.0" fail "$work/dc13.out"; fi
+}
+
 # --py: each call's Python line (tests/e2e/py/calls.py prints what tdtrace
 # must print), in every interpreter here: Debian's python3, python3 on PATH,
 # and those TD_PYTHONS names
@@ -398,6 +481,7 @@ run_options
 run_tree
 run_order
 run_nvcc
+run_driver
 run_python
 run_manpage
 run_json

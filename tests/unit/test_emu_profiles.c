@@ -12,7 +12,8 @@
 #include "profiles.h"
 #include "xlat.h"
 
-static const char *const names[] = { "h100", "a100", "t4", "b200", "rtx5090" };
+static const char *const names[] = { "h100", "a100", "t4", "b200", "rtx5090",
+                                      "v100", "a10", "l4", "l40s", "rtx4090" };
 #define NPROF (sizeof names / sizeof names[0])
 
 static int attr(const struct emu_profile *p, int ordinal, int a)
@@ -189,6 +190,33 @@ static void test_pci_per_ordinal(void **state)
     assert_int_equal(attr(p, 0, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID), 0x18);
 }
 
+/* The limits that follow from the compute capability, from the CUDA C++
+ * Programming Guide's table of compute capabilities (written out here, not
+ * read from profiles.def): threads and resident blocks per SM, shared
+ * memory per SM and per block (opt-in), shared memory reserved per block. */
+static void test_limits_follow_cc(void **state)
+{
+    (void)state;
+    static const struct { int cc, threads, blocks, smem_sm, smem_block, reserved; } lim[] = {
+        { 70, 2048, 32, 98304, 98304, 0 },        { 75, 1024, 16, 65536, 65536, 0 },
+        { 80, 2048, 32, 167936, 166912, 1024 },   { 86, 1536, 16, 102400, 101376, 1024 },
+        { 89, 1536, 24, 102400, 101376, 1024 },   { 90, 2048, 32, 233472, 232448, 1024 },
+        { 100, 2048, 32, 233472, 232448, 1024 },  { 120, 1536, 32, 102400, 101376, 1024 },
+    };
+    for (size_t i = 0; i < NPROF; i++) {
+        const struct emu_profile *p = emu_profile_find(names[i]);
+        size_t k = 0;
+        while (k < sizeof lim / sizeof lim[0] && lim[k].cc != emu_profile_cc(p))
+            k++;
+        assert_true(k < sizeof lim / sizeof lim[0]);
+        assert_int_equal(attr(p, 0, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR), lim[k].threads);
+        assert_int_equal(attr(p, 0, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR), lim[k].blocks);
+        assert_int_equal(attr(p, 0, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR), lim[k].smem_sm);
+        assert_int_equal(attr(p, 0, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN), lim[k].smem_block);
+        assert_int_equal(attr(p, 0, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK), lim[k].reserved);
+    }
+}
+
 static void test_names_and_find(void **state)
 {
     (void)state;
@@ -197,11 +225,11 @@ static void test_names_and_find(void **state)
     assert_ptr_equal(emu_profile_find("H100"), emu_profile_find("h100"));
     assert_ptr_equal(emu_profile_find("A100"), emu_profile_find("a100"));
     assert_ptr_equal(emu_profile_find("T4"), emu_profile_find("t4"));
-    assert_null(emu_profile_find("v100"));
+    assert_null(emu_profile_find("v200"));
     assert_null(emu_profile_find(""));
     assert_null(emu_profile_find("h1000"));
     assert_null(emu_profile_find(NULL));
-    assert_string_equal(emu_profile_names(), "h100, a100, t4, b200, rtx5090");
+    assert_string_equal(emu_profile_names(), "h100, a100, t4, b200, rtx5090, v100, a10, l4, l40s, rtx4090");
     assert_ptr_equal(emu_profile_find("RTX5090"), emu_profile_find("rtx5090"));
     for (size_t i = 0; i < NPROF; i++)
         assert_non_null(strstr(emu_profile_names(), names[i]));
@@ -217,6 +245,7 @@ int main(void)
         cmocka_unit_test(test_known_values),
         cmocka_unit_test(test_struct_matches_table),
         cmocka_unit_test(test_pci_per_ordinal),
+        cmocka_unit_test(test_limits_follow_cc),
         cmocka_unit_test(test_names_and_find),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
