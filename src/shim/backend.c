@@ -24,6 +24,8 @@ static _Atomic(void *) overrides[TD_FN__ENTRY_POINTS];
 static void *backend_handle;
 static int backend_kind = TD_BK_NONE;
 static char backend_text[PATH_MAX + 128];
+static const char *adopt_path; /* tdtrace -p: the driver the process has loaded */
+static int adopt_kind;
 
 static const char *own_dir(char *buf, size_t len)
 {
@@ -71,6 +73,16 @@ static int driver_has_devices(void *h)
 static void choose_backend(void)
 {
     char dir[PATH_MAX], path[PATH_MAX];
+    if (adopt_path) { /* the very instance the program uses: its contexts, its memory */
+        backend_handle = dlopen(adopt_path, RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);
+        backend_kind = backend_handle ? adopt_kind : TD_BK_NONE;
+        if (backend_handle)
+            snprintf(backend_text, sizeof(backend_text), "%s %s (attached)",
+                     adopt_kind == TD_BK_EMULATE ? "emulate" : "driver", adopt_path);
+        else
+            snprintf(backend_text, sizeof(backend_text), "none (%s is not loaded)", adopt_path);
+        return;
+    }
     own_dir(dir, sizeof(dir));
     int want = td_policy_backend_find(getenv("TDTRACE_BACKEND")); /* unset, unknown: auto */
     const char *why = "";
@@ -128,6 +140,18 @@ void *td_backend_sym(const char *name)
 void td_backend_load(void)
 {
     pthread_once(&load_once, backend_load);
+}
+
+int td_backend_adopt(const char *path, int kind)
+{
+    static char p[PATH_MAX];
+    if (!adopt_path) {
+        snprintf(p, sizeof(p), "%s", path);
+        adopt_kind = kind;
+        adopt_path = p;
+    }
+    td_backend_load();
+    return backend_handle && strcmp(adopt_path, path) == 0 ? 0 : -1;
 }
 
 int td_backend_kind(void)

@@ -109,6 +109,18 @@ int td_tracer_traced(pid_t pid)
     return p && p->tgid == pid;
 }
 
+void td_tracer_adopt(pid_t tid, pid_t tgid)
+{
+    struct td_proc_state *p = proc_add(tid);
+    p->attached = 1;
+    p->tgid = tgid;
+}
+
+void td_tracer_forget(pid_t tid)
+{
+    proc_del(tid);
+}
+
 static pid_t read_tgid(pid_t tid)
 {
     char path[64], buf[512];
@@ -528,6 +540,8 @@ int td_tracer_loop(pid_t first, const struct td_tracer_ops *ops)
         die_errno("signalfd");
     int killed = 0;
     for (;;) {
+        if (ops->turn)
+            ops->turn();
         if (pending_sig) {
             int s = pending_sig;
             pending_sig = 0;
