@@ -715,21 +715,24 @@ int td_attach(pid_t pid, const struct td_attach_cfg *cfg, char *why, size_t wlen
     int drv_emu = 0;
     char shim_path[PATH_MAX + 32];
     snprintf(shim_path, sizeof(shim_path), "%s/libcuda.so.1", cfg->libdir);
+    /* objects that look like a driver (they export cuInit and
+     * cuGetProcAddress_v2): which one the loader loaded is asked below */
+    enum { MAXCAND = 8 };
+    size_t cand[MAXCAND], ncand = 0;
     for (size_t i = 0; i < os.n; i++) {
         const char *b = base(os.o[i].path);
+        if (!os.o[i].exec) /* a file the program mapped as data is no library */
+            continue;
         if (!libc && strncmp(b, "libc.so.6", 9) == 0)
             libc = obj_open(pid, &os.o[i]);
-        if (!drv && os.o[i].exec && !same_file(os.o[i].path, shim_path)) {
+        if (ncand < MAXCAND && !same_file(os.o[i].path, shim_path)) {
             struct td_elf *e = obj_open(pid, &os.o[i]);
             struct td_elf_sym s;
             if (e && td_elf_find_func(e, "cuInit", &s, &perr) == 0 && s.dynamic &&
-                td_elf_find_func(e, "cuGetProcAddress_v2", &s, &perr) == 0) {
-                drv = e;
-                drv_obj = &os.o[i];
-                drv_emu = td_elf_find_func(e, TD_EMU_LISTEN, &s, &perr) == 0;
-            } else if (e) {
+                td_elf_find_func(e, "cuGetProcAddress_v2", &s, &perr) == 0 && s.dynamic)
+                cand[ncand++] = i;
+            if (e)
                 td_elf_close(e);
-            }
         }
     }
     if (!libc) {
@@ -741,6 +744,9 @@ int td_attach(pid_t pid, const struct td_attach_cfg *cfg, char *why, size_t wlen
     if (!dlopen_fn)
         dlopen_fn = find_fn(libc, "__libc_dlopen_mode");
     uint64_t dlerror_fn = find_fn(libc, "dlerror");
+    uint64_t dlclose_fn = find_fn(libc, "dlclose");
+    if (!dlclose_fn)
+        dlclose_fn = find_fn(libc, "__libc_dlclose");
     ap->mmap_fn = find_fn(libc, "mmap");
     uint64_t munmap_fn = find_fn(libc, "munmap");
     if (!dlopen_fn || !ap->mmap_fn || !munmap_fn) {
@@ -754,6 +760,25 @@ int td_attach(pid_t pid, const struct td_attach_cfg *cfg, char *why, size_t wlen
     if (rcall(ap, ap->mmap_fn, a, 6, &scratch, cwhy, sizeof(cwhy)) < 0 || scratch == (uint64_t)-1) {
         snprintf(why, wlen, "mmap in the process: %s", scratch == (uint64_t)-1 ? "failed" : cwhy);
         goto fail_objs;
+    }
+    /* the driver: the first candidate the loader has loaded (a file the
+     * program mapped itself, or a copy that merely looks like a driver, is
+     * not) */
+    for (size_t k = 0; k < ncand && !drv && dlclose_fn; k++) {
+        struct td_patch_mem mem = td_procmem_ops(&ap->pm);
+        const struct obj *o = &os.o[cand[k]];
+        uint64_t at = scratch + SCRATCH - PATH_MAX, h = 0;
+        uint64_t da[2] = { at, RTLD_NOW | RTLD_NOLOAD };
+        if (mem.write(mem.ctx, at, o->path, strlen(o->path) + 1) != 0 ||
+            rcall(ap, dlopen_fn, da, 2, &h, cwhy, sizeof(cwhy)) < 0 || !h)
+            continue;
+        uint64_t ca[1] = { h };
+        rcall(ap, dlclose_fn, ca, 1, &ret, cwhy, sizeof(cwhy)); /* NOLOAD took a reference */
+        struct td_elf_sym s;
+        if ((drv = obj_open(pid, o))) {
+            drv_obj = o;
+            drv_emu = td_elf_find_func(drv, TD_EMU_LISTEN, &s, &perr) == 0;
+        }
     }
     /* the shim, loaded by the process's own dlopen */
     {

@@ -180,7 +180,34 @@ else
     report "dlopen by absolute path: the target did not start" fail "$work/d.out"
 fi
 
-# 5. refusals, each with its reason, nothing done to the process
+# 5. hostile files in the process's maps: a corrupt ELF named libc.so.6, a
+# copy of the driver mapped but not loaded, a truncated one, garbage
+mkdir -p "$work/decoy"
+python3 - "$EMU/libcuda.so.1" "$work/decoy" <<'EOF'
+import os, random, struct, sys
+src, d = sys.argv[1], sys.argv[2]
+drv = open(src, "rb").read()
+random.seed(7)
+open(os.path.join(d, "libc.so.6"), "wb").write(b"\x7fELF\x02\x01\x01" + bytes(random.getrandbits(8) for _ in range(8192)))
+open(os.path.join(d, "libcuda.so.1"), "wb").write(drv)                 # a whole copy, never loaded
+open(os.path.join(d, "libcuda-cut.so.1"), "wb").write(drv[:len(drv) // 3])
+bad = bytearray(drv[:65536]); struct.pack_into("<Q", bad, 0x28, 1 << 62)  # e_shoff far away
+open(os.path.join(d, "libcuda-bad.so.1"), "wb").write(bytes(bad))
+EOF
+if start f map "$work/decoy/libc.so.6" map "$work/decoy/libcuda.so.1" map "$work/decoy/libcuda-cut.so.1" \
+        map "$work/decoy/libcuda-bad.so.1"; then
+    tt -o "$work/f.trace" --detach-after=0.5s -e trace=cuMemAlloc_v2 -p "$tpid" 2> "$work/f.err"
+    rc=$?
+    finish f "$tpid"
+    { echo "rc=$rc"; cat "$work/f.err" "$work/f.result"; head -3 "$work/f.trace"; } > "$work/f.log"
+    check "hostile maps: decoy and corrupt ELF files mapped in the process are passed over" "$work/f.log" \
+        eval '[ $rc -eq 0 ] && grep -q "driver $EMU/libcuda.so.1, 637 entry points" "$work/f.err" &&
+              grep -q "^cuMemAlloc_v2(" "$work/f.trace" && grep -q "^status 3: result OK" "$work/f.result"'
+else
+    report "hostile maps: the target did not start" fail "$work/f.out"
+fi
+
+# 6. refusals, each with its reason, nothing done to the process
 expect_refusal() { # name expected-substring tdtrace-args...
     local name=$1 want=$2; shift 2
     tt "$@" > "$work/r.out" 2> "$work/r.err"

@@ -7,16 +7,20 @@
  * cuMemcpyDtoH_v2 and cuMemFree_v2 through pointers obtained with
  * cuGetProcAddress at start (as the CUDA runtime does), cuMemsetD32_v2 and
  * cuCtxSynchronize by their symbols (GOT slots), or (with "dlopen PATH")
- * every one through dlsym of the driver loaded by absolute path. Before
+ * every one through dlsym of the driver loaded by absolute path. "map
+ * FILE" maps a file executable without loading it (a decoy for tdtrace). Before
  * the loop it allocates 4 KiB that thread 0 reads in every round (an
  * allocation made before any attach) and writes "ready" to the file
  * READY. */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "td_api.h"
@@ -81,10 +85,25 @@ int main(int argc, char **argv)
         return 2;
     }
     stop_file = argv[2];
-    if (argc >= 5 && strcmp(argv[3], "dlopen") == 0) {
-        void *h = dlopen(argv[4], RTLD_NOW | RTLD_LOCAL);
+    const char *dl = NULL;
+    for (int i = 3; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "dlopen") == 0) {
+            dl = argv[i + 1];
+        } else if (strcmp(argv[i], "map") == 0) { /* a file mapped executable, not loaded */
+            int fd = open(argv[i + 1], O_RDONLY);
+            struct stat st;
+            if (fd < 0 || fstat(fd, &st) < 0 ||
+                mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+                return 2;
+            close(fd);
+        } else {
+            return 2;
+        }
+    }
+    if (dl) {
+        void *h = dlopen(dl, RTLD_NOW | RTLD_LOCAL);
         if (!h) {
-            fprintf(stderr, "dlopen %s: %s\n", argv[4], dlerror());
+            fprintf(stderr, "dlopen %s: %s\n", dl, dlerror());
             return 2;
         }
         CUresult (*init)(unsigned) = (CUresult (*)(unsigned))dlsym(h, "cuInit");
