@@ -50,5 +50,7 @@ int td_tracer_traced(pid_t pid);
  * longer (detached) */
 void td_tracer_adopt(pid_t tid, pid_t tgid);
 void td_tracer_forget(pid_t tid);
+/* 1 if tid is a thread tdtrace traces */
+int td_tracer_has(pid_t tid);
 
 #endif
