@@ -355,9 +355,27 @@ static struct thr *thr_find(struct aproc *ap, pid_t tid)
     return NULL;
 }
 
+/* the threads of the process now: those made since the attach are the
+ * tracer's already (PTRACE_O_TRACECLONE), so they are only noted */
+static void refresh_threads(struct aproc *ap)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)ap->pid);
+    DIR *d = opendir(path);
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        pid_t tid = (pid_t)atoi(de->d_name);
+        if (tid > 0 && td_tracer_has(tid))
+            thr_add(ap, tid);
+    }
+    if (d)
+        closedir(d);
+}
+
 /* stop every thread (threads made meanwhile too) */
 static void stop_all(struct aproc *ap)
 {
+    refresh_threads(ap);
     for (int again = 1; again;) {
         again = 0;
         for (size_t i = 0; i < ap->nt; i++) {

@@ -825,21 +825,22 @@ int main(int argc, char **argv)
     td_printer_start(print_event);
     if (opts.nattach) {
         struct td_attach_cfg cfg = { libdir, sock, opts.quiet, attach_serve };
+        first_pid = opts.attach[0];
+        for (int i = 0; i < opts.nattach; i++) /* before the printer thread sees their records */
+            td_out_note_pid((int)opts.attach[i]);
         for (int i = 0; i < opts.nattach; i++) {
             char why[600];
             if (td_attach(opts.attach[i], &cfg, why, sizeof(why)) < 0) {
                 td_attach_detach_all(detached);
                 die("cannot attach to process %d: %s", (int)opts.attach[i], why);
             }
-            td_out_note_pid((int)opts.attach[i]);
         }
-        first_pid = opts.attach[0];
         if (opts.detach_after_ns)
             detach_deadline = now_mono() + opts.detach_after_ns;
     } else {
         first_pid = launch(path, opts.cmd, ioctl_flags, opts.summary == 1 ? 0 : shared_fds());
+        td_out_note_pid((int)first_pid);
     }
-    td_out_note_pid((int)first_pid);
     static const struct td_tracer_ops ops = { drain, proc_exit, proc_exec, proc_fork, thread_exit,
                                               td_gpu_interrupted, loop_fds, loop_ready, td_transport_busy,
                                               td_out_failed, sync_write, loop_timeout, loop_turn };

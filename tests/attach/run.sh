@@ -64,10 +64,11 @@ finish() { # name pid
     echo "status $?: $(cat "$work/$1.out")" > "$work/$1.result"
 }
 # the bytes of the driver's code and the target's GOT, as a hash
-code_hash() { # pid
-    python3 - "$1" "$EMU/libcuda.so.1" "$work/target" <<'EOF'
+code_hash() { # pid [code: the driver's code only]
+    python3 - "$1" "$EMU/libcuda.so.1" "$work/target" "${2:-}" <<'EOF'
 import hashlib, os, re, subprocess, sys
 pid, emu, exe = sys.argv[1], os.path.realpath(sys.argv[2]), os.path.realpath(sys.argv[3])
+code_only = sys.argv[4] == "code"
 h = hashlib.sha256()
 maps = open(f"/proc/{pid}/maps").read().splitlines()
 mem = open(f"/proc/{pid}/mem", "rb")
@@ -81,7 +82,7 @@ for l in maps:
     if path == emu and "x" in f[1]:
         mem.seek(lo); h.update(mem.read(hi - lo))
 # the executable's .got and .got.plt
-for l in subprocess.run(["readelf", "-SW", exe], capture_output=True, text=True).stdout.splitlines():
+for l in [] if code_only else subprocess.run(["readelf", "-SW", exe], capture_output=True, text=True).stdout.splitlines():
     m = re.search(r"\] (\.got(?:\.plt)?)\s+\S+\s+([0-9a-f]+) [0-9a-f]+ ([0-9a-f]+)", l)
     if m:
         mem.seek(base + int(m.group(2), 16)); h.update(mem.read(int(m.group(3), 16)))
@@ -207,7 +208,57 @@ else
     report "hostile maps: the target did not start" fail "$work/f.out"
 fi
 
-# 6. refusals, each with its reason, nothing done to the process
+# 6. the CUDA runtime linked statically (nvcc's default): it reaches the
+# driver only through cuGetProcAddress pointers it cached at start
+. tests/nvcc-env.sh
+if [ -z "${NVCC:-}" ] || [ ! -x "$NVCC" ]; then
+    report "static CUDA runtime (skipped: nvcc not found; TD_NVCC= simulates that)" skip
+elif ! "$NVCC" $NVCC_XFLAGS -o "$work/static_rt" tests/attach/static_rt.cu > "$work/nvcc.log" 2>&1; then
+    report "static CUDA runtime: nvcc failed to build tests/attach/static_rt.cu" fail "$work/nvcc.log"
+else
+    rm -f "$work/s.ready" "$work/s.stop"
+    LD_LIBRARY_PATH=$EMU "$work/static_rt" "$work/s.ready" "$work/s.stop" > "$work/s.out" 2>&1 &
+    tpid=$!; pids+=("$tpid")
+    for _ in $(seq 400); do [ -s "$work/s.ready" ] && break; sleep 0.05; done
+    tt -o "$work/s.trace" --detach-after=1s -p "$tpid" 2> "$work/s.err"
+    rc=$?
+    finish s "$tpid"
+    { echo "rc=$rc"; cat "$work/s.err" "$work/s.result"; head -8 "$work/s.trace"; tail -2 "$work/s.trace"; } > "$work/s.log"
+    check "static CUDA runtime: its kernel launches and copies are traced, it finishes right" "$work/s.log" \
+        eval '[ $rc -eq 0 ] &&
+              grep -q "^cuLaunchKernel(axpy(float, float const\*, float\*, int)<<<(2,1,1), (128,1,1), 0 B shared, NULL>>>([0-9.]*, 0x[0-9a-f]* (allocated before attach), 0x[0-9a-f]* (allocated before attach), 256)) = CUDA_SUCCESS$" "$work/s.trace" &&
+              grep -q "^cuMemcpyDtoH_v2(" "$work/s.trace" && [ "$(tail -1 "$work/s.trace")" = "+++ detached +++" ] &&
+              grep -q "^status 3: result OK" "$work/s.result"'
+fi
+
+# 7. a process that ends while attached, and one that forks while attached
+if start g fork; then
+    parent_before=$(code_hash "$tpid" code) # its GOT changes: lazy binding after the fork
+    bg -o "$work/g.trace" -p "$tpid" 2> "$work/g.err" &
+    t1=$!; watchdog $t1
+    for _ in $(seq 100); do seen "$work/g.trace" && break; sleep 0.05; done
+    touch "$work/g.ready.fork"
+    for _ in $(seq 100); do [ -s "$work/g.ready.child" ] && break; sleep 0.05; done
+    child=$(cat "$work/g.ready.child" 2>/dev/null)
+    kill -INT $t1; wait $t1; rc1=$?
+    after=$(code_hash "$child" code)
+    bg -o "$work/g2.trace" -p "$tpid" 2> "$work/g2.err" &
+    t2=$!; watchdog $t2
+    for _ in $(seq 100); do seen "$work/g2.trace" && break; sleep 0.05; done
+    finish g "$tpid"
+    wait $t2; rc2=$?
+    { echo "rc1=$rc1 rc2=$rc2 child=$child before=$parent_before after=$after"; cat "$work/g.err" "$work/g2.err" "$work/g.result"; grep -v "^cu" "$work/g.trace"; tail -3 "$work/g2.trace"; } > "$work/g.log"
+    check "fork while attached: the child is followed and restored at the detach too" "$work/g.log" \
+        eval '[ $rc1 -eq 0 ] && [ -n "$child" ] && grep -q "forked $child$" "$work/g.trace" &&
+              grep -q "^tdtrace: Process $child detached$" "$work/g.err" && [ -n "$after" ] && [ "$after" = "$parent_before" ]'
+    check "the process ends while attached: its exit line, tdtrace exits 0" "$work/g.log" \
+        eval '[ $rc2 -eq 0 ] && [ "$(tail -1 "$work/g2.trace")" = "+++ exited with 3 +++" ] &&
+              grep -q "^status 3: result OK" "$work/g.result"'
+else
+    report "fork while attached: the target did not start" fail "$work/g.out"
+fi
+
+# 8. refusals, each with its reason, nothing done to the process
 expect_refusal() { # name expected-substring tdtrace-args...
     local name=$1 want=$2; shift 2
     tt "$@" > "$work/r.out" 2> "$work/r.err"

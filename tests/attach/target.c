@@ -8,7 +8,8 @@
  * cuGetProcAddress at start (as the CUDA runtime does), cuMemsetD32_v2 and
  * cuCtxSynchronize by their symbols (GOT slots), or (with "dlopen PATH")
  * every one through dlsym of the driver loaded by absolute path. "map
- * FILE" maps a file executable without loading it (a decoy for tdtrace). Before
+ * FILE" maps a file executable without loading it (a decoy for tdtrace);
+ * "fork" forks a child when the file READY.fork appears. Before
  * the loop it allocates 4 KiB that thread 0 reads in every round (an
  * allocation made before any attach) and writes "ready" to the file
  * READY. */
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "td_api.h"
@@ -86,11 +88,16 @@ int main(int argc, char **argv)
     }
     stop_file = argv[2];
     const char *dl = NULL;
-    for (int i = 3; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "dlopen") == 0) {
-            dl = argv[i + 1];
+    int forks = 0;
+    for (int i = 3; i < argc; i++) {
+        if (strcmp(argv[i], "fork") == 0) {
+            forks = 1;
+        } else if (i + 1 == argc) {
+            return 2;
+        } else if (strcmp(argv[i], "dlopen") == 0) {
+            dl = argv[++i];
         } else if (strcmp(argv[i], "map") == 0) { /* a file mapped executable, not loaded */
-            int fd = open(argv[i + 1], O_RDONLY);
+            int fd = open(argv[++i], O_RDONLY);
             struct stat st;
             if (fd < 0 || fstat(fd, &st) < 0 ||
                 mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
@@ -138,14 +145,34 @@ int main(int argc, char **argv)
         return 2;
     if (p_alloc(&keep, 4096) != CUDA_SUCCESS)
         return 2;
-    FILE *f = fopen(argv[1], "w");
-    if (!f || fprintf(f, "ready\n") < 0 || fclose(f) != 0)
-        return 2;
     pthread_t th[T];
     for (unsigned t = 0; t < T; t++)
         pthread_create(&th[t], NULL, worker, (void *)(uintptr_t)t);
+    FILE *f = fopen(argv[1], "w");
+    if (!f || fprintf(f, "ready\n") < 0 || fclose(f) != 0)
+        return 2;
+    pid_t child = 0;
+    if (forks) { /* at the file READY.fork: a child that waits for STOP (READY.child: its pid) */
+        char trigger[4096], note[4096];
+        snprintf(trigger, sizeof(trigger), "%s.fork", argv[1]);
+        snprintf(note, sizeof(note), "%s.child", argv[1]);
+        while (access(trigger, F_OK) != 0 && access(stop_file, F_OK) != 0)
+            usleep(2000);
+        child = fork();
+        if (child == 0) {
+            while (access(stop_file, F_OK) != 0)
+                usleep(2000);
+            _exit(0);
+        }
+        FILE *c = fopen(note, "w");
+        if (child < 0 || !c || fprintf(c, "%d\n", (int)child) < 0 || fclose(c))
+            return 2;
+    }
     for (unsigned t = 0; t < T; t++)
         pthread_join(th[t], NULL);
+    int cst;
+    if (child > 0 && (waitpid(child, &cst, 0) != child || !WIFEXITED(cst) || WEXITSTATUS(cst) != 0))
+        atomic_fetch_add(&bad, 1);
     if (p_free(keep) != CUDA_SUCCESS)
         atomic_fetch_add(&bad, 1);
     if (atomic_load(&bad) || atomic_load(&rounds) == 0) {
