@@ -654,41 +654,43 @@ static void free_ap(struct aproc *ap)
 
 static void detach_one(struct aproc *ap, int quiet);
 
-/* put every thread out of the bytes the applied patches change */
-static int step_out(struct aproc *ap, int applying)
+/* Put every stopped thread out of the bytes the patches in state
+ * `applied` (0: about to be applied, 1: about to be undone) change: such a
+ * thread is single-stepped until it is past them. A thread stopped in a
+ * system call whose restart would go back into them cannot be stepped out
+ * (it is inside the kernel): skip[i] is set for that patch i, and for one a
+ * thread is still inside after 64 steps. */
+static void step_out(struct aproc *ap, int applied, uint8_t *skip)
 {
-    struct td_range *rg = malloc((ap->np ? ap->np : 1) * sizeof(*rg));
-    if (!rg)
-        return -1;
-    size_t nr = 0;
-    for (size_t i = 0; i < ap->np; i++)
-        if (ap->p[i].applied != applying)
-            rg[nr++] = td_patch_busy_range(&ap->p[i]);
     for (size_t i = 0; i < ap->nt; i++) {
         for (int steps = 0;; steps++) {
             struct user_regs_struct r;
             if (ptrace(PTRACE_GETREGS, ap->t[i].tid, 0, &r) < 0)
                 break;
             struct td_thread_ip ip = { ap->t[i].tid, r.rip, (long long)r.orig_rax >= 0 };
-            size_t which;
-            int restart;
-            if (td_threads_inside(rg, nr, &ip, 1, &which, &restart) < 0)
+            long hit = -1;
+            int restart = 0;
+            for (size_t k = 0; k < ap->np && hit < 0; k++) {
+                if (ap->p[k].applied != applied || skip[k])
+                    continue;
+                struct td_range rg = td_patch_busy_range(&ap->p[k]);
+                if (td_threads_inside(&rg, 1, &ip, 1, NULL, &restart) >= 0)
+                    hit = (long)k;
+            }
+            if (hit < 0)
                 break;
-            if (restart || steps == 64) { /* a system call inside an entry's first bytes: leave it be */
-                rg[which] = rg[--nr];
+            if (restart || steps == 64) {
+                skip[hit] = 1;
                 continue;
             }
-            if (ptrace(PTRACE_SINGLESTEP, ap->t[i].tid, 0, 0) < 0)
-                break;
             int st;
-            if (waitpid(ap->t[i].tid, &st, __WALL) < 0 || !WIFSTOPPED(st))
+            if (ptrace(PTRACE_SINGLESTEP, ap->t[i].tid, 0, 0) < 0 || waitpid(ap->t[i].tid, &st, __WALL) < 0 ||
+                !WIFSTOPPED(st))
                 break;
             if (WSTOPSIG(st) != SIGTRAP && !ap->t[i].sig)
-                ap->t[i].sig = WSTOPSIG(st);
+                ap->t[i].sig = WSTOPSIG(st); /* a signal came: delivered when it goes on */
         }
     }
-    free(rg);
-    return 0;
 }
 
 int td_attach(pid_t pid, const struct td_attach_cfg *cfg, char *why, size_t wlen)
@@ -900,11 +902,22 @@ int td_attach(pid_t pid, const struct td_attach_cfg *cfg, char *why, size_t wlen
     stop_all(ap);
     for (size_t i = 0; i < ap->nt; i++) /* threads the calls started too */
         td_tracer_adopt(ap->t[i].tid, pid);
-    step_out(ap, 0);
+    uint8_t *skip = calloc(ap->np ? ap->np : 1, 1);
+    if (!skip)
+        die("out of memory");
+    step_out(ap, 0, skip);
     size_t failed = 0;
-    for (size_t i = 0; i < ap->np; i++)
+    for (size_t i = 0; i < ap->np; i++) {
+        if (skip[i]) {
+            if (!failed++)
+                snprintf(first_refusal, sizeof(first_refusal), "%s: a thread is stopped inside its first "
+                         "instructions", ap->p[i].name);
+            continue;
+        }
         if (td_patch_apply(ap->pt, &ap->p[i], TD_PATCH_STOPPED, &perr) != 0 && !failed++)
             snprintf(first_refusal, sizeof(first_refusal), "%s", perr.msg);
+    }
+    free(skip);
     /* the GOT slots of every object that imports driver entry points */
     size_t nslots = 0;
     for (size_t i = 0; i < os.n; i++) {
@@ -1034,7 +1047,12 @@ int td_attach_active(void)
 static void detach_one(struct aproc *ap, int quiet)
 {
     struct td_perr err;
-    step_out(ap, 1);
+    /* undoing puts back the bytes a thread stopped here would have run,
+     * so only a thread inside the jump itself matters (none can be) */
+    uint8_t *skip = calloc(ap->np ? ap->np : 1, 1);
+    if (skip)
+        step_out(ap, 1, skip);
+    free(skip);
     size_t bad = 0;
     char first[300] = "";
     for (size_t i = ap->ng; i-- > 0;)

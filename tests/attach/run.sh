@@ -258,7 +258,23 @@ else
     report "fork while attached: the target did not start" fail "$work/g.out"
 fi
 
-# 8. refusals, each with its reason, nothing done to the process
+# 8. twenty attaches and detaches while a thread calls the driver in a tight
+# loop: some find it inside an entry's first instructions, which are
+# changed only once it is stepped out
+if start h spin; then
+    n=0
+    for _ in $(seq 20); do
+        tt -q -o /dev/null -e trace=none --detach-after=0.05s -p "$tpid" 2>> "$work/h.err" && n=$((n + 1))
+    done
+    finish h "$tpid"
+    { echo "$n of 20 attaches"; cat "$work/h.err" "$work/h.result"; } > "$work/h.log"
+    check "20 attaches and detaches on a thread in a tight driver loop: the program is unharmed" "$work/h.log" \
+        eval '[ $n -eq 20 ] && grep -q "^status 3: result OK" "$work/h.result"'
+else
+    report "tight loop: the target did not start" fail "$work/h.out"
+fi
+
+# 9. refusals, each with its reason, nothing done to the process
 expect_refusal() { # name expected-substring tdtrace-args...
     local name=$1 want=$2; shift 2
     tt "$@" > "$work/r.out" 2> "$work/r.err"

@@ -9,7 +9,8 @@
  * cuCtxSynchronize by their symbols (GOT slots), or (with "dlopen PATH")
  * every one through dlsym of the driver loaded by absolute path. "map
  * FILE" maps a file executable without loading it (a decoy for tdtrace);
- * "fork" forks a child when the file READY.fork appears. Before
+ * "fork" forks a child when the file READY.fork appears; "spin" adds a
+ * thread calling cuCtxGetCurrent in a tight loop. Before
  * the loop it allocates 4 KiB that thread 0 reads in every round (an
  * allocation made before any attach) and writes "ready" to the file
  * READY. */
@@ -36,6 +37,7 @@ typedef CUresult (*free_t)(CUdeviceptr);
 typedef CUresult (*set32_t)(CUdeviceptr, unsigned, size_t);
 typedef CUresult (*sync_t)(void);
 typedef CUresult (*setcur_t)(CUcontext);
+typedef CUresult (*getcur_t)(CUcontext *);
 
 static alloc_t p_alloc;
 static htod_t p_htod;
@@ -44,10 +46,26 @@ static free_t p_free;
 static set32_t p_set32;
 static sync_t p_sync;
 static setcur_t p_setcur;
+static getcur_t p_getcur;
 static CUcontext ctx;
 static const char *stop_file;
 static atomic_long rounds, bad;
 static CUdeviceptr keep; /* allocated before any attach, used in every round, freed at the end */
+
+/* "spin": a thread that calls cuCtxGetCurrent in a tight loop, so some
+ * attach finds it inside a driver entry's first instructions */
+static void *spinner(void *arg)
+{
+    (void)arg;
+    CUcontext c;
+    while (access(stop_file, F_OK) != 0)
+        for (int i = 0; i < 10000; i++)
+            if (p_getcur(&c) != CUDA_SUCCESS) {
+                atomic_fetch_add(&bad, 1);
+                return NULL;
+            }
+    return NULL;
+}
 
 static void *worker(void *arg)
 {
@@ -88,10 +106,12 @@ int main(int argc, char **argv)
     }
     stop_file = argv[2];
     const char *dl = NULL;
-    int forks = 0;
+    int forks = 0, spin = 0;
     for (int i = 3; i < argc; i++) {
         if (strcmp(argv[i], "fork") == 0) {
             forks = 1;
+        } else if (strcmp(argv[i], "spin") == 0) {
+            spin = 1;
         } else if (i + 1 == argc) {
             return 2;
         } else if (strcmp(argv[i], "dlopen") == 0) {
@@ -127,6 +147,7 @@ int main(int argc, char **argv)
         p_set32 = (set32_t)dlsym(h, "cuMemsetD32_v2");
         p_sync = (sync_t)dlsym(h, "cuCtxSynchronize");
         p_setcur = (setcur_t)dlsym(h, "cuCtxSetCurrent");
+        p_getcur = (getcur_t)dlsym(h, "cuCtxGetCurrent");
     } else {
         CUdevice dev;
         if (cuInit(0) || cuDeviceGet(&dev, 0) || cuCtxCreate_v2(&ctx, 0, dev))
@@ -136,18 +157,21 @@ int main(int argc, char **argv)
             cuGetProcAddress_v2("cuMemcpyHtoD", (void **)&p_htod, 12000, 0, &q) ||
             cuGetProcAddress_v2("cuMemcpyDtoH", (void **)&p_dtoh, 12000, 0, &q) ||
             cuGetProcAddress_v2("cuMemFree", (void **)&p_free, 12000, 0, &q) ||
-            cuGetProcAddress_v2("cuCtxSetCurrent", (void **)&p_setcur, 12000, 0, &q))
+            cuGetProcAddress_v2("cuCtxSetCurrent", (void **)&p_setcur, 12000, 0, &q) ||
+            cuGetProcAddress_v2("cuCtxGetCurrent", (void **)&p_getcur, 12000, 0, &q))
             return 2;
         p_set32 = cuMemsetD32_v2;
         p_sync = cuCtxSynchronize;
     }
-    if (!p_alloc || !p_htod || !p_dtoh || !p_free || !p_set32 || !p_sync || !p_setcur)
+    if (!p_alloc || !p_htod || !p_dtoh || !p_free || !p_set32 || !p_sync || !p_setcur || !p_getcur)
         return 2;
     if (p_alloc(&keep, 4096) != CUDA_SUCCESS)
         return 2;
-    pthread_t th[T];
+    pthread_t th[T], sp;
     for (unsigned t = 0; t < T; t++)
         pthread_create(&th[t], NULL, worker, (void *)(uintptr_t)t);
+    if (spin && pthread_create(&sp, NULL, spinner, NULL) != 0)
+        return 2;
     FILE *f = fopen(argv[1], "w");
     if (!f || fprintf(f, "ready\n") < 0 || fclose(f) != 0)
         return 2;
@@ -170,6 +194,8 @@ int main(int argc, char **argv)
     }
     for (unsigned t = 0; t < T; t++)
         pthread_join(th[t], NULL);
+    if (spin)
+        pthread_join(sp, NULL);
     int cst;
     if (child > 0 && (waitpid(child, &cst, 0) != child || !WIFEXITED(cst) || WEXITSTATUS(cst) != 0))
         atomic_fetch_add(&bad, 1);
