@@ -84,7 +84,9 @@ TD_EXPORT int tdtrace_shim_attach(struct td_attach_req *req)
         pairs = p;
         npairs = req->npairs;
     }
-    if (td_backend_adopt(req->driver, (int)req->kind) < 0)
+    if (!req->driver[0]) /* none loaded yet: chosen as at a launched program's start */
+        td_backend_load();
+    else if (td_backend_adopt(req->driver, (int)req->kind) < 0)
         return fail(req, "the driver the program loaded does not open with RTLD_NOLOAD");
     /* the backend's functions that tdtrace patches: their trampolines */
     for (int i = 0; i < TD_FN__ENTRY_POINTS; i++) {

@@ -217,7 +217,7 @@ elif ! "$NVCC" $NVCC_XFLAGS -o "$work/static_rt" tests/attach/static_rt.cu > "$w
     report "static CUDA runtime: nvcc failed to build tests/attach/static_rt.cu" fail "$work/nvcc.log"
 else
     rm -f "$work/s.ready" "$work/s.stop"
-    LD_LIBRARY_PATH=$EMU "$work/static_rt" "$work/s.ready" "$work/s.stop" > "$work/s.out" 2>&1 &
+    ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" LD_LIBRARY_PATH=$EMU "$work/static_rt" "$work/s.ready" "$work/s.stop" > "$work/s.out" 2>&1 &
     tpid=$!; pids+=("$tpid")
     for _ in $(seq 400); do [ -s "$work/s.ready" ] && break; sleep 0.05; done
     tt -o "$work/s.trace" --detach-after=1s -p "$tpid" 2> "$work/s.err"
@@ -274,7 +274,27 @@ else
     report "tight loop: the target did not start" fail "$work/h.out"
 fi
 
-# 9. refusals, each with its reason, nothing done to the process
+# 9. attached before the program loads the driver: it loads it by name
+# (dlopen), as a launched program would, and gets the shim
+$CC ${EXTRA_CFLAGS:-} -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Werror -I include -I "$BUILD/gen" \
+    -o "$work/late" tests/attach/late.c -ldl || report "late: cannot build tests/attach/late.c" fail
+rm -f "$work/l.ready" "$work/l.go"
+LD_LIBRARY_PATH=$EMU "$work/late" "$work/l.ready" "$work/l.go" > "$work/l.out" 2>&1 &
+tpid=$!; pids+=("$tpid")
+for _ in $(seq 200); do [ -s "$work/l.ready" ] && break; sleep 0.05; done
+bg -o "$work/l.trace" -e trace=%memory,cuInit -p "$tpid" 2> "$work/l.err" &
+t1=$!; watchdog $t1
+for _ in $(seq 200); do grep -q attached "$work/l.err" 2>/dev/null && break; sleep 0.05; done
+touch "$work/l.go"
+wait "$tpid"; st=$?
+wait $t1; rc=$?
+{ echo "rc=$rc status=$st"; cat "$work/l.err" "$work/l.out"; head -5 "$work/l.trace"; tail -2 "$work/l.trace"; } > "$work/l.log"
+check "the driver loaded after the attach, by name: its calls are traced" "$work/l.log" \
+    eval '[ $rc -eq 0 ] && [ $st -eq 3 ] && grep -q "driver not loaded yet" "$work/l.err" &&
+          grep -q "^cuInit(0) = CUDA_SUCCESS$" "$work/l.trace" && [ "$(grep -c "^cuMemAlloc_v2(" "$work/l.trace")" -eq 100 ] &&
+          [ "$(tail -1 "$work/l.trace")" = "+++ exited with 3 +++" ]'
+
+# 10. refusals, each with its reason, nothing done to the process
 expect_refusal() { # name expected-substring tdtrace-args...
     local name=$1 want=$2; shift 2
     tt "$@" > "$work/r.out" 2> "$work/r.err"
