@@ -294,7 +294,7 @@ check "the driver loaded after the attach, by name: its calls are traced" "$work
           grep -q "^cuInit(0) = CUDA_SUCCESS$" "$work/l.trace" && [ "$(grep -c "^cuMemAlloc_v2(" "$work/l.trace")" -eq 100 ] &&
           [ "$(tail -1 "$work/l.trace")" = "+++ exited with 3 +++" ]'
 
-# 10. refusals, each with its reason, nothing done to the process
+# 10. refusals, each with its reason, nothing done to the process, and (11) a
 expect_refusal() { # name expected-substring tdtrace-args...
     local name=$1 want=$2; shift 2
     tt "$@" > "$work/r.out" 2> "$work/r.err"
@@ -302,6 +302,25 @@ expect_refusal() { # name expected-substring tdtrace-args...
     if [ "$rc" -ne 0 ] && grep -qF -- "$want" "$work/r.err"; then report "$name" ok
     else echo "exit $rc, stderr:" > "$work/r.diff"; cat "$work/r.err" >> "$work/r.diff"; report "$name" fail "$work/r.diff"; fi
 }
+# 11. a policy from the moment of attach: a memory-limit counts only what
+# is allocated since (the 4 KiB the target holds from before do not count)
+for lim in 512 1K; do
+    if start "m$lim"; then
+        tt -o "$work/m$lim.trace" --policy=none --policy-mode=enforce --memory-limit=$lim -e trace=cuMemAlloc_v2 \
+            --detach-after=0.5s -p "$tpid" 2> "$work/m$lim.err"
+        echo "rc=$?" >> "$work/m$lim.err"
+        finish "m$lim" "$tpid"
+    fi
+done
+{ cat "$work/m512.err" "$work/m512.result" "$work/m1K.err" "$work/m1K.result"; head -3 "$work/m512.trace" "$work/m1K.trace"; } > "$work/m.log" 2>&1
+check "a memory-limit applies from the attach: over it, every allocation is refused" "$work/m.log" \
+    eval 'grep -q "^cuMemAlloc_v2(0x[0-9a-f]*, 1 KiB) = CUDA_ERROR_OUT_OF_MEMORY (2) (LIMITED by --memory-limit)$" "$work/m512.trace" &&
+          ! grep -q "^cuMemAlloc_v2(.*CUDA_SUCCESS" "$work/m512.trace" && grep -q "^status 1: result BAD" "$work/m512.result"'
+check "a memory-limit counts only what was allocated since the attach" "$work/m.log" \
+    grep -q "^cuMemAlloc_v2(&0x[0-9a-f]* (alloc#[0-9]*), 1 KiB) = CUDA_SUCCESS$" "$work/m1K.trace"
+expect_refusal "refused: device rules with -p" "cannot attach with device rules (hide, remap): the program has seen its devices already" \
+    --policy=policies/hide-gpu1.policy -p $$
+
 expect_refusal "refused: no such process" "cannot attach to process 2147483647: no such process" -p 2147483647
 expect_refusal "refused: a bad process id" "invalid process id '12x'" -p 12x
 expect_refusal "refused: -p with a command" "-p and a command cannot be given together" -p 1 true
