@@ -294,7 +294,7 @@ check "the driver loaded after the attach, by name: its calls are traced" "$work
           grep -q "^cuInit(0) = CUDA_SUCCESS$" "$work/l.trace" && [ "$(grep -c "^cuMemAlloc_v2(" "$work/l.trace")" -eq 100 ] &&
           [ "$(tail -1 "$work/l.trace")" = "+++ exited with 3 +++" ]'
 
-# 10. refusals, each with its reason, nothing done to the process, and (11) a
+# 10. refusals, each with its reason, nothing done to the process (after 11)
 expect_refusal() { # name expected-substring tdtrace-args...
     local name=$1 want=$2; shift 2
     tt "$@" > "$work/r.out" 2> "$work/r.err"
