@@ -19,26 +19,8 @@
 #include "shim.h"
 #include "tdtrace/attachreq.h"
 
-static struct td_attach_pair *pairs;
-static size_t npairs;
 static int attached; /* now */
 static int once;     /* ever: what is registered once per process */
-
-void *td_attach_original(void *p)
-{
-    size_t lo = 0, hi = npairs;
-    uint64_t a = (uint64_t)(uintptr_t)p;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (pairs[mid].entry == a)
-            return (void *)(uintptr_t)pairs[mid].original;
-        if (pairs[mid].entry < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return p;
-}
 
 static int fail(struct td_attach_req *req, const char *msg)
 {
@@ -74,15 +56,15 @@ TD_EXPORT int tdtrace_shim_attach(struct td_attach_req *req)
     for (uint32_t i = 1; i < req->npairs; i++)
         if (req->pairs[i].entry <= req->pairs[i - 1].entry)
             return fail(req, "the patched entry points are not sorted");
-    if (req->npairs) { /* an earlier attach's table stays: a thread may be reading it */
-        struct td_attach_pair *p = malloc(req->npairs * sizeof(*p));
-        if (!p)
+    if (req->npairs) {
+        uint64_t *tab = malloc(req->npairs * 2 * sizeof(*tab));
+        if (!tab)
             return fail(req, "out of memory");
-        memcpy(p, req->pairs, req->npairs * sizeof(*p));
-        npairs = 0;
-        atomic_thread_fence(memory_order_seq_cst);
-        pairs = p;
-        npairs = req->npairs;
+        for (uint32_t i = 0; i < req->npairs; i++) {
+            tab[2 * i] = req->pairs[i].entry;
+            tab[2 * i + 1] = req->pairs[i].original;
+        }
+        td_backend_set_originals(tab, req->npairs);
     }
     if (!req->driver[0]) /* none loaded yet: chosen as at a launched program's start */
         td_backend_load();
@@ -92,9 +74,10 @@ TD_EXPORT int tdtrace_shim_attach(struct td_attach_req *req)
     for (int i = 0; i < TD_FN__ENTRY_POINTS; i++) {
         void *f = td_backend_fn(i);
         if (f)
-            td_set_backend_fn(i, td_attach_original(f));
+            td_set_backend_fn(i, td_backend_original(f));
     }
-    td_shim_nest_guard = 1; /* before any patched entry leads here (tdtrace patches after this call) */
+    /* before any patched entry leads here (tdtrace patches after this call) */
+    __atomic_store_n(&td_shim_nest_guard, 1, __ATOMIC_RELAXED);
     td_conn_set_sock(req->sock);
     td_conn_start();
     if (!td_shim_ctl)
@@ -118,8 +101,8 @@ TD_EXPORT void tdtrace_shim_detach(void)
     /* no new connection (a child forked from now on), no record, no
      * policy; the areas stay mapped: a thread may still hold them */
     td_conn_set_sock("");
-    td_shim_policy_active = 0;
-    td_shim_mask = NULL;
+    __atomic_store_n(&td_shim_policy_active, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&td_shim_mask, NULL, __ATOMIC_RELAXED);
     atomic_store_explicit(&td_shim_ring, NULL, memory_order_release);
     attached = 0;
 }

@@ -154,6 +154,40 @@ int td_backend_adopt(const char *path, int kind)
     return backend_handle && strcmp(adopt_path, path) == 0 ? 0 : -1;
 }
 
+/* tdtrace -p: (entry, trampoline) pairs, sorted by entry */
+struct originals {
+    size_t n;
+    const uint64_t *pairs;
+};
+static struct originals *_Atomic originals;
+
+void td_backend_set_originals(const uint64_t *pairs, size_t n)
+{
+    struct originals *o = malloc(sizeof(*o));
+    if (!o)
+        return;
+    o->n = n;
+    o->pairs = pairs;
+    atomic_store_explicit(&originals, o, memory_order_release);
+}
+
+void *td_backend_original(void *p)
+{
+    const struct originals *o = atomic_load_explicit(&originals, memory_order_acquire);
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    size_t lo = 0, hi = o ? o->n : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (o->pairs[2 * mid] == a)
+            return (void *)(uintptr_t)o->pairs[2 * mid + 1];
+        if (o->pairs[2 * mid] < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return p;
+}
+
 int td_backend_kind(void)
 {
     return backend_kind;

@@ -137,7 +137,7 @@ void td_conn_start(void)
     if (td_shim_pyframes)
         td_py_state(); /* look for CPython now (it may allocate), not in a traced call */
     td_use_tsc = (td_shim_ctl->flags & TD_RING_TSC) != 0;
-    td_shim_mask = td_shim_ctl->trace_mask;
+    __atomic_store_n(&td_shim_mask, td_shim_ctl->trace_mask, __ATOMIC_RELAXED); /* tdtrace -p: threads run */
 }
 
 void td_conn_wake(void)

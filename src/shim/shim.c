@@ -238,7 +238,7 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
         if (c->nest == 2)
             return;
     }
-    if (td_shim_policy_active)
+    if (__atomic_load_n(&td_shim_policy_active, __ATOMIC_RELAXED))
         td_shim_policy_after(c, a, r);
     if (__builtin_expect(c->fn == TD_FN_cuModuleUnload || c->fn == TD_FN_cuLibraryUnload, 0))
         td_deref_forget(); /* its functions' handles may come back as others */

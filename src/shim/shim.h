@@ -40,9 +40,6 @@ void td_conn_wake(void);
 /* the socket to connect to, in place of TDTRACE_SOCK ("": none) */
 void td_conn_set_sock(const char *name);
 
-/* ---- attach.c: tdtrace -p ---------------------------------------------- */
-/* the trampoline of a driver entry point tdtrace patched, or p itself */
-void *td_attach_original(void *p);
 
 #define TD_EXPORT __attribute__((visibility("default")))
 #define TD_PTR(x) ((uint64_t)(uintptr_t)(x))
@@ -123,7 +120,7 @@ static inline int td_enter(int fn, struct td_call *c, const uint64_t *a, CUresul
     c->rule_line = 0;
     c->rule_file = 0;
     c->nest = 0;
-    if (__builtin_expect(td_shim_nest_guard, 0)) {
+    if (__builtin_expect(__atomic_load_n(&td_shim_nest_guard, __ATOMIC_RELAXED), 0)) {
         c->nest = td_shim_depth++ ? 2 : 1;
         if (c->nest == 2) {
             c->record = 0;
@@ -131,9 +128,11 @@ static inline int td_enter(int fn, struct td_call *c, const uint64_t *a, CUresul
             return 1;
         }
     }
-    c->record = td_shim_mask && (td_shim_mask[fn >> 3] >> (fn & 7) & 1);
+    /* relaxed loads: tdtrace -p changes them while the program runs */
+    const uint8_t *mask = __atomic_load_n(&td_shim_mask, __ATOMIC_RELAXED);
+    c->record = mask && (mask[fn >> 3] >> (fn & 7) & 1);
     c->t0 = c->record ? td_now() : 0;
-    if (__builtin_expect(td_shim_policy_active, 0))
+    if (__builtin_expect(__atomic_load_n(&td_shim_policy_active, __ATOMIC_RELAXED), 0))
         return td_shim_policy(fn, c, a, r);
     return 1;
 }
@@ -145,6 +144,13 @@ void td_backend_load(void);
  * already (kind: TD_BK_*); 0, or -1 when it is not loaded or another
  * backend was chosen before */
 int td_backend_adopt(const char *path, int kind);
+/* tdtrace -p: the driver entry points patched to jump to the shim, and
+ * the trampolines that run the original functions: n pairs (entry,
+ * trampoline) sorted by entry, malloc'd, kept for good (a thread may be
+ * reading an earlier table) */
+void td_backend_set_originals(const uint64_t *pairs, size_t n);
+/* the trampoline of p, a patched entry point, or p itself */
+void *td_backend_original(void *p);
 int td_backend_kind(void);          /* TD_BK_* */
 const char *td_backend_text(void);  /* "driver PATH", "emulate PATH", "none (why)" */
 /* a symbol of the backend library, or NULL */

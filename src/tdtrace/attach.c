@@ -49,10 +49,6 @@
 #include "tdtrace/attachreq.h"
 #include "tracer.h"
 
-#if !defined(__x86_64__)
-#error "tdtrace -p is written for x86-64 (the remote call and the relocator); see docs/attach.md"
-#endif
-
 #define SEIZE_OPTS (PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \
                     PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)
 #define CALL_TIMEOUT_S 60
@@ -81,9 +77,6 @@ struct aproc {
     int gone;
 };
 
-static struct aproc **aps;
-static size_t naps;
-static void (*serve)(void);
 
 /* ---- checks ------------------------------------------------------------ */
 
@@ -243,6 +236,12 @@ int td_attach_check(pid_t pid, char *why, size_t len)
     }
     return td_attach_check_exe(path, why, len);
 }
+
+#if defined(__x86_64__) /* the remote call, the registers and the relocator are x86-64's */
+
+static struct aproc **aps;
+static size_t naps;
+static void (*serve)(void);
 
 /* ---- threads ------------------------------------------------------------ */
 
@@ -1098,3 +1097,37 @@ void td_attach_detach_all(void (*detached)(pid_t pid))
             detached(pid);
     }
 }
+
+#else /* another architecture: see docs/attach.md, "Not done" */
+
+int td_attach(pid_t pid, const struct td_attach_cfg *cfg, char *why, size_t wlen)
+{
+    (void)cfg;
+    if (td_attach_check(pid, why, wlen) < 0)
+        return -1;
+    snprintf(why, wlen, "tdtrace attaches on x86-64 only (this tdtrace was built for another architecture)");
+    return -1;
+}
+
+int td_attach_active(void)
+{
+    return 0;
+}
+
+void td_attach_detach_all(void (*detached)(pid_t pid))
+{
+    (void)detached;
+}
+
+void td_attach_fork(pid_t parent, pid_t child)
+{
+    (void)parent;
+    (void)child;
+}
+
+void td_attach_forget(pid_t pid)
+{
+    (void)pid;
+}
+
+#endif
