@@ -294,6 +294,33 @@ check "the driver loaded after the attach, by name: its calls are traced" "$work
           grep -q "^cuInit(0) = CUDA_SUCCESS$" "$work/l.trace" && [ "$(grep -c "^cuMemAlloc_v2(" "$work/l.trace")" -eq 100 ] &&
           [ "$(tail -1 "$work/l.trace")" = "+++ exited with 3 +++" ]'
 
+# 12. Python through ctypes (code nobody here wrote calls the driver), --py
+cat > "$work/py_target.py" <<'EOF'
+import ctypes, os, sys, time
+cuda = ctypes.CDLL("libcuda.so.1")
+assert cuda.cuInit(0) == 0
+v = ctypes.c_int()
+def step():
+    cuda.cuDriverGetVersion(ctypes.byref(v))
+open(sys.argv[1], "w").write("ready\n")
+while not os.path.exists(sys.argv[2]):
+    step()
+    time.sleep(0.001)
+print("result OK", v.value)
+sys.exit(3)
+EOF
+rm -f "$work/y.ready" "$work/y.stop"
+LD_LIBRARY_PATH=$EMU python3 "$work/py_target.py" "$work/y.ready" "$work/y.stop" > "$work/y.out" 2>&1 &
+tpid=$!; pids+=("$tpid")
+for _ in $(seq 200); do [ -s "$work/y.ready" ] && break; sleep 0.05; done
+tt -o "$work/y.trace" --py -e trace=cuDriverGetVersion --detach-after=0.5s -p "$tpid" 2> "$work/y.err"
+rc=$?
+finish y "$tpid"
+{ echo "rc=$rc"; cat "$work/y.err" "$work/y.result"; head -4 "$work/y.trace"; } > "$work/y.log"
+check "Python (ctypes): its calls are traced with --py's Python line" "$work/y.log" \
+    eval '[ $rc -eq 0 ] && grep -q "^cuDriverGetVersion(&[0-9]*) = CUDA_SUCCESS \[py_target.py:6 in step\]$" "$work/y.trace" &&
+          grep -q "^status 3: result OK" "$work/y.result"'
+
 # 10. refusals, each with its reason, nothing done to the process (after 11)
 expect_refusal() { # name expected-substring tdtrace-args...
     local name=$1 want=$2; shift 2
