@@ -92,7 +92,7 @@ $(BUILD)/libtdpatch.a: $(PATCH_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
 EMU_LIBS  := -lzstd -llz4 -lm -ldl
-# -lZydis only where something calls it (the shim and tdtrace do not yet)
+# -lZydis only where something calls it (tdtrace -p does; the shim not yet)
 PATCH_LIBS := -lelf -Wl,--as-needed -lZydis -Wl,--no-as-needed
 CORE_LIBS := -lseccomp -ldw -lm $(PATCH_LIBS)
 LIBDIR := $(BUILD)/lib/tdtrace
@@ -325,6 +325,7 @@ unit: $(UNIT_BIN)
 e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" tests/e2e/run.sh
 	@BUILD=$(BUILD) tests/hostile/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" tests/attach/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/emu/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/cudart/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/kernels/run.sh

@@ -82,7 +82,10 @@ void td_ring_unmap(struct td_ring *r)
 static int consumer_gone(struct td_ring *r)
 {
     pid_t pid = r->hdr->consumer_pid;
-    return pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH);
+    int gone = pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH);
+    if (gone)
+        __atomic_store_n(&r->consumer_gone, 1, __ATOMIC_RELAXED);
+    return gone;
 }
 
 /* ThreadSanitizer sees only this process: the space a writer reserves was
@@ -123,6 +126,10 @@ struct td_rec *td_ring_reserve(struct td_ring *r, uint32_t len, unsigned type, i
         return NULL;
     unsigned spins = 0;
     uint64_t h, off, pad;
+    if (__builtin_expect(__atomic_load_n(&r->consumer_gone, __ATOMIC_RELAXED), 0)) { /* tdtrace was killed (tdtrace -p: the process goes on) */
+        atomic_fetch_add_explicit(A(&r->hdr->dropped), 1, memory_order_relaxed);
+        return NULL;
+    }
     for (;;) {
         h = atomic_load_explicit(A(&r->hdr->head), memory_order_relaxed);
         if (h & 7) { /* someone scribbled on head: records stay 8-aligned */

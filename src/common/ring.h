@@ -16,6 +16,7 @@ struct td_ring {
     uint64_t rtail;     /* reader: consumed up to here, published in batches */
     unsigned unpublished;
     int32_t stall_tid;  /* reader: the writer of the reserved record it waits for (0: unknown) */
+    int consumer_gone;  /* writer: the reader was found gone; every later record is dropped at once */
 };
 
 /* what the reader had to give up */

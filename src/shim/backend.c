@@ -24,6 +24,8 @@ static _Atomic(void *) overrides[TD_FN__ENTRY_POINTS];
 static void *backend_handle;
 static int backend_kind = TD_BK_NONE;
 static char backend_text[PATH_MAX + 128];
+static const char *adopt_path; /* tdtrace -p: the driver the process has loaded */
+static int adopt_kind;
 
 static const char *own_dir(char *buf, size_t len)
 {
@@ -71,6 +73,16 @@ static int driver_has_devices(void *h)
 static void choose_backend(void)
 {
     char dir[PATH_MAX], path[PATH_MAX];
+    if (adopt_path) { /* the very instance the program uses: its contexts, its memory */
+        backend_handle = dlopen(adopt_path, RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);
+        backend_kind = backend_handle ? adopt_kind : TD_BK_NONE;
+        if (backend_handle)
+            snprintf(backend_text, sizeof(backend_text), "%s %s (attached)",
+                     adopt_kind == TD_BK_EMULATE ? "emulate" : "driver", adopt_path);
+        else
+            snprintf(backend_text, sizeof(backend_text), "none (%s is not loaded)", adopt_path);
+        return;
+    }
     own_dir(dir, sizeof(dir));
     int want = td_policy_backend_find(getenv("TDTRACE_BACKEND")); /* unset, unknown: auto */
     const char *why = "";
@@ -128,6 +140,52 @@ void *td_backend_sym(const char *name)
 void td_backend_load(void)
 {
     pthread_once(&load_once, backend_load);
+}
+
+int td_backend_adopt(const char *path, int kind)
+{
+    static char p[PATH_MAX];
+    if (!adopt_path) {
+        snprintf(p, sizeof(p), "%s", path);
+        adopt_kind = kind;
+        adopt_path = p;
+    }
+    td_backend_load();
+    return backend_handle && strcmp(adopt_path, path) == 0 ? 0 : -1;
+}
+
+/* tdtrace -p: (entry, trampoline) pairs, sorted by entry */
+struct originals {
+    size_t n;
+    const uint64_t *pairs;
+};
+static struct originals *_Atomic originals;
+
+void td_backend_set_originals(const uint64_t *pairs, size_t n)
+{
+    struct originals *o = malloc(sizeof(*o));
+    if (!o)
+        return;
+    o->n = n;
+    o->pairs = pairs;
+    atomic_store_explicit(&originals, o, memory_order_release);
+}
+
+void *td_backend_original(void *p)
+{
+    const struct originals *o = atomic_load_explicit(&originals, memory_order_acquire);
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    size_t lo = 0, hi = o ? o->n : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (o->pairs[2 * mid] == a)
+            return (void *)(uintptr_t)o->pairs[2 * mid + 1];
+        if (o->pairs[2 * mid] < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return p;
 }
 
 int td_backend_kind(void)

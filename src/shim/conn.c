@@ -29,12 +29,21 @@ int td_shim_stacks, td_shim_bounded, td_shim_pyframes;
 struct td_ring *_Atomic td_shim_ring;
 struct td_shim_self *td_shim_self;
 static int wake_fd = -1;
+/* tdtrace's socket: TDTRACE_SOCK, or what tdtrace -p named (attach.c) */
+static char sock_name[108];
+static int sock_set;
+
+void td_conn_set_sock(const char *name)
+{
+    snprintf(sock_name, sizeof(sock_name), "%s", name);
+    sock_set = 1;
+}
 
 /* ask tdtrace for this process's ring (and, the first time, the control
  * and shared areas); 0 or -1 (then the process is not traced) */
 int td_conn_connect(int first)
 {
-    const char *name = getenv("TDTRACE_SOCK");
+    const char *name = sock_set ? sock_name : getenv("TDTRACE_SOCK");
     if (!name || !*name || strlen(name) > sizeof(((struct sockaddr_un *)0)->sun_path) - 2)
         return -1;
     int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -114,8 +123,9 @@ void td_conn_start(void)
 {
     if (td_conn_connect(1) < 0)
         return;
-    void *pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (pg != MAP_FAILED && madvise(pg, 4096, MADV_WIPEONFORK) == 0) {
+    void *pg = td_shim_self ? (void *)td_shim_self /* attached again (tdtrace -p) */
+                            : mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pg != MAP_FAILED && (pg == td_shim_self || madvise(pg, 4096, MADV_WIPEONFORK) == 0)) {
         td_shim_self = pg;
         atomic_store(&td_shim_self->pid, (pid_t)syscall(SYS_getpid));
     } else { /* no way to tell a child from its parent: do not trace */
@@ -127,7 +137,7 @@ void td_conn_start(void)
     if (td_shim_pyframes)
         td_py_state(); /* look for CPython now (it may allocate), not in a traced call */
     td_use_tsc = (td_shim_ctl->flags & TD_RING_TSC) != 0;
-    td_shim_mask = td_shim_ctl->trace_mask;
+    __atomic_store_n(&td_shim_mask, td_shim_ctl->trace_mask, __ATOMIC_RELAXED); /* tdtrace -p: threads run */
 }
 
 void td_conn_wake(void)

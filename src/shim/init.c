@@ -4,11 +4,16 @@
  * shim's own entry points, and the hello record. Nothing calls into this
  * file: it only starts the others. */
 #include <pthread.h>
+#include <stdlib.h>
 
 #include "shim.h"
 
 __attribute__((constructor)) static void shim_load(void)
 {
+    /* not started by tdtrace: untraced (the backend loads at the first
+     * call), or loaded by tdtrace -p, which then calls attach.c */
+    if (!getenv("TDTRACE_SOCK"))
+        return;
     td_conn_start();
     td_backend_load();
     td_shim_listen_emu();

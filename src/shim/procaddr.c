@@ -50,6 +50,7 @@ static void *wrap(const char *symbol, int version, cuuint64_t flags, void *p)
     int id = td_drv_lookup(symbol, version, (flags & PER_THREAD_FLAG) != 0, release(), &status);
     if (id < 0)
         return p;
+    p = td_backend_original(p); /* tdtrace -p patched that entry to jump to the shim */
     if (!td_override(id))
         td_set_backend_fn(id, p);
     return td_shim_fns[id];

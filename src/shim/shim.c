@@ -233,9 +233,17 @@ void td_shim_listen_emu(void)
         listen(on_emu_event);
 }
 
+int td_shim_nest_guard;
+__thread unsigned td_shim_depth;
+
 void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
 {
-    if (td_shim_policy_active)
+    if (__builtin_expect(c->nest != 0, 0)) {
+        td_shim_depth--;
+        if (c->nest == 2)
+            return;
+    }
+    if (__atomic_load_n(&td_shim_policy_active, __ATOMIC_RELAXED))
         td_shim_policy_after(c, a, r);
     if (__builtin_expect(c->fn == TD_FN_cuModuleUnload || c->fn == TD_FN_cuLibraryUnload, 0))
         td_deref_forget(); /* its functions' handles may come back as others */

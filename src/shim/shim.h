@@ -37,6 +37,9 @@ void td_conn_start(void);
 int td_conn_connect(int first);
 /* wake tdtrace, which sleeps waiting for records */
 void td_conn_wake(void);
+/* the socket to connect to, in place of TDTRACE_SOCK ("": none) */
+void td_conn_set_sock(const char *name);
+
 
 #define TD_EXPORT __attribute__((visibility("default")))
 #define TD_PTR(x) ((uint64_t)(uintptr_t)(x))
@@ -47,9 +50,17 @@ struct td_call {
     int fn;
     int record;           /* tdtrace wants this call */
     uint8_t verdict, applied;
+    uint8_t nest;         /* tdtrace -p: 1 counted in td_shim_depth, 2 and a call inside another */
     uint32_t rule_line;
     const char *rule_file;
 };
+
+/* tdtrace -p (attach.c): the driver's entry points jump to the wrappers,
+ * so the driver's calls to its own entry points come back into the shim.
+ * Such a call, made inside another on the same thread, is passed on as it
+ * is: not recorded, no policy (a launched program's shim never sees it). */
+extern int td_shim_nest_guard;
+extern __thread unsigned td_shim_depth;
 
 static inline uint64_t td_f2u(float f)
 {
@@ -111,9 +122,20 @@ static inline int td_enter(int fn, struct td_call *c, const uint64_t *a, CUresul
     c->applied = 0;
     c->rule_line = 0;
     c->rule_file = 0;
-    c->record = td_shim_mask && (td_shim_mask[fn >> 3] >> (fn & 7) & 1);
+    c->nest = 0;
+    if (__builtin_expect(__atomic_load_n(&td_shim_nest_guard, __ATOMIC_RELAXED), 0)) {
+        c->nest = td_shim_depth++ ? 2 : 1;
+        if (c->nest == 2) {
+            c->record = 0;
+            c->t0 = 0;
+            return 1;
+        }
+    }
+    /* relaxed loads: tdtrace -p changes them while the program runs */
+    const uint8_t *mask = __atomic_load_n(&td_shim_mask, __ATOMIC_RELAXED);
+    c->record = mask && (mask[fn >> 3] >> (fn & 7) & 1);
     c->t0 = c->record ? td_now() : 0;
-    if (__builtin_expect(td_shim_policy_active, 0))
+    if (__builtin_expect(__atomic_load_n(&td_shim_policy_active, __ATOMIC_RELAXED), 0))
         return td_shim_policy(fn, c, a, r);
     return 1;
 }
@@ -121,6 +143,17 @@ static inline int td_enter(int fn, struct td_call *c, const uint64_t *a, CUresul
 /* ---- backend.c: the backend registry --------------------------------- */
 /* choose and load the backend (once; at start, or at the first call) */
 void td_backend_load(void);
+/* tdtrace -p: the backend is the library at path the process has loaded
+ * already (kind: TD_BK_*); 0, or -1 when it is not loaded or another
+ * backend was chosen before */
+int td_backend_adopt(const char *path, int kind);
+/* tdtrace -p: the driver entry points patched to jump to the shim, and
+ * the trampolines that run the original functions: n pairs (entry,
+ * trampoline) sorted by entry, malloc'd, kept for good (a thread may be
+ * reading an earlier table) */
+void td_backend_set_originals(const uint64_t *pairs, size_t n);
+/* the trampoline of p, a patched entry point, or p itself */
+void *td_backend_original(void *p);
 int td_backend_kind(void);          /* TD_BK_* */
 const char *td_backend_text(void);  /* "driver PATH", "emulate PATH", "none (why)" */
 /* a symbol of the backend library, or NULL */

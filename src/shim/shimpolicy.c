@@ -51,7 +51,7 @@ void td_shim_policy_init(void)
         return;
     }
     td_dev_mapped = td_policy_device_rule_count(pol) > 0;
-    td_shim_policy_active = 1;
+    __atomic_store_n(&td_shim_policy_active, 1, __ATOMIC_RELAXED); /* tdtrace -p: threads run */
 }
 
 int td_shim_required_driver(void)

@@ -66,6 +66,8 @@ static void print_dptr(struct tp *p, const struct td_dec *d, unsigned long long 
             tp_rawf(p, " (alloc#%llu)", num);
         else
             tp_rawf(p, " (alloc#%llu+%#llx)", num, v - base);
+    } else if (d->before_attach) {
+        tp_rawf(p, " (allocated before attach)");
     }
 }
 

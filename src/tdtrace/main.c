@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "clock.h"
 #include "demangle.h"
 #include "env.h"
@@ -56,6 +57,9 @@ static int backend_reported;
 static char backend_seen[512];
 static struct td_policy *policy;
 static char policy_path[4096];
+/* tdtrace -p: Ctrl-C, SIGTERM, SIGHUP or --detach-after detach */
+static volatile sig_atomic_t detach_requested;
+static uint64_t detach_deadline;
 
 static void find_libdir(char *out, size_t len)
 {
@@ -107,6 +111,9 @@ static char *resolve_command(const char *cmd)
 
 static int seen_pid(pid_t pid)
 {
+    for (int i = 0; i < opts.nattach; i++)
+        if (opts.attach[i] == pid)
+            return 1;
     return !(!opts.follow && pid != first_pid);
 }
 
@@ -367,7 +374,36 @@ static void sync_write(pid_t pid)
 /* the loop may sleep until an event, unless a ring must be looked at */
 static int loop_timeout(void)
 {
-    return td_transport_timeout();
+    int t = td_transport_timeout();
+    if (detach_deadline && td_attach_active()) {
+        uint64_t now = now_mono();
+        int left = now >= detach_deadline ? 0 : (int)((detach_deadline - now) / 1000000u + 1);
+        if (t < 0 || left < t)
+            t = left;
+    }
+    return t;
+}
+
+/* tdtrace -p: the shim connects while tdtrace waits for a call in the process */
+static void attach_serve(void)
+{
+    struct pollfd pfd[8];
+    int n = td_transport_fds(pfd, 8);
+    if (poll(pfd, (nfds_t)n, 0) > 0)
+        td_transport_ready(pfd, n);
+}
+
+static void detached(pid_t pid)
+{
+    td_transport_exit(pid, TD_STATUS_DETACHED);
+}
+
+static void loop_turn(void)
+{
+    if (!td_attach_active())
+        return;
+    if (detach_requested || (detach_deadline && now_mono() >= detach_deadline))
+        td_attach_detach_all(detached);
 }
 
 /* the program's descriptors 1 and 2 that share the trace's destination
@@ -399,12 +435,14 @@ static void print_exit(pid_t pid, int status)
         return;
     }
     char line[128];
-    if (WIFEXITED(status))
+    if (status == TD_STATUS_DETACHED)
+        snprintf(line, sizeof(line), "+++ detached +++");
+    else if (WIFEXITED(status))
         snprintf(line, sizeof(line), "+++ exited with %d +++", WEXITSTATUS(status));
     else
         snprintf(line, sizeof(line), "+++ killed by %s%s +++", sigabbrev_np(WTERMSIG(status))
                  ? "SIG" : "", sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
-    if (WIFSIGNALED(status) && WCOREDUMP(status))
+    if (status != TD_STATUS_DETACHED && WIFSIGNALED(status) && WCOREDUMP(status))
         snprintf(line + strlen(line) - 4, sizeof(line) - strlen(line) + 4, " (core dumped) +++");
     td_fold_forget((int)pid);
     td_summary_exit((int)pid);
@@ -417,6 +455,7 @@ static void print_exit(pid_t pid, int status)
 
 static void proc_fork(pid_t parent, pid_t child)
 {
+    td_attach_fork(parent, child); /* tdtrace -p: its copy of the patches is restored at detach */
     td_transport_drain_written(parent); /* what it did before the fork comes first */
     td_printer_fork(parent, child);
 }
@@ -424,6 +463,7 @@ static void proc_fork(pid_t parent, pid_t child)
 static void proc_exit(pid_t pid, int status)
 {
     td_gpu_process_gone(pid);
+    td_attach_forget(pid);
     td_transport_exit(pid, status);
 }
 
@@ -467,6 +507,7 @@ static void proc_exec(pid_t pid, const char *exe)
     static int nwarned;
     static int first_done;
     td_transport_exec(pid);
+    td_attach_forget(pid); /* tdtrace -p: a new image, nothing patched in it */
     if (pid != first_pid || first_done) { /* not tdtrace's own start of the command */
         td_transport_drain_pid(pid);      /* the old image's records first */
         td_printer_exec(pid, exe);
@@ -503,6 +544,11 @@ static void proc_exec(pid_t pid, const char *exe)
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
+    if (opts.nattach) {
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+            detach_requested = 1;
+        return;
+    }
     /* a terminal's ^C reaches the whole process group already */
     if (si->si_code == SI_USER || si->si_code == SI_QUEUE)
         td_tracer_forward(sig);
@@ -753,14 +799,21 @@ int main(int argc, char **argv)
         memset(abbrev_mask, 0, sizeof(abbrev_mask));
     char libdir[PATH_MAX];
     find_libdir(libdir, sizeof(libdir));
-    char *path = resolve_command(opts.cmd[0]);
+    char *path = opts.nattach ? NULL : resolve_command(opts.cmd[0]);
+    for (int i = 0; i < opts.nattach; i++) { /* every refusal before anything is done */
+        char why[600];
+        if (td_attach_check(opts.attach[i], why, sizeof(why)) < 0)
+            die("cannot attach to process %d: %s", (int)opts.attach[i], why);
+    }
+    if (opts.nattach && td_policy_device_rule_count(policy) > 0)
+        die("cannot attach with device rules (hide, remap): the program has seen its devices already");
     char front[4 * PATH_MAX], front_desc[600];
     td_frontlibs_setup(policy, &opts, libdir, front, sizeof front, front_desc, sizeof front_desc);
     /* after the front libraries, which live in libdir itself: an older
      * driver release's shim and emulator are in libdir/driver/V */
     td_needs_init(policy, opts.summary, opts.json != NULL, libdir, sizeof(libdir));
     td_out_open(&opts);
-    banner(front_desc);
+    banner(opts.nattach ? "" : front_desc); /* -p: nothing is put in front of a running program's libraries */
 
     uint32_t flags = (opts.bounded ? TD_RING_BOUNDED : 0) | (opts.stacks ? TD_RING_STACKS : 0) |
                      (opts.pyframes ? TD_RING_PYFRAMES : 0) | (td_clock_init() ? TD_RING_TSC : 0);
@@ -774,7 +827,8 @@ int main(int argc, char **argv)
     free(ptext);
     td_env_build(libdir, front, sock, &opts);
     policy_env();
-    unsigned ioctl_flags = td_gpu_setup(policy, opts.quiet);
+    /* tdtrace -p: no seccomp filter can be put into a running process */
+    unsigned ioctl_flags = opts.nattach ? ~0u : td_gpu_setup(policy, opts.quiet);
     td_summary_init(&opts);
     td_fold_init(opts.trace_expr ? trace_named : NULL, opts.verbose);
     td_fold_sink(emit_held, fold_line);
@@ -782,11 +836,27 @@ int main(int argc, char **argv)
     setup_signals();
 
     td_printer_start(print_event);
-    first_pid = launch(path, opts.cmd, ioctl_flags, opts.summary == 1 ? 0 : shared_fds());
-    td_out_note_pid((int)first_pid);
+    if (opts.nattach) {
+        struct td_attach_cfg cfg = { libdir, sock, opts.quiet, attach_serve };
+        first_pid = opts.attach[0];
+        for (int i = 0; i < opts.nattach; i++) /* before the printer thread sees their records */
+            td_out_note_pid((int)opts.attach[i]);
+        for (int i = 0; i < opts.nattach; i++) {
+            char why[600];
+            if (td_attach(opts.attach[i], &cfg, why, sizeof(why)) < 0) {
+                td_attach_detach_all(detached);
+                die("cannot attach to process %d: %s", (int)opts.attach[i], why);
+            }
+        }
+        if (opts.detach_after_ns)
+            detach_deadline = now_mono() + opts.detach_after_ns;
+    } else {
+        first_pid = launch(path, opts.cmd, ioctl_flags, opts.summary == 1 ? 0 : shared_fds());
+        td_out_note_pid((int)first_pid);
+    }
     static const struct td_tracer_ops ops = { drain, proc_exit, proc_exec, proc_fork, thread_exit,
                                               td_gpu_interrupted, loop_fds, loop_ready, td_transport_busy,
-                                              td_out_failed, sync_write, loop_timeout };
+                                              td_out_failed, sync_write, loop_timeout, loop_turn };
     int status = td_tracer_loop(first_pid, &ops);
 
     td_gpu_handle();
@@ -812,6 +882,8 @@ int main(int argc, char **argv)
     free(path);
     if (td_out_failed())
         return 1;
+    if (opts.nattach) /* as strace -p: the processes are not tdtrace's children */
+        return 0;
 
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);

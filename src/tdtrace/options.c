@@ -67,7 +67,11 @@ void td_usage(FILE *f)
 "Processes:\n"
 "  -f                  follow children (the default)\n"
 "  --no-follow         trace the first process only\n"
-"  -p PID              not supported: run the program under tdtrace instead\n"
+"  -p, --attach=PID[,PID...]\n"
+"                      attach to running processes (each -p adds); Ctrl-C,\n"
+"                      SIGTERM or SIGHUP detach and let them go on\n"
+"  --detach-after=DURATION\n"
+"                      with -p: detach after DURATION (10s, 500ms, 2m)\n"
 "Filtering:\n"
 "  -e trace=SET        trace only SET: names (cuMemAlloc matches its _v2 too),\n"
 "                      /regex, %class (", f);
@@ -149,7 +153,7 @@ static unsigned long long parse_size_opt(const char *s, const char *what)
 
 enum {
     OPT_JSON = 256, OPT_NO_FOLLOW, OPT_ATTACH, OPT_POLICY, OPT_CHECK_POLICY, OPT_POLICY_OPT, OPT_BACKEND, OPT_DRIVER, OPT_EMULATE, OPT_BOUNDED, OPT_PY,
-    OPT_BUFSIZE, OPT_DECODE_HANDLES,
+    OPT_BUFSIZE, OPT_DECODE_HANDLES, OPT_DETACH_AFTER,
 };
 
 /* one word of a list, against its accepted spellings: the index, or dies
@@ -257,6 +261,7 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         { "require", required_argument, 0, OPT_POLICY_OPT },
         { "buffer-size", required_argument, 0, OPT_BUFSIZE },
         { "decode-handles", required_argument, 0, OPT_DECODE_HANDLES },
+        { "detach-after", required_argument, 0, OPT_DETACH_AFTER },
         { 0, 0, 0, 0 },
     };
     memset(o, 0, sizeof(*o));
@@ -324,8 +329,23 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
             break;
         case 'p':
         case OPT_ATTACH:
-            die("attaching to a running process (-p) is not supported: the driver shim must "
-                "be loaded when the program starts; run it under tdtrace instead");
+            for (char *s = optarg, *end; *s; s = *end ? end + 1 : end) {
+                long v = strtol(s, &end, 10);
+                if (end == s || (*end && *end != ',') || v <= 0 || v > INT32_MAX)
+                    die("invalid process id '%s'", optarg);
+                pid_t *na = realloc(o->attach, ((size_t)o->nattach + 1) * sizeof(*na));
+                if (!na)
+                    die("out of memory");
+                o->attach = na;
+                o->attach[o->nattach++] = (pid_t)v;
+            }
+            break;
+        case OPT_DETACH_AFTER: {
+            const char *why;
+            if (td_policy_parse_duration(optarg, &o->detach_after_ns, &why) < 0 || !o->detach_after_ns)
+                die("invalid --detach-after '%s': %s", optarg, o->detach_after_ns ? why : "must be more than 0");
+            break;
+        }
         case OPT_JSON:
             o->json = optarg;
             break;
@@ -415,6 +435,13 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
     if (o->check_policy)
         return;
     td_profiles_list_if_asked(o);
+    if (o->nattach) {
+        if (optind < argc)
+            die("-p and a command cannot be given together");
+        return;
+    }
+    if (o->detach_after_ns)
+        die("--detach-after needs -p PID");
     if (optind >= argc)
         die("must have PROG [ARGS]\nTry 'tdtrace -h' for more information.");
     o->cmd = argv + optind;

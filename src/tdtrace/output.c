@@ -59,6 +59,8 @@ static struct td_dec dec_of(const struct td_rec *rec, enum tp_format fmt)
     d.structs = !verbose_mask || td_mask_has(verbose_mask, rec->fn) || fmt == TP_JSON;
     d.abbrev = fmt == TP_TEXT && abbrev_mask && td_mask_has(abbrev_mask, rec->fn);
     d.explain = fmt == TP_TEXT && out.opts->verbose;
+    for (int i = 0; i < out.opts->nattach && rec->result == 0; i++)
+        d.before_attach |= out.opts->attach[i] == (pid_t)rec->pid;
     return d;
 }
 

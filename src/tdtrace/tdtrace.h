@@ -59,6 +59,9 @@ struct td_opts {
     struct td_opt_kv *popts;/* policy options from the command line, in order */
     int npopts;
     char **cmd;
+    pid_t *attach;          /* -p: the processes to attach to */
+    int nattach;
+    unsigned long long detach_after_ns; /* --detach-after */
 };
 
 void td_parse_options(struct td_opts *o, int argc, char **argv);
@@ -87,6 +90,8 @@ struct td_dec {
     int structs;    /* -e verbose=: structures and arrays decoded (else their address) */
     int abbrev;     /* -e abbrev=: structures abbreviated (fields their tag does not select left out) */
     int explain;    /* -v: a failed result's meaning */
+    int before_attach; /* tdtrace -p, a successful call: a device address no allocation made
+                        * since the attach holds was allocated before it */
 };
 /* print a call record's "name(args) = result"; rec is untrusted, len its size */
 void td_print_call(struct tp *p, const struct td_rec *rec, uint32_t len, const struct td_dec *d);

@@ -109,20 +109,38 @@ int td_tracer_traced(pid_t pid)
     return p && p->tgid == pid;
 }
 
-static pid_t read_tgid(pid_t tid)
+void td_tracer_adopt(pid_t tid, pid_t tgid)
+{
+    struct td_proc_state *p = proc_add(tid);
+    p->attached = 1;
+    p->tgid = tgid;
+}
+
+void td_tracer_forget(pid_t tid)
+{
+    proc_del(tid);
+}
+
+int td_tracer_has(pid_t tid)
+{
+    return proc_find(tid) != NULL;
+}
+
+/* the thread group of tid, or `gone` when tid has ended already */
+static pid_t read_tgid(pid_t tid, pid_t gone)
 {
     char path[64], buf[512];
     snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return tid;
+        return gone;
     ssize_t n = read(fd, buf, sizeof(buf) - 1);
     close(fd);
     if (n <= 0)
-        return tid;
+        return gone;
     buf[n] = '\0';
     char *t = strstr(buf, "\nTgid:");
-    return t ? (pid_t)atoi(t + 6) : tid;
+    return t ? (pid_t)atoi(t + 6) : gone;
 }
 
 /* the seccomp stops' data: which rule stopped the thread */
@@ -443,7 +461,7 @@ static void handle_stop(pid_t pid, int status, const struct td_tracer_ops *ops)
     struct td_proc_state *p = proc_add(pid);
     if (!p->attached) { /* a new tracee, before its parent's event */
         p->attached = 1;
-        p->tgid = read_tgid(pid);
+        p->tgid = read_tgid(pid, pid);
     }
     switch (event) {
     case PTRACE_EVENT_FORK:
@@ -453,9 +471,19 @@ static void handle_stop(pid_t pid, int status, const struct td_tracer_ops *ops)
         ptrace(PTRACE_GETEVENTMSG, pid, 0, &msg);
         pid_t child = (pid_t)msg;
         pid_t parent = p->tgid;
+        /* a clone's child may have run and ended, and been reaped, already
+         * (its own first stop came before this event): it was a thread of
+         * the parent, the way threads are made, and is gone (a clone that
+         * made a process and ended that fast is not reported either) */
+        pid_t tgid = event == PTRACE_EVENT_CLONE ? read_tgid(child, 0) : child;
+        if (!tgid) {
+            proc_del(child);
+            resume(pid, 0);
+            return;
+        }
         struct td_proc_state *c = proc_add(child); /* may move the table: p is stale */
         c->attached = 1;
-        c->tgid = event == PTRACE_EVENT_CLONE ? read_tgid(child) : child;
+        c->tgid = tgid;
         if (c->tgid == child && ops->proc_fork)
             ops->proc_fork(parent, child);
         resume(pid, 0);
@@ -528,6 +556,8 @@ int td_tracer_loop(pid_t first, const struct td_tracer_ops *ops)
         die_errno("signalfd");
     int killed = 0;
     for (;;) {
+        if (ops->turn)
+            ops->turn();
         if (pending_sig) {
             int s = pending_sig;
             pending_sig = 0;

@@ -32,6 +32,7 @@ struct td_tracer_ops {
     int (*must_stop)(void);       /* kill every tracee (an output error) */
     void (*sync_write)(pid_t pid); /* pid writes to a descriptor the trace shares */
     int (*timeout)(void);         /* ms to wait at most while idle (-1: for an event) */
+    void (*turn)(void);           /* every turn of the loop (tdtrace -p: time to detach?) */
 };
 
 /* in the child, before exec: the filter that stops execve for us, and
@@ -45,5 +46,11 @@ int td_tracer_loop(pid_t first, const struct td_tracer_ops *ops);
 void td_tracer_forward(int sig);
 /* 1 if pid is a process (thread-group leader) tdtrace traces */
 int td_tracer_traced(pid_t pid);
+/* tdtrace -p: a thread attach.c seized is the loop's from now on, or no
+ * longer (detached) */
+void td_tracer_adopt(pid_t tid, pid_t tgid);
+void td_tracer_forget(pid_t tid);
+/* 1 if tid is a thread tdtrace traces */
+int td_tracer_has(pid_t tid);
 
 #endif

@@ -73,7 +73,7 @@ static void one_record(struct td_rec *rec, uint32_t len)
     for (int fmt = 0; fmt < 2; fmt++) {
         tp_init(&p, fmt ? TP_JSON : TP_TEXT, sink);
         p.strsize = fmt ? -1 : 32;
-        struct td_dec d = { 77, 1, 0, 1, !fmt, 1 };
+        struct td_dec d = { 77, 1, 0, 1, !fmt, 1, !fmt && (len & 8) };
         td_print_call(&p, rec, len, &d);
         if (py && fmt)
             td_py_json(&p, &pv);

@@ -55,7 +55,7 @@ static char *render(struct builder *b, enum tp_format fmt, int strsize, int verb
     p.strsize = strsize;
     if (fmt == TP_JSON)
         tp_raw(&p, "{");
-    struct td_dec d = { 0, 0, 0, 1, fmt == TP_TEXT, verbose };
+    struct td_dec d = { 0, 0, 0, 1, fmt == TP_TEXT, verbose, 0 };
     td_print_call(&p, (const struct td_rec *)b->buf, b->len, &d);
     if (fmt == TP_JSON)
         tp_raw(&p, "}");
