@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "ioctl_int.h"
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
@@ -159,31 +160,7 @@ static int load_filter(void)
 /* one message: an int status (0 or -errno) and, when 0, the listener */
 static int send_status(int sock, int status, int fd)
 {
-    int32_t st = status;
-    struct iovec iov = { &st, sizeof(st) };
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } u;
-    struct msghdr msg;
-    memset(&msg, 0, sizeof(msg));
-    memset(&u, 0, sizeof(u));
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    if (fd >= 0) {
-        msg.msg_control = u.buf;
-        msg.msg_controllen = sizeof(u.buf);
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-    }
-    ssize_t n;
-    do
-        n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    return n == (ssize_t)sizeof(st) ? 0 : (n < 0 ? -errno : -EIO);
+    return td_fdpass_send(sock, status, &fd, fd >= 0 ? 1 : 0);
 }
 
 int td_ioctl_child_install_ex(int sock, unsigned flags)
@@ -209,42 +186,16 @@ int td_ioctl_child_install(int sock)
 int td_ioctl_parent_receive(int sock)
 {
     int32_t st = 0;
-    struct iovec iov = { &st, sizeof(st) };
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } u;
-    struct msghdr msg;
-    memset(&msg, 0, sizeof(msg));
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = u.buf;
-    msg.msg_controllen = sizeof(u.buf);
-    ssize_t n;
-    do
-        n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-    while (n < 0 && errno == EINTR);
-    if (n < 0)
-        return -errno;
-    if (n != (ssize_t)sizeof(st))
-        return -ECONNRESET;          /* the child died before sending */
     int fd = -1;
-    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
-        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-            cm->cmsg_len == CMSG_LEN(sizeof(int)))
-            memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+    int n = td_fdpass_recv(sock, &st, &fd, 1);
+    if (n < 0)
+        return n;                    /* -ECONNRESET: the child died before sending */
     if (st < 0) {
         if (fd >= 0)
             close(fd);
         return st;
     }
-    if (fd < 0)
-        return -EPROTO;
-    if (msg.msg_flags & MSG_CTRUNC) {
-        close(fd);
-        return -EPROTO;
-    }
-    return fd;
+    return n == 1 ? fd : -EPROTO;
 }
 
 int td_ioctl_killable_supported(void)

@@ -17,6 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "pyframes.h"
 #include "ring.h"
 #include "shim.h"
@@ -54,28 +55,11 @@ int td_conn_connect(int first)
     a.sun_family = AF_UNIX;
     size_t n = strlen(name);
     memcpy(a.sun_path + 1, name, n); /* abstract: nothing in the file system */
-    uint32_t st = 1;
+    int32_t st = 1;
     int fds[4] = { -1, -1, -1, -1 };
-    if (connect(s, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) == 0) {
-        union { char b[CMSG_SPACE(sizeof(fds))]; struct cmsghdr align; } u;
-        struct iovec iov = { &st, sizeof(st) };
-        struct msghdr m;
-        memset(&m, 0, sizeof(m));
-        m.msg_iov = &iov;
-        m.msg_iovlen = 1;
-        m.msg_control = u.b;
-        m.msg_controllen = sizeof(u.b);
-        ssize_t got;
-        do
-            got = recvmsg(s, &m, MSG_CMSG_CLOEXEC);
-        while (got < 0 && errno == EINTR);
-        struct cmsghdr *c = got == (ssize_t)sizeof(st) ? CMSG_FIRSTHDR(&m) : NULL;
-        if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-            c->cmsg_len == CMSG_LEN(sizeof(fds)))
-            memcpy(fds, CMSG_DATA(c), sizeof(fds));
-        else
-            st = 1;
-    }
+    if (connect(s, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) == 0 &&
+        td_fdpass_recv(s, &st, fds, 4) != 4)
+        st = 1;
     close(s);
     int rc = -1;
     struct td_ring *r = NULL;

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "clock.h"
 #include "ring.h"
 #include "transport.h"
@@ -226,25 +227,10 @@ static void serve(int c)
         warn_msg("warning: pid %d: cannot make its record ring: %s", (int)cr.pid, strerror(errno));
         return;
     }
-    int fds[4] = { fd, ctl_fd, shared_fd, efd };
-    uint32_t st = 0;
-    union { char b[CMSG_SPACE(sizeof(fds))]; struct cmsghdr align; } u;
-    memset(&u, 0, sizeof(u));
-    struct iovec iov = { &st, sizeof(st) };
-    struct msghdr m;
-    memset(&m, 0, sizeof(m));
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    m.msg_control = u.b;
-    m.msg_controllen = sizeof(u.b);
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(fds));
-    memcpy(CMSG_DATA(cm), fds, sizeof(fds));
-    ssize_t w = sendmsg(c, &m, MSG_NOSIGNAL);
+    const int fds[4] = { fd, ctl_fd, shared_fd, efd };
+    int w = td_fdpass_send(c, 0, fds, 4);
     close(fd);
-    if (w == (ssize_t)sizeof(st))
+    if (w == 0)
         add_ring(cr.pid, &r);
     else
         td_ring_unmap(&r);
