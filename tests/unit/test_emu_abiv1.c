@@ -133,7 +133,9 @@ static void test_v1_memory(void **state)
     assert_int_equal(cuMemAlloc(&d2, 0), CUDA_ERROR_INVALID_VALUE);
     assert_int_equal(cuMemAlloc(NULL, 16), CUDA_ERROR_INVALID_VALUE);
     assert_int_equal(cuMemFree(12345), CUDA_ERROR_INVALID_VALUE);
-    assert_int_equal(cuMemcpyHtoD(d + (1 << 20), in, 1), CUDA_ERROR_INVALID_VALUE);
+    /* an address no allocation holds (a megabyte past d could be another
+     * v1 allocation's, placed there below 4 GiB: the layout decides) */
+    assert_int_equal(cuMemcpyHtoD(0x1000, in, 1), CUDA_ERROR_INVALID_VALUE);
     assert_int_equal(cuMemcpy2D(NULL), CUDA_ERROR_INVALID_VALUE);
     OK(cuMemFree(d));
     OK(cuMemFree(d2));
