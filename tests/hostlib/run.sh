@@ -128,6 +128,9 @@ nvcc_prog "cublas+cublaslt+cudnn" train libcublas.so.13 libcublasLt.so.13 libcud
 # library tdtrace built there; --library= takes it back per library; a host
 # library where the GPU is not emulated is refused
 tdtrace="$root/$BUILD/bin/tdtrace"
+# nothing on the library path; sanitizer builds: LeakSanitizer does not run
+# under a tracer
+tdt() { env -u LD_LIBRARY_PATH ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$tdtrace" "$@"; }
 front_libs="libcublas.so.13 libcublasLt.so.13 libcufft.so.12 libcurand.so.10 libcudnn.so.9 libnvrtc.so.13 libnvJitLink.so.13"
 # what tdtrace built: the host libraries whose back end was there, and the JIT layer
 front_want() { # the sonames that must be tdtrace's, one per line, the rest other
@@ -140,21 +143,21 @@ front_want() { # the sonames that must be tdtrace's, one per line, the rest othe
 if $CC ${EXTRA_CFLAGS:-} -std=c11 -O1 -g -Wall -Wextra -Werror -o "$out/front" "$here/front.c" -ldl \
     >"$out/front.build.log" 2>&1; then
     front_want >"$out/front.want"
-    if env -u LD_LIBRARY_PATH "$tdtrace" -q --backend=emulate -o /dev/null -- "$out/front" $front_libs \
+    if tdt -q --backend=emulate -o /dev/null -- "$out/front" $front_libs \
         >"$out/front.got" 2>&1 && diff "$out/front.want" "$out/front.got" >"$out/front.diff"; then
         ok "tdtrace --backend=emulate: the loader finds tdtrace's $(grep -c ' tdtrace$' "$out/front.got") libraries first"
     else bad "tdtrace --backend=emulate: libraries (< wanted, > got)" "$out/front.diff"; fi
     front_want libcufft.so.12 libnvrtc.so.13 >"$out/front2.want"
-    if env -u LD_LIBRARY_PATH "$tdtrace" -q --backend=emulate --library=cufft=nvidia,nvrtc=nvidia -o /dev/null \
+    if tdt -q --backend=emulate --library=cufft=nvidia,nvrtc=nvidia -o /dev/null \
         -- "$out/front" $front_libs >"$out/front2.got" 2>&1 && diff "$out/front2.want" "$out/front2.got" >"$out/front2.diff"; then
         ok "tdtrace --library=cufft=nvidia,nvrtc=nvidia: NVIDIA's (or none) for those two"
     else bad "tdtrace --library=cufft=nvidia,nvrtc=nvidia (< wanted, > got)" "$out/front2.diff"; fi
     # the banner says what was chosen, and why
-    env -u LD_LIBRARY_PATH "$tdtrace" --backend=emulate --library=cufft=nvidia -o "$out/front3.trace" -- true >/dev/null 2>&1
+    tdt --backend=emulate --library=cufft=nvidia -o "$out/front3.trace" -- true >/dev/null 2>&1
     if grep -q "^tdtrace: policy .*(mode audit, backend emulate; tdtrace's cublas, cublaslt, .* in front of NVIDIA's; NVIDIA's cufft)$" "$out/front3.trace"; then
         ok "tdtrace: the library banner"
     else bad "tdtrace: no library banner" "$out/front3.trace"; fi
-    if "$tdtrace" --backend=driver --library=cublas=host -- true >"$out/front4.log" 2>&1; then
+    if tdt --backend=driver --library=cublas=host -- true >"$out/front4.log" 2>&1; then
         bad "tdtrace --backend=driver --library=cublas=host was not refused" "$out/front4.log"
     elif grep -q "^tdtrace: --library: library cublas=host needs the emulated GPU (backend driver)" "$out/front4.log"; then
         ok "tdtrace --backend=driver --library=cublas=host: refused"
@@ -162,7 +165,7 @@ if $CC ${EXTRA_CFLAGS:-} -std=c11 -O1 -g -Wall -Wextra -Werror -o "$out/front" "
     # a program built with nvcc against NVIDIA's cuBLAS, started by tdtrace
     # with nothing on the library path
     if [ -x "$out/mlp" ] && [ -f "$host/libcublas.so.13" ]; then
-        if env -u LD_LIBRARY_PATH "$tdtrace" -q --backend=emulate -o "$out/mlp.trace" -- "$out/mlp" >"$out/mlp.tdtrace.log" 2>&1; then
+        if tdt -q --backend=emulate -o "$out/mlp.trace" -- "$out/mlp" >"$out/mlp.tdtrace.log" 2>&1; then
             ok "tdtrace --backend=emulate -- mlp: $(tail -n 1 "$out/mlp.tdtrace.log")"
         else bad "tdtrace --backend=emulate -- mlp" "$out/mlp.tdtrace.log"; fi
     else skp "tdtrace -- mlp" "no mlp program (nvcc or the host cuBLAS missing)"; fi
