@@ -4,6 +4,7 @@
  * address lies past, and its .cu line; a module that does not load, said
  * by the emulator; a launch by name with its arguments (an extern "C"
  * kernel: by their sizes); handles by name. */
+#include <stdint.h>
 #include <string.h>
 
 #include "tests.h"
@@ -43,12 +44,22 @@ int main(void)
     CUdeviceptr d;
     MUST(cuMemAlloc_v2(&d, 4096), CUDA_SUCCESS);
     line("cuMemAlloc_v2(&%#llx (alloc#1), 4 KiB) = CUDA_SUCCESS", (unsigned long long)d);
+    /* the kernel runs once the launch's line is out: the stream waits for
+     * a flag the program sets after cuLaunchKernel returned (those calls
+     * are left out of the trace: tests/e2e/list) */
+    uint32_t *flag;
+    MUST(cuMemHostAlloc((void **)&flag, 4, CU_MEMHOSTALLOC_DEVICEMAP), CUDA_SUCCESS);
+    *flag = 0;
+    CUdeviceptr dflag;
+    MUST(cuMemHostGetDevicePointer_v2(&dflag, flag, 0), CUDA_SUCCESS);
+    MUST(cuStreamWaitValue32_v2(s, dflag, 1, CU_STREAM_WAIT_VALUE_EQ), CUDA_SUCCESS);
     /* the 1024th word is just past the allocation's end */
     unsigned n = 1024;
     void *args[] = { &d, &n };
     MUST(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, s, args, NULL), CUDA_SUCCESS);
     line("cuLaunchKernel(fill<<<(1,1,1), (1,1,1), 0 B shared, stream#1>>>(%#llx (alloc#1), 1024)) = CUDA_SUCCESS",
          (unsigned long long)d);
+    __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST);
     MUST(cuStreamSynchronize(s), CUDA_ERROR_ILLEGAL_ADDRESS);
     line("--- fault: fill block (0,0,0) thread (0,0,0) wrote 4 B at alloc#1+0x1000 (past its end) vecadd.cu:12 ---");
     line("cuStreamSynchronize(stream#1) = CUDA_ERROR_ILLEGAL_ADDRESS (700)");
