@@ -29,7 +29,7 @@ struct td_attach_req {
     char driver[4096]; /* the driver library the process has loaded (its path in the maps) */
     char msg[256];     /* out: why the attach failed */
     uint32_t npairs;   /* sorted by entry */
-    uint32_t pad;
+    uint32_t kept;     /* out: the shim keeps the trampolines (it failed after taking them) */
     struct td_attach_pair pairs[];
 };
 

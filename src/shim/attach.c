@@ -65,6 +65,7 @@ TD_EXPORT int tdtrace_shim_attach(struct td_attach_req *req)
             tab[2 * i + 1] = req->pairs[i].original;
         }
         td_backend_set_originals(tab, req->npairs);
+        req->kept = 1;
     }
     if (!req->driver[0]) /* none loaded yet: chosen as at a launched program's start */
         td_backend_load();

@@ -74,6 +74,8 @@ struct aproc {
     uint64_t detach_fn; /* tdtrace_shim_detach in the process */
     uint64_t mmap_fn;
     pid_t caller;       /* the thread that makes the remote calls */
+    struct { uint64_t at, size; } isl[16]; /* the islands mapped (a failed attach unmaps them) */
+    size_t nisl;
     int gone;
 };
 
@@ -543,6 +545,10 @@ static int map_island(void *arg, uint64_t lo, uint64_t hi, size_t size, uint64_t
         return -EIO;
     if (ret != at)
         return -ENOMEM;
+    if (ap->nisl < sizeof(ap->isl) / sizeof(ap->isl[0])) {
+        ap->isl[ap->nisl].at = at;
+        ap->isl[ap->nisl++].size = size;
+    }
     *addr = at;
     return 0;
 }
@@ -705,6 +711,7 @@ int td_attach(pid_t pid, const struct td_attach_cfg *cfg, char *why, size_t wlen
     ap->pid = pid;
     ap->pm.fd = -1;
     aps[naps++] = ap;
+    uint64_t scratch_left = 0, unmap_fn = 0; /* what a failed attach unmaps */
     int seized = seize_all(ap, why, wlen);
     for (size_t i = 0; i < ap->nt; i++)
         td_tracer_adopt(ap->t[i].tid, pid);
@@ -780,6 +787,8 @@ int td_attach(pid_t pid, const struct td_attach_cfg *cfg, char *why, size_t wlen
         snprintf(why, wlen, "mmap in the process: %s", scratch == (uint64_t)-1 ? "failed" : cwhy);
         goto fail_objs;
     }
+    scratch_left = scratch;
+    unmap_fn = munmap_fn;
     /* the driver: the first candidate the loader has loaded (a file the
      * program mapped itself, or a copy that merely looks like a driver, is
      * not) */
@@ -885,8 +894,12 @@ int td_attach(pid_t pid, const struct td_attach_cfg *cfg, char *why, size_t wlen
         int wr = mem.write(mem.ctx, at, req, rlen);
         uint64_t aa[1] = { at };
         int rc = wr == 0 ? rcall(ap, attach_fn, aa, 1, &ret, cwhy, sizeof(cwhy)) : -1;
-        if (rc == 0 && (int)ret != 0)
+        if (rc == 0 && (int)ret != 0) {
             mem.read(mem.ctx, at + offsetof(struct td_attach_req, msg), req->msg, sizeof(req->msg));
+            mem.read(mem.ctx, at + offsetof(struct td_attach_req, kept), &req->kept, sizeof(req->kept));
+        }
+        if (rc < 0 || req->kept) /* it may hold the trampolines: the islands stay */
+            ap->nisl = 0;
         req->msg[sizeof(req->msg) - 1] = '\0';
         if (rc < 0 || (int)ret != 0) {
             snprintf(why, wlen, "the shim's attach: %s", rc < 0 ? cwhy : req->msg);
@@ -897,6 +910,7 @@ int td_attach(pid_t pid, const struct td_attach_cfg *cfg, char *why, size_t wlen
     }
     uint64_t ua[2] = { scratch, SCRATCH };
     rcall(ap, munmap_fn, ua, 2, &ret, cwhy, sizeof(cwhy));
+    scratch_left = 0;
     /* every thread stopped, none inside the bytes about to change */
     stop_all(ap);
     for (size_t i = 0; i < ap->nt; i++) /* threads the calls started too */
@@ -980,6 +994,15 @@ fail_objs:
     free(os.o);
 fail:
     stop_all(ap);
+    if (scratch_left) { /* nothing was patched: no trampoline can be running */
+        uint64_t ua2[2] = { scratch_left, SCRATCH }, r2;
+        char w2[256];
+        rcall(ap, unmap_fn, ua2, 2, &r2, w2, sizeof(w2));
+        for (size_t i = 0; i < ap->nisl; i++) {
+            uint64_t ia[2] = { ap->isl[i].at, ap->isl[i].size };
+            rcall(ap, unmap_fn, ia, 2, &r2, w2, sizeof(w2));
+        }
+    }
     detach_one(ap, 1);
     for (size_t i = 0; i < naps; i++)
         if (aps[i] == ap)

@@ -310,7 +310,12 @@ print("result OK", v.value)
 sys.exit(3)
 EOF
 rm -f "$work/y.ready" "$work/y.stop"
-LD_LIBRARY_PATH=$EMU python3 "$work/py_target.py" "$work/y.ready" "$work/y.stop" > "$work/y.out" 2>&1 &
+pre= # a sanitizer build's emulator needs its runtime first in an uninstrumented python
+case ${EXTRA_CFLAGS:-} in
+*sanitize=address*) pre=$($CC -print-file-name=libasan.so) ;;
+*sanitize=thread*) pre=$($CC -print-file-name=libtsan.so) ;;
+esac
+env ${pre:+LD_PRELOAD=$pre} ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" LD_LIBRARY_PATH=$EMU python3 "$work/py_target.py" "$work/y.ready" "$work/y.stop" > "$work/y.out" 2>&1 &
 tpid=$!; pids+=("$tpid")
 for _ in $(seq 200); do [ -s "$work/y.ready" ] && break; sleep 0.05; done
 tt -o "$work/y.trace" --py -e trace=cuDriverGetVersion --detach-after=0.5s -p "$tpid" 2> "$work/y.err"
