@@ -319,6 +319,15 @@ if k != len(rest):
 PY
 }
 
+# a sanitized shim in an interpreter built without: its runtime goes first
+# (tdtrace passes LD_PRELOAD on to the program); prints the library, or nothing
+san_preload() {
+    case " ${EXTRA_CFLAGS:-} " in
+    *sanitize=address*) ${CC:-cc} -print-file-name=libasan.so ;;
+    *sanitize=thread*) ${CC:-cc} -print-file-name=libtsan.so ;;
+    esac
+}
+
 run_driver() {
     # the demo's needs report (-C): its newest entry point is CUDA 12.8's
     "$TDTRACE" -q -C -o "$work/dd.txt" -- "$BUILD/examples/hello_drv" > /dev/null 2>&1
@@ -331,13 +340,14 @@ run_driver() {
     else report "driver: the demo under driver=12.4" fail "$work/dd4.err"; fi
     # a Python client that binds NAME_v2 when dlsym finds it (numba 0.56's rule)
     if command -v python3 > /dev/null; then
-        local py=$top/tests/e2e/py/bind_v2.py pyexe
+        local py=$top/tests/e2e/py/bind_v2.py pyexe pre
         pyexe=$(python3 -c 'import sys; print(sys.executable)')   # not a wrapper script (pyenv)
-        "$TDTRACE" -q --emulate=driver=12.4 -o "$work/bv.trace" -- "$pyexe" "$py" 12.4 > "$work/bv.want" 2> "$work/bv.err"
+        pre=$(san_preload)
+        env ${pre:+LD_PRELOAD=$pre} ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$TDTRACE" -q --emulate=driver=12.4 -o "$work/bv.trace" -- "$pyexe" "$py" 12.4 > "$work/bv.want" 2> "$work/bv.err"
         if [ $? -eq 0 ] && diff -u "$work/bv.want" "$work/bv.trace" > "$work/bv.diff"
         then report "driver: a client's _v2 binding rule works under driver=12.4" ok
         else cat "$work/bv.err" >> "$work/bv.diff"; report "driver: a client's _v2 binding rule under driver=12.4" fail "$work/bv.diff"; fi
-        "$TDTRACE" -q --emulate=driver=13.0 -o "$work/bv13.trace" -- "$pyexe" "$py" 13.0 > /dev/null 2> "$work/bv13.err"
+        env ${pre:+LD_PRELOAD=$pre} ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$TDTRACE" -q --emulate=driver=13.0 -o "$work/bv13.trace" -- "$pyexe" "$py" 13.0 > /dev/null 2> "$work/bv13.err"
         if [ $? -eq 3 ] && grep -q '^bound cuCtxGetDevice_v2: ' "$work/bv13.err"
         then report "driver: ... and binds CUDA 13's cuCtxGetDevice_v2 under driver=13.0" ok
         else report "driver: the _v2 binding rule under driver=13.0" fail "$work/bv13.err"; fi
@@ -391,13 +401,8 @@ run_python() {
         return
     fi
     local script=$top/tests/e2e/py/calls.py set=cuInit,cuDeviceGet,cuDeviceGetCount,cuDriverGetVersion
-    # a sanitized shim in an interpreter built without: its runtime goes first
-    local pre=
-    case " ${EXTRA_CFLAGS:-} " in
-    *sanitize=address*) pre=$(${CC:-cc} -print-file-name=libasan.so) ;;
-    *sanitize=thread*) pre=$(${CC:-cc} -print-file-name=libtsan.so) ;;
-    esac
-    # (tdtrace passes LD_PRELOAD on to the program)
+    local pre
+    pre=$(san_preload)
     tdpy() { env ${pre:+LD_PRELOAD=$pre} ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$TDTRACE" "$@"; }
     for py in $pys; do
         local v o=$work/py
