@@ -357,4 +357,119 @@ struct CUDA_GRAPH_INSTANTIATE_PARAMS_st {
     CUgraphInstantiateResult result_out;
 };
 
+/* CUDA arrays, textures and surfaces (the emulator's array.c and
+ * texture.c read these); layouts as in CUDA 13's cuda.h */
+#define CUDA_ARRAY3D_LAYERED 0x01
+#define CUDA_ARRAY3D_SURFACE_LDST 0x02
+#define CUDA_ARRAY3D_CUBEMAP 0x04
+#define CUDA_ARRAY3D_TEXTURE_GATHER 0x08
+#define CUDA_ARRAY3D_DEPTH_TEXTURE 0x10
+#define CUDA_ARRAY3D_COLOR_ATTACHMENT 0x20
+#define CUDA_ARRAY3D_SPARSE 0x40
+#define CUDA_ARRAY3D_DEFERRED_MAPPING 0x80
+#define CUDA_ARRAY3D_VIDEO_ENCODE_DECODE 0x100
+#define CU_TRSF_READ_AS_INTEGER 0x01
+#define CU_TRSF_NORMALIZED_COORDINATES 0x02
+#define CU_TRSF_SRGB 0x10
+#define CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION 0x20
+#define CU_TRSF_SEAMLESS_CUBEMAP 0x40
+struct CUDA_ARRAY_DESCRIPTOR_st { size_t Width, Height; CUarray_format Format; unsigned int NumChannels; };
+struct CUDA_ARRAY_DESCRIPTOR_v1_st { unsigned int Width, Height; CUarray_format Format; unsigned int NumChannels; };
+struct CUDA_ARRAY3D_DESCRIPTOR_st {
+    size_t Width, Height, Depth;
+    CUarray_format Format;
+    unsigned int NumChannels, Flags;
+};
+struct CUDA_ARRAY3D_DESCRIPTOR_v1_st {
+    unsigned int Width, Height, Depth;
+    CUarray_format Format;
+    unsigned int NumChannels, Flags;
+};
+struct CUDA_ARRAY_MEMORY_REQUIREMENTS_st { size_t size, alignment; unsigned int reserved[4]; };
+struct CUDA_RESOURCE_DESC_st {
+    CUresourcetype resType;
+    union {
+        struct { CUarray hArray; } array;
+        struct { CUmipmappedArray hMipmappedArray; } mipmap;
+        struct { CUdeviceptr devPtr; CUarray_format format; unsigned int numChannels; size_t sizeInBytes; } linear;
+        struct {
+            CUdeviceptr devPtr;
+            CUarray_format format;
+            unsigned int numChannels;
+            size_t width, height, pitchInBytes;
+        } pitch2D;
+        struct { int reserved[32]; } reserved;
+    } res;
+    unsigned int flags;
+};
+struct CUDA_TEXTURE_DESC_st {
+    CUaddress_mode addressMode[3];
+    CUfilter_mode filterMode;
+    unsigned int flags, maxAnisotropy;
+    CUfilter_mode mipmapFilterMode;
+    float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+    float borderColor[4];
+    int reserved[12];
+};
+struct CUDA_RESOURCE_VIEW_DESC_st {
+    CUresourceViewFormat format;
+    size_t width, height, depth;
+    unsigned int firstMipmapLevel, lastMipmapLevel, firstLayer, lastLayer;
+    unsigned int reserved[16];
+};
+typedef struct CUoffset3D_st { size_t x, y, z; } CUoffset3D;
+typedef struct CUextent3D_st { size_t width, height, depth; } CUextent3D;
+typedef struct CUmemcpy3DOperand_st {
+    CUmemcpy3DOperandType type;
+    union {
+        struct { CUdeviceptr ptr; size_t rowLength, layerHeight; CUmemLocation locHint; } ptr;
+        struct { CUarray array; CUoffset3D offset; } array;
+    } op;
+} CUmemcpy3DOperand;
+struct CUDA_MEMCPY3D_BATCH_OP_st {
+    CUmemcpy3DOperand src, dst;
+    CUextent3D extent;
+    CUmemcpySrcAccessOrder srcAccessOrder;
+    unsigned int flags;
+};
+struct CUDA_MEMCPY3D_v1_st {               /* before CUDA 3.2: 32-bit sizes and device pointers */
+    unsigned int srcXInBytes, srcY, srcZ, srcLOD;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr_v1 srcDevice;
+    CUarray srcArray;
+    void *reserved0;
+    unsigned int srcPitch, srcHeight;
+    unsigned int dstXInBytes, dstY, dstZ, dstLOD;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr_v1 dstDevice;
+    CUarray dstArray;
+    void *reserved1;
+    unsigned int dstPitch, dstHeight;
+    unsigned int WidthInBytes, Height, Depth;
+};
+struct CUmemcpyAttributes_st {
+    CUmemcpySrcAccessOrder srcAccessOrder;
+    CUmemLocation srcLocHint, dstLocHint;
+    unsigned int flags;
+};
+struct CUDA_MEMCPY3D_PEER_st {
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    CUcontext srcContext;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    CUcontext dstContext;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+};
+
 #endif

@@ -12,8 +12,14 @@
  *
  * On a capturing stream an asynchronous copy or memset becomes a graph
  * node (capture.c); a synchronous one is refused, as the capture rules
- * say. The 3-D form (CUDA_MEMCPY3D, without CUDA arrays) serves graph
- * memcpy nodes. */
+ * say. The 3-D form (CUDA_MEMCPY3D) serves graph memcpy nodes too.
+ *
+ * A CUDA array side (array.c) becomes the device memory that holds it,
+ * with the array's pitch and rows, after its own bounds are checked:
+ * x + width within a row, y + height within its rows, z + depth within its
+ * slices. The 1-D array copies (cuMemcpyAtoH and the others) take the
+ * offset as bytes into the array's memory, as the driver's do for a 1-D
+ * array. */
 #include "emu.h"
 
 #include <stdio.h>
@@ -370,6 +376,38 @@ TD_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync_ptsz(CUdeviceptr d, CUcontext dc, C
     return peer(d, dc, s, sc, n, h, 1, 1);
 }
 
+/* ---- CUDA arrays ------------------------------------------------------ */
+
+/* the part [x, y, z] + w x h x d (x, w in bytes) of array a: its device
+ * address (of the array's start), pitch and rows, checked */
+static CUresult array_side(CUarray a, size_t x, size_t y, size_t z, size_t w, size_t h, size_t d,
+                           CUdeviceptr *dev, size_t *pitch, size_t *rows)
+{
+    struct emu_array_info i;
+    CUresult r = emu_array_info(a, &i);
+    if (r)
+        return r;
+    if (x > i.pitch || w > i.pitch - x || y > i.height || h > i.height - y || z > i.depth || d > i.depth - z)
+        return CUDA_ERROR_INVALID_VALUE;
+    *dev = (CUdeviceptr)i.mem;
+    *pitch = i.pitch;
+    *rows = i.height;
+    return CUDA_SUCCESS;
+}
+
+/* byte range [off, off + n) of array a: its device address */
+static CUresult array_range(CUarray a, size_t off, size_t n, uintptr_t *out)
+{
+    struct emu_array_info i;
+    CUresult r = emu_array_info(a, &i);
+    if (r)
+        return r;
+    if (off > i.bytes || n > i.bytes - off)
+        return CUDA_ERROR_INVALID_VALUE;
+    *out = i.mem + off;
+    return CUDA_SUCCESS;
+}
+
 /* ---- 2-D -------------------------------------------------------------- */
 
 static CUresult side2d(CUmemorytype type, const void *host, CUdeviceptr dev, size_t x, size_t y,
@@ -394,20 +432,31 @@ static CUresult side2d(CUmemorytype type, const void *host, CUdeviceptr dev, siz
         if (!dev)
             return CUDA_ERROR_INVALID_VALUE;
         return host_side(U(dev) + off, ext, out);
-    case CU_MEMORYTYPE_ARRAY:
-        return CUDA_ERROR_NOT_SUPPORTED; /* CUDA arrays are not emulated */
     default:
         return CUDA_ERROR_INVALID_VALUE;
     }
 }
 
-static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream h, int ptds, int async)
+static CUresult copy2d(const CUDA_MEMCPY2D *p0, CUstream h, int ptds, int async)
 {
     CUresult r = emu_ctx_require();
     if (r)
         return r;
-    if (!p)
+    if (!p0)
         return CUDA_ERROR_INVALID_VALUE;
+    CUDA_MEMCPY2D q = *p0;
+    const CUDA_MEMCPY2D *p = &q;
+    size_t rows;
+    if (q.srcMemoryType == CU_MEMORYTYPE_ARRAY &&
+        (r = array_side(q.srcArray, q.srcXInBytes, q.srcY, 0, q.WidthInBytes, q.Height, 1, &q.srcDevice,
+                        &q.srcPitch, &rows)))
+        return r;
+    if (q.dstMemoryType == CU_MEMORYTYPE_ARRAY &&
+        (r = array_side(q.dstArray, q.dstXInBytes, q.dstY, 0, q.WidthInBytes, q.Height, 1, &q.dstDevice,
+                        &q.dstPitch, &rows)))
+        return r;
+    if (q.srcMemoryType == CU_MEMORYTYPE_ARRAY) q.srcMemoryType = CU_MEMORYTYPE_DEVICE, q.srcArray = NULL;
+    if (q.dstMemoryType == CU_MEMORYTYPE_ARRAY) q.dstMemoryType = CU_MEMORYTYPE_DEVICE, q.dstArray = NULL;
     if (p->WidthInBytes == 0 || p->Height == 0)
         return CUDA_SUCCESS;
     const size_t maxpitch = 0x7fffffff;
@@ -490,8 +539,6 @@ static CUresult side3d(CUmemorytype type, const void *host, CUdeviceptr dev, siz
         if (!dev)
             return CUDA_ERROR_INVALID_VALUE;
         return host_side(U(dev) + off, ext, out);
-    case CU_MEMORYTYPE_ARRAY:
-        return CUDA_ERROR_NOT_SUPPORTED; /* CUDA arrays are not emulated */
     default:
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -524,20 +571,52 @@ static CUresult sides3d(const CUDA_MEMCPY3D *p, struct side *d, struct side *s)
     return r;
 }
 
-CUresult emu_copy3d_check(const CUDA_MEMCPY3D *p)
+/* p with its array sides as the device memory holding them */
+static CUresult norm3d(const CUDA_MEMCPY3D *p, CUDA_MEMCPY3D *q)
+{
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    *q = *p;
+    CUresult r = CUDA_SUCCESS;
+    if (q->srcMemoryType == CU_MEMORYTYPE_ARRAY) {
+        r = array_side(q->srcArray, q->srcXInBytes, q->srcY, q->srcZ, q->WidthInBytes, q->Height, q->Depth,
+                       &q->srcDevice, &q->srcPitch, &q->srcHeight);
+        q->srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        q->srcArray = NULL;
+    }
+    if (!r && q->dstMemoryType == CU_MEMORYTYPE_ARRAY) {
+        r = array_side(q->dstArray, q->dstXInBytes, q->dstY, q->dstZ, q->WidthInBytes, q->Height, q->Depth,
+                       &q->dstDevice, &q->dstPitch, &q->dstHeight);
+        q->dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        q->dstArray = NULL;
+    }
+    return r;
+}
+
+CUresult emu_copy3d_check(const CUDA_MEMCPY3D *p0)
 {
     struct side d, s;
-    CUresult r = sides3d(p, &d, &s);
+    CUDA_MEMCPY3D q;
+    const CUDA_MEMCPY3D *p = &q;
+    CUresult r = norm3d(p0, &q);
+    if (r)
+        return r;
+    r = sides3d(p, &d, &s);
     if (r == CUDA_SUCCESS)
         put_sides(&d, &s);
     return r;
 }
 
-CUresult emu_copy3d_op(const CUDA_MEMCPY3D *p, struct emu_op **out)
+CUresult emu_copy3d_op(const CUDA_MEMCPY3D *p0, struct emu_op **out)
 {
     struct side d, s;
-    CUresult r = sides3d(p, &d, &s);
+    CUDA_MEMCPY3D q;
+    const CUDA_MEMCPY3D *p = &q;
     *out = NULL;
+    CUresult r = norm3d(p0, &q);
+    if (r)
+        return r;
+    r = sides3d(p, &d, &s);
     if (r || !d.p)
         return r;
     struct copy_op *op = emu_op_new(sizeof *op, run_copy, fini_copy);
@@ -565,6 +644,251 @@ TD_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *p) { retu
 TD_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *p) { return copy2d(p, NULL, 1, 0); }
 TD_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream h) { return copy2d(p, h, 0, 1); }
 TD_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *p, CUstream h) { return copy2d(p, h, 1, 1); }
+
+/* ---- 3-D entry points -------------------------------------------------- */
+
+static CUresult copy3d(const CUDA_MEMCPY3D *p, CUstream h, int ptds, int async)
+{
+    CUresult r = emu_ctx_require();
+    if (r)
+        return r;
+    CUDA_MEMCPY3D q;
+    r = norm3d(p, &q);
+    struct emu_op *op;
+    if (!r)
+        r = emu_copy3d_op(&q, &op);
+    if (r || !op)
+        return r;
+    struct copy_op *c = (struct copy_op *)op;
+    struct capdesc cd = { .copy = &q };
+    return issue(op, h, ptds, async, pageable(&c->dst) || pageable(&c->src), &cd);
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D *p) { return copy3d(p, NULL, 0, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *p) { return copy3d(p, NULL, 1, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *p, CUstream h) { return copy3d(p, h, 0, 1); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *p, CUstream h) { return copy3d(p, h, 1, 1); }
+
+/* a peer copy: every context's memory is in one address space here; the
+ * contexts must be live (ignored for array sides, as documented) */
+static CUresult copy3d_peer(const CUDA_MEMCPY3D_PEER *p, CUstream h, int ptds, int async)
+{
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUcontext ctxs[2] = { p->srcMemoryType == CU_MEMORYTYPE_ARRAY ? NULL : p->srcContext,
+                          p->dstMemoryType == CU_MEMORYTYPE_ARRAY ? NULL : p->dstContext };
+    for (int i = 0; i < 2; i++) {
+        struct emu_ctx *c;
+        if (!ctxs[i])
+            continue;
+        CUresult r = emu_ctx_resolve(ctxs[i], &c);
+        if (r)
+            return r;
+        emu_ctx_put(c);
+    }
+    CUDA_MEMCPY3D q;
+    memset(&q, 0, sizeof q);
+    q.srcXInBytes = p->srcXInBytes, q.srcY = p->srcY, q.srcZ = p->srcZ, q.srcLOD = p->srcLOD;
+    q.srcMemoryType = p->srcMemoryType, q.srcHost = p->srcHost, q.srcDevice = p->srcDevice;
+    q.srcArray = p->srcArray, q.srcPitch = p->srcPitch, q.srcHeight = p->srcHeight;
+    q.dstXInBytes = p->dstXInBytes, q.dstY = p->dstY, q.dstZ = p->dstZ, q.dstLOD = p->dstLOD;
+    q.dstMemoryType = p->dstMemoryType, q.dstHost = p->dstHost, q.dstDevice = p->dstDevice;
+    q.dstArray = p->dstArray, q.dstPitch = p->dstPitch, q.dstHeight = p->dstHeight;
+    q.WidthInBytes = p->WidthInBytes, q.Height = p->Height, q.Depth = p->Depth;
+    return copy3d(&q, h, ptds, async);
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *p) { return copy3d_peer(p, NULL, 0, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *p) { return copy3d_peer(p, NULL, 1, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *p, CUstream h) { return copy3d_peer(p, h, 0, 1); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *p, CUstream h) { return copy3d_peer(p, h, 1, 1); }
+
+/* ---- batches of 1-D copies ------------------------------------------------ */
+
+/* cuMemcpyBatchAsync: every copy and attribute checked before any is
+ * queued (failIdx: the copy at fault, or SIZE_MAX when the batch as a whole
+ * is); in stream order, the copies of a DURING_API_CALL attribute done by
+ * the time the call returns */
+static CUresult batch(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs,
+                      size_t *idxs, size_t nattrs, size_t *fail, CUstream h, int ptds)
+{
+    if (fail)
+        *fail = SIZE_MAX;
+    CUresult r = emu_ctx_require();
+    if (r)
+        return r;
+    if (!count || !dsts || !srcs || !sizes || !attrs || !idxs || !nattrs || nattrs > count || idxs[0] != 0 ||
+        h == CU_STREAM_LEGACY || (!ptds && h == NULL))
+        return CUDA_ERROR_INVALID_VALUE; /* the legacy stream cannot take a batch */
+    for (size_t k = 0; k < nattrs; k++) {
+        if ((k && idxs[k] <= idxs[k - 1]) || idxs[k] >= count)
+            return CUDA_ERROR_INVALID_VALUE;
+        unsigned o = (unsigned)attrs[k].srcAccessOrder;
+        if (o < CU_MEMCPY_SRC_ACCESS_ORDER_STREAM || o > CU_MEMCPY_SRC_ACCESS_ORDER_ANY)
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    for (size_t i = 0; i < count; i++) {
+        struct side d = { 0, NULL, NULL, 0 }, s = { 0, NULL, NULL, 0 };
+        r = sizes[i] ? host_side(U(dsts[i]), sizes[i], &d) : CUDA_SUCCESS;
+        if (!r && sizes[i])
+            r = host_side(U(srcs[i]), sizes[i], &s);
+        put_sides(&d, &s);
+        if (r) {
+            if (fail)
+                *fail = i;
+            return r;
+        }
+    }
+    for (size_t k = 0, i = 0; k < nattrs; k++) {
+        size_t end = k + 1 < nattrs ? idxs[k + 1] : count;
+        int now = attrs[k].srcAccessOrder == CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL;
+        for (; i < end; i++) {
+            r = copy1d(U(dsts[i]), U(srcs[i]), sizes[i], D_ANY, h, ptds, !now);
+            if (r) {
+                if (fail)
+                    *fail = i;
+                return r;
+            }
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync_v2(CUdeviceptr *d, CUdeviceptr *s, size_t *n, size_t count, CUmemcpyAttributes *a, size_t *ai, size_t na, CUstream h) { return batch(d, s, n, count, a, ai, na, NULL, h, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *d, CUdeviceptr *s, size_t *n, size_t count, CUmemcpyAttributes *a, size_t *ai, size_t na, CUstream h) { return batch(d, s, n, count, a, ai, na, NULL, h, 1); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync(CUdeviceptr *d, CUdeviceptr *s, size_t *n, size_t count, CUmemcpyAttributes *a, size_t *ai, size_t na, size_t *fail, CUstream h) { return batch(d, s, n, count, a, ai, na, fail, h, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync_ptsz(CUdeviceptr *d, CUdeviceptr *s, size_t *n, size_t count, CUmemcpyAttributes *a, size_t *ai, size_t na, size_t *fail, CUstream h) { return batch(d, s, n, count, a, ai, na, fail, h, 1); }
+
+/* one operand of a 3-D batch copy into the CUDA_MEMCPY3D side (e: bytes of
+ * an element) */
+static CUresult operand(const CUmemcpy3DOperand *o, const CUextent3D *x, size_t e, CUmemorytype *type,
+                        CUdeviceptr *dev, CUarray *arr, size_t *xb, size_t *y, size_t *z, size_t *pitch,
+                        size_t *rows)
+{
+    switch ((int)o->type) {
+    case CU_MEMCPY_OPERAND_TYPE_POINTER:
+        if ((o->op.ptr.rowLength && o->op.ptr.rowLength < x->width) ||
+            (o->op.ptr.layerHeight && o->op.ptr.layerHeight < x->height) ||
+            __builtin_mul_overflow(o->op.ptr.rowLength ? o->op.ptr.rowLength : x->width, e, pitch))
+            return CUDA_ERROR_INVALID_VALUE;
+        *type = CU_MEMORYTYPE_UNIFIED;
+        *dev = o->op.ptr.ptr;
+        *rows = o->op.ptr.layerHeight ? o->op.ptr.layerHeight : x->height;
+        return CUDA_SUCCESS;
+    case CU_MEMCPY_OPERAND_TYPE_ARRAY:
+        *type = CU_MEMORYTYPE_ARRAY;
+        *arr = o->op.array.array;
+        if (__builtin_mul_overflow(o->op.array.offset.x, e, xb))
+            return CUDA_ERROR_INVALID_VALUE;
+        *y = o->op.array.offset.y;
+        *z = o->op.array.offset.z;
+        return CUDA_SUCCESS;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+/* op as a CUDA_MEMCPY3D, checked */
+static CUresult batch3d_op(const CUDA_MEMCPY3D_BATCH_OP *op, CUDA_MEMCPY3D *q)
+{
+    const CUextent3D *x = &op->extent;
+    unsigned o = (unsigned)op->srcAccessOrder;
+    if (!x->width || !x->height || !x->depth || op->flags & ~1u || o < CU_MEMCPY_SRC_ACCESS_ORDER_STREAM ||
+        o > CU_MEMCPY_SRC_ACCESS_ORDER_ANY)
+        return CUDA_ERROR_INVALID_VALUE;
+    /* the element: 1 byte between pointers, else the array's (both arrays: the same) */
+    size_t e = 0;
+    const CUmemcpy3DOperand *ops[2] = { &op->src, &op->dst };
+    for (int i = 0; i < 2; i++) {
+        if (ops[i]->type != CU_MEMCPY_OPERAND_TYPE_ARRAY)
+            continue;
+        struct emu_array_info ai;
+        CUresult r = emu_array_info(ops[i]->op.array.array, &ai);
+        if (r)
+            return r;
+        if (e && e != ai.esz)
+            return CUDA_ERROR_INVALID_VALUE;
+        e = ai.esz;
+    }
+    if (!e)
+        e = 1;
+    memset(q, 0, sizeof *q);
+    CUresult r = operand(&op->src, x, e, &q->srcMemoryType, &q->srcDevice, &q->srcArray, &q->srcXInBytes, &q->srcY,
+                         &q->srcZ, &q->srcPitch, &q->srcHeight);
+    if (!r)
+        r = operand(&op->dst, x, e, &q->dstMemoryType, &q->dstDevice, &q->dstArray, &q->dstXInBytes, &q->dstY,
+                    &q->dstZ, &q->dstPitch, &q->dstHeight);
+    if (!r && __builtin_mul_overflow(x->width, e, &q->WidthInBytes))
+        r = CUDA_ERROR_INVALID_VALUE;
+    q->Height = x->height;
+    q->Depth = x->depth;
+    return r ? r : emu_copy3d_check(q);
+}
+
+static CUresult batch3d(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, size_t *fail, unsigned long long flags, CUstream h,
+                        int ptds)
+{
+    if (fail)
+        *fail = SIZE_MAX;
+    CUresult r = emu_ctx_require();
+    if (r)
+        return r;
+    if (!n || !ops || flags || h == CU_STREAM_LEGACY || (!ptds && h == NULL))
+        return CUDA_ERROR_INVALID_VALUE;
+    CUDA_MEMCPY3D q;
+    for (size_t i = 0; i < n; i++)
+        if ((r = batch3d_op(&ops[i], &q))) {
+            if (fail)
+                *fail = i;
+            return r;
+        }
+    for (size_t i = 0; i < n; i++) {
+        r = batch3d_op(&ops[i], &q);
+        if (!r)
+            r = copy3d(&q, h, ptds, ops[i].srcAccessOrder != CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL);
+        if (r) {
+            if (fail)
+                *fail = i;
+            return r;
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync_v2(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, unsigned long long flags, CUstream h) { return batch3d(n, ops, NULL, flags, h, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync_v2_ptsz(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, unsigned long long flags, CUstream h) { return batch3d(n, ops, NULL, flags, h, 1); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, size_t *fail, unsigned long long flags, CUstream h) { return batch3d(n, ops, fail, flags, h, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync_ptsz(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, size_t *fail, unsigned long long flags, CUstream h) { return batch3d(n, ops, fail, flags, h, 1); }
+
+/* ---- 1-D copies with arrays -------------------------------------------- */
+
+/* A: the side is an array (da, sa), else memory (dp, sp) */
+#define A ((CUarray)(uintptr_t)-1)
+static CUresult copy_a(CUarray da, size_t doff, uintptr_t dp, CUarray sa, size_t soff, uintptr_t sp, size_t n,
+                       enum dir dir, CUstream h, int ptds, int async)
+{
+    CUresult r = emu_ctx_require();
+    if (!r && da != A)
+        r = array_range(da, doff, n, &dp);
+    if (!r && sa != A)
+        r = array_range(sa, soff, n, &sp);
+    return r ? r : copy1d(dp, sp, n, dir, h, ptds, async);
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemcpyAtoH_v2(void *d, CUarray a, size_t off, size_t n) { return copy_a(A, 0, U(d), a, off, 0, n, D_DTOH, NULL, 0, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyAtoH_v2_ptds(void *d, CUarray a, size_t off, size_t n) { return copy_a(A, 0, U(d), a, off, 0, n, D_DTOH, NULL, 1, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyAtoHAsync_v2(void *d, CUarray a, size_t off, size_t n, CUstream h) { return copy_a(A, 0, U(d), a, off, 0, n, D_DTOH, h, 0, 1); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyAtoHAsync_v2_ptsz(void *d, CUarray a, size_t off, size_t n, CUstream h) { return copy_a(A, 0, U(d), a, off, 0, n, D_DTOH, h, 1, 1); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyHtoA_v2(CUarray a, size_t off, const void *s, size_t n) { return copy_a(a, off, 0, A, 0, U(s), n, D_HTOD, NULL, 0, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyHtoA_v2_ptds(CUarray a, size_t off, const void *s, size_t n) { return copy_a(a, off, 0, A, 0, U(s), n, D_HTOD, NULL, 1, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyHtoAAsync_v2(CUarray a, size_t off, const void *s, size_t n, CUstream h) { return copy_a(a, off, 0, A, 0, U(s), n, D_HTOD, h, 0, 1); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyHtoAAsync_v2_ptsz(CUarray a, size_t off, const void *s, size_t n, CUstream h) { return copy_a(a, off, 0, A, 0, U(s), n, D_HTOD, h, 1, 1); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyAtoD_v2(CUdeviceptr d, CUarray a, size_t off, size_t n) { return copy_a(A, 0, U(d), a, off, 0, n, D_DTOD, NULL, 0, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyAtoD_v2_ptds(CUdeviceptr d, CUarray a, size_t off, size_t n) { return copy_a(A, 0, U(d), a, off, 0, n, D_DTOD, NULL, 1, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyDtoA_v2(CUarray a, size_t off, CUdeviceptr s, size_t n) { return copy_a(a, off, 0, A, 0, U(s), n, D_DTOD, NULL, 0, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyDtoA_v2_ptds(CUarray a, size_t off, CUdeviceptr s, size_t n) { return copy_a(a, off, 0, A, 0, U(s), n, D_DTOD, NULL, 1, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyAtoA_v2(CUarray d, size_t doff, CUarray s, size_t soff, size_t n) { return copy_a(d, doff, 0, s, soff, 0, n, D_DTOD, NULL, 0, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyAtoA_v2_ptds(CUarray d, size_t doff, CUarray s, size_t soff, size_t n) { return copy_a(d, doff, 0, s, soff, 0, n, D_DTOD, NULL, 1, 0); }
 
 /* ---- memset ------------------------------------------------------------ */
 
@@ -652,3 +976,32 @@ SET2A(cuMemsetD2D16Async, unsigned short, 2, 0)
 SET2A(cuMemsetD2D16Async_ptsz, unsigned short, 2, 1)
 SET2A(cuMemsetD2D32Async, unsigned int, 4, 0)
 SET2A(cuMemsetD2D32Async_ptsz, unsigned int, 4, 1)
+
+/* ---- the v1 ABI (before CUDA 3.2): 32-bit sizes and device pointers ---- */
+
+TD_EXPORT CUresult CUDAAPI cuMemcpyAtoH(void *d, CUarray a, unsigned int off, unsigned int n) { return cuMemcpyAtoH_v2(d, a, off, n); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyAtoHAsync(void *d, CUarray a, unsigned int off, unsigned int n, CUstream h) { return cuMemcpyAtoHAsync_v2(d, a, off, n, h); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyHtoA(CUarray a, unsigned int off, const void *s, unsigned int n) { return cuMemcpyHtoA_v2(a, off, s, n); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyHtoAAsync(CUarray a, unsigned int off, const void *s, unsigned int n, CUstream h) { return cuMemcpyHtoAAsync_v2(a, off, s, n, h); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyAtoD(CUdeviceptr_v1 d, CUarray a, unsigned int off, unsigned int n) { return cuMemcpyAtoD_v2(d, a, off, n); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyDtoA(CUarray a, unsigned int off, CUdeviceptr_v1 s, unsigned int n) { return cuMemcpyDtoA_v2(a, off, s, n); }
+TD_EXPORT CUresult CUDAAPI cuMemcpyAtoA(CUarray d, unsigned int doff, CUarray s, unsigned int soff, unsigned int n) { return cuMemcpyAtoA_v2(d, doff, s, soff, n); }
+
+static CUresult copy3d_v1(const CUDA_MEMCPY3D_v1 *p, CUstream h, int async)
+{
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUDA_MEMCPY3D q;
+    memset(&q, 0, sizeof q);
+    q.srcXInBytes = p->srcXInBytes, q.srcY = p->srcY, q.srcZ = p->srcZ, q.srcLOD = p->srcLOD;
+    q.srcMemoryType = p->srcMemoryType, q.srcHost = p->srcHost, q.srcDevice = p->srcDevice;
+    q.srcArray = p->srcArray, q.reserved0 = p->reserved0, q.srcPitch = p->srcPitch, q.srcHeight = p->srcHeight;
+    q.dstXInBytes = p->dstXInBytes, q.dstY = p->dstY, q.dstZ = p->dstZ, q.dstLOD = p->dstLOD;
+    q.dstMemoryType = p->dstMemoryType, q.dstHost = p->dstHost, q.dstDevice = p->dstDevice;
+    q.dstArray = p->dstArray, q.reserved1 = p->reserved1, q.dstPitch = p->dstPitch, q.dstHeight = p->dstHeight;
+    q.WidthInBytes = p->WidthInBytes, q.Height = p->Height, q.Depth = p->Depth;
+    return copy3d(&q, h, 0, async);
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemcpy3D(const CUDA_MEMCPY3D_v1 *p) { return copy3d_v1(p, NULL, 0); }
+TD_EXPORT CUresult CUDAAPI cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 *p, CUstream h) { return copy3d_v1(p, h, 1); }

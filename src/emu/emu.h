@@ -22,6 +22,9 @@
  *                            units' PTX, linked
  *   fault.c arch.c jit.c     the report of a kernel's fault; which binary
  *                            of an image runs; JIT options and logs
+ *   texture.c                texture and surface objects (src/ptx
+ *                            resolves kernels' handles through it)
+ *   array.c                  CUDA arrays and mipmapped arrays
  *   vmm.c                    virtual memory management: physical
  *                            allocations (memfds), reservations, mappings
  *   pool.c                   memory pools, stream-ordered allocation
@@ -44,7 +47,8 @@
  *
  * Objects. Every handle the program sees (context, stream, event, module,
  * function, library, kernel, memory pool, link state, graph, graph node,
- * executable graph, user object) points at a struct that starts
+ * executable graph, user object, CUDA array, mipmapped array, texture and
+ * surface object) points at a struct that starts
  * with struct emu_obj and is entered in one registry (obj.c). A handle is
  * looked up there before it is dereferenced, so a stale or made-up handle
  * is an error, never a crash. Lookups take a reference; the registry holds
@@ -135,6 +139,7 @@ enum emu_type {
     EMU_T_CTX = 1, EMU_T_STREAM, EMU_T_EVENT, EMU_T_MODULE, EMU_T_FUNC,
     EMU_T_LIBRARY, EMU_T_KERNEL, EMU_T_POOL, EMU_T_LINK,
     EMU_T_GRAPH, EMU_T_GNODE, EMU_T_GEXEC, EMU_T_UOBJ,
+    EMU_T_ARRAY, EMU_T_MIPMAP, EMU_T_TEXOBJ, EMU_T_SURFOBJ,
 };
 struct emu_ctx;
 struct emu_obj {
@@ -666,9 +671,8 @@ CUresult emu_kernel_op(CUfunction f, struct emu_ctx *c, const unsigned grid[3], 
                        unsigned shmem, void **params, struct emu_op **out);
 
 /* ---- copy.c, event.c, memory.c: graph nodes' work --------------------- */
-/* A 3-D copy between host, device and unified memory (CUDA arrays are not
- * emulated: CUDA_ERROR_NOT_SUPPORTED), checked, as an operation not
- * queued yet. */
+/* A 3-D copy between host, device and unified memory and CUDA arrays,
+ * checked, as an operation not queued yet (NULL: nothing to copy). */
 CUresult emu_copy3d_op(const CUDA_MEMCPY3D *p, struct emu_op **out);
 /* Checks a 3-D copy's description without making it. */
 CUresult emu_copy3d_check(const CUDA_MEMCPY3D *p);
@@ -706,4 +710,23 @@ struct gmem *emu_gmem_covering(uintptr_t p, size_t len);
 /* (graphmem.c) Whether p is the address of a graph allocation. */
 int emu_gmem_is(uintptr_t p);
 void emu_gmem_put(struct gmem *m);
+/* ---- array.c: CUDA arrays and mipmapped arrays ------------------------ */
+struct emu_array_info {
+    uintptr_t mem;               /* the array's device allocation (x fastest, rows, slices) */
+    size_t bytes, esz;           /* its size; bytes of an element */
+    size_t width, height, depth; /* elements, rows, 2-D slices (layers, faces); 1 where absent */
+    size_t layers;               /* layered or cubemap: slices; else 1 */
+    size_t pitch, slice;         /* bytes of a row, of a slice */
+    int fmt, dims, layered, cubemap;  /* CUarray_format; 1, 2, 3 */
+    unsigned nch, flags;
+    CUDA_ARRAY3D_DESCRIPTOR desc;     /* as created */
+};
+/* bytes of one channel of a CUarray_format, 0 for one the emulator lacks */
+unsigned emu_format_bytes(int fmt);
+/* a snapshot of array h, or CUDA_ERROR_INVALID_HANDLE */
+CUresult emu_array_info(CUarray h, struct emu_array_info *out);
+/* level of mipmapped array h (and its level count), or
+ * CUDA_ERROR_INVALID_HANDLE / CUDA_ERROR_INVALID_VALUE */
+CUresult emu_mipmap_level(CUmipmappedArray h, unsigned level, CUarray *out, unsigned *nlevels);
+
 #endif

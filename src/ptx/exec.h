@@ -128,6 +128,9 @@ struct blk {                     /* one host thread's block state */
     enum ptx_status st;
     struct cbar bars[NBARS];
     uint32_t alive;              /* warps with live lanes */
+    /* exec_tex.c: texture and surface objects resolved in this launch (a
+     * launch's memory stays mapped until it ends), by handle */
+    struct ex_texc { uint64_t h; int kind; struct ptx_tex t; } texc[4]; /* kind: 0 empty, 1 + surface */
 };
 
 /* Where a failure happened: the thread (w and lane), the instruction, and
@@ -177,6 +180,8 @@ ex_fn ex_arith_select(const struct ir_ins *in);
 ex_fn ex_mem_select(const struct ir_ins *in);
 ex_fn ex_warp_select(const struct ir_ins *in);
 ex_fn ex_mma_select(const struct ptx_module *m, const struct ir_ins *in);
+/* exec_tex.c, reached through ex_mem_select: textures and surfaces */
+ex_fn ex_tex_select(const struct ir_ins *in);
 
 /* exec_warp.c: the warp-synchronous instruction of lanes P of w, each at
  * its own instruction w->lpc[l] (all of one kind and member mask M):

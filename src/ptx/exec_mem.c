@@ -493,7 +493,7 @@ ex_fn ex_mem_select(const struct ir_ins *in)
     case OP_MBAR:
         return mbarrier;
     default:
-        return NULL;
+        return ex_tex_select(in); /* texture and surface memory */
     }
 }
 

@@ -50,10 +50,20 @@ enum ir_op {
     OP_VIDEO,                         /* video instructions: see VI_* */
     OP_CVTPACK,                       /* cvt.pack.sat: type the converted type */
     OP_GRIDDEP,                       /* griddepcontrol (parsed as a no-op) */
+    OP_TEX, OP_TLD4, OP_TXQ, OP_SULD, OP_SUST, OP_SUQ, /* textures and surfaces: see TG_* */
     OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE, OP_SETCOND,  /* builtin functions */
     OP_COUNT
 };
 
+/* tex, tld4, suld, sust (exec_tex.c): ins.sub the geometry, ins.sub2 tld4's
+ * component or suld/sust's out-of-range mode, ins.type the data type,
+ * ins.type2 the coordinates' type, ins.vec the data registers (vr[]),
+ * ins.a the handle; coordinates x, y, z in b, c, e and the layer in d2.
+ * txq, suq: ins.sub the query, ins.d the result. */
+enum { TG_1D, TG_2D, TG_3D, TG_A1D, TG_A2D, TG_CUBE, TG_ACUBE };
+enum { SU_TRAP, SU_CLAMP, SU_ZERO };
+enum { TQ_WIDTH, TQ_HEIGHT, TQ_DEPTH, TQ_NORM_COORDS, TQ_FILTER, TQ_ADDR0, TQ_ADDR1, TQ_ADDR2,
+       TQ_ARRAY_SIZE, TQ_MIP_LEVELS, TQ_SAMPLES, TQ_LAYOUT };
 /* bar: ins.sub2 */
 enum { BK_SYNC, BK_ARRIVE, BK_RED };
 /* bar.red, redux: ins.sub */

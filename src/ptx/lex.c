@@ -41,7 +41,13 @@ int ps_lex(struct ps *p, const char *s, size_t len)
         memset(t, 0, sizeof *t);
         t->line = line;
         t->s = s;
-        if (c == '.' && s + 1 < e && (idstart((unsigned char)s[1]))) {
+        /* ".1d", ".2d", ".3d": texture and surface geometries, not numbers */
+        int geom = c == '.' && s + 3 <= e && s[1] >= '1' && s[1] <= '3' && s[2] == 'd' &&
+                   (s + 3 == e || !idchar((unsigned char)s[3]));
+        if (geom) {
+            t->kind = TK_DIR;
+            s += 3;
+        } else if (c == '.' && s + 1 < e && (idstart((unsigned char)s[1]))) {
             t->kind = TK_DIR;
             s++;
             while (s < e && (idchar((unsigned char)*s) || (*s == ':' && s + 1 < e && s[1] == ':'))) s += *s == ':' ? 2 : 1;

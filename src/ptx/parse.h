@@ -178,5 +178,9 @@ void parse_mods(struct ps *p, struct ir_ins *in, int *op, struct mods *md);
 int is_video(struct ps *p);
 int parse_video(struct ps *p, int guard, int gneg);
 int parse_matrix(struct ps *p, int guard, int gneg);
+/* parse_tex.c: is the instruction at cur a texture or surface one (tex,
+ * tld4, txq, suld, sust, suq)? then parse_tex reads it */
+int is_tex(struct ps *p);
+int parse_tex(struct ps *p, int guard, int gneg);
 
 #endif

@@ -386,6 +386,7 @@ static int parse_body(struct ps *p)
         if (cur(p)->kind != TK_ID) { ps_err(p, cur(p)->line, "expected an instruction near '%.*s'", cur(p)->n > 40 ? 40 : cur(p)->n, cur(p)->s); return -1; }
         if (is_matrix(p)) parse_matrix(p, guard, gneg);
         else if (is_video(p)) parse_video(p, guard, gneg);
+        else if (is_tex(p)) parse_tex(p, guard, gneg);
         else parse_ins(p, guard, gneg);
         f = &m->funcs[p->fn];
     }

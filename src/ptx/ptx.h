@@ -143,6 +143,31 @@ struct ptx_launch {
                                            grid barrier word's address */
 };
 
+/* A texture or surface object as tex, tld4, txq, suld, sust and suq see
+ * it (the emulator resolves a kernel's handle into one, exec_tex.c). */
+enum { PTX_FMT_U8, PTX_FMT_U16, PTX_FMT_U32, PTX_FMT_S8, PTX_FMT_S16, PTX_FMT_S32, PTX_FMT_F16, PTX_FMT_F32 };
+enum { PTX_ADDR_WRAP, PTX_ADDR_CLAMP, PTX_ADDR_MIRROR, PTX_ADDR_BORDER };
+struct ptx_tex {
+    unsigned char *base;         /* element (0, 0, 0) of layer 0: device memory */
+    uint64_t span;               /* bytes from base that the object covers */
+    uint64_t width, height, depth; /* elements; 1 where the resource has no such dimension */
+    uint64_t layers;             /* layered: layers (a cubemap's faces count, 6 per cube); else 1 */
+    uint64_t pitch, slice;       /* bytes from a row to the next; from a 2-D slice (depth or layer) to the next */
+    int fmt, nch;                /* PTX_FMT_*, channels (1, 2, 4) */
+    int dims;                    /* 1, 2 or 3 */
+    int layered, cubemap, linear_res; /* linear_res: a linear resource (tex.1d with integer coordinates) */
+    int read_norm;               /* 8- and 16-bit integers read as floats in [0, 1] or [-1, 1] */
+    int norm_coords, filter_linear, srgb;
+    int addr[3];                 /* PTX_ADDR_* by dimension */
+    float border[4];
+    unsigned levels;             /* mipmap levels (1: none) */
+};
+/* The emulator's resolver: the texture (surface 0) or surface (1) object
+ * a kernel names by handle, into out: 0, or -1 when there is none (the
+ * instruction fails the launch). Set once, before any kernel uses one. */
+typedef int (*ptx_tex_lookup_fn)(uint64_t handle, int surface, struct ptx_tex *out);
+void ptx_set_tex_lookup(ptx_tex_lookup_fn fn);
+
 /* Runs the kernel to completion. err receives a message on failure. */
 enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_launch *l,
                         char *err, size_t errlen);

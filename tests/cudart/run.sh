@@ -136,6 +136,7 @@ build noinit-static noinit.cu
 build noinit-shared noinit.cu -cudart shared
 build errors-static errors.cu
 build vmm-static vmm.cu
+build texture-static texture.cu
 
 # the calls behind the runtime calls (docs: cudart-private-interface §5)
 init="cuInit cuDriverGetVersion cuGetExportTable cuDeviceGetCount cuDeviceGetAttribute cuDeviceGetUuid
@@ -181,6 +182,8 @@ traced errors-static-tdtrace errors-static -- cuMemcpyDtoH_v2 cuMemAlloc_v2 cuDe
 alone  kernel-ptds-static   kernel-ptds-static
 alone  vmm-static           vmm-static
 traced vmm-static-tdtrace   vmm-static -- cuMemGetAllocationGranularity cuMemAddressReserve cuMemCreate cuMemMap cuMemSetAccess cuMemUnmap cuMemRelease cuMemAddressFree
+alone  texture-static       texture-static
+traced texture-static-tdtrace texture-static -- cuArray3DCreate_v2 cuArray3DGetDescriptor_v2 cuMemcpy3D_v2 cuTexObjectCreate cuSurfObjectCreate cuTexObjectGetTextureDesc cuTexObjectDestroy cuSurfObjectDestroy cuArrayDestroy
 traced kernel-ptds-static-tdtrace kernel-ptds-static -- cuLibraryLoadData cuLibraryGetKernel cuLaunchKernel_ptsz cuLaunchKernelEx_ptsz
 }
 summary

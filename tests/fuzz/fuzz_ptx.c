@@ -142,6 +142,10 @@ static const char *const dict[] = {
     "bar.sync 1, 32;", "bar.warp.sync -1;", "bar.warp.sync 0xffff;", "mbarrier.try_wait.parity.shared.b64 %p3, [mb], 0;",
     "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [sb];", ".m16n8k16", ".bf16", ".s8", ".e4m3", ".b1",
     "add.cc.u32 %r1, %r2, %r3;", "addc.u32 %r4, %r5, 0;", ".b3210", ".h10", ".b0", ".v8", ".L2::cache_hint",
+    "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];", "tex.a2d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd1, {%r5, %f1, %f2, %f2}];",
+    "suld.b.2d.b32.trap {%r1}, [%rd1, {%r2, %r3}];", "sust.b.3d.v2.b16.zero [%rd1, {%r1, %r2, %r3, %r3}], {%rs1, %rs2};",
+    "txq.width.b32 %r1, [%rd1];", "suq.array_size.b32 %r1, [%rd1];", "tld4.r.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];",
+    ".1d", ".3d", ".acube", ".clamp",
 };
 
 #define FUZZ_NAME "fuzz_ptx"

@@ -342,8 +342,8 @@ static void test_copy_2d(void **state)
     m.srcPitch = 5;
     assert_int_equal(cuMemcpy2D_v2(&m), CUDA_ERROR_INVALID_VALUE);
     m.srcPitch = pitch;
-    m.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    assert_int_equal(cuMemcpy2D_v2(&m), CUDA_ERROR_NOT_SUPPORTED);
+    m.srcMemoryType = CU_MEMORYTYPE_ARRAY; /* srcArray names no array */
+    assert_int_equal(cuMemcpy2D_v2(&m), CUDA_ERROR_INVALID_HANDLE);
     m.srcMemoryType = (CUmemorytype)42;
     assert_int_equal(cuMemcpy2D_v2(&m), CUDA_ERROR_INVALID_VALUE);
     assert_int_equal(cuMemcpy2D_v2(NULL), CUDA_ERROR_INVALID_VALUE);
