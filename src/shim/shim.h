@@ -30,6 +30,8 @@ struct td_shim_self { _Atomic pid_t pid; };
 extern struct td_shim_self *td_shim_self;
 /* -k, --bounded, --py */
 extern int td_shim_stacks, td_shim_bounded, td_shim_pyframes;
+/* TD_RING_DEVICE: the emulator's work is correlated with the calls that queue it */
+extern int td_shim_device;
 /* connect to tdtrace, map the areas, note the flags (at start) */
 void td_conn_start(void);
 /* ask tdtrace for this process's ring (and, the first time, the control
