@@ -566,6 +566,24 @@ PY
        grep -q "cannot create the timeline '$t/link.timeline'" "$t/link.out"
     then report "timeline: an existing file or a link is refused" ok
     else cat "$t/old.out" "$t/link.out" > "$t/old.diff"; report "timeline: existing file" fail "$t/old.diff"; fi
+    # instants: a kernel's fault, a policy action, a leak at exit
+    "$TDTRACE" -q -o "$t/ev.trace" --timeline="$t/ev.timeline" -- "$BUILD/e2e/events" > /dev/null 2>&1
+    "$TDTRACE" -q --policy=none --inject=cuMemAlloc:error=CUDA_ERROR_OUT_OF_MEMORY:when=3+ -o "$t/pol.trace" \
+        --timeline="$t/pol.timeline" -- "$BUILD/e2e/policy" oom --inject > /dev/null 2>&1
+    "$TDTRACE" -q -o "$t/leak.trace" --timeline="$t/leak.timeline" -- "$BUILD/examples/hello_drv" > /dev/null 2>&1
+    if python3 -c '
+import json, sys
+ev, pol, leak = ([e for e in json.load(open(f))["traceEvents"] if e["ph"] == "i"] for f in sys.argv[1:4])
+f = [e for e in ev if e["cat"] == "fault"]
+assert len(f) == 1 and f[0]["args"]["kernel"] == "fill" and "CUDA_ERROR_ILLEGAL_ADDRESS" in f[0]["args"]["result"], f
+assert [e for e in ev if e["cat"] == "error" and "invalid PTX" in e["args"]["text"]], ev
+p = [e for e in pol if e["cat"] == "policy"]
+assert p and all(e["name"].startswith("INJECTED by ") and e["args"]["function"] == "cuMemAlloc_v2" for e in p), p
+l = [e for e in leak if e["cat"] == "leak"]
+assert len(l) == 1 and l[0]["args"]["bytes"] == 4 << 20 and l[0]["args"]["site"] == "cuMemAlloc_v2", l
+' "$t/ev.timeline" "$t/pol.timeline" "$t/leak.timeline" > "$t/inst.check" 2>&1
+    then report "timeline: instants for a fault, a diagnostic, a policy action, a leak" ok
+    else report "timeline: instants" fail "$t/inst.check"; fi
     "$TDTRACE" -q --backend=driver --driver="$FAKEDRV" -o "$t/drv.trace" --timeline="$t/drv.timeline" -- "$BUILD/e2e/basic" > /dev/null 2>&1
     if python3 -c '
 import json, sys
