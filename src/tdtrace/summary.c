@@ -105,6 +105,8 @@ static void corr_call(const struct td_rec *rec, uint32_t len)
 
 void td_summary_device(const struct td_rec *rec, uint32_t len)
 {
+    if (!opts->summary) /* the table is -c's and -C's only */
+        return;
     const struct td_item *it = td_rec_item(rec, len, 0, TD_IT_EVENT);
     uint64_t corr = 0;
     if (it && rec->fn == TD_EV_KERNEL && it->len == sizeof(struct td_ev_kernel)) {
@@ -131,7 +133,8 @@ void td_summary_call(const struct td_rec *rec, uint32_t len)
 {
     if (rec->fn >= TD_FN__COUNT)
         return;
-    corr_call(rec, len);
+    if (opts->summary)
+        corr_call(rec, len);
     struct fnstat *s = &fns[rec->fn];
     unsigned long long d = rec->t_exit >= rec->t_enter ? rec->t_exit - rec->t_enter : 0;
     int probe = rec->result != 0 && td_is_probe(rec, len);

@@ -85,11 +85,33 @@ int td_tl_active(void)
 
 /* ---- writing ---------------------------------------------------------- */
 
+/* a number's digits into b (at least 21 bytes), without printf: the
+ * timeline writes several numbers an event */
+static char *digits(char *b, unsigned long long v)
+{
+    char *e = b + 20;
+    *e = '\0';
+    do
+        *--e = (char)('0' + v % 10);
+    while (v /= 10);
+    return e;
+}
+
+static void num(struct tp *p, const char *before, unsigned long long v)
+{
+    char b[21];
+    tp_raw(p, before);
+    tp_raw(p, digits(b, v));
+}
+
 static struct tp *ev(const char *ph, int pid, unsigned tid)
 {
     if (nev++)
         tp_raw(&jp, ",");
-    tp_rawf(&jp, "{\"ph\":\"%s\",\"pid\":%d,\"tid\":%u", ph, pid, tid);
+    tp_raw(&jp, "{\"ph\":\"");
+    tp_raw(&jp, ph);
+    num(&jp, "\",\"pid\":", (unsigned)pid);
+    num(&jp, ",\"tid\":", tid);
     return &jp;
 }
 
@@ -103,12 +125,19 @@ static void ev_end(void)
 /* microseconds with three decimals: nanoseconds exactly */
 static void us(struct tp *p, const char *key, uint64_t ns)
 {
-    tp_rawf(p, ",\"%s\":%llu.%03llu", key, (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
+    char b[21], frac[5] = { '.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10), (char)('0' + ns % 10), 0 };
+    tp_raw(p, ",\"");
+    tp_raw(p, key);
+    tp_raw(p, "\":");
+    tp_raw(p, digits(b, ns / 1000));
+    tp_raw(p, frac);
 }
 
 static void str(struct tp *p, const char *key, const char *s)
 {
-    tp_rawf(p, ",\"%s\":", key);
+    tp_raw(p, ",\"");
+    tp_raw(p, key);
+    tp_raw(p, "\":");
     tp_str(p, s, strlen(s), 0);
 }
 
@@ -252,7 +281,7 @@ void td_tl_call(const struct td_rec *rec, uint32_t len, const char *mark)
     uint64_t corr = 0;
     if (ci) { /* checked: 8 bytes, under 2^53 */
         memcpy(&corr, ci + 1, sizeof(corr));
-        tp_rawf(p, ",\"corr\":%llu", (unsigned long long)corr);
+        num(p, ",\"corr\":", corr);
     }
     struct td_pyview pv;
     char why[160];
@@ -266,7 +295,7 @@ void td_tl_call(const struct td_rec *rec, uint32_t len, const char *mark)
     ev_end();
     if (corr) { /* the flow starts inside the call */
         p = ev("s", pid, tid);
-        tp_rawf(p, ",\"cat\":\"flow\",\"name\":\"launch\",\"id\":%llu", (unsigned long long)corr);
+        num(p, ",\"cat\":\"flow\",\"name\":\"launch\",\"id\":", corr);
         us(p, "ts", t0 + (t1 - t0) / 2);
         ev_end();
     }
@@ -368,8 +397,9 @@ void td_tl_device(const struct td_rec *rec, uint32_t len)
     us(p, "dur", t1 - t0);
     tp_raw(p, ",\"args\":{");
     if (corr)
-        tp_rawf(p, "\"corr\":%llu,", (unsigned long long)corr);
-    tp_rawf(p, "\"device\":%u,\"stream\":%llu", device, (unsigned long long)stream);
+        num(p, "\"corr\":", corr);
+    num(p, corr ? ",\"device\":" : "\"device\":", device);
+    num(p, ",\"stream\":", stream);
     if (kernel) {
         tp_rawf(p, ",\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"shared\":%u", k.grid[0], k.grid[1], k.grid[2],
                 k.block[0], k.block[1], k.block[2], k.shared);
@@ -378,7 +408,7 @@ void td_tl_device(const struct td_rec *rec, uint32_t len)
             str(p, "result", rn ? rn : "?");
         }
     } else if (o.kind == TD_DOP_MEMCPY || o.kind == TD_DOP_MEMSET) {
-        tp_rawf(p, ",\"bytes\":%llu", (unsigned long long)o.bytes);
+        num(p, ",\"bytes\":", o.bytes);
         if (o.kind == TD_DOP_MEMCPY)
             tp_rawf(p, ",\"direction\":\"%s\"", dir_names[o.dir < TD_DIR__COUNT ? o.dir : 0]);
     }
@@ -386,7 +416,7 @@ void td_tl_device(const struct td_rec *rec, uint32_t len)
     ev_end();
     if (corr) {
         p = ev("f", pid, tid);
-        tp_rawf(p, ",\"bp\":\"e\",\"cat\":\"flow\",\"name\":\"launch\",\"id\":%llu", (unsigned long long)corr);
+        num(p, ",\"bp\":\"e\",\"cat\":\"flow\",\"name\":\"launch\",\"id\":", corr);
         us(p, "ts", t0);
         ev_end();
     }
