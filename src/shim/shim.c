@@ -159,18 +159,19 @@ void td_shim_hello(void)
 }
 
 /* TD_RING_DEVICE: the correlation id of the call this thread is in, once
- * the call has queued work on an emulated stream (td_leave records it and
- * starts again from 0); ids are per process, from 1 */
-static __thread uint64_t call_corr;
+ * the call has queued work on an emulated stream (td_enter starts from 0,
+ * td_leave records it); ids are per process, from 1. Work queued outside
+ * any call (on a stream's worker) gets an id no call carries. */
+__thread uint64_t td_shim_call_corr;
 static _Atomic uint64_t next_corr;
 
 static uint64_t submit_corr(void)
 {
-    if (!td_shim_device)
+    if (!td_shim_device || !__atomic_load_n(&td_shim_mask, __ATOMIC_RELAXED)) /* inert (detached) */
         return 0;
-    if (!call_corr)
-        call_corr = atomic_fetch_add_explicit(&next_corr, 1, memory_order_relaxed) + 1;
-    return call_corr;
+    if (!td_shim_call_corr)
+        td_shim_call_corr = atomic_fetch_add_explicit(&next_corr, 1, memory_order_relaxed) + 1;
+    return td_shim_call_corr;
 }
 
 /* what the emulator says of where work ran (it checks nothing: tdtrace does) */
@@ -288,9 +289,9 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
         if (c->nest == 2)
             return;
     }
-    uint64_t corr = call_corr; /* work this call queued (TD_RING_DEVICE) */
+    uint64_t corr = td_shim_call_corr; /* work this call queued (TD_RING_DEVICE) */
     if (__builtin_expect(corr != 0, 0))
-        call_corr = 0;
+        td_shim_call_corr = 0;
     if (__atomic_load_n(&td_shim_policy_active, __ATOMIC_RELAXED))
         td_shim_policy_after(c, a, r);
     if (__builtin_expect(c->fn == TD_FN_cuModuleUnload || c->fn == TD_FN_cuLibraryUnload, 0))
