@@ -175,6 +175,20 @@ static void proc_name(pid_t pid, char *out, size_t len)
         *nl = '\0';
 }
 
+const char *td_attach_eperm_text(int scope)
+{
+    return scope == 1 ? "kernel.yama.ptrace_scope is 1: a process may be traced only by its ancestors (or by a "
+                        "process it named with prctl(PR_SET_PTRACER)); run tdtrace as root (CAP_SYS_PTRACE), "
+                        "or set it to 0 with 'sysctl kernel.yama.ptrace_scope=0'"
+         : scope == 2 ? "kernel.yama.ptrace_scope is 2: only a process with CAP_SYS_PTRACE may attach; run "
+                        "tdtrace as root"
+         : scope == 3 ? "kernel.yama.ptrace_scope is 3: no process may attach until the next boot"
+         : scope == 0 ? "kernel.yama.ptrace_scope is 0, so this is not Yama: a process of another user, a "
+                        "set-user-ID or otherwise non-dumpable process, or a security module (SELinux, "
+                        "AppArmor) refused it; run tdtrace as that user or as root"
+                      : "a process of another user, a non-dumpable process, or a security module refused it";
+}
+
 /* EPERM from PTRACE_SEIZE (or /proc/PID/exe unreadable): say why, as far
  * as the kernel lets one know */
 static void eperm_why(char *why, size_t len)
@@ -185,18 +199,8 @@ static void eperm_why(char *why, size_t len)
     if (fd >= 0)
         close(fd);
     scope[n > 0 ? n : 0] = '\0';
-    int s = n > 0 ? atoi(scope) : -1;
-    const char *yama =
-        s == 1 ? "kernel.yama.ptrace_scope is 1: a process may be traced only by its ancestors (or by a "
-                 "process it named with prctl(PR_SET_PTRACER)); run tdtrace as root (CAP_SYS_PTRACE), "
-                 "or set it to 0 with 'sysctl kernel.yama.ptrace_scope=0'"
-        : s == 2 ? "kernel.yama.ptrace_scope is 2: only a process with CAP_SYS_PTRACE may attach; run tdtrace as root"
-        : s == 3 ? "kernel.yama.ptrace_scope is 3: no process may attach until the next boot"
-        : s == 0 ? "kernel.yama.ptrace_scope is 0, so this is not Yama: a process of another user, a set-user-ID or "
-                   "otherwise non-dumpable process, or a security module (SELinux, AppArmor) refused it; "
-                   "run tdtrace as that user or as root"
-                 : "a process of another user, a non-dumpable process, or a security module refused it";
-    snprintf(why, len, "no permission to trace it (ptrace: %s): %s", strerror(EPERM), yama);
+    int s = n > 0 && scope[0] >= '0' && scope[0] <= '3' && (scope[1] == '\n' || !scope[1]) ? scope[0] - '0' : -1;
+    snprintf(why, len, "no permission to trace it (ptrace: %s): %s", strerror(EPERM), td_attach_eperm_text(s));
 }
 
 int td_attach_check(pid_t pid, char *why, size_t len)
