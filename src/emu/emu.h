@@ -223,6 +223,7 @@ struct emu_ctx {
     size_t limits[EMU_NLIMITS];    /* by CUlimit */
     int cache_config;              /* cuCtxSetCacheConfig */
     atomic_int sticky;             /* a kernel's fault (CUresult), until teardown */
+    _Atomic uint64_t peers;        /* devices whose memory its kernels reach (peer.c) */
     pthread_mutex_t out_lock;      /* device printf output, written at synchronisation */
     char *out;
     size_t out_len, out_cap;
@@ -246,6 +247,10 @@ CUresult emu_ctx_require(void);
 /* h, or the current context when h is NULL (as emu_ctx_query); referenced. */
 CUresult emu_ctx_resolve(CUcontext h, struct emu_ctx **out);
 void emu_ctx_put(struct emu_ctx *c);
+/* Whether a kernel of c reaches a's memory: its own device's, memory of
+ * every device (managed, host), or a peer's with peer access (peer.c). */
+struct emu_alloc;
+int emu_peer_reaches(struct emu_ctx *c, const struct emu_alloc *a);
 /* A kernel of c failed with err: the first error sticks. */
 void emu_ctx_fail(struct emu_ctx *c, CUresult err);
 /* c's sticky error, or CUDA_SUCCESS. */
@@ -308,6 +313,8 @@ struct emu_mem_near {
     uintptr_t base;
     size_t size;
     int kind;                    /* enum emu_mem_kind */
+    int device;                  /* its device's ordinal, -1: none */
+    int pooled;                  /* from a stream-ordered pool */
 };
 void emu_mem_nearest(uintptr_t p, struct emu_mem_near *out);
 void emu_alloc_put(struct emu_alloc *a);
@@ -557,6 +564,7 @@ struct emu_fault {
     const char *file;            /* from .loc line info */
     int line, column;
     const char *message;         /* the engine's one-line account */
+    int device;                  /* the kernel's device's ordinal, -1: not known */
 };
 /* The report's text (lines ending in '\n'); its length. near: the
  * allocation the address lies in or near (emu_mem_nearest), or NULL. */

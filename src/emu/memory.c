@@ -190,6 +190,7 @@ static void map_remove_at(size_t i)
 void emu_mem_nearest(uintptr_t p, struct emu_mem_near *out)
 {
     memset(out, 0, sizeof *out);
+    out->device = -1;
     pthread_rwlock_rdlock(&map_lock);
     long i = map_floor(p);
     struct emu_alloc *below = i >= 0 ? map[i] : NULL;
@@ -219,6 +220,8 @@ void emu_mem_nearest(uintptr_t p, struct emu_mem_near *out)
         out->base = pick->base;
         out->size = pick->size;
         out->kind = pick->kind;
+        out->device = pick->dev ? pick->dev->ordinal : -1;
+        out->pooled = pick->pool != NULL;
     }
     pthread_rwlock_unlock(&map_lock);
 }

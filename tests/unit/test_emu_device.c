@@ -215,13 +215,57 @@ static void test_pci(void **state)
     assert_int_equal(cuDeviceGetByPCIBusId(&d, "zz:1"), CUDA_ERROR_INVALID_VALUE);
     assert_int_equal(cuDeviceGetByPCIBusId(&d, "0000:ff:1f.0"), CUDA_ERROR_INVALID_DEVICE);
     int can;
-    /* peer access is not emulated: no device says it has it */
+    /* every emulated device reaches every other, none is its own peer */
     OK(cuDeviceCanAccessPeer(&can, 0, 1));
+    assert_int_equal(can, 1);
+    OK(cuDeviceCanAccessPeer(&can, 1, 1));
     assert_int_equal(can, 0);
     assert_int_equal(cuDeviceCanAccessPeer(&can, 0, 9), CUDA_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceCanAccessPeer(&can, -1, 0), CUDA_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceCanAccessPeer(NULL, 0, 1), CUDA_ERROR_INVALID_VALUE);
     OK(cuDeviceGetP2PAttribute(&can, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
+    assert_int_equal(can, 1);
+    OK(cuDeviceGetP2PAttribute(&can, CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED, 0, 1));
     assert_int_equal(can, 0);
+    assert_int_equal(cuDeviceGetP2PAttribute(&can, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 1, 1),
+                     CUDA_ERROR_INVALID_DEVICE);
     assert_int_equal(cuDeviceGetP2PAttribute(&can, (CUdevice_P2PAttribute)99, 0, 1), CUDA_ERROR_INVALID_VALUE);
+}
+
+/* cuCtxEnablePeerAccess / cuCtxDisablePeerAccess: the errors the driver
+ * documents, in its order */
+static void test_peer(void **state)
+{
+    (void)state;
+    CUcontext c0, c1, none = NULL;
+    OK(cuDevicePrimaryCtxRetain(&c0, 0));
+    OK(cuDevicePrimaryCtxRetain(&c1, 1));
+    OK(cuCtxSetCurrent(NULL));
+    assert_int_equal(cuCtxEnablePeerAccess(c1, 0), CUDA_ERROR_INVALID_CONTEXT); /* no current context */
+    OK(cuCtxSetCurrent(c0));
+    assert_int_equal(cuCtxEnablePeerAccess(none, 0), CUDA_ERROR_INVALID_CONTEXT);
+    assert_int_equal(cuCtxEnablePeerAccess((CUcontext)(uintptr_t)0x1234, 0), CUDA_ERROR_INVALID_CONTEXT);
+    assert_int_equal(cuCtxEnablePeerAccess(c0, 0), CUDA_ERROR_INVALID_DEVICE); /* its own device */
+    assert_int_equal(cuCtxEnablePeerAccess(c1, 1), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuCtxDisablePeerAccess(c1), CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
+    OK(cuCtxEnablePeerAccess(c1, 0));
+    assert_int_equal(cuCtxEnablePeerAccess(c1, 0), CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
+    /* one way only: device 1's context has no access to device 0 */
+    OK(cuCtxSetCurrent(c1));
+    assert_int_equal(cuCtxDisablePeerAccess(c0), CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
+    OK(cuCtxSetCurrent(c0));
+    OK(cuCtxDisablePeerAccess(c1));
+    assert_int_equal(cuCtxDisablePeerAccess(c1), CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
+    /* a reset forgets it */
+    OK(cuCtxEnablePeerAccess(c1, 0));
+    OK(cuCtxSetCurrent(NULL));
+    OK(cuDevicePrimaryCtxReset(0));
+    OK(cuDevicePrimaryCtxRetain(&c0, 0));
+    OK(cuCtxSetCurrent(c0));
+    OK(cuCtxEnablePeerAccess(c1, 0));
+    OK(cuCtxSetCurrent(NULL));
+    OK(cuDevicePrimaryCtxRelease(0));
+    OK(cuDevicePrimaryCtxRelease(1));
 }
 
 static void test_unsupported(void **state)
@@ -241,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_devices),
         cmocka_unit_test(test_attributes),
         cmocka_unit_test(test_pci),
+        cmocka_unit_test(test_peer),
         cmocka_unit_test(test_unsupported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Peer access between emulated devices. Every device's memory is host
+ * memory of this one process, so any device could reach any other's; what
+ * is emulated is the rule the hardware enforces: a kernel reaches memory
+ * that cuMemAlloc (or a module's globals) placed on another device only
+ * while its context has peer access to that device
+ * (cuCtxEnablePeerAccess), and faults with CUDA_ERROR_ILLEGAL_ADDRESS
+ * otherwise. Managed, host and registered memory are reached from every
+ * device. Memory of stream-ordered pools follows the pool's own access
+ * list on a real GPU (cuMemPoolSetAccess, not emulated): here it is
+ * reached only from its own device. Peer access is kept per context as a
+ * set of devices (the peer context's device): a second context on the
+ * same peer device shares it. */
+#include "emu.h"
+
+TD_EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
+{
+    EMU_INIT_OR_RETURN();
+    if (!emu_device(dev) || !emu_device(peerDev))
+        return CUDA_ERROR_INVALID_DEVICE;
+    if (!canAccessPeer)
+        return CUDA_ERROR_INVALID_VALUE;
+    *canAccessPeer = dev != peerDev; /* a device is not its own peer */
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib,
+                                                   CUdevice srcDevice, CUdevice dstDevice)
+{
+    EMU_INIT_OR_RETURN();
+    if (!emu_device(srcDevice) || !emu_device(dstDevice))
+        return CUDA_ERROR_INVALID_DEVICE;
+    if (!value)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (srcDevice == dstDevice)
+        return CUDA_ERROR_INVALID_DEVICE;
+    switch ((int)attrib) {
+    case CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK: *value = 0; break;
+    case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED: *value = 1; break;
+    /* the engine's atomics are the host's, on the same memory */
+    case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED: *value = 1; break;
+    /* textures and surfaces of a peer's arrays: not checked to work */
+    case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: *value = 0; break;
+    case CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED: *value = 0; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* the current context and the peer context, both usable and of different
+ * devices; referenced */
+static CUresult pair(CUcontext peer, struct emu_ctx **cur, struct emu_ctx **other)
+{
+    CUresult r = emu_ctx_current(cur);
+    if (r)
+        return r;
+    if (!peer) {
+        emu_ctx_put(*cur);
+        return CUDA_ERROR_INVALID_CONTEXT;
+    }
+    r = emu_ctx_resolve(peer, other);
+    if (r) {
+        emu_ctx_put(*cur);
+        return r;
+    }
+    if ((*other)->dev == (*cur)->dev) {
+        emu_ctx_put(*other);
+        emu_ctx_put(*cur);
+        return CUDA_ERROR_INVALID_DEVICE;
+    }
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
+{
+    struct emu_ctx *c, *p;
+    CUresult r = pair(peerContext, &c, &p);
+    if (r)
+        return r;
+    uint64_t bit = 1ull << p->dev->ordinal;
+    if (Flags != 0)
+        r = CUDA_ERROR_INVALID_VALUE;
+    else if (atomic_fetch_or(&c->peers, bit) & bit)
+        r = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    emu_ctx_put(p);
+    emu_ctx_put(c);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext)
+{
+    struct emu_ctx *c, *p;
+    CUresult r = pair(peerContext, &c, &p);
+    if (r)
+        return r;
+    uint64_t bit = 1ull << p->dev->ordinal;
+    if (!(atomic_fetch_and(&c->peers, ~bit) & bit))
+        r = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+    emu_ctx_put(p);
+    emu_ctx_put(c);
+    return r;
+}
+
+int emu_peer_reaches(struct emu_ctx *c, const struct emu_alloc *a)
+{
+    if (!c || !a->dev || a->dev == c->dev)
+        return 1;
+    if (a->pool)
+        return 0;
+    if (a->kind != EMU_MEM_DEVICE && a->kind != EMU_MEM_GLOBAL)
+        return 1;
+    int o = a->dev->ordinal;
+    return o >= 0 && o < 64 && (atomic_load(&c->peers) >> o & 1);
+}
