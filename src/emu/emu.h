@@ -361,6 +361,7 @@ struct emu_pool {
     pthread_mutex_t lock;
     unsigned long long threshold, used, used_high, reserved_high;
     int reuse[4];
+    _Atomic uint64_t access;       /* other devices with read-write access (cuMemPoolSetAccess) */
 };
 CUresult emu_pools_init(struct emu_device *dev);
 void emu_pool_account(struct emu_pool *p, long long delta);

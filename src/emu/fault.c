@@ -299,8 +299,7 @@ static void put_address(struct out *o, const struct emu_fault *f, const struct e
     /* inside another device's memory: what made it unreachable */
     if (a >= base && a < end && !n->freed && n->device >= 0 && f->device >= 0 && n->device != f->device &&
         (n->kind == EMU_MEM_DEVICE || n->kind == EMU_MEM_GLOBAL))
-        put(o, n->pooled ? " of device %d's stream-ordered pool, which device %d does not reach (pool access, "
-                           "cuMemPoolSetAccess, is not emulated)"
+        put(o, n->pooled ? " of a pool of device %d whose access list (cuMemPoolSetAccess) does not name device %d"
                          : " of device %d, and device %d has no peer access to it (cuCtxEnablePeerAccess)",
             n->device, f->device);
     put(o, "\n");

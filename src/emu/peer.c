@@ -7,8 +7,7 @@
  * (cuCtxEnablePeerAccess), and faults with CUDA_ERROR_ILLEGAL_ADDRESS
  * otherwise. Managed, host and registered memory are reached from every
  * device. Memory of stream-ordered pools follows the pool's own access
- * list on a real GPU (cuMemPoolSetAccess, not emulated): here it is
- * reached only from its own device. Peer access is kept per context as a
+ * list instead (cuMemPoolSetAccess, here too). Peer access is kept per context as a
  * set of devices (the peer context's device): a second context on the
  * same peer device shares it. */
 #include "emu.h"
@@ -101,12 +100,78 @@ TD_EXPORT CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext)
     return r;
 }
 
+static int o_reach(struct emu_pool *p, int ordinal)
+{
+    return ordinal >= 0 && ordinal < 64 && (atomic_load(&p->access) >> ordinal & 1);
+}
+
+/* A pool's memory is reached from the devices its access list names (its
+ * own always): what cuMemPoolSetAccess sets, for the memory the pool holds
+ * now and later. */
+TD_EXPORT CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_pool *p = emu_obj_get(pool, EMU_T_POOL);
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = count && !map ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    uint64_t set = 0, clear = 0;
+    for (size_t i = 0; i < count && r == CUDA_SUCCESS; i++) {
+        const CUmemAccessDesc *d = &map[i];
+        struct emu_device *dev = d->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? emu_device(d->location.id) : NULL;
+        if (d->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+            r = CUDA_ERROR_INVALID_VALUE;
+        else if (!dev || d->location.id >= 64)
+            r = CUDA_ERROR_INVALID_DEVICE;
+        else if (d->flags == CU_MEM_ACCESS_FLAGS_PROT_READ) {
+            static const char msg[] = "tdtrace-emu: cuMemPoolSetAccess: read-only access "
+                                      "(CU_MEM_ACCESS_FLAGS_PROT_READ) is not emulated (CUDA_ERROR_NOT_SUPPORTED)\n";
+            emu_report(msg, sizeof msg - 1);
+            r = CUDA_ERROR_NOT_SUPPORTED;
+        } else if (d->flags != CU_MEM_ACCESS_FLAGS_PROT_NONE && d->flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+            r = CUDA_ERROR_INVALID_VALUE;
+        else if (dev == p->dev) /* the pool's own device keeps its access */
+            r = d->flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+        else if (d->flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+            set |= 1ull << d->location.id, clear &= ~(1ull << d->location.id);
+        else
+            clear |= 1ull << d->location.id, set &= ~(1ull << d->location.id);
+    }
+    if (r == CUDA_SUCCESS) { /* all or nothing */
+        atomic_fetch_or(&p->access, set);
+        atomic_fetch_and(&p->access, ~clear);
+    }
+    emu_obj_put(&p->o);
+    return r;
+}
+
+TD_EXPORT CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)
+{
+    EMU_INIT_OR_RETURN();
+    if (!flags || !location)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct emu_pool *p = emu_obj_get(memPool, EMU_T_POOL);
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = CUDA_SUCCESS;
+    struct emu_device *dev = location->type == CU_MEM_LOCATION_TYPE_DEVICE ? emu_device(location->id) : NULL;
+    if (location->type != CU_MEM_LOCATION_TYPE_DEVICE)
+        r = CUDA_ERROR_INVALID_VALUE;
+    else if (!dev)
+        r = CUDA_ERROR_INVALID_DEVICE;
+    else
+        *flags = dev == p->dev || o_reach(p, location->id) ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+                                                           : CU_MEM_ACCESS_FLAGS_PROT_NONE;
+    emu_obj_put(&p->o);
+    return r;
+}
+
 int emu_peer_reaches(struct emu_ctx *c, const struct emu_alloc *a)
 {
     if (!c || !a->dev || a->dev == c->dev)
         return 1;
     if (a->pool)
-        return 0;
+        return o_reach(a->pool, c->dev->ordinal);
     if (a->kind != EMU_MEM_DEVICE && a->kind != EMU_MEM_GLOBAL)
         return 1;
     int o = a->dev->ordinal;

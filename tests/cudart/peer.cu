@@ -3,6 +3,8 @@
 // kernel on device 0 reads device 1's memory and writes its own once
 // cudaDeviceEnablePeerAccess allowed it, checked against the host; the
 // runtime's errors for enabling twice and disabling what is not enabled;
+// device 0's stream-ordered pool memory read on device 1 after
+// cudaMemPoolSetAccess;
 // then, with access disabled again, the same kernel faults with
 // cudaErrorIllegalAddress (sticky: the last thing the program does on
 // device 0). Prints PASS.
@@ -69,6 +71,42 @@ int main()
     CK(cudaSetDevice(1));
     EXPECT(cudaDeviceDisablePeerAccess(0) == cudaErrorPeerAccessNotEnabled);
     cudaGetLastError();
+
+    // device 0's pool memory, read by a kernel on device 1 once the pool's
+    // access list names device 1 (peer access plays no part for pools)
+    CK(cudaSetDevice(0));
+    float *p0 = nullptr, *q1 = nullptr;
+    CK(cudaMallocAsync(&p0, N * sizeof(float), 0));
+    CK(cudaMemcpy(p0, h.data(), N * sizeof(float), cudaMemcpyHostToDevice));
+    cudaMemPool_t mp;
+    CK(cudaDeviceGetDefaultMemPool(&mp, 0));
+    cudaMemAccessDesc ad = {};
+    ad.location.type = cudaMemLocationTypeDevice;
+    ad.location.id = 1;
+    ad.flags = cudaMemAccessFlagsProtReadWrite;
+    CK(cudaMemPoolSetAccess(mp, &ad, 1));
+    cudaMemLocation l1 = {};
+    l1.type = cudaMemLocationTypeDevice;
+    l1.id = 1;
+    cudaMemAccessFlags af = cudaMemAccessFlagsProtNone;
+    CK(cudaMemPoolGetAccess(&af, mp, &l1));
+    EXPECT(af == cudaMemAccessFlagsProtReadWrite);
+    CK(cudaSetDevice(1));
+    CK(cudaMalloc(&q1, N * sizeof(float)));
+    gather<<<(N + 127) / 128, 128>>>(p0, q1, N, 2.0f);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(out.data(), q1, N * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < N; i++)
+        if (out[i] != h[N - 1 - i] * 2.0f) {
+            std::fprintf(stderr, "pool: out[%d] = %g, expected %g\n", i, out[i], h[N - 1 - i] * 2.0f);
+            rt_failed = 1;
+            break;
+        }
+    CK(cudaFree(q1));
+    CK(cudaSetDevice(0));
+    CK(cudaFreeAsync(p0, 0));
+    CK(cudaDeviceSynchronize());
 
     // without peer access, the hardware's rule: an illegal address
     CK(cudaSetDevice(0));

@@ -268,6 +268,51 @@ static void test_peer(void **state)
     OK(cuDevicePrimaryCtxRelease(1));
 }
 
+/* a pool's access list: its own device always, others as set */
+static void test_pool_access(void **state)
+{
+    (void)state;
+    CUmemoryPool pool;
+    OK(cuDeviceGetDefaultMemPool(&pool, 0));
+    CUmemAccess_flags f;
+    CUmemLocation l0 = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 }, l1 = l0, l9 = l0, host = l0;
+    l1.id = 1;
+    l9.id = 9;
+    host.type = CU_MEM_LOCATION_TYPE_HOST;
+    OK(cuMemPoolGetAccess(&f, pool, &l0));
+    assert_int_equal(f, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    OK(cuMemPoolGetAccess(&f, pool, &l1));
+    assert_int_equal(f, CU_MEM_ACCESS_FLAGS_PROT_NONE);
+    assert_int_equal(cuMemPoolGetAccess(&f, pool, &l9), CUDA_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuMemPoolGetAccess(&f, pool, &host), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemPoolGetAccess(NULL, pool, &l1), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemPoolGetAccess(&f, (CUmemoryPool)(uintptr_t)0x99, &l1), CUDA_ERROR_INVALID_VALUE);
+    CUmemAccessDesc d[2] = { { .location = l1, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE },
+                             { .location = l9, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE } };
+    /* one bad entry: nothing changes */
+    assert_int_equal(cuMemPoolSetAccess(pool, d, 2), CUDA_ERROR_INVALID_DEVICE);
+    OK(cuMemPoolGetAccess(&f, pool, &l1));
+    assert_int_equal(f, CU_MEM_ACCESS_FLAGS_PROT_NONE);
+    assert_int_equal(cuMemPoolSetAccess(pool, NULL, 1), CUDA_ERROR_INVALID_VALUE);
+    d[1] = (CUmemAccessDesc){ .location = l0, .flags = CU_MEM_ACCESS_FLAGS_PROT_NONE };
+    assert_int_equal(cuMemPoolSetAccess(pool, d, 2), CUDA_ERROR_INVALID_VALUE); /* its own device */
+    d[1] = (CUmemAccessDesc){ .location = host, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+    assert_int_equal(cuMemPoolSetAccess(pool, d, 2), CUDA_ERROR_INVALID_VALUE);
+    d[1] = (CUmemAccessDesc){ .location = l1, .flags = (CUmemAccess_flags)7 };
+    assert_int_equal(cuMemPoolSetAccess(pool, d, 2), CUDA_ERROR_INVALID_VALUE);
+    d[1].flags = CU_MEM_ACCESS_FLAGS_PROT_READ;
+    assert_int_equal(cuMemPoolSetAccess(pool, d, 2), CUDA_ERROR_NOT_SUPPORTED);
+    OK(cuMemPoolGetAccess(&f, pool, &l1));
+    assert_int_equal(f, CU_MEM_ACCESS_FLAGS_PROT_NONE);
+    OK(cuMemPoolSetAccess(pool, d, 1));
+    OK(cuMemPoolGetAccess(&f, pool, &l1));
+    assert_int_equal(f, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    d[0].flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+    OK(cuMemPoolSetAccess(pool, d, 1));
+    OK(cuMemPoolGetAccess(&f, pool, &l1));
+    assert_int_equal(f, CU_MEM_ACCESS_FLAGS_PROT_NONE);
+}
+
 static void test_unsupported(void **state)
 {
     (void)state;
@@ -286,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_attributes),
         cmocka_unit_test(test_pci),
         cmocka_unit_test(test_peer),
+        cmocka_unit_test(test_pool_access),
         cmocka_unit_test(test_unsupported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -150,7 +150,7 @@ static void test_format_peer(void **state)
                                 "(cuMemAlloc) of device 1, and device 0 has no peer access to it (cuCtxEnablePeerAccess)\n"));
     n.pooled = 1;
     emu_fault_format(&f, &n, buf, sizeof buf);
-    assert_non_null(strstr(buf, "of device 1's stream-ordered pool, which device 0 does not reach"));
+    assert_non_null(strstr(buf, "of a pool of device 1 whose access list (cuMemPoolSetAccess) does not name device 0\n"));
     /* managed memory is every device's: nothing about peers */
     n.pooled = 0;
     n.kind = EMU_MEM_MANAGED;
