@@ -278,7 +278,7 @@ void emu_ctx_teardown_join(enum emu_teardown_stage stage, void (*drop)(struct em
 /* GLOBAL: a module's variable (device memory only the module frees) */
 /* VMM: a mapped, accessible run of a cuMemAddressReserve range (vmm.c) */
 enum emu_mem_kind { EMU_MEM_DEVICE = 1, EMU_MEM_MANAGED, EMU_MEM_HOST, EMU_MEM_REGISTERED, EMU_MEM_GLOBAL,
-                    EMU_MEM_VMM };
+                    EMU_MEM_VMM, EMU_MEM_IPC /* another process's, cuIpcOpenMemHandle (ipc.c) */ };
 struct emu_alloc {
     uintptr_t base;
     size_t size;
@@ -698,8 +698,8 @@ CUresult emu_event_wait_on(struct emu_stream *s, struct emu_obj *e);
  * cuMemFreeAsync or emu_mem_release takes it out of the map, which calls
  * gone(cookie, 0); gone(cookie, 1) follows once no operation holds it
  * (the memory must stay until then). */
-CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, void (*gone)(void *cookie, int final),
-                       void *cookie);
+CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, int kind,
+                       void (*gone)(void *cookie, int final), void *cookie);
 /* (memop.c) Stream memory operations, the one home of their rules: n
  * operations checked as the driver checks them (v2: the _v2 entry points'
  * rules, which allow the barrier; graph: memory a graph allocation node

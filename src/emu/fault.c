@@ -219,6 +219,7 @@ static const char *kind_name(int kind)
     case EMU_MEM_REGISTERED: return "registered host range (cuMemHostRegister)";
     case EMU_MEM_GLOBAL: return "module variable";
     case EMU_MEM_VMM: return "mapped virtual memory (cuMemMap)";
+    case EMU_MEM_IPC: return "allocation of another process (cuIpcOpenMemHandle)";
     default: return "allocation";
     }
 }

@@ -172,7 +172,7 @@ int emu_peer_reaches(struct emu_ctx *c, const struct emu_alloc *a)
         return 1;
     if (a->pool)
         return o_reach(a->pool, c->dev->ordinal);
-    if (a->kind != EMU_MEM_DEVICE && a->kind != EMU_MEM_GLOBAL)
+    if (a->kind != EMU_MEM_DEVICE && a->kind != EMU_MEM_GLOBAL && a->kind != EMU_MEM_IPC)
         return 1;
     int o = a->dev->ordinal;
     return o >= 0 && o < 64 && (atomic_load(&c->peers) >> o & 1);

@@ -138,6 +138,7 @@ build errors-static errors.cu
 build vmm-static vmm.cu
 build texture-static texture.cu
 build peer-static peer.cu
+build ipc-static ipc.cu
 
 # the calls behind the runtime calls (docs: cudart-private-interface §5)
 init="cuInit cuDriverGetVersion cuGetExportTable cuDeviceGetCount cuDeviceGetAttribute cuDeviceGetUuid
@@ -185,6 +186,8 @@ alone  vmm-static           vmm-static
 traced vmm-static-tdtrace   vmm-static -- cuMemGetAllocationGranularity cuMemAddressReserve cuMemCreate cuMemMap cuMemSetAccess cuMemUnmap cuMemRelease cuMemAddressFree
 alone  texture-static       texture-static
 alone  peer-static          peer-static TDTRACE_EMU_DEVICES=2
+alone  ipc-static           ipc-static
+traced ipc-static-tdtrace   ipc-static -- cuIpcGetMemHandle cuIpcOpenMemHandle_v2 cuIpcCloseMemHandle
 if [ -z "$why" ]; then # the fault's report says why the address was out of reach
     if grep -q "inside a 4000-byte device allocation (cuMemAlloc) of device 1, and device 0 has no peer access to it" \
         "$out/peer-static.log"; then ok "peer-static-report"; else bad "peer-static-report" "" "$out/peer-static.log"; fi
