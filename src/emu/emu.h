@@ -76,6 +76,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "api.h"
 #include "profiles.h"
@@ -600,6 +601,26 @@ void emu_cls_init(void);
 void emu_event_init(void);
 /* An event's creation flags and context (not referenced: for a check). */
 CUresult emu_event_flags(CUevent h, struct emu_ctx **ctx, unsigned *flags);
+/* Interprocess events (event.c) and their IPC handles (ipc.c): the counts
+ * of records every process shares, in a memfd page. */
+struct emu_ipc_sync {
+    _Atomic uint64_t gen;  /* records made, by every process */
+    _Atomic uint64_t done; /* the newest of them that has run */
+};
+#define EMU_IPC_SYNC_BYTES 4096
+enum { EMU_IPC_MEMORY, EMU_IPC_EVENT };
+/* The name of an exported memfd, which an importer checks: a random
+ * number names each export. */
+static inline void emu_ipc_name(char *b, size_t len, int what, uint64_t nonce)
+{
+    snprintf(b, len, "tdtrace-ipc%s-%016llx", what == EMU_IPC_EVENT ? "e" : "", (unsigned long long)nonce);
+}
+/* An interprocess event's memfd and number, for its handle
+ * (CUDA_ERROR_INVALID_VALUE: not interprocess, or imported). */
+CUresult emu_event_ipc_export(CUevent h, int *fd, uint64_t *nonce);
+/* A new event of c on another process's shared counts (mapped; the event
+ * unmaps them when it goes). */
+CUresult emu_event_ipc_import(struct emu_ctx *c, struct emu_ipc_sync *sh, CUevent *out);
 void emu_module_init(void);
 void emu_link_init(void);
 

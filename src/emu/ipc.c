@@ -16,12 +16,12 @@
  * the report. Imported memory is counted against the importer's device
  * too (each process's emulated device counts what it maps).
  *
- * Event handles (cuIpcGetEventHandle) are not emulated. */
+ * Event handles name an interprocess event's shared page of record counts
+ * (event.c) the same way; the importer maps it under an event of its own. */
 #include "emu.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #define IPC_MAGIC "tdIPCm1"
+#define IPC_EVENT_MAGIC "tdIPCe1"
 #define IPC_MAX_SIZE ((uint64_t)1 << 46)
 
 /* what a CUipcMemHandle holds (64 bytes) */
@@ -105,11 +106,6 @@ static int report(const char *fmt, ...)
     return 0;
 }
 
-static void memfd_name(char *b, size_t len, uint64_t nonce)
-{
-    snprintf(b, len, "tdtrace-ipc-%016" PRIx64, nonce);
-}
-
 /* copies the allocation into a new memfd and maps that over it (its
  * context's work done first): the export's entry, listed (lock held) */
 static CUresult make_shared(struct emu_alloc *a, struct ipc_ent **out)
@@ -122,7 +118,7 @@ static CUresult make_shared(struct emu_alloc *a, struct ipc_ent **out)
         return CUDA_ERROR_OPERATING_SYSTEM;
     }
     char name[64];
-    memfd_name(name, sizeof name, e->nonce);
+    emu_ipc_name(name, sizeof name, EMU_IPC_MEMORY, e->nonce);
     e->fd = memfd_create(name, MFD_CLOEXEC);
     if (e->fd < 0 || ftruncate(e->fd, (off_t)a->maplen) != 0) {
         if (e->fd >= 0)
@@ -204,40 +200,40 @@ TD_EXPORT CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdevicept
 }
 
 /* whether the descriptor at path (a /proc/.../fd/N link) is the memfd
- * named after nonce */
-static int is_export(const char *path, uint64_t nonce)
+ * of that kind named after nonce */
+static int is_export(const char *path, int what, uint64_t nonce)
 {
     char link[128], want[96], name[64];
     ssize_t n = readlink(path, link, sizeof link - 1);
     link[n > 0 ? n : 0] = '\0';
-    memfd_name(name, sizeof name, nonce);
+    emu_ipc_name(name, sizeof name, what, nonce);
     snprintf(want, sizeof want, "/memfd:%s (deleted)", name);
     return strcmp(link, want) == 0;
 }
 
 /* the exporter's memfd, checked to be the one the handle names before it
  * is opened (nothing else of the other process is opened) and after */
-static int open_exported(const struct ipc_wire *w, CUresult *why)
+static int open_exported(const struct ipc_wire *w, int what, CUresult *why)
 {
+    const char *fn = what == EMU_IPC_EVENT ? "cuIpcOpenEventHandle" : "cuIpcOpenMemHandle";
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)w->pid, (int)w->fd);
-    int named = is_export(path, w->nonce);
+    int named = is_export(path, what, w->nonce);
     int fd = named ? open(path, O_RDWR | O_CLOEXEC | O_NOCTTY) : -1;
     if (named && fd < 0) {
         int err = errno;
-        report("tdtrace-emu: cuIpcOpenMemHandle: the exporting process %d's memory cannot be opened (%s): it "
-               "has ended, freed the memory, or is not this user's (CUDA_ERROR_INVALID_HANDLE)\n", (int)w->pid,
-               strerror(err));
+        report("tdtrace-emu: %s: the exporting process %d's export cannot be opened (%s): it has ended, freed "
+               "it, or is not this user's (CUDA_ERROR_INVALID_HANDLE)\n", fn, (int)w->pid, strerror(err));
         *why = CUDA_ERROR_INVALID_HANDLE;
         return -1;
     }
     struct stat st;
     if (fd >= 0)
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    if (fd < 0 || !is_export(path, w->nonce) || fstat(fd, &st) != 0 || (uint64_t)st.st_size != w->maplen) {
-        report("tdtrace-emu: cuIpcOpenMemHandle: process %d's descriptor %d is not the memory the handle names "
-               "(freed since, the process has ended, or it is not this user's: CUDA_ERROR_INVALID_HANDLE)\n",
-               (int)w->pid, (int)w->fd);
+    if (fd < 0 || !is_export(path, what, w->nonce) || fstat(fd, &st) != 0 || (uint64_t)st.st_size != w->maplen) {
+        report("tdtrace-emu: %s: process %d's descriptor %d is not what the handle names (freed since, the "
+               "process has ended, or it is not this user's: CUDA_ERROR_INVALID_HANDLE)\n", fn, (int)w->pid,
+               (int)w->fd);
         if (fd >= 0)
             close(fd);
         *why = CUDA_ERROR_INVALID_HANDLE;
@@ -269,7 +265,7 @@ TD_EXPORT CUresult CUDAAPI cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHan
         if (e->imported && e->pid == w.pid && e->nonce == w.nonce)
             r = CUDA_ERROR_ALREADY_MAPPED; /* once per process */
     struct ipc_ent *e = NULL;
-    int fd = r == CUDA_SUCCESS ? open_exported(&w, &r) : -1;
+    int fd = r == CUDA_SUCCESS ? open_exported(&w, EMU_IPC_MEMORY, &r) : -1;
     void *m = MAP_FAILED;
     if (fd >= 0) {
         m = mmap(NULL, w.maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -320,4 +316,57 @@ TD_EXPORT CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr)
         return CUDA_ERROR_INVALID_VALUE;
     /* kernels still running keep it mapped (memory.c's deferred release) */
     return emu_mem_release(e->base, 1u << EMU_MEM_IPC);
+}
+
+TD_EXPORT CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
+{
+    CUresult r = emu_ctx_require();
+    if (r)
+        return r;
+    if (!pHandle)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct ipc_wire w = { .magic = IPC_EVENT_MAGIC };
+    int fd;
+    r = emu_event_ipc_export(event, &fd, &w.nonce);
+    if (r)
+        return r;
+    w.pid = (int32_t)getpid();
+    w.fd = fd;
+    w.size = w.maplen = EMU_IPC_SYNC_BYTES;
+    w.device = -1;
+    _Static_assert(sizeof(struct ipc_wire) <= sizeof(pHandle->reserved), "the handle holds the wire form");
+    memset(pHandle, 0, sizeof *pHandle);
+    memcpy(pHandle->reserved, &w, sizeof w);
+    return CUDA_SUCCESS;
+}
+
+TD_EXPORT CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
+{
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_current(&c);
+    if (r)
+        return r;
+    struct ipc_wire w;
+    memcpy(&w, handle.reserved, sizeof w);
+    if (!phEvent || memcmp(w.magic, IPC_EVENT_MAGIC, sizeof w.magic) != 0 || w.pid <= 0 || w.fd < 0 ||
+        w.zero || w.size != EMU_IPC_SYNC_BYTES || w.maplen != EMU_IPC_SYNC_BYTES) {
+        emu_ctx_put(c);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (w.pid == getpid()) {
+        emu_ctx_put(c);
+        return CUDA_ERROR_INVALID_CONTEXT;
+    }
+    int fd = open_exported(&w, EMU_IPC_EVENT, &r);
+    void *m = MAP_FAILED;
+    if (fd >= 0) {
+        m = mmap(NULL, EMU_IPC_SYNC_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (m == MAP_FAILED)
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    if (r == CUDA_SUCCESS && (r = emu_event_ipc_import(c, m, phEvent)) != CUDA_SUCCESS)
+        munmap(m, EMU_IPC_SYNC_BYTES);
+    emu_ctx_put(c);
+    return r;
 }

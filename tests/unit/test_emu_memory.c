@@ -497,6 +497,37 @@ static void test_ipc(void **state)
     assert_int_equal(cuIpcOpenMemHandle_v2(&p, ipc_handle(&other), 1), CUDA_ERROR_INVALID_HANDLE);
     assert_int_equal(p, 0);
     assert_int_equal(cuIpcCloseMemHandle(big), CUDA_ERROR_INVALID_VALUE); /* not imported */
+    /* event handles: interprocess events only; the same checks */
+    CUevent ev, plain;
+    CUipcEventHandle eh;
+    assert_int_equal(cuEventCreate(&ev, CU_EVENT_INTERPROCESS), CUDA_ERROR_INVALID_VALUE); /* timing on */
+    OK(cuEventCreate(&ev, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
+    OK(cuEventCreate(&plain, 0));
+    assert_int_equal(cuIpcGetEventHandle(&eh, plain), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuIpcGetEventHandle(NULL, ev), CUDA_ERROR_INVALID_VALUE);
+    OK(cuIpcGetEventHandle(&eh, ev));
+    CUevent got = NULL;
+    assert_int_equal(cuIpcOpenEventHandle(&got, eh), CUDA_ERROR_INVALID_CONTEXT); /* its own process */
+    struct ipc_wire_t ew;
+    memcpy(&ew, eh.reserved, sizeof ew);
+    struct ipc_wire_t ebad[4] = { ew, ew, ew, ew };
+    ebad[0].magic[2] ^= 1;
+    ebad[1].size = 8192;
+    ebad[2].fd = -1;
+    ebad[3].pid = 0;
+    for (int i = 0; i < 4; i++) {
+        CUipcEventHandle x;
+        memset(&x, 0, sizeof x);
+        memcpy(x.reserved, &ebad[i], sizeof ebad[i]);
+        assert_int_equal(cuIpcOpenEventHandle(&got, x), CUDA_ERROR_INVALID_VALUE);
+    }
+    assert_null(got);
+    /* recorded and run here, it is complete here */
+    OK(cuEventRecord(ev, NULL));
+    OK(cuEventSynchronize(ev));
+    OK(cuEventQuery(ev));
+    OK(cuEventDestroy_v2(ev));
+    OK(cuEventDestroy_v2(plain));
     OK(cuMemFree_v2(big));
     OK(cuMemFree_v2(small));
 }
