@@ -141,12 +141,21 @@ $(AUDIT_SO): LDFLAGS := $(call NOSAN,$(LDFLAGS))
 $(AUDIT_SO): $(AUDIT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-z,defs $(AUDIT_NOLIBC) $(LDFLAGS) -o $@ $(AUDIT_OBJ)
+# tdtrace --runtime preloads it into every traced process (src/rtload): it
+# loads the shim early where there is a CUDA runtime. Built without the
+# sanitizers (a preloaded library must not need their runtime first) from
+# its own sources plus the ELF reader of src/patch.
+RTLOAD_SO := $(LIBDIR)/libtdruntime.so
+RTLOAD_SRC := $(wildcard src/rtload/*.c) src/patch/elfsym.c src/patch/perr.c
+$(RTLOAD_SO): $(RTLOAD_SRC) src/patch/elfsym.h src/patch/patch.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(call NOSAN,$(CFLAGS)) -shared -Wl,-z,defs $(call NOSAN,$(LDFLAGS)) -o $@ $(RTLOAD_SRC) -lelf -ldl
 $(TDTRACE): $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS)
 
 emu: $(EMU_SO) $(DRVDIR)/.stamp
-shim: $(SHIM_SO)
+shim: $(SHIM_SO) $(if $(wildcard src/rtload/*.c),$(RTLOAD_SO))
 audit: $(if $(AUDIT_OBJ),$(AUDIT_SO))
 tdtrace: $(if $(wildcard src/tdtrace/main.c),$(TDTRACE))
 

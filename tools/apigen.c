@@ -947,16 +947,21 @@ static int cmp_name_idx(const void *a, const void *b)
 
 /* Parameters that count bytes, by the names the CUDA headers give them
  * (a size_t called N or Width counts elements): printed as 4 MiB */
-static int is_byte_count(const struct ap_param *p)
+static int is_byte_count(const struct ap_fn *fn, const struct ap_param *p)
 {
     static const char *const names[] = { "bytesize", "ByteCount", "bytes", "size", "WidthInBytes",
                                          "dynamicSMemSize", "minBytesToKeep", "sharedMemBytes",
                                          "dstPitch", "srcPitch", "Pitch", "alignment", "dataSize",
                                          "bufferSize", NULL };
+    /* the runtime's names (cudart.api rows only: the driver's count is often not bytes) */
+    static const char *const rt_names[] = { "count", "sharedMem", "dpitch", "spitch", "width", NULL };
     if (strcmp(p->type, "size_t") && strcmp(p->type, "unsigned int"))
         return 0;
     for (int i = 0; names[i]; i++)
         if (strcmp(p->name, names[i]) == 0)
+            return 1;
+    for (int i = 0; rt_names[i] && strncmp(fn->name, "cuda", 4) == 0; i++)
+        if (strcmp(p->name, rt_names[i]) == 0)
             return 1;
     return 0;
 }
@@ -1003,7 +1008,7 @@ static void gen_table(const char *dir)
                 if (strchr(p->type, '*') && p->xlat[0])
                     fail("%s: '%s' is a pointer and cannot take a table", fn->name, p->name);
             }
-            if (is_byte_count(p) && !strcmp(h.kind, "UINT"))
+            if (is_byte_count(fn, p) && !strcmp(h.kind, "UINT"))
                 h.kind = "SIZE";
             struct pinfo pi = param_info(fn, j);
             fprintf(f, "    { \"%s\", TD_K_%s, %s, %d, TD_X_%s, TD_H_%s, %s, %d, %d, %d, %d, %d, %d, %d },\n",
@@ -1193,7 +1198,7 @@ static void gen_rt_wrappers(const char *dir)
         fprintf(f, "    cudaError_t r = real ? real(");
         print_params(f, fn, 0);
         fprintf(f, ") : cudaErrorNotSupported;\n");
-        fprintf(f, "    td_rt_leave(&c, a, (int)r);\n    return r;\n}\n\n");
+        fprintf(f, "    td_rt_pop(&c);\n    td_leave(&c, a, (CUresult)r);\n    return r;\n}\n\n");
     }
     fprintf(f, "void *const td_rt_wrappers[TD_FN__COUNT - TD_FN__RT_FIRST] = {\n");
     for (int i = nrt; i < nfns; i++)

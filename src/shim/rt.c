@@ -13,10 +13,7 @@
  * executable without a symbol table (stripped) whose runtime therefore
  * cannot be found gets one warning, and its driver calls are traced as
  * without --runtime.
- *
- * Nesting: each thread keeps the ids of the runtime calls it is inside
- * (a stack, TD_NEST_MAX deep); every record made meanwhile carries a
- * TD_IT_NEST item (shim.c asks td_rt_nest). */
+ * The nesting of the calls is nest.c's. */
 #include <dirent.h>
 #include <elf.h>
 #include <link.h>
@@ -28,69 +25,6 @@
 #include "../patch/elfsym.h"
 #include "../patch/patch.h"
 #include "shim.h"
-
-void *td_rt_real[TD_FN__COUNT - TD_FN__RT_FIRST];
-
-struct rt_tls {
-    uint32_t next;                  /* the last id given */
-    uint32_t depth;                 /* runtime calls in progress (recorded ones) */
-    uint32_t stack[TD_NEST_MAX];    /* their ids, outermost first */
-};
-static __thread struct rt_tls tls;
-
-void td_rt_enter(int fn, struct td_call *c)
-{
-    const uint8_t *mask = __atomic_load_n(&td_shim_mask, __ATOMIC_RELAXED);
-    c->fn = fn;
-    c->verdict = 0;
-    c->applied = 0;
-    c->rule_line = 0;
-    c->rule_file = 0;
-    c->nest = 0;
-    c->record = mask && (mask[fn >> 3] >> (fn & 7) & 1);
-    c->rt_id = 0;
-    c->rt_parent = tls.depth ? tls.stack[tls.depth < TD_NEST_MAX ? tls.depth - 1 : TD_NEST_MAX - 1] : 0;
-    c->rt_depth = tls.depth;
-    c->rt_pushed = 0;
-    if (c->record) {
-        if (++tls.next == 0)
-            tls.next = 1;
-        c->rt_id = tls.next;
-        if (tls.depth < TD_NEST_MAX) {
-            tls.stack[tls.depth] = c->rt_id;
-            c->rt_pushed = 1;
-        }
-        tls.depth++;
-    }
-    c->t0 = c->record ? td_now() : 0;
-}
-
-void td_rt_leave(struct td_call *c, const uint64_t *a, int r)
-{
-    if (c->rt_id)
-        tls.depth--;
-    td_leave(c, a, (CUresult)r);
-}
-
-int td_rt_nest(const struct td_call *c, struct td_nest *n)
-{
-    if (c->fn >= TD_FN__RT_FIRST) {
-        if (!c->rt_id)
-            return 0;
-        n->id = c->rt_id;
-        n->parent = c->rt_parent;
-        n->depth = c->rt_depth < TD_NEST_MAX ? c->rt_depth : TD_NEST_MAX;
-    } else {
-        if (!tls.depth)
-            return 0;
-        uint32_t d = tls.depth < TD_NEST_MAX ? tls.depth : TD_NEST_MAX;
-        n->id = 0;
-        n->parent = tls.stack[d - 1];
-        n->depth = d;
-    }
-    n->pad = 0;
-    return 1;
-}
 
 /* ---- finding and patching the runtime ---------------------------------- */
 

@@ -216,12 +216,13 @@ void td_shim_atfork_child(void);
  * trampoline; NULL while not patched) */
 extern void *const td_rt_wrappers[TD_FN__COUNT - TD_FN__RT_FIRST];
 extern void *td_rt_real[TD_FN__COUNT - TD_FN__RT_FIRST];
-/* a runtime wrapper's start and end (the nesting of the calls made inside) */
+/* nest.c: a runtime wrapper's start and the end of its call (then
+ * td_leave records it): the nesting of the calls made inside */
 void td_rt_enter(int fn, struct td_call *c);
-void td_rt_leave(struct td_call *c, const uint64_t *a, int r);
+void td_rt_pop(const struct td_call *c);
 /* the nest item of the call being recorded: 1 and *n filled, or 0 */
 int td_rt_nest(const struct td_call *c, struct td_nest *n);
-/* with TD_RING_RUNTIME: find the runtime and patch its functions' entries
+/* rt.c, with TD_RING_RUNTIME: find the runtime and patch its functions' entries
  * (once); the warnings to report (lines), or NULL */
 const char *td_rt_start(void);
 /* a warning of the shim's for tdtrace to print (a TD_EV_WARNING record) */
