@@ -390,6 +390,7 @@ install: all
 	  ln -sf ../../libtdaudit.so $$d/libtdaudit.so; done
 	ln -sf libcuda.so.1 $(DESTDIR)$(PREFIX)/lib/tdtrace/emu/libcuda.so
 	$(if $(AUDIT_OBJ),install -m 755 $(AUDIT_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/libtdaudit.so)
+	$(if $(wildcard src/rtload/*.c),install -m 755 $(RTLOAD_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/libtdruntime.so)
 	$(if $(HL_SO),install -d $(DESTDIR)$(PREFIX)/lib/tdtrace/host)
 	$(foreach l,$(HL_BUILT),install -m 755 $(HOSTDIR)/$(call hl_soname,$(l)) $(DESTDIR)$(PREFIX)/lib/tdtrace/host/ && \
 	    ln -sf $(call hl_soname,$(l)) $(DESTDIR)$(PREFIX)/lib/tdtrace/host/$(basename $(call hl_soname,$(l))) &&) true
