@@ -37,6 +37,9 @@ void td_out_decode_sets(const uint8_t *abbrev, const uint8_t *verbose, const uin
 #define TD_OUT_JSON   0x2
 #define TD_OUT_FOLDED 0x4   /* JSON: the text folded it (fold.c) */
 void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark, unsigned what);
+/* --runtime: the calls td_out_call prints next are shown this deep (the
+ * runtime calls enclosing them that are shown): indented in the text */
+void td_out_depth(int depth);
 /* a line of text only (what fold.c says for the calls it folded) */
 void td_out_text(int pid, uint64_t mono_ns, const char *text);
 /* the emulator's events: a kernel that ran (JSON: the timeline), a report */
