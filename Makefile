@@ -57,6 +57,13 @@ $(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/exptab.api src/api/types
 	@touch $@
 $(GEN_OUT): $(GEN)/.stamp
 gen: $(GEN)/.stamp
+# a file kept as it is (tdtrace report's page) built into a binary as a C array
+$(BUILD)/embed: tools/embed.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O1 -g $(WARN) -o $@ $<
+$(GEN)/report_html.c: src/report/report.html $(BUILD)/embed
+	@mkdir -p $(@D)
+	$(BUILD)/embed td_report_html < $< > $@.tmp && mv $@.tmp $@
 
 # ---- objects ----------------------------------------------------------
 $(BUILD)/obj/%.o: %.c $(GEN)/.stamp
@@ -80,6 +87,8 @@ AUDIT_OBJ  := $(call objs,$(wildcard src/audit/*.c))
 CORE_DIRS  ?= src/tdtrace src/policy src/ioctl
 CORE_OBJ   := $(call objs,$(filter-out src/tdtrace/main.c,$(wildcard $(addsuffix /*.c,$(CORE_DIRS)))))
 MAIN_OBJ   := $(call objs,src/tdtrace/main.c)
+# tdtrace report's page (src/report/report.html), built in as a C array
+CORE_OBJ   += $(BUILD)/obj/gen/report_html.o
 PATCH_OBJ  := $(call objs,$(wildcard src/patch/*.c))
 
 $(BUILD)/libtdcommon.a: $(COMMON_OBJ)
