@@ -144,7 +144,7 @@ def main():
     parent.call(4242, "cuInit", 150000, text="cuInit(0) = CUDA_SUCCESS", line="train.py:3")
     parent.call(4242, "cuDeviceGetCount", 2000, text="cuDeviceGetCount(&2) = CUDA_SUCCESS", line="train.py:4")
     kernels = ["add_one", "matmul_tiled<float, 32>", "reduce_sum(float const*, float*, int)",
-               "evil</script><script>alert(1)</script>", "line\u2028sep\u2029para & <!-- c -->"]
+               "evil</script><script>document.body.setAttribute('data-pwned', 1)</script>", "line\u2028sep\u2029para & <!-- c -->"]
     bufs = {}
     for d in (0, 1):
         bufs[d] = [parent.malloc(4242, (d + 1) * 4 << 20, d, "train.py:10", "train.py:10 in setup")
@@ -190,7 +190,8 @@ def main():
     parent.call(4242, "cublasSgemm_v2", 90000, cat="library", ret="CUBLAS_STATUS_SUCCESS",
                 text="cublasSgemm_v2(...) = CUBLAS_STATUS_SUCCESS", line="train.py:80")
     parent.call(4242, "cuModuleLoadData", 4000, ret="CUDA_ERROR_INVALID_PTX", line="train.py:81",
-                text="cuModuleLoadData(&?, \"<bad ptx>\") = CUDA_ERROR_INVALID_PTX")
+                text="cuModuleLoadData(&?, \"<img src=x onerror=\\\"document.body.setAttribute('data-pwned', 2)\\\">\") "
+                     "= CUDA_ERROR_INVALID_PTX")
 
     # the child: forked, no Python, one device, a fault, leaks
     child = Proc(4300, "worker <child>", parent.t + 1_000_000, py=False)
