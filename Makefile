@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # tdtrace: GNU Make build. `make`, `make check`, `make check-tsan`, `make bench`,
-# `make install PREFIX=DIR [DESTDIR=...]`.
+# `make install PREFIX=DIR [DESTDIR=...]`, `make report-png` (docs/report.png).
 #
 # Sources are picked up by directory, so a new file needs no Makefile edit:
 #   src/common/   shared by every binary (API table, xlat, print layer, ...)
@@ -39,7 +39,7 @@ CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
 LDFLAGS  += $(OPT) -pthread
 
 all: tdtrace emu shim audit hostlib jit examples tests
-.PHONY: all tdtrace emu shim audit hostlib jit examples tests check check-layers check-spdx check-tsan test unit e2e bench install clean gen demo fuzz-smoke
+.PHONY: all tdtrace emu shim audit hostlib jit examples tests check check-layers check-spdx check-tsan test unit e2e bench install clean gen demo fuzz-smoke report-png
 
 # ---- generated code ---------------------------------------------------
 XLAT_IN := $(sort $(wildcard src/xlat/*.in))
@@ -345,7 +345,11 @@ e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/jitwrap/run.sh
 	+@BUILD=$(BUILD) SAN=$(SAN) EXTRA_CFLAGS="$(OPT)" sh tests/ioctl/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/pyframes/run.sh
+	@BUILD=$(BUILD) sh tests/report/run.sh
 test: unit fuzz-smoke e2e
+# docs/report.png: tdtrace report's page, drawn by headless Chromium
+report-png: all
+	@BUILD=$(BUILD) sh tools/report-png.sh docs/report.png
 
 # no file calls back into its callers (tools/check-layers.py): the objects
 # of each binary together, generated ones included, so a circle through
