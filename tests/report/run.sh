@@ -208,6 +208,34 @@ for n in sample big empty odd; do
     fi
 done
 
+# the timeline driven by synthetic events (the page's #selftest): the wheel
+# zooms about the pointer, a drag pans by as much as the pointer moved, a
+# click on a kernel selects it and shows its details
+if [ -n "$why" ]; then
+    skipped "browser: zoom, pan, select" "$why"
+else
+    prof=$(mktemp -d "${TMPDIR:-/tmp}/tdtrace-report-chromium.XXXXXX")
+    $tmo "$chromium" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$prof" \
+        --host-resolver-rules="MAP * ~NOTFOUND" --window-size=1400,1000 \
+        --dump-dom "file://$out/sample.html#selftest" > "$out/selftest.dom.html" 2> "$out/selftest.chromium.log"
+    rm -rf "$prof"
+    if python3 - "$out/selftest.dom.html" > "$out/selftest.log" 2>&1 <<'EOF'
+import html, json, re, sys
+dom = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+err = re.search(r'<pre id="td-errors">(.*?)</pre>', dom, re.S)
+assert err and not err.group(1).strip(), "page errors: %s" % (err and html.unescape(err.group(1)))
+m = re.search(r'<pre id="td-selftest"[^>]*>(.*?)</pre>', dom, re.S)
+assert m, "no #td-selftest"
+r = json.loads(html.unescape(m.group(1)))
+print(r)
+assert 0.5 < r["zoom"] < 0.6, "wheel: zoom %r" % r["zoom"]
+assert abs(r["zoom_anchor_px"]) < 0.01, "wheel: the time under the pointer moved %r px" % r["zoom_anchor_px"]
+assert abs(r["pan_px"] - 100) < 0.01, "drag of 100 px panned %r px" % r["pan_px"]
+assert r.get("kernel") and r["clicked"] == r["kernel"] and r["detail"] == r["kernel"], "click: %r" % r
+EOF
+    then ok "browser: zoom, pan, select"; else bad "browser: zoom, pan, select" "" "$out/selftest.log"; fi
+fi
+
 # a screenshot: the page draws (a PNG of the window's size, not blank)
 if [ -n "$why" ]; then
     skipped "browser: screenshot" "$why"
