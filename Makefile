@@ -323,11 +323,15 @@ $(BUILD)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c tests/fuzz/standalone.h $(BUILD)/l
 $(BUILD)/fuzz/fuzz_record: tests/fuzz/fuzz_record.c $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc -Isrc/tdtrace -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS)
-fuzz-smoke: $(BUILD)/fuzz/fuzz_policy $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/fuzz_elf $(BUILD)/fuzz/fuzz_record
+$(BUILD)/fuzz/fuzz_tlcheck: tests/fuzz/fuzz_tlcheck.c tests/fuzz/standalone.h $(call objs,src/tdtrace/tlcheck.c)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(call objs,src/tdtrace/tlcheck.c) $(LDFLAGS)
+fuzz-smoke: $(BUILD)/fuzz/fuzz_policy $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/fuzz_elf $(BUILD)/fuzz/fuzz_record $(BUILD)/fuzz/fuzz_tlcheck
 	@$(BUILD)/fuzz/fuzz_policy -n 20000 -s 1
 	@$(BUILD)/fuzz/fuzz_record -n 20000 -s 1
 	@$(BUILD)/fuzz/fuzz_ptx -n 2000 -s 1
 	@$(BUILD)/fuzz/fuzz_elf -n 5000 -s 1
+	@$(BUILD)/fuzz/fuzz_tlcheck -n 50000 -s 1
 
 unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)
