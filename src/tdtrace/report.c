@@ -173,8 +173,22 @@ int td_report_main(int argc, char **argv)
     char *buf = read_input(in, &len);
     char why[512];
     struct td_tl_stats st;
-    if (td_tl_check(buf, len, &st, why, sizeof(why)) < 0)
-        die("report: '%s': %s", in, why);
+    if (td_tl_check(buf, len, &st, why, sizeof(why)) < 0) {
+        /* a run tdtrace could not finish (SIGKILL) leaves its file without
+         * its closing lines: the page shows what came before the cut */
+        char why2[512];
+        size_t tl = st.cut_at ? strlen(st.cut_tail) : 0;
+        char *fixed = st.cut_at ? realloc(buf, st.cut_at + tl) : NULL;
+        if (!fixed)
+            die("report: '%s': %s", in, why);
+        buf = fixed;
+        memcpy(buf + st.cut_at, st.cut_tail, tl);
+        len = st.cut_at + tl;
+        if (td_tl_check(buf, len, &st, why2, sizeof(why2)) < 0)
+            die("report: '%s': %s", in, why);
+        warn_msg("report: '%s' ends early (%s): the page shows the %zu whole events before the cut", in, why,
+                 st.events);
+    }
 
     struct sink s;
     open_output(&s, out);

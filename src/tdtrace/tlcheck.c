@@ -19,6 +19,10 @@ struct parser {
     int depth;
     char *why;
     size_t n;
+    int eof;            /* the failure was the end of the text */
+    size_t cut_at;      /* where a text cut short can be closed, with ... */
+    const char *tail;   /* ... this: after the last whole event or member */
+    size_t whole;       /* whole events before cut_at */
 };
 
 /* what a value was: its type; a number's value; a string's first bytes */
@@ -40,6 +44,7 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const ch
 
 static int at_end(struct parser *p, const char *what)
 {
+    p->eof = 1;
     return fail(p, "unexpected end of the file at byte %zu, in %s (truncated?)", p->i, what);
 }
 
@@ -106,9 +111,11 @@ static int parse_string(struct parser *p, struct jval *v)
     v->t = J_STR;
     v->strok = 1;
     for (;;) {
-        if (p->i >= p->len)
+        if (p->i >= p->len) {
+            p->eof = 1;
             return fail(p, "unexpected end of the file at byte %zu, in the string from byte %zu (truncated?)",
                         p->i, start);
+        }
         unsigned char c = (unsigned char)p->s[p->i];
         unsigned out = c;
         if (c == '"') {
@@ -409,6 +416,9 @@ static int event_element(struct parser *p, size_t index, void *arg)
     struct event e = { .index = index };
     if (parse_object(p, event_member, &e) < 0)
         return -1;
+    p->cut_at = p->i;
+    p->tail = "]}";
+    p->whole = index + 1;
     if (!(e.seen & 1u << F_PH))
         return fail(p, "traceEvents[%zu]: no \"ph\" (the event's type)", index);
     const char *ph = e.v[F_PH].strok ? e.v[F_PH].str : "?";
@@ -444,7 +454,14 @@ static int top_member(struct parser *p, const struct jval *key, void *arg)
     if (key->strok && strcmp(key->str, "traceEvents") == 0) {
         if (p->i < p->len && p->s[p->i] == '[') {
             t->has_events = 1;
-            return parse_array(p, event_element, &t->st);
+            p->cut_at = p->i + 1;
+            p->tail = "]}";
+            p->whole = 0;
+            if (parse_array(p, event_element, &t->st) < 0)
+                return -1;
+            p->cut_at = p->i;
+            p->tail = "}";
+            return 0;
         }
         if (parse_value(p, &v) < 0)
             return -1;
@@ -459,6 +476,10 @@ static int top_member(struct parser *p, const struct jval *key, void *arg)
     if (key->strok && strcmp(key->str, "displayTimeUnit") == 0 && v.t != J_STR)
         return fail(p, "\"displayTimeUnit\" (byte %zu) is a%s %s, must be a string", at,
                     v.t == J_OBJ || v.t == J_ARR ? "n" : "", jname[v.t]);
+    if (t->has_events) { /* a member after the events: the text closes after it too */
+        p->cut_at = p->i;
+        p->tail = "}";
+    }
     return 0;
 }
 
@@ -467,12 +488,20 @@ int td_tl_check(const char *buf, size_t len, struct td_tl_stats *st, char *why, 
     struct parser p = { .s = buf, .len = len, .why = why, .n = n };
     struct top top = { { 0 }, 0 };
     snprintf(why, n, "?");
+    if (st)
+        memset(st, 0, sizeof(*st));
     skip_ws(&p);
     if (p.i >= p.len)
         return fail(&p, "empty file: no JSON in it");
     if (p.s[p.i] == '{') {
-        if (parse_object(&p, top_member, &top) < 0)
+        if (parse_object(&p, top_member, &top) < 0) {
+            if (st && p.eof && p.tail) { /* cut short after its events began */
+                st->cut_at = p.cut_at;
+                st->cut_tail = p.tail;
+                st->events = p.whole;
+            }
             return -1;
+        }
     } else {
         struct jval v;
         if (parse_value(&p, &v) < 0)

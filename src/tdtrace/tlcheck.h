@@ -12,11 +12,17 @@
 #define TD_TL_MAX_DEPTH 64
 
 struct td_tl_stats {
-    size_t events;      /* elements of traceEvents */
+    size_t events;      /* elements of traceEvents (cut short: the whole ones) */
+    /* refused because the text ends early (a run tdtrace could not finish)
+     * once its events had begun: its first cut_at bytes followed by
+     * cut_tail ("]}" or "}") close it after its last whole event or
+     * member; cut_at 0: it cannot be closed so */
+    size_t cut_at;
+    const char *cut_tail;
 };
 
 /* buf[0..len) (not NUL-terminated; untrusted): 0, or -1 with why (the
- * byte offset, or the event's index and field) */
+ * byte offset, or the event's index and field); st may be NULL */
 int td_tl_check(const char *buf, size_t len, struct td_tl_stats *st, char *why, size_t n);
 
 /* checked JSON text escaped for a <script> element: '<', '>', '&', U+2028

@@ -126,6 +126,8 @@ printf '{"traceEvents":[],"x":"\377"}' > "$b/utf8.json"
 printf '{"traceEvents":[],"x":"\355\240\200"}' > "$b/surrogate.json"
 python3 -c 'import sys; sys.stdout.write("{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\",\"pid\":1,\"ts\":1,\"args\":{\"x\":" + "[" * 100 + "]" * 100 + "}}]}")' > "$b/deep.json"
 head -c "$(( $(wc -c < "$out/sample.json") / 2 ))" "$out/sample.json" > "$b/truncated.json"
+printf '{"displayTi' > "$b/cut.json"
+printf '{"traceEvents":[{"ph":"i","name":"a","pid":1,"ts":1},x' > "$b/cutbad.json"
 refuse "not JSON" "not JSON: unexpected 'h' at byte 0" "$b/notjson.json" -o "$out/refused.html"
 refuse "empty file" "empty file" "$b/empty.json" -o "$out/refused.html"
 refuse "an array" "not a timeline: a JSON array" "$b/array.json" -o "$out/refused.html"
@@ -150,7 +152,18 @@ refuse "control byte" "control byte 0x01" "$b/ctrl.json" -o "$out/refused.html"
 refuse "not UTF-8" "not UTF-8: byte 0xff" "$b/utf8.json" -o "$out/refused.html"
 refuse "UTF-8 surrogate" "not UTF-8: byte 0xed" "$b/surrogate.json" -o "$out/refused.html"
 refuse "nested too deep" "nested deeper than 64 levels" "$b/deep.json" -o "$out/refused.html"
-refuse "truncated" "(truncated?)" "$b/truncated.json" -o "$out/refused.html"
+refuse "cut before its events" "unexpected end of the file at byte 11" "$b/cut.json" -o "$out/refused.html"
+refuse "cut, and a bad byte" "not JSON: unexpected 'x'" "$b/cutbad.json" -o "$out/refused.html"
+# a file cut short in its events (a run tdtrace could not finish): drawn
+# up to its last whole event, with a warning
+cp "$b/truncated.json" "$out/truncated.json"
+if "$tdtrace" report "$out/truncated.json" -o "$out/truncated.html" > "$out/truncated.log" 2>&1 && \
+   grep -q "ends early (unexpected end of the file at byte .* (truncated?)): the page shows the [0-9]* whole events before the cut" \
+       "$out/truncated.log" && [ -s "$out/truncated.html" ]; then
+    ok "a file cut short: drawn up to its last whole event, with a warning"
+else
+    bad "a file cut short: drawn up to its last whole event, with a warning" "" "$out/truncated.log"
+fi
 : > "$b/huge.json"
 if truncate -s 300M "$b/huge.json" 2>/dev/null; then
     refuse "too large" "is too large (314572800 bytes; at most 256 MiB)" "$b/huge.json" -o "$out/refused.html"
@@ -196,7 +209,8 @@ browse() { # NAME: the DOM after the scripts ran, and the browser's log
     rm -rf "$prof"
     return $rc
 }
-for n in sample big empty odd; do
+# (truncated.json: check.py, too, reads it up to its last whole event)
+for n in sample big empty odd truncated; do
     if [ -n "$why" ]; then skipped "browser: $n" "$why"; continue; fi
     if ! browse $n; then bad "browser: $n" "chromium failed" "$out/$n.chromium.log"; continue; fi
     if grep -E ':CONSOLE|Uncaught' "$out/$n.chromium.log" > "$out/$n.console.log"; then

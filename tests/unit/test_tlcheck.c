@@ -107,6 +107,47 @@ static void test_refuses(void **state)
     assert_int_equal(td_tl_check(nul, sizeof nul - 1, NULL, why, sizeof why), -1);
 }
 
+/* a text cut short once its events began: where it closes, and with what */
+static void test_cut_short(void **state)
+{
+    (void)state;
+    static const struct { const char *in; size_t events; const char *closed; } cut[] = {
+        { "{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\",\"pid\":1,\"ts\":1},{\"ph\":\"i\",\"na", 1,
+          "{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\",\"pid\":1,\"ts\":1}]}" },
+        { "{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\",\"pid\":1,\"ts\":1},\n", 1,
+          "{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\",\"pid\":1,\"ts\":1}]}" },
+        { "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"x\",\"pid\":1,\"args\":{\"name\":\"ab",
+          0, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[]}" },
+        { "{\"traceEvents\":[],\"otherData\":{\"tool\":\"td", 0, "{\"traceEvents\":[]}" },
+        { "{\"traceEvents\":[],\"a\":1,\"otherData\":{", 0, "{\"traceEvents\":[],\"a\":1}" },
+    };
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        char why[256], buf[512];
+        struct td_tl_stats st;
+        size_t len = strlen(cut[i].in);
+        assert_int_equal(td_tl_check(cut[i].in, len, &st, why, sizeof why), -1);
+        assert_non_null(strstr(why, "(truncated?)"));
+        if (!st.cut_at)
+            fail_msg("cut[%zu]: cannot be closed", i);
+        snprintf(buf, sizeof buf, "%.*s%s", (int)st.cut_at, cut[i].in, st.cut_tail);
+        assert_string_equal(buf, cut[i].closed);
+        assert_int_equal(st.events, cut[i].events);
+        assert_int_equal(td_tl_check(buf, strlen(buf), &st, why, sizeof why), 0);
+    }
+    /* before the events, or not the end of the text: nothing to close */
+    static const char *const no[] = {
+        "{\"displayTimeUnit\":\"n",
+        "{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\",\"pid\":1,\"ts\":1},{x",
+        "{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"a\",\"pid\":1,\"ts\":\"1\"},",
+    };
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        char why[256];
+        struct td_tl_stats st;
+        assert_int_equal(td_tl_check(no[i], strlen(no[i]), &st, why, sizeof why), -1);
+        assert_int_equal(st.cut_at, 0);
+    }
+}
+
 static void test_depth(void **state)
 {
     (void)state;
@@ -180,6 +221,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_accepts),
         cmocka_unit_test(test_refuses),
+        cmocka_unit_test(test_cut_short),
         cmocka_unit_test(test_depth),
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_template),
