@@ -156,7 +156,8 @@ def compute(doc):
                 mem["peak"] = total
 
     leaks = [{"pid": x["pid"], "ts": x["ts"], "ptr": string(x["args"].get("ptr")),
-              "bytes": num(x["args"].get("bytes")), "site": string(x["args"].get("site"))}
+              "bytes": num(x["args"].get("bytes")), "kind": string(x["args"].get("kind")),
+              "device": num(x["args"].get("device")), "site": string(x["args"].get("site"))}
              for x in instants if x["cat"] == "leak"]
     leaks.sort(key=lambda l: (-(l["bytes"] if l["bytes"] is not None else -1), l["pid"], l["ts"]))
 

@@ -216,14 +216,16 @@ def main():
     child.instant(4300, "error", "records dropped", {"count": 3})
     child.instant(4300, "process", "exit", {"status": 1}, scope="p")
     for ptr, size, dev, site in child.allocs:
-        child.instant(4300, "leak", "leak", {"ptr": "0x%x" % ptr, "bytes": size, "device": dev, "site": site})
+        child.instant(4300, "leak", "leak", {"ptr": "0x%x" % ptr, "bytes": size, "kind": "device",
+                                                  "device": dev, "alloc": 1, "site": site})
     # the parent ends: frees one buffer per device, leaks the rest
     parent.t = max(parent.t, child.t) + 200000
     for d in (0, 1):
         parent.free(4242, bufs[d][0], "train.py:90")
     parent.instant(4242, "process", "exit", {"status": 0}, scope="p")
     for ptr, size, dev, site in parent.allocs:
-        parent.instant(4242, "leak", "leak", {"ptr": "0x%x" % ptr, "bytes": size, "device": dev, "site": site})
+        parent.instant(4242, "leak", "leak", {"ptr": "0x%x" % ptr, "bytes": size, "kind": "device",
+                                                  "device": dev, "alloc": 1, "site": site})
 
     doc = {"displayTimeUnit": "ns",
            "otherData": {"tool": "tdtrace", "version": "0.1.0", "command": "python3 train.py --epochs 1",

@@ -48,11 +48,16 @@ python3 "$here/gen-sample.py" "$out/sample.json" || { echo "report: gen-sample.p
 python3 "$here/gen-sample.py" --seed 7 --scale 150 "$out/big.json"
 printf '{"traceEvents":[]}' > "$out/empty.json"
 cp "$here/odd.json" "$out/odd.json"
+# tl-*.json: written by the --timeline writer itself (its branch at
+# b2effdc: tests/e2e's timeline program forking, events with a fault, an
+# emulator report and leaks, policy with an injected failure)
+tl="tl-fork tl-events tl-policy"
+for n in $tl; do cp "$here/$n.json" "$out/$n.json"; done
 
 page() { # NAME: NAME.json -> NAME.html
     "$tdtrace" report "$out/$1.json" -o "$out/$1.html" > "$out/$1.report.log" 2>&1
 }
-for n in sample big empty odd; do
+for n in sample big empty odd $tl; do
     if page $n && [ -s "$out/$n.html" ]; then ok "report $n.json"; else bad "report $n.json" "" "$out/$n.report.log"; fi
 done
 
@@ -210,7 +215,7 @@ browse() { # NAME: the DOM after the scripts ran, and the browser's log
     return $rc
 }
 # (truncated.json: check.py, too, reads it up to its last whole event)
-for n in sample big empty odd truncated; do
+for n in sample big empty odd truncated $tl; do
     if [ -n "$why" ]; then skipped "browser: $n" "$why"; continue; fi
     if ! browse $n; then bad "browser: $n" "chromium failed" "$out/$n.chromium.log"; continue; fi
     if grep -E ':CONSOLE|Uncaught' "$out/$n.chromium.log" > "$out/$n.console.log"; then
