@@ -47,6 +47,21 @@ command -v timeout >/dev/null 2>&1 && tmo="timeout 120"
 python3 "$here/gen-sample.py" "$out/sample.json" || { echo "report: gen-sample.py failed" >&2; exit 1; }
 python3 "$here/gen-sample.py" --seed 7 --scale 150 "$out/big.json"
 printf '{"traceEvents":[]}' > "$out/empty.json"
+# many tracks: 400 processes of 3 threads and 2 streams (the canvas
+# draws only the rows in sight)
+python3 - "$out/many.json" <<'EOF'
+import json, sys
+ev = []
+for p in range(400):
+    pid = 1000 + p
+    ev.append({"ph": "M", "name": "process_name", "pid": pid, "tid": pid, "args": {"name": "%d p" % pid}})
+    for k, tid in enumerate([pid, pid + 1, pid + 2, 1000000000, 1000000001]):
+        ts = p * 10.0 + k
+        ev.append({"ph": "X", "cat": "kernel" if tid >= 1000000000 else "driver", "name": "k%d" % (p % 7),
+                   "pid": pid, "tid": tid, "ts": ts, "dur": 5.5, "args": {"ret": "CUDA_SUCCESS"}})
+    ev.append({"ph": "C", "name": "device memory", "pid": pid, "ts": p * 10.0, "args": {"device 0": 4096 * p}})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+EOF
 cp "$here/odd.json" "$out/odd.json"
 # tl-*.json: written by the --timeline writer itself (its branch at
 # b2effdc: tests/e2e's timeline program forking, events with a fault, an
@@ -57,7 +72,7 @@ for n in $tl; do cp "$here/$n.json" "$out/$n.json"; done
 page() { # NAME: NAME.json -> NAME.html
     "$tdtrace" report "$out/$1.json" -o "$out/$1.html" > "$out/$1.report.log" 2>&1
 }
-for n in sample big empty odd $tl; do
+for n in sample big empty odd many $tl; do
     if page $n && [ -s "$out/$n.html" ]; then ok "report $n.json"; else bad "report $n.json" "" "$out/$n.report.log"; fi
 done
 
@@ -215,7 +230,7 @@ browse() { # NAME: the DOM after the scripts ran, and the browser's log
     return $rc
 }
 # (truncated.json: check.py, too, reads it up to its last whole event)
-for n in sample big empty odd truncated $tl; do
+for n in sample big empty odd many truncated $tl; do
     if [ -n "$why" ]; then skipped "browser: $n" "$why"; continue; fi
     if ! browse $n; then bad "browser: $n" "chromium failed" "$out/$n.chromium.log"; continue; fi
     if grep -E ':CONSOLE|Uncaught' "$out/$n.chromium.log" > "$out/$n.console.log"; then
