@@ -26,7 +26,7 @@ if "$tdtrace" -h 2>/dev/null | grep -q -- '--timeline' && [ -x "$root/$BUILD/exa
     fi
 fi
 if [ -z "$from" ]; then
-    python3 "$root/tests/report/gen-sample.py" "$work/run.json"
+    python3 "$root/tests/report/gen-sample.py" --plain "$work/run.json"
     from="the made-up sample of tests/report/gen-sample.py (this tdtrace has no --timeline)"
 fi
 "$tdtrace" report "$work/run.json" -o "$work/report.html"

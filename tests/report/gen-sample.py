@@ -8,9 +8,10 @@ memsets with their flows, device memory counters, leaks, a fault, policy
 actions (deny, inject, cap), failed calls, process events, Python lines,
 and hostile names (</script>, U+2028, &, <!--).
 
-    gen-sample.py [--seed N] [--scale N] OUT.json
+    gen-sample.py [--seed N] [--scale N] [--plain] OUT.json
 
-Deterministic for a seed; --scale multiplies the iterations (for size)."""
+Deterministic for a seed; --scale multiplies the iterations (for size);
+--plain leaves the hostile names out (the picture in the docs)."""
 import argparse
 import json
 import random
@@ -22,6 +23,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--scale", type=int, default=1)
+    ap.add_argument("--plain", action="store_true", help="no hostile names (for docs/report.png)")
     ap.add_argument("out")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
@@ -145,6 +147,8 @@ def main():
     parent.call(4242, "cuDeviceGetCount", 2000, text="cuDeviceGetCount(&2) = CUDA_SUCCESS", line="train.py:4")
     kernels = ["add_one", "matmul_tiled<float, 32>", "reduce_sum(float const*, float*, int)",
                "evil</script><script>document.body.setAttribute('data-pwned', 1)</script>", "line\u2028sep\u2029para & <!-- c -->"]
+    if a.plain:
+        kernels[3:] = ["softmax_fwd<half>", "layernorm(float*, float const*, int)"]
     bufs = {}
     for d in (0, 1):
         bufs[d] = [parent.malloc(4242, (d + 1) * 4 << 20, d, "train.py:10", "train.py:10 in setup")
@@ -190,11 +194,12 @@ def main():
     parent.call(4242, "cublasSgemm_v2", 90000, cat="library", ret="CUBLAS_STATUS_SUCCESS",
                 text="cublasSgemm_v2(...) = CUBLAS_STATUS_SUCCESS", line="train.py:80")
     parent.call(4242, "cuModuleLoadData", 4000, ret="CUDA_ERROR_INVALID_PTX", line="train.py:81",
-                text="cuModuleLoadData(&?, \"<img src=x onerror=\\\"document.body.setAttribute('data-pwned', 2)\\\">\") "
+                text="cuModuleLoadData(&?, \"bad.ptx\") = CUDA_ERROR_INVALID_PTX" if a.plain else
+                     "cuModuleLoadData(&?, \"<img src=x onerror=\\\"document.body.setAttribute('data-pwned', 2)\\\">\") "
                      "= CUDA_ERROR_INVALID_PTX")
 
     # the child: forked, no Python, one device, a fault, leaks
-    child = Proc(4300, "worker <child>", parent.t + 1_000_000, py=False)
+    child = Proc(4300, "worker" if a.plain else "worker <child>", parent.t + 1_000_000, py=False)
     parent.instant(4242, "process", "fork", {"child": 4300})
     child.thread(4300)
     child.stream(0, 0)
