@@ -38,6 +38,7 @@
 #include "nest.h"
 #include "output.h"
 #include "printer.h"
+#include "report.h"
 #include "ring.h"
 #include "stack.h"
 #include "summary.h"
@@ -822,6 +823,10 @@ static void banner(const char *libs)
 
 int main(int argc, char **argv)
 {
+    /* tdtrace report: a timeline made into a page (a program named report
+     * is traced with tdtrace -- report) */
+    if (argc > 1 && strcmp(argv[1], "report") == 0)
+        return td_report_main(argc - 1, argv + 1);
     td_parse_options(&opts, argc, argv);
     if (opts.check_policy)
         check_policy(opts.check_policy);

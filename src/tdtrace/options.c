@@ -33,7 +33,9 @@ void td_usage(FILE *f)
 {
     fputs(
 "usage: tdtrace [options] [--] command [args...]\n"
-"Run a command and trace every CUDA driver call it makes.\n"
+"       tdtrace report [-o OUT.html] TIMELINE.json\n"
+"Run a command and trace every CUDA driver call it makes; report: make a\n"
+"timeline file into one self-contained HTML page (tdtrace report -h).\n"
 "\n"
 "Output:\n"
 "  -o FILE             write the trace to FILE (default: stderr)\n"
