@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # tdtrace: GNU Make build. `make`, `make check`, `make check-tsan`, `make bench`,
-# `make install PREFIX=DIR [DESTDIR=...]`.
+# `make install PREFIX=DIR [DESTDIR=...]`, `make report-png` (docs/report.png).
 #
 # Sources are picked up by directory, so a new file needs no Makefile edit:
 #   src/common/   shared by every binary (API table, xlat, print layer, ...)
@@ -39,24 +39,31 @@ CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
 LDFLAGS  += $(OPT) -pthread
 
 all: tdtrace emu shim audit hostlib jit examples tests
-.PHONY: all tdtrace emu shim audit hostlib jit examples tests check check-layers check-spdx check-tsan test unit e2e bench install clean gen demo fuzz-smoke
+.PHONY: all tdtrace emu shim audit hostlib jit examples tests check check-layers check-spdx check-tsan test unit e2e bench install clean gen demo fuzz-smoke report-png
 
 # ---- generated code ---------------------------------------------------
 XLAT_IN := $(sort $(wildcard src/xlat/*.in))
 GEN_OUT := $(GEN)/cuda_enums.h $(GEN)/td_api.h $(GEN)/td_xlat.h $(GEN)/td_xlat.c \
            $(GEN)/td_api_table.c $(GEN)/td_api_roles.c $(GEN)/td_structs.h $(GEN)/td_structs.c \
-           $(GEN)/td_structs_check.c $(GEN)/shim_wrappers.c $(GEN)/emu_stubs.c $(GEN)/td_errnos.def
+           $(GEN)/td_structs_check.c $(GEN)/shim_wrappers.c $(GEN)/shim_rt_wrappers.c $(GEN)/emu_stubs.c $(GEN)/td_errnos.def
 $(BUILD)/apigen: tools/apigen.c src/api/apiparse.c src/api/apiparse.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -o $@ tools/apigen.c src/api/apiparse.c
-$(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/exptab.api src/api/types.def src/api/structs.api $(XLAT_IN) \
+$(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/exptab.api src/api/cudart.api src/api/types.def src/api/structs.api $(XLAT_IN) \
                tools/gen-errnos.sh
 	@mkdir -p $(GEN)
-	@echo "  GEN     $(GEN)"; $(BUILD)/apigen $(GEN) src/api/cuda.api src/api/exptab.api src/api/types.def src/api/structs.api $(XLAT_IN)
+	@echo "  GEN     $(GEN)"; $(BUILD)/apigen $(GEN) src/api/cuda.api src/api/exptab.api src/api/cudart.api src/api/types.def src/api/structs.api $(XLAT_IN)
 	@tools/gen-errnos.sh $(CC) $(CPPFLAGS) > $(GEN)/td_errnos.def.tmp && mv $(GEN)/td_errnos.def.tmp $(GEN)/td_errnos.def
 	@touch $@
 $(GEN_OUT): $(GEN)/.stamp
 gen: $(GEN)/.stamp
+# a file kept as it is (tdtrace report's page) built into a binary as a C array
+$(BUILD)/embed: tools/embed.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O1 -g $(WARN) -o $@ $<
+$(GEN)/report_html.c: src/report/report.html $(BUILD)/embed
+	@mkdir -p $(@D)
+	$(BUILD)/embed td_report_html < $< > $@.tmp && mv $@.tmp $@
 
 # ---- objects ----------------------------------------------------------
 $(BUILD)/obj/%.o: %.c $(GEN)/.stamp
@@ -75,11 +82,13 @@ COMMON_OBJ := $(call objs,$(wildcard src/common/*.c)) $(BUILD)/obj/gen/td_api_ta
 EMU_OBJ    := $(call objs,$(wildcard src/emu/*.c src/ptx/*.c)) $(BUILD)/obj/gen/emu_stubs.o
 PYF_OBJ    := $(call objs,$(wildcard src/pyframes/*.c))
 SHIM_OBJ   := $(call objs,$(wildcard src/shim/*.c src/policy/*.c)) $(PYF_OBJ) $(patsubst %.S,$(BUILD)/obj/%.o,$(wildcard src/shim/*.S)) \
-              $(BUILD)/obj/gen/shim_wrappers.o
+              $(BUILD)/obj/gen/shim_wrappers.o $(BUILD)/obj/gen/shim_rt_wrappers.o
 AUDIT_OBJ  := $(call objs,$(wildcard src/audit/*.c))
 CORE_DIRS  ?= src/tdtrace src/policy src/ioctl
 CORE_OBJ   := $(call objs,$(filter-out src/tdtrace/main.c,$(wildcard $(addsuffix /*.c,$(CORE_DIRS)))))
 MAIN_OBJ   := $(call objs,src/tdtrace/main.c)
+# tdtrace report's page (src/report/report.html), built in as a C array
+CORE_OBJ   += $(BUILD)/obj/gen/report_html.o
 PATCH_OBJ  := $(call objs,$(wildcard src/patch/*.c))
 
 $(BUILD)/libtdcommon.a: $(COMMON_OBJ)
@@ -92,7 +101,7 @@ $(BUILD)/libtdpatch.a: $(PATCH_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
 EMU_LIBS  := -lzstd -llz4 -lm -ldl
-# -lZydis only where something calls it (tdtrace -p does; the shim not yet)
+# -lZydis where something calls it (tdtrace -p; the shim, for --runtime)
 PATCH_LIBS := -lelf -Wl,--as-needed -lZydis -Wl,--no-as-needed
 CORE_LIBS := -lseccomp -ldw -lm $(PATCH_LIBS)
 LIBDIR := $(BUILD)/lib/tdtrace
@@ -109,7 +118,7 @@ $(EMU_SO): $(EMU_OBJ) $(BUILD)/libtdcommon.a
 # call brings $(PATCH_LIBS) with it
 $(SHIM_SO): $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs $(LDFLAGS) -o $@ $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a -ldl
+	$(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs $(LDFLAGS) -o $@ $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a $(PATCH_LIBS) -ldl
 	ln -sf libcuda.so.1 $(@D)/libcuda.so
 # the emulated driver's older releases (--emulate=driver=): for each release
 # in $(GEN)/drv/list (from the API table), the shim and the emulator linked
@@ -123,7 +132,7 @@ $(DRVDIR)/.stamp: $(EMU_OBJ) $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpa
 	  $(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs -Wl,-S -Wl,--version-script=$(GEN)/drv/$$v.map \
 	    $(LDFLAGS) -o $$d/emu/libcuda.so.1 $(EMU_OBJ) $(BUILD)/obj/gen/drv/$$v.o $(BUILD)/libtdcommon.a $(EMU_LIBS); \
 	  $(CC) -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs -Wl,-S -Wl,--version-script=$(GEN)/drv/$$v.map \
-	    $(LDFLAGS) -o $$d/libcuda.so.1 $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a -ldl; \
+	    $(LDFLAGS) -o $$d/libcuda.so.1 $(SHIM_OBJ) $(BUILD)/libtdcommon.a $(BUILD)/libtdpatch.a $(PATCH_LIBS) -ldl; \
 	  ln -sf ../../libtdaudit.so $$d/libtdaudit.so; \
 	done
 	@touch $@
@@ -141,12 +150,21 @@ $(AUDIT_SO): LDFLAGS := $(call NOSAN,$(LDFLAGS))
 $(AUDIT_SO): $(AUDIT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-z,defs $(AUDIT_NOLIBC) $(LDFLAGS) -o $@ $(AUDIT_OBJ)
+# tdtrace --runtime preloads it into every traced process (src/rtload): it
+# loads the shim early where there is a CUDA runtime. Built without the
+# sanitizers (a preloaded library must not need their runtime first) from
+# its own sources plus the ELF reader of src/patch.
+RTLOAD_SO := $(LIBDIR)/libtdruntime.so
+RTLOAD_SRC := $(wildcard src/rtload/*.c) src/patch/elfsym.c src/patch/perr.c
+$(RTLOAD_SO): $(RTLOAD_SRC) src/patch/elfsym.h src/patch/patch.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(call NOSAN,$(CFLAGS)) -shared -Wl,-z,defs $(call NOSAN,$(LDFLAGS)) -o $@ $(RTLOAD_SRC) -lelf -ldl
 $(TDTRACE): $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS)
 
 emu: $(EMU_SO) $(DRVDIR)/.stamp
-shim: $(SHIM_SO)
+shim: $(SHIM_SO) $(if $(wildcard src/rtload/*.c),$(RTLOAD_SO))
 audit: $(if $(AUDIT_OBJ),$(AUDIT_SO))
 tdtrace: $(if $(wildcard src/tdtrace/main.c),$(TDTRACE))
 
@@ -314,11 +332,15 @@ $(BUILD)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c tests/fuzz/standalone.h $(BUILD)/l
 $(BUILD)/fuzz/fuzz_record: tests/fuzz/fuzz_record.c $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc -Isrc/tdtrace -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS)
-fuzz-smoke: $(BUILD)/fuzz/fuzz_policy $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/fuzz_elf $(BUILD)/fuzz/fuzz_record
+$(BUILD)/fuzz/fuzz_tlcheck: tests/fuzz/fuzz_tlcheck.c tests/fuzz/standalone.h $(call objs,src/tdtrace/tlcheck.c)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(call objs,src/tdtrace/tlcheck.c) $(LDFLAGS)
+fuzz-smoke: $(BUILD)/fuzz/fuzz_policy $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/fuzz_elf $(BUILD)/fuzz/fuzz_record $(BUILD)/fuzz/fuzz_tlcheck
 	@$(BUILD)/fuzz/fuzz_policy -n 20000 -s 1
 	@$(BUILD)/fuzz/fuzz_record -n 20000 -s 1
 	@$(BUILD)/fuzz/fuzz_ptx -n 2000 -s 1
 	@$(BUILD)/fuzz/fuzz_elf -n 5000 -s 1
+	@$(BUILD)/fuzz/fuzz_tlcheck -n 50000 -s 1
 
 unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)
@@ -328,6 +350,7 @@ e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" tests/attach/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/emu/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/cudart/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/runtime/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/kernels/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/conformance/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/nvlibs/run.sh
@@ -336,7 +359,11 @@ e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/jitwrap/run.sh
 	+@BUILD=$(BUILD) SAN=$(SAN) EXTRA_CFLAGS="$(OPT)" sh tests/ioctl/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/pyframes/run.sh
+	@BUILD=$(BUILD) sh tests/report/run.sh
 test: unit fuzz-smoke e2e
+# docs/report.png: tdtrace report's page, drawn by headless Chromium
+report-png: all
+	@BUILD=$(BUILD) sh tools/report-png.sh docs/report.png
 
 # no file calls back into its callers (tools/check-layers.py): the objects
 # of each binary together, generated ones included, so a circle through
@@ -380,6 +407,7 @@ install: all
 	  ln -sf ../../libtdaudit.so $$d/libtdaudit.so; done
 	ln -sf libcuda.so.1 $(DESTDIR)$(PREFIX)/lib/tdtrace/emu/libcuda.so
 	$(if $(AUDIT_OBJ),install -m 755 $(AUDIT_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/libtdaudit.so)
+	$(if $(wildcard src/rtload/*.c),install -m 755 $(RTLOAD_SO) $(DESTDIR)$(PREFIX)/lib/tdtrace/libtdruntime.so)
 	$(if $(HL_SO),install -d $(DESTDIR)$(PREFIX)/lib/tdtrace/host)
 	$(foreach l,$(HL_BUILT),install -m 755 $(HOSTDIR)/$(call hl_soname,$(l)) $(DESTDIR)$(PREFIX)/lib/tdtrace/host/ && \
 	    ln -sf $(call hl_soname,$(l)) $(DESTDIR)$(PREFIX)/lib/tdtrace/host/$(basename $(call hl_soname,$(l))) &&) true

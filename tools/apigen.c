@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* apigen: generate C from the declarative API tables at build time.
  *
- *   apigen OUTDIR src/api/cuda.api src/api/exptab.api src/api/types.def src/api/structs.api src/xlat/A.in ...
+ *   apigen OUTDIR src/api/cuda.api src/api/exptab.api src/api/cudart.api src/api/types.def src/api/structs.api src/xlat/A.in ...
  *
  * writes, in OUTDIR:
  *   cuda_enums.h     every enum / flag set of src/xlat as C declarations
@@ -16,6 +16,8 @@
  *                    allocates, frees or makes current, and which
  *                    parameters say where and how much)
  *   shim_wrappers.c  the interposer's wrapper for every entry point
+ *   shim_rt_wrappers.c  its wrapper for every runtime function of cudart.api
+ *                    (tdtrace --runtime), and the table of them
  *   emu_stubs.c      a weak CUDA_ERROR_NOT_SUPPORTED body for every entry
  *                    point, overridden by the emulator's real ones
  */
@@ -34,7 +36,8 @@
 
 static struct ap_fn fns[MAX_FNS];
 static int nfns;
-static int nentry; /* fns[0..nentry) are exported entry points; the rest, export-table slots */
+static int nentry; /* fns[0..nentry) are exported entry points; then export-table slots */
+static int nrt;    /* fns[nrt..nfns) are the CUDA runtime's functions (cudart.api) */
 
 /* TD_FN_ identifier of a name: TABLE.slot becomes TABLE_slot */
 static const char *ident(const char *name)
@@ -242,6 +245,14 @@ static struct how how_type(const char *t, const char *annot)
     return h;
 }
 
+/* a value passed by value that does not fit the record's 8 bytes (an IPC
+ * handle): the wrapper records all of its bytes, as an input */
+static int by_value_bytes(struct how h)
+{
+    return (strcmp(h.kind, "BLOB") == 0 || strcmp(h.kind, "UUID") == 0) && h.size > 8;
+}
+
+
 static int is_flagsxlat_define(const struct xlat *x)
 {
     return strncmp(x->name, "CU_", 3) == 0;
@@ -375,6 +386,8 @@ static void gen_api_h(const char *dir)
     fprintf(f, "    TD_FN__COUNT\n};\n");
     fprintf(f, "/* ids below this are exported entry points; the rest are export-table slots */\n");
     fprintf(f, "#define TD_FN__ENTRY_POINTS %d\n", nentry);
+    fprintf(f, "/* ids from this one on are the CUDA runtime's functions (src/api/cudart.api) */\n");
+    fprintf(f, "#define TD_FN__RT_FIRST %d\n", nrt);
     fprintf(f, "/* the newest cuGetProcAddress ABI version of the table: the driver it describes */\n");
     fprintf(f, "#define TD_API_NEWEST %d\n\n", newest_version());
     fprintf(f, "#ifndef TD_API\n#define TD_API\n#endif\n");
@@ -942,16 +955,21 @@ static int cmp_name_idx(const void *a, const void *b)
 
 /* Parameters that count bytes, by the names the CUDA headers give them
  * (a size_t called N or Width counts elements): printed as 4 MiB */
-static int is_byte_count(const struct ap_param *p)
+static int is_byte_count(const struct ap_fn *fn, const struct ap_param *p)
 {
     static const char *const names[] = { "bytesize", "ByteCount", "bytes", "size", "WidthInBytes",
                                          "dynamicSMemSize", "minBytesToKeep", "sharedMemBytes",
                                          "dstPitch", "srcPitch", "Pitch", "alignment", "dataSize",
                                          "bufferSize", NULL };
+    /* the runtime's names (cudart.api rows only: the driver's count is often not bytes) */
+    static const char *const rt_names[] = { "count", "sharedMem", "dpitch", "spitch", "width", NULL };
     if (strcmp(p->type, "size_t") && strcmp(p->type, "unsigned int"))
         return 0;
     for (int i = 0; names[i]; i++)
         if (strcmp(p->name, names[i]) == 0)
+            return 1;
+    for (int i = 0; rt_names[i] && strncmp(fn->name, "cuda", 4) == 0; i++)
+        if (strcmp(p->name, rt_names[i]) == 0)
             return 1;
     return 0;
 }
@@ -977,6 +995,7 @@ static void gen_table(const char *dir)
             const struct ap_param *p = &fn->params[j];
             char pointee[AP_TYPE];
             struct how h;
+            const char *role = NULL;
             if (p->role == AP_OUT || p->role == AP_INP) {
                 ap_pointee(p->type, pointee, sizeof(pointee));
                 h = how_type(pointee, p->xlat);
@@ -992,14 +1011,16 @@ static void gen_table(const char *dir)
                 h = how_type(p->type, p->xlat);
                 if (strchr(p->type, '*'))
                     h = (struct how){ "PTR", 8, NULL, NULL };
+                if (!strcmp(h.kind, "DIM3") || by_value_bytes(h)) /* by value: the wrapper records its bytes */
+                    role = "TD_R_INP";
                 if (strchr(p->type, '*') && p->xlat[0])
                     fail("%s: '%s' is a pointer and cannot take a table", fn->name, p->name);
             }
-            if (is_byte_count(p) && !strcmp(h.kind, "UINT"))
+            if (is_byte_count(fn, p) && !strcmp(h.kind, "UINT"))
                 h.kind = "SIZE";
             struct pinfo pi = param_info(fn, j);
             fprintf(f, "    { \"%s\", TD_K_%s, %s, %d, TD_X_%s, TD_H_%s, %s, %d, %d, %d, %d, %d, %d, %d },\n",
-                    p->name, h.kind, roles[p->role], h.size, h.xlat ? h.xlat : "NONE",
+                    p->name, h.kind, role ? role : roles[p->role], h.size, h.xlat ? h.xlat : "NONE",
                     h.hclass ? h.hclass : "NONE", is_kparams(p) ? "TD_PF_KPARAMS" : "0", pi.sid,
                     pi.count, pi.countp, pi.adj, pi.tagp, pi.valuesp, pi.optx);
         }
@@ -1011,7 +1032,7 @@ static void gen_table(const char *dir)
         char base[AP_NAME];
         int pt;
         ap_base_name(fn->name, base, sizeof(base), &pt);
-        static const char *rets[] = { "TD_RET_RESULT", "TD_RET_VOID", "TD_RET_U32" };
+        static const char *rets[] = { "TD_RET_RESULT", "TD_RET_VOID", "TD_RET_U32", "TD_RET_CUDART" };
         int kparams = -1, kfunc = -1;
         for (int j = 0; j < fn->nparams; j++)
             if (is_kparams(&fn->params[j]))
@@ -1087,6 +1108,8 @@ static const char *to_u64(const struct ap_param *p)
         return "TD_PTR";
     if (strcmp(h.kind, "FLOAT") == 0)
         return "td_f2u";
+    if (strcmp(h.kind, "DIM3") == 0 || by_value_bytes(h))
+        return "TD_ADDR";
     if (strcmp(h.kind, "UUID") == 0 || strcmp(h.kind, "MEMLOC") == 0 || strcmp(h.kind, "BLOB") == 0)
         return "TD_BLOB";
     return "(uint64_t)";
@@ -1147,6 +1170,47 @@ static void gen_wrappers(const char *dir)
     fprintf(f, "void *const td_shim_fns[TD_FN__ENTRY_POINTS] = {\n");
     for (int i = 0; i < nentry; i++)
         fprintf(f, "    [TD_FN_%s] = (void *)%s,\n", fns[i].name, fns[i].name);
+    fprintf(f, "};\n");
+    close_out(f);
+}
+
+/* the runtime's functions (cudart.api): a wrapper with the function's own
+ * prototype (include/tdtrace/cudart.h declares the types), which the shim's
+ * rt.c makes the function's entry jump to; td_rt_real[] holds what runs the
+ * original */
+static void gen_rt_wrappers(const char *dir)
+{
+    FILE *f = out_file(dir, "shim_rt_wrappers.c");
+    fprintf(f, "#include \"shim.h\"\n#include \"tdtrace/cudart.h\"\n\n");
+    for (int i = nrt; i < nfns; i++) {
+        const struct ap_fn *fn = &fns[i];
+        fprintf(f, "static cudaError_t td_rtw_%s(", fn->name);
+        print_params(f, fn, 1);
+        fprintf(f, ")\n{\n");
+        fprintf(f, "    uint64_t a[%d] = {", fn->nparams ? fn->nparams : 1);
+        for (int j = 0; j < fn->nparams; j++)
+            fprintf(f, "%s%s(%s)", j ? ", " : " ", to_u64(&fn->params[j]), fn->params[j].name);
+        fprintf(f, "%s};\n", fn->nparams ? " " : " 0 ");
+        fprintf(f, "    struct td_call c;\n    td_rt_enter(TD_FN_%s, &c);\n", fn->name);
+        fprintf(f, "    cudaError_t (*real)(");
+        if (!fn->nparams)
+            fputs("void", f);
+        for (int j = 0; j < fn->nparams; j++)
+            fprintf(f, "%s%s", j ? ", " : "", fn->params[j].type);
+        fprintf(f, ") = (cudaError_t (*)(");
+        if (!fn->nparams)
+            fputs("void", f);
+        for (int j = 0; j < fn->nparams; j++)
+            fprintf(f, "%s%s", j ? ", " : "", fn->params[j].type);
+        fprintf(f, "))td_rt_real[TD_FN_%s - TD_FN__RT_FIRST];\n", fn->name);
+        fprintf(f, "    cudaError_t r = real ? real(");
+        print_params(f, fn, 0);
+        fprintf(f, ") : cudaErrorNotSupported;\n");
+        fprintf(f, "    td_rt_pop(&c);\n    td_leave(&c, a, (CUresult)r);\n    return r;\n}\n\n");
+    }
+    fprintf(f, "void *const td_rt_wrappers[TD_FN__COUNT - TD_FN__RT_FIRST] = {\n");
+    for (int i = nrt; i < nfns; i++)
+        fprintf(f, "    [TD_FN_%s - TD_FN__RT_FIRST] = (void *)td_rtw_%s,\n", fns[i].name, fns[i].name);
     fprintf(f, "};\n");
     close_out(f);
 }
@@ -1215,8 +1279,8 @@ static void gen_drv(const char *dir)
 
 int main(int argc, char **argv)
 {
-    if (argc < 6)
-        fail("usage: apigen OUTDIR API EXPTAB TYPES STRUCTS XLAT...");
+    if (argc < 7)
+        fail("usage: apigen OUTDIR API EXPTAB CUDART TYPES STRUCTS XLAT...");
     load_api(argv[2]);
     nentry = nfns;
     for (int i = 0; i < nentry; i++)
@@ -1226,10 +1290,19 @@ int main(int argc, char **argv)
     for (int i = nentry; i < nfns; i++)
         if (!strchr(fns[i].name, '.') || fns[i].nversions)
             fail("%s: %s holds TABLE.slot rows without versions", fns[i].name, argv[3]);
-    load_types(argv[4]);
-    for (int i = 6; i < argc; i++)
+    nrt = nfns;
+    load_api(argv[4]);
+    for (int i = nrt; i < nfns; i++) {
+        if (strncmp(fns[i].name, "cuda", 4) != 0 || fns[i].nversions || fns[i].ret != AP_RET_RESULT ||
+            strcmp(fns[i].family, "runtime") != 0)
+            fail("%s: %s holds runtime functions (cuda*) of class runtime first, without versions",
+                 fns[i].name, argv[4]);
+        fns[i].ret = AP_RET_CUDART;
+    }
+    load_types(argv[5]);
+    for (int i = 7; i < argc; i++)
         load_xlat(argv[i]);
-    load_structs(argv[5]);
+    load_structs(argv[6]);
     gen_enums(argv[1]);
     gen_api_h(argv[1]);
     gen_xlat(argv[1]);
@@ -1237,6 +1310,7 @@ int main(int argc, char **argv)
     gen_roles(argv[1]);
     gen_structs(argv[1]); /* after gen_table: it lays out the structures parameters point to */
     gen_wrappers(argv[1]);
+    gen_rt_wrappers(argv[1]);
     gen_stubs(argv[1]);
     gen_drv(argv[1]);
     return 0;

@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #define TD_RING_MAGIC   0x3167726474647454ULL   /* "Ttdtrdg1" */
-#define TD_RING_VERSION 4
+#define TD_RING_VERSION 5
 #define TD_CTL_MAGIC    0x316c746374647454ULL   /* "Ttdtctl1" */
 #define TD_RING_HDR     4096u
 #define TD_RING_MAXREC  4096u      /* no record is longer */
@@ -64,7 +64,9 @@ enum td_event_kind {
                         * TD_IT_EVENT (struct td_ev_kernel), TD_IT_STR arg 1 the kernel */
     TD_EV_IMAGE = 3,   /* the emulator loaded an image (a module or library):
                         * TD_IT_EVENT (struct td_ev_image) */
-    TD_EV_DEVOP = 4,   /* other work ran on an emulated stream (a copy, a memset, a host
+    TD_EV_WARNING = 4, /* the shim's warning (--runtime: what it could not patch, a
+                        * stripped executable): TD_IT_TEXT, one line a warning */
+    TD_EV_DEVOP = 5,   /* other work ran on an emulated stream (a copy, a memset, a host
                         * function, an event record, a memory operation), t_enter to
                         * t_exit: TD_IT_EVENT (struct td_ev_devop); only with TD_RING_DEVICE */
 
@@ -115,7 +117,8 @@ struct td_ev_devop {
 #define TD_RING_STACKS  0x2   /* -k: record the caller's stack */
 #define TD_RING_TSC     0x4   /* times are raw TSC ticks: tdtrace converts */
 #define TD_RING_PYFRAMES 0x8  /* --py: record the caller's Python frames */
-#define TD_RING_DEVICE  0x10  /* --timeline, -c: the emulated device's work and which call queued it
+#define TD_RING_RUNTIME 0x10  /* --runtime: trace the CUDA runtime's calls (the shim patches them) */
+#define TD_RING_DEVICE  0x20  /* --timeline, -c: the emulated device's work and which call queued it
                                * (TD_EV_DEVOP, TD_IT_CORR) */
 
 /* one process's ring: the header page */
@@ -162,8 +165,24 @@ enum td_item_kind {
     TD_IT_EVENT = 7,  /* TD_REC_EVENT: struct td_ev_fault or td_ev_kernel */
     TD_IT_PYFRAMES = 8,/* --py, arg 0: the calling thread's innermost Python frames:
                         * struct td_pyitem, td_pyrecframe[n], then the strings */
-    TD_IT_CORR = 9,   /* TD_RING_DEVICE, arg 0: the call queued work on an emulated stream:
+    TD_IT_NEST = 9,   /* --runtime, arg 0: where the call sits among the CUDA runtime calls
+                       * in progress on its thread (struct td_nest) */
+    TD_IT_CORR = 10,  /* TD_RING_DEVICE, arg 0: the call queued work on an emulated stream:
                        * its correlation id (u64, not 0), which that work's events carry */
+};
+
+/* TD_IT_NEST. A runtime call's record (a function of src/api/cudart.api)
+ * always has one: its id (per thread, from 1), the id of the runtime call
+ * it was made inside (0: none) and its depth (0: outermost). A driver
+ * call's record has one when it was made inside a runtime call: id 0, the
+ * innermost runtime call as parent, depth = the parent's + 1. Records are
+ * written when calls return, so a runtime call's record follows those of
+ * the calls made inside it; tdtrace puts it back in front (nest.c). */
+#define TD_NEST_MAX 32    /* deepest depth a record may claim */
+struct td_nest {
+    uint32_t id, parent;
+    uint32_t depth;
+    uint32_t pad;
 };
 
 /* TD_IT_PYFRAMES: the frames innermost first; each file and func is an

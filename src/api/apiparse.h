@@ -22,7 +22,7 @@ struct ap_param {
     enum ap_role role;
 };
 
-enum ap_ret { AP_RET_RESULT = 0, AP_RET_VOID, AP_RET_U32 };
+enum ap_ret { AP_RET_RESULT = 0, AP_RET_VOID, AP_RET_U32, AP_RET_CUDART /* cudaError_t: cudart.api */ };
 
 #define AP_ROW_CLASSES 8
 #define AP_CLASS 16

@@ -32,6 +32,7 @@ enum td_kind {
     TD_K_DPTR,    /* CUdeviceptr: 0x..., and the allocation it lies in */
     TD_K_SIZE,    /* a byte count: 4 MiB */
     TD_K_STRUCT,  /* a structure or union (structure fields only) */
+    TD_K_DIM3,    /* the runtime's dim3, passed by value: recorded as its 12 bytes (TD_R_INP) */
 };
 
 /* what the parameter is for */
@@ -127,7 +128,7 @@ int td_field_shown(const struct td_struct *st, int i, const unsigned char *base,
 extern const struct td_opttable td_opttables[TD_OPTTABLES];
 extern const char *const td_hclass_names[TD_H__COUNT];
 
-enum td_ret { TD_RET_RESULT, TD_RET_VOID, TD_RET_U32 };
+enum td_ret { TD_RET_RESULT, TD_RET_VOID, TD_RET_U32, TD_RET_CUDART /* cudaError_t (runtime rows) */ };
 
 struct td_fn_info {
     const char *name;

@@ -281,6 +281,7 @@ static void ctx_teardown(struct emu_ctx *c)
         run_stage(c, (enum emu_teardown_stage)st);
     flush_out(c);
     atomic_store(&c->sticky, CUDA_SUCCESS);
+    atomic_store(&c->peers, 0);
     pthread_mutex_lock(&c->lock);
     limits_reset(c);
     pthread_mutex_unlock(&c->lock);

@@ -253,39 +253,3 @@ TD_EXPORT CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciB
     return CUDA_ERROR_INVALID_DEVICE;
 }
 
-TD_EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
-{
-    DEV_OR_RETURN(d, dev);
-    if (!emu_device(peerDev))
-        return CUDA_ERROR_INVALID_DEVICE;
-    if (!canAccessPeer)
-        return CUDA_ERROR_INVALID_VALUE;
-    (void)d;
-    /* peer access (cuCtxEnablePeerAccess) is not emulated: a program that
-     * asks takes the path without it (cuMemcpyPeer works either way) */
-    *canAccessPeer = 0;
-    return CUDA_SUCCESS;
-}
-
-TD_EXPORT CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib,
-                                                   CUdevice srcDevice, CUdevice dstDevice)
-{
-    DEV_OR_RETURN(d, srcDevice);
-    (void)d;
-    if (!emu_device(dstDevice))
-        return CUDA_ERROR_INVALID_DEVICE;
-    if (!value)
-        return CUDA_ERROR_INVALID_VALUE;
-    if (srcDevice == dstDevice)
-        return CUDA_ERROR_INVALID_DEVICE;
-    switch ((int)attrib) {
-    /* no peer access is emulated (see cuDeviceCanAccessPeer) */
-    case CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK: *value = 0; break;
-    case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED: *value = 0; break;
-    case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED: *value = 0; break;
-    case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: *value = 0; break;
-    case CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED: *value = 0; break;
-    default: return CUDA_ERROR_INVALID_VALUE;
-    }
-    return CUDA_SUCCESS;
-}

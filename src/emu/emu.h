@@ -76,6 +76,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "api.h"
 #include "profiles.h"
@@ -223,6 +224,7 @@ struct emu_ctx {
     size_t limits[EMU_NLIMITS];    /* by CUlimit */
     int cache_config;              /* cuCtxSetCacheConfig */
     atomic_int sticky;             /* a kernel's fault (CUresult), until teardown */
+    _Atomic uint64_t peers;        /* devices whose memory its kernels reach (peer.c) */
     pthread_mutex_t out_lock;      /* device printf output, written at synchronisation */
     char *out;
     size_t out_len, out_cap;
@@ -246,6 +248,10 @@ CUresult emu_ctx_require(void);
 /* h, or the current context when h is NULL (as emu_ctx_query); referenced. */
 CUresult emu_ctx_resolve(CUcontext h, struct emu_ctx **out);
 void emu_ctx_put(struct emu_ctx *c);
+/* Whether a kernel of c reaches a's memory: its own device's, memory of
+ * every device (managed, host), or a peer's with peer access (peer.c). */
+struct emu_alloc;
+int emu_peer_reaches(struct emu_ctx *c, const struct emu_alloc *a);
 /* A kernel of c failed with err: the first error sticks. */
 void emu_ctx_fail(struct emu_ctx *c, CUresult err);
 /* c's sticky error, or CUDA_SUCCESS. */
@@ -273,7 +279,7 @@ void emu_ctx_teardown_join(enum emu_teardown_stage stage, void (*drop)(struct em
 /* GLOBAL: a module's variable (device memory only the module frees) */
 /* VMM: a mapped, accessible run of a cuMemAddressReserve range (vmm.c) */
 enum emu_mem_kind { EMU_MEM_DEVICE = 1, EMU_MEM_MANAGED, EMU_MEM_HOST, EMU_MEM_REGISTERED, EMU_MEM_GLOBAL,
-                    EMU_MEM_VMM };
+                    EMU_MEM_VMM, EMU_MEM_IPC /* another process's, cuIpcOpenMemHandle (ipc.c) */ };
 struct emu_alloc {
     uintptr_t base;
     size_t size;
@@ -308,6 +314,8 @@ struct emu_mem_near {
     uintptr_t base;
     size_t size;
     int kind;                    /* enum emu_mem_kind */
+    int device;                  /* its device's ordinal, -1: none */
+    int pooled;                  /* from a stream-ordered pool */
 };
 void emu_mem_nearest(uintptr_t p, struct emu_mem_near *out);
 void emu_alloc_put(struct emu_alloc *a);
@@ -354,6 +362,7 @@ struct emu_pool {
     pthread_mutex_t lock;
     unsigned long long threshold, used, used_high, reserved_high;
     int reuse[4];
+    _Atomic uint64_t access;       /* other devices with read-write access (cuMemPoolSetAccess) */
 };
 CUresult emu_pools_init(struct emu_device *dev);
 void emu_pool_account(struct emu_pool *p, long long delta);
@@ -575,6 +584,7 @@ struct emu_fault {
     const char *file;            /* from .loc line info */
     int line, column;
     const char *message;         /* the engine's one-line account */
+    int device;                  /* the kernel's device's ordinal, -1: not known */
 };
 /* The report's text (lines ending in '\n'); its length. near: the
  * allocation the address lies in or near (emu_mem_nearest), or NULL. */
@@ -610,6 +620,26 @@ void emu_cls_init(void);
 void emu_event_init(void);
 /* An event's creation flags and context (not referenced: for a check). */
 CUresult emu_event_flags(CUevent h, struct emu_ctx **ctx, unsigned *flags);
+/* Interprocess events (event.c) and their IPC handles (ipc.c): the counts
+ * of records every process shares, in a memfd page. */
+struct emu_ipc_sync {
+    _Atomic uint64_t gen;  /* records made, by every process */
+    _Atomic uint64_t done; /* the newest of them that has run */
+};
+#define EMU_IPC_SYNC_BYTES 4096
+enum { EMU_IPC_MEMORY, EMU_IPC_EVENT };
+/* The name of an exported memfd, which an importer checks: a random
+ * number names each export. */
+static inline void emu_ipc_name(char *b, size_t len, int what, uint64_t nonce)
+{
+    snprintf(b, len, "tdtrace-ipc%s-%016llx", what == EMU_IPC_EVENT ? "e" : "", (unsigned long long)nonce);
+}
+/* An interprocess event's memfd and number, for its handle
+ * (CUDA_ERROR_INVALID_VALUE: not interprocess, or imported). */
+CUresult emu_event_ipc_export(CUevent h, int *fd, uint64_t *nonce);
+/* A new event of c on another process's shared counts (mapped; the event
+ * unmaps them when it goes). */
+CUresult emu_event_ipc_import(struct emu_ctx *c, struct emu_ipc_sync *sh, CUevent *out);
 void emu_module_init(void);
 void emu_link_init(void);
 
@@ -708,8 +738,8 @@ CUresult emu_event_wait_on(struct emu_stream *s, struct emu_obj *e);
  * cuMemFreeAsync or emu_mem_release takes it out of the map, which calls
  * gone(cookie, 0); gone(cookie, 1) follows once no operation holds it
  * (the memory must stay until then). */
-CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, void (*gone)(void *cookie, int final),
-                       void *cookie);
+CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, int kind,
+                       void (*gone)(void *cookie, int final), void *cookie);
 /* (memop.c) Stream memory operations, the one home of their rules: n
  * operations checked as the driver checks them (v2: the _v2 entry points'
  * rules, which allow the barrier; graph: memory a graph allocation node

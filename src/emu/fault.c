@@ -270,6 +270,7 @@ static const char *kind_name(int kind)
     case EMU_MEM_REGISTERED: return "registered host range (cuMemHostRegister)";
     case EMU_MEM_GLOBAL: return "module variable";
     case EMU_MEM_VMM: return "mapped virtual memory (cuMemMap)";
+    case EMU_MEM_IPC: return "allocation of another process (cuIpcOpenMemHandle)";
     default: return "allocation";
     }
 }
@@ -346,7 +347,14 @@ static void put_address(struct out *o, const struct emu_fault *f, const struct e
         put(o, ": %llu bytes past the end of a", (unsigned long long)(a - end));
     else if (a >= base)
         put(o, ", inside a");
-    put(o, " %llu-byte %s\n", (unsigned long long)n->size, kind_name(n->kind));
+    put(o, " %llu-byte %s", (unsigned long long)n->size, kind_name(n->kind));
+    /* inside another device's memory: what made it unreachable */
+    if (a >= base && a < end && !n->freed && n->device >= 0 && f->device >= 0 && n->device != f->device &&
+        (n->kind == EMU_MEM_DEVICE || n->kind == EMU_MEM_GLOBAL))
+        put(o, n->pooled ? " of a pool of device %d whose access list (cuMemPoolSetAccess) does not name device %d"
+                         : " of device %d, and device %d has no peer access to it (cuCtxEnablePeerAccess)",
+            n->device, f->device);
+    put(o, "\n");
 }
 
 size_t emu_fault_format(const struct emu_fault *f, const struct emu_mem_near *near, char *buf, size_t len)

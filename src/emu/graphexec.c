@@ -618,7 +618,7 @@ static void run_alloc(struct emu_op *op)
         emu_report(msg, sizeof msg - 1);
         return;
     }
-    CUresult r = emu_mem_adopt(a->ctx, a->m->va, a->m->size, gmem_gone, a->m);
+    CUresult r = emu_mem_adopt(a->ctx, a->m->va, a->m->size, EMU_MEM_DEVICE, gmem_gone, a->m);
     if (r) {
         emu_gmem_freed(a->m);
         emu_gmem_put(a->m); /* the allocation's reference: there is none */

@@ -149,12 +149,17 @@ struct launch_op {
     size_t len, cap;
 };
 
+/* the allocation a kernel's access lands in, if its device reaches it */
 static int host_lookup(void *cookie, uint64_t addr, uint64_t *lo, uint64_t *hi)
 {
-    (void)cookie;
+    struct launch_op *k = cookie;
     struct emu_alloc *a = emu_mem_lookup((uintptr_t)addr);
     if (!a)
         return -1;
+    if (!emu_peer_reaches(k->ctx, a)) {
+        emu_alloc_put(a);
+        return -1;
+    }
     *lo = a->base;
     *hi = a->base + a->size;
     emu_alloc_put(a);
@@ -276,6 +281,7 @@ static void launch_run(struct emu_op *op)
     /* the engine's account, for the report */
     struct emu_fault f = { 0 };
     fault_of(st, &f);
+    f.device = k->ctx->dev->ordinal;
     f.kernel = pf.kernel[0] ? pf.kernel : k->name;
     f.function = pf.function;
     f.has_thread = pf.has_thread;

@@ -190,6 +190,7 @@ static void map_remove_at(size_t i)
 void emu_mem_nearest(uintptr_t p, struct emu_mem_near *out)
 {
     memset(out, 0, sizeof *out);
+    out->device = -1;
     pthread_rwlock_rdlock(&map_lock);
     long i = map_floor(p);
     struct emu_alloc *below = i >= 0 ? map[i] : NULL;
@@ -219,6 +220,8 @@ void emu_mem_nearest(uintptr_t p, struct emu_mem_near *out)
         out->base = pick->base;
         out->size = pick->size;
         out->kind = pick->kind;
+        out->device = pick->dev ? pick->dev->ordinal : -1;
+        out->pooled = pick->pool != NULL;
     }
     pthread_rwlock_unlock(&map_lock);
 }
@@ -347,8 +350,8 @@ CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flag
     return CUDA_SUCCESS;
 }
 
-CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, void (*gone)(void *cookie, int final),
-                       void *cookie)
+CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, int kind,
+                       void (*gone)(void *cookie, int final), void *cookie)
 {
     size_t acct = (size + EMU_ALLOC_ALIGN - 1) & ~(size_t)(EMU_ALLOC_ALIGN - 1);
     struct emu_alloc *a = calloc(1, sizeof *a);
@@ -361,7 +364,7 @@ CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, void (*go
     a->base = base;
     a->size = size;
     a->acct = acct;
-    a->kind = EMU_MEM_DEVICE;
+    a->kind = kind;
     a->ctx = c;
     emu_obj_ref(&c->o);
     a->dev = c->dev;
@@ -836,7 +839,8 @@ TD_EXPORT CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *p
 static CUresult pointer_attr(void *data, int attr, uintptr_t p, struct emu_alloc *a, int strict)
 {
     int host = a && (a->kind == EMU_MEM_HOST || a->kind == EMU_MEM_REGISTERED);
-    int devonly = a && (a->kind == EMU_MEM_DEVICE || a->kind == EMU_MEM_GLOBAL || a->kind == EMU_MEM_VMM);
+    int devonly = a && (a->kind == EMU_MEM_DEVICE || a->kind == EMU_MEM_GLOBAL || a->kind == EMU_MEM_VMM ||
+                        a->kind == EMU_MEM_IPC);
     switch (attr) {
     case CU_POINTER_ATTRIBUTE_CONTEXT:
         *(CUcontext *)data = a ? (CUcontext)a->ctx : NULL;

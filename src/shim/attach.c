@@ -8,7 +8,9 @@
  * entry points tdtrace patched to jump to the shim's wrappers are called
  * through their trampolines. tdtrace_shim_detach makes the shim inert: it
  * stays loaded (a thread may be inside a wrapper) and records nothing. */
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -21,6 +23,23 @@
 
 static int attached; /* now */
 static int once;     /* ever: what is registered once per process */
+static char self_path[PATH_MAX]; /* this shim's file, as the loader knows it */
+
+/* tdtrace points the GOT slots for dlopen at tdtrace_shim_dlopen
+ * (attach_x86_64.S), which asks this which file to open: while attached,
+ * a driver named by path (libcuda.so.1 or libcuda.so in any directory)
+ * is this shim, as LD_AUDIT makes it for a launched program (src/audit);
+ * by name the loader finds the shim already, by its soname. */
+const char *td_attach_dlopen_file(const char *file);
+const char *td_attach_dlopen_file(const char *file)
+{
+    if (!file || !__atomic_load_n(&attached, __ATOMIC_ACQUIRE) || !self_path[0])
+        return file;
+    const char *base = strrchr(file, '/');
+    if (!base || (strcmp(base + 1, "libcuda.so.1") != 0 && strcmp(base + 1, "libcuda.so") != 0))
+        return file;
+    return self_path;
+}
 
 static int fail(struct td_attach_req *req, const char *msg)
 {
@@ -91,7 +110,11 @@ TD_EXPORT int tdtrace_shim_attach(struct td_attach_req *req)
         pthread_atfork(NULL, NULL, td_shim_atfork_child);
         once = 1;
     }
-    attached = 1;
+    Dl_info self;
+    if (!self_path[0] && dladdr((void *)tdtrace_shim_attach, &self) && self.dli_fname &&
+        self.dli_fname[0] == '/')
+        snprintf(self_path, sizeof(self_path), "%s", self.dli_fname);
+    __atomic_store_n(&attached, 1, __ATOMIC_RELEASE);
     td_shim_hello();
     return 0;
 }
@@ -105,5 +128,5 @@ TD_EXPORT void tdtrace_shim_detach(void)
     __atomic_store_n(&td_shim_policy_active, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&td_shim_mask, NULL, __ATOMIC_RELAXED);
     atomic_store_explicit(&td_shim_ring, NULL, memory_order_release);
-    attached = 0;
+    __atomic_store_n(&attached, 0, __ATOMIC_RELEASE);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The shim's start, when the library is loaded (so that no call's time
  * includes it): the connection to tdtrace, the backend, the policy, the
- * shim's own entry points, and the hello record. Nothing calls into this
+ * shim's own entry points, the hello record, and (--runtime) the CUDA
+ * runtime's functions patched. Nothing calls into this
  * file: it only starts the others. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,4 +23,5 @@ __attribute__((constructor)) static void shim_load(void)
     td_exptab_register();
     pthread_atfork(NULL, NULL, td_shim_atfork_child);
     td_shim_hello();
+    td_shim_warning(td_rt_start());
 }

@@ -270,6 +270,32 @@ static void on_emu_event(const struct td_emu_event *ev)
     rb_commit(ring_, &b, TD_REC_EVENT);
 }
 
+void td_shim_warning(const char *text)
+{
+    struct td_ring *ring_ = my_ring();
+    if (!ring_ || !text)
+        return;
+    struct td_rb b;
+    struct td_rec *h = (struct td_rec *)b.buf;
+    memset(h, 0, sizeof(*h));
+    h->pid = (uint32_t)atomic_load_explicit(&td_shim_self->pid, memory_order_relaxed);
+    h->tid = (uint32_t)tid();
+    h->fn = TD_EV_WARNING;
+    h->t_enter = h->t_exit = td_now();
+    struct timespec ts; /* an event's times are CLOCK_MONOTONIC whatever TD_RING_TSC says */
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    h->t_enter = h->t_exit = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    b.len = sizeof(*h);
+    b.nitems = 0;
+    b.last = NULL;
+    size_t n = strnlen(text, 3000);
+    void *d = td_rb_item(&b, 0, TD_IT_TEXT, n, 0);
+    if (d)
+        memcpy(d, text, n);
+    h->nitems = b.nitems;
+    rb_commit(ring_, &b, TD_REC_EVENT);
+}
+
 void td_shim_listen_emu(void)
 {
     if (td_backend_kind() != TD_BK_EMULATE || !td_shim_ctl)
@@ -292,7 +318,7 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
     uint64_t corr = td_shim_call_corr; /* work this call queued (TD_RING_DEVICE) */
     if (__builtin_expect(corr != 0, 0))
         td_shim_call_corr = 0;
-    if (__atomic_load_n(&td_shim_policy_active, __ATOMIC_RELAXED))
+    if (__atomic_load_n(&td_shim_policy_active, __ATOMIC_RELAXED) && c->fn < TD_FN__RT_FIRST)
         td_shim_policy_after(c, a, r);
     if (__builtin_expect(c->fn == TD_FN_cuModuleUnload || c->fn == TD_FN_cuLibraryUnload, 0))
         td_deref_forget(); /* its functions' handles may come back as others */
@@ -371,6 +397,12 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
         void *d = td_rb_item(&b, 0xff, TD_IT_TEXT, n, 0);
         if (d)
             memcpy(d, c->rule_file, n);
+    }
+    struct td_nest nest;
+    if (td_rt_nest(c, &nest)) {
+        void *d = td_rb_item(&b, 0, TD_IT_NEST, sizeof(nest), 0);
+        if (d)
+            memcpy(d, &nest, sizeof(nest));
     }
     if (td_shim_pyframes)
         rb_pyframes(&b);

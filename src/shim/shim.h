@@ -48,6 +48,8 @@ void td_conn_set_sock(const char *name);
 #define TD_EXPORT __attribute__((visibility("default")))
 #define TD_PTR(x) ((uint64_t)(uintptr_t)(x))
 #define TD_BLOB(x) td_blob8(&(x), sizeof(x))
+/* a value passed by value that is recorded as its bytes (the runtime's dim3) */
+#define TD_ADDR(x) ((uint64_t)(uintptr_t)&(x))
 
 struct td_call {
     uint64_t t0;
@@ -57,6 +59,10 @@ struct td_call {
     uint8_t nest;         /* tdtrace -p: 1 counted in td_shim_depth, 2 and a call inside another */
     uint32_t rule_line;
     const char *rule_file;
+    /* a runtime call (rt.c): its nesting id (0: not recorded), the runtime
+     * call it was made inside, how deep */
+    uint32_t rt_id, rt_parent, rt_depth;
+    uint8_t rt_pushed;
 };
 
 /* tdtrace -p (attach.c): the driver's entry points jump to the wrappers,
@@ -208,6 +214,24 @@ void td_deref_forget(void);
 void td_shim_hello(void);
 /* after a fork, in the child: a ring of its own */
 void td_shim_atfork_child(void);
+
+/* ---- rt.c: the CUDA runtime's calls (tdtrace --runtime) ---------------- */
+/* the wrappers of the runtime's functions, by id - TD_FN__RT_FIRST
+ * (generated: shim_rt_wrappers.c), and what runs each original (its
+ * trampoline; NULL while not patched) */
+extern void *const td_rt_wrappers[TD_FN__COUNT - TD_FN__RT_FIRST];
+extern void *td_rt_real[TD_FN__COUNT - TD_FN__RT_FIRST];
+/* nest.c: a runtime wrapper's start and the end of its call (then
+ * td_leave records it): the nesting of the calls made inside */
+void td_rt_enter(int fn, struct td_call *c);
+void td_rt_pop(const struct td_call *c);
+/* the nest item of the call being recorded: 1 and *n filled, or 0 */
+int td_rt_nest(const struct td_call *c, struct td_nest *n);
+/* rt.c, with TD_RING_RUNTIME: find the runtime and patch its functions' entries
+ * (once); the warnings to report (lines), or NULL */
+const char *td_rt_start(void);
+/* a warning of the shim's for tdtrace to print (a TD_EV_WARNING record) */
+void td_shim_warning(const char *text);
 
 /* ---- the shim's own entry points --------------------------------------- */
 /* every wrapper, by id (generated: shim_wrappers.c) */

@@ -54,6 +54,8 @@
 #define CALL_TIMEOUT_S 60
 #define SCRATCH (256u << 10)
 #define XSTATE_MAX 16384
+#define TD_DLOPEN_SLOT "dlopen"
+#define TD_DLOPEN_FN "tdtrace_shim_dlopen" /* src/shim/attach_x86_64.S */
 
 struct thr {
     pid_t tid;
@@ -173,6 +175,20 @@ static void proc_name(pid_t pid, char *out, size_t len)
         *nl = '\0';
 }
 
+const char *td_attach_eperm_text(int scope)
+{
+    return scope == 1 ? "kernel.yama.ptrace_scope is 1: a process may be traced only by its ancestors (or by a "
+                        "process it named with prctl(PR_SET_PTRACER)); run tdtrace as root (CAP_SYS_PTRACE), "
+                        "or set it to 0 with 'sysctl kernel.yama.ptrace_scope=0'"
+         : scope == 2 ? "kernel.yama.ptrace_scope is 2: only a process with CAP_SYS_PTRACE may attach; run "
+                        "tdtrace as root"
+         : scope == 3 ? "kernel.yama.ptrace_scope is 3: no process may attach until the next boot"
+         : scope == 0 ? "kernel.yama.ptrace_scope is 0, so this is not Yama: a process of another user, a "
+                        "set-user-ID or otherwise non-dumpable process, or a security module (SELinux, "
+                        "AppArmor) refused it; run tdtrace as that user or as root"
+                      : "a process of another user, a non-dumpable process, or a security module refused it";
+}
+
 /* EPERM from PTRACE_SEIZE (or /proc/PID/exe unreadable): say why, as far
  * as the kernel lets one know */
 static void eperm_why(char *why, size_t len)
@@ -183,18 +199,8 @@ static void eperm_why(char *why, size_t len)
     if (fd >= 0)
         close(fd);
     scope[n > 0 ? n : 0] = '\0';
-    int s = n > 0 ? atoi(scope) : -1;
-    const char *yama =
-        s == 1 ? "kernel.yama.ptrace_scope is 1: a process may be traced only by its ancestors (or by a "
-                 "process it named with prctl(PR_SET_PTRACER)); run tdtrace as root (CAP_SYS_PTRACE), "
-                 "or set it to 0 with 'sysctl kernel.yama.ptrace_scope=0'"
-        : s == 2 ? "kernel.yama.ptrace_scope is 2: only a process with CAP_SYS_PTRACE may attach; run tdtrace as root"
-        : s == 3 ? "kernel.yama.ptrace_scope is 3: no process may attach until the next boot"
-        : s == 0 ? "kernel.yama.ptrace_scope is 0, so this is not Yama: a process of another user, a set-user-ID or "
-                   "otherwise non-dumpable process, or a security module (SELinux, AppArmor) refused it; "
-                   "run tdtrace as that user or as root"
-                 : "a process of another user, a non-dumpable process, or a security module refused it";
-    snprintf(why, len, "no permission to trace it (ptrace: %s): %s", strerror(EPERM), yama);
+    int s = n > 0 && scope[0] >= '0' && scope[0] <= '3' && (scope[1] == '\n' || !scope[1]) ? scope[0] - '0' : -1;
+    snprintf(why, len, "no permission to trace it (ptrace: %s): %s", strerror(EPERM), td_attach_eperm_text(s));
 }
 
 int td_attach_check(pid_t pid, char *why, size_t len)
@@ -631,11 +637,13 @@ static int same_file(const char *a, const char *b)
     return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
+/* the GOT slots tdtrace points at the shim: driver entry points, and
+ * dlopen (a driver the program loads later by path must be the shim) */
 static int is_cu(const char *name, void *arg)
 {
     (void)arg;
     int fn = name[0] == 'c' && name[1] == 'u' ? td_api_find(name) : -1;
-    return fn >= 0 && fn < TD_FN__ENTRY_POINTS;
+    return (fn >= 0 && fn < TD_FN__ENTRY_POINTS) || strcmp(name, TD_DLOPEN_SLOT) == 0;
 }
 
 /* ---- attach ------------------------------------------------------------- */
@@ -766,7 +774,8 @@ int td_attach(pid_t pid, const struct td_attach_cfg *cfg, char *why, size_t wlen
                  "with glibc's dlopen");
         goto fail_objs;
     }
-    uint64_t dlopen_fn = find_fn(libc, "dlopen"); /* glibc >= 2.34: in libc.so.6 */
+    uint64_t libc_dlopen = find_fn(libc, "dlopen"); /* glibc >= 2.34: in libc.so.6 */
+    uint64_t dlopen_fn = libc_dlopen;
     if (!dlopen_fn)
         dlopen_fn = find_fn(libc, "__libc_dlopen_mode");
     uint64_t dlerror_fn = find_fn(libc, "dlerror");
@@ -945,8 +954,9 @@ int td_attach(pid_t pid, const struct td_attach_cfg *cfg, char *why, size_t wlen
             for (size_t k = 0; k < n; k++) {
                 if (sl[k].defined)
                     continue;
-                uint64_t wrapper = find_fn(shim, sl[k].name), cur = 0;
-                uint64_t dfn = drv ? find_fn(drv, sl[k].name) : 0;
+                int dl = strcmp(sl[k].name, TD_DLOPEN_SLOT) == 0;
+                uint64_t wrapper = find_fn(shim, dl ? TD_DLOPEN_FN : sl[k].name), cur = 0;
+                uint64_t dfn = dl ? libc_dlopen : drv ? find_fn(drv, sl[k].name) : 0;
                 if (!wrapper || mem.read(mem.ctx, sl[k].addr, &cur, 8) != 0)
                     continue;
                 /* bound to the driver, or not bound yet: anything else is

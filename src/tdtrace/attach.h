@@ -24,6 +24,8 @@ struct td_attach_cfg {
  * anything is done to it: 0, or -1 with why (no process, not x86-64, no
  * dynamic loader, already traced) */
 int td_attach_check(pid_t pid, char *why, size_t len);
+/* why ptrace said EPERM, for a kernel.yama.ptrace_scope value (-1: no Yama) */
+const char *td_attach_eperm_text(int scope);
 /* the checks on an executable file alone: x86-64, dynamically linked */
 int td_attach_check_exe(const char *path, char *why, size_t len);
 /* seize every thread of pid, load the shim, route the driver calls

@@ -134,6 +134,7 @@ static void print_value(struct tp *p, const struct td_dec *d, const struct vdesc
     case TD_K_UUID:
     case TD_K_BLOB:
     case TD_K_STRUCT:
+    case TD_K_DIM3:
         tp_hex(p, v);
         break;
     case TD_K_MEMLOC:
@@ -161,6 +162,18 @@ static void print_bytes_value(struct tp *p, const struct td_dec *d, const struct
 {
     if (vd->kind == TD_K_UUID && n >= 16) {
         print_uuid(p, b);
+        return;
+    }
+    if (vd->kind == TD_K_DIM3 && n == 12) { /* {x, y, z} */
+        uint32_t v[3];
+        memcpy(v, b, sizeof(v));
+        static const char *const xyz[3] = { "x", "y", "z" };
+        tp_struct_begin(p);
+        for (int k = 0; k < 3; k++) {
+            tp_field(p, xyz[k]);
+            tp_uint(p, v[k]);
+        }
+        tp_struct_end(p);
         return;
     }
     if (vd->kind == TD_K_BLOB || vd->kind == TD_K_UUID || n > 8) {
@@ -716,6 +729,10 @@ void td_print_call(struct tp *p, const struct td_rec *rec, uint32_t len, const s
     }
     if (info->ret == TD_RET_U32) {
         tp_call_end(p, r, NULL);
+        return;
+    }
+    if (info->ret == TD_RET_CUDART) { /* cudaError_t */
+        tp_call_end(p, r, td_xlat_name(TD_X_cudaError_t, r));
         return;
     }
     tp_call_end(p, r, td_result_name(r));

@@ -35,8 +35,10 @@
 #include "names.h"
 #include "policy.h"
 #include "needs.h"
+#include "nest.h"
 #include "output.h"
 #include "printer.h"
+#include "report.h"
 #include "ring.h"
 #include "stack.h"
 #include "summary.h"
@@ -187,11 +189,17 @@ static void fold_line(int pid, uint64_t t, const char *text)
     td_out_text(pid, t, text);
 }
 
-static void show_call(const struct td_rec *rec, uint32_t len, const char *m)
+/* -e trace= and -e status= show it */
+static int call_shown(const struct td_rec *rec, uint32_t len)
 {
     int failed = rec->result != 0 && !td_is_probe(rec, len);
-    int shown = td_mask_has(trace_mask, rec->fn) &&
-                (!opts.status || (opts.status & (failed ? TD_STATUS_FAILED : TD_STATUS_SUCCESSFUL)));
+    return td_mask_has(trace_mask, rec->fn) &&
+           (!opts.status || (opts.status & (failed ? TD_STATUS_FAILED : TD_STATUS_SUCCESSFUL)));
+}
+
+static void show_call(const struct td_rec *rec, uint32_t len, const char *m)
+{
+    int shown = call_shown(rec, len);
     if (!shown) {
         if (m) { /* what a policy did is said, whatever is traced */
             char line[600];
@@ -232,11 +240,46 @@ static void on_call(const struct td_rec *rec, uint32_t len)
     td_names_after(rec, len);
 }
 
+/* --runtime: nest.c lets a call out at the depth it is shown at */
+static void nest_emit(const struct td_rec *rec, uint32_t len, int depth)
+{
+    td_out_depth(depth);
+    on_call(rec, len);
+    td_out_depth(0);
+}
+
+/* the shim's warnings (--runtime): one line each */
+static void on_warning(const struct td_rec *rec, uint32_t len)
+{
+    const struct td_item *it = td_rec_item(rec, len, 0, TD_IT_TEXT);
+    char text[3001];
+    snprintf(text, sizeof(text), "%.*s", it ? (int)it->len : 0, it ? (const char *)(it + 1) : "");
+    for (char *c = text; *c; c++)
+        if (((unsigned char)*c < 0x20 && *c != '\n') || (unsigned char)*c == 0x7f)
+            *c = '?';
+    td_out_note_pid((int)rec->pid);
+    for (char *line = text, *nl; *line; line = nl) {
+        nl = line + strcspn(line, "\n");
+        int more = *nl == '\n';
+        *nl = '\0';
+        nl += more;
+        if (!*line)
+            continue;
+        char msg[3100];
+        snprintf(msg, sizeof(msg), "tdtrace: warning: %s", line);
+        td_out_event((int)rec->pid, rec->t_enter, "warning", msg);
+    }
+}
+
 /* what the emulator says: a kernel's fault, a diagnostic, a kernel that ran */
 static void on_event(const struct td_rec *rec, uint32_t len)
 {
     if (!seen_pid((pid_t)rec->pid))
         return;
+    if (rec->fn == TD_EV_WARNING) {
+        on_warning(rec, len);
+        return;
+    }
     if (rec->fn == TD_EV_IMAGE) { /* for the needs report only */
         td_needs_image(rec, len);
         return;
@@ -307,6 +350,7 @@ static void print_fork(pid_t parent, pid_t child)
 
 static void print_exec(pid_t pid, const char *path)
 {
+    td_nest_flush_pid((int)pid);
     td_names_forget((int)pid);
     td_ledger_forget((int)pid);
     td_fold_flush((int)pid);
@@ -344,6 +388,8 @@ static void print_event(const struct td_pev *ev, const void *data)
         on_hello(rec, ev->len);
     else if (TD_REC_TYPE(rec->word) == TD_REC_EVENT)
         on_event(rec, ev->len);
+    else if (opts.runtime)
+        td_nest_record(rec, ev->len);
     else
         on_call(rec, ev->len);
 }
@@ -450,6 +496,7 @@ static unsigned shared_fds(void)
 /* every record of the process is out: its exit line */
 static void print_exit(pid_t pid, int status)
 {
+    td_nest_flush_pid((int)pid);
     if (!seen_pid(pid)) {
         td_out_forget((int)pid);
         return;
@@ -798,6 +845,10 @@ static void banner(const char *libs)
 
 int main(int argc, char **argv)
 {
+    /* tdtrace report: a timeline made into a page (a program named report
+     * is traced with tdtrace -- report) */
+    if (argc > 1 && strcmp(argv[1], "report") == 0)
+        return td_report_main(argc - 1, argv + 1);
     td_parse_options(&opts, argc, argv);
     if (opts.check_policy)
         check_policy(opts.check_policy);
@@ -839,10 +890,12 @@ int main(int argc, char **argv)
     banner(opts.nattach ? "" : front_desc); /* -p: nothing is put in front of a running program's libraries */
 
     uint32_t flags = (opts.bounded ? TD_RING_BOUNDED : 0) | (opts.stacks ? TD_RING_STACKS : 0) |
-                     (opts.pyframes ? TD_RING_PYFRAMES : 0) | (td_clock_init() ? TD_RING_TSC : 0) |
-                     (opts.timeline || opts.summary ? TD_RING_DEVICE : 0);
+                     (opts.pyframes ? TD_RING_PYFRAMES : 0) | (opts.runtime ? TD_RING_RUNTIME : 0) |
+                     (td_clock_init() ? TD_RING_TSC : 0) | (opts.timeline || opts.summary ? TD_RING_DEVICE : 0);
     uint8_t rmask[sizeof(trace_mask)];
     record_mask(rmask, sizeof(rmask));
+    for (int fn = TD_FN__RT_FIRST; fn < TD_FN__COUNT && !opts.runtime; fn++) /* nothing patches them */
+        rmask[fn >> 3] &= (uint8_t)~(1u << (fn & 7));
     size_t plen;
     char *ptext = policy_text(&plen);
     static const struct td_transport_ops tops = { on_record, td_printer_exit, td_tracer_traced };
@@ -859,6 +912,7 @@ int main(int argc, char **argv)
     td_out_decode_sets(abbrev_mask, verbose_mask, raw_mask);
     setup_signals();
 
+    td_nest_init(nest_emit, call_shown);
     td_printer_start(print_event);
     if (opts.nattach) {
         struct td_attach_cfg cfg = { libdir, sock, opts.quiet, attach_serve };
@@ -887,6 +941,7 @@ int main(int argc, char **argv)
     td_transport_finish(); /* every ring read to the end, every exit line out */
     td_printer_sync();     /* what fold.c holds back too */
     td_printer_stop();
+    td_nest_flush_all();
     td_fold_flush_all();
     td_tl_close();
     td_transport_report(opts.quiet);

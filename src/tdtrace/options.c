@@ -33,7 +33,9 @@ void td_usage(FILE *f)
 {
     fputs(
 "usage: tdtrace [options] [--] command [args...]\n"
-"Run a command and trace every CUDA driver call it makes.\n"
+"       tdtrace report [-o OUT.html] TIMELINE.json\n"
+"Run a command and trace every CUDA driver call it makes; report: make a\n"
+"timeline file into one self-contained HTML page (tdtrace report -h).\n"
 "\n"
 "Output:\n"
 "  -o FILE             write the trace to FILE (default: stderr)\n"
@@ -51,6 +53,9 @@ void td_usage(FILE *f)
 "                      in a Python process, the Python line of each call\n"
 "                      ([file.py:42 in func]); with -k, the Python frames\n"
 "                      among the native ones; with -c/-C, a table of lines\n"
+"  --runtime           also trace the CUDA runtime's calls (cudaMalloc, ...), each\n"
+"                      with the driver calls it made indented beneath it\n"
+"                      (class %runtime; static or shared libcudart)\n"
 "  -U COLUMNS          the summary's columns: time-percent, total-time,\n"
 "                      avg-time, min-time, max-time, calls, errors,\n"
 "                      device-time, name\n"
@@ -156,7 +161,7 @@ static unsigned long long parse_size_opt(const char *s, const char *what)
 }
 
 enum {
-    OPT_JSON = 256, OPT_NO_FOLLOW, OPT_ATTACH, OPT_POLICY, OPT_CHECK_POLICY, OPT_POLICY_OPT, OPT_BACKEND, OPT_DRIVER, OPT_EMULATE, OPT_BOUNDED, OPT_PY,
+    OPT_JSON = 256, OPT_NO_FOLLOW, OPT_ATTACH, OPT_POLICY, OPT_CHECK_POLICY, OPT_POLICY_OPT, OPT_BACKEND, OPT_DRIVER, OPT_EMULATE, OPT_BOUNDED, OPT_PY, OPT_RUNTIME,
     OPT_BUFSIZE, OPT_DECODE_HANDLES, OPT_DETACH_AFTER, OPT_TIMELINE,
 };
 
@@ -251,6 +256,7 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         { "bounded", no_argument, 0, OPT_BOUNDED },
         { "py", no_argument, 0, OPT_PY },
         { "python-frames", no_argument, 0, OPT_PY },
+        { "runtime", no_argument, 0, OPT_RUNTIME },
         { "json", required_argument, 0, OPT_JSON },
         { "timeline", required_argument, 0, OPT_TIMELINE },
         { "no-follow", no_argument, 0, OPT_NO_FOLLOW },
@@ -421,6 +427,9 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
             break;
         case OPT_PY:
             o->pyframes = 1;
+            break;
+        case OPT_RUNTIME:
+            o->runtime = 1;
             break;
         case OPT_BOUNDED:
             o->bounded = 1;

@@ -342,6 +342,13 @@ void td_out_write_failed(const char *name, int err)
     warn_msg("cannot write %s: %s", name, strerror(err ? err : EIO));
 }
 
+static int out_depth;
+
+void td_out_depth(int depth)
+{
+    out_depth = depth < 0 ? 0 : depth > TD_NEST_MAX ? TD_NEST_MAX : depth;
+}
+
 void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark, unsigned what)
 {
     const struct td_opts *o = out.opts;
@@ -351,6 +358,8 @@ void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark, unsig
     if (o->summary != 1 && (what & TD_OUT_TEXT)) {
         struct tp *p = line_tp(TP_TEXT, td_out_file((int)rec->pid));
         text_prefix(p, (int)rec->pid, rec->t_enter);
+        if (out_depth)
+            tp_rawf(p, "%*s", 2 * out_depth, "");
         struct td_dec d = dec_of(rec, TP_TEXT);
         td_print_call(p, rec, len, &d);
         if (mark)
@@ -379,6 +388,14 @@ void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark, unsig
             tp_raw(p, "\"probe\":true,");
         if (what & TD_OUT_FOLDED)
             tp_raw(p, "\"folded\":true,");
+        struct td_nest nv;
+        if (td_rec_nest(rec, len, &nv)) { /* --runtime: where it sits among the runtime calls */
+            if (nv.id)
+                tp_rawf(p, "\"id\":%u,", nv.id);
+            if (nv.parent)
+                tp_rawf(p, "\"parent\":%u,", nv.parent);
+            tp_rawf(p, "\"depth\":%u,", nv.depth);
+        }
         struct td_dec d = dec_of(rec, TP_JSON);
         td_print_call(p, rec, len, &d);
         const struct td_item *st = o->stacks ? td_rec_item(rec, len, 0, TD_IT_STACK) : NULL;
@@ -403,6 +420,8 @@ void td_out_text(int pid, uint64_t mono_ns, const char *text)
         return;
     struct tp *p = line_tp(TP_TEXT, td_out_file(pid));
     text_prefix(p, pid, mono_ns);
+    if (out_depth) /* --runtime: a folded line, at the depth of the call that ended the fold */
+        tp_rawf(p, "%*s", 2 * out_depth, "");
     tp_raw(p, text);
     line_end(p);
 }

@@ -43,6 +43,9 @@ void td_out_call_text(struct tp *p, const struct td_rec *rec, uint32_t len);
 /* another output file (the timeline) could not be written: said once, and
  * td_out_failed() turns true */
 void td_out_write_failed(const char *name, int err);
+/* --runtime: the calls td_out_call prints next are shown this deep (the
+ * runtime calls enclosing them that are shown): indented in the text */
+void td_out_depth(int depth);
 /* a line of text only (what fold.c says for the calls it folded) */
 void td_out_text(int pid, uint64_t mono_ns, const char *text);
 /* the emulator's events: a kernel that ran (JSON: the timeline), a report */

@@ -152,6 +152,35 @@ static int place_check(const struct td_rec *rec, const struct td_item *it, char 
     return 0;
 }
 
+int td_rec_nest(const struct td_rec *rec, uint32_t len, struct td_nest *n)
+{
+    const struct td_item *it = td_rec_item(rec, len, 0, TD_IT_NEST);
+    if (!it || it->len != sizeof(*n))
+        return 0;
+    memcpy(n, it + 1, sizeof(*n));
+    return 1;
+}
+
+/* a nest item that is what the shim writes (struct td_nest in record.h) */
+static int nest_ok(const struct td_rec *rec, uint32_t len, const struct td_item *it, char *why, size_t n)
+{
+    struct td_nest v;
+    if (TD_REC_TYPE(rec->word) != TD_REC_CALL || it->arg != 0 || it->len != sizeof(v) ||
+        td_rec_item(rec, len, 0, TD_IT_NEST) != it) {
+        snprintf(why, n, "a nest item of %u bytes for argument %u, or a second one", it->len, it->arg);
+        return 0;
+    }
+    memcpy(&v, it + 1, sizeof(v));
+    int rt = rec->fn >= TD_FN__RT_FIRST;
+    if (v.depth > TD_NEST_MAX || v.pad || (rt ? v.id == 0 || (v.depth == 0) != (v.parent == 0)
+                                                : v.id != 0 || v.parent == 0 || v.depth == 0)) {
+        snprintf(why, n, "%s nested with id %u, parent %u, depth %u", td_fns[rec->fn].name, v.id, v.parent,
+                 v.depth);
+        return 0;
+    }
+    return 1;
+}
+
 int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why, size_t n)
 {
     if (len < sizeof(*rec) || len > TD_RING_MAXREC) {
@@ -175,7 +204,7 @@ int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why
         }
     } else if (type == TD_REC_EVENT) {
         if ((rec->fn != TD_EV_REPORT && rec->fn != TD_EV_KERNEL && rec->fn != TD_EV_IMAGE &&
-             rec->fn != TD_EV_DEVOP) || nargs) {
+             rec->fn != TD_EV_DEVOP && rec->fn != TD_EV_WARNING) || nargs) {
             snprintf(why, n, "an event of kind %u with %u arguments", rec->fn, nargs);
             return -1;
         }
@@ -227,8 +256,13 @@ int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why
             arg_ok = 1;
             break;
         }
+        case TD_IT_NEST:
+            if (!nest_ok(rec, len, it, why, n))
+                return -1;
+            arg_ok = 1;
+            break;
         case TD_IT_EVENT:
-            arg_ok = type == TD_REC_EVENT && it->arg == 0 &&
+            arg_ok = type == TD_REC_EVENT && rec->fn != TD_EV_WARNING && it->arg == 0 &&
                      it->len == (rec->fn == TD_EV_KERNEL ? sizeof(struct td_ev_kernel)
                                  : rec->fn == TD_EV_IMAGE ? sizeof(struct td_ev_image)
                                  : rec->fn == TD_EV_DEVOP ? sizeof(struct td_ev_devop) : sizeof(struct td_ev_fault));
@@ -253,6 +287,10 @@ int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why
     }
     if (off != len) {
         snprintf(why, n, "%zu bytes after the last item", len > off ? len - off : (size_t)0);
+        return -1;
+    }
+    if (type == TD_REC_CALL && rec->fn >= TD_FN__RT_FIRST && !td_rec_item(rec, len, 0, TD_IT_NEST)) {
+        snprintf(why, n, "%s without its nest item", td_fns[rec->fn].name);
         return -1;
     }
     return 0;

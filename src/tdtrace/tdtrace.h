@@ -49,6 +49,7 @@ struct td_opts {
     const char *timeline;   /* --timeline=FILE */
     int stacks;             /* -k */
     int pyframes;           /* --py */
+    int runtime;            /* --runtime: the CUDA runtime's calls too, driver calls nested */
     const char *trace_expr; /* -e trace= (last one given) */
     const char *abbrev_expr, *verbose_expr, *raw_expr; /* -e abbrev=, verbose=, raw= */
     int status;             /* -e status= mask; 0 = all */
@@ -109,6 +110,9 @@ const struct td_item *td_rec_item(const struct td_rec *rec, uint32_t len, int ar
 size_t td_rec_args_end(const struct td_rec *rec);
 /* a launch's arguments item for argument arg, checked (header, table and
  * block inside it), *h its header; NULL if none or malformed */
+/* the record's TD_IT_NEST item (a checked record: well formed): 1 and *n
+ * filled, 0 when it has none */
+int td_rec_nest(const struct td_rec *rec, uint32_t len, struct td_nest *n);
 const struct td_item *td_rec_kparams(const struct td_rec *rec, uint32_t len, int arg, struct td_kparams *h);
 /* --py: a call's Python frames (TD_IT_PYFRAMES), innermost first; every
  * string a NUL-terminated one inside str */

@@ -240,8 +240,7 @@ void td_tl_hello(const struct td_rec *rec, uint32_t len)
 
 static const char *call_cat(int fn)
 {
-    (void)fn; /* the runtime's and the libraries' calls are not recorded yet */
-    return "driver";
+    return fn >= TD_FN__RT_FIRST ? "runtime" : "driver"; /* the libraries' calls are not recorded yet */
 }
 
 void td_tl_call(const struct td_rec *rec, uint32_t len, const char *mark)
@@ -266,7 +265,7 @@ void td_tl_call(const struct td_rec *rec, uint32_t len, const char *mark)
     } else if (info->ret == TD_RET_U32) {
         tp_uint(p, r);
     } else {
-        const char *rn = td_result_name(r);
+        const char *rn = info->ret == TD_RET_CUDART ? td_xlat_name(TD_X_cudaError_t, r) : td_result_name(r);
         if (rn)
             tp_str(p, rn, strlen(rn), 0);
         else

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A program that loads the driver only later (tests/attach/run.sh): it
  * writes "waiting" to READY, waits for the file GO, then loads
- * libcuda.so.1 by name with dlopen, takes cuMemAlloc_v2 and cuMemFree_v2
+ * the driver with dlopen, by the name or path LIB (libcuda.so.1 if not
+ * given), takes cuMemAlloc_v2 and cuMemFree_v2
  * through cuGetProcAddress_v2, allocates and frees 100 times, prints
  * "result OK 100" and exits 3. */
 #include <dlfcn.h>
@@ -18,14 +19,14 @@ const char *__asan_default_options(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3)
+    if (argc != 3 && argc != 4)
         return 2;
     FILE *f = fopen(argv[1], "w");
     if (!f || fputs("waiting\n", f) < 0 || fclose(f))
         return 2;
     while (access(argv[2], F_OK) != 0)
         usleep(2000);
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen(argc == 4 ? argv[3] : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h)
         return 2;
     CUresult (*init)(unsigned) = (CUresult (*)(unsigned))dlsym(h, "cuInit");

@@ -294,6 +294,25 @@ check "the driver loaded after the attach, by name: its calls are traced" "$work
           grep -q "^cuInit(0) = CUDA_SUCCESS$" "$work/l.trace" && [ "$(grep -c "^cuMemAlloc_v2(" "$work/l.trace")" -eq 100 ] &&
           [ "$(tail -1 "$work/l.trace")" = "+++ exited with 3 +++" ]'
 
+# 10. the same, the driver loaded by absolute path (as Triton and JAX do):
+# the program's GOT slot for dlopen leads to the shim, which gives the
+# shim for a driver named by path
+rm -f "$work/m.ready" "$work/m.go"
+"$work/late" "$work/m.ready" "$work/m.go" "$(cd "$EMU" && pwd)/libcuda.so.1" > "$work/m.out" 2>&1 &
+tpid=$!; pids+=("$tpid")
+for _ in $(seq 200); do [ -s "$work/m.ready" ] && break; sleep 0.05; done
+bg -o "$work/m.trace" -e trace=%memory,cuInit -p "$tpid" 2> "$work/m.err" &
+t1=$!; watchdog $t1
+for _ in $(seq 200); do grep -q attached "$work/m.err" 2>/dev/null && break; sleep 0.05; done
+touch "$work/m.go"
+wait "$tpid"; st=$?
+wait $t1; rc=$?
+{ echo "rc=$rc status=$st"; cat "$work/m.err" "$work/m.out"; head -5 "$work/m.trace"; tail -2 "$work/m.trace"; } > "$work/m.log"
+check "the driver loaded after the attach, by absolute path: its calls are traced" "$work/m.log" \
+    eval '[ $rc -eq 0 ] && [ $st -eq 3 ] && grep -q "driver not loaded yet" "$work/m.err" &&
+          grep -q "^cuInit(0) = CUDA_SUCCESS$" "$work/m.trace" && [ "$(grep -c "^cuMemAlloc_v2(" "$work/m.trace")" -eq 100 ] &&
+          [ "$(tail -1 "$work/m.trace")" = "+++ exited with 3 +++" ]'
+
 # 12. Python through ctypes (code nobody here wrote calls the driver), --py
 cat > "$work/py_target.py" <<'EOF'
 import ctypes, os, sys, time

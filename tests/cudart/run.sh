@@ -137,6 +137,8 @@ build noinit-shared noinit.cu -cudart shared
 build errors-static errors.cu
 build vmm-static vmm.cu
 build texture-static texture.cu
+build peer-static peer.cu
+build ipc-static ipc.cu
 
 # the calls behind the runtime calls (docs: cudart-private-interface §5)
 init="cuInit cuDriverGetVersion cuGetExportTable cuDeviceGetCount cuDeviceGetAttribute cuDeviceGetUuid
@@ -183,6 +185,21 @@ alone  kernel-ptds-static   kernel-ptds-static
 alone  vmm-static           vmm-static
 traced vmm-static-tdtrace   vmm-static -- cuMemGetAllocationGranularity cuMemAddressReserve cuMemCreate cuMemMap cuMemSetAccess cuMemUnmap cuMemRelease cuMemAddressFree
 alone  texture-static       texture-static
+alone  peer-static          peer-static TDTRACE_EMU_DEVICES=2
+alone  ipc-static           ipc-static
+traced ipc-static-tdtrace   ipc-static -- cuIpcGetMemHandle cuIpcOpenMemHandle_v2 cuIpcCloseMemHandle
+if [ -z "$why" ]; then # a handle passed by value is decoded whole: its 64 bytes (the emulator's starts "tdIPCm1")
+    if grep -Eq '^\[pid +[0-9]+\] cuIpcOpenMemHandle_v2\(&0x[0-9a-f]+, "74644950436d3100[0-9a-f]{112}", 1\) = CUDA_SUCCESS$' \
+        "$out/ipc-static-tdtrace.trace"; then ok "ipc-static-tdtrace-handle"; else bad "ipc-static-tdtrace-handle" "" "$out/ipc-static-tdtrace.trace"; fi
+else
+    skip ipc-static-tdtrace-handle
+fi
+if [ -z "$why" ]; then # the fault's report says why the address was out of reach
+    if grep -q "inside a 4000-byte device allocation (cuMemAlloc) of device 1, and device 0 has no peer access to it" \
+        "$out/peer-static.log"; then ok "peer-static-report"; else bad "peer-static-report" "" "$out/peer-static.log"; fi
+else
+    skip peer-static-report
+fi
 traced texture-static-tdtrace texture-static -- cuArray3DCreate_v2 cuArray3DGetDescriptor_v2 cuMemcpy3D_v2 cuTexObjectCreate cuSurfObjectCreate cuTexObjectGetTextureDesc cuTexObjectDestroy cuSurfObjectDestroy cuArrayDestroy
 traced kernel-ptds-static-tdtrace kernel-ptds-static -- cuLibraryLoadData cuLibraryGetKernel cuLaunchKernel_ptsz cuLaunchKernelEx_ptsz
 }

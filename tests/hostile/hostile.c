@@ -236,6 +236,78 @@ static int m_forge_py(void)
     return 0;
 }
 
+/* --runtime: a call record of fn (no arguments, or one with an 8-byte out
+ * value) with nitems nest items of len bytes each holding n */
+static void forge_nest(const char *fn, uint64_t out0, struct td_nest n, unsigned len, int nitems)
+{
+    int id = td_api_find(fn);
+    if (id < 0)
+        exit(3);
+    int nargs = td_fns[id].nparams;
+    size_t pad = (len + 7) & ~7u;
+    uint32_t rlen = (uint32_t)(sizeof(struct td_rec) + (size_t)nargs * 8 + (nargs ? sizeof(struct td_item) + 8 : 0) +
+                               (size_t)nitems * (sizeof(struct td_item) + pad));
+    struct td_rec *r = td_ring_reserve(&ring, rlen, TD_REC_CALL, gettid_(), 0);
+    if (!r)
+        return;
+    memset((char *)r + 8, 0, rlen - 8);
+    r->pid = (uint32_t)getpid();
+    r->tid = (uint32_t)gettid_();
+    r->fn = (uint16_t)id;
+    r->nargs = (uint8_t)nargs;
+    unsigned char *d = (unsigned char *)(r + 1);
+    if (nargs) {
+        uint64_t arg = 0x1000;
+        memcpy(d, &arg, 8);
+        d += 8;
+        struct td_item it = { 0, TD_IT_OUT, 8, 0 };
+        memcpy(d, &it, sizeof(it));
+        memcpy(d + sizeof(it), &out0, 8);
+        d += sizeof(it) + 8;
+    }
+    for (int k = 0; k < nitems; k++) {
+        struct td_item it = { 0, TD_IT_NEST, (uint16_t)len, 0 };
+        memcpy(d, &it, sizeof(it));
+        memcpy(d + sizeof(it), &n, len < sizeof(n) ? len : sizeof(n));
+        d += sizeof(it) + pad;
+    }
+    r->nitems = (uint8_t)((nargs ? 1 : 0) + nitems);
+    td_ring_commit(r);
+}
+
+/* --runtime: forged nesting. A well-formed runtime call with a driver call
+ * inside; then each way a nest item can lie (refused, counted); then
+ * well-formed items whose parents never come: 5000 driver calls under a
+ * runtime call that never returns (more than a thread may hold), and a
+ * runtime call nested in one that never comes. tdtrace prints them all,
+ * never waits for what does not come, and survives. */
+static int m_forge_nest(void)
+{
+    MUST(cuInit(0));
+    need_ring();
+    const unsigned L = sizeof(struct td_nest);
+    forge_nest("cuDriverGetVersion", 1111, (struct td_nest){ 0, 7, 1, 0 }, L, 1);
+    forge_nest("cudaGetLastError", 0, (struct td_nest){ 7, 0, 0, 0 }, L, 1);
+    /* refused: */
+    forge_nest("cuDriverGetVersion", 9001, (struct td_nest){ 0, 1, 1000, 0 }, L, 1);  /* too deep */
+    forge_nest("cuDriverGetVersion", 9002, (struct td_nest){ 5, 1, 1, 0 }, L, 1);     /* a driver call with an id */
+    forge_nest("cuDriverGetVersion", 9003, (struct td_nest){ 0, 0, 1, 0 }, L, 1);     /* nested in nothing */
+    forge_nest("cudaGetLastError", 0, (struct td_nest){ 0, 0, 0, 0 }, L, 1);          /* a runtime call without id */
+    forge_nest("cudaGetLastError", 0, (struct td_nest){ 3, 2, 0, 0 }, L, 1);          /* depth 0 with a parent */
+    forge_nest("cudaGetLastError", 0, (struct td_nest){ 3, 0, 0, 0 }, L, 0);          /* no nest item */
+    forge_nest("cuDriverGetVersion", 9004, (struct td_nest){ 0, 1, 1, 0 }, 12, 1);    /* a short item */
+    forge_nest("cuDriverGetVersion", 9005, (struct td_nest){ 0, 1, 1, 0 }, L, 2);     /* two items */
+    forge_nest("cuDriverGetVersion", 9006, (struct td_nest){ 0, 1, 1, 77 }, L, 1);    /* pad set */
+    /* parents that never come */
+    for (int i = 0; i < 5000; i++)
+        forge_nest("cuDriverGetVersion", 2222, (struct td_nest){ 0, 99, 5, 0 }, L, 1);
+    forge_nest("cudaPeekAtLastError", 0, (struct td_nest){ 8, 77, 3, 0 }, L, 1);
+    int v;
+    MUST(cuDriverGetVersion(&v));
+    printf("%d\n", v);
+    return 0;
+}
+
 /* an event record (TD_REC_EVENT of kind fn): its TD_IT_EVENT body, and a
  * kernel name (arg 1) when name is not NULL */
 static void forge_event(unsigned fn, const void *body, uint16_t blen, const char *name)
@@ -782,6 +854,8 @@ int main(int argc, char **argv)
         return m_forge_dev();
     if (!strcmp(m, "forge-py"))
         return m_forge_py();
+    if (!strcmp(m, "forge-nest"))
+        return m_forge_nest();
     if (!strcmp(m, "forge-pid"))
         return m_forge_pid();
     if (!strcmp(m, "forge-device"))

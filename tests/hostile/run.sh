@@ -49,6 +49,20 @@ check "forged Python frames: offsets, NULs, counts, groups, lengths checked" "$w
     eval '[ $rc -eq 0 ] && diff -q "$work/py.want" <(grep -v "^+++" "$work/py.trace") &&
           grep -qE "^tdtrace: pid [0-9]+: 7 invalid records ignored \(first: Python frame 0: a string outside the item or without its end\)$" "$work/py.err"'
 
+# 1. forged nesting (--runtime): the good pair in order, indented; each lie refused and
+#    counted; 5000 calls under a runtime call that never comes and a runtime call whose
+#    parent never comes all printed, none waited for
+tt -q --runtime -o "$work/nest.trace" -- "$H" forge-nest > "$work/nest.want" 2> "$work/nest.err"
+rc=$?
+{ echo "rc=$rc"; cat "$work/nest.err"; head -n 20 "$work/nest.trace"; } > "$work/nest.log"
+check "forged nesting: ids, depths, lengths checked; missing parents not waited for" "$work/nest.log" \
+    eval '[ $rc -eq 0 ] && grep -A1 "^cudaGetLastError() = cudaSuccess" "$work/nest.trace" | grep -q "^  cuDriverGetVersion(&1111)" &&
+          grep -qE "^tdtrace: pid [0-9]+: 9 invalid records ignored \(first: cuDriverGetVersion nested with id 0, parent 1, depth 1000\)$" "$work/nest.err" &&
+          ! grep -q "&900[0-9]" "$work/nest.trace" &&
+          [ "$(grep -c "cuDriverGetVersion(&2222)" "$work/nest.trace")" = 5000 ] &&
+          grep -q "cudaPeekAtLastError() = cudaSuccess" "$work/nest.trace" &&
+          grep -q "cuDriverGetVersion(&$(cat "$work/nest.want"))" "$work/nest.trace"'
+
 # 1. forged device work (--timeline): indexes and ids checked; a name that needs escaping stays a string
 rm -f "$work/dv.json"
 tt -q --timeline="$work/dv.json" -o "$work/dv.trace" -- "$H" forge-device > "$work/dv.want" 2> "$work/dv.err"

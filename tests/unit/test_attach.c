@@ -201,9 +201,24 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* each Yama setting gets its own reason and remedy (no Yama here to set) */
+static void test_eperm_text(void **state)
+{
+    (void)state;
+    assert_non_null(strstr(td_attach_eperm_text(1), "ptrace_scope is 1"));
+    assert_non_null(strstr(td_attach_eperm_text(1), "sysctl kernel.yama.ptrace_scope=0"));
+    assert_non_null(strstr(td_attach_eperm_text(1), "PR_SET_PTRACER"));
+    assert_non_null(strstr(td_attach_eperm_text(2), "CAP_SYS_PTRACE"));
+    assert_non_null(strstr(td_attach_eperm_text(3), "until the next boot"));
+    assert_non_null(strstr(td_attach_eperm_text(0), "not Yama"));
+    assert_null(strstr(td_attach_eperm_text(-1), "yama"));
+    assert_null(strstr(td_attach_eperm_text(7), "yama"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_eperm_text),
         cmocka_unit_test(test_exe_ok),
         cmocka_unit_test(test_exe_refused),
         cmocka_unit_test(test_exe_not_elf),

@@ -215,13 +215,102 @@ static void test_pci(void **state)
     assert_int_equal(cuDeviceGetByPCIBusId(&d, "zz:1"), CUDA_ERROR_INVALID_VALUE);
     assert_int_equal(cuDeviceGetByPCIBusId(&d, "0000:ff:1f.0"), CUDA_ERROR_INVALID_DEVICE);
     int can;
-    /* peer access is not emulated: no device says it has it */
+    /* every emulated device reaches every other, none is its own peer */
     OK(cuDeviceCanAccessPeer(&can, 0, 1));
+    assert_int_equal(can, 1);
+    OK(cuDeviceCanAccessPeer(&can, 1, 1));
     assert_int_equal(can, 0);
     assert_int_equal(cuDeviceCanAccessPeer(&can, 0, 9), CUDA_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceCanAccessPeer(&can, -1, 0), CUDA_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceCanAccessPeer(NULL, 0, 1), CUDA_ERROR_INVALID_VALUE);
     OK(cuDeviceGetP2PAttribute(&can, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
+    assert_int_equal(can, 1);
+    OK(cuDeviceGetP2PAttribute(&can, CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED, 0, 1));
     assert_int_equal(can, 0);
+    assert_int_equal(cuDeviceGetP2PAttribute(&can, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 1, 1),
+                     CUDA_ERROR_INVALID_DEVICE);
     assert_int_equal(cuDeviceGetP2PAttribute(&can, (CUdevice_P2PAttribute)99, 0, 1), CUDA_ERROR_INVALID_VALUE);
+}
+
+/* cuCtxEnablePeerAccess / cuCtxDisablePeerAccess: the errors the driver
+ * documents, in its order */
+static void test_peer(void **state)
+{
+    (void)state;
+    CUcontext c0, c1, none = NULL;
+    OK(cuDevicePrimaryCtxRetain(&c0, 0));
+    OK(cuDevicePrimaryCtxRetain(&c1, 1));
+    OK(cuCtxSetCurrent(NULL));
+    assert_int_equal(cuCtxEnablePeerAccess(c1, 0), CUDA_ERROR_INVALID_CONTEXT); /* no current context */
+    OK(cuCtxSetCurrent(c0));
+    assert_int_equal(cuCtxEnablePeerAccess(none, 0), CUDA_ERROR_INVALID_CONTEXT);
+    assert_int_equal(cuCtxEnablePeerAccess((CUcontext)(uintptr_t)0x1234, 0), CUDA_ERROR_INVALID_CONTEXT);
+    assert_int_equal(cuCtxEnablePeerAccess(c0, 0), CUDA_ERROR_INVALID_DEVICE); /* its own device */
+    assert_int_equal(cuCtxEnablePeerAccess(c1, 1), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuCtxDisablePeerAccess(c1), CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
+    OK(cuCtxEnablePeerAccess(c1, 0));
+    assert_int_equal(cuCtxEnablePeerAccess(c1, 0), CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
+    /* one way only: device 1's context has no access to device 0 */
+    OK(cuCtxSetCurrent(c1));
+    assert_int_equal(cuCtxDisablePeerAccess(c0), CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
+    OK(cuCtxSetCurrent(c0));
+    OK(cuCtxDisablePeerAccess(c1));
+    assert_int_equal(cuCtxDisablePeerAccess(c1), CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
+    /* a reset forgets it */
+    OK(cuCtxEnablePeerAccess(c1, 0));
+    OK(cuCtxSetCurrent(NULL));
+    OK(cuDevicePrimaryCtxReset(0));
+    OK(cuDevicePrimaryCtxRetain(&c0, 0));
+    OK(cuCtxSetCurrent(c0));
+    OK(cuCtxEnablePeerAccess(c1, 0));
+    OK(cuCtxSetCurrent(NULL));
+    OK(cuDevicePrimaryCtxRelease(0));
+    OK(cuDevicePrimaryCtxRelease(1));
+}
+
+/* a pool's access list: its own device always, others as set */
+static void test_pool_access(void **state)
+{
+    (void)state;
+    CUmemoryPool pool;
+    OK(cuDeviceGetDefaultMemPool(&pool, 0));
+    CUmemAccess_flags f;
+    CUmemLocation l0 = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 }, l1 = l0, l9 = l0, host = l0;
+    l1.id = 1;
+    l9.id = 9;
+    host.type = CU_MEM_LOCATION_TYPE_HOST;
+    OK(cuMemPoolGetAccess(&f, pool, &l0));
+    assert_int_equal(f, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    OK(cuMemPoolGetAccess(&f, pool, &l1));
+    assert_int_equal(f, CU_MEM_ACCESS_FLAGS_PROT_NONE);
+    assert_int_equal(cuMemPoolGetAccess(&f, pool, &l9), CUDA_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuMemPoolGetAccess(&f, pool, &host), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemPoolGetAccess(NULL, pool, &l1), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemPoolGetAccess(&f, (CUmemoryPool)(uintptr_t)0x99, &l1), CUDA_ERROR_INVALID_VALUE);
+    CUmemAccessDesc d[2] = { { .location = l1, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE },
+                             { .location = l9, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE } };
+    /* one bad entry: nothing changes */
+    assert_int_equal(cuMemPoolSetAccess(pool, d, 2), CUDA_ERROR_INVALID_DEVICE);
+    OK(cuMemPoolGetAccess(&f, pool, &l1));
+    assert_int_equal(f, CU_MEM_ACCESS_FLAGS_PROT_NONE);
+    assert_int_equal(cuMemPoolSetAccess(pool, NULL, 1), CUDA_ERROR_INVALID_VALUE);
+    d[1] = (CUmemAccessDesc){ .location = l0, .flags = CU_MEM_ACCESS_FLAGS_PROT_NONE };
+    assert_int_equal(cuMemPoolSetAccess(pool, d, 2), CUDA_ERROR_INVALID_VALUE); /* its own device */
+    d[1] = (CUmemAccessDesc){ .location = host, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+    assert_int_equal(cuMemPoolSetAccess(pool, d, 2), CUDA_ERROR_INVALID_VALUE);
+    d[1] = (CUmemAccessDesc){ .location = l1, .flags = (CUmemAccess_flags)7 };
+    assert_int_equal(cuMemPoolSetAccess(pool, d, 2), CUDA_ERROR_INVALID_VALUE);
+    d[1].flags = CU_MEM_ACCESS_FLAGS_PROT_READ;
+    assert_int_equal(cuMemPoolSetAccess(pool, d, 2), CUDA_ERROR_NOT_SUPPORTED);
+    OK(cuMemPoolGetAccess(&f, pool, &l1));
+    assert_int_equal(f, CU_MEM_ACCESS_FLAGS_PROT_NONE);
+    OK(cuMemPoolSetAccess(pool, d, 1));
+    OK(cuMemPoolGetAccess(&f, pool, &l1));
+    assert_int_equal(f, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    d[0].flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+    OK(cuMemPoolSetAccess(pool, d, 1));
+    OK(cuMemPoolGetAccess(&f, pool, &l1));
+    assert_int_equal(f, CU_MEM_ACCESS_FLAGS_PROT_NONE);
 }
 
 static void test_unsupported(void **state)
@@ -241,6 +330,8 @@ int main(void)
         cmocka_unit_test(test_devices),
         cmocka_unit_test(test_attributes),
         cmocka_unit_test(test_pci),
+        cmocka_unit_test(test_peer),
+        cmocka_unit_test(test_pool_access),
         cmocka_unit_test(test_unsupported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,7 +92,7 @@ static void test_format_past_end(void **state)
 {
     (void)state;
     struct emu_fault f = write_fault(0x7f0000400010ULL);
-    struct emu_mem_near n = { 1, 0, 0x7f0000000000ULL, 0x400000, EMU_MEM_DEVICE };
+    struct emu_mem_near n = { .found = 1, .base = 0x7f0000000000ULL, .size = 0x400000, .kind = EMU_MEM_DEVICE };
     char buf[1024];
     size_t len = emu_fault_format(&f, &n, buf, sizeof buf);
     assert_int_equal(len, strlen(buf));
@@ -111,7 +111,7 @@ static void test_format_before_inside_freed(void **state)
     f.access = EMU_ACCESS_READ;
     f.file = NULL;
     f.function = "_Z6helperi"; /* a device function the kernel called */
-    struct emu_mem_near n = { 1, 0, 0x555500001000ULL, 64, EMU_MEM_MANAGED };
+    struct emu_mem_near n = { .found = 1, .base = 0x555500001000ULL, .size = 64, .kind = EMU_MEM_MANAGED };
     emu_fault_format(&f, &n, buf, sizeof buf);
     assert_string_equal(buf,
         "tdtrace-emu: invalid global read of 4 bytes in kernel scale(float*, int) (CUDA_ERROR_ILLEGAL_ADDRESS)\n"
@@ -123,7 +123,7 @@ static void test_format_before_inside_freed(void **state)
     f.result = CUDA_ERROR_MISALIGNED_ADDRESS;
     f.access = EMU_ACCESS_ATOMIC;
     f.ptx_line = 0;
-    n = (struct emu_mem_near){ 1, 0, 0x555500002000ULL, 64, EMU_MEM_GLOBAL };
+    n = (struct emu_mem_near){ .found = 1, .base = 0x555500002000ULL, .size = 64, .kind = EMU_MEM_GLOBAL };
     emu_fault_format(&f, &n, buf, sizeof buf);
     assert_string_equal(buf,
         "tdtrace-emu: misaligned global atomic of 4 bytes in kernel scale(float*, int) (CUDA_ERROR_MISALIGNED_ADDRESS)\n"
@@ -131,9 +131,40 @@ static void test_format_before_inside_freed(void **state)
         "    address 0x555500002004 = 0x555500002000+0x4, inside a 64-byte module variable\n"
         "    illegal global address\n");
     f = write_fault(0x555500003010ULL);
-    n = (struct emu_mem_near){ 1, 1, 0x555500003000ULL, 256, EMU_MEM_DEVICE };
+    n = (struct emu_mem_near){ .found = 1, .freed = 1, .base = 0x555500003000ULL, .size = 256, .kind = EMU_MEM_DEVICE };
     emu_fault_format(&f, &n, buf, sizeof buf);
     assert_non_null(strstr(buf, "    address 0x555500003010 = 0x555500003000+0x10, in a freed 256-byte device allocation (cuMemAlloc)\n"));
+}
+
+/* inside another device's memory: the report says what made it unreachable */
+static void test_format_peer(void **state)
+{
+    (void)state;
+    char buf[1024];
+    struct emu_fault f = write_fault(0x7f0000000010ULL);
+    f.device = 0;
+    struct emu_mem_near n = { .found = 1, .base = 0x7f0000000000ULL, .size = 4096, .kind = EMU_MEM_DEVICE,
+                              .device = 1 };
+    emu_fault_format(&f, &n, buf, sizeof buf);
+    assert_non_null(strstr(buf, "    address 0x7f0000000010 = 0x7f0000000000+0x10, inside a 4096-byte device allocation "
+                                "(cuMemAlloc) of device 1, and device 0 has no peer access to it (cuCtxEnablePeerAccess)\n"));
+    n.pooled = 1;
+    emu_fault_format(&f, &n, buf, sizeof buf);
+    assert_non_null(strstr(buf, "of a pool of device 1 whose access list (cuMemPoolSetAccess) does not name device 0\n"));
+    /* managed memory is every device's: nothing about peers */
+    n.pooled = 0;
+    n.kind = EMU_MEM_MANAGED;
+    emu_fault_format(&f, &n, buf, sizeof buf);
+    assert_null(strstr(buf, "peer"));
+    /* its own device's memory, or past the end of a peer's: nothing either */
+    n.kind = EMU_MEM_DEVICE;
+    n.device = 0;
+    emu_fault_format(&f, &n, buf, sizeof buf);
+    assert_null(strstr(buf, "peer"));
+    f.addr = 0x7f0000001010ULL;
+    n.device = 1;
+    emu_fault_format(&f, &n, buf, sizeof buf);
+    assert_null(strstr(buf, "peer"));
 }
 
 static void test_format_null_and_windows(void **state)
@@ -145,7 +176,7 @@ static void test_format_null_and_windows(void **state)
     emu_fault_format(&f, &none, buf, sizeof buf);
     assert_non_null(strstr(buf, "    address 0x10: a null pointer plus 16\n"));
     /* whatever allocation is nearest, the page at 0 is a null pointer's */
-    struct emu_mem_near low = { 1, 0, 0x5555000, 64, EMU_MEM_DEVICE };
+    struct emu_mem_near low = { .found = 1, .base = 0x5555000, .size = 64, .kind = EMU_MEM_DEVICE };
     emu_fault_format(&f, &low, buf, sizeof buf);
     assert_non_null(strstr(buf, "    address 0x10: a null pointer plus 16\n"));
     assert_null(strstr(buf, "allocation"));
@@ -230,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_demangle),
         cmocka_unit_test(test_format_past_end),
         cmocka_unit_test(test_format_before_inside_freed),
+        cmocka_unit_test(test_format_peer),
         cmocka_unit_test(test_format_null_and_windows),
         cmocka_unit_test(test_format_other_failures),
         cmocka_unit_test(test_sink),

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <cmocka.h>
 
@@ -434,6 +435,103 @@ static void test_threads(void **state)
     assert_true(st.total == st0.total + 1600);
 }
 
+/* IPC handles are data from another process: every field is checked */
+struct ipc_wire_t { /* src/emu/ipc.c's wire form */
+    char magic[8];
+    int32_t pid, fd;
+    uint64_t nonce, size, maplen;
+    int32_t device;
+    uint32_t zero;
+};
+
+static CUipcMemHandle ipc_handle(const struct ipc_wire_t *w)
+{
+    CUipcMemHandle h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.reserved, w, sizeof *w);
+    return h;
+}
+
+static void test_ipc(void **state)
+{
+    (void)state;
+    CUdeviceptr big, small, p = 0;
+    OK(cuMemAlloc_v2(&big, 2u << 20));
+    OK(cuMemAlloc_v2(&small, 256));
+    CUipcMemHandle h;
+    assert_int_equal(cuIpcGetMemHandle(NULL, big), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuIpcGetMemHandle(&h, 0x10), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuIpcGetMemHandle(&h, small), CUDA_ERROR_NOT_SUPPORTED);
+    /* the contents survive the move into shared memory, the pointer stays */
+    OK(cuMemsetD32_v2(big, 0x12345678, (2u << 20) / 4));
+    OK(cuIpcGetMemHandle(&h, big));
+    unsigned v[4];
+    OK(cuMemcpyDtoH_v2(v, big + (1u << 20), sizeof v));
+    assert_int_equal(v[0], 0x12345678);
+    assert_int_equal(v[3], 0x12345678);
+    struct ipc_wire_t w;
+    memcpy(&w, h.reserved, sizeof w);
+    assert_int_equal(w.pid, getpid());
+    assert_int_equal(cuIpcOpenMemHandle_v2(&p, h, 1), CUDA_ERROR_INVALID_CONTEXT); /* its own process */
+    assert_int_equal(cuIpcOpenMemHandle_v2(NULL, h, 1), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuIpcOpenMemHandle_v2(&p, h, 2), CUDA_ERROR_INVALID_VALUE);
+    /* hostile forms: each refused before anything is opened */
+    struct ipc_wire_t bad[6];
+    for (int i = 0; i < 6; i++)
+        bad[i] = w;
+    bad[0].magic[0] ^= 1;
+    bad[1].pid = -1;
+    bad[2].fd = -5;
+    bad[3].size = bad[3].maplen + 1;
+    bad[4].maplen = 4095;
+    bad[5].zero = 7;
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(cuIpcOpenMemHandle_v2(&p, ipc_handle(&bad[i]), 1), CUDA_ERROR_INVALID_VALUE);
+    /* a descriptor of another process that is not the memory named: the
+     * nonce does not match (the parent's standard input) */
+    struct ipc_wire_t other = w;
+    other.pid = getppid();
+    other.fd = 0;
+    assert_int_equal(cuIpcOpenMemHandle_v2(&p, ipc_handle(&other), 1), CUDA_ERROR_INVALID_HANDLE);
+    other.pid = 0x3fffffff; /* no such process */
+    assert_int_equal(cuIpcOpenMemHandle_v2(&p, ipc_handle(&other), 1), CUDA_ERROR_INVALID_HANDLE);
+    assert_int_equal(p, 0);
+    assert_int_equal(cuIpcCloseMemHandle(big), CUDA_ERROR_INVALID_VALUE); /* not imported */
+    /* event handles: interprocess events only; the same checks */
+    CUevent ev, plain;
+    CUipcEventHandle eh;
+    assert_int_equal(cuEventCreate(&ev, CU_EVENT_INTERPROCESS), CUDA_ERROR_INVALID_VALUE); /* timing on */
+    OK(cuEventCreate(&ev, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
+    OK(cuEventCreate(&plain, 0));
+    assert_int_equal(cuIpcGetEventHandle(&eh, plain), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuIpcGetEventHandle(NULL, ev), CUDA_ERROR_INVALID_VALUE);
+    OK(cuIpcGetEventHandle(&eh, ev));
+    CUevent got = NULL;
+    assert_int_equal(cuIpcOpenEventHandle(&got, eh), CUDA_ERROR_INVALID_CONTEXT); /* its own process */
+    struct ipc_wire_t ew;
+    memcpy(&ew, eh.reserved, sizeof ew);
+    struct ipc_wire_t ebad[4] = { ew, ew, ew, ew };
+    ebad[0].magic[2] ^= 1;
+    ebad[1].size = 8192;
+    ebad[2].fd = -1;
+    ebad[3].pid = 0;
+    for (int i = 0; i < 4; i++) {
+        CUipcEventHandle x;
+        memset(&x, 0, sizeof x);
+        memcpy(x.reserved, &ebad[i], sizeof ebad[i]);
+        assert_int_equal(cuIpcOpenEventHandle(&got, x), CUDA_ERROR_INVALID_VALUE);
+    }
+    assert_null(got);
+    /* recorded and run here, it is complete here */
+    OK(cuEventRecord(ev, NULL));
+    OK(cuEventSynchronize(ev));
+    OK(cuEventQuery(ev));
+    OK(cuEventDestroy_v2(ev));
+    OK(cuEventDestroy_v2(plain));
+    OK(cuMemFree_v2(big));
+    OK(cuMemFree_v2(small));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -446,6 +544,7 @@ int main(void)
         cmocka_unit_test(test_copy_2d),
         cmocka_unit_test(test_memset),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_ipc),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

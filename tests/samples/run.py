@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""NVIDIA's cuda-samples on the emulated GPU: the yardstick of
+docs/cuda-samples.md. Not part of `make check` (it needs the toolkit, a
+checkout of github.com/NVIDIA/cuda-samples and an hour of CPU).
+
+Each sample of 0_Introduction, 1_Utilities, 2_Concepts_and_Techniques,
+3_CUDA_Features, 4_CUDA_Libraries and 6_Performance is built from what its
+CMakeLists.txt says (sources, CUDA:: libraries, compile options), with nvcc
+for one architecture, in two variants:
+  a: -gencode arch=compute_90,code=[sm_90,compute_90]
+  b: the same with -rdc=true (what CUDA_SEPARABLE_COMPILATION gives)
+and run on the emulated GPU (LD_LIBRARY_PATH: the emulated driver first,
+then --extra-libdir: tdtrace's host libraries), in its own source folder
+(its data files), with 2 emulated devices. Samples that need graphics
+interop, MPI, NvSci, NPP or nvJPEG are left out, with the reason.
+
+A sample passes when it exits 0, its output shows none of the failure
+marks (FAIL, mismatch, "Test failed", CUDA error lines, waived) and at
+least one of the samples' success marks (PASS, "Test passed", "Result =
+PASS", ...), or for the few that print no mark, a clean exit. Writes
+OUT/results-VARIANT.tsv (name, verdict, seconds, reason) and prints the
+counts.
+
+  python3 tests/samples/run.py --src CUDA_SAMPLES --emu build/lib/tdtrace/emu \\
+      [--extra-libdir build/lib/tdtrace/host] [--variant a|b|both] [--only REGEX] \\
+      [--timeout 120] [--out /tmp/samples] [--jobs 2]
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import subprocess
+import sys
+import time
+
+GROUPS = ["0_Introduction", "1_Utilities", "2_Concepts_and_Techniques", "3_CUDA_Features",
+          "4_CUDA_Libraries", "6_Performance"]
+LEFT_OUT = [  # (regex over the CMakeLists.txt without comments, reason)
+    (r"find_package\((OpenGL|GLUT|Vulkan|X11|EGL)|OpenGL::|GLUT::|glfw|EGL", "graphics interop"),
+    (r"find_package\(MPI|MPI::", "MPI"),
+    (r"nvsci|NvSci", "NvSci"),
+    (r"CUDA::npp", "NPP"),
+    (r"CUDA::nvjpeg", "nvJPEG"),
+    (r"FreeImage", "FreeImage (NPP samples)"),
+]
+LIBS = {"cudart": None, "cudart_static": None, "cuda_driver": "-lcuda", "cublas": "-lcublas",
+        "cublasLt": "-lcublasLt", "cufft": "-lcufft", "curand": "-lcurand", "cusolver": "-lcusolver",
+        "cusparse": "-lcusparse", "nvrtc": "-lnvrtc", "nvJitLink": "-lnvJitLink", "nvjitlink": "-lnvJitLink",
+        "cudadevrt": "-lcudadevrt", "nvtx3": None, "cufft_static": "-lcufft"}
+FAIL = re.compile(r"FAIL|[Mm]ismatch|Test failed|TEST FAILED|CUDA error|CUDA_ERROR|code=\d+\(cuda|[Ww]aived|"
+                  r"Result = FAIL|does not match|INCORRECT|Errors? found|verification failed", re.S)
+PASS = re.compile(r"PASS|[Tt]est passed|Result = PASS|[Cc]orrect|\bpassed\b|[Cc]omplete|SUCCESS|[Dd]one", re.S)
+
+
+def cmake_facts(d):
+    text = re.sub(r"#[^\n]*", "", open(os.path.join(d, "CMakeLists.txt")).read())
+    for rx, why in LEFT_OUT:
+        if re.search(rx, text):
+            return None, why
+    m = re.search(r"add_executable\(\s*(\S+)\s+([^)]*)\)", text)
+    if not m:
+        return None, "no executable in its CMakeLists.txt"
+    srcs = [s for s in m.group(2).split() if re.search(r"\.(cu|cpp|c|cxx)$", s)]
+    libs = []
+    for lib in re.findall(r"CUDA::(\w+)", text):
+        if lib not in LIBS:
+            return None, "links CUDA::%s, which this harness does not know" % lib
+        if LIBS[lib] and LIBS[lib] not in libs:
+            libs.append(LIBS[lib])
+    opts = []
+    if "--extended-lambda" in text:
+        opts.append("--extended-lambda")
+    if "-use_fast_math" in text or "--use_fast_math" in text:
+        opts.append("-use_fast_math")
+    for extra in re.findall(r"target_link_libraries\([^)]*\)", text):
+        for dl in ("dl", "pthread", "gomp"):
+            if re.search(r"\b%s\b" % dl, extra) and "-l" + dl not in libs:
+                libs.append("-l" + dl)
+        if "OpenMP" in extra:
+            opts.append("-Xcompiler=-fopenmp")
+            libs.append("-lgomp")
+    return {"name": m.group(1), "srcs": srcs, "libs": libs, "opts": opts}, None
+
+
+def build(nvcc, common, d, facts, variant, out):
+    exe = os.path.join(out, "bin-" + variant, facts["name"])
+    os.makedirs(os.path.dirname(exe), exist_ok=True)
+    cmd = [nvcc, "-std=c++17", "-I", common, "-I", d, "-gencode", "arch=compute_90,code=[sm_90,compute_90]",
+           "-o", exe] + facts["opts"]
+    if variant == "b":
+        cmd += ["-rdc=true"]
+    cmd += [os.path.join(d, s) for s in facts["srcs"]] + facts["libs"]
+    if variant == "b":
+        cmd += ["-lcudadevrt"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        return None, (p.stderr or p.stdout).strip().splitlines()[-1:] or ["nvcc failed"]
+    return exe, None
+
+
+def run(exe, d, env, timeout):
+    t0 = time.time()
+    try:
+        p = subprocess.run([exe], cwd=d, env=env, capture_output=True, text=True, timeout=timeout,
+                           errors="replace", stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return "timeout", time.time() - t0, "over %d s" % timeout
+    dt = time.time() - t0
+    text = p.stdout + p.stderr
+    tail = " | ".join(l.strip() for l in text.strip().splitlines()[-3:])[:300]
+    if p.returncode != 0:
+        return "fail", dt, "exit %d: %s" % (p.returncode, tail)
+    if FAIL.search(text):
+        return "fail", dt, "failure mark: " + FAIL.search(text).group(0) + ": " + tail
+    return ("pass" if PASS.search(text) else "pass-nomark"), dt, tail
+
+
+def one(args, env, common, d, variant):
+    name = os.path.relpath(d, os.path.join(args.src, "Samples"))
+    facts, why = cmake_facts(d)
+    if not facts:
+        return name, "left-out", 0.0, why
+    exe, err = build(args.nvcc, common, d, facts, variant, args.out)
+    if not exe:
+        return name, "build-fail", 0.0, err[0]
+    return (name,) + run(exe, d, env, args.timeout)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--emu", required=True)
+    ap.add_argument("--extra-libdir", action="append", default=[])
+    ap.add_argument("--variant", default="a", choices=["a", "b", "both"])
+    ap.add_argument("--only", default="")
+    ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--out", default="/tmp/samples")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--nvcc", default=os.environ.get("TD_NVCC", "/usr/local/cuda/bin/nvcc"))
+    args = ap.parse_args()
+    common = os.path.join(args.src, "Common")
+    dirs = sorted(os.path.join(args.src, "Samples", g, s) for g in GROUPS
+                  for s in os.listdir(os.path.join(args.src, "Samples", g))
+                  if os.path.isfile(os.path.join(args.src, "Samples", g, s, "CMakeLists.txt")))
+    dirs = [d for d in dirs if re.search(args.only, d)]
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = ":".join([os.path.abspath(args.emu)] + [os.path.abspath(x) for x in args.extra_libdir] +
+                                      ["/usr/local/cuda/lib64"])
+    env["TDTRACE_EMU_DEVICES"] = "2"
+    os.makedirs(args.out, exist_ok=True)
+    for variant in (["a", "b"] if args.variant == "both" else [args.variant]):
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
+            res = list(ex.map(lambda d: one(args, env, common, d, variant), dirs))
+        path = os.path.join(args.out, "results-%s.tsv" % variant)
+        with open(path, "w") as f:
+            for name, verdict, dt, why in res:
+                f.write("%s\t%s\t%.1f\t%s\n" % (name, verdict, dt, why.replace("\t", " ")))
+        counts = {}
+        for r in res:
+            counts[r[1]] = counts.get(r[1], 0) + 1
+        tried = len(res) - counts.get("left-out", 0)
+        passed = counts.get("pass", 0) + counts.get("pass-nomark", 0)
+        print("variant %s: %d of %d pass (%s); %d left out; %s" %
+              (variant, passed, tried, ", ".join("%s %d" % kv for kv in sorted(counts.items())),
+               counts.get("left-out", 0), path))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
