@@ -42,6 +42,7 @@
 #include "ring.h"
 #include "stack.h"
 #include "summary.h"
+#include "timeline.h"
 #include "tracer.h"
 #include "transport.h"
 #include "xlat.h"
@@ -130,6 +131,7 @@ static void on_hello(const struct td_rec *rec, uint32_t len)
         if ((unsigned char)*c < 0x20)
             *c = '?';
     td_summary_hello((int)rec->pid);
+    td_tl_hello(rec, len);
     if (opts.quiet || !seen_pid((pid_t)rec->pid))
         return;
     char line0[600];
@@ -231,7 +233,10 @@ static void on_call(const struct td_rec *rec, uint32_t len)
     if (m)
         td_summary_mark(m);
     show_call(rec, len, m);
+    if (td_mask_has(trace_mask, rec->fn))
+        td_tl_call(rec, len, m);
     td_ledger_after(rec, len); /* frees and destroys, once the call named what it freed */
+    td_tl_memory(rec);
     td_names_after(rec, len);
 }
 
@@ -279,14 +284,22 @@ static void on_event(const struct td_rec *rec, uint32_t len)
         td_needs_image(rec, len);
         return;
     }
+    if (rec->fn == TD_EV_DEVOP) { /* the timeline and the summary's device times */
+        td_summary_device(rec, len);
+        td_tl_device(rec, len);
+        return;
+    }
     td_out_note_pid((int)rec->pid);
     if (rec->fn == TD_EV_KERNEL) {
         td_summary_kernel_ran(rec, len);
+        td_summary_device(rec, len);
         td_out_kernel(rec, len);
+        td_tl_device(rec, len);
         return;
     }
     td_fold_flush((int)rec->pid);
     td_out_report(rec, len);
+    td_tl_report(rec, len);
 }
 
 /* a record from pid's ring (main thread): checked before anything uses
@@ -327,7 +340,12 @@ static void print_fork(pid_t parent, pid_t child)
     td_out_note_pid((int)parent);
     if (seen_pid(child))
         td_out_note_pid((int)child);
-    td_out_event((int)parent, now_mono(), "fork", line);
+    uint64_t t = now_mono();
+    td_out_event((int)parent, t, "fork", line);
+    if (seen_pid(child)) {
+        snprintf(line, sizeof(line), "%d", (int)child);
+        td_tl_process((int)parent, t, "fork", line);
+    }
 }
 
 static void print_exec(pid_t pid, const char *path)
@@ -341,7 +359,9 @@ static void print_exec(pid_t pid, const char *path)
     char line[4200];
     snprintf(line, sizeof(line), "exec'd %s", path);
     td_out_note_pid((int)pid);
-    td_out_event((int)pid, now_mono(), "exec", line);
+    uint64_t t = now_mono();
+    td_out_event((int)pid, t, "exec", line);
+    td_tl_process((int)pid, t, "exec", path);
 }
 
 /* the printer thread: every record and process event, in order */
@@ -496,7 +516,9 @@ static void print_exit(pid_t pid, int status)
     td_stack_forget((int)pid);
     td_names_forget((int)pid);
     td_out_note_pid((int)pid);
-    td_out_event((int)pid, now_mono(), "exit", line);
+    uint64_t t = now_mono();
+    td_out_event((int)pid, t, "exit", line);
+    td_tl_process((int)pid, t, "exit", line);
     td_out_forget((int)pid);
 }
 
@@ -864,11 +886,12 @@ int main(int argc, char **argv)
      * driver release's shim and emulator are in libdir/driver/V */
     td_needs_init(policy, opts.summary, opts.json != NULL, libdir, sizeof(libdir));
     td_out_open(&opts);
+    td_tl_open(&opts);
     banner(opts.nattach ? "" : front_desc); /* -p: nothing is put in front of a running program's libraries */
 
     uint32_t flags = (opts.bounded ? TD_RING_BOUNDED : 0) | (opts.stacks ? TD_RING_STACKS : 0) |
                      (opts.pyframes ? TD_RING_PYFRAMES : 0) | (opts.runtime ? TD_RING_RUNTIME : 0) |
-                     (td_clock_init() ? TD_RING_TSC : 0);
+                     (td_clock_init() ? TD_RING_TSC : 0) | (opts.timeline || opts.summary ? TD_RING_DEVICE : 0);
     uint8_t rmask[sizeof(trace_mask)];
     record_mask(rmask, sizeof(rmask));
     for (int fn = TD_FN__RT_FIRST; fn < TD_FN__COUNT && !opts.runtime; fn++) /* nothing patches them */
@@ -920,6 +943,7 @@ int main(int argc, char **argv)
     td_printer_stop();
     td_nest_flush_all();
     td_fold_flush_all();
+    td_tl_close();
     td_transport_report(opts.quiet);
     td_transport_free();
     memory_limit_report();
