@@ -811,6 +811,39 @@ static void record_mask(uint8_t *mask, size_t n)
 
 /* tdtrace's own accounting against the in-process limit (which the
  * program can get around: it runs in the program) */
+/* --report without --timeline: the timeline goes to a private folder,
+ * removed at the end (and when tdtrace dies) */
+static char report_dir[PATH_MAX], report_tl[PATH_MAX + 32];
+
+static void report_cleanup(void)
+{
+    if (!report_dir[0])
+        return;
+    unlink(report_tl);
+    rmdir(report_dir);
+    report_dir[0] = '\0';
+}
+
+static void report_prepare(struct td_opts *o)
+{
+    struct stat st;
+    if (!o->report)
+        return;
+    if (strcmp(o->report, "-") != 0 && lstat(o->report, &st) == 0)
+        die("cannot create the report '%s': the file exists (tdtrace writes a new file only)", o->report);
+    if (o->timeline)
+        return;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(report_dir, sizeof report_dir, "%s/tdtrace-report-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
+    if (!mkdtemp(report_dir)) {
+        report_dir[0] = '\0';
+        die_errno("--report: cannot make a private folder for the timeline");
+    }
+    snprintf(report_tl, sizeof report_tl, "%s/timeline.json", report_dir);
+    atexit(report_cleanup);
+    o->timeline = report_tl;
+}
+
 static void memory_limit_report(void)
 {
     for (int d = 0; d < TD_MAX_DEVICES; d++) {
@@ -886,6 +919,7 @@ int main(int argc, char **argv)
      * driver release's shim and emulator are in libdir/driver/V */
     td_needs_init(policy, opts.summary, opts.json != NULL, libdir, sizeof(libdir));
     td_out_open(&opts);
+    report_prepare(&opts);
     td_tl_open(&opts);
     banner(opts.nattach ? "" : front_desc); /* -p: nothing is put in front of a running program's libraries */
 
@@ -944,6 +978,9 @@ int main(int argc, char **argv)
     td_nest_flush_all();
     td_fold_flush_all();
     td_tl_close();
+    if (opts.report)
+        td_report_write(opts.timeline, opts.report);
+    report_cleanup();
     td_transport_report(opts.quiet);
     td_transport_free();
     memory_limit_report();

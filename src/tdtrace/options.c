@@ -44,6 +44,9 @@ void td_usage(FILE *f)
 "  --timeline=FILE     also write a timeline of the calls and of the emulated\n"
 "                      device's work to FILE (a new file), Chrome trace event\n"
 "                      JSON for Perfetto or chrome://tracing\n"
+"  --report=FILE       at the end, make the timeline (--timeline's, or one of\n"
+"                      its own that is removed after) into the HTML page FILE\n"
+"                      (a new file; as tdtrace report)\n"
 "  -c                  print a summary of the calls instead of the trace\n"
 "  -C                  print the trace, then the summary\n"
 "  -S SORTBY           sort the summary by time (default), calls, errors,\n"
@@ -162,7 +165,7 @@ static unsigned long long parse_size_opt(const char *s, const char *what)
 
 enum {
     OPT_JSON = 256, OPT_NO_FOLLOW, OPT_ATTACH, OPT_POLICY, OPT_CHECK_POLICY, OPT_POLICY_OPT, OPT_BACKEND, OPT_DRIVER, OPT_EMULATE, OPT_BOUNDED, OPT_PY, OPT_RUNTIME,
-    OPT_BUFSIZE, OPT_DECODE_HANDLES, OPT_DETACH_AFTER, OPT_TIMELINE,
+    OPT_BUFSIZE, OPT_DECODE_HANDLES, OPT_DETACH_AFTER, OPT_TIMELINE, OPT_REPORT,
 };
 
 /* one word of a list, against its accepted spellings: the index, or dies
@@ -259,6 +262,7 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         { "runtime", no_argument, 0, OPT_RUNTIME },
         { "json", required_argument, 0, OPT_JSON },
         { "timeline", required_argument, 0, OPT_TIMELINE },
+        { "report", required_argument, 0, OPT_REPORT },
         { "no-follow", no_argument, 0, OPT_NO_FOLLOW },
         { "attach", required_argument, 0, OPT_ATTACH },
         { "policy", required_argument, 0, OPT_POLICY },
@@ -365,6 +369,11 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
             if (!*optarg)
                 die("invalid --timeline '': a file name is needed");
             o->timeline = optarg;
+            break;
+        case OPT_REPORT:
+            if (!*optarg)
+                die("invalid --report '': a file name is needed");
+            o->report = optarg;
             break;
         case OPT_NO_FOLLOW:
             o->follow = 0;

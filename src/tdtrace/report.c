@@ -122,6 +122,45 @@ static void template_parts(size_t *before, size_t *after)
     *after = (size_t)(at - t) + ml;
 }
 
+void td_report_write(const char *in, const char *out)
+{
+    size_t len, before, after;
+    template_parts(&before, &after);
+    char *buf = read_input(in, &len);
+    char why[512];
+    struct td_tl_stats st;
+    if (td_tl_check(buf, len, &st, why, sizeof(why)) < 0) {
+        /* a run tdtrace could not finish (SIGKILL) leaves its file without
+         * its closing lines: the page shows what came before the cut */
+        char why2[512];
+        size_t tl = st.cut_at ? strlen(st.cut_tail) : 0;
+        char *fixed = st.cut_at ? realloc(buf, st.cut_at + tl) : NULL;
+        if (!fixed)
+            die("report: '%s': %s", in, why);
+        buf = fixed;
+        memcpy(buf + st.cut_at, st.cut_tail, tl);
+        len = st.cut_at + tl;
+        if (td_tl_check(buf, len, &st, why2, sizeof(why2)) < 0)
+            die("report: '%s': %s", in, why);
+        warn_msg("report: '%s' ends early (%s): the page shows the %zu whole events before the cut", in, why,
+                 st.events);
+    }
+
+    struct sink s;
+    open_output(&s, out);
+    put(&s, td_report_html, before);
+    static char chunk[1 << 16];
+    for (size_t i = 0; i < len;) {
+        size_t used, n = td_script_escape(buf + i, len - i, &used, chunk, sizeof(chunk));
+        put(&s, chunk, n);
+        i += used;
+    }
+    put(&s, td_report_html + after, td_report_html_len - after);
+    if (s.created && close(s.fd) < 0)
+        sink_fail(&s);
+    free(buf);
+}
+
 int td_report_main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -168,41 +207,7 @@ int td_report_main(int argc, char **argv)
         out = defout;
     }
 
-    size_t len, before, after;
-    template_parts(&before, &after);
-    char *buf = read_input(in, &len);
-    char why[512];
-    struct td_tl_stats st;
-    if (td_tl_check(buf, len, &st, why, sizeof(why)) < 0) {
-        /* a run tdtrace could not finish (SIGKILL) leaves its file without
-         * its closing lines: the page shows what came before the cut */
-        char why2[512];
-        size_t tl = st.cut_at ? strlen(st.cut_tail) : 0;
-        char *fixed = st.cut_at ? realloc(buf, st.cut_at + tl) : NULL;
-        if (!fixed)
-            die("report: '%s': %s", in, why);
-        buf = fixed;
-        memcpy(buf + st.cut_at, st.cut_tail, tl);
-        len = st.cut_at + tl;
-        if (td_tl_check(buf, len, &st, why2, sizeof(why2)) < 0)
-            die("report: '%s': %s", in, why);
-        warn_msg("report: '%s' ends early (%s): the page shows the %zu whole events before the cut", in, why,
-                 st.events);
-    }
-
-    struct sink s;
-    open_output(&s, out);
-    put(&s, td_report_html, before);
-    static char chunk[1 << 16];
-    for (size_t i = 0; i < len;) {
-        size_t used, n = td_script_escape(buf + i, len - i, &used, chunk, sizeof(chunk));
-        put(&s, chunk, n);
-        i += used;
-    }
-    put(&s, td_report_html + after, td_report_html_len - after);
-    if (s.created && close(s.fd) < 0)
-        sink_fail(&s);
-    free(buf);
+    td_report_write(in, out);
     free(defout);
     return 0;
 }

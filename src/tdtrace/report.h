@@ -18,5 +18,8 @@ extern const size_t td_report_html_len;
 
 /* tdtrace report ARGS (argv[0] is "report"): the exit status */
 int td_report_main(int argc, char **argv);
+/* The page of the timeline file in (checked) written to out (a new file,
+ * or "-": standard output); dies with the reason when it cannot. */
+void td_report_write(const char *in, const char *out);
 
 #endif

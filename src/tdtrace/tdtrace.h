@@ -47,6 +47,7 @@ struct td_opts {
     int ncolumns;
     const char *json;       /* --json=FILE or - */
     const char *timeline;   /* --timeline=FILE */
+    const char *report;     /* --report=FILE */
     int stacks;             /* -k */
     int pyframes;           /* --py */
     int runtime;            /* --runtime: the CUDA runtime's calls too, driver calls nested */

@@ -107,6 +107,37 @@ else
     bad "report without -o writes TIMELINE.html" "" "$out/dflt.log"
 fi
 
+# ---- tdtrace --report=FILE: the page at the end of a traced run --------
+prog="$root/$BUILD/e2e/basic"
+if [ -x "$prog" ]; then
+    priv="$out/tmpdir"; rm -rf "$priv" "$out/run1.html" "$out/run2.html" "$out/run2.json" "$out/run2b.html" "$out/ran"
+    mkdir -p "$priv"
+    # alone: its own timeline, in a private folder that is gone afterwards
+    if TMPDIR="$priv" "$tdtrace" --emulate -q -o /dev/null --report="$out/run1.html" -- "$prog" > "$out/run1.log" 2>&1 &&
+       [ "$(stat -c %a "$out/run1.html" 2>/dev/null)" = 600 ] && grep -q '"name":"cuMemAlloc_v2"' "$out/run1.html" &&
+       [ -z "$(ls -A "$priv")" ]; then
+        ok "--report: the page of the run, its private timeline removed"
+    else
+        { cat "$out/run1.log"; ls -la "$priv"; } > "$out/run1.why" 2>&1; bad "--report: the page of the run" "" "$out/run1.why"
+    fi
+    # with --timeline: that timeline is kept, and the page is what tdtrace report makes of it
+    if "$tdtrace" --emulate -q -o /dev/null --timeline="$out/run2.json" --report="$out/run2.html" -- "$prog" > "$out/run2.log" 2>&1 &&
+       "$tdtrace" report "$out/run2.json" -o "$out/run2b.html" >> "$out/run2.log" 2>&1 && cmp -s "$out/run2.html" "$out/run2b.html"; then
+        ok "--report with --timeline: the same page as tdtrace report of the timeline"
+    else
+        bad "--report with --timeline" "" "$out/run2.log"
+    fi
+    # a page that exists already is refused before the program starts
+    if ! "$tdtrace" --emulate -q --report="$out/run1.html" -- touch "$out/ran" > "$out/run3.log" 2>&1 &&
+       [ ! -e "$out/ran" ] && grep -q "cannot create the report .*the file exists" "$out/run3.log"; then
+        ok "--report: an existing page is refused, the program not started"
+    else
+        bad "--report: an existing page is refused" "" "$out/run3.log"
+    fi
+else
+    bad "--report" "$prog missing (make BUILD=$BUILD e2e)"
+fi
+
 # ---- refused: bad input, and an output that exists ---------------------
 refuse() { # NAME EXPECTED-MESSAGE ARGS...: must fail with the message, creating nothing
     name=$1; msg=$2; shift 2
