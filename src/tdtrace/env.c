@@ -48,10 +48,11 @@ void td_env_build(const char *libdir, const char *front, const char *sock_name,
     add("TDTRACE_ORIG_LD_LIBRARY_PATH", ldp ? ldp : "");
     if (o->driver)
         add("TDTRACE_DRIVER", o->driver);
-    if (o->runtime) { /* the shim loaded before the runtime's first call (src/rtload) */
+    if (o->runtime) { /* the shim loaded before the runtime's first call (src/rtload), after
+                       * the program's own preloads (a sanitizer's runtime must come first) */
         const char *pre = getenv("LD_PRELOAD");
-        n = snprintf(buf, sizeof(buf), "%s/libtdruntime.so%s%s", libdir, pre && *pre ? ":" : "",
-                     pre && *pre ? pre : "");
+        n = snprintf(buf, sizeof(buf), "%s%s%s/libtdruntime.so", pre && *pre ? pre : "", pre && *pre ? ":" : "",
+                     libdir);
         if (n < 0 || (size_t)n >= sizeof(buf))
             die("LD_PRELOAD is too long (%zu bytes) to add tdtrace's library", pre ? strlen(pre) : 0);
         add("LD_PRELOAD", buf);

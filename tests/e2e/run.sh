@@ -320,13 +320,8 @@ PY
 }
 
 # a sanitized shim in an interpreter built without: its runtime goes first
-# (tdtrace passes LD_PRELOAD on to the program); prints the library, or nothing
-san_preload() {
-    case " ${EXTRA_CFLAGS:-} " in
-    *sanitize=address*) ${CC:-cc} -print-file-name=libasan.so ;;
-    *sanitize=thread*) ${CC:-cc} -print-file-name=libtsan.so ;;
-    esac
-}
+# (tdtrace passes LD_PRELOAD on to the program): san_preload
+. "$top/tests/san-env.sh"
 
 run_driver() {
     # the demo's needs report (-C): its newest entry point is CUDA 12.8's

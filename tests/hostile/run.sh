@@ -15,6 +15,7 @@ chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 ulimit -c 0
 . tests/nvcc-env.sh   # GLIBC_TUNABLES for a TSan build
+. tests/san-env.sh    # san_preload
 pass=0 fail=0 skip=0
 
 report() { # name ok|skip|fail [detail-file]
@@ -52,7 +53,8 @@ check "forged Python frames: offsets, NULs, counts, groups, lengths checked" "$w
 # 1. forged nesting (--runtime): the good pair in order, indented; each lie refused and
 #    counted; 5000 calls under a runtime call that never comes and a runtime call whose
 #    parent never comes all printed, none waited for
-tt -q --runtime -o "$work/nest.trace" -- "$H" forge-nest > "$work/nest.want" 2> "$work/nest.err"
+san=$(san_preload) # --runtime preloads libtdruntime.so: a sanitizer's runtime goes before it
+LD_PRELOAD=$san tt -q --runtime -o "$work/nest.trace" -- "$H" forge-nest > "$work/nest.want" 2> "$work/nest.err"
 rc=$?
 { echo "rc=$rc"; cat "$work/nest.err"; head -n 20 "$work/nest.trace"; } > "$work/nest.log"
 check "forged nesting: ids, depths, lengths checked; missing parents not waited for" "$work/nest.log" \

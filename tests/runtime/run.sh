@@ -19,6 +19,8 @@ tdtrace="$root/$BUILD/bin/tdtrace"
 out="$root/$BUILD/tests/runtime"
 pass=0; fail=0; skip=0
 . "$here/../nvcc-env.sh"
+. "$here/../san-env.sh"
+san=$(san_preload) # --runtime preloads libtdruntime.so: a sanitizer's runtime goes before it
 why=""
 if [ -z "$NVCC" ] || [ ! -x "$NVCC" ]; then
     why="nvcc not found (no CUDA toolkit on PATH or in /usr/local/cuda; set TD_NVCC=...)"
@@ -47,7 +49,8 @@ fi
 # trace NAME PROG OPTIONS...: the trace in $out/NAME.trace, the program's output in NAME.out
 trace() {
     name=$1; prog=$2; shift 2
-    LD_LIBRARY_PATH="$cudalib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    env LD_LIBRARY_PATH="$cudalib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ${san:+LD_PRELOAD=$san} \
+        ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
         $tmo "$tdtrace" --backend=emulate -o "$out/$name.trace" "$@" -- "$out/$prog" >"$out/$name.out" 2>"$out/$name.err"
 }
 
