@@ -346,7 +346,7 @@ unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)
 e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" tests/e2e/run.sh
-	@BUILD=$(BUILD) tests/hostile/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" tests/hostile/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" tests/attach/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/emu/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/cudart/run.sh
