@@ -49,10 +49,10 @@ GEN_OUT := $(GEN)/cuda_enums.h $(GEN)/td_api.h $(GEN)/td_xlat.h $(GEN)/td_xlat.c
 $(BUILD)/apigen: tools/apigen.c src/api/apiparse.c src/api/apiparse.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -o $@ tools/apigen.c src/api/apiparse.c
-$(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/exptab.api src/api/cudart.api src/api/types.def src/api/structs.api $(XLAT_IN) \
+$(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/exptab.api src/api/cudart.api src/api/libs.api src/api/types.def src/api/structs.api $(XLAT_IN) \
                tools/gen-errnos.sh
 	@mkdir -p $(GEN)
-	@echo "  GEN     $(GEN)"; $(BUILD)/apigen $(GEN) src/api/cuda.api src/api/exptab.api src/api/cudart.api src/api/types.def src/api/structs.api $(XLAT_IN)
+	@echo "  GEN     $(GEN)"; $(BUILD)/apigen $(GEN) src/api/cuda.api src/api/exptab.api src/api/cudart.api src/api/libs.api src/api/types.def src/api/structs.api $(XLAT_IN)
 	@tools/gen-errnos.sh $(CC) $(CPPFLAGS) > $(GEN)/td_errnos.def.tmp && mv $(GEN)/td_errnos.def.tmp $(GEN)/td_errnos.def
 	@touch $@
 $(GEN_OUT): $(GEN)/.stamp
@@ -146,8 +146,8 @@ $(AUDIT_SO): $(AUDIT_OBJ)
 # sanitizers (a preloaded library must not need their runtime first) from
 # its own sources plus the ELF reader of src/patch.
 RTLOAD_SO := $(LIBDIR)/libtdruntime.so
-RTLOAD_SRC := $(wildcard src/rtload/*.c) src/patch/elfsym.c src/patch/perr.c
-$(RTLOAD_SO): $(RTLOAD_SRC) src/patch/elfsym.h src/patch/patch.h
+RTLOAD_SRC := $(wildcard src/rtload/*.c) src/patch/elfsym.c src/patch/perr.c src/common/libmatch.c
+$(RTLOAD_SO): $(RTLOAD_SRC) src/patch/elfsym.h src/patch/patch.h src/common/libmatch.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(call NOSAN,$(CFLAGS)) -shared -Wl,-z,defs $(call NOSAN,$(LDFLAGS)) -o $@ $(RTLOAD_SRC) -lelf -ldl
 $(TDTRACE): $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* apigen: generate C from the declarative API tables at build time.
  *
- *   apigen OUTDIR src/api/cuda.api src/api/exptab.api src/api/cudart.api src/api/types.def src/api/structs.api src/xlat/A.in ...
+ *   apigen OUTDIR src/api/cuda.api src/api/exptab.api src/api/cudart.api src/api/libs.api src/api/types.def src/api/structs.api src/xlat/A.in ...
  *
  * writes, in OUTDIR:
  *   cuda_enums.h     every enum / flag set of src/xlat as C declarations
@@ -37,7 +37,8 @@
 static struct ap_fn fns[MAX_FNS];
 static int nfns;
 static int nentry; /* fns[0..nentry) are exported entry points; then export-table slots */
-static int nrt;    /* fns[nrt..nfns) are the CUDA runtime's functions (cudart.api) */
+static int nrt;    /* fns[nrt..nlib) are the CUDA runtime's functions (cudart.api) */
+static int nlib;   /* fns[nlib..nfns) are other libraries' functions (libs.api, -e lib=) */
 
 /* TD_FN_ identifier of a name: TABLE.slot becomes TABLE_slot */
 static const char *ident(const char *name)
@@ -380,6 +381,8 @@ static void gen_api_h(const char *dir)
     fprintf(f, "#define TD_FN__ENTRY_POINTS %d\n", nentry);
     fprintf(f, "/* ids from this one on are the CUDA runtime's functions (src/api/cudart.api) */\n");
     fprintf(f, "#define TD_FN__RT_FIRST %d\n", nrt);
+    fprintf(f, "/* ids from this one on are other libraries' functions (src/api/libs.api, -e lib=) */\n");
+    fprintf(f, "#define TD_FN__LIB_FIRST %d\n", nlib);
     fprintf(f, "/* the newest cuGetProcAddress ABI version of the table: the driver it describes */\n");
     fprintf(f, "#define TD_API_NEWEST %d\n\n", newest_version());
     fprintf(f, "#ifndef TD_API\n#define TD_API\n#endif\n");
@@ -1174,7 +1177,7 @@ static void gen_rt_wrappers(const char *dir)
 {
     FILE *f = out_file(dir, "shim_rt_wrappers.c");
     fprintf(f, "#include \"shim.h\"\n#include \"tdtrace/cudart.h\"\n\n");
-    for (int i = nrt; i < nfns; i++) {
+    for (int i = nrt; i < nlib; i++) {
         const struct ap_fn *fn = &fns[i];
         fprintf(f, "static cudaError_t td_rtw_%s(", fn->name);
         print_params(f, fn, 1);
@@ -1200,8 +1203,8 @@ static void gen_rt_wrappers(const char *dir)
         fprintf(f, ") : cudaErrorNotSupported;\n");
         fprintf(f, "    td_rt_pop(&c);\n    td_leave(&c, a, (CUresult)r);\n    return r;\n}\n\n");
     }
-    fprintf(f, "void *const td_rt_wrappers[TD_FN__COUNT - TD_FN__RT_FIRST] = {\n");
-    for (int i = nrt; i < nfns; i++)
+    fprintf(f, "void *const td_rt_wrappers[TD_FN__LIB_FIRST - TD_FN__RT_FIRST] = {\n");
+    for (int i = nrt; i < nlib; i++)
         fprintf(f, "    [TD_FN_%s - TD_FN__RT_FIRST] = (void *)td_rtw_%s,\n", fns[i].name, fns[i].name);
     fprintf(f, "};\n");
     close_out(f);
@@ -1271,8 +1274,8 @@ static void gen_drv(const char *dir)
 
 int main(int argc, char **argv)
 {
-    if (argc < 7)
-        fail("usage: apigen OUTDIR API EXPTAB CUDART TYPES STRUCTS XLAT...");
+    if (argc < 8)
+        fail("usage: apigen OUTDIR API EXPTAB CUDART LIBS TYPES STRUCTS XLAT...");
     load_api(argv[2]);
     nentry = nfns;
     for (int i = 0; i < nentry; i++)
@@ -1291,10 +1294,15 @@ int main(int argc, char **argv)
                  fns[i].name, argv[4]);
         fns[i].ret = AP_RET_CUDART;
     }
-    load_types(argv[5]);
-    for (int i = 7; i < argc; i++)
+    nlib = nfns;
+    load_api(argv[5]);
+    for (int i = nlib; i < nfns; i++)
+        if (fns[i].nversions || strcmp(fns[i].family, "library") != 0)
+            fail("%s: %s holds library functions of class library first, without versions", fns[i].name, argv[5]);
+    load_types(argv[6]);
+    for (int i = 8; i < argc; i++)
         load_xlat(argv[i]);
-    load_structs(argv[6]);
+    load_structs(argv[7]);
     gen_enums(argv[1]);
     gen_api_h(argv[1]);
     gen_xlat(argv[1]);

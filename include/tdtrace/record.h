@@ -146,6 +146,20 @@ enum td_item_kind {
                         * struct td_pyitem, td_pyrecframe[n], then the strings */
     TD_IT_NEST = 9,   /* --runtime, arg 0: where the call sits among the CUDA runtime calls
                        * in progress on its thread (struct td_nest) */
+    TD_IT_LIB = 10,   /* -e lib=, arg 0: a library function's call (ids from TD_FN__LIB_FIRST):
+                       * struct td_libcall, then its strings */
+};
+
+/* TD_IT_LIB: the library (its file's name), the function's name (only for
+ * LIB.call, a function src/api/libs.api does not describe; empty
+ * otherwise), and what a tdtrace host library says it ran for the call
+ * (docs/hostlib.md; empty: nothing said). The strings follow the header
+ * one after the other, without NULs; each at most TD_STR_MAX bytes of
+ * printable ASCII. A library call's record always has one, and a nest
+ * item (it nests as a runtime call does). */
+struct td_libcall {
+    uint16_t lib_len, fn_len, host_len;
+    uint16_t pad;
 };
 
 /* TD_IT_NEST. A runtime call's record (a function of src/api/cudart.api)

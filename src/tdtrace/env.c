@@ -48,7 +48,11 @@ void td_env_build(const char *libdir, const char *front, const char *sock_name,
     add("TDTRACE_ORIG_LD_LIBRARY_PATH", ldp ? ldp : "");
     if (o->driver)
         add("TDTRACE_DRIVER", o->driver);
-    if (o->runtime) { /* the shim loaded before the runtime's first call (src/rtload) */
+    if (o->runtime)
+        add("TDTRACE_RUNTIME", "1");
+    if (o->libs)
+        add("TDTRACE_LIBS", o->libs);
+    if (o->runtime || o->libs) { /* the shim loaded before the runtime's or library's first call (src/rtload) */
         const char *pre = getenv("LD_PRELOAD");
         n = snprintf(buf, sizeof(buf), "%s/libtdruntime.so%s%s", libdir, pre && *pre ? ":" : "",
                      pre && *pre ? pre : "");

@@ -367,7 +367,7 @@ static void print_event(const struct td_pev *ev, const void *data)
         on_hello(rec, ev->len);
     else if (TD_REC_TYPE(rec->word) == TD_REC_EVENT)
         on_event(rec, ev->len);
-    else if (opts.runtime)
+    else if (opts.runtime || opts.libs)
         td_nest_record(rec, ev->len);
     else
         on_call(rec, ev->len);
@@ -866,7 +866,9 @@ int main(int argc, char **argv)
                      (td_clock_init() ? TD_RING_TSC : 0);
     uint8_t rmask[sizeof(trace_mask)];
     record_mask(rmask, sizeof(rmask));
-    for (int fn = TD_FN__RT_FIRST; fn < TD_FN__COUNT && !opts.runtime; fn++) /* nothing patches them */
+    for (int fn = TD_FN__RT_FIRST; fn < TD_FN__LIB_FIRST && !opts.runtime; fn++) /* nothing patches them */
+        rmask[fn >> 3] &= (uint8_t)~(1u << (fn & 7));
+    for (int fn = TD_FN__LIB_FIRST; fn < TD_FN__COUNT && !opts.libs; fn++)
         rmask[fn >> 3] &= (uint8_t)~(1u << (fn & 7));
     size_t plen;
     char *ptext = policy_text(&plen);

@@ -49,6 +49,7 @@ struct td_opts {
     int stacks;             /* -k */
     int pyframes;           /* --py */
     int runtime;            /* --runtime: the CUDA runtime's calls too, driver calls nested */
+    const char *libs;       /* -e lib=: the patterns, joined by ':' (TDTRACE_LIBS), or NULL */
     const char *trace_expr; /* -e trace= (last one given) */
     const char *abbrev_expr, *verbose_expr, *raw_expr; /* -e abbrev=, verbose=, raw= */
     int status;             /* -e status= mask; 0 = all */
@@ -112,6 +113,13 @@ size_t td_rec_args_end(const struct td_rec *rec);
 /* the record's TD_IT_NEST item (a checked record: well formed): 1 and *n
  * filled, 0 when it has none */
 int td_rec_nest(const struct td_rec *rec, uint32_t len, struct td_nest *n);
+/* -e lib=: a library call's names (TD_IT_LIB, checked by td_rec_check):
+ * 1 and *v filled (the strings are not NUL-terminated), or 0 */
+struct td_libview {
+    const char *lib, *fn, *host;
+    unsigned lib_len, fn_len, host_len;
+};
+int td_rec_lib(const struct td_rec *rec, uint32_t len, struct td_libview *v);
 const struct td_item *td_rec_kparams(const struct td_rec *rec, uint32_t len, int arg, struct td_kparams *h);
 /* --py: a call's Python frames (TD_IT_PYFRAMES), innermost first; every
  * string a NUL-terminated one inside str */
