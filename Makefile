@@ -42,7 +42,7 @@ all: tdtrace emu shim audit hostlib jit examples tests
 .PHONY: all tdtrace emu shim audit hostlib jit examples tests check check-layers check-spdx check-tsan test unit e2e bench install clean gen demo fuzz-smoke
 
 # ---- generated code ---------------------------------------------------
-XLAT_IN := $(sort $(wildcard src/xlat/*.in))
+XLAT_IN := $(sort $(wildcard src/xlat/*.in)) $(sort $(wildcard src/xlat/lib/*.in))
 GEN_OUT := $(GEN)/cuda_enums.h $(GEN)/td_api.h $(GEN)/td_xlat.h $(GEN)/td_xlat.c \
            $(GEN)/td_api_table.c $(GEN)/td_api_roles.c $(GEN)/td_structs.h $(GEN)/td_structs.c \
            $(GEN)/td_structs_check.c $(GEN)/shim_wrappers.c $(GEN)/shim_rt_wrappers.c $(GEN)/emu_stubs.c $(GEN)/td_errnos.def

@@ -64,6 +64,7 @@ static int ntypes;
 struct xlat {
     char name[AP_NAME];
     int flags;
+    int lib;   /* src/xlat/lib: another library's enum (its own header declares it) */
     int n;
     struct ap_xlat_row *rows;
 };
@@ -166,6 +167,7 @@ static void load_xlat(const char *path)
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     snprintf(x->name, sizeof(x->name), "%.*s", (int)strcspn(base, "."), base);
+    x->lib = strstr(path, "xlat/lib/") != NULL;
     FILE *f = open_in(path);
     char line[1024], err[256];
     int lineno = 0, cap = 0;
@@ -257,6 +259,8 @@ static void gen_enums(const char *dir)
     fprintf(f, "#ifndef TD_CUDA_ENUMS_H\n#define TD_CUDA_ENUMS_H\n");
     for (int i = 0; i < nxlats; i++) {
         const struct xlat *x = &xlats[i];
+        if (x->lib)
+            continue; /* declared by the library's own header */
         if (is_flagsxlat_define(x)) {
             for (int j = 0; j < x->n; j++)
                 fprintf(f, "#define %s 0x%llx\n", x->rows[j].name, x->rows[j].value);
@@ -1027,7 +1031,7 @@ static void gen_table(const char *dir)
         char base[AP_NAME];
         int pt;
         ap_base_name(fn->name, base, sizeof(base), &pt);
-        static const char *rets[] = { "TD_RET_RESULT", "TD_RET_VOID", "TD_RET_U32", "TD_RET_CUDART" };
+        static const char *rets[] = { "TD_RET_RESULT", "TD_RET_VOID", "TD_RET_U32", "TD_RET_CUDART", "TD_RET_XLAT" };
         int kparams = -1, kfunc = -1;
         for (int j = 0; j < fn->nparams; j++)
             if (is_kparams(&fn->params[j]))
@@ -1042,10 +1046,10 @@ static void gen_table(const char *dir)
             deref |= param_info(fn, j).sid != 0;
         fprintf(f, "    [TD_FN_%s] = { \"%s\", \"%s\", TD_FAM_%s, %d, %s, %d, %d, %d, ", ident(fn->name), fn->name,
                 base, fn->family, fn->nparams, rets[fn->ret], deref, kfunc, kparams);
-        if (fn->nparams)
-            fprintf(f, "p_%s },\n", ident(fn->name));
-        else
-            fprintf(f, "0 },\n");
+        if (fn->ret == AP_RET_XLAT && !find_xlat(fn->ret_xlat))
+            fail("%s: returns %s, which is not an enum of src/xlat", fn->name, fn->ret_xlat);
+        fprintf(f, "%s%s, TD_X_%s },\n", fn->nparams ? "p_" : "0", fn->nparams ? ident(fn->name) : "",
+                fn->ret == AP_RET_XLAT ? fn->ret_xlat : "NONE");
     }
     fprintf(f, "};\n\n");
 

@@ -39,7 +39,7 @@
 #define TD_CTL_MAGIC    0x316c746374647454ULL   /* "Ttdtctl1" */
 #define TD_RING_HDR     4096u
 #define TD_RING_MAXREC  4096u      /* no record is longer */
-#define TD_MAX_ARGS     16
+#define TD_MAX_ARGS     20   /* cublasGemmEx has 19 */
 #define TD_STR_MAX      256        /* bytes of a string kept in a record */
 #define TD_MAX_FRAMES   32         /* -k: return addresses kept */
 #define TD_MAX_DEVICES  64

@@ -742,6 +742,10 @@ void td_print_call(struct tp *p, const struct td_rec *rec, uint32_t len, const s
         tp_call_end(p, r, td_xlat_name(TD_X_cudaError_t, r));
         return;
     }
+    if (info->ret == TD_RET_XLAT) { /* a library's status (libs.api) */
+        tp_call_end(p, r, td_xlat_name(info->ret_xlat, r));
+        return;
+    }
     tp_call_end(p, r, td_result_name(r));
     if (d->explain && r != 0) {
         const char *text = td_xlat_text(TD_X_CUresult, r);
