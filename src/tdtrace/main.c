@@ -189,7 +189,10 @@ static void fold_line(int pid, uint64_t t, const char *text)
 /* -e trace= and -e status= show it */
 static int call_shown(const struct td_rec *rec, uint32_t len)
 {
-    int failed = rec->result != 0 && !td_is_probe(rec, len);
+    int failed = rec->result != 0 && !td_is_probe(rec, len) && rec->fn != TD_FN_LIB_call;
+    struct td_libview lv;
+    if (rec->fn == TD_FN_LIB_call && td_rec_lib(rec, len, &lv) && !td_trace_lib_shown(lv.fn, lv.fn_len))
+        return 0;
     return td_mask_has(trace_mask, rec->fn) &&
            (!opts.status || (opts.status & (failed ? TD_STATUS_FAILED : TD_STATUS_SUCCESSFUL)));
 }
@@ -830,9 +833,11 @@ int main(int argc, char **argv)
     char err[256];
     if (!opts.trace_expr)
         opts.trace_expr = td_policy_trace(policy);
+    td_trace_lib_names(opts.libs != NULL);
     if (td_trace_set(opts.trace_expr ? opts.trace_expr : "all", trace_mask, trace_named,
                      sizeof(trace_mask), err, sizeof(err)) < 0)
         die("-e trace: %s", err);
+    td_trace_lib_names(0);
     static const struct { const char *q, *dflt; uint8_t *mask; } sets[] = {
         { "abbrev", "all", abbrev_mask }, { "verbose", "all", verbose_mask }, { "raw", "none", raw_mask },
     };

@@ -76,6 +76,11 @@ void td_profiles_list_if_asked(const struct td_opts *o);
  * not NULL: the functions the set names itself (by name, class or regex;
  * "all" names every one; what only a negation selects is not named).
  * 0, or -1 with a message ("did you mean" for a misspelt name) */
+/* -e lib=: td_trace_set on -e trace= takes names the API table lacks as
+ * library functions' (LIB.call records, chosen by the name they carry) */
+void td_trace_lib_names(int on);
+/* a LIB.call record of this function is shown by -e trace= */
+int td_trace_lib_shown(const char *name, size_t n);
 int td_trace_set(const char *expr, uint8_t *mask, uint8_t *named, size_t masklen, char *err,
                  size_t errlen);
 static inline int td_mask_has(const uint8_t *mask, int fn)
