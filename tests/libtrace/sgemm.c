@@ -25,6 +25,11 @@ int main(void)
         printf("device memory failed\n");
         return 1;
     }
+    int version = 0; /* a function src/api/libs.api does not describe */
+    if (cublasGetVersion_v2(h, &version) != CUBLAS_STATUS_SUCCESS) {
+        printf("cublasGetVersion_v2 failed\n");
+        return 1;
+    }
     const float one = 1, zero = 0;
     cublasStatus_t r = cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, (const float *)(uintptr_t)dA, 2,
                                       (const float *)(uintptr_t)dB, 2, &zero, (float *)(uintptr_t)dC, 2);
