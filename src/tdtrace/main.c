@@ -851,6 +851,8 @@ int main(int argc, char **argv)
     char libdir[PATH_MAX];
     find_libdir(libdir, sizeof(libdir));
     char *path = opts.nattach ? NULL : resolve_command(opts.cmd[0]);
+    if (opts.nattach && opts.libs)
+        die("cannot attach with -e lib=: libraries are traced only in programs tdtrace starts (docs/library-tracing.md)");
     for (int i = 0; i < opts.nattach; i++) { /* every refusal before anything is done */
         char why[600];
         if (td_attach_check(opts.attach[i], why, sizeof(why)) < 0)

@@ -226,6 +226,8 @@ static void lib_pattern(struct td_opts *o, const char *arg)
 {
     static char buf[2048];
     size_t n = strlen(buf);
+    if (!*arg)
+        die("invalid -e lib='': each pattern a glob of 1 to 255 characters without ':'");
     for (const char *p = arg; *p;) {
         size_t k = strcspn(p, ",");
         if (!k || memchr(p, ':', k) || k > 255)

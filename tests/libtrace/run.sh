@@ -155,5 +155,16 @@ else
     bad "$t" "" "$out/nccl.trace"
 fi
 
+# ---- refusals ------------------------------------------------------------------------
+t="refusals"
+if ! "$tdtrace" -e 'lib=a:b' -- true >"$out/r1.err" 2>&1 && grep -q "invalid -e lib='a:b'" "$out/r1.err" &&
+   ! "$tdtrace" -e 'lib=' -- true >"$out/r2.err" 2>&1 && grep -q "invalid -e lib=''" "$out/r2.err" &&
+   ! "$tdtrace" -p $$ -e 'lib=x*' >"$out/r3.err" 2>&1 && grep -q "cannot attach with -e lib=" "$out/r3.err"; then
+    ok "$t"
+else
+    cat "$out/r1.err" "$out/r2.err" "$out/r3.err" > "$out/r.err" 2>/dev/null
+    bad "$t" "" "$out/r.err"
+fi
+
 echo "libtrace: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
