@@ -80,6 +80,8 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
     void *h = real_dlopen(file, mode);
     if (!h || !getenv("TDTRACE_LIBS") || !getenv("TDTRACE_SOCK"))
         return h;
+    if (!shim) /* loaded already (the program links libcuda.so.1, or the runtime opened it)? */
+        shim = real_dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
     if (!shim) {
         if (has_lib()) /* its start patches what matches */
             shim = real_dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);

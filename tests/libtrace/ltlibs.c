@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Two small libraries for tests/libtrace/run.sh, built from this one file:
  * -DLT_INNER gives libltinner.so (lt_inner asks the driver its version),
- * else libltouter.so (lt_outer calls lt_inner), and -DLT_MAIN the program
- * that calls lt_outer. Traced with -e lib=liblt*, none of them described
+ * else libltouter.so (lt_outer calls lt_inner), -DLT_MAIN the program
+ * that calls lt_outer, -DLT_DLOPEN one linked with the driver that opens
+ * libltouter.so with dlopen. Traced with -e lib=liblt*, none of them described
  * in src/api/libs.api: lt_outer's line, lt_inner's nested beneath it and
  * cuDriverGetVersion beneath that. */
 #include <stdio.h>
@@ -23,6 +24,26 @@ int main(void)
     int r = lt_outer(5);
     printf("lt_outer(5) = %d\n", r);
     return r == 7 ? 0 : 1;
+}
+#elif defined(LT_DLOPEN)
+/* linked with the driver (the shim is there from the start), then
+ * libltouter.so opened with dlopen: its functions are traced from then on */
+#include <dlfcn.h>
+#include "cuda.h"
+#include "td_api.h"
+int main(int argc, char **argv)
+{
+    if (argc < 2 || cuInit(0) != CUDA_SUCCESS)
+        return 2;
+    void *h = dlopen(argv[1], RTLD_NOW);
+    int (*outer)(int) = h ? (int (*)(int))dlsym(h, "lt_outer") : NULL;
+    if (!outer) {
+        printf("dlopen: %s\n", dlerror());
+        return 1;
+    }
+    int r = outer(40);
+    printf("lt_outer(40) = %d\n", r);
+    return r == 42 ? 0 : 1;
 }
 #else
 int lt_inner(int x);

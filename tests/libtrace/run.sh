@@ -7,7 +7,8 @@
 #     (cublasGetVersion_v2) by name with its raw registers; JSON (library,
 #     host, parent; the schema holds), -c, -T, -e trace= by name;
 #     nothing of cuBLAS without -e lib=
-#   - ltlibs.c: a library call inside another library's call, nested
+#   - ltlibs.c: a library call inside another library's call, nested; a
+#     library opened by dlopen in a program linked with the driver
 #   - nccl.c: NCCL opened with dlopen, ncclCommInitAll on 2 emulated
 #     devices: the calls by name whatever NCCL returned (skipped without
 #     NCCL: TD_NCCL=path/to/libnccl.so.2)
@@ -135,6 +136,20 @@ if $CC $cflags -fPIC -shared -DLT_INNER -o "$out/libltinner.so" "$here/ltlibs.c"
     fi
 else
     bad "$t (build)" "" "$out/lt.build"
+fi
+
+# ---- a library opened with dlopen by a program that has the shim from its start ----------
+t="dlopen after start"
+if $CC $cflags -DLT_DLOPEN -o "$out/ltdl" "$here/ltlibs.c" -L"$emu" -l:libcuda.so.1 -ldl >"$out/ltdl.build" 2>&1; then
+    if trace ltdl -e 'lib=libltouter*' -- "$out/ltdl" "$out/libltouter.so" && grep -q '^lt_outer(40) = 42' "$out/ltdl.out" &&
+       grep -q '^lt_outer(0x28, .*) = 42$' "$out/ltdl.trace" && grep -q '^  cuDriverGetVersion(&' "$out/ltdl.trace" &&
+       ! grep -q 'lt_inner' "$out/ltdl.trace"; then
+        ok "$t"
+    else
+        bad "$t" "" "$out/ltdl.trace"
+    fi
+else
+    bad "$t (build)" "" "$out/ltdl.build"
 fi
 
 # ---- NCCL ----------------------------------------------------------------------------
