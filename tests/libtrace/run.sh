@@ -7,6 +7,8 @@
 #     (cublasGetVersion_v2) by name with its raw registers; JSON (library,
 #     host, parent; the schema holds), -c, -T, -e trace= by name;
 #     nothing of cuBLAS without -e lib=
+#   - tests/hostlib/mlp.cu (nvcc) with --runtime: both levels, cublasGemmEx
+#     decoded (19 arguments, 13 of them on the stack)
 #   - ltlibs.c: a library call inside another library's call, nested; a
 #     library opened by dlopen in a program linked with the driver
 #   - nccl.c: NCCL opened with dlopen, ncclCommInitAll on 2 emulated
@@ -120,6 +122,24 @@ PY
     else
         bad "$t" "" "$out/off.trace"
     fi
+fi
+
+# ---- with --runtime: tests/hostlib/mlp.cu (nvcc; the toolkit's cuBLAS at link time) ------
+. "$here/../nvcc-env.sh"
+t="--runtime and -e lib="
+if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
+    skp "$t" "nvcc not found (no CUDA toolkit on PATH or in /usr/local/cuda; set TD_NVCC=...)"
+elif [ ! -f "$host/libcublas.so.13" ]; then
+    skp "$t" "$host/libcublas.so.13 was not built (docs/hostlib.md)"
+elif ! "$NVCC" $NVCC_XFLAGS -o "$out/mlp" "$root/tests/hostlib/mlp.cu" -lcublas >"$out/mlp.build" 2>&1; then
+    skp "$t" "$NVCC cannot build tests/hostlib/mlp.cu here: $(head -n 1 "$out/mlp.build")"
+elif trace mlp --runtime -e 'lib=libcublas*' -- "$out/mlp" && grep -q PASS "$out/mlp.out" &&
+     nested "$out/mlp.trace" cudaMalloc cuMemAlloc_v2 &&
+     grep -q '^cublasGemmEx(0x[0-9a-f]*, CUBLAS_OP_N, CUBLAS_OP_N, .*, CUDA_R_32F, .*, CUBLAS_COMPUTE_32F, -1) = CUBLAS_STATUS_SUCCESS \[host: OpenBLAS sgemm\]$' "$out/mlp.trace" &&
+     grep -q '^cublasSetStream_v2(0x[0-9a-f]*, stream#[0-9]*) = CUBLAS_STATUS_SUCCESS$' "$out/mlp.trace"; then
+    ok "$t"
+else
+    bad "$t" "" "$out/mlp.trace"
 fi
 
 # ---- a library call inside another ---------------------------------------------
