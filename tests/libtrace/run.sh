@@ -116,6 +116,24 @@ PY
         bad "$t" "" "$out/f1.trace"
     fi
 
+    # NVIDIA's own cuBLAS and cuBLASLt (the toolkit's; their kernels have no
+    # PTX for the emulated device, so the sgemm fails): cuBLASLt's calls
+    # nested in cublasSgemm_v2, the kernel launch beneath them
+    t="NVIDIA's cuBLAS"
+    cudalib=${CUDA_HOME:-/usr/local/cuda}/lib64
+    if [ ! -f "$cudalib/libcublas.so.13" ] || [ ! -f "$cudalib/libcublasLt.so.13" ]; then
+        skp "$t" "no $cudalib/libcublas.so.13 (the CUDA toolkit is not installed)"
+    elif LD_LIBRARY_PATH="$cudalib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+             trace nv --library=cublas=nvidia,cublaslt=nvidia -e 'lib=libcublas*' -- "$out/sgemm";
+         grep -q '^cublasSgemm_v2(0x[0-9a-f]*, CUBLAS_OP_N, .*) = CUBLAS_STATUS_' "$out/nv.trace" &&
+         nested "$out/nv.trace" cublasSgemm_v2 cublasLtSSSMatmul &&
+         nested "$out/nv.trace" cublasLtSSSMatmul cuLaunchKernel &&
+         grep -q '^    cuLaunchKernel(' "$out/nv.trace"; then
+        ok "$t ($(grep -o '^cublasSgemm_v2(.*' "$out/nv.trace" | sed 's/.*) = //'))"
+    else
+        bad "$t" "" "$out/nv.trace"
+    fi
+
     t="off without -e lib="
     if trace off -- "$out/sgemm" && grep -q '^cuLaunchHostFunc(' "$out/off.trace" && ! grep -q '^ *cublas' "$out/off.trace"; then
         ok "$t"
