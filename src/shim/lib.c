@@ -40,6 +40,9 @@ struct libobj {
     const char *base;                    /* its file name, in path */
     uint64_t bias;
     const char *(*note)(void);           /* a tdtrace host library's tdtrace_host_note, or NULL */
+    uint64_t probe;                      /* a patched entry (0: none), and the bytes written there: */
+    uint8_t probe_bytes[TD_PATCH_MAXLEN];/* gone from it, the library was unloaded and opened again */
+    uint8_t probe_len, gone;
 };
 struct libfn {
     void *orig;        /* runs the original (the patch's trampoline) */
@@ -137,11 +140,22 @@ struct found {
     const char *patterns;
 };
 
+/* patched already: loaded at the same place, and the jump still there (a
+ * library closed and opened again has its original bytes back) */
 static int seen(const char *path, uint64_t bias)
 {
-    for (int i = 0; i < nlibs; i++)
-        if (libs[i].bias == bias && strcmp(libs[i].path, path) == 0)
-            return 1;
+    for (int i = 0; i < nlibs; i++) {
+        struct libobj *l = &libs[i];
+        if (l->gone || l->bias != bias || strcmp(l->path, path) != 0)
+            continue;
+        uint8_t now[TD_PATCH_MAXLEN];
+        if (l->probe && (td_self_read(now, l->probe, l->probe_len) != l->probe_len ||
+                         memcmp(now, l->probe_bytes, l->probe_len) != 0)) {
+            l->gone = 1; /* its stubs stay: a call in flight returns through them */
+            continue;
+        }
+        return 1;
+    }
     return 0;
 }
 
@@ -222,6 +236,12 @@ static int patch_one(const struct td_elf_sym *s, void *arg)
         return 0;
     }
     x->patched++;
+    struct libobj *l = &libs[x->lib];
+    if (!l->probe && p.len <= sizeof(l->probe_bytes)) {
+        l->probe = p.addr;
+        l->probe_len = p.len;
+        memcpy(l->probe_bytes, p.bytes, p.len);
+    }
     return 0;
 }
 
@@ -241,6 +261,8 @@ static void patch_lib(struct td_patcher *pt, unsigned flags, const char *path, u
     const char *b = strrchr(l->path, '/');
     l->base = b ? b + 1 : l->path;
     l->bias = bias;
+    l->probe = 0;
+    l->gone = 0;
     struct td_elf_sym s;
     l->note = td_elf_find_func(e, "tdtrace_host_note", &s, &err) == 0 && s.dynamic
                   ? (const char *(*)(void))(uintptr_t)s.addr

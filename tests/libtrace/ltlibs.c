@@ -3,7 +3,7 @@
  * -DLT_INNER gives libltinner.so (lt_inner asks the driver its version),
  * else libltouter.so (lt_outer calls lt_inner), -DLT_MAIN the program
  * that calls lt_outer, -DLT_DLOPEN one linked with the driver that opens
- * libltouter.so with dlopen. Traced with -e lib=liblt*, none of them described
+ * libltouter.so with dlopen, calls it, closes it, and again. Traced with -e lib=liblt*, none of them described
  * in src/api/libs.api: lt_outer's line, lt_inner's nested beneath it and
  * cuDriverGetVersion beneath that. */
 #include <stdio.h>
@@ -35,15 +35,21 @@ int main(int argc, char **argv)
 {
     if (argc < 2 || cuInit(0) != CUDA_SUCCESS)
         return 2;
-    void *h = dlopen(argv[1], RTLD_NOW);
-    int (*outer)(int) = h ? (int (*)(int))dlsym(h, "lt_outer") : NULL;
-    if (!outer) {
-        printf("dlopen: %s\n", dlerror());
-        return 1;
+    /* twice: opened, called, closed (unloaded), opened again, called */
+    for (int round = 0; round < 2; round++) {
+        void *h = dlopen(argv[1], RTLD_NOW);
+        int (*outer)(int) = h ? (int (*)(int))dlsym(h, "lt_outer") : NULL;
+        if (!outer) {
+            printf("dlopen: %s\n", dlerror());
+            return 1;
+        }
+        int r = outer(40 + round);
+        printf("lt_outer(%d) = %d\n", 40 + round, r);
+        if (r != 42 + round)
+            return 1;
+        dlclose(h);
     }
-    int r = outer(40);
-    printf("lt_outer(40) = %d\n", r);
-    return r == 42 ? 0 : 1;
+    return 0;
 }
 #else
 int lt_inner(int x);

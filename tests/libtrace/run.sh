@@ -10,7 +10,8 @@
 #   - tests/hostlib/mlp.cu (nvcc) with --runtime: both levels, cublasGemmEx
 #     decoded (19 arguments, 13 of them on the stack)
 #   - ltlibs.c: a library call inside another library's call, nested; a
-#     library opened by dlopen in a program linked with the driver
+#     library opened by dlopen in a program linked with the driver, closed
+#     and opened again
 #   - nccl.c: NCCL opened with dlopen, ncclCommInitAll on 2 emulated
 #     devices: the calls by name whatever NCCL returned (skipped without
 #     NCCL: TD_NCCL=path/to/libnccl.so.2)
@@ -177,11 +178,11 @@ else
 fi
 
 # ---- a library opened with dlopen by a program that has the shim from its start ----------
-t="dlopen after start"
+t="dlopen after start, dlclose, dlopen again"
 if $CC $cflags -DLT_DLOPEN -o "$out/ltdl" "$here/ltlibs.c" -L"$emu" -l:libcuda.so.1 -ldl >"$out/ltdl.build" 2>&1; then
-    if trace ltdl -e 'lib=libltouter*' -- "$out/ltdl" "$out/libltouter.so" && grep -q '^lt_outer(40) = 42' "$out/ltdl.out" &&
-       grep -q '^lt_outer(0x28, .*) = 42$' "$out/ltdl.trace" && grep -q '^  cuDriverGetVersion(&' "$out/ltdl.trace" &&
-       ! grep -q 'lt_inner' "$out/ltdl.trace"; then
+    if trace ltdl -e 'lib=libltouter*' -- "$out/ltdl" "$out/libltouter.so" && grep -q '^lt_outer(41) = 43' "$out/ltdl.out" &&
+       grep -q '^lt_outer(0x28, .*) = 42$' "$out/ltdl.trace" && grep -q '^lt_outer(0x29, .*) = 43$' "$out/ltdl.trace" &&
+       [ "$(grep -c '^  cuDriverGetVersion(&' "$out/ltdl.trace")" = 2 ] && ! grep -q 'lt_inner' "$out/ltdl.trace"; then
         ok "$t"
     else
         bad "$t" "" "$out/ltdl.trace"
