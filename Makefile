@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # tdtrace: GNU Make build. `make`, `make check`, `make check-tsan`, `make bench`,
-# `make install PREFIX=DIR [DESTDIR=...]`.
+# `make install PREFIX=DIR [DESTDIR=...]`, `make report-png` (docs/report.png).
 #
 # Sources are picked up by directory, so a new file needs no Makefile edit:
 #   src/common/   shared by every binary (API table, xlat, print layer, ...)
@@ -39,7 +39,7 @@ CFLAGS   += -std=c11 $(WARN) $(OPT) -fPIC -fvisibility=hidden -pthread
 LDFLAGS  += $(OPT) -pthread
 
 all: tdtrace emu shim audit hostlib jit examples tests
-.PHONY: all tdtrace emu shim audit hostlib jit examples tests check check-layers check-spdx check-tsan test unit e2e bench install clean gen demo fuzz-smoke
+.PHONY: all tdtrace emu shim audit hostlib jit examples tests check check-layers check-spdx check-tsan test unit e2e bench install clean gen demo fuzz-smoke report-png
 
 # ---- generated code ---------------------------------------------------
 XLAT_IN := $(sort $(wildcard src/xlat/*.in)) $(sort $(wildcard src/xlat/lib/*.in))
@@ -57,6 +57,13 @@ $(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/exptab.api src/api/cudar
 	@touch $@
 $(GEN_OUT): $(GEN)/.stamp
 gen: $(GEN)/.stamp
+# a file kept as it is (tdtrace report's page) built into a binary as a C array
+$(BUILD)/embed: tools/embed.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O1 -g $(WARN) -o $@ $<
+$(GEN)/report_html.c: src/report/report.html $(BUILD)/embed
+	@mkdir -p $(@D)
+	$(BUILD)/embed td_report_html < $< > $@.tmp && mv $@.tmp $@
 
 # ---- objects ----------------------------------------------------------
 $(BUILD)/obj/%.o: %.c $(GEN)/.stamp
@@ -80,6 +87,8 @@ AUDIT_OBJ  := $(call objs,$(wildcard src/audit/*.c))
 CORE_DIRS  ?= src/tdtrace src/policy src/ioctl
 CORE_OBJ   := $(call objs,$(filter-out src/tdtrace/main.c,$(wildcard $(addsuffix /*.c,$(CORE_DIRS)))))
 MAIN_OBJ   := $(call objs,src/tdtrace/main.c)
+# tdtrace report's page (src/report/report.html), built in as a C array
+CORE_OBJ   += $(BUILD)/obj/gen/report_html.o
 PATCH_OBJ  := $(call objs,$(wildcard src/patch/*.c))
 
 $(BUILD)/libtdcommon.a: $(COMMON_OBJ)
@@ -323,11 +332,15 @@ $(BUILD)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c tests/fuzz/standalone.h $(BUILD)/l
 $(BUILD)/fuzz/fuzz_record: tests/fuzz/fuzz_record.c $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc -Isrc/tdtrace -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libtdcore.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS)
-fuzz-smoke: $(BUILD)/fuzz/fuzz_policy $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/fuzz_elf $(BUILD)/fuzz/fuzz_record
+$(BUILD)/fuzz/fuzz_tlcheck: tests/fuzz/fuzz_tlcheck.c tests/fuzz/standalone.h $(call objs,src/tdtrace/tlcheck.c)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc -DTD_FUZZ_STANDALONE $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(call objs,src/tdtrace/tlcheck.c) $(LDFLAGS)
+fuzz-smoke: $(BUILD)/fuzz/fuzz_policy $(BUILD)/fuzz/fuzz_ptx $(BUILD)/fuzz/fuzz_elf $(BUILD)/fuzz/fuzz_record $(BUILD)/fuzz/fuzz_tlcheck
 	@$(BUILD)/fuzz/fuzz_policy -n 20000 -s 1
 	@$(BUILD)/fuzz/fuzz_record -n 20000 -s 1
 	@$(BUILD)/fuzz/fuzz_ptx -n 2000 -s 1
 	@$(BUILD)/fuzz/fuzz_elf -n 5000 -s 1
+	@$(BUILD)/fuzz/fuzz_tlcheck -n 50000 -s 1
 
 unit: $(UNIT_BIN)
 	@tests/run-unit.sh $(UNIT_BIN)
@@ -347,7 +360,11 @@ e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/jitwrap/run.sh
 	+@BUILD=$(BUILD) SAN=$(SAN) EXTRA_CFLAGS="$(OPT)" sh tests/ioctl/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/pyframes/run.sh
+	@BUILD=$(BUILD) sh tests/report/run.sh
 test: unit fuzz-smoke e2e
+# docs/report.png: tdtrace report's page, drawn by headless Chromium
+report-png: all
+	@BUILD=$(BUILD) sh tools/report-png.sh docs/report.png
 
 # no file calls back into its callers (tools/check-layers.py): the objects
 # of each binary together, generated ones included, so a circle through

@@ -248,6 +248,14 @@ static struct how how_type(const char *t, const char *annot)
     return h;
 }
 
+/* a value passed by value that does not fit the record's 8 bytes (an IPC
+ * handle): the wrapper records all of its bytes, as an input */
+static int by_value_bytes(struct how h)
+{
+    return (strcmp(h.kind, "BLOB") == 0 || strcmp(h.kind, "UUID") == 0) && h.size > 8;
+}
+
+
 static int is_flagsxlat_define(const struct xlat *x)
 {
     return strncmp(x->name, "CU_", 3) == 0;
@@ -1010,7 +1018,7 @@ static void gen_table(const char *dir)
                 h = how_type(p->type, p->xlat);
                 if (strchr(p->type, '*'))
                     h = (struct how){ "PTR", 8, NULL, NULL };
-                if (!strcmp(h.kind, "DIM3")) /* by value: the wrapper records its bytes */
+                if (!strcmp(h.kind, "DIM3") || by_value_bytes(h)) /* by value: the wrapper records its bytes */
                     role = "TD_R_INP";
                 if (strchr(p->type, '*') && p->xlat[0])
                     fail("%s: '%s' is a pointer and cannot take a table", fn->name, p->name);
@@ -1107,7 +1115,7 @@ static const char *to_u64(const struct ap_param *p)
         return "TD_PTR";
     if (strcmp(h.kind, "FLOAT") == 0)
         return "td_f2u";
-    if (strcmp(h.kind, "DIM3") == 0)
+    if (strcmp(h.kind, "DIM3") == 0 || by_value_bytes(h))
         return "TD_ADDR";
     if (strcmp(h.kind, "UUID") == 0 || strcmp(h.kind, "MEMLOC") == 0 || strcmp(h.kind, "BLOB") == 0)
         return "TD_BLOB";

@@ -18,7 +18,21 @@
 
 #define TD_EMU_LISTEN "tdtrace_emu_listen"
 
-enum td_emu_event_kind { TD_EMU_REPORT = 1, TD_EMU_KERNEL = 2, TD_EMU_IMAGE = 3 };
+enum td_emu_event_kind {
+    TD_EMU_REPORT = 1,
+    TD_EMU_KERNEL = 2,
+    TD_EMU_IMAGE = 3,
+    TD_EMU_SUBMIT = 4,  /* work is being queued, on the thread that queues it (inside the
+                         * call that does): the listener writes the call's correlation id
+                         * into *corr_out, 0 when it wants no device times */
+    TD_EMU_OP = 5,      /* work other than a kernel ran on a stream, t_start to t_end */
+};
+
+/* what an operation on a stream is (TD_EMU_OP's op) */
+enum td_emu_op { TD_EMU_OP_KERNEL = 1, TD_EMU_OP_MEMCPY, TD_EMU_OP_MEMSET, TD_EMU_OP_HOST, TD_EMU_OP_EVENT,
+                 TD_EMU_OP_MEMOP };
+/* a copy's direction */
+enum td_emu_dir { TD_EMU_HTOD = 0, TD_EMU_DTOH, TD_EMU_DTOD, TD_EMU_HTOH };
 
 struct td_emu_event {
     uint32_t size;            /* sizeof(struct td_emu_event) of the emulator */
@@ -41,6 +55,14 @@ struct td_emu_event {
     /* IMAGE: an image was loaded; what it needs of a device and a driver */
     int image_cc;             /* the least compute capability that loads it (10 * major + minor; 0: any) */
     int image_isa;            /* the PTX ISA version of the PTX chosen (10 * major + minor; 0: none) */
+    /* KERNEL and OP: where it ran, and which call queued it */
+    uint64_t corr;            /* what the listener answered at SUBMIT (0: nothing) */
+    uint64_t stream;          /* the stream's ordinal in the process: 0 the legacy stream */
+    int device;               /* the device's ordinal */
+    int op;                   /* OP: enum td_emu_op */
+    int dir;                  /* OP, a copy: enum td_emu_dir */
+    uint64_t op_bytes;        /* OP: a copy's or memset's bytes */
+    uint64_t *corr_out;       /* SUBMIT: where the listener answers */
 };
 
 typedef void (*td_emu_listener)(const struct td_emu_event *ev);

@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #define TD_RING_MAGIC   0x3167726474647454ULL   /* "Ttdtrdg1" */
-#define TD_RING_VERSION 3
+#define TD_RING_VERSION 6   /* 6: TD_IT_LIB (-e lib=), calls of up to 20 arguments */
 #define TD_CTL_MAGIC    0x316c746374647454ULL   /* "Ttdtctl1" */
 #define TD_RING_HDR     4096u
 #define TD_RING_MAXREC  4096u      /* no record is longer */
@@ -66,6 +66,9 @@ enum td_event_kind {
                         * TD_IT_EVENT (struct td_ev_image) */
     TD_EV_WARNING = 4, /* the shim's warning (--runtime: what it could not patch, a
                         * stripped executable): TD_IT_TEXT, one line a warning */
+    TD_EV_DEVOP = 5,   /* other work ran on an emulated stream (a copy, a memset, a host
+                        * function, an event record, a memory operation), t_enter to
+                        * t_exit: TD_IT_EVENT (struct td_ev_devop); only with TD_RING_DEVICE */
 
 };
 
@@ -90,8 +93,24 @@ struct td_ev_image {
 struct td_ev_kernel {
     uint32_t grid[3], block[3];
     uint32_t shared;      /* dynamic shared memory, bytes */
-    uint32_t pad;
+    uint32_t device;      /* the device's ordinal (< TD_MAX_DEVICES) */
+    uint64_t stream;      /* the stream's ordinal in the process: 0 the legacy stream
+                           * (< TD_MAX_STREAM) */
+    uint64_t corr;        /* the call that launched it (its TD_IT_CORR); 0: not known */
 };
+
+/* other work that ran on a stream */
+enum td_devop_kind { TD_DOP_MEMCPY = 2, TD_DOP_MEMSET, TD_DOP_HOST, TD_DOP_EVENT, TD_DOP_MEMOP };
+enum td_devop_dir { TD_DIR_HTOD = 0, TD_DIR_DTOH, TD_DIR_DTOD, TD_DIR_HTOH, TD_DIR__COUNT };
+struct td_ev_devop {
+    uint32_t kind;        /* enum td_devop_kind */
+    uint32_t dir;         /* a copy: enum td_devop_dir */
+    uint32_t device;      /* as td_ev_kernel's */
+    uint32_t pad;
+    uint64_t stream, corr;
+    uint64_t bytes;       /* a copy's or a memset's */
+};
+#define TD_MAX_STREAM 1000000u  /* stream ordinals past this are refused (the timeline's tracks) */
 
 /* flags, set by tdtrace (struct td_ctl) */
 #define TD_RING_BOUNDED 0x1   /* drop records rather than wait for room */
@@ -99,6 +118,8 @@ struct td_ev_kernel {
 #define TD_RING_TSC     0x4   /* times are raw TSC ticks: tdtrace converts */
 #define TD_RING_PYFRAMES 0x8  /* --py: record the caller's Python frames */
 #define TD_RING_RUNTIME 0x10  /* --runtime: trace the CUDA runtime's calls (the shim patches them) */
+#define TD_RING_DEVICE  0x20  /* --timeline, -c: the emulated device's work and which call queued it
+                               * (TD_EV_DEVOP, TD_IT_CORR) */
 
 /* one process's ring: the header page */
 struct td_ring_hdr {
@@ -146,7 +167,9 @@ enum td_item_kind {
                         * struct td_pyitem, td_pyrecframe[n], then the strings */
     TD_IT_NEST = 9,   /* --runtime, arg 0: where the call sits among the CUDA runtime calls
                        * in progress on its thread (struct td_nest) */
-    TD_IT_LIB = 10,   /* -e lib=, arg 0: a library function's call (ids from TD_FN__LIB_FIRST):
+    TD_IT_CORR = 10,  /* TD_RING_DEVICE, arg 0: the call queued work on an emulated stream:
+                       * its correlation id (u64, not 0), which that work's events carry */
+    TD_IT_LIB = 11,   /* -e lib=, arg 0: a library function's call (ids from TD_FN__LIB_FIRST):
                        * struct td_libcall, then its strings */
 };
 

@@ -106,9 +106,20 @@ static void copy_slice(char *d, const char *s, const struct copy_op *c)
         memmove(d + y * c->dpitch, s + y * c->spitch, c->width);
 }
 
+/* a side's memory, for the timeline: device (graph and managed memory
+ * count as device memory) or host */
+static int on_device(const struct side *s)
+{
+    return s->g || (s->a && s->a->kind != EMU_MEM_HOST && s->a->kind != EMU_MEM_REGISTERED);
+}
+
 static void run_copy(struct emu_op *op)
 {
     struct copy_op *c = (struct copy_op *)op;
+    op->tl_kind = EMU_TL_MEMCPY;
+    op->tl_dir = on_device(&c->dst) ? (on_device(&c->src) ? EMU_TL_DTOD : EMU_TL_HTOD)
+                                    : (on_device(&c->src) ? EMU_TL_DTOH : EMU_TL_HTOH);
+    op->tl_bytes = (uint64_t)c->width * c->height * (c->depth ? c->depth : 1);
     if (!side_live(op, &c->dst) || !side_live(op, &c->src))
         return;
     for (size_t z = 0; z < (c->depth ? c->depth : 1); z++)
@@ -145,6 +156,8 @@ static void run_set(struct emu_op *op)
 {
     struct set_op *s = (struct set_op *)op;
     char *d = (char *)s->dst.p;
+    op->tl_kind = EMU_TL_MEMSET;
+    op->tl_bytes = (uint64_t)s->width * s->elem * s->height;
     if (!side_live(op, &s->dst))
         return;
     if (s->height == 1 || s->pitch == s->width * s->elem) {

@@ -382,7 +382,17 @@ struct emu_op {
     int ndeps, capdeps;
     struct emu_dep *deps;
     struct emu_stream *stream;      /* set on submit */
+    /* tdtrace's timeline: the correlation id the listener gave when the op
+     * was submitted (0: nobody wants its times), and what it was, which
+     * the run function fills in (enum emu_tl; bytes, enum emu_tl_dir) */
+    uint64_t corr;
+    int tl_kind, tl_dir;
+    uint64_t tl_bytes;
 };
+/* what an op is, for tdtrace's timeline (the values of enum td_emu_op) */
+enum emu_tl { EMU_TL_NONE, EMU_TL_KERNEL, EMU_TL_MEMCPY, EMU_TL_MEMSET, EMU_TL_HOST, EMU_TL_EVENT, EMU_TL_MEMOP };
+/* a copy's direction (the values of enum td_emu_dir) */
+enum emu_tl_dir { EMU_TL_HTOD, EMU_TL_DTOH, EMU_TL_DTOD, EMU_TL_HTOH };
 enum emu_stream_kind { EMU_S_USER, EMU_S_LEGACY, EMU_S_PTDS };
 struct emu_stream {
     struct emu_obj o;
@@ -415,6 +425,14 @@ struct emu_stream {
  * stream's context's sticky error fails it (emu_ctx_current). */
 CUresult emu_stream_resolve(CUstream h, int ptds, struct emu_stream **out);
 void emu_stream_put(struct emu_stream *s);
+/* tdtrace's listener (fault.c sets these): submit() on the submitting
+ * thread gives an op its correlation id (0: no times wanted); ran() says
+ * that an op other than a kernel ran from t0 to t1 (emu_now_ns) */
+struct emu_tl_hooks {
+    uint64_t (*submit)(void);
+    void (*ran)(const struct emu_op *op, uint64_t t0, uint64_t t1);
+};
+void emu_stream_tl_hooks(const struct emu_tl_hooks *h);
 /* Allocates an op of size bytes (>= sizeof(struct emu_op)), zeroed. */
 void *emu_op_new(size_t size, emu_op_fn run, emu_op_fn fini);
 /* Adds a dependency: op starts only after s has finished op number seq. */
@@ -581,7 +599,8 @@ void emu_report(const char *text, size_t len);
 /* A kernel ran (on a stream's worker), from t0 to t1 (emu_now_ns): told to
  * tdtrace's listener, if there is one */
 void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigned block[3], unsigned shared,
-                       uint64_t t0, uint64_t t1, int result);
+                       uint64_t t0, uint64_t t1, int result, const struct emu_op *op);
+
 /* An image was loaded: the least compute capability that loads it and the
  * ISA of the PTX chosen (emu_image_needs), told to tdtrace's listener */
 void emu_report_image(int least_cc, int ptx_isa);

@@ -203,6 +203,7 @@ static void run_record(struct emu_op *op)
     struct record_op *r = (struct record_op *)op;
     struct emu_event *e = r->e;
     uint64_t now = emu_now_ns();
+    op->tl_kind = EMU_TL_EVENT;
     pthread_mutex_lock(&e->lock);
     if (r->gen > e->done_gen) {
         e->done_gen = r->gen;

@@ -38,9 +38,14 @@ static void *sink_cookie;
 static _Atomic(td_emu_listener) listener;
 
 TD_EXPORT void tdtrace_emu_listen(td_emu_listener fn);
+static uint64_t report_submit(void);
+static void report_op(const struct emu_op *op, uint64_t t0, uint64_t t1);
+
 TD_EXPORT void tdtrace_emu_listen(td_emu_listener fn)
 {
+    static const struct emu_tl_hooks hooks = { report_submit, report_op };
     atomic_store(&listener, fn);
+    emu_stream_tl_hooks(fn ? &hooks : NULL);
 }
 
 static uint64_t mono_ns(void)
@@ -99,8 +104,19 @@ void emu_report_image(int least_cc, int ptx_isa)
     fn(&ev);
 }
 
+/* where an op ran: its stream's ordinal (0: the legacy stream) and device */
+static void op_place(struct td_emu_event *ev, const struct emu_op *op)
+{
+    const struct emu_stream *s = op ? op->stream : NULL;
+    if (!s)
+        return;
+    ev->corr = op->corr;
+    ev->stream = s->kind == EMU_S_LEGACY ? 0 : s->id;
+    ev->device = s->sctx && s->sctx->dev ? s->sctx->dev->ordinal : 0;
+}
+
 void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigned block[3], unsigned shared,
-                       uint64_t t0, uint64_t t1, int result)
+                       uint64_t t0, uint64_t t1, int result, const struct emu_op *op)
 {
     td_emu_listener fn = atomic_load(&listener);
     if (!fn)
@@ -118,6 +134,41 @@ void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigne
         ev.block[i] = block[i];
     }
     ev.shared = shared;
+    ev.op = TD_EMU_OP_KERNEL;
+    op_place(&ev, op);
+    fn(&ev);
+}
+
+static uint64_t report_submit(void)
+{
+    td_emu_listener fn = atomic_load(&listener);
+    if (!fn)
+        return 0;
+    uint64_t corr = 0;
+    struct td_emu_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.size = sizeof ev;
+    ev.kind = TD_EMU_SUBMIT;
+    ev.corr_out = &corr;
+    fn(&ev);
+    return corr;
+}
+
+static void report_op(const struct emu_op *op, uint64_t t0, uint64_t t1)
+{
+    td_emu_listener fn = atomic_load(&listener);
+    if (!fn || op->tl_kind <= EMU_TL_KERNEL || op->tl_kind > EMU_TL_MEMOP)
+        return;
+    struct td_emu_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.size = sizeof ev;
+    ev.kind = TD_EMU_OP;
+    ev.t_start = t0;
+    ev.t_end = t1;
+    ev.op = op->tl_kind;
+    ev.dir = op->tl_dir;
+    ev.op_bytes = op->tl_bytes;
+    op_place(&ev, op);
     fn(&ev);
 }
 

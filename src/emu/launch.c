@@ -226,6 +226,7 @@ static void launch_run(struct emu_op *op)
 {
     struct launch_op *k = (struct launch_op *)op;
     char err[512];
+    op->tl_kind = EMU_TL_KERNEL;
     k->l.host.cookie = k;
     k->l.host.lookup = host_lookup;
     k->l.host.print = host_print; /* set_cond: emu_launch_cond's, for kernels of graphs */
@@ -267,7 +268,7 @@ static void launch_run(struct emu_op *op)
         struct emu_fault r = { 0 };
         if (st != PTX_OK)
             fault_of(st, &r);
-        emu_report_kernel(k->name, k->l.grid, k->l.block, k->l.dyn_shared, t0, emu_now_ns(), (int)r.result);
+        emu_report_kernel(k->name, k->l.grid, k->l.block, k->l.dyn_shared, t0, emu_now_ns(), (int)r.result, op);
     }
     emu_mem_kernel_end();
     if (barrier)

@@ -101,6 +101,7 @@ static int graph_mem_there(const struct memop_op *o, const struct memop *m)
 static void memop_run(struct emu_op *op)
 {
     struct memop_op *o = (struct memop_op *)op;
+    op->tl_kind = EMU_TL_MEMOP;
     for (int i = 0; i < o->n && !emu_ctx_sticky(o->ctx); i++) {
         const struct memop *m = &o->m[i];
         if (!graph_mem_there(o, m))

@@ -33,6 +33,22 @@ void emu_stream_capture_hooks(const struct emu_capture_hooks *h)
     hooks = h;
 }
 
+/* tdtrace's listener: the ops' correlation ids and times */
+static const struct emu_tl_hooks *_Atomic tl_hooks;
+
+void emu_stream_tl_hooks(const struct emu_tl_hooks *h)
+{
+    atomic_store_explicit(&tl_hooks, h, memory_order_release);
+}
+
+/* the submitting thread: which call queues op (when times are wanted) */
+static void tl_submit(struct emu_op *op)
+{
+    const struct emu_tl_hooks *h = atomic_load_explicit(&tl_hooks, memory_order_acquire);
+    if (h)
+        op->corr = h->submit();
+}
+
 static int capturing(struct emu_stream *s)
 {
     return hooks && atomic_load_explicit(&s->cap, memory_order_acquire) != NULL;
@@ -91,11 +107,21 @@ int emu_op_dep(struct emu_op *op, struct emu_stream *s, uint64_t seq)
     return 0;
 }
 
-/* the GPU runs nothing more in a context that has faulted */
+/* the GPU runs nothing more in a context that has faulted; with a
+ * listener that wants them, each op's times (a kernel says its own) */
 static void run_op(struct emu_stream *s, struct emu_op *op)
 {
-    if (!op->device_work || !emu_ctx_sticky(s->sctx))
+    if (op->device_work && emu_ctx_sticky(s->sctx))
+        return;
+    const struct emu_tl_hooks *h = op->corr ? atomic_load_explicit(&tl_hooks, memory_order_acquire) : NULL;
+    if (!h) {
         op->run(op);
+        return;
+    }
+    uint64_t t0 = emu_now_ns();
+    op->run(op);
+    if (op->tl_kind > EMU_TL_KERNEL)
+        h->ran(op, t0, emu_now_ns());
 }
 
 static void op_free(struct emu_op *op)
@@ -367,6 +393,7 @@ CUresult emu_stream_submit(struct emu_stream *s, struct emu_op *op, uint64_t *se
         return hooks->refuse(s);
     }
     op->stream = s;
+    tl_submit(op);
     if (ordered)
         pthread_mutex_lock(&c->lock);
     if (ordered && implicit_deps(c, s, op)) {
@@ -448,6 +475,7 @@ CUresult emu_stream_exec(struct emu_stream *s, struct emu_op *op)
     for (int i = 0; i < op->ndeps; i++)
         emu_stream_wait(op->deps[i].s, op->deps[i].seq);
     op->stream = s;
+    tl_submit(op);
     run_op(s, op);
     op_free(op);
     return emu_ctx_error(s->sctx); /* a fault of the work waited for; printf output */
@@ -797,6 +825,7 @@ static void run_host(struct emu_op *op)
 {
     struct host_op *h = (struct host_op *)op;
     CUresult err = emu_ctx_sticky(op->stream->sctx);
+    op->tl_kind = EMU_TL_HOST;
     if (h->fn) {
         if (!err)
             h->fn(h->user);

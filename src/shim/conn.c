@@ -26,7 +26,7 @@ const struct td_ctl *td_shim_ctl;
 struct td_shared *td_shim_shared;
 const uint8_t *td_shim_mask;
 int td_use_tsc;
-int td_shim_stacks, td_shim_bounded, td_shim_pyframes;
+int td_shim_stacks, td_shim_bounded, td_shim_pyframes, td_shim_device;
 struct td_ring *_Atomic td_shim_ring;
 struct td_shim_self *td_shim_self;
 static int wake_fd = -1;
@@ -118,6 +118,7 @@ void td_conn_start(void)
     td_shim_stacks = (td_shim_ctl->flags & TD_RING_STACKS) != 0;
     td_shim_bounded = (td_shim_ctl->flags & TD_RING_BOUNDED) != 0;
     td_shim_pyframes = (td_shim_ctl->flags & TD_RING_PYFRAMES) != 0;
+    td_shim_device = (td_shim_ctl->flags & TD_RING_DEVICE) != 0;
     if (td_shim_pyframes)
         td_py_state(); /* look for CPython now (it may allocate), not in a traced call */
     td_use_tsc = (td_shim_ctl->flags & TD_RING_TSC) != 0;

@@ -158,19 +158,54 @@ void td_shim_hello(void)
     rb_commit(r, &b, TD_REC_HELLO);
 }
 
-/* what the emulator reports (a fault, a diagnostic, a kernel that ran):
- * a TD_REC_EVENT record, on the thread that reports */
+/* TD_RING_DEVICE: the correlation id of the call this thread is in, once
+ * the call has queued work on an emulated stream (td_enter starts from 0,
+ * td_leave records it); ids are per process, from 1. Work queued outside
+ * any call (on a stream's worker) gets an id no call carries. */
+__thread uint64_t td_shim_call_corr;
+static _Atomic uint64_t next_corr;
+
+static uint64_t submit_corr(void)
+{
+    if (!td_shim_device || !__atomic_load_n(&td_shim_mask, __ATOMIC_RELAXED)) /* inert (detached) */
+        return 0;
+    if (!td_shim_call_corr)
+        td_shim_call_corr = atomic_fetch_add_explicit(&next_corr, 1, memory_order_relaxed) + 1;
+    return td_shim_call_corr;
+}
+
+/* what the emulator says of where work ran (it checks nothing: tdtrace does) */
+static void ev_place(const struct td_emu_event *ev, uint32_t *device, uint64_t *stream, uint64_t *corr)
+{
+    *device = (uint32_t)ev->device;
+    *stream = ev->stream;
+    *corr = ev->corr;
+}
+
+/* what the emulator reports (a fault, a diagnostic, a kernel or other work
+ * that ran): a TD_REC_EVENT record, on the thread that reports; work being
+ * queued: the call's correlation id */
 static void on_emu_event(const struct td_emu_event *ev)
 {
+    if (!ev || ev->size < sizeof(*ev))
+        return;
+    if (ev->kind == TD_EMU_SUBMIT) {
+        if (ev->corr_out)
+            *ev->corr_out = submit_corr();
+        return;
+    }
+    if (ev->kind == TD_EMU_OP && !td_shim_device)
+        return;
     struct td_ring *ring_ = my_ring();
-    if (!ring_ || !ev || ev->size < sizeof(*ev))
+    if (!ring_)
         return;
     struct td_rb b;
     struct td_rec *h = (struct td_rec *)b.buf;
     memset(h, 0, sizeof(*h));
     h->pid = (uint32_t)atomic_load_explicit(&td_shim_self->pid, memory_order_relaxed);
     h->tid = (uint32_t)tid();
-    h->fn = ev->kind == TD_EMU_KERNEL ? TD_EV_KERNEL : ev->kind == TD_EMU_IMAGE ? TD_EV_IMAGE : TD_EV_REPORT;
+    h->fn = ev->kind == TD_EMU_KERNEL ? TD_EV_KERNEL : ev->kind == TD_EMU_IMAGE ? TD_EV_IMAGE
+          : ev->kind == TD_EMU_OP ? TD_EV_DEVOP : TD_EV_REPORT;
     h->result = ev->result;
     h->t_enter = ev->t_start;
     h->t_exit = ev->t_end;
@@ -190,9 +225,20 @@ static void on_emu_event(const struct td_emu_event *ev)
             k.block[i] = ev->block[i];
         }
         k.shared = ev->shared;
+        ev_place(ev, &k.device, &k.stream, &k.corr);
         void *d = td_rb_item(&b, 0, TD_IT_EVENT, sizeof(k), 0);
         if (d)
             memcpy(d, &k, sizeof(k));
+    } else if (ev->kind == TD_EMU_OP) {
+        struct td_ev_devop o;
+        memset(&o, 0, sizeof(o));
+        o.kind = (uint32_t)ev->op;
+        o.dir = (uint32_t)ev->dir;
+        o.bytes = ev->op_bytes;
+        ev_place(ev, &o.device, &o.stream, &o.corr);
+        void *d = td_rb_item(&b, 0, TD_IT_EVENT, sizeof(o), 0);
+        if (d)
+            memcpy(d, &o, sizeof(o));
     } else {
         size_t n = ev->text ? (ev->len < 3000 ? ev->len : 3000) : 0;
         void *d = td_rb_item(&b, 0, TD_IT_TEXT, n, n < ev->len ? TD_ITF_TRUNCATED : 0);
@@ -293,6 +339,9 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
         if (c->nest == 2)
             return;
     }
+    uint64_t corr = td_shim_call_corr; /* work this call queued (TD_RING_DEVICE) */
+    if (__builtin_expect(corr != 0, 0))
+        td_shim_call_corr = 0;
     if (__atomic_load_n(&td_shim_policy_active, __ATOMIC_RELAXED) && c->fn < TD_FN__RT_FIRST)
         td_shim_policy_after(c, a, r);
     if (__builtin_expect(c->fn == TD_FN_cuModuleUnload || c->fn == TD_FN_cuLibraryUnload, 0))
@@ -323,6 +372,11 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
     b.last = NULL;
     memcpy(b.buf + b.len, a, (size_t)info->nparams * 8);
     b.len += (uint32_t)info->nparams * 8;
+    if (corr) {
+        void *d = td_rb_item(&b, 0, TD_IT_CORR, sizeof(corr), 0);
+        if (d)
+            memcpy(d, &corr, sizeof(corr));
+    }
     for (unsigned i = 0; i < info->nparams; i++) {
         const struct td_param *p = &info->params[i];
         const void *ptr = (const void *)(uintptr_t)a[i];

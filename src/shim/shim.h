@@ -30,6 +30,10 @@ struct td_shim_self { _Atomic pid_t pid; };
 extern struct td_shim_self *td_shim_self;
 /* -k, --bounded, --py */
 extern int td_shim_stacks, td_shim_bounded, td_shim_pyframes;
+/* TD_RING_DEVICE: the emulator's work is correlated with the calls that queue it */
+extern int td_shim_device;
+/* ... the correlation id of the call this thread is in (shim.c) */
+extern __thread uint64_t td_shim_call_corr;
 /* connect to tdtrace, map the areas, note the flags (at start) */
 void td_conn_start(void);
 /* ask tdtrace for this process's ring (and, the first time, the control
@@ -141,6 +145,7 @@ static inline int td_enter(int fn, struct td_call *c, const uint64_t *a, CUresul
             return 1;
         }
     }
+    td_shim_call_corr = 0; /* work queued before this call is not its */
     /* relaxed loads: tdtrace -p changes them while the program runs */
     const uint8_t *mask = __atomic_load_n(&td_shim_mask, __ATOMIC_RELAXED);
     c->record = mask && (mask[fn >> 3] >> (fn & 7) & 1);

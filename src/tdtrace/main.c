@@ -38,9 +38,11 @@
 #include "nest.h"
 #include "output.h"
 #include "printer.h"
+#include "report.h"
 #include "ring.h"
 #include "stack.h"
 #include "summary.h"
+#include "timeline.h"
 #include "tracer.h"
 #include "transport.h"
 #include "xlat.h"
@@ -129,6 +131,7 @@ static void on_hello(const struct td_rec *rec, uint32_t len)
         if ((unsigned char)*c < 0x20)
             *c = '?';
     td_summary_hello((int)rec->pid);
+    td_tl_hello(rec, len);
     if (opts.quiet || !seen_pid((pid_t)rec->pid))
         return;
     char line0[600];
@@ -233,7 +236,10 @@ static void on_call(const struct td_rec *rec, uint32_t len)
     if (m)
         td_summary_mark(m);
     show_call(rec, len, m);
+    if (td_mask_has(trace_mask, rec->fn))
+        td_tl_call(rec, len, m);
     td_ledger_after(rec, len); /* frees and destroys, once the call named what it freed */
+    td_tl_memory(rec);
     td_names_after(rec, len);
 }
 
@@ -281,14 +287,22 @@ static void on_event(const struct td_rec *rec, uint32_t len)
         td_needs_image(rec, len);
         return;
     }
+    if (rec->fn == TD_EV_DEVOP) { /* the timeline and the summary's device times */
+        td_summary_device(rec, len);
+        td_tl_device(rec, len);
+        return;
+    }
     td_out_note_pid((int)rec->pid);
     if (rec->fn == TD_EV_KERNEL) {
         td_summary_kernel_ran(rec, len);
+        td_summary_device(rec, len);
         td_out_kernel(rec, len);
+        td_tl_device(rec, len);
         return;
     }
     td_fold_flush((int)rec->pid);
     td_out_report(rec, len);
+    td_tl_report(rec, len);
 }
 
 /* a record from pid's ring (main thread): checked before anything uses
@@ -329,7 +343,12 @@ static void print_fork(pid_t parent, pid_t child)
     td_out_note_pid((int)parent);
     if (seen_pid(child))
         td_out_note_pid((int)child);
-    td_out_event((int)parent, now_mono(), "fork", line);
+    uint64_t t = now_mono();
+    td_out_event((int)parent, t, "fork", line);
+    if (seen_pid(child)) {
+        snprintf(line, sizeof(line), "%d", (int)child);
+        td_tl_process((int)parent, t, "fork", line);
+    }
 }
 
 static void print_exec(pid_t pid, const char *path)
@@ -343,7 +362,9 @@ static void print_exec(pid_t pid, const char *path)
     char line[4200];
     snprintf(line, sizeof(line), "exec'd %s", path);
     td_out_note_pid((int)pid);
-    td_out_event((int)pid, now_mono(), "exec", line);
+    uint64_t t = now_mono();
+    td_out_event((int)pid, t, "exec", line);
+    td_tl_process((int)pid, t, "exec", path);
 }
 
 /* the printer thread: every record and process event, in order */
@@ -498,7 +519,9 @@ static void print_exit(pid_t pid, int status)
     td_stack_forget((int)pid);
     td_names_forget((int)pid);
     td_out_note_pid((int)pid);
-    td_out_event((int)pid, now_mono(), "exit", line);
+    uint64_t t = now_mono();
+    td_out_event((int)pid, t, "exit", line);
+    td_tl_process((int)pid, t, "exit", line);
     td_out_forget((int)pid);
 }
 
@@ -791,6 +814,39 @@ static void record_mask(uint8_t *mask, size_t n)
 
 /* tdtrace's own accounting against the in-process limit (which the
  * program can get around: it runs in the program) */
+/* --report without --timeline: the timeline goes to a private folder,
+ * removed at the end (and when tdtrace dies) */
+static char report_dir[PATH_MAX], report_tl[PATH_MAX + 32];
+
+static void report_cleanup(void)
+{
+    if (!report_dir[0])
+        return;
+    unlink(report_tl);
+    rmdir(report_dir);
+    report_dir[0] = '\0';
+}
+
+static void report_prepare(struct td_opts *o)
+{
+    struct stat st;
+    if (!o->report)
+        return;
+    if (strcmp(o->report, "-") != 0 && lstat(o->report, &st) == 0)
+        die("cannot create the report '%s': the file exists (tdtrace writes a new file only)", o->report);
+    if (o->timeline)
+        return;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(report_dir, sizeof report_dir, "%s/tdtrace-report-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
+    if (!mkdtemp(report_dir)) {
+        report_dir[0] = '\0';
+        die_errno("--report: cannot make a private folder for the timeline");
+    }
+    snprintf(report_tl, sizeof report_tl, "%s/timeline.json", report_dir);
+    atexit(report_cleanup);
+    o->timeline = report_tl;
+}
+
 static void memory_limit_report(void)
 {
     for (int d = 0; d < TD_MAX_DEVICES; d++) {
@@ -825,6 +881,10 @@ static void banner(const char *libs)
 
 int main(int argc, char **argv)
 {
+    /* tdtrace report: a timeline made into a page (a program named report
+     * is traced with tdtrace -- report) */
+    if (argc > 1 && strcmp(argv[1], "report") == 0)
+        return td_report_main(argc - 1, argv + 1);
     td_parse_options(&opts, argc, argv);
     if (opts.check_policy)
         check_policy(opts.check_policy);
@@ -866,11 +926,13 @@ int main(int argc, char **argv)
      * driver release's shim and emulator are in libdir/driver/V */
     td_needs_init(policy, opts.summary, opts.json != NULL, libdir, sizeof(libdir));
     td_out_open(&opts);
+    report_prepare(&opts);
+    td_tl_open(&opts);
     banner(opts.nattach ? "" : front_desc); /* -p: nothing is put in front of a running program's libraries */
 
     uint32_t flags = (opts.bounded ? TD_RING_BOUNDED : 0) | (opts.stacks ? TD_RING_STACKS : 0) |
                      (opts.pyframes ? TD_RING_PYFRAMES : 0) | (opts.runtime ? TD_RING_RUNTIME : 0) |
-                     (td_clock_init() ? TD_RING_TSC : 0);
+                     (td_clock_init() ? TD_RING_TSC : 0) | (opts.timeline || opts.summary ? TD_RING_DEVICE : 0);
     uint8_t rmask[sizeof(trace_mask)];
     record_mask(rmask, sizeof(rmask));
     for (int fn = TD_FN__RT_FIRST; fn < TD_FN__LIB_FIRST && !opts.runtime; fn++) /* nothing patches them */
@@ -924,6 +986,10 @@ int main(int argc, char **argv)
     td_printer_stop();
     td_nest_flush_all();
     td_fold_flush_all();
+    td_tl_close();
+    if (opts.report)
+        td_report_write(opts.timeline, opts.report);
+    report_cleanup();
     td_transport_report(opts.quiet);
     td_transport_free();
     memory_limit_report();

@@ -33,12 +33,20 @@ void td_usage(FILE *f)
 {
     fputs(
 "usage: tdtrace [options] [--] command [args...]\n"
-"Run a command and trace every CUDA driver call it makes.\n"
+"       tdtrace report [-o OUT.html] TIMELINE.json\n"
+"Run a command and trace every CUDA driver call it makes; report: make a\n"
+"timeline file into one self-contained HTML page (tdtrace report -h).\n"
 "\n"
 "Output:\n"
 "  -o FILE             write the trace to FILE (default: stderr)\n"
 "  -ff                 with -o: one file per process, FILE.PID\n"
 "  --json=FILE         also write JSON lines to FILE (- for stderr)\n"
+"  --timeline=FILE     also write a timeline of the calls and of the emulated\n"
+"                      device's work to FILE (a new file), Chrome trace event\n"
+"                      JSON for Perfetto or chrome://tracing\n"
+"  --report=FILE       at the end, make the timeline (--timeline's, or one of\n"
+"                      its own that is removed after) into the HTML page FILE\n"
+"                      (a new file; as tdtrace report)\n"
 "  -c                  print a summary of the calls instead of the trace\n"
 "  -C                  print the trace, then the summary\n"
 "  -S SORTBY           sort the summary by time (default), calls, errors,\n"
@@ -52,7 +60,8 @@ void td_usage(FILE *f)
 "                      with the driver calls it made indented beneath it\n"
 "                      (class %runtime; static or shared libcudart)\n"
 "  -U COLUMNS          the summary's columns: time-percent, total-time,\n"
-"                      avg-time, min-time, max-time, calls, errors, name\n"
+"                      avg-time, min-time, max-time, calls, errors,\n"
+"                      device-time, name\n"
 "  -w                  summarise wall-clock time (always: see tdtrace(1))\n"
 "  -T                  show the time spent in each call\n"
 "  -t, -tt, -ttt       prefix each line with the time of day, with microseconds,\n"
@@ -160,7 +169,7 @@ static unsigned long long parse_size_opt(const char *s, const char *what)
 
 enum {
     OPT_JSON = 256, OPT_NO_FOLLOW, OPT_ATTACH, OPT_POLICY, OPT_CHECK_POLICY, OPT_POLICY_OPT, OPT_BACKEND, OPT_DRIVER, OPT_EMULATE, OPT_BOUNDED, OPT_PY, OPT_RUNTIME,
-    OPT_BUFSIZE, OPT_DECODE_HANDLES, OPT_DETACH_AFTER,
+    OPT_BUFSIZE, OPT_DECODE_HANDLES, OPT_DETACH_AFTER, OPT_TIMELINE, OPT_REPORT,
 };
 
 /* one word of a list, against its accepted spellings: the index, or dies
@@ -198,12 +207,13 @@ static void columns_set(struct td_opts *o, const char *list)
     static const char *const words[] = {
         "time-percent", "percent", "time", "total-time", "seconds", "avg-time", "time-avg",
         "usecs", "min-time", "shortest", "max-time", "longest", "calls", "count", "errors", "error",
-        "name", "function", "syscall", NULL,
+        "name", "function", "syscall", "device-time", "device", NULL,
     };
     static const int col[] = {
         TD_COL_PERCENT, TD_COL_PERCENT, TD_COL_PERCENT, TD_COL_SECONDS, TD_COL_SECONDS, TD_COL_AVG,
         TD_COL_AVG, TD_COL_AVG, TD_COL_MIN, TD_COL_MIN, TD_COL_MAX, TD_COL_MAX, TD_COL_CALLS,
         TD_COL_CALLS, TD_COL_ERRORS, TD_COL_ERRORS, TD_COL_NAME, TD_COL_NAME, TD_COL_NAME,
+        TD_COL_DEVICE, TD_COL_DEVICE,
     };
     char *copy = strdup(list), *save = NULL;
     if (!copy)
@@ -211,7 +221,7 @@ static void columns_set(struct td_opts *o, const char *list)
     o->ncolumns = 0;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int c = col[pick("-U column", t, words, "time-percent, total-time, avg-time, min-time, "
-                         "max-time, calls, errors or name")];
+                         "max-time, calls, errors, device-time or name")];
         if (o->ncolumns == TD_MAX_COLUMNS)
             die("invalid -U '%s': at most %d columns", list, TD_MAX_COLUMNS);
         o->columns[o->ncolumns++] = c;
@@ -279,6 +289,8 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         { "python-frames", no_argument, 0, OPT_PY },
         { "runtime", no_argument, 0, OPT_RUNTIME },
         { "json", required_argument, 0, OPT_JSON },
+        { "timeline", required_argument, 0, OPT_TIMELINE },
+        { "report", required_argument, 0, OPT_REPORT },
         { "no-follow", no_argument, 0, OPT_NO_FOLLOW },
         { "attach", required_argument, 0, OPT_ATTACH },
         { "policy", required_argument, 0, OPT_POLICY },
@@ -380,6 +392,16 @@ void td_parse_options(struct td_opts *o, int argc, char **argv)
         }
         case OPT_JSON:
             o->json = optarg;
+            break;
+        case OPT_TIMELINE:
+            if (!*optarg)
+                die("invalid --timeline '': a file name is needed");
+            o->timeline = optarg;
+            break;
+        case OPT_REPORT:
+            if (!*optarg)
+                die("invalid --report '': a file name is needed");
+            o->report = optarg;
             break;
         case OPT_NO_FOLLOW:
             o->follow = 0;

@@ -326,6 +326,22 @@ static void time_suffix(struct tp *p, uint64_t t0, uint64_t t1)
     tp_rawf(p, " <%llu.%06llu>", (unsigned long long)(d / 1000000000), (unsigned long long)(d % 1000000000) / 1000);
 }
 
+void td_out_call_text(struct tp *p, const struct td_rec *rec, uint32_t len)
+{
+    p->strsize = out.opts->strsize;
+    p->xmode = out.opts->xmode;
+    struct td_dec d = dec_of(rec, TP_TEXT);
+    td_print_call(p, rec, len, &d);
+}
+
+void td_out_write_failed(const char *name, int err)
+{
+    if (failed)
+        return;
+    failed = 1;
+    warn_msg("cannot write %s: %s", name, strerror(err ? err : EIO));
+}
+
 static int out_depth;
 
 void td_out_depth(int depth)

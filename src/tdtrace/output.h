@@ -37,6 +37,12 @@ void td_out_decode_sets(const uint8_t *abbrev, const uint8_t *verbose, const uin
 #define TD_OUT_JSON   0x2
 #define TD_OUT_FOLDED 0x4   /* JSON: the text folded it (fold.c) */
 void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark, unsigned what);
+/* the call as the trace's text prints it (no prefix, no time), into p (a
+ * TP_TEXT sink the caller owns) */
+void td_out_call_text(struct tp *p, const struct td_rec *rec, uint32_t len);
+/* another output file (the timeline) could not be written: said once, and
+ * td_out_failed() turns true */
+void td_out_write_failed(const char *name, int err);
 /* --runtime: the calls td_out_call prints next are shown this deep (the
  * runtime calls enclosing them that are shown): indented in the text */
 void td_out_depth(int depth);

@@ -118,6 +118,40 @@ int td_rec_py(const struct td_rec *rec, uint32_t len, struct td_pyview *v, char 
     return 1;
 }
 
+static int corr_ok(uint64_t corr)
+{
+    return corr > 0 && corr < (1ULL << 53);
+}
+
+/* where a kernel or other work ran, and which call queued it: indexes the
+ * timeline and the summary use (-1 with why) */
+static int place_check(const struct td_rec *rec, const struct td_item *it, char *why, size_t n)
+{
+    uint32_t device;
+    uint64_t stream, corr;
+    if (rec->fn == TD_EV_KERNEL) {
+        struct td_ev_kernel k;
+        memcpy(&k, it + 1, sizeof(k));
+        device = k.device, stream = k.stream, corr = k.corr;
+    } else if (rec->fn == TD_EV_DEVOP) {
+        struct td_ev_devop o;
+        memcpy(&o, it + 1, sizeof(o));
+        if (o.kind < TD_DOP_MEMCPY || o.kind > TD_DOP_MEMOP || o.dir >= TD_DIR__COUNT) {
+            snprintf(why, n, "device work of kind %u, direction %u", o.kind, o.dir);
+            return -1;
+        }
+        device = o.device, stream = o.stream, corr = o.corr;
+    } else {
+        return 0;
+    }
+    if (device >= TD_MAX_DEVICES || stream >= TD_MAX_STREAM || (corr && !corr_ok(corr))) {
+        snprintf(why, n, "device work on device %u, stream %llu, of call %llu", device, (unsigned long long)stream,
+                 (unsigned long long)corr);
+        return -1;
+    }
+    return 0;
+}
+
 int td_rec_nest(const struct td_rec *rec, uint32_t len, struct td_nest *n)
 {
     const struct td_item *it = td_rec_item(rec, len, 0, TD_IT_NEST);
@@ -220,7 +254,7 @@ int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why
         }
     } else if (type == TD_REC_EVENT) {
         if ((rec->fn != TD_EV_REPORT && rec->fn != TD_EV_KERNEL && rec->fn != TD_EV_IMAGE &&
-             rec->fn != TD_EV_WARNING) || nargs) {
+             rec->fn != TD_EV_DEVOP && rec->fn != TD_EV_WARNING) || nargs) {
             snprintf(why, n, "an event of kind %u with %u arguments", rec->fn, nargs);
             return -1;
         }
@@ -285,8 +319,19 @@ int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why
         case TD_IT_EVENT:
             arg_ok = type == TD_REC_EVENT && rec->fn != TD_EV_WARNING && it->arg == 0 &&
                      it->len == (rec->fn == TD_EV_KERNEL ? sizeof(struct td_ev_kernel)
-                                 : rec->fn == TD_EV_IMAGE ? sizeof(struct td_ev_image) : sizeof(struct td_ev_fault));
+                                 : rec->fn == TD_EV_IMAGE ? sizeof(struct td_ev_image)
+                                 : rec->fn == TD_EV_DEVOP ? sizeof(struct td_ev_devop) : sizeof(struct td_ev_fault));
+            if (arg_ok && place_check(rec, it, why, n) < 0)
+                return -1;
             break;
+        case TD_IT_CORR: { /* one per call record, a correlation id JSON numbers hold exactly */
+            uint64_t corr = 0;
+            if (it->len == sizeof(corr))
+                memcpy(&corr, it + 1, sizeof(corr));
+            arg_ok = type == TD_REC_CALL && it->arg == 0 && it->len == sizeof(corr) &&
+                     td_rec_item(rec, len, 0, TD_IT_CORR) == it && corr_ok(corr);
+            break;
+        }
         default: arg_ok = 0; break;
         }
         if (!arg_ok) {

@@ -19,7 +19,17 @@
 #include "pysummary.h"
 #include "summary.h"
 
-struct fnstat { unsigned long long calls, errors, probes, total_ns, min_ns, max_ns; };
+struct fnstat { unsigned long long calls, errors, probes, total_ns, min_ns, max_ns, device_ns; };
+
+/* which shown call queued the emulated device's work (its correlation id,
+ * TD_IT_CORR): a direct-mapped table of the latest ids. The work's event
+ * may come before its call's record (it ran while the call returned):
+ * its time waits in the slot (fn -1) for the call. A collision forgets
+ * the older id: its work's time is not counted. */
+#define CORR_SLOTS 65536
+struct corrslot { int pid, fn; uint64_t corr; unsigned long long pending_ns; };
+static struct corrslot *corrs;
+static int device_seen;  /* some work's time was counted: the device column */
 
 /* a kernel, by its mangled name */
 struct kstat {
@@ -99,10 +109,66 @@ static const char *name_of(int i)
     return i < TD_FN__COUNT ? td_fns[i].name : lrows[i - TD_FN__COUNT].name;
 }
 
+static struct corrslot *corr_slot(int pid, uint64_t corr)
+{
+    if (!corrs && !(corrs = calloc(CORR_SLOTS, sizeof(*corrs))))
+        die("out of memory");
+    uint64_t h = (corr ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ULL;
+    struct corrslot *c = &corrs[(h >> 48) & (CORR_SLOTS - 1)];
+    if (c->pid != pid || c->corr != corr) {
+        c->pid = pid;
+        c->corr = corr;
+        c->fn = -1;
+        c->pending_ns = 0;
+    }
+    return c;
+}
+
+static void corr_call(const struct td_rec *rec, uint32_t len)
+{
+    const struct td_item *it = td_rec_item(rec, len, 0, TD_IT_CORR);
+    uint64_t corr;
+    if (!it || it->len != sizeof(corr))
+        return;
+    memcpy(&corr, it + 1, sizeof(corr));
+    struct corrslot *c = corr_slot((int)rec->pid, corr);
+    c->fn = rec->fn;
+    fns[rec->fn].device_ns += c->pending_ns;
+    c->pending_ns = 0;
+}
+
+void td_summary_device(const struct td_rec *rec, uint32_t len)
+{
+    if (!opts->summary) /* the table is -c's and -C's only */
+        return;
+    const struct td_item *it = td_rec_item(rec, len, 0, TD_IT_EVENT);
+    uint64_t corr = 0;
+    if (it && rec->fn == TD_EV_KERNEL && it->len == sizeof(struct td_ev_kernel)) {
+        struct td_ev_kernel k;
+        memcpy(&k, it + 1, sizeof(k));
+        corr = k.corr;
+    } else if (it && rec->fn == TD_EV_DEVOP && it->len == sizeof(struct td_ev_devop)) {
+        struct td_ev_devop o;
+        memcpy(&o, it + 1, sizeof(o));
+        corr = o.corr;
+    }
+    if (!corr)
+        return;
+    unsigned long long d = rec->t_exit >= rec->t_enter ? rec->t_exit - rec->t_enter : 0;
+    struct corrslot *c = corr_slot((int)rec->pid, corr);
+    device_seen = 1;
+    if (c->fn >= 0 && c->fn < TD_FN__COUNT)
+        fns[c->fn].device_ns += d;
+    else
+        c->pending_ns += d;
+}
+
 void td_summary_call(const struct td_rec *rec, uint32_t len)
 {
     if (rec->fn >= TD_FN__COUNT)
         return;
+    if (opts->summary)
+        corr_call(rec, len);
     struct fnstat *s = lib_row(rec, len);
     unsigned long long d = rec->t_exit >= rec->t_enter ? rec->t_exit - rec->t_enter : 0;
     int probe = rec->result != 0 && td_is_probe(rec, len);
@@ -218,12 +284,18 @@ static int cmp_fn(const void *x, const void *y)
 
 static const int default_columns[] = { TD_COL_PERCENT, TD_COL_SECONDS, TD_COL_AVG, TD_COL_MAX,
                                        TD_COL_CALLS, TD_COL_ERRORS, TD_COL_NAME };
+/* ... when the emulated device's work was timed: beside the time in the calls */
+static const int device_columns[] = { TD_COL_PERCENT, TD_COL_SECONDS, TD_COL_DEVICE, TD_COL_AVG, TD_COL_MAX,
+                                      TD_COL_CALLS, TD_COL_ERRORS, TD_COL_NAME };
 
 static void columns(const int **cols, int *n)
 {
     if (opts->ncolumns) {
         *cols = opts->columns;
         *n = opts->ncolumns;
+    } else if (device_seen) {
+        *cols = device_columns;
+        *n = (int)(sizeof(device_columns) / sizeof(device_columns[0]));
     } else {
         *cols = default_columns;
         *n = (int)(sizeof(default_columns) / sizeof(default_columns[0]));
@@ -233,8 +305,8 @@ static void columns(const int **cols, int *n)
 static void head(struct tp *p, const int *cols, int n, const char *what)
 {
     static const char *const titles[] = { "% time", "seconds", "usecs/call", "min usecs", "max usecs",
-                                          "calls", "errors", NULL };
-    static const int widths[] = { 6, 11, 11, 11, 11, 9, 9, 0 };
+                                          "calls", "errors", "device secs", NULL };
+    static const int widths[] = { 6, 11, 11, 11, 11, 9, 9, 11, 0 };
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < n; i++) {
             int c = cols[i];
@@ -288,6 +360,12 @@ static void row(struct tp *p, const int *cols, int n, const struct fnstat *s, un
             else
                 tp_rawf(p, "%9s", "");
             break;
+        case TD_COL_DEVICE: /* the device's time for the work these calls queued */
+            if (s->device_ns)
+                tp_rawf(p, "%11.6f", (double)s->device_ns / 1e9);
+            else
+                tp_rawf(p, "%11s", "");
+            break;
         case TD_COL_NAME:
         case TD_COL__COUNT:
         default:
@@ -302,7 +380,7 @@ static void table(void)
 {
     static int order[TD_FN__COUNT + NLROWS];
     int n = 0;
-    struct fnstat tot = { 0, 0, 0, 0, 0, 0 };
+    struct fnstat tot = { 0, 0, 0, 0, 0, 0, 0 };
     for (int i = 0; i < TD_FN__COUNT + nlrows; i++) {
         const struct fnstat *f = stat_of(i);
         if (f->calls) {
@@ -311,6 +389,7 @@ static void table(void)
             tot.calls += f->calls;
             tot.errors += f->errors;
             tot.probes += f->probes;
+            tot.device_ns += f->device_ns;
             if (tot.calls == f->calls || f->min_ns < tot.min_ns)
                 tot.min_ns = f->min_ns;
         }
@@ -326,7 +405,7 @@ static void table(void)
     for (int i = 0; i < ncols; i++) {
         if (i)
             tp_raw(p, " ");
-        static const int widths[] = { 6, 11, 11, 11, 11, 9, 9, 0 };
+        static const int widths[] = { 6, 11, 11, 11, 11, 9, 9, 11, 0 };
         if (cols[i] == TD_COL_NAME)
             tp_raw(p, "--------------------------------");
         else
@@ -510,6 +589,9 @@ static void json_summary(void)
         tp_field(&p, "seconds"); tp_rawf(&p, "%.9f", (double)st->total_ns / 1e9);
         tp_field(&p, "min_seconds"); tp_rawf(&p, "%.9f", (double)st->min_ns / 1e9);
         tp_field(&p, "max_seconds"); tp_rawf(&p, "%.9f", (double)st->max_ns / 1e9);
+        if (st->device_ns) {
+            tp_field(&p, "device_seconds"); tp_rawf(&p, "%.9f", (double)st->device_ns / 1e9);
+        }
         tp_struct_end(&p);
     }
     tp_array_end(&p);
@@ -647,6 +729,8 @@ void td_summary_free(void)
     free(ks);
     ks = NULL;
     nks = capks = 0;
+    free(corrs);
+    corrs = NULL;
     td_pysum_free();
     tp_free(&tp_);
 }

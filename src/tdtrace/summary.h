@@ -13,6 +13,9 @@ void td_summary_call(const struct td_rec *rec, uint32_t len);
 void td_summary_launch(const struct td_rec *rec, uint32_t len);
 /* the emulator says a kernel ran (TD_REC_EVENT, TD_EV_KERNEL) */
 void td_summary_kernel_ran(const struct td_rec *rec, uint32_t len);
+/* a kernel or other work ran on the emulated device (TD_EV_KERNEL,
+ * TD_EV_DEVOP): its time, for the call that queued it */
+void td_summary_device(const struct td_rec *rec, uint32_t len);
 void td_summary_exit(int pid);
 /* a policy rule acted on a call: "DENIED by FILE:LINE" */
 void td_summary_mark(const char *mark);

@@ -23,7 +23,7 @@ enum td_status_filter { TD_STATUS_SUCCESSFUL = 1, TD_STATUS_FAILED = 2, TD_STATU
 /* -U: the summary's columns (strace's names) */
 enum td_column {
     TD_COL_PERCENT, TD_COL_SECONDS, TD_COL_AVG, TD_COL_MIN, TD_COL_MAX, TD_COL_CALLS,
-    TD_COL_ERRORS, TD_COL_NAME, TD_COL__COUNT
+    TD_COL_ERRORS, TD_COL_DEVICE, TD_COL_NAME, TD_COL__COUNT
 };
 #define TD_MAX_COLUMNS 16
 
@@ -46,6 +46,8 @@ struct td_opts {
     int columns[TD_MAX_COLUMNS]; /* -U: enum td_column, ncolumns of them */
     int ncolumns;
     const char *json;       /* --json=FILE or - */
+    const char *timeline;   /* --timeline=FILE */
+    const char *report;     /* --report=FILE */
     int stacks;             /* -k */
     int pyframes;           /* --py */
     int runtime;            /* --runtime: the CUDA runtime's calls too, driver calls nested */

@@ -188,6 +188,12 @@ alone  texture-static       texture-static
 alone  peer-static          peer-static TDTRACE_EMU_DEVICES=2
 alone  ipc-static           ipc-static
 traced ipc-static-tdtrace   ipc-static -- cuIpcGetMemHandle cuIpcOpenMemHandle_v2 cuIpcCloseMemHandle
+if [ -z "$why" ]; then # a handle passed by value is decoded whole: its 64 bytes (the emulator's starts "tdIPCm1")
+    if grep -Eq '^\[pid +[0-9]+\] cuIpcOpenMemHandle_v2\(&0x[0-9a-f]+, "74644950436d3100[0-9a-f]{112}", 1\) = CUDA_SUCCESS$' \
+        "$out/ipc-static-tdtrace.trace"; then ok "ipc-static-tdtrace-handle"; else bad "ipc-static-tdtrace-handle" "" "$out/ipc-static-tdtrace.trace"; fi
+else
+    skip ipc-static-tdtrace-handle
+fi
 if [ -z "$why" ]; then # the fault's report says why the address was out of reach
     if grep -q "inside a 4000-byte device allocation (cuMemAlloc) of device 1, and device 0 has no peer access to it" \
         "$out/peer-static.log"; then ok "peer-static-report"; else bad "peer-static-report" "" "$out/peer-static.log"; fi

@@ -447,6 +447,155 @@ PY
 }
 
 # --help and tdtrace(1) name the same options
+# --timeline: Chrome trace event JSON (docs/timeline.md). Two streams that
+# run at once (tests/e2e/timeline.c), then the same in a forked child into
+# the same file; -c's device-time column; the file is never an old one.
+run_timeline() {
+    if ! command -v python3 > /dev/null; then report "timeline (python3 is not installed)" skip; return; fi
+    local t=$work/tl
+    mkdir -p "$t"
+    cat > "$t/check.py" <<'PY'
+import json, sys
+from collections import defaultdict
+d = json.load(open(sys.argv[1]))          # valid JSON, as a whole
+nproc = int(sys.argv[2])
+ev = d["traceEvents"]
+od = d["otherData"]
+assert od["tool"] == "tdtrace" and od["clock"] == "CLOCK_MONOTONIC" and od["device_times"] == "emulator", od
+assert d["displayTimeUnit"] == "ns"
+S = 1000000000
+pids = sorted({e["pid"] for e in ev})
+assert len(pids) == nproc, pids
+for e in ev:
+    assert e["ph"] in "XMsfCi", e
+    if e["ph"] != "M":
+        assert isinstance(e["ts"], (int, float)), e
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+for pid in pids:
+    assert any(e["ph"] == "M" and e["name"] == "process_name" and e["pid"] == pid for e in ev), pid
+    calls = [e for e in ev if e["pid"] == pid and e["ph"] == "X" and e["tid"] < S]
+    work = [e for e in ev if e["pid"] == pid and e["ph"] == "X" and e["tid"] >= S]
+    assert all(c["cat"] == "driver" and c["args"]["call"].startswith(c["name"] + "(") for c in calls)
+    by_corr = defaultdict(list)
+    for w in work:
+        assert names[(pid, w["tid"])] == "device %d stream %d" % (w["args"]["device"], w["args"]["stream"]), w
+        assert w["tid"] == S + w["args"]["device"] * 1000000 + w["args"]["stream"], w
+        by_corr[w["args"].get("corr")].append(w)
+    flows_s = {e["id"]: e for e in ev if e["pid"] == pid and e["ph"] == "s"}
+    flows_f = {e["id"]: e for e in ev if e["pid"] == pid and e["ph"] == "f"}
+    # every launch: its kernel on its stream, a flow from the call to it
+    stream_of = {}
+    launches = [c for c in calls if c["name"] == "cuLaunchKernel"]
+    assert len(launches) == 4, launches
+    for c in launches:
+        corr = c["args"]["corr"]
+        k = by_corr[corr]
+        assert len(k) == 1 and k[0]["cat"] == "kernel", (c, k)
+        k = k[0]
+        kname = c["args"]["call"].split("(", 1)[1].split("<<<")[0]
+        assert k["name"] == kname, (k, kname)
+        sname = c["args"]["call"].split(">>>")[0].rsplit(", ", 1)[1]
+        assert stream_of.setdefault(sname, k["tid"]) == k["tid"], (sname, stream_of)
+        s, f = flows_s[corr], flows_f[corr]
+        assert s["tid"] == c["tid"] and c["ts"] <= s["ts"] <= c["ts"] + c["dur"], (s, c)
+        assert f["tid"] == k["tid"] and f["ts"] == k["ts"] and f["bp"] == "e", (f, k)
+        assert k["ts"] >= c["ts"], (k, c)   # it ran after it was launched
+    assert len(set(stream_of.values())) == 2, stream_of
+    # one stream's spans never overlap; the two handshake kernels do
+    tracks = defaultdict(list)
+    for w in work:
+        tracks[w["tid"]].append(w)
+    assert len(tracks) == 2, tracks.keys()
+    for tid, ws in tracks.items():
+        ws.sort(key=lambda w: w["ts"])
+        for a, b in zip(ws, ws[1:]):
+            assert a["ts"] + a["dur"] <= b["ts"], ("overlap on one stream", a, b)
+    hs = [w for w in work if w["name"] == "handshake"]
+    assert len(hs) == 2 and hs[0]["tid"] != hs[1]["tid"], hs
+    a, b = hs
+    assert a["ts"] < b["ts"] + b["dur"] and b["ts"] < a["ts"] + a["dur"], ("no overlap", a, b)
+    # what else ran: copies both ways with their sizes, a memset, events, the host function
+    cats = defaultdict(list)
+    for w in work:
+        cats[w["cat"]].append(w)
+    assert sorted(w["name"] for w in cats["memcpy"]) == ["memcpy DtoH", "memcpy HtoD", "memcpy HtoD"], cats["memcpy"]
+    assert all(w["args"]["bytes"] == 1 << 20 and w["name"].endswith(w["args"]["direction"]) for w in cats["memcpy"])
+    assert [w["args"]["bytes"] for w in cats["memset"]] == [1 << 20], cats["memset"]
+    assert len(cats["event"]) == 3 and len(cats["host"]) == 1, cats
+    host = cats["host"][0]
+    hc = [c for c in calls if c["name"] == "cuLaunchHostFunc"][0]
+    assert host["args"]["corr"] == hc["args"]["corr"] and flows_f[hc["args"]["corr"]]["tid"] == host["tid"]
+    # every device op came from a call of this process
+    corrs = {c["args"]["corr"] for c in calls if "corr" in c["args"]}
+    assert all(w["args"]["corr"] in corrs for w in work), "device work without its call"
+    # device memory: up to 6 MiB, then down to nothing
+    mem = [e["args"]["device 0"] for e in sorted((e for e in ev if e["pid"] == pid and e["ph"] == "C"), key=lambda e: e["ts"])]
+    assert max(mem) == 6 << 20 and mem[-1] == 0 and mem[0] == 1 << 20, mem
+    assert any(x < y for x, y in zip(mem, mem[1:])) and any(x > y for x, y in zip(mem, mem[1:])), mem
+    inst = [(e["cat"], e["name"]) for e in ev if e["pid"] == pid and e["ph"] == "i"]
+    assert ("process", "start") in inst and ("process", "exit") in inst, inst
+if nproc == 2:
+    assert [e for e in ev if e["ph"] == "i" and e["name"] == "fork" and e["args"]["child"] == str(pids[1])]
+print("ok", len(ev))
+PY
+    "$TDTRACE" -q -o "$t/one.trace" --timeline="$t/one.timeline" -- "$BUILD/e2e/timeline" > "$t/one.out" 2>&1
+    if [ $? -eq 0 ] && python3 "$t/check.py" "$t/one.timeline" 1 > "$t/one.check" 2>&1
+    then report "timeline: valid; launches on their streams with flows; streams overlap; memory counter" ok
+    else cat "$t/one.out" >> "$t/one.check"; report "timeline: one process" fail "$t/one.check"; fi
+    TDTRACE_EMU_THREADS=1 "$TDTRACE" -q -o "$t/fork.trace" --timeline="$t/fork.timeline" -- "$BUILD/e2e/timeline" fork > "$t/fork.out" 2>&1
+    if [ $? -eq 0 ] && python3 "$t/check.py" "$t/fork.timeline" 2 > "$t/fork.check" 2>&1
+    then report "timeline: a forked child lands in the same file" ok
+    else cat "$t/fork.out" >> "$t/fork.check"; report "timeline: fork" fail "$t/fork.check"; fi
+    # -c: the device's time beside the calls' (launches, copies), the kernels' table
+    "$TDTRACE" -q -c -o "$t/c.txt" -- "$BUILD/e2e/timeline" > /dev/null 2>&1
+    if grep -qE '^% time +seconds device secs +usecs/call' "$t/c.txt" &&
+       grep -qE '^ *[0-9.]+ +[0-9.]+ +[0-9]+\.[0-9]{6} +[0-9]+ +[0-9]+ +4 +cuLaunchKernel$' "$t/c.txt" &&
+       grep -qE '^ *[0-9.]+ +[0-9.]+ +[0-9]+\.[0-9]{6} +[0-9]+ +[0-9]+ +1 +cuLaunchHostFunc$' "$t/c.txt" &&
+       grep -qE ' +2 +2 busy$' "$t/c.txt" && grep -qE ' +2 +2 handshake$' "$t/c.txt"
+    then report "timeline: -c has the device's time per function and the kernels' table" ok
+    else report "timeline: -c device time" fail "$t/c.txt"; fi
+    # a file that exists (or a link) is never written; the real driver gives no device times
+    echo keep > "$t/old.timeline"
+    ln -s "$t/old.timeline" "$t/link.timeline"
+    "$TDTRACE" -q --timeline="$t/old.timeline" -- "$BUILD/e2e/basic" > "$t/old.out" 2>&1
+    local rc1=$?
+    "$TDTRACE" -q --timeline="$t/link.timeline" -- "$BUILD/e2e/basic" > "$t/link.out" 2>&1
+    local rc2=$?
+    if [ $rc1 -eq 1 ] && [ $rc2 -eq 1 ] && [ "$(cat "$t/old.timeline")" = keep ] &&
+       grep -q "cannot create the timeline '$t/old.timeline': the file exists" "$t/old.out" &&
+       grep -q "cannot create the timeline '$t/link.timeline'" "$t/link.out"
+    then report "timeline: an existing file or a link is refused" ok
+    else cat "$t/old.out" "$t/link.out" > "$t/old.diff"; report "timeline: existing file" fail "$t/old.diff"; fi
+    # instants: a kernel's fault, a policy action, a leak at exit
+    "$TDTRACE" -q -o "$t/ev.trace" --timeline="$t/ev.timeline" -- "$BUILD/e2e/events" > /dev/null 2>&1
+    "$TDTRACE" -q --policy=none --inject=cuMemAlloc:error=CUDA_ERROR_OUT_OF_MEMORY:when=3+ -o "$t/pol.trace" \
+        --timeline="$t/pol.timeline" -- "$BUILD/e2e/policy" oom --inject > /dev/null 2>&1
+    "$TDTRACE" -q -o "$t/leak.trace" --timeline="$t/leak.timeline" -- "$BUILD/examples/hello_drv" > /dev/null 2>&1
+    if python3 -c '
+import json, sys
+ev, pol, leak = ([e for e in json.load(open(f))["traceEvents"] if e["ph"] == "i"] for f in sys.argv[1:4])
+f = [e for e in ev if e["cat"] == "fault"]
+assert len(f) == 1 and f[0]["args"]["kernel"] == "fill" and "CUDA_ERROR_ILLEGAL_ADDRESS" in f[0]["args"]["result"], f
+assert [e for e in ev if e["cat"] == "error" and "invalid PTX" in e["args"]["text"]], ev
+p = [e for e in pol if e["cat"] == "policy"]
+assert p and all(e["name"].startswith("INJECTED by ") and e["args"]["function"] == "cuMemAlloc_v2" for e in p), p
+l = [e for e in leak if e["cat"] == "leak"]
+assert len(l) == 1 and l[0]["args"]["bytes"] == 4 << 20 and l[0]["args"]["site"] == "cuMemAlloc_v2", l
+' "$t/ev.timeline" "$t/pol.timeline" "$t/leak.timeline" > "$t/inst.check" 2>&1
+    then report "timeline: instants for a fault, a diagnostic, a policy action, a leak" ok
+    else report "timeline: instants" fail "$t/inst.check"; fi
+    "$TDTRACE" -q --backend=driver --driver="$FAKEDRV" -o "$t/drv.trace" --timeline="$t/drv.timeline" -- "$BUILD/e2e/basic" > /dev/null 2>&1
+    if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["otherData"]["device_times"] == "none", d["otherData"]
+assert [e for e in d["traceEvents"] if e["ph"] == "X" and e["cat"] == "driver"]
+assert not [e for e in d["traceEvents"] if e["ph"] == "X" and e["tid"] >= 1000000000]
+' "$t/drv.timeline" > "$t/drv.check" 2>&1
+    then report "timeline: on a driver, calls only and device_times none" ok
+    else report "timeline: driver" fail "$t/drv.check"; fi
+}
+
 run_manpage() {
     local missing=
     for opt in $("$TDTRACE" -h | grep -oE '(^|[ ,])--?[a-zA-Z][a-zA-Z-]*' | tr -d ' ,' | sort -u); do
@@ -488,6 +637,7 @@ run_order
 run_nvcc
 run_driver
 run_python
+run_timeline
 run_manpage
 run_json
 echo "e2e: $pass passed, $fail failed, $skip skipped"

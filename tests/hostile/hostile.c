@@ -308,6 +308,93 @@ static int m_forge_nest(void)
     return 0;
 }
 
+/* an event record (TD_REC_EVENT of kind fn): its TD_IT_EVENT body, and a
+ * kernel name (arg 1) when name is not NULL */
+static void forge_event(unsigned fn, const void *body, uint16_t blen, const char *name)
+{
+    size_t nlen = name ? strlen(name) : 0;
+    uint32_t len = (uint32_t)(sizeof(struct td_rec) + sizeof(struct td_item) + ((blen + 7u) & ~7u) +
+                              (name ? sizeof(struct td_item) + ((nlen + 7) & ~(size_t)7) : 0));
+    struct td_rec *r = td_ring_reserve(&ring, len, TD_REC_EVENT, gettid_(), 0);
+    if (!r)
+        return;
+    memset((char *)r + 8, 0, len - 8);
+    r->pid = (uint32_t)getpid();
+    r->tid = (uint32_t)gettid_();
+    r->fn = (uint16_t)fn;
+    r->t_enter = 1000000;
+    r->t_exit = 2000000;
+    unsigned char *d = (unsigned char *)(r + 1);
+    struct td_item it = { 0, TD_IT_EVENT, blen, 0 };
+    memcpy(d, &it, sizeof(it));
+    memcpy(d + sizeof(it), body, blen);
+    d += sizeof(it) + ((blen + 7u) & ~7u);
+    r->nitems = 1;
+    if (name) {
+        it = (struct td_item){ 1, TD_IT_STR, (uint16_t)nlen, 0 };
+        memcpy(d, &it, sizeof(it));
+        memcpy(d + sizeof(it), name, nlen);
+        r->nitems = 2;
+    }
+    td_ring_commit(r);
+}
+
+/* a call record of cuCtxSynchronize with correlation id items (n of them, each len bytes) */
+static void forge_corr(uint64_t corr, uint16_t len, int n)
+{
+    uint32_t rlen = (uint32_t)(sizeof(struct td_rec) + (size_t)n * (sizeof(struct td_item) + 8));
+    struct td_rec *r = td_ring_reserve(&ring, rlen, TD_REC_CALL, gettid_(), 0);
+    if (!r)
+        return;
+    memset((char *)r + 8, 0, rlen - 8);
+    r->pid = (uint32_t)getpid();
+    r->tid = (uint32_t)gettid_();
+    r->fn = (uint16_t)td_api_find("cuCtxSynchronize");
+    r->nargs = 0;
+    unsigned char *d = (unsigned char *)(r + 1);
+    for (int i = 0; i < n; i++) {
+        struct td_item it = { 0, TD_IT_CORR, len, 0 };
+        memcpy(d, &it, sizeof(it));
+        memcpy(d + sizeof(it), &corr, 8);
+        d += sizeof(it) + 8;
+    }
+    r->nitems = (uint8_t)n;
+    td_ring_commit(r);
+}
+
+/* --timeline: the emulated device's work, forged. One kernel whose name
+ * needs escaping (accepted: the timeline must stay valid JSON), then a
+ * device, a stream, a kind, a direction and correlation ids no table holds */
+static int m_forge_device(void)
+{
+    MUST(cuInit(0));
+    need_ring();
+    struct td_ev_kernel k = { { 1, 1, 1 }, { 1, 1, 1 }, 0, 0, 3, 7 };
+    forge_event(TD_EV_KERNEL, &k, sizeof(k), "evil\"\\name\n\x01</script>");
+    struct td_ev_devop o = { TD_DOP_MEMCPY, TD_DIR_HTOD, 64, 0, 1, 8, 4096 };
+    forge_event(TD_EV_DEVOP, &o, sizeof(o), NULL);                 /* device 64 */
+    o.device = 0;
+    o.stream = 1ULL << 40;
+    forge_event(TD_EV_DEVOP, &o, sizeof(o), NULL);                 /* stream 2^40 */
+    o.stream = 1;
+    o.kind = 99;
+    forge_event(TD_EV_DEVOP, &o, sizeof(o), NULL);                 /* kind 99 */
+    o.kind = TD_DOP_MEMCPY;
+    o.dir = 7;
+    forge_event(TD_EV_DEVOP, &o, sizeof(o), NULL);                 /* direction 7 */
+    k.corr = 1ULL << 53;
+    forge_event(TD_EV_KERNEL, &k, sizeof(k), "k");                 /* a JSON number no parser holds */
+    forge_event(TD_EV_DEVOP, &o, sizeof(o) - 8, NULL);             /* a short body */
+    forge_corr(1ULL << 60, 8, 1);                                  /* corr 2^60 */
+    forge_corr(5, 4, 1);                                           /* 4 bytes */
+    forge_corr(5, 8, 2);                                           /* two */
+    forge_corr(0, 8, 1);                                           /* 0 */
+    int v;
+    MUST(cuDriverGetVersion(&v));
+    printf("cuInit(0) = CUDA_SUCCESS\ncuDriverGetVersion(&%d) = CUDA_SUCCESS\n", v);
+    return 0;
+}
+
 /* -e lib=: a record of function id with nargs zero arguments and these
  * items (kind, claimed length, the bytes: padded to 8) */
 struct fitem { uint8_t kind; uint16_t len; const void *data; size_t n; };
@@ -901,6 +988,8 @@ int main(int argc, char **argv)
         return m_forge_lib();
     if (!strcmp(m, "forge-pid"))
         return m_forge_pid();
+    if (!strcmp(m, "forge-device"))
+        return m_forge_device();
     if (!strcmp(m, "zero-mask"))
         return m_zero_mask();
     if (!strcmp(m, "reset-mem"))

@@ -75,6 +75,23 @@ check "forged library calls: ids, lengths, names and items checked" "$work/lib.l
           [ "$(grep -c "fake\|xxxx\|cublas" "$work/lib.trace")" = 2 ] &&
           grep -q "cuDriverGetVersion(&$(cat "$work/lib.want"))" "$work/lib.trace"'
 
+# 1. forged device work (--timeline): indexes and ids checked; a name that needs escaping stays a string
+rm -f "$work/dv.json"
+tt -q --timeline="$work/dv.json" -o "$work/dv.trace" -- "$H" forge-device > "$work/dv.want" 2> "$work/dv.err"
+rc=$?
+{ echo "rc=$rc"; cat "$work/dv.err"; } > "$work/dv.log"
+cat > "$work/dv.py" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = [e for e in d["traceEvents"] if e.get("cat") == "kernel"]
+assert len(k) == 1 and k[0]["name"] == 'evil"\\name\n\x01</script>', k
+assert k[0]["tid"] == 1000000003 and k[0]["args"]["corr"] == 7, k
+assert not [e for e in d["traceEvents"] if e.get("cat") == "memcpy"]
+PY
+check "forged device work: devices, streams, kinds, correlation ids checked; names escaped" "$work/dv.log" \
+    eval '[ $rc -eq 0 ] && grep -qE "^tdtrace: pid [0-9]+: 10 invalid records ignored \(first: device work on device 64, stream 1, of call 8\)$" "$work/dv.err" &&
+          python3 "$work/dv.py" "$work/dv.json"'
+
 # 1. records claiming another pid are not shown as that pid
 tt -o "$work/pid.trace" -- "$H" forge-pid > "$work/pid.want" 2> "$work/pid.err"
 rc=$?
