@@ -10,6 +10,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 T=$top/$BUILD/bin/tdtrace
 H=$top/$BUILD/hostile/hostile
+# --runtime and -e lib= preload tdtrace's libtdruntime.so (built without the
+# sanitizers) in front of a sanitized hostile's ASan runtime: let ASan accept it
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 work=$(mktemp -d)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
