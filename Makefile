@@ -42,17 +42,17 @@ all: tdtrace emu shim audit hostlib jit examples tests
 .PHONY: all tdtrace emu shim audit hostlib jit examples tests check check-layers check-spdx check-tsan test unit e2e bench install clean gen demo fuzz-smoke report-png
 
 # ---- generated code ---------------------------------------------------
-XLAT_IN := $(sort $(wildcard src/xlat/*.in))
+XLAT_IN := $(sort $(wildcard src/xlat/*.in)) $(sort $(wildcard src/xlat/lib/*.in))
 GEN_OUT := $(GEN)/cuda_enums.h $(GEN)/td_api.h $(GEN)/td_xlat.h $(GEN)/td_xlat.c \
            $(GEN)/td_api_table.c $(GEN)/td_api_roles.c $(GEN)/td_structs.h $(GEN)/td_structs.c \
            $(GEN)/td_structs_check.c $(GEN)/shim_wrappers.c $(GEN)/shim_rt_wrappers.c $(GEN)/emu_stubs.c $(GEN)/td_errnos.def
 $(BUILD)/apigen: tools/apigen.c src/api/apiparse.c src/api/apiparse.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -o $@ tools/apigen.c src/api/apiparse.c
-$(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/exptab.api src/api/cudart.api src/api/types.def src/api/structs.api $(XLAT_IN) \
+$(GEN)/.stamp: $(BUILD)/apigen src/api/cuda.api src/api/exptab.api src/api/cudart.api src/api/libs.api src/api/types.def src/api/structs.api $(XLAT_IN) \
                tools/gen-errnos.sh
 	@mkdir -p $(GEN)
-	@echo "  GEN     $(GEN)"; $(BUILD)/apigen $(GEN) src/api/cuda.api src/api/exptab.api src/api/cudart.api src/api/types.def src/api/structs.api $(XLAT_IN)
+	@echo "  GEN     $(GEN)"; $(BUILD)/apigen $(GEN) src/api/cuda.api src/api/exptab.api src/api/cudart.api src/api/libs.api src/api/types.def src/api/structs.api $(XLAT_IN)
 	@tools/gen-errnos.sh $(CC) $(CPPFLAGS) > $(GEN)/td_errnos.def.tmp && mv $(GEN)/td_errnos.def.tmp $(GEN)/td_errnos.def
 	@touch $@
 $(GEN_OUT): $(GEN)/.stamp
@@ -155,8 +155,8 @@ $(AUDIT_SO): $(AUDIT_OBJ)
 # sanitizers (a preloaded library must not need their runtime first) from
 # its own sources plus the ELF reader of src/patch.
 RTLOAD_SO := $(LIBDIR)/libtdruntime.so
-RTLOAD_SRC := $(wildcard src/rtload/*.c) src/patch/elfsym.c src/patch/perr.c
-$(RTLOAD_SO): $(RTLOAD_SRC) src/patch/elfsym.h src/patch/patch.h
+RTLOAD_SRC := $(wildcard src/rtload/*.c) src/patch/elfsym.c src/patch/perr.c src/common/libmatch.c
+$(RTLOAD_SO): $(RTLOAD_SRC) src/patch/elfsym.h src/patch/patch.h src/common/libmatch.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(call NOSAN,$(CFLAGS)) -shared -Wl,-z,defs $(call NOSAN,$(LDFLAGS)) -o $@ $(RTLOAD_SRC) -lelf -ldl
 $(TDTRACE): $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a
@@ -351,6 +351,7 @@ e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/emu/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/cudart/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/runtime/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/libtrace/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/kernels/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/conformance/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/nvlibs/run.sh

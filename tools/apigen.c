@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* apigen: generate C from the declarative API tables at build time.
  *
- *   apigen OUTDIR src/api/cuda.api src/api/exptab.api src/api/cudart.api src/api/types.def src/api/structs.api src/xlat/A.in ...
+ *   apigen OUTDIR src/api/cuda.api src/api/exptab.api src/api/cudart.api src/api/libs.api src/api/types.def src/api/structs.api src/xlat/A.in ...
  *
  * writes, in OUTDIR:
  *   cuda_enums.h     every enum / flag set of src/xlat as C declarations
@@ -37,7 +37,8 @@
 static struct ap_fn fns[MAX_FNS];
 static int nfns;
 static int nentry; /* fns[0..nentry) are exported entry points; then export-table slots */
-static int nrt;    /* fns[nrt..nfns) are the CUDA runtime's functions (cudart.api) */
+static int nrt;    /* fns[nrt..nlib) are the CUDA runtime's functions (cudart.api) */
+static int nlib;   /* fns[nlib..nfns) are other libraries' functions (libs.api, -e lib=) */
 
 /* TD_FN_ identifier of a name: TABLE.slot becomes TABLE_slot */
 static const char *ident(const char *name)
@@ -63,6 +64,7 @@ static int ntypes;
 struct xlat {
     char name[AP_NAME];
     int flags;
+    int lib;   /* src/xlat/lib: another library's enum (its own header declares it) */
     int n;
     struct ap_xlat_row *rows;
 };
@@ -165,6 +167,7 @@ static void load_xlat(const char *path)
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     snprintf(x->name, sizeof(x->name), "%.*s", (int)strcspn(base, "."), base);
+    x->lib = strstr(path, "xlat/lib/") != NULL;
     FILE *f = open_in(path);
     char line[1024], err[256];
     int lineno = 0, cap = 0;
@@ -264,6 +267,8 @@ static void gen_enums(const char *dir)
     fprintf(f, "#ifndef TD_CUDA_ENUMS_H\n#define TD_CUDA_ENUMS_H\n");
     for (int i = 0; i < nxlats; i++) {
         const struct xlat *x = &xlats[i];
+        if (x->lib)
+            continue; /* declared by the library's own header */
         if (is_flagsxlat_define(x)) {
             for (int j = 0; j < x->n; j++)
                 fprintf(f, "#define %s 0x%llx\n", x->rows[j].name, x->rows[j].value);
@@ -388,6 +393,8 @@ static void gen_api_h(const char *dir)
     fprintf(f, "#define TD_FN__ENTRY_POINTS %d\n", nentry);
     fprintf(f, "/* ids from this one on are the CUDA runtime's functions (src/api/cudart.api) */\n");
     fprintf(f, "#define TD_FN__RT_FIRST %d\n", nrt);
+    fprintf(f, "/* ids from this one on are other libraries' functions (src/api/libs.api, -e lib=) */\n");
+    fprintf(f, "#define TD_FN__LIB_FIRST %d\n", nlib);
     fprintf(f, "/* the newest cuGetProcAddress ABI version of the table: the driver it describes */\n");
     fprintf(f, "#define TD_API_NEWEST %d\n\n", newest_version());
     fprintf(f, "#ifndef TD_API\n#define TD_API\n#endif\n");
@@ -1032,7 +1039,7 @@ static void gen_table(const char *dir)
         char base[AP_NAME];
         int pt;
         ap_base_name(fn->name, base, sizeof(base), &pt);
-        static const char *rets[] = { "TD_RET_RESULT", "TD_RET_VOID", "TD_RET_U32", "TD_RET_CUDART" };
+        static const char *rets[] = { "TD_RET_RESULT", "TD_RET_VOID", "TD_RET_U32", "TD_RET_CUDART", "TD_RET_XLAT" };
         int kparams = -1, kfunc = -1;
         for (int j = 0; j < fn->nparams; j++)
             if (is_kparams(&fn->params[j]))
@@ -1047,10 +1054,10 @@ static void gen_table(const char *dir)
             deref |= param_info(fn, j).sid != 0;
         fprintf(f, "    [TD_FN_%s] = { \"%s\", \"%s\", TD_FAM_%s, %d, %s, %d, %d, %d, ", ident(fn->name), fn->name,
                 base, fn->family, fn->nparams, rets[fn->ret], deref, kfunc, kparams);
-        if (fn->nparams)
-            fprintf(f, "p_%s },\n", ident(fn->name));
-        else
-            fprintf(f, "0 },\n");
+        if (fn->ret == AP_RET_XLAT && !find_xlat(fn->ret_xlat))
+            fail("%s: returns %s, which is not an enum of src/xlat", fn->name, fn->ret_xlat);
+        fprintf(f, "%s%s, TD_X_%s },\n", fn->nparams ? "p_" : "0", fn->nparams ? ident(fn->name) : "",
+                fn->ret == AP_RET_XLAT ? fn->ret_xlat : "NONE");
     }
     fprintf(f, "};\n\n");
 
@@ -1182,7 +1189,7 @@ static void gen_rt_wrappers(const char *dir)
 {
     FILE *f = out_file(dir, "shim_rt_wrappers.c");
     fprintf(f, "#include \"shim.h\"\n#include \"tdtrace/cudart.h\"\n\n");
-    for (int i = nrt; i < nfns; i++) {
+    for (int i = nrt; i < nlib; i++) {
         const struct ap_fn *fn = &fns[i];
         fprintf(f, "static cudaError_t td_rtw_%s(", fn->name);
         print_params(f, fn, 1);
@@ -1208,8 +1215,8 @@ static void gen_rt_wrappers(const char *dir)
         fprintf(f, ") : cudaErrorNotSupported;\n");
         fprintf(f, "    td_rt_pop(&c);\n    td_leave(&c, a, (CUresult)r);\n    return r;\n}\n\n");
     }
-    fprintf(f, "void *const td_rt_wrappers[TD_FN__COUNT - TD_FN__RT_FIRST] = {\n");
-    for (int i = nrt; i < nfns; i++)
+    fprintf(f, "void *const td_rt_wrappers[TD_FN__LIB_FIRST - TD_FN__RT_FIRST] = {\n");
+    for (int i = nrt; i < nlib; i++)
         fprintf(f, "    [TD_FN_%s - TD_FN__RT_FIRST] = (void *)td_rtw_%s,\n", fns[i].name, fns[i].name);
     fprintf(f, "};\n");
     close_out(f);
@@ -1279,8 +1286,8 @@ static void gen_drv(const char *dir)
 
 int main(int argc, char **argv)
 {
-    if (argc < 7)
-        fail("usage: apigen OUTDIR API EXPTAB CUDART TYPES STRUCTS XLAT...");
+    if (argc < 8)
+        fail("usage: apigen OUTDIR API EXPTAB CUDART LIBS TYPES STRUCTS XLAT...");
     load_api(argv[2]);
     nentry = nfns;
     for (int i = 0; i < nentry; i++)
@@ -1299,10 +1306,15 @@ int main(int argc, char **argv)
                  fns[i].name, argv[4]);
         fns[i].ret = AP_RET_CUDART;
     }
-    load_types(argv[5]);
-    for (int i = 7; i < argc; i++)
+    nlib = nfns;
+    load_api(argv[5]);
+    for (int i = nlib; i < nfns; i++)
+        if (fns[i].nversions || strcmp(fns[i].family, "library") != 0)
+            fail("%s: %s holds library functions of class library first, without versions", fns[i].name, argv[5]);
+    load_types(argv[6]);
+    for (int i = 8; i < argc; i++)
         load_xlat(argv[i]);
-    load_structs(argv[6]);
+    load_structs(argv[7]);
     gen_enums(argv[1]);
     gen_api_h(argv[1]);
     gen_xlat(argv[1]);

@@ -35,11 +35,11 @@
 #include <stdint.h>
 
 #define TD_RING_MAGIC   0x3167726474647454ULL   /* "Ttdtrdg1" */
-#define TD_RING_VERSION 5
+#define TD_RING_VERSION 6   /* 6: TD_IT_LIB (-e lib=), calls of up to 20 arguments */
 #define TD_CTL_MAGIC    0x316c746374647454ULL   /* "Ttdtctl1" */
 #define TD_RING_HDR     4096u
 #define TD_RING_MAXREC  4096u      /* no record is longer */
-#define TD_MAX_ARGS     16
+#define TD_MAX_ARGS     20   /* cublasGemmEx has 19 */
 #define TD_STR_MAX      256        /* bytes of a string kept in a record */
 #define TD_MAX_FRAMES   32         /* -k: return addresses kept */
 #define TD_MAX_DEVICES  64
@@ -169,6 +169,20 @@ enum td_item_kind {
                        * in progress on its thread (struct td_nest) */
     TD_IT_CORR = 10,  /* TD_RING_DEVICE, arg 0: the call queued work on an emulated stream:
                        * its correlation id (u64, not 0), which that work's events carry */
+    TD_IT_LIB = 11,   /* -e lib=, arg 0: a library function's call (ids from TD_FN__LIB_FIRST):
+                       * struct td_libcall, then its strings */
+};
+
+/* TD_IT_LIB: the library (its file's name), the function's name (only for
+ * LIB.call, a function src/api/libs.api does not describe; empty
+ * otherwise), and what a tdtrace host library says it ran for the call
+ * (docs/hostlib.md; empty: nothing said). The strings follow the header
+ * one after the other, without NULs; each at most TD_STR_MAX bytes of
+ * printable ASCII. A library call's record always has one, and a nest
+ * item (it nests as a runtime call does). */
+struct td_libcall {
+    uint16_t lib_len, fn_len, host_len;
+    uint16_t pad;
 };
 
 /* TD_IT_NEST. A runtime call's record (a function of src/api/cudart.api)

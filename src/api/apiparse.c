@@ -229,8 +229,8 @@ int ap_parse_fn(const char *line, struct ap_fn *fn, char *err, size_t errlen)
     p = word_ex(skip_ws(p), fn->name, sizeof(fn->name), 1);
     const char *dot = strchr(fn->name, '.');
     if (dot ? (dot == fn->name || !dot[1] || strchr(dot + 1, '.'))
-            : strncmp(fn->name, "cu", 2) != 0) {
-        snprintf(err, errlen, "expected an entry point name starting with 'cu', or TABLE.slot");
+            : strncmp(fn->name, "cu", 2) != 0 && strcmp(fn->family, "library") != 0) {
+        snprintf(err, errlen, "expected an entry point name starting with 'cu', TABLE.slot, or (class library) any");
         return -1;
     }
     p = skip_ws(p);
@@ -272,14 +272,17 @@ int ap_parse_fn(const char *line, struct ap_fn *fn, char *err, size_t errlen)
     }
     const char *tail = skip_ws(close + 1);
     if (strncmp(tail, "->", 2) == 0) {
-        char rt[16];
+        char rt[AP_NAME];
         tail = word(skip_ws(tail + 2), rt, sizeof(rt));
         if (strcmp(rt, "void") == 0) {
             fn->ret = AP_RET_VOID;
         } else if (strcmp(rt, "u32") == 0) {
             fn->ret = AP_RET_U32;
+        } else if (rt[0]) { /* an enum: apigen checks that src/xlat has it */
+            fn->ret = AP_RET_XLAT;
+            snprintf(fn->ret_xlat, sizeof(fn->ret_xlat), "%s", rt);
         } else {
-            snprintf(err, errlen, "%s: unknown return type '%s' (void or u32)", fn->name, rt);
+            snprintf(err, errlen, "%s: no return type after '->' (void, u32 or an enum)", fn->name);
             return -1;
         }
         tail = skip_ws(tail);

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#define AP_MAX_PARAMS 16
+#define AP_MAX_PARAMS 20
 #define AP_MAX_VERSIONS 8
 #define AP_NAME 64
 #define AP_TYPE 64
@@ -22,7 +22,8 @@ struct ap_param {
     enum ap_role role;
 };
 
-enum ap_ret { AP_RET_RESULT = 0, AP_RET_VOID, AP_RET_U32, AP_RET_CUDART /* cudaError_t: cudart.api */ };
+enum ap_ret { AP_RET_RESULT = 0, AP_RET_VOID, AP_RET_U32, AP_RET_CUDART /* cudaError_t: cudart.api */,
+              AP_RET_XLAT /* "-> ENUM": an enum of src/xlat (ret_xlat; libs.api) */ };
 
 #define AP_ROW_CLASSES 8
 #define AP_CLASS 16
@@ -45,7 +46,8 @@ struct ap_fn {
     int nclasses;
     char classes[AP_ROW_CLASSES][AP_CLASS]; /* "memory,copy": every class it is in */
     char name[AP_NAME];   /* cuX, or TABLE.slot for an export-table slot */
-    enum ap_ret ret;      /* "-> void" / "-> u32" after the parameters */
+    enum ap_ret ret;      /* "-> void" / "-> u32" / "-> ENUM" after the parameters */
+    char ret_xlat[AP_NAME]; /* AP_RET_XLAT: the enum's name */
     int nversions;
     int versions[AP_MAX_VERSIONS];
     int nparams;

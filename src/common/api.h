@@ -128,7 +128,8 @@ int td_field_shown(const struct td_struct *st, int i, const unsigned char *base,
 extern const struct td_opttable td_opttables[TD_OPTTABLES];
 extern const char *const td_hclass_names[TD_H__COUNT];
 
-enum td_ret { TD_RET_RESULT, TD_RET_VOID, TD_RET_U32, TD_RET_CUDART /* cudaError_t (runtime rows) */ };
+enum td_ret { TD_RET_RESULT, TD_RET_VOID, TD_RET_U32, TD_RET_CUDART /* cudaError_t (runtime rows) */,
+              TD_RET_XLAT /* an enum of src/xlat: ret_xlat (libs.api rows: cublasStatus_t, ...) */ };
 
 struct td_fn_info {
     const char *name;
@@ -140,6 +141,7 @@ struct td_fn_info {
     signed char kfunc;    /* a launch: the CUfunction parameter (-1) */
     signed char kparams;  /* ... and its void **kernelParams (-1) */
     const struct td_param *params;
+    unsigned short ret_xlat; /* TD_RET_XLAT: the enum (TD_X_*), else TD_X_NONE */
 };
 
 /* one cuGetProcAddress answer: base name at an ABI version */

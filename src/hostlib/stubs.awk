@@ -30,6 +30,7 @@ END {
         print node " {\n  global:"
         for (i = 1; i <= n; i++)
             print "    " names[i] ";"
+        print "    tdtrace_host_note;  /* src/hostlib/common/note.c (tdtrace -e lib=) */"
         print "  local: *;\n};"
         exit 0
     }

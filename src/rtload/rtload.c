@@ -9,10 +9,17 @@
  * directory is first in LD_LIBRARY_PATH), whose start patches the
  * runtime's functions (src/shim/rt.c). Any other process is left as it
  * is: it loads the shim when it opens the driver, as without --runtime.
- * Nothing is printed here: the shim reports what it could not do. */
+ * Nothing is printed here: the shim reports what it could not do.
+ *
+ * With -e lib=PATTERN (TDTRACE_LIBS) a process that has a library to trace
+ * gets the shim too, and dlopen is interposed: after a library is opened,
+ * the shim loads (when a library to trace is now there) or patches the new
+ * libraries (tdtrace_lib_rescan, src/shim/lib.c). */
 #include <dlfcn.h>
+#include <link.h>
 #include <stdlib.h>
 
+#include "../common/libmatch.h"
 #include "../patch/elfsym.h"
 
 /* symbols every CUDA runtime has (the second one: every program nvcc
@@ -37,10 +44,51 @@ static int has_runtime(void)
     return found;
 }
 
+static int match_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    return td_lib_match(arg, info->dlpi_name, info->dlpi_name && *info->dlpi_name ? td_lib_soname(info) : NULL);
+}
+
+/* -e lib=: a library to trace is loaded */
+static int has_lib(void)
+{
+    const char *pat = getenv("TDTRACE_LIBS");
+    return pat && *pat && dl_iterate_phdr(match_one, (void *)pat) != 0;
+}
+
+static void *(*real_dlopen)(const char *, int);
+static void *shim;
+
 __attribute__((constructor)) static void rtload(void)
 {
-    if (!getenv("TDTRACE_SOCK") || !has_runtime())
+    real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+    if (!getenv("TDTRACE_SOCK") || (!has_lib() && !(getenv("TDTRACE_RUNTIME") && has_runtime())))
         return;
     /* kept loaded for good: the runtime will open it again by this name */
-    (void)dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    shim = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+}
+
+/* -e lib=: libraries opened later are traced too */
+__attribute__((visibility("default"))) void *dlopen(const char *file, int mode);
+__attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
+{
+    if (!real_dlopen)
+        real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+    if (!real_dlopen)
+        return NULL;
+    void *h = real_dlopen(file, mode);
+    if (!h || !getenv("TDTRACE_LIBS") || !getenv("TDTRACE_SOCK"))
+        return h;
+    if (!shim) /* loaded already (the program links libcuda.so.1, or the runtime opened it)? */
+        shim = real_dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+    if (!shim) {
+        if (has_lib()) /* its start patches what matches */
+            shim = real_dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+        return h;
+    }
+    void (*rescan)(void) = (void (*)(void))dlsym(shim, "tdtrace_lib_rescan");
+    if (rescan)
+        rescan();
+    return h;
 }

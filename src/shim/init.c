@@ -24,4 +24,5 @@ __attribute__((constructor)) static void shim_load(void)
     pthread_atfork(NULL, NULL, td_shim_atfork_child);
     td_shim_hello();
     td_shim_warning(td_rt_start());
+    td_shim_warning(td_lib_start());
 }

@@ -7,7 +7,7 @@
  * function's original (rt.c fills it, the generated wrappers call it). */
 #include "shim.h"
 
-void *td_rt_real[TD_FN__COUNT - TD_FN__RT_FIRST];
+void *td_rt_real[TD_FN__LIB_FIRST - TD_FN__RT_FIRST];
 
 struct rt_tls {
     uint32_t next;                  /* the last id given */

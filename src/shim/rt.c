@@ -28,7 +28,7 @@
 
 /* ---- finding and patching the runtime ---------------------------------- */
 
-static int nthreads(void)
+int td_nthreads(void)
 {
     DIR *d = opendir("/proc/self/task");
     if (!d)
@@ -103,7 +103,7 @@ static int patch_obj(struct td_patcher *pt, const struct obj *o, unsigned flags,
     if (o->exe)
         *stripped = td_elf_stripped(e);
     int n = 0;
-    for (int fn = TD_FN__RT_FIRST; fn < TD_FN__COUNT; fn++) {
+    for (int fn = TD_FN__RT_FIRST; fn < TD_FN__LIB_FIRST; fn++) {
         int k = fn - TD_FN__RT_FIRST;
         if (td_rt_real[k])
             continue;
@@ -176,7 +176,7 @@ const char *td_rt_start(void)
         return NULL;
     /* alone in the process (the preloaded start): plain writes in any
      * order; else the write protocol that running threads survive */
-    unsigned flags = nthreads() == 1 ? TD_PATCH_STOPPED : 0;
+    unsigned flags = td_nthreads() == 1 ? TD_PATCH_STOPPED : 0;
     int patched = 0, stripped = 0, cudart = 0;
     for (int i = 0; i < f.n; i++) {
         cudart |= !f.o[i].exe;

@@ -305,6 +305,30 @@ void td_shim_listen_emu(void)
         listen(on_emu_event);
 }
 
+/* -e lib=: the library call's names (record.h, TD_IT_LIB) */
+static size_t lib_str_len(const char *s)
+{
+    return s ? strnlen(s, TD_STR_MAX) : 0;
+}
+
+static void rb_lib(struct td_rb *b, const struct td_call *c)
+{
+    struct td_libcall h = { (uint16_t)lib_str_len(c->lib_name), (uint16_t)lib_str_len(c->lib_fn),
+                            (uint16_t)lib_str_len(c->lib_host), 0 };
+    unsigned char *d = td_rb_item(b, 0, TD_IT_LIB, sizeof(h) + (size_t)h.lib_len + h.fn_len + h.host_len, 0);
+    if (!d)
+        return;
+    memcpy(d, &h, sizeof(h));
+    d += sizeof(h);
+    const char *s[3] = { c->lib_name, c->lib_fn, c->lib_host };
+    const size_t n[3] = { h.lib_len, h.fn_len, h.host_len };
+    for (int i = 0; i < 3; i++) {
+        for (size_t k = 0; k < n[i]; k++) /* printable ASCII only (what tdtrace checks) */
+            d[k] = (unsigned char)s[i][k] >= 0x20 && (unsigned char)s[i][k] < 0x7f ? (unsigned char)s[i][k] : '?';
+        d += n[i];
+    }
+}
+
 int td_shim_nest_guard;
 __thread unsigned td_shim_depth;
 
@@ -404,6 +428,8 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
         if (d)
             memcpy(d, &nest, sizeof(nest));
     }
+    if (fn >= TD_FN__LIB_FIRST)
+        rb_lib(&b, c);
     if (td_shim_pyframes)
         rb_pyframes(&b);
     if (td_shim_stacks)

@@ -63,6 +63,10 @@ struct td_call {
      * call it was made inside, how deep */
     uint32_t rt_id, rt_parent, rt_depth;
     uint8_t rt_pushed;
+    /* a library call (lib.c, ids from TD_FN__LIB_FIRST): its library's
+     * name, its own (LIB.call only, else NULL) and what a tdtrace host
+     * library said it ran (NULL: nothing) */
+    const char *lib_name, *lib_fn, *lib_host;
 };
 
 /* tdtrace -p (attach.c): the driver's entry points jump to the wrappers,
@@ -219,8 +223,8 @@ void td_shim_atfork_child(void);
 /* the wrappers of the runtime's functions, by id - TD_FN__RT_FIRST
  * (generated: shim_rt_wrappers.c), and what runs each original (its
  * trampoline; NULL while not patched) */
-extern void *const td_rt_wrappers[TD_FN__COUNT - TD_FN__RT_FIRST];
-extern void *td_rt_real[TD_FN__COUNT - TD_FN__RT_FIRST];
+extern void *const td_rt_wrappers[TD_FN__LIB_FIRST - TD_FN__RT_FIRST];
+extern void *td_rt_real[TD_FN__LIB_FIRST - TD_FN__RT_FIRST];
 /* nest.c: a runtime wrapper's start and the end of its call (then
  * td_leave records it): the nesting of the calls made inside */
 void td_rt_enter(int fn, struct td_call *c);
@@ -230,6 +234,14 @@ int td_rt_nest(const struct td_call *c, struct td_nest *n);
 /* rt.c, with TD_RING_RUNTIME: find the runtime and patch its functions' entries
  * (once); the warnings to report (lines), or NULL */
 const char *td_rt_start(void);
+/* the threads of this process, or -1 */
+int td_nthreads(void);
+
+/* ---- lib.c: other libraries' calls (tdtrace -e lib=PATTERN) ------------ */
+/* patch the exported functions of the loaded libraries that match
+ * TDTRACE_LIBS (at start; again after each dlopen: tdtrace_lib_rescan);
+ * the warnings to report (lines), or NULL */
+const char *td_lib_start(void);
 /* a warning of the shim's for tdtrace to print (a TD_EV_WARNING record) */
 void td_shim_warning(const char *text);
 

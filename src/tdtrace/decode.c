@@ -644,7 +644,14 @@ void td_print_call(struct tp *p, const struct td_rec *rec, uint32_t len, const s
         return;
     }
     const struct td_fn_info *info = &td_fns[rec->fn];
-    tp_call_begin(p, info->name);
+    struct td_libview lv;
+    char lname[TD_STR_MAX + 1];
+    if (rec->fn == TD_FN_LIB_call && td_rec_lib(rec, len, &lv) && lv.fn_len) { /* -e lib=: its own name */
+        snprintf(lname, sizeof(lname), "%.*s", (int)lv.fn_len, lv.fn);
+        tp_call_begin(p, lname);
+    } else {
+        tp_call_begin(p, info->name);
+    }
     int nargs = rec->nargs == info->nparams && td_rec_args_end(rec) <= len ? rec->nargs : -1;
     const uint64_t *a = (const uint64_t *)(rec + 1);
     if (nargs < 0) {
@@ -733,6 +740,10 @@ void td_print_call(struct tp *p, const struct td_rec *rec, uint32_t len, const s
     }
     if (info->ret == TD_RET_CUDART) { /* cudaError_t */
         tp_call_end(p, r, td_xlat_name(TD_X_cudaError_t, r));
+        return;
+    }
+    if (info->ret == TD_RET_XLAT) { /* a library's status (libs.api) */
+        tp_call_end(p, r, td_xlat_name(info->ret_xlat, r));
         return;
     }
     tp_call_end(p, r, td_result_name(r));

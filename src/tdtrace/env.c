@@ -48,8 +48,13 @@ void td_env_build(const char *libdir, const char *front, const char *sock_name,
     add("TDTRACE_ORIG_LD_LIBRARY_PATH", ldp ? ldp : "");
     if (o->driver)
         add("TDTRACE_DRIVER", o->driver);
-    if (o->runtime) { /* the shim loaded before the runtime's first call (src/rtload), after
-                       * the program's own preloads (a sanitizer's runtime must come first) */
+    if (o->runtime)
+        add("TDTRACE_RUNTIME", "1");
+    if (o->libs)
+        add("TDTRACE_LIBS", o->libs);
+    if (o->runtime || o->libs) { /* the shim loaded before the runtime's or a library's first call
+                                  * (src/rtload), after the program's own preloads (a sanitizer's
+                                  * runtime must come first) */
         const char *pre = getenv("LD_PRELOAD");
         n = snprintf(buf, sizeof(buf), "%s%s%s/libtdruntime.so", pre && *pre ? pre : "", pre && *pre ? ":" : "",
                      libdir);

@@ -192,7 +192,10 @@ static void fold_line(int pid, uint64_t t, const char *text)
 /* -e trace= and -e status= show it */
 static int call_shown(const struct td_rec *rec, uint32_t len)
 {
-    int failed = rec->result != 0 && !td_is_probe(rec, len);
+    int failed = rec->result != 0 && !td_is_probe(rec, len) && rec->fn != TD_FN_LIB_call;
+    struct td_libview lv;
+    if (rec->fn == TD_FN_LIB_call && td_rec_lib(rec, len, &lv) && !td_trace_lib_shown(lv.fn, lv.fn_len))
+        return 0;
     return td_mask_has(trace_mask, rec->fn) &&
            (!opts.status || (opts.status & (failed ? TD_STATUS_FAILED : TD_STATUS_SUCCESSFUL)));
 }
@@ -388,7 +391,7 @@ static void print_event(const struct td_pev *ev, const void *data)
         on_hello(rec, ev->len);
     else if (TD_REC_TYPE(rec->word) == TD_REC_EVENT)
         on_event(rec, ev->len);
-    else if (opts.runtime)
+    else if (opts.runtime || opts.libs)
         td_nest_record(rec, ev->len);
     else
         on_call(rec, ev->len);
@@ -890,9 +893,11 @@ int main(int argc, char **argv)
     char err[256];
     if (!opts.trace_expr)
         opts.trace_expr = td_policy_trace(policy);
+    td_trace_lib_names(opts.libs != NULL);
     if (td_trace_set(opts.trace_expr ? opts.trace_expr : "all", trace_mask, trace_named,
                      sizeof(trace_mask), err, sizeof(err)) < 0)
         die("-e trace: %s", err);
+    td_trace_lib_names(0);
     static const struct { const char *q, *dflt; uint8_t *mask; } sets[] = {
         { "abbrev", "all", abbrev_mask }, { "verbose", "all", verbose_mask }, { "raw", "none", raw_mask },
     };
@@ -906,6 +911,8 @@ int main(int argc, char **argv)
     char libdir[PATH_MAX];
     find_libdir(libdir, sizeof(libdir));
     char *path = opts.nattach ? NULL : resolve_command(opts.cmd[0]);
+    if (opts.nattach && opts.libs)
+        die("cannot attach with -e lib=: libraries are traced only in programs tdtrace starts (docs/library-tracing.md)");
     for (int i = 0; i < opts.nattach; i++) { /* every refusal before anything is done */
         char why[600];
         if (td_attach_check(opts.attach[i], why, sizeof(why)) < 0)
@@ -928,7 +935,9 @@ int main(int argc, char **argv)
                      (td_clock_init() ? TD_RING_TSC : 0) | (opts.timeline || opts.summary ? TD_RING_DEVICE : 0);
     uint8_t rmask[sizeof(trace_mask)];
     record_mask(rmask, sizeof(rmask));
-    for (int fn = TD_FN__RT_FIRST; fn < TD_FN__COUNT && !opts.runtime; fn++) /* nothing patches them */
+    for (int fn = TD_FN__RT_FIRST; fn < TD_FN__LIB_FIRST && !opts.runtime; fn++) /* nothing patches them */
+        rmask[fn >> 3] &= (uint8_t)~(1u << (fn & 7));
+    for (int fn = TD_FN__LIB_FIRST; fn < TD_FN__COUNT && !opts.libs; fn++)
         rmask[fn >> 3] &= (uint8_t)~(1u << (fn & 7));
     size_t plen;
     char *ptext = policy_text(&plen);

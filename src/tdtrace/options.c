@@ -97,6 +97,10 @@ void td_usage(FILE *f)
 "  -e abbrev=SET       abbreviate the structures of these calls (default all)\n"
 "  -e verbose=SET      decode the structures of these calls (default all)\n"
 "  -e raw=SET          print these calls' arguments undecoded, in hex\n"
+"  -e lib=PATTERN      also trace the exported functions of the libraries whose\n"
+"                      file name or soname matches the glob (libcublas*, libnccl*;\n"
+"                      loaded at start or by dlopen; may be repeated), each with\n"
+"                      the calls it made nested beneath it (class %library)\n"
 "Backend:\n"
 "  --backend=", f);
     fputs(td_policy_backend_list(list, sizeof(list), "|"), f);
@@ -227,10 +231,33 @@ static void columns_set(struct td_opts *o, const char *list)
         die("invalid -U '%s': no column", list);
 }
 
+/* -e lib=PATTERN[,PATTERN...]: the patterns joined by ':' (TDTRACE_LIBS) */
+static void lib_pattern(struct td_opts *o, const char *arg)
+{
+    static char buf[2048];
+    size_t n = strlen(buf);
+    if (!*arg)
+        die("invalid -e lib='': each pattern a glob of 1 to 255 characters without ':'");
+    for (const char *p = arg; *p;) {
+        size_t k = strcspn(p, ",");
+        if (!k || memchr(p, ':', k) || k > 255)
+            die("invalid -e lib='%s': each pattern a glob of 1 to 255 characters without ':'", arg);
+        if (n + k + 2 > sizeof(buf))
+            die("-e lib=: too many patterns (%zu bytes at most)", sizeof(buf) - 1);
+        if (n)
+            buf[n++] = ':';
+        memcpy(buf + n, p, k);
+        n += k;
+        buf[n] = '\0';
+        p += k + (p[k] == ',');
+    }
+    o->libs = buf;
+}
+
 /* -e QUALIFIER=SET */
 static void qualifier(struct td_opts *o, const char *arg)
 {
-    static const char *const quals[] = { "trace", "status", "abbrev", "verbose", "raw", NULL };
+    static const char *const quals[] = { "trace", "status", "abbrev", "verbose", "raw", "lib", NULL };
     const char *eq = strchr(arg, '=');
     if (!eq) { /* -e SET is -e trace=SET */
         o->trace_expr = arg;
@@ -238,12 +265,13 @@ static void qualifier(struct td_opts *o, const char *arg)
     }
     char q[32];
     snprintf(q, sizeof(q), "%.*s", (int)(eq - arg), arg);
-    switch (pick("-e qualifier", q, quals, "trace, status, abbrev, verbose or raw")) {
+    switch (pick("-e qualifier", q, quals, "trace, status, abbrev, verbose, raw or lib")) {
     case 0: o->trace_expr = eq + 1; break;
     case 1: status_set(o, eq + 1); break;
     case 2: o->abbrev_expr = eq + 1; break;
     case 3: o->verbose_expr = eq + 1; break;
-    default: o->raw_expr = eq + 1; break;
+    case 4: o->raw_expr = eq + 1; break;
+    default: lib_pattern(o, eq + 1); break;
     }
 }
 

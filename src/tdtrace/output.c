@@ -362,6 +362,9 @@ void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark, unsig
             tp_rawf(p, "%*s", 2 * out_depth, "");
         struct td_dec d = dec_of(rec, TP_TEXT);
         td_print_call(p, rec, len, &d);
+        struct td_libview lv;
+        if (td_rec_lib(rec, len, &lv) && lv.host_len) /* -e lib=: what a tdtrace host library ran */
+            tp_rawf(p, " [host: %.*s]", (int)lv.host_len, lv.host);
         if (mark)
             tp_rawf(p, " (%s)", mark);
         if (py)
@@ -395,6 +398,17 @@ void td_out_call(const struct td_rec *rec, uint32_t len, const char *mark, unsig
             if (nv.parent)
                 tp_rawf(p, "\"parent\":%u,", nv.parent);
             tp_rawf(p, "\"depth\":%u,", nv.depth);
+        }
+        struct td_libview lv;
+        if (td_rec_lib(rec, len, &lv)) { /* -e lib=: the library, what a tdtrace host library ran */
+            tp_raw(p, "\"library\":");
+            tp_str(p, lv.lib, lv.lib_len, 0);
+            tp_raw(p, ",");
+            if (lv.host_len) {
+                tp_raw(p, "\"host\":");
+                tp_str(p, lv.host, lv.host_len, 0);
+                tp_raw(p, ",");
+            }
         }
         struct td_dec d = dec_of(rec, TP_JSON);
         td_print_call(p, rec, len, &d);

@@ -161,6 +161,56 @@ int td_rec_nest(const struct td_rec *rec, uint32_t len, struct td_nest *n)
     return 1;
 }
 
+int td_rec_lib(const struct td_rec *rec, uint32_t len, struct td_libview *v)
+{
+    const struct td_item *it = td_rec_item(rec, len, 0, TD_IT_LIB);
+    struct td_libcall h;
+    if (!it || it->len < sizeof(h))
+        return 0;
+    memcpy(&h, it + 1, sizeof(h));
+    if ((size_t)it->len != sizeof(h) + (size_t)h.lib_len + h.fn_len + h.host_len)
+        return 0;
+    const char *s = (const char *)(it + 1) + sizeof(h);
+    v->lib = s;
+    v->lib_len = h.lib_len;
+    v->fn = s + h.lib_len;
+    v->fn_len = h.fn_len;
+    v->host = v->fn + h.fn_len;
+    v->host_len = h.host_len;
+    return 1;
+}
+
+static int printable(const char *s, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+            return 0;
+    return 1;
+}
+
+/* a library item that is what the shim writes (struct td_libcall in record.h) */
+static int lib_ok(const struct td_rec *rec, uint32_t len, const struct td_item *it, char *why, size_t n)
+{
+    struct td_libview v;
+    struct td_libcall h = { 0, 0, 0, 0 };
+    if (it->len >= sizeof(h))
+        memcpy(&h, it + 1, sizeof(h));
+    if (TD_REC_TYPE(rec->word) != TD_REC_CALL || rec->fn < TD_FN__LIB_FIRST || it->arg != 0 ||
+        td_rec_item(rec, len, 0, TD_IT_LIB) != it || !td_rec_lib(rec, len, &v) || h.pad) {
+        snprintf(why, n, "a library item of %u bytes for argument %u of %s, or a second one", it->len, it->arg,
+                 td_fns[rec->fn].name);
+        return 0;
+    }
+    if (!v.lib_len || v.lib_len > TD_STR_MAX || v.fn_len > TD_STR_MAX || v.host_len > TD_STR_MAX ||
+        (rec->fn == TD_FN_LIB_call) != (v.fn_len != 0) || !printable(v.lib, v.lib_len) ||
+        !printable(v.fn, v.fn_len) || !printable(v.host, v.host_len)) {
+        snprintf(why, n, "%s's library item: library %u bytes, function %u, host %u, or not printable",
+                 td_fns[rec->fn].name, v.lib_len, v.fn_len, v.host_len);
+        return 0;
+    }
+    return 1;
+}
+
 /* a nest item that is what the shim writes (struct td_nest in record.h) */
 static int nest_ok(const struct td_rec *rec, uint32_t len, const struct td_item *it, char *why, size_t n)
 {
@@ -261,6 +311,11 @@ int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why
                 return -1;
             arg_ok = 1;
             break;
+        case TD_IT_LIB:
+            if (!lib_ok(rec, len, it, why, n))
+                return -1;
+            arg_ok = 1;
+            break;
         case TD_IT_EVENT:
             arg_ok = type == TD_REC_EVENT && rec->fn != TD_EV_WARNING && it->arg == 0 &&
                      it->len == (rec->fn == TD_EV_KERNEL ? sizeof(struct td_ev_kernel)
@@ -291,6 +346,10 @@ int td_rec_check(const struct td_rec *rec, uint32_t len, uint32_t pid, char *why
     }
     if (type == TD_REC_CALL && rec->fn >= TD_FN__RT_FIRST && !td_rec_item(rec, len, 0, TD_IT_NEST)) {
         snprintf(why, n, "%s without its nest item", td_fns[rec->fn].name);
+        return -1;
+    }
+    if (type == TD_REC_CALL && rec->fn >= TD_FN__LIB_FIRST && !td_rec_item(rec, len, 0, TD_IT_LIB)) {
+        snprintf(why, n, "%s without its library item", td_fns[rec->fn].name);
         return -1;
     }
     return 0;

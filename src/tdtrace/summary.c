@@ -75,6 +75,40 @@ void td_summary_ioctls(const struct td_ioctl_ctx *c)
     ioctl_ctx = c;
 }
 
+/* -e lib=: functions src/api/libs.api does not describe (LIB.call), each a
+ * row of its own, by the name its records carry; past NLROWS names, in
+ * LIB.call's own row */
+#define NLROWS 4096
+static struct { char name[TD_STR_MAX + 1]; struct fnstat s; } *lrows;
+static int nlrows;
+
+static struct fnstat *lib_row(const struct td_rec *rec, uint32_t len)
+{
+    struct td_libview v;
+    if (rec->fn != TD_FN_LIB_call || !td_rec_lib(rec, len, &v) || !v.fn_len)
+        return &fns[rec->fn];
+    for (int i = 0; i < nlrows; i++)
+        if (strlen(lrows[i].name) == v.fn_len && !memcmp(lrows[i].name, v.fn, v.fn_len))
+            return &lrows[i].s;
+    if (!lrows && !(lrows = calloc(NLROWS, sizeof(*lrows))))
+        die("out of memory");
+    if (nlrows == NLROWS)
+        return &fns[rec->fn];
+    snprintf(lrows[nlrows].name, sizeof(lrows[nlrows].name), "%.*s", (int)v.fn_len, v.fn);
+    return &lrows[nlrows++].s;
+}
+
+/* a row of the table: a function id, or TD_FN__COUNT + a lrows index */
+static const struct fnstat *stat_of(int i)
+{
+    return i < TD_FN__COUNT ? &fns[i] : &lrows[i - TD_FN__COUNT].s;
+}
+
+static const char *name_of(int i)
+{
+    return i < TD_FN__COUNT ? td_fns[i].name : lrows[i - TD_FN__COUNT].name;
+}
+
 static struct corrslot *corr_slot(int pid, uint64_t corr)
 {
     if (!corrs && !(corrs = calloc(CORR_SLOTS, sizeof(*corrs))))
@@ -135,13 +169,13 @@ void td_summary_call(const struct td_rec *rec, uint32_t len)
         return;
     if (opts->summary)
         corr_call(rec, len);
-    struct fnstat *s = &fns[rec->fn];
+    struct fnstat *s = lib_row(rec, len);
     unsigned long long d = rec->t_exit >= rec->t_enter ? rec->t_exit - rec->t_enter : 0;
     int probe = rec->result != 0 && td_is_probe(rec, len);
     if (opts->pyframes)
         td_pysum_call(rec, len, td_ledger_call_device_bytes());
     s->calls++;
-    s->errors += rec->result != 0 && !probe;
+    s->errors += rec->result != 0 && !probe && rec->fn != TD_FN_LIB_call; /* LIB.call: what it returned is no status */
     s->probes += probe;
     s->total_ns += d;
     if (d > s->max_ns)
@@ -227,7 +261,7 @@ static void line(struct tp *p)
 static int cmp_fn(const void *x, const void *y)
 {
     int a = *(const int *)x, b = *(const int *)y;
-    const struct fnstat *p = &fns[a], *q = &fns[b];
+    const struct fnstat *p = stat_of(a), *q = stat_of(b);
     const char *by = opts->sortby ? opts->sortby : "time";
     unsigned long long u = 0, v = 0;
     if (strcmp(by, "calls") == 0) {
@@ -239,13 +273,13 @@ static int cmp_fn(const void *x, const void *y)
     } else if (strcmp(by, "max") == 0) {
         u = p->max_ns; v = q->max_ns;
     } else if (strcmp(by, "name") == 0) {
-        return strcmp(td_fns[a].name, td_fns[b].name);
+        return strcmp(name_of(a), name_of(b));
     } else {
         u = p->total_ns; v = q->total_ns;
     }
     if (u != v)
         return u < v ? 1 : -1;
-    return strcmp(td_fns[a].name, td_fns[b].name);
+    return strcmp(name_of(a), name_of(b));
 }
 
 static const int default_columns[] = { TD_COL_PERCENT, TD_COL_SECONDS, TD_COL_AVG, TD_COL_MAX,
@@ -344,19 +378,22 @@ static void row(struct tp *p, const int *cols, int n, const struct fnstat *s, un
 
 static void table(void)
 {
-    int order[TD_FN__COUNT], n = 0;
+    static int order[TD_FN__COUNT + NLROWS];
+    int n = 0;
     struct fnstat tot = { 0, 0, 0, 0, 0, 0, 0 };
-    for (int i = 0; i < TD_FN__COUNT; i++)
-        if (fns[i].calls) {
+    for (int i = 0; i < TD_FN__COUNT + nlrows; i++) {
+        const struct fnstat *f = stat_of(i);
+        if (f->calls) {
             order[n++] = i;
-            tot.total_ns += fns[i].total_ns;
-            tot.calls += fns[i].calls;
-            tot.errors += fns[i].errors;
-            tot.probes += fns[i].probes;
-            tot.device_ns += fns[i].device_ns;
-            if (tot.calls == fns[i].calls || fns[i].min_ns < tot.min_ns)
-                tot.min_ns = fns[i].min_ns;
+            tot.total_ns += f->total_ns;
+            tot.calls += f->calls;
+            tot.errors += f->errors;
+            tot.probes += f->probes;
+            tot.device_ns += f->device_ns;
+            if (tot.calls == f->calls || f->min_ns < tot.min_ns)
+                tot.min_ns = f->min_ns;
         }
+    }
     qsort(order, (size_t)n, sizeof(int), cmp_fn);
     const int *cols;
     int ncols;
@@ -364,7 +401,7 @@ static void table(void)
     struct tp *p = out_line();
     head(p, cols, ncols, "function");
     for (int k = 0; k < n; k++)
-        row(p, cols, ncols, &fns[order[k]], tot.total_ns, td_fns[order[k]].name, 0);
+        row(p, cols, ncols, stat_of(order[k]), tot.total_ns, name_of(order[k]), 0);
     for (int i = 0; i < ncols; i++) {
         if (i)
             tp_raw(p, " ");
@@ -539,20 +576,21 @@ static void json_summary(void)
     tp_init(&p, TP_JSON, f);
     tp_raw(&p, "{\"type\":\"summary\",\"functions\":");
     tp_array_begin(&p);
-    for (int i = 0; i < TD_FN__COUNT; i++) {
-        if (!fns[i].calls)
+    for (int i = 0; i < TD_FN__COUNT + nlrows; i++) {
+        const struct fnstat *st = stat_of(i);
+        if (!st->calls)
             continue;
         tp_elem(&p);
         tp_struct_begin(&p);
-        tp_field(&p, "function"); tp_sym(&p, td_fns[i].name);
-        tp_field(&p, "calls"); tp_uint(&p, fns[i].calls);
-        tp_field(&p, "errors"); tp_uint(&p, fns[i].errors);
-        tp_field(&p, "probes"); tp_uint(&p, fns[i].probes);
-        tp_field(&p, "seconds"); tp_rawf(&p, "%.9f", (double)fns[i].total_ns / 1e9);
-        tp_field(&p, "min_seconds"); tp_rawf(&p, "%.9f", (double)fns[i].min_ns / 1e9);
-        tp_field(&p, "max_seconds"); tp_rawf(&p, "%.9f", (double)fns[i].max_ns / 1e9);
-        if (fns[i].device_ns) {
-            tp_field(&p, "device_seconds"); tp_rawf(&p, "%.9f", (double)fns[i].device_ns / 1e9);
+        tp_field(&p, "function"); tp_str(&p, name_of(i), strlen(name_of(i)), 0);
+        tp_field(&p, "calls"); tp_uint(&p, st->calls);
+        tp_field(&p, "errors"); tp_uint(&p, st->errors);
+        tp_field(&p, "probes"); tp_uint(&p, st->probes);
+        tp_field(&p, "seconds"); tp_rawf(&p, "%.9f", (double)st->total_ns / 1e9);
+        tp_field(&p, "min_seconds"); tp_rawf(&p, "%.9f", (double)st->min_ns / 1e9);
+        tp_field(&p, "max_seconds"); tp_rawf(&p, "%.9f", (double)st->max_ns / 1e9);
+        if (st->device_ns) {
+            tp_field(&p, "device_seconds"); tp_rawf(&p, "%.9f", (double)st->device_ns / 1e9);
         }
         tp_struct_end(&p);
     }

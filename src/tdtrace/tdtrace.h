@@ -51,6 +51,7 @@ struct td_opts {
     int stacks;             /* -k */
     int pyframes;           /* --py */
     int runtime;            /* --runtime: the CUDA runtime's calls too, driver calls nested */
+    const char *libs;       /* -e lib=: the patterns, joined by ':' (TDTRACE_LIBS), or NULL */
     const char *trace_expr; /* -e trace= (last one given) */
     const char *abbrev_expr, *verbose_expr, *raw_expr; /* -e abbrev=, verbose=, raw= */
     int status;             /* -e status= mask; 0 = all */
@@ -77,6 +78,11 @@ void td_profiles_list_if_asked(const struct td_opts *o);
  * not NULL: the functions the set names itself (by name, class or regex;
  * "all" names every one; what only a negation selects is not named).
  * 0, or -1 with a message ("did you mean" for a misspelt name) */
+/* -e lib=: td_trace_set on -e trace= takes names the API table lacks as
+ * library functions' (LIB.call records, chosen by the name they carry) */
+void td_trace_lib_names(int on);
+/* a LIB.call record of this function is shown by -e trace= */
+int td_trace_lib_shown(const char *name, size_t n);
 int td_trace_set(const char *expr, uint8_t *mask, uint8_t *named, size_t masklen, char *err,
                  size_t errlen);
 static inline int td_mask_has(const uint8_t *mask, int fn)
@@ -114,6 +120,13 @@ size_t td_rec_args_end(const struct td_rec *rec);
 /* the record's TD_IT_NEST item (a checked record: well formed): 1 and *n
  * filled, 0 when it has none */
 int td_rec_nest(const struct td_rec *rec, uint32_t len, struct td_nest *n);
+/* -e lib=: a library call's names (TD_IT_LIB, checked by td_rec_check):
+ * 1 and *v filled (the strings are not NUL-terminated), or 0 */
+struct td_libview {
+    const char *lib, *fn, *host;
+    unsigned lib_len, fn_len, host_len;
+};
+int td_rec_lib(const struct td_rec *rec, uint32_t len, struct td_libview *v);
 const struct td_item *td_rec_kparams(const struct td_rec *rec, uint32_t len, int arg, struct td_kparams *h);
 /* --py: a call's Python frames (TD_IT_PYFRAMES), innermost first; every
  * string a NUL-terminated one inside str */

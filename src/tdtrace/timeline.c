@@ -240,7 +240,7 @@ void td_tl_hello(const struct td_rec *rec, uint32_t len)
 
 static const char *call_cat(int fn)
 {
-    return fn >= TD_FN__RT_FIRST ? "runtime" : "driver"; /* the libraries' calls are not recorded yet */
+    return fn >= TD_FN__LIB_FIRST ? "library" : fn >= TD_FN__RT_FIRST ? "runtime" : "driver"; /* -e lib=, --runtime */
 }
 
 void td_tl_call(const struct td_rec *rec, uint32_t len, const char *mark)
@@ -255,7 +255,12 @@ void td_tl_call(const struct td_rec *rec, uint32_t len, const char *mark)
     const struct td_fn_info *info = &td_fns[rec->fn];
     struct tp *p = ev("X", pid, tid);
     str(p, "cat", call_cat(rec->fn));
-    str(p, "name", info->name);
+    struct td_libview lv;
+    char lname[TD_STR_MAX + 1];
+    int lib = td_rec_lib(rec, len, &lv);
+    if (lib && lv.fn_len) /* an undescribed library function (LIB.call): its own name */
+        snprintf(lname, sizeof(lname), "%.*s", (int)lv.fn_len, lv.fn);
+    str(p, "name", lib && lv.fn_len ? lname : info->name);
     us(p, "ts", t0);
     us(p, "dur", t1 - t0);
     tp_raw(p, ",\"args\":{\"ret\":");
@@ -265,7 +270,9 @@ void td_tl_call(const struct td_rec *rec, uint32_t len, const char *mark)
     } else if (info->ret == TD_RET_U32) {
         tp_uint(p, r);
     } else {
-        const char *rn = info->ret == TD_RET_CUDART ? td_xlat_name(TD_X_cudaError_t, r) : td_result_name(r);
+        const char *rn = info->ret == TD_RET_CUDART ? td_xlat_name(TD_X_cudaError_t, r)
+                         : info->ret == TD_RET_XLAT ? td_xlat_name(info->ret_xlat, r) /* a library's status */
+                                                    : td_result_name(r);
         if (rn)
             tp_str(p, rn, strlen(rn), 0);
         else
@@ -281,6 +288,14 @@ void td_tl_call(const struct td_rec *rec, uint32_t len, const char *mark)
     if (ci) { /* checked: 8 bytes, under 2^53 */
         memcpy(&corr, ci + 1, sizeof(corr));
         num(p, ",\"corr\":", corr);
+    }
+    if (lib) {
+        tp_raw(p, ",\"library\":");
+        tp_str(p, lv.lib, lv.lib_len, 0);
+        if (lv.host_len) {
+            tp_raw(p, ",\"host\":");
+            tp_str(p, lv.host, lv.host_len, 0);
+        }
     }
     struct td_pyview pv;
     char why[160];

@@ -395,6 +395,134 @@ static int m_forge_device(void)
     return 0;
 }
 
+/* -e lib=: a record of function id with nargs zero arguments and these
+ * items (kind, claimed length, the bytes: padded to 8) */
+struct fitem { uint8_t kind; uint16_t len; const void *data; size_t n; };
+static void forge_items(int id, int nargs, const struct fitem *its, int n)
+{
+    uint32_t rlen = (uint32_t)(sizeof(struct td_rec) + (size_t)nargs * 8);
+    for (int k = 0; k < n; k++)
+        rlen += (uint32_t)(sizeof(struct td_item) + ((its[k].len + 7u) & ~7u));
+    struct td_rec *r = td_ring_reserve(&ring, rlen, TD_REC_CALL, gettid_(), 0);
+    if (!r)
+        return;
+    memset((char *)r + 8, 0, rlen - 8);
+    r->pid = (uint32_t)getpid();
+    r->tid = (uint32_t)gettid_();
+    r->fn = (uint16_t)id;
+    r->nargs = (uint8_t)nargs;
+    unsigned char *d = (unsigned char *)(r + 1) + (size_t)nargs * 8;
+    for (int k = 0; k < n; k++) {
+        struct td_item it = { 0, its[k].kind, its[k].len, 0 };
+        memcpy(d, &it, sizeof(it));
+        memcpy(d + sizeof(it), its[k].data, its[k].n < its[k].len ? its[k].n : its[k].len);
+        d += sizeof(it) + ((its[k].len + 7u) & ~7u);
+    }
+    r->nitems = (uint8_t)n;
+    td_ring_commit(r);
+}
+
+/* a library item: the header, then the strings */
+struct libitem { struct td_libcall h; char s[1024]; };
+static size_t libitem(struct libitem *li, const char *lib, const char *fn, const char *host)
+{
+    memset(li, 0, sizeof(*li));
+    li->h.lib_len = (uint16_t)strlen(lib);
+    li->h.fn_len = (uint16_t)strlen(fn);
+    li->h.host_len = (uint16_t)strlen(host);
+    snprintf(li->s, sizeof(li->s), "%s%s%s", lib, fn, host);
+    return sizeof(li->h) + strlen(li->s);
+}
+
+/* -e lib=: forged library calls. A well-formed undescribed call (LIB.call
+ * named fakeLibFn) with a driver call inside, a described one with a host
+ * mark; then each way a library record can lie (refused, counted): a bad
+ * function id, lengths that do not add up or are too long, names that are
+ * empty or not printable, a name on a described function, the item on a
+ * driver call, two items, a pad, a library call without its library or
+ * nest item. */
+static int m_forge_lib(void)
+{
+    MUST(cuInit(0));
+    need_ring();
+    const int libcall = td_api_find("LIB.call"), sgemm = td_api_find("cublasSgemm_v2"),
+              drv = td_api_find("cuDriverGetVersion");
+    if (libcall < 0 || sgemm < 0 || drv < 0)
+        return 3;
+    struct libitem li;
+    struct td_nest top = { 5, 0, 0, 0 }, in5 = { 0, 5, 1, 0 }, top6 = { 6, 0, 0, 0 };
+    uint64_t out = 1111;
+    size_t n;
+    /* well-formed: the driver call (written first, as the shim does), then its library call */
+    {
+        struct fitem it[] = { { TD_IT_OUT, 8, &out, 8 }, { TD_IT_NEST, sizeof(in5), &in5, sizeof(in5) } };
+        forge_items(drv, 1, it, 2);
+        n = libitem(&li, "libfake.so.1", "fakeLibFn", "");
+        struct fitem lt[] = { { TD_IT_LIB, (uint16_t)n, &li, n }, { TD_IT_NEST, sizeof(top), &top, sizeof(top) } };
+        forge_items(libcall, 6, lt, 2);
+        n = libitem(&li, "libcublas.so.13", "", "forged host");
+        struct fitem gt[] = { { TD_IT_LIB, (uint16_t)n, &li, n }, { TD_IT_NEST, sizeof(top6), &top6, sizeof(top6) } };
+        forge_items(sgemm, 14, gt, 2);
+    }
+    /* refused: */
+    struct td_nest t7 = { 7, 0, 0, 0 };
+    const struct fitem nest7 = { TD_IT_NEST, sizeof(t7), &t7, sizeof(t7) };
+    n = libitem(&li, "libfake.so.1", "fakeLibFn", "");
+    {
+        struct fitem it[] = { { TD_IT_LIB, (uint16_t)n, &li, n }, nest7 };
+        forge_items(TD_FN__COUNT + 5, 6, it, 2); /* a function id past the table */
+        forge_items(0xffff, 6, it, 2);
+    }
+    const char *bad[][3] = {
+        { "", "fakeLibFn", "" },                /* no library name */
+        { "libfake.so.1", "", "" },             /* LIB.call without its name */
+        { "libfake.so.1", "fake\x1b[31m", "" }, /* not printable */
+        { "libfake.so.1", "fakeLibFn", "\x7f" },
+    };
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        n = libitem(&li, bad[k][0], bad[k][1], bad[k][2]);
+        struct fitem it[] = { { TD_IT_LIB, (uint16_t)n, &li, n }, nest7 };
+        forge_items(libcall, 6, it, 2);
+    }
+    n = libitem(&li, "libcublas.so.13", "cublasSgemm_v2", ""); /* a name on a described function */
+    {
+        struct fitem it[] = { { TD_IT_LIB, (uint16_t)n, &li, n }, nest7 };
+        forge_items(sgemm, 14, it, 2);
+    }
+    n = libitem(&li, "libfake.so.1", "fakeLibFn", "");
+    {
+        struct libitem l2 = li;
+        l2.h.lib_len = 60000; /* lengths that do not add up */
+        struct fitem it[] = { { TD_IT_LIB, (uint16_t)n, &l2, n }, nest7 };
+        forge_items(libcall, 6, it, 2);
+        l2 = li;
+        l2.h.pad = 1; /* pad set */
+        struct fitem it2[] = { { TD_IT_LIB, (uint16_t)n, &l2, n }, nest7 };
+        forge_items(libcall, 6, it2, 2);
+        struct fitem it3[] = { { TD_IT_LIB, 4, &li, 4 }, nest7 }; /* shorter than its header */
+        forge_items(libcall, 6, it3, 2);
+        struct fitem it4[] = { { TD_IT_LIB, (uint16_t)n, &li, n }, { TD_IT_LIB, (uint16_t)n, &li, n }, nest7 };
+        forge_items(libcall, 6, it4, 3); /* two items */
+        struct fitem it5[] = { { TD_IT_LIB, (uint16_t)n, &li, n } };
+        forge_items(libcall, 6, it5, 1); /* no nest item */
+        struct fitem it6[] = { nest7 };
+        forge_items(libcall, 6, it6, 1); /* no library item */
+        struct fitem it7[] = { { TD_IT_OUT, 8, &out, 8 }, { TD_IT_LIB, (uint16_t)n, &li, n } };
+        forge_items(drv, 1, it7, 2); /* on a driver call */
+    }
+    {
+        static char longname[400];
+        memset(longname, 'x', 300); /* a name longer than TD_STR_MAX */
+        n = libitem(&li, "libfake.so.1", longname, "");
+        struct fitem it[] = { { TD_IT_LIB, (uint16_t)n, &li, n }, nest7 };
+        forge_items(libcall, 6, it, 2);
+    }
+    int v;
+    MUST(cuDriverGetVersion(&v));
+    printf("%d\n", v);
+    return 0;
+}
+
 /* records that claim another process */
 static int m_forge_pid(void)
 {
@@ -856,6 +984,8 @@ int main(int argc, char **argv)
         return m_forge_py();
     if (!strcmp(m, "forge-nest"))
         return m_forge_nest();
+    if (!strcmp(m, "forge-lib"))
+        return m_forge_lib();
     if (!strcmp(m, "forge-pid"))
         return m_forge_pid();
     if (!strcmp(m, "forge-device"))

@@ -10,6 +10,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 T=$top/$BUILD/bin/tdtrace
 H=$top/$BUILD/hostile/hostile
+# --runtime and -e lib= preload tdtrace's libtdruntime.so (built without the
+# sanitizers) in front of a sanitized hostile's ASan runtime: let ASan accept it
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 work=$(mktemp -d)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
@@ -64,6 +67,18 @@ check "forged nesting: ids, depths, lengths checked; missing parents not waited 
           [ "$(grep -c "cuDriverGetVersion(&2222)" "$work/nest.trace")" = 5000 ] &&
           grep -q "cudaPeekAtLastError() = cudaSuccess" "$work/nest.trace" &&
           grep -q "cuDriverGetVersion(&$(cat "$work/nest.want"))" "$work/nest.trace"'
+
+# 1. forged library calls (-e lib=): the good ones shown by name, nested, with their host
+#    mark; each lie (function id, lengths, names, items) refused and counted
+tt -q -e 'lib=libnothing*' -o "$work/lib.trace" -- "$H" forge-lib > "$work/lib.want" 2> "$work/lib.err"
+rc=$?
+{ echo "rc=$rc"; cat "$work/lib.err" "$work/lib.trace"; } > "$work/lib.log"
+check "forged library calls: ids, lengths, names and items checked" "$work/lib.log" \
+    eval '[ $rc -eq 0 ] && grep -A1 "^fakeLibFn(NULL, NULL, NULL, NULL, NULL, NULL) = 0$" "$work/lib.trace" | grep -q "^  cuDriverGetVersion(&1111)" &&
+          grep -q "^cublasSgemm_v2(NULL, CUBLAS_OP_N, .*) = CUBLAS_STATUS_SUCCESS \[host: forged host\]$" "$work/lib.trace" &&
+          grep -qE "^tdtrace: pid [0-9]+: 15 invalid records ignored \(first: function id [0-9]+ is not a function\)$" "$work/lib.err" &&
+          [ "$(grep -c "fake\|xxxx\|cublas" "$work/lib.trace")" = 2 ] &&
+          grep -q "cuDriverGetVersion(&$(cat "$work/lib.want"))" "$work/lib.trace"'
 
 # 1. forged device work (--timeline): indexes and ids checked; a name that needs escaping stays a string
 rm -f "$work/dv.json"

@@ -38,6 +38,11 @@ enum hl_init_status hl_init(void);
 struct td_emuhost;
 const struct td_emuhost *hl_emuhost(void);
 
+/* ---- note.c: what the call ran, for tdtrace -e lib= ------------------- */
+/* says what runs the call in progress on this thread (a string constant:
+ * "OpenBLAS sgemm"); tdtrace_host_note (exported) reads and clears it */
+void hl_note(const char *what);
+
 /* ---- job.c: work queued on a stream ---------------------------------- */
 #define HL_JOB_HOLDS 8
 struct hl_job {

@@ -184,6 +184,7 @@ static void fini_batched(struct hl_job *hj)
 
 static struct bj *new_job(enum bt t, enum bop op)
 {
+    hl_note("OpenBLAS (batched level 2 and 3, LAPACK LU)"); /* tdtrace -e lib= shows it */
     struct bj *j = hl_job_new(sizeof *j, run_batched);
     if (j) {
         j->h.fini = fini_batched;

@@ -312,6 +312,11 @@ cublasStatus_t blas_gemm_ex(cublasHandle_t h, const struct gex *g)
     struct gj *j = hl_job_new(sizeof *j, run_gemm);
     if (!j)
         return CUBLAS_STATUS_ALLOC_FAILED;
+    static const char *const ran[] = { [P_S] = "OpenBLAS sgemm", [P_D] = "OpenBLAS dgemm", [P_C] = "OpenBLAS cgemm",
+                                       [P_Z] = "OpenBLAS zgemm", [P_F32] = "OpenBLAS sgemm (operands converted)",
+                                       [P_C32] = "OpenBLAS cgemm (operands converted)",
+                                       [P_I32] = "int32 loops (no BLAS)" };
+    hl_note(ran[path]);
     j->h.fini = fini_gemm;
     j->path = path;
     j->rnd = rnd;

@@ -191,6 +191,7 @@ static cublasStatus_t l1(cublasHandle_t h, enum bt t, enum l1op op, int64_t n, c
         return CUBLAS_STATUS_INVALID_VALUE;
     if (!fits(n) || !fits(incx) || !fits(incy))
         return CUBLAS_STATUS_NOT_SUPPORTED;
+    hl_note("OpenBLAS level 1"); /* tdtrace -e lib= shows it */
     struct l1 *j = hl_job_new(sizeof *j, run_l1);
     if (!j)
         return CUBLAS_STATUS_ALLOC_FAILED;
@@ -248,6 +249,7 @@ static cublasStatus_t l1_scalars(cublasHandle_t h, enum bt t, enum l1op op, void
     cublasStatus_t r = blas_handle(h);
     if (r)
         return r;
+    hl_note("OpenBLAS level 1"); /* tdtrace -e lib= shows it */
     struct l1 *j = hl_job_new(sizeof *j, run_l1);
     if (!j)
         return CUBLAS_STATUS_ALLOC_FAILED;

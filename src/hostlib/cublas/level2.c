@@ -215,6 +215,7 @@ static cublasStatus_t l2(cublasHandle_t h, enum bt t, enum l2op op, const struct
         return CUBLAS_STATUS_NOT_SUPPORTED;
     if (m == 0 || n == 0)
         return CUBLAS_STATUS_SUCCESS;
+    hl_note("OpenBLAS level 2"); /* tdtrace -e lib= shows it */
     struct l2 *j = hl_job_new(sizeof *j, run_l2);
     if (!j)
         return CUBLAS_STATUS_ALLOC_FAILED;

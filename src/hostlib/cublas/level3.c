@@ -314,6 +314,7 @@ static cublasStatus_t l3(cublasHandle_t h, enum bt t, enum l3op op, const struct
         return CUBLAS_STATUS_NOT_SUPPORTED;
     if (m == 0 || n == 0)
         return CUBLAS_STATUS_SUCCESS;
+    hl_note("OpenBLAS level 3"); /* tdtrace -e lib= shows it */
     struct l3 *j = hl_job_new(sizeof *j, run_l3);
     if (!j)
         return CUBLAS_STATUS_ALLOC_FAILED;

@@ -378,6 +378,7 @@ HL_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMa
         return CUBLAS_STATUS_INVALID_VALUE;   /* none is needed; a size must come with a pointer */
     if (p.m == 0 || p.n == 0)
         return CUBLAS_STATUS_SUCCESS;
+    hl_note("OpenBLAS gemm"); /* tdtrace -e lib= shows it */
     struct mj *j = hl_job_new(sizeof *j, run_matmul);
     if (!j)
         return CUBLAS_STATUS_ALLOC_FAILED;

@@ -169,6 +169,7 @@ static cudnnStatus_t act_call(cudnnHandle_t handle, cudnnActivationDescriptor_t 
         if (!dnn_same_shape(ts[i], &t->x))
             return dnn_err(CUDNN_STATUS_BAD_PARAM, "%s: the tensors differ in shape", fn);
     }
+    hl_note("host loops (activation)"); /* tdtrace -e lib= shows it */
     struct aj *j = hl_job_new(sizeof *j, run_act);
     if (!j)
         return dnn_err(CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, "%s: out of memory", fn);

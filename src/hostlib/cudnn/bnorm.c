@@ -180,6 +180,7 @@ static cudnnStatus_t bn_call(cudnnHandle_t handle, cudnnBatchNormMode_t mode, st
                        "cudnnDeriveBNTensorDescriptor gives for x and the mode", fn);
     if (!(t->eps >= CUDNN_BN_MIN_EPSILON))
         return dnn_err(CUDNN_STATUS_BAD_PARAM, "%s: epsilon %g", fn, t->eps);
+    hl_note("host loops (batch normalization)"); /* tdtrace -e lib= shows it */
     struct bj *j = hl_job_new(sizeof *j, run_bn);
     if (!j)
         return dnn_err(CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, "%s: out of memory", fn);

@@ -418,6 +418,7 @@ static cudnnStatus_t conv_call(cudnnHandle_t handle, struct cj *t, const struct 
     if (!dnn_conv_algo_ok(p->kind, algo))
         return dnn_err(CUDNN_STATUS_NOT_SUPPORTED, "%s: algorithm %d is not implemented here (see docs/hostlib.md)", fn,
                        algo);
+    hl_note("oneDNN convolution"); /* tdtrace -e lib= shows it */
     struct cj *j = hl_job_new(sizeof *j, run_conv);
     if (!j)
         return dnn_err(CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, "%s: out of memory", fn);

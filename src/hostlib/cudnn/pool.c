@@ -296,6 +296,7 @@ static cudnnStatus_t pool_call(cudnnHandle_t handle, cudnnPoolingDescriptor_t de
     for (int i = 0; i < (t->backward ? 4 : 2); i++)
         if (!dnn_float_type(ts[i]->type))
             return dnn_err(CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE, "%s: only float, double, half and bfloat16 data", fn);
+    hl_note("host loops (pooling)"); /* tdtrace -e lib= shows it */
     struct pj *j = hl_job_new(sizeof *j, run_pool);
     if (!j)
         return dnn_err(CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, "%s: out of memory", fn);

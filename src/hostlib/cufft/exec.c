@@ -80,6 +80,7 @@ cufftResult fft_exec(struct fft_plan *p, void *in, void *out, int sign)
     fft_sides(p, inplace, &is, &os);
     int64_t ibytes = fft_span(p, &is, fft_elem(p, p->kind != FK_R2C));
     int64_t obytes = fft_span(p, &os, fft_elem(p, p->kind != FK_C2R));
+    hl_note("FFTW"); /* tdtrace -e lib= shows it */
     struct fj *j = hl_job_new(sizeof *j, run_fft);
     if (!j)
         return CUFFT_ALLOC_FAILED;

@@ -439,6 +439,7 @@ static curandStatus_t generate(curandGenerator_t g, enum dist d, void *out, size
     pthread_mutex_unlock(&c->lock);
     if (bad)
         return CURAND_STATUS_ALLOCATION_FAILED;
+    hl_note("host generator"); /* tdtrace -e lib= shows it */
     struct fill *j = hl_job_new(sizeof *j, fill_run);
     if (!j)
         return CURAND_STATUS_ALLOCATION_FAILED;
