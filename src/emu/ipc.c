@@ -106,8 +106,9 @@ static int report(const char *fmt, ...)
     return 0;
 }
 
-/* copies the allocation into a new memfd and maps that over it (its
- * context's work done first): the export's entry, listed (lock held) */
+/* copies the allocation into a new memfd and maps that over it: the
+ * export's entry, listed (lock held; the caller waited for the context's
+ * work before taking it) */
 static CUresult make_shared(struct emu_alloc *a, struct ipc_ent **out)
 {
     struct ipc_ent *e = calloc(1, sizeof *e);
@@ -126,7 +127,6 @@ static CUresult make_shared(struct emu_alloc *a, struct ipc_ent **out)
         free(e);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    emu_ctx_sync(a->ctx);
     /* pages that hold only zeros stay holes in the memfd */
     static const unsigned char zero[4096];
     const unsigned char *src = a->mem;
@@ -177,6 +177,10 @@ TD_EXPORT CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdevicept
         emu_alloc_put(a);
         return CUDA_ERROR_NOT_SUPPORTED;
     }
+    /* the work queued so far finishes before the copy; waited for without
+     * the lock, which a stream's free of an exported allocation takes */
+    if (a->gone != export_gone)
+        emu_ctx_sync(a->ctx);
     pthread_mutex_lock(&lock);
     struct ipc_ent *e = a->gone == export_gone ? a->gone_cookie : NULL;
     if (!e)
