@@ -297,6 +297,15 @@ static void print_params(FILE *f, const struct ap_fn *fn, int with_types)
     }
 }
 
+/* the parameter types alone, as a function pointer's type lists them */
+static void print_types(FILE *f, const struct ap_fn *fn)
+{
+    if (!fn->nparams)
+        fputs("void", f);
+    for (int j = 0; j < fn->nparams; j++)
+        fprintf(f, "%s%s", j ? ", " : "", fn->params[j].type);
+}
+
 /* ---- classes and effects (the class column and the effect clause) ---- */
 
 static int class_index(const char *name)
@@ -1122,6 +1131,15 @@ static const char *to_u64(const struct ap_param *p)
     return "(uint64_t)";
 }
 
+/* a wrapper's record of its arguments: uint64_t a[] */
+static void print_u64_args(FILE *f, const struct ap_fn *fn)
+{
+    fprintf(f, "    uint64_t a[%d] = {", fn->nparams ? fn->nparams : 1);
+    for (int j = 0; j < fn->nparams; j++)
+        fprintf(f, "%s%s(%s)", j ? ", " : " ", to_u64(&fn->params[j]), fn->params[j].name);
+    fprintf(f, "%s};\n", fn->nparams ? " " : " 0 ");
+}
+
 /* CUdevice values, and parameters named "ordinal", are device ordinals */
 static int is_device_type(const char *t)
 {
@@ -1137,22 +1155,13 @@ static void gen_wrappers(const char *dir)
         fprintf(f, "TD_EXPORT CUresult CUDAAPI %s(", fn->name);
         print_params(f, fn, 1);
         fprintf(f, ")\n{\n");
-        fprintf(f, "    uint64_t a[%d] = {", fn->nparams ? fn->nparams : 1);
-        for (int j = 0; j < fn->nparams; j++)
-            fprintf(f, "%s%s(%s)", j ? ", " : " ", to_u64(&fn->params[j]), fn->params[j].name);
-        fprintf(f, "%s};\n", fn->nparams ? " " : " 0 ");
+        print_u64_args(f, fn);
         fprintf(f, "    struct td_call c;\n    CUresult r;\n");
         fprintf(f, "    if (td_enter(TD_FN_%s, &c, a, &r)) {\n", fn->name);
         fprintf(f, "        CUresult (*real)(");
-        if (!fn->nparams)
-            fputs("void", f);
-        for (int j = 0; j < fn->nparams; j++)
-            fprintf(f, "%s%s", j ? ", " : "", fn->params[j].type);
+        print_types(f, fn);
         fprintf(f, ") = (CUresult (*)(");
-        if (!fn->nparams)
-            fputs("void", f);
-        for (int j = 0; j < fn->nparams; j++)
-            fprintf(f, "%s%s", j ? ", " : "", fn->params[j].type);
+        print_types(f, fn);
         fprintf(f, "))td_real(TD_FN_%s);\n", fn->name);
         /* device ordinals: the program's view to the backend's (policy) */
         for (int j = 0; j < fn->nparams; j++)
@@ -1194,21 +1203,12 @@ static void gen_rt_wrappers(const char *dir)
         fprintf(f, "static cudaError_t td_rtw_%s(", fn->name);
         print_params(f, fn, 1);
         fprintf(f, ")\n{\n");
-        fprintf(f, "    uint64_t a[%d] = {", fn->nparams ? fn->nparams : 1);
-        for (int j = 0; j < fn->nparams; j++)
-            fprintf(f, "%s%s(%s)", j ? ", " : " ", to_u64(&fn->params[j]), fn->params[j].name);
-        fprintf(f, "%s};\n", fn->nparams ? " " : " 0 ");
+        print_u64_args(f, fn);
         fprintf(f, "    struct td_call c;\n    td_rt_enter(TD_FN_%s, &c);\n", fn->name);
         fprintf(f, "    cudaError_t (*real)(");
-        if (!fn->nparams)
-            fputs("void", f);
-        for (int j = 0; j < fn->nparams; j++)
-            fprintf(f, "%s%s", j ? ", " : "", fn->params[j].type);
+        print_types(f, fn);
         fprintf(f, ") = (cudaError_t (*)(");
-        if (!fn->nparams)
-            fputs("void", f);
-        for (int j = 0; j < fn->nparams; j++)
-            fprintf(f, "%s%s", j ? ", " : "", fn->params[j].type);
+        print_types(f, fn);
         fprintf(f, "))td_rt_real[TD_FN_%s - TD_FN__RT_FIRST];\n", fn->name);
         fprintf(f, "    cudaError_t r = real ? real(");
         print_params(f, fn, 0);
