@@ -246,6 +246,19 @@ static int open_exported(const struct ipc_wire *w, int what, CUresult *why)
     return fd;
 }
 
+/* the export the handle names, mapped (its maplen bytes); MAP_FAILED with *why */
+static void *map_exported(const struct ipc_wire *w, int what, CUresult *why)
+{
+    int fd = open_exported(w, what, why);
+    if (fd < 0)
+        return MAP_FAILED;
+    void *m = mmap(NULL, w->maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED)
+        *why = CUDA_ERROR_OUT_OF_MEMORY;
+    return m;
+}
+
 TD_EXPORT CUresult CUDAAPI cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
     struct emu_ctx *c;
@@ -269,14 +282,7 @@ TD_EXPORT CUresult CUDAAPI cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHan
         if (e->imported && e->pid == w.pid && e->nonce == w.nonce)
             r = CUDA_ERROR_ALREADY_MAPPED; /* once per process */
     struct ipc_ent *e = NULL;
-    int fd = r == CUDA_SUCCESS ? open_exported(&w, EMU_IPC_MEMORY, &r) : -1;
-    void *m = MAP_FAILED;
-    if (fd >= 0) {
-        m = mmap(NULL, w.maplen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        close(fd);
-        if (m == MAP_FAILED)
-            r = CUDA_ERROR_OUT_OF_MEMORY;
-    }
+    void *m = r == CUDA_SUCCESS ? map_exported(&w, EMU_IPC_MEMORY, &r) : MAP_FAILED;
     if (r == CUDA_SUCCESS && !(e = calloc(1, sizeof *e)))
         r = CUDA_ERROR_OUT_OF_MEMORY;
     if (r == CUDA_SUCCESS) {
@@ -361,14 +367,7 @@ TD_EXPORT CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHand
         emu_ctx_put(c);
         return CUDA_ERROR_INVALID_CONTEXT;
     }
-    int fd = open_exported(&w, EMU_IPC_EVENT, &r);
-    void *m = MAP_FAILED;
-    if (fd >= 0) {
-        m = mmap(NULL, EMU_IPC_SYNC_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        close(fd);
-        if (m == MAP_FAILED)
-            r = CUDA_ERROR_OUT_OF_MEMORY;
-    }
+    void *m = map_exported(&w, EMU_IPC_EVENT, &r);
     if (r == CUDA_SUCCESS && (r = emu_event_ipc_import(c, m, phEvent)) != CUDA_SUCCESS)
         munmap(m, EMU_IPC_SYNC_BYTES);
     emu_ctx_put(c);

@@ -100,7 +100,7 @@ TD_EXPORT CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext)
     return r;
 }
 
-static int o_reach(struct emu_pool *p, int ordinal)
+static int pool_reaches(struct emu_pool *p, int ordinal)
 {
     return ordinal >= 0 && ordinal < 64 && (atomic_load(&p->access) >> ordinal & 1);
 }
@@ -160,7 +160,7 @@ TD_EXPORT CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemory
     else if (!dev)
         r = CUDA_ERROR_INVALID_DEVICE;
     else
-        *flags = dev == p->dev || o_reach(p, location->id) ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+        *flags = dev == p->dev || pool_reaches(p, location->id) ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE
                                                            : CU_MEM_ACCESS_FLAGS_PROT_NONE;
     emu_obj_put(&p->o);
     return r;
@@ -171,7 +171,7 @@ int emu_peer_reaches(struct emu_ctx *c, const struct emu_alloc *a)
     if (!c || !a->dev || a->dev == c->dev)
         return 1;
     if (a->pool)
-        return o_reach(a->pool, c->dev->ordinal);
+        return pool_reaches(a->pool, c->dev->ordinal);
     if (a->kind != EMU_MEM_DEVICE && a->kind != EMU_MEM_GLOBAL && a->kind != EMU_MEM_IPC)
         return 1;
     int o = a->dev->ordinal;
