@@ -1208,6 +1208,20 @@ static void test_bad(void)
     ST(cublasSgemv_v2(h, CUBLAS_OP_N, 4, 4, &one, d, 4, d, 0, &one, d, 1), CUBLAS_STATUS_INVALID_VALUE);
     ST(cublasSsyrk_v2(h, CUBLAS_FILL_MODE_FULL, CUBLAS_OP_N, 4, 4, &one, d, 4, &one, d, 4), CUBLAS_STATUS_INVALID_VALUE);
     ST(cublasSetPointerMode_v2(h, (cublasPointerMode_t)5), CUBLAS_STATUS_INVALID_VALUE);
+    /* the undocumented environment mode cuSOLVER sets: 0 and 1 only, as NVIDIA's */
+    int em = -1;
+    ST(cublasSetEnvironmentMode(h, 2), CUBLAS_STATUS_INVALID_VALUE);
+    ST(cublasSetEnvironmentMode(h, -1), CUBLAS_STATUS_INVALID_VALUE);
+    ST(cublasSetEnvironmentMode(fake, 1), CUBLAS_STATUS_NOT_INITIALIZED);
+    ST(cublasGetEnvironmentMode(h, NULL), CUBLAS_STATUS_INVALID_VALUE);
+    ST(cublasGetEnvironmentMode(h, &em), 0);
+    if (em != 0)
+        bad("environment mode of a new handle %d, expected 0", em);
+    ST(cublasSetEnvironmentMode(h, 1), 0);
+    ST(cublasGetEnvironmentMode(h, &em), 0);
+    if (em != 1)
+        bad("environment mode %d after setting 1", em);
+    ST(cublasSetEnvironmentMode(h, 0), 0);
     ST(cublasSetVector(4, 4, host, 1, host, 1), CUBLAS_STATUS_MAPPING_ERROR);
     ST(cublasSetVector(4, 0, host, 1, d, 1), CUBLAS_STATUS_INVALID_VALUE);
     int r;

@@ -122,6 +122,18 @@ elif [ -f "$host/libcudnn.so.9" ]; then
 fi
 check_lib cufft libcufft.so.12 cufft fftconv
 check_lib curand libcurand.so.10 curand
+# NVIDIA's cuSOLVER, unmodified, with the host cuBLAS in front of NVIDIA's
+# (tests/hostlib/solver.c says what it checks)
+if [ ! -f "$host/libcublas.so.13" ]; then
+    skp "cusolver" "$host/libcublas.so.13 was not built (its host back end is missing: see docs/hostlib.md)"
+elif [ ! -f "$cuda/lib64/libcusolver.so.12" ] || [ ! -f "$cuda/include/cusolverDn.h" ]; then
+    skp "cusolver" "no $cuda/lib64/libcusolver.so.12 or its header (the CUDA toolkit is not installed)"
+elif $CC ${EXTRA_CFLAGS:-} -std=c11 -O1 -g -Wall -Wextra -Werror -I "$cuda/include" -o "$out/solver" "$here/solver.c" \
+    -L"$cuda/lib64" -lcusolver -lcudart -lm >"$out/solver.build.log" 2>&1; then
+    if env LD_LIBRARY_PATH="$emu:$host:$cuda/lib64" "$out/solver" >"$out/solver.log" 2>/dev/null; then
+        ok "cusolver: $(tail -n 1 "$out/solver.log")"
+    else bad "cusolver: solver.c" "$out/solver.log"; fi
+else bad "cusolver: solver.c (build)" "$out/solver.build.log"; fi
 # a training step through cuBLAS, cuBLASLt and cuDNN together
 nvcc_prog "cublas+cublaslt+cudnn" train libcublas.so.13 libcublasLt.so.13 libcudnn.so.9
 

@@ -25,6 +25,7 @@ struct cublasContext {
     cublasMath_t math_mode;
     cublasEmulationStrategy_t emulation;
     int sm_count;
+    int env_mode;   /* cublasSetEnvironmentMode: kept, changes nothing here */
     void *workspace;
     size_t workspace_size;
 };

@@ -103,6 +103,13 @@ cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)
 cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget);
 cublasStatus_t cublasGetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t *s);
 cublasStatus_t cublasSetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t s);
+/* Not in NVIDIA's headers or documentation, but exported by libcublas.so.13
+ * and called by NVIDIA's libcusolver.so.12 (cusolverDnCreate sets mode 1 on
+ * the cuBLAS handle it creates, and fails if that fails). NVIDIA's library
+ * accepts 0 and 1 (CUBLAS_STATUS_INVALID_VALUE for the rest) and keeps the
+ * value in the handle; what it selects there is not documented. */
+cublasStatus_t cublasGetEnvironmentMode(cublasHandle_t handle, int *mode);
+cublasStatus_t cublasSetEnvironmentMode(cublasHandle_t handle, int mode);
 cublasStatus_t cublasLoggerConfigure(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName);
 cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback);
 cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback);
