@@ -4,7 +4,7 @@
  * descriptor written into the caller's 128-byte CUtensorMap, in a layout
  * of the emulator's own (struct tmap; the map is opaque to programs). The
  * PTX engine has no cp.async.bulk.tensor yet, which reads it: such a
- * kernel is refused at launch with a message naming the instruction, and
+ * kernel is refused at launch (CUDA_ERROR_NOT_SUPPORTED, the PTX line), and
  * CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED stays 0 (profiles.def). */
 #include "emu.h"
 
