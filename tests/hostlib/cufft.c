@@ -661,17 +661,108 @@ static void test_bad(void)
             break;
         }
     /* entry points this library does not implement, through NVIDIA's symbols */
-    extern int cufftXtSetGPUs_unused(void) __asm__("cufftXtSetGPUs");
     extern int cufftXtSetCallback_unused(void) __asm__("cufftXtSetCallback");
-    ST(cufftXtSetGPUs_unused(), CUFFT_NOT_SUPPORTED);
     ST(cufftXtSetCallback_unused(), CUFFT_NOT_SUPPORTED);
     DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)d));
     DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)out));
     end();
 }
 
+/* ---- several GPUs: descriptors, their formats, the transform ------------ */
+static void test_multi_gpu(void)
+{
+    begin("several GPUs (cufftXtSetGPUs, XtMalloc, XtMemcpy, XtExecDescriptorC2C/Z2Z): slabs, shuffled output, bad input");
+    int gpus[2] = { 0, 1 }, same[2] = { 1, 1 }, far[2] = { 0, 9 };
+    /* a 7 x 5 transform over 2 devices: 4 and 3 rows of x, then 3 and 2 columns of y */
+    enum { X = 7, Y = 5 };
+    cufftHandle pl;
+    ST(cufftCreate(&pl), CUFFT_SUCCESS);
+    ST(cufftXtSetGPUs(pl, 1, gpus), CUFFT_INVALID_VALUE);
+    ST(cufftXtSetGPUs(pl, 2, same), CUFFT_INVALID_DEVICE);
+    ST(cufftXtSetGPUs(pl, 2, far), CUFFT_INVALID_DEVICE);
+    ST(cufftXtSetGPUs(pl, 2, gpus), CUFFT_SUCCESS);
+    size_t ws[2];
+    ST(cufftMakePlan2d(pl, X, Y, CUFFT_C2C, ws), CUFFT_SUCCESS);
+    ST(cufftXtSetGPUs(pl, 2, gpus), CUFFT_INVALID_PLAN); /* the plan is made */
+    cudaLibXtDesc *a = NULL, *b = NULL;
+    ST(cufftXtMalloc(pl, &a, CUFFT_XT_FORMAT_INPLACE), CUFFT_SUCCESS);
+    ST(cufftXtMalloc(pl, &b, CUFFT_XT_FORMAT_INPLACE), CUFFT_SUCCESS);
+    if (!a || !b) {
+        bad("no descriptors");
+        end();
+        return;
+    }
+    /* each piece holds the device's slab in either format: 4 rows of 5 or 3 columns of 7 */
+    if (a->descriptor->nGPUs != 2 || a->descriptor->size[0] != 3 * X * 8 || a->descriptor->size[1] != 3 * Y * 8)
+        bad("pieces of %zu and %zu bytes, expected %d and %d", a->descriptor->size[0], a->descriptor->size[1],
+            3 * X * 8, 3 * Y * 8);
+    float h[X * Y * 2], back[X * Y * 2];
+    double in[X * Y * 2], want[X * Y * 2];
+    for (int i = 0; i < X * Y * 2; i++)
+        in[i] = h[i] = (float)((i * 37) % 11) - 5;
+    const long long n[2] = { X, Y };
+    dft(2, n, in, want, -1);
+    ST(cufftXtMemcpy(pl, a, h, CUFFT_COPY_HOST_TO_DEVICE), CUFFT_SUCCESS);
+    /* device 1's piece starts at row 4 */
+    if (((float *)a->descriptor->data[1])[0] != h[4 * Y * 2])
+        bad("device 1's first element %g, expected row 4's %g", ((float *)a->descriptor->data[1])[0], h[4 * Y * 2]);
+    ST(cufftXtExecDescriptorC2C(pl, a, a, CUFFT_FORWARD), CUFFT_SUCCESS);
+    if (a->subFormat != CUFFT_XT_FORMAT_INPLACE_SHUFFLED)
+        bad("subFormat %d after a forward transform, expected INPLACE_SHUFFLED", a->subFormat);
+    /* shuffled: device 1 holds columns 3 and 4 of y, for each x */
+    float *p1 = a->descriptor->data[1];
+    if (fabs(p1[0] - want[2 * 3]) > 1e-3 || fabs(p1[2 * 2] - want[2 * (Y + 3)]) > 1e-3)
+        bad("device 1's shuffled piece starts %g, %g; expected %g, %g", p1[0], p1[4], want[6], want[2 * (Y + 3)]);
+    ST(cufftXtMemcpy(pl, back, a, CUFFT_COPY_DEVICE_TO_HOST), CUFFT_SUCCESS);
+    double got[X * Y * 2];
+    for (int i = 0; i < X * Y * 2; i++)
+        got[i] = back[i];
+    close_d("forward", got, want, X * Y * 2, 1e-4);
+    /* back to natural order on the devices, then the inverse comes back shuffled */
+    ST(cufftXtMemcpy(pl, b, a, CUFFT_COPY_DEVICE_TO_DEVICE), CUFFT_SUCCESS);
+    if (b->subFormat != CUFFT_XT_FORMAT_INPLACE || fabs(((float *)b->descriptor->data[1])[0] - want[2 * 4 * Y]) > 1e-3)
+        bad("device-to-device copy: format %d, device 1 starts %g (expected %g)", b->subFormat,
+            ((float *)b->descriptor->data[1])[0], want[2 * 4 * Y]);
+    ST(cufftXtExecDescriptorC2C(pl, b, b, CUFFT_INVERSE), CUFFT_SUCCESS);
+    ST(cufftXtMemcpy(pl, back, b, CUFFT_COPY_DEVICE_TO_HOST), CUFFT_SUCCESS);
+    for (int i = 0; i < X * Y * 2; i++)
+        got[i] = back[i] / (X * Y);
+    close_d("round trip", got, in, X * Y * 2, 1e-4);
+    /* bad input */
+    ST(cufftXtExecDescriptorC2C(pl, a, b, 7), CUFFT_INVALID_VALUE);
+    ST(cufftXtExecDescriptorZ2Z(pl, a, b, CUFFT_FORWARD), CUFFT_INVALID_VALUE); /* a single-precision plan */
+    cudaLibXtDesc forged = *a;
+    forged.version = 99;
+    ST(cufftXtExecDescriptorC2C(pl, &forged, b, CUFFT_FORWARD), CUFFT_INVALID_VALUE);
+    cudaXtDesc small = *a->descriptor;
+    small.size[1] = 8;
+    forged = *a;
+    forged.descriptor = &small;
+    ST(cufftXtMemcpy(pl, &forged, h, CUFFT_COPY_HOST_TO_DEVICE), CUFFT_INVALID_VALUE);
+    small = *a->descriptor;
+    small.data[1] = h; /* host memory is not a piece */
+    ST(cufftXtMemcpy(pl, &forged, h, CUFFT_COPY_HOST_TO_DEVICE), CUFFT_INVALID_VALUE);
+    ST(cufftXtMemcpy(pl, b, h, CUFFT_COPY_UNDEFINED), CUFFT_INVALID_VALUE);
+    ST(cufftXtMalloc(pl, &a, (cufftXtSubFormat)CUFFT_XT_FORMAT_DISTRIBUTED_INPUT), CUFFT_INVALID_VALUE);
+    ST(cufftXtFree(a), CUFFT_SUCCESS);
+    ST(cufftXtFree(b), CUFFT_SUCCESS);
+    ST(cufftDestroy(pl), CUFFT_SUCCESS);
+    /* a plan on one device has no descriptors; R2C over several is not taken */
+    cufftHandle one, r2c;
+    ST(cufftPlan1d(&one, 64, CUFFT_C2C, 1), CUFFT_SUCCESS);
+    ST(cufftXtMalloc(one, &a, CUFFT_XT_FORMAT_INPLACE), CUFFT_INVALID_PLAN);
+    ST(cufftDestroy(one), CUFFT_SUCCESS);
+    ST(cufftCreate(&r2c), CUFFT_SUCCESS);
+    ST(cufftXtSetGPUs(r2c, 2, gpus), CUFFT_SUCCESS);
+    ST(cufftMakePlan2d(r2c, 8, 8, CUFFT_R2C, ws), CUFFT_SUCCESS);
+    ST(cufftXtMalloc(r2c, &a, CUFFT_XT_FORMAT_INPLACE), CUFFT_NOT_SUPPORTED);
+    ST(cufftDestroy(r2c), CUFFT_SUCCESS);
+    end();
+}
+
 int main(void)
 {
+    setenv("TDTRACE_EMU_DEVICES", "2", 1); /* test_multi_gpu; read by the emulator's cuInit */
     test_settings();
     test_1d();
     test_nd();
@@ -679,5 +770,6 @@ int main(void)
     test_half();
     test_ordering();
     test_bad();
+    test_multi_gpu();
     return summary("cufft");
 }

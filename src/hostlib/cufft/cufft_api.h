@@ -128,4 +128,46 @@ cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long int *n, lon
 cufftResult cufftXtExec(cufftHandle plan, void *input, void *output, int direction);
 cufftResult cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaPolicy policy, size_t *workSize);
 
+/* ---- several GPUs (cudalibxt.h, cufftXt.h; xt.c) ---- */
+#define MAX_CUDA_DESCRIPTOR_GPUS 64
+typedef struct cudaXtDesc_t {
+    int version;
+    int nGPUs;
+    int GPUs[MAX_CUDA_DESCRIPTOR_GPUS];
+    void *data[MAX_CUDA_DESCRIPTOR_GPUS];
+    size_t size[MAX_CUDA_DESCRIPTOR_GPUS];
+    void *cudaXtState;
+} cudaXtDesc;
+typedef enum libFormat_t { LIB_FORMAT_CUFFT = 0x0, LIB_FORMAT_UNDEFINED = 0x1 } libFormat;
+typedef struct cudaLibXtDesc_t {
+    int version;
+    cudaXtDesc *descriptor;
+    libFormat library;
+    int subFormat;
+    void *libDescriptor;
+} cudaLibXtDesc;
+typedef enum cufftXtSubFormat_t {
+    CUFFT_XT_FORMAT_INPUT = 0x00,
+    CUFFT_XT_FORMAT_OUTPUT = 0x01,
+    CUFFT_XT_FORMAT_INPLACE = 0x02,
+    CUFFT_XT_FORMAT_INPLACE_SHUFFLED = 0x03,
+    CUFFT_XT_FORMAT_1D_INPUT_SHUFFLED = 0x04,
+    CUFFT_XT_FORMAT_DISTRIBUTED_INPUT = 0x05,
+    CUFFT_XT_FORMAT_DISTRIBUTED_OUTPUT = 0x06,
+    CUFFT_FORMAT_UNDEFINED = 0x07,
+} cufftXtSubFormat;
+typedef enum cufftXtCopyType_t {
+    CUFFT_COPY_HOST_TO_DEVICE = 0x00,
+    CUFFT_COPY_DEVICE_TO_HOST = 0x01,
+    CUFFT_COPY_DEVICE_TO_DEVICE = 0x02,
+    CUFFT_COPY_UNDEFINED = 0x03,
+} cufftXtCopyType;
+cufftResult cufftXtSetGPUs(cufftHandle plan, int nGPUs, int *whichGPUs);
+cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format);
+cufftResult cufftXtFree(cudaLibXtDesc *descriptor);
+cufftResult cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type);
+cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+
 #endif

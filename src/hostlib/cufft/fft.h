@@ -43,6 +43,7 @@ struct fft_plan {
     int auto_alloc;
     long long patient_jit, host_threads;
     struct fft_var *vars;             /* FFTW plans made for it (exec.c) */
+    int ngpus, gpus[16];              /* cufftXtSetGPUs (xt.c); 0: one device */
 };
 
 /* the live plan with this handle (made or not), or NULL */

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cuFFT on several GPUs (cufftXtSetGPUs, cufftXtMalloc, cufftXtMemcpy,
+ * cufftXtExecDescriptor*, cufftXtFree): the data of one transform lives in
+ * pieces, one per selected device, in the distribution NVIDIA's
+ * documentation gives: CUFFT_XT_FORMAT_INPLACE in slabs of the first
+ * dimension (x), CUFFT_XT_FORMAT_INPLACE_SHUFFLED, which a transform leaves
+ * behind, in slabs of the second (y); in both, the first (size % n)
+ * devices hold one slab more. An execution gathers the input into natural
+ * order on the host, runs FFTW over the whole transform, and scatters the
+ * result in the other format (INPLACE in, SHUFFLED out, and back), after
+ * every device's queued work; it returns when the result is in place.
+ * A 1-D transform's "shuffled" order is NVIDIA's own permutation, which is
+ * not reproduced here: its pieces hold natural order in both formats (what
+ * a program does element by element between a forward and an inverse
+ * transform comes out the same; code that reads a piece at a position it
+ * computes from NVIDIA's permutation would not). C2C and Z2Z transforms of
+ * one batch, without strides or embedding, are taken; the rest is
+ * CUFFT_NOT_SUPPORTED. */
+#include "fft.h"
+
+#include "emuhost.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define XT_VERSION 1
+
+HL_EXPORT cufftResult cufftXtSetGPUs(cufftHandle plan, int nGPUs, int *whichGPUs)
+{
+    struct fft_plan *p = fft_plan_get(plan);
+    if (!p || p->made)
+        return CUFFT_INVALID_PLAN; /* after cufftCreate, before the plan is made */
+    int count = 0;
+    if (nGPUs < 2 || nGPUs > 16 || !whichGPUs)
+        return CUFFT_INVALID_VALUE;
+    if (hl_emulator() != HL_OK || cuDeviceGetCount(&count) != CUDA_SUCCESS)
+        return CUFFT_SETUP_FAILED;
+    for (int i = 0; i < nGPUs; i++) {
+        if (whichGPUs[i] < 0 || whichGPUs[i] >= count)
+            return CUFFT_INVALID_DEVICE;
+        for (int k = 0; k < i; k++)
+            if (whichGPUs[k] == whichGPUs[i])
+                return CUFFT_INVALID_DEVICE;
+    }
+    p->ngpus = nGPUs;
+    memcpy(p->gpus, whichGPUs, (size_t)nGPUs * sizeof *whichGPUs);
+    return CUFFT_SUCCESS;
+}
+
+/* the transform's shape: x, y (1 for 1-D), the rest, element size */
+struct xshape {
+    int64_t x, y, rest;
+    size_t elem;
+};
+
+static cufftResult xt_plan(cufftHandle plan, struct fft_plan **out, struct xshape *sh)
+{
+    struct fft_plan *p = fft_plan_get(plan);
+    if (!p || !p->made || p->ngpus < 2)
+        return CUFFT_INVALID_PLAN;
+    if (p->kind != FK_C2C || (p->prec != FP_F32 && p->prec != FP_F64) || p->batch != 1 || p->advanced)
+        return CUFFT_NOT_SUPPORTED;
+    sh->x = p->n[0];
+    sh->y = p->rank >= 2 ? p->n[1] : 1;
+    sh->rest = p->rank >= 3 ? p->n[2] : 1;
+    sh->elem = fft_elem(p, 1);
+    if (sh->x < p->ngpus || (p->rank >= 2 && sh->y < p->ngpus))
+        return CUFFT_INVALID_SIZE; /* a slab for each device */
+    *out = p;
+    return CUFFT_SUCCESS;
+}
+
+/* device g's slab of a dimension of size len over n devices: [*lo, *hi) */
+static void slab(int64_t len, int n, int g, int64_t *lo, int64_t *hi)
+{
+    int64_t q = len / n, r = len % n;
+    *lo = g * q + (g < r ? g : r);
+    *hi = *lo + q + (g < r ? 1 : 0);
+}
+
+/* device g's elements in format f: bytes */
+static size_t piece_bytes(const struct fft_plan *p, const struct xshape *sh, int f, int g)
+{
+    int64_t lo, hi;
+    int shuffled = f == CUFFT_XT_FORMAT_INPLACE_SHUFFLED && p->rank >= 2;
+    slab(shuffled ? sh->y : sh->x, p->ngpus, g, &lo, &hi);
+    int64_t n = (hi - lo) * (shuffled ? sh->x : sh->y) * sh->rest;
+    return (size_t)n * sh->elem;
+}
+
+/* natural order <-> pieces: to_pieces 1 scatters nat into d, 0 gathers */
+static void move(const struct fft_plan *p, const struct xshape *sh, const cudaLibXtDesc *d, unsigned char *nat,
+                 int to_pieces)
+{
+    size_t row = (size_t)sh->rest * sh->elem; /* the innermost dimensions */
+    int shuffled = d->subFormat == CUFFT_XT_FORMAT_INPLACE_SHUFFLED && p->rank >= 2;
+    for (int g = 0; g < p->ngpus; g++) {
+        unsigned char *piece = d->descriptor->data[g];
+        int64_t lo, hi;
+        slab(shuffled ? sh->y : sh->x, p->ngpus, g, &lo, &hi);
+        if (!shuffled) { /* rows [lo, hi) of x: contiguous */
+            size_t n = (size_t)(hi - lo) * (size_t)sh->y * row;
+            unsigned char *at = nat + (size_t)lo * (size_t)sh->y * row;
+            memcpy(to_pieces ? piece : at, to_pieces ? at : piece, n);
+            continue;
+        }
+        size_t w = (size_t)(hi - lo) * row; /* columns [lo, hi) of y, each x */
+        for (int64_t x = 0; x < sh->x; x++) {
+            unsigned char *at = nat + ((size_t)x * (size_t)sh->y + (size_t)lo) * row;
+            unsigned char *pc = piece + (size_t)x * w;
+            memcpy(to_pieces ? pc : at, to_pieces ? at : pc, w);
+        }
+    }
+}
+
+/* each device's queued work done (its primary context, where the pieces are) */
+static int sync_devices(const struct fft_plan *p)
+{
+    for (int g = 0; g < p->ngpus; g++) {
+        CUcontext c;
+        if (cuDevicePrimaryCtxRetain(&c, p->gpus[g]) != CUDA_SUCCESS)
+            return -1;
+        CUresult r = cuCtxPushCurrent(c);
+        if (r == CUDA_SUCCESS) {
+            r = cuCtxSynchronize();
+            cuCtxPopCurrent(&c);
+        }
+        cuDevicePrimaryCtxRelease_v2(p->gpus[g]);
+        if (r != CUDA_SUCCESS)
+            return -1;
+    }
+    return 0;
+}
+
+/* a descriptor cufftXtMalloc made for this plan's devices and shape, whole */
+static int desc_ok(const struct fft_plan *p, const struct xshape *sh, const cudaLibXtDesc *d)
+{
+    if (!d || d->version != XT_VERSION || d->library != LIB_FORMAT_CUFFT || !d->descriptor ||
+        d->descriptor->nGPUs != p->ngpus ||
+        (d->subFormat != CUFFT_XT_FORMAT_INPLACE && d->subFormat != CUFFT_XT_FORMAT_INPLACE_SHUFFLED))
+        return 0;
+    const struct td_emuhost *eh = hl_emuhost();
+    for (int g = 0; g < p->ngpus; g++) {
+        size_t want = piece_bytes(p, sh, d->subFormat, g);
+        void *tok;
+        if (d->descriptor->GPUs[g] != p->gpus[g] || d->descriptor->size[g] < want || !eh ||
+            eh->hold((CUdeviceptr)(uintptr_t)d->descriptor->data[g], want, &tok) != CUDA_SUCCESS)
+            return 0;
+        eh->release(tok);
+    }
+    return 1;
+}
+
+static void free_pieces(cudaXtDesc *x)
+{
+    for (int g = 0; g < x->nGPUs; g++)
+        if (x->data[g])
+            cuMemFree_v2((CUdeviceptr)(uintptr_t)x->data[g]);
+}
+
+HL_EXPORT cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
+{
+    struct fft_plan *p;
+    struct xshape sh;
+    cufftResult r = xt_plan(plan, &p, &sh);
+    if (r)
+        return r;
+    if (!descriptor || (format != CUFFT_XT_FORMAT_INPLACE && format != CUFFT_XT_FORMAT_INPLACE_SHUFFLED))
+        return CUFFT_INVALID_VALUE;
+    cudaLibXtDesc *d = calloc(1, sizeof *d);
+    cudaXtDesc *x = calloc(1, sizeof *x);
+    if (!d || !x) {
+        free(d);
+        free(x);
+        return CUFFT_ALLOC_FAILED;
+    }
+    d->version = XT_VERSION;
+    d->descriptor = x;
+    d->library = LIB_FORMAT_CUFFT;
+    d->subFormat = format;
+    x->version = XT_VERSION;
+    x->nGPUs = p->ngpus;
+    for (int g = 0; g < p->ngpus && !r; g++) {
+        CUcontext c;
+        CUdeviceptr dp = 0;
+        x->GPUs[g] = p->gpus[g];
+        /* room for the slab in either format: a transform turns one into the other */
+        size_t a = piece_bytes(p, &sh, CUFFT_XT_FORMAT_INPLACE, g), b = piece_bytes(p, &sh, CUFFT_XT_FORMAT_INPLACE_SHUFFLED, g);
+        x->size[g] = a > b ? a : b;
+        if (cuDevicePrimaryCtxRetain(&c, p->gpus[g]) != CUDA_SUCCESS) {
+            r = CUFFT_SETUP_FAILED;
+            break;
+        }
+        if (cuCtxPushCurrent(c) == CUDA_SUCCESS) {
+            if (cuMemAlloc_v2(&dp, x->size[g]) != CUDA_SUCCESS)
+                r = CUFFT_ALLOC_FAILED;
+            cuCtxPopCurrent(&c);
+        } else {
+            r = CUFFT_SETUP_FAILED;
+        }
+        x->data[g] = (void *)(uintptr_t)dp;
+        /* the primary context stays retained while the piece lives (cufftXtFree) */
+        if (r)
+            cuDevicePrimaryCtxRelease_v2(p->gpus[g]);
+    }
+    if (r) {
+        for (int g = 0; g < p->ngpus; g++)
+            if (x->data[g]) {
+                cuMemFree_v2((CUdeviceptr)(uintptr_t)x->data[g]);
+                cuDevicePrimaryCtxRelease_v2(x->GPUs[g]);
+            }
+        free(x);
+        free(d);
+        return r;
+    }
+    *descriptor = d;
+    return CUFFT_SUCCESS;
+}
+
+HL_EXPORT cufftResult cufftXtFree(cudaLibXtDesc *descriptor)
+{
+    if (!descriptor || descriptor->version != XT_VERSION || !descriptor->descriptor ||
+        descriptor->descriptor->nGPUs < 1 || descriptor->descriptor->nGPUs > MAX_CUDA_DESCRIPTOR_GPUS)
+        return CUFFT_INVALID_VALUE;
+    cudaXtDesc *x = descriptor->descriptor;
+    free_pieces(x);
+    for (int g = 0; g < x->nGPUs; g++)
+        if (x->data[g])
+            cuDevicePrimaryCtxRelease_v2(x->GPUs[g]);
+    free(x);
+    free(descriptor);
+    return CUFFT_SUCCESS;
+}
+
+static size_t total_bytes(const struct xshape *sh)
+{
+    return (size_t)sh->x * (size_t)sh->y * (size_t)sh->rest * sh->elem;
+}
+
+HL_EXPORT cufftResult cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, cufftXtCopyType type)
+{
+    struct fft_plan *p;
+    struct xshape sh;
+    cufftResult r = xt_plan(plan, &p, &sh);
+    if (r)
+        return r;
+    if (!dstPointer || !srcPointer)
+        return CUFFT_INVALID_VALUE;
+    cudaLibXtDesc *dst = dstPointer, *src = srcPointer;
+    switch (type) {
+    case CUFFT_COPY_HOST_TO_DEVICE:
+        if (!desc_ok(p, &sh, dst))
+            return CUFFT_INVALID_VALUE;
+        if (sync_devices(p))
+            return CUFFT_EXEC_FAILED;
+        move(p, &sh, dst, srcPointer, 1);
+        return CUFFT_SUCCESS;
+    case CUFFT_COPY_DEVICE_TO_HOST:
+        if (!desc_ok(p, &sh, src))
+            return CUFFT_INVALID_VALUE;
+        if (sync_devices(p))
+            return CUFFT_EXEC_FAILED;
+        move(p, &sh, src, dstPointer, 0);
+        return CUFFT_SUCCESS;
+    case CUFFT_COPY_DEVICE_TO_DEVICE: { /* redistributed into the destination's format */
+        if (!desc_ok(p, &sh, dst) || !desc_ok(p, &sh, src))
+            return CUFFT_INVALID_VALUE;
+        unsigned char *nat = malloc(total_bytes(&sh));
+        if (!nat)
+            return CUFFT_ALLOC_FAILED;
+        if (sync_devices(p)) {
+            free(nat);
+            return CUFFT_EXEC_FAILED;
+        }
+        move(p, &sh, src, nat, 0);
+        move(p, &sh, dst, nat, 1);
+        free(nat);
+        return CUFFT_SUCCESS;
+    }
+    case CUFFT_COPY_UNDEFINED:
+    default:
+        return CUFFT_INVALID_VALUE;
+    }
+}
+
+/* gather, transform in natural order, scatter in the other format */
+static cufftResult exec_desc(cufftHandle plan, enum fft_prec pr, cudaLibXtDesc *in, cudaLibXtDesc *out, int dir)
+{
+    struct fft_plan *p;
+    struct xshape sh;
+    cufftResult r = xt_plan(plan, &p, &sh);
+    if (r)
+        return r;
+    if ((pr != FP_F32 && pr != FP_F64) || p->prec != pr)
+        return CUFFT_INVALID_VALUE;
+    if (dir != CUFFT_FORWARD && dir != CUFFT_INVERSE)
+        return CUFFT_INVALID_VALUE;
+    if (!desc_ok(p, &sh, in) || !desc_ok(p, &sh, out))
+        return CUFFT_INVALID_VALUE;
+    int outfmt = in->subFormat == CUFFT_XT_FORMAT_INPLACE ? CUFFT_XT_FORMAT_INPLACE_SHUFFLED : CUFFT_XT_FORMAT_INPLACE;
+    /* the output's pieces must hold the format it will get */
+    for (int g = 0; g < p->ngpus; g++)
+        if (out->descriptor->size[g] < piece_bytes(p, &sh, outfmt, g))
+            return CUFFT_INVALID_VALUE;
+    unsigned char *nat = malloc(total_bytes(&sh));
+    if (!nat)
+        return CUFFT_ALLOC_FAILED;
+    struct fft_var *v = fft_var_get(p, 1, nat, nat, dir);
+    if (!v) {
+        free(nat);
+        return CUFFT_NOT_SUPPORTED;
+    }
+    hl_note("FFTW (cuFFT on several GPUs)"); /* tdtrace -e lib= shows it */
+    if (sync_devices(p)) {
+        fft_var_unref(v);
+        free(nat);
+        return CUFFT_EXEC_FAILED;
+    }
+    move(p, &sh, in, nat, 0);
+    fft_var_execute(v, nat, nat);
+    out->subFormat = outfmt;
+    move(p, &sh, out, nat, 1);
+    fft_var_unref(v);
+    free(nat);
+    return CUFFT_SUCCESS;
+}
+
+HL_EXPORT cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output,
+                                               int direction)
+{
+    return exec_desc(plan, FP_F32, input, output, direction);
+}
+
+HL_EXPORT cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output,
+                                               int direction)
+{
+    return exec_desc(plan, FP_F64, input, output, direction);
+}
+
+HL_EXPORT cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output,
+                                            int direction)
+{
+    struct fft_plan *p = fft_plan_get(plan);
+    if (!p || !p->made)
+        return CUFFT_INVALID_PLAN;
+    return exec_desc(plan, p->prec, input, output, direction);
+}
