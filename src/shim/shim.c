@@ -174,6 +174,30 @@ static uint64_t submit_corr(void)
     return td_shim_call_corr;
 }
 
+/* CUPTI (cupti.c): a traced driver call of the classes that queue work on
+ * a stream (copies, memsets, launches) carries its correlation id to the
+ * records of that work as CUPTI's external id */
+void td_shim_cupti_enter(struct td_call *c)
+{
+    if (c->fn >= TD_FN__RT_FIRST ||
+        !(td_fn_in_class(c->fn, TD_FAM_copy) || td_fn_in_class(c->fn, TD_FAM_launch) ||
+          !strcmp(td_fns[c->fn].base, "cuGraphLaunch")))
+        return;
+    uint64_t corr = submit_corr();
+    if (!corr)
+        return;
+    td_cupti_push(corr);
+    c->cupti = 1;
+}
+
+/* a synchronisation: what CUPTI has of the work is handed on */
+static int syncs(int fn)
+{
+    const char *b = td_fns[fn].base;
+    return fn < TD_FN__RT_FIRST && (!strcmp(b, "cuCtxSynchronize") || !strcmp(b, "cuStreamSynchronize") ||
+                                    !strcmp(b, "cuEventSynchronize"));
+}
+
 /* what the emulator says of where work ran (it checks nothing: tdtrace does) */
 static void ev_place(const struct td_emu_event *ev, uint32_t *device, uint64_t *stream, uint64_t *corr)
 {
@@ -342,6 +366,16 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
     uint64_t corr = td_shim_call_corr; /* work this call queued (TD_RING_DEVICE) */
     if (__builtin_expect(corr != 0, 0))
         td_shim_call_corr = 0;
+    if (__builtin_expect(c->cupti, 0)) {
+        td_cupti_pop();
+        if (r != CUDA_SUCCESS) /* it queued nothing */
+            corr = 0;
+    }
+    if (__builtin_expect(c->fn == TD_FN_cuInit, 0) && r == CUDA_SUCCESS && td_shim_device && td_shim_ctl &&
+        td_backend_kind() == TD_BK_DRIVER)
+        td_cupti_start(on_emu_event, td_shim_warning); /* once */
+    if (__builtin_expect(__atomic_load_n(&td_cupti_on, __ATOMIC_RELAXED), 0) && syncs(c->fn))
+        td_cupti_flush();
     if (__atomic_load_n(&td_shim_policy_active, __ATOMIC_RELAXED) && c->fn < TD_FN__RT_FIRST)
         td_shim_policy_after(c, a, r);
     if (__builtin_expect(c->fn == TD_FN_cuModuleUnload || c->fn == TD_FN_cuLibraryUnload, 0))
