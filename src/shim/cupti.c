@@ -54,6 +54,7 @@ static const uint32_t cu_kinds[] = { TD_CUPTI_KIND_EXTERNAL_CORRELATION, TD_CUPT
 static const char *const cu_kind_names[] = { "EXTERNAL_CORRELATION", "CONCURRENT_KERNEL", "MEMCPY", "MEMSET" };
 
 int td_cupti_on;                         /* pushing ids, reading records */
+__thread int td_shim_quiet;              /* in libcupti on this thread */
 static td_emu_listener deliver;
 static void (*warn)(const char *);
 static int64_t clock_offset;             /* CLOCK_MONOTONIC - CUPTI's clock, ns */
@@ -338,26 +339,35 @@ void td_cupti_push(uint64_t corr)
     while (corr > m && !atomic_compare_exchange_weak_explicit(&max_pushed, &m, corr, memory_order_relaxed,
                                                               memory_order_relaxed))
         ;
+    td_shim_quiet++;
     cu.cuptiActivityPushExternalCorrelationId(TD_CUPTI_EXTERNAL_CUSTOM0, corr);
+    td_shim_quiet--;
 }
 
 void td_cupti_pop(void)
 {
     uint64_t last = 0;
+    td_shim_quiet++;
     cu.cuptiActivityPopExternalCorrelationId(TD_CUPTI_EXTERNAL_CUSTOM0, &last);
+    td_shim_quiet--;
 }
 
 void td_cupti_flush(void)
 {
-    if (__atomic_load_n(&td_cupti_on, __ATOMIC_RELAXED))
-        cu.cuptiActivityFlushAll(0);
+    if (!__atomic_load_n(&td_cupti_on, __ATOMIC_RELAXED))
+        return;
+    td_shim_quiet++;
+    cu.cuptiActivityFlushAll(0);
+    td_shim_quiet--;
 }
 
 static void at_exit(void)
 {
     if (!__atomic_load_n(&td_cupti_on, __ATOMIC_RELAXED))
         return;
+    td_shim_quiet++;
     cu.cuptiActivityFlushAll(TD_CUPTI_FLUSH_FORCED);
+    td_shim_quiet--;
     char msg[1024];
     size_t n = 0;
     uint64_t total = 0;
@@ -384,6 +394,8 @@ static void give_up(const char *why, const char *detail)
     say("CUPTI: %s%s: the device's times are not measured (device_times \"none\")", why, detail);
 }
 
+static void start(void);
+
 void td_cupti_start(td_emu_listener to, void (*warning)(const char *))
 {
     static _Atomic int started;
@@ -391,6 +403,13 @@ void td_cupti_start(td_emu_listener to, void (*warning)(const char *))
         return;
     deliver = to;
     warn = warning;
+    td_shim_quiet++;
+    start();
+    td_shim_quiet--;
+}
+
+static void start(void)
+{
     const char *env = getenv("TDTRACE_CUPTI");
     if (env && !strcmp(env, "off"))
         return;

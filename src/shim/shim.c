@@ -358,6 +358,8 @@ __thread unsigned td_shim_depth;
 
 void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
 {
+    if (__builtin_expect(c->quiet, 0))
+        return;
     if (__builtin_expect(c->nest != 0, 0)) {
         td_shim_depth--;
         if (c->nest == 2)

@@ -68,6 +68,7 @@ struct td_call {
      * library said it ran (NULL: nothing) */
     const char *lib_name, *lib_fn, *lib_host;
     uint8_t cupti;        /* cupti.c: an external correlation id was pushed */
+    uint8_t quiet;        /* a call libcupti made while the shim was in it: passed on */
 };
 
 /* tdtrace -p (attach.c): the driver's entry points jump to the wrappers,
@@ -114,6 +115,9 @@ static inline uint64_t td_now(void)
 /* set once CUPTI records the device's work: the calls that queue work
  * push their correlation id (td_shim_cupti_enter, shim.c) */
 extern int td_cupti_on;
+/* set while the shim is in libcupti on this thread: the driver calls CUPTI
+ * makes there are its own, not the program's (passed on, not recorded) */
+extern __thread int td_shim_quiet;
 /* load and start CUPTI (once; after cuInit, with TD_RING_DEVICE and the
  * real driver): its records go to `to` as the emulator's events would;
  * why it could not start, or what it dropped, to `warning` */
@@ -155,6 +159,14 @@ static inline int td_enter(int fn, struct td_call *c, const uint64_t *a, CUresul
     c->rule_line = 0;
     c->rule_file = 0;
     c->nest = 0;
+    c->quiet = 0;
+    if (__builtin_expect(td_shim_quiet, 0)) { /* libcupti's own call: nothing of the program's touched */
+        c->quiet = 1;
+        c->record = 0;
+        c->t0 = 0;
+        c->cupti = 0;
+        return 1;
+    }
     if (__builtin_expect(__atomic_load_n(&td_shim_nest_guard, __ATOMIC_RELAXED), 0)) {
         c->nest = td_shim_depth++ ? 2 : 1;
         if (c->nest == 2) {

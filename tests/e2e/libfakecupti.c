@@ -11,7 +11,8 @@
  * it to the external id pushed around that call, and kernel, memcpy and
  * memset records with the emulator's times on a clock of its own
  * (CLOCK_MONOTONIC + 7 s). Records wait until cuptiActivityFlushAll, which
- * fills buffers from the registered callbacks.
+ * fills buffers from the registered callbacks. Like the real one, it calls
+ * the driver itself (cuDriverGetVersion, at registration and each flush).
  *
  * FAKE_CUPTI_MODE: "noperm": cuptiActivityEnable(CONCURRENT_KERNEL) says
  * CUPTI_ERROR_INSUFFICIENT_PRIVILEGES; "hostile": each flush also hands
@@ -211,8 +212,20 @@ TdCuptiResult cuptiGetTimestamp(uint64_t *timestamp)
     return TD_CUPTI_SUCCESS;
 }
 
+/* the driver, as a real libcupti calls it (through libcuda.so.1, which in a
+ * traced process is tdtrace's shim): such calls are CUPTI's, and the trace
+ * must not show them as the program's */
+static void call_driver(void)
+{
+    int (*version)(int *) = (int (*)(int *))dlsym(RTLD_DEFAULT, "cuDriverGetVersion");
+    int v;
+    if (version)
+        version(&v);
+}
+
 TdCuptiResult cuptiActivityRegisterCallbacks(td_cupti_buf_requested req, td_cupti_buf_completed comp)
 {
+    call_driver();
     requested = req;
     completed = comp;
     const char *m = getenv("FAKE_CUPTI_MODE");
@@ -372,6 +385,7 @@ TdCuptiResult cuptiActivityFlushAll(uint32_t flag)
     (void)flag;
     static pthread_mutex_t one = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&one);
+    call_driver();
     flush();
     pthread_mutex_unlock(&one);
     return TD_CUPTI_SUCCESS;

@@ -636,6 +636,7 @@ S = 1000000000
 calls = [e for e in ev if e["ph"] == "X" and e["tid"] < S]
 work = [e for e in ev if e["ph"] == "X" and e["tid"] >= S]
 launches = [c for c in calls if c["name"] == "cuLaunchKernel"]
+assert not [c for c in calls if c["name"] == "cuDriverGetVersion"], "libcupti's own driver calls shown as the program's"
 assert len(launches) == 4 and all(c["args"]["ret"] == "CUDA_SUCCESS" for c in launches), launches
 assert any(e["ph"] == "i" and e["name"] == "exit" for e in ev), "no exit"
 if mode == "noperm":
