@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cupti.h"
 #include "emuevent.h"
@@ -60,6 +61,7 @@ static void (*warn)(const char *);
 static int64_t clock_offset;             /* CLOCK_MONOTONIC - CUPTI's clock, ns */
 static _Atomic uint64_t max_pushed;      /* the largest external id pushed */
 static char path_used[512];
+static pid_t owner;                      /* the process that started CUPTI */
 
 /* records dropped, by reason (said at exit) */
 enum { DROP_KIND, DROP_PLACE, DROP_SIZE, DROP_CORR, DROP_TIME, DROP_RANGE, DROP__COUNT };
@@ -172,24 +174,98 @@ static uint64_t ours_of(uint32_t cupti_corr)
 /* CUPTI's times on tdtrace's clock: 0 when they make no sense */
 static int times(uint64_t start, uint64_t end, struct td_emu_event *ev)
 {
-    if (!start || end < start)
+    if (!start || end < start || end > INT64_MAX / 2) /* clock_offset is within +-INT64_MAX / 2 */
         return 0;
     int64_t s = (int64_t)start + clock_offset, e = (int64_t)end + clock_offset;
-    if (start > INT64_MAX / 2 || end > INT64_MAX / 2 || s <= 0 || e < s)
+    if (s <= 0 || e < s)
         return 0;
     ev->t_start = (uint64_t)s;
     ev->t_end = (uint64_t)e;
     return 1;
 }
 
-static int place(uint32_t device, uint32_t stream, uint32_t corr, struct td_emu_event *ev)
+static int place(uint32_t device, uint32_t stream, struct td_emu_event *ev)
 {
     if (device >= TD_MAX_DEVICES || stream >= TD_MAX_STREAM)
         return 0;
     ev->device = (int)device;
     ev->stream = stream;
-    ev->corr = ours_of(corr);
     return 1;
+}
+
+/* work whose CUPTI id had no mapping yet: CUPTI may complete the buffer
+ * with the EXTERNAL_CORRELATION record after the work's. It waits (its
+ * kernel's name copied) until a later buffer maps it, or until the end of
+ * the flush after the one it came in (or exit, or a full queue): then it
+ * goes on without an arrow (work of a call the trace does not show). */
+#define MAX_WAIT 1024
+struct waiting {
+    struct td_emu_event ev;
+    uint32_t cupti;
+    unsigned gen;
+    char name[TD_STR_MAX + 1];
+};
+static struct waiting *waits;
+static size_t nwaits;
+static pthread_mutex_t wait_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic unsigned flush_gen;
+
+static void hand_on(struct td_emu_event *ev)
+{
+    atomic_fetch_add_explicit(&delivered, 1, memory_order_relaxed);
+    deliver(ev);
+}
+
+/* with its id, or to wait for it */
+static void work(struct td_emu_event *ev, uint32_t cupti)
+{
+    ev->corr = cupti ? ours_of(cupti) : 0;
+    if (ev->corr || !cupti) {
+        hand_on(ev);
+        return;
+    }
+    pthread_mutex_lock(&wait_lock);
+    if (!waits)
+        waits = calloc(MAX_WAIT, sizeof(*waits));
+    struct waiting *w = waits && nwaits < MAX_WAIT ? &waits[nwaits++] : NULL;
+    if (w) {
+        w->ev = *ev;
+        w->cupti = cupti;
+        w->gen = atomic_load_explicit(&flush_gen, memory_order_relaxed);
+        w->name[0] = '\0';
+        if (ev->kernel) { /* CUPTI's string may not outlive the buffer: a copy, read without trust */
+            size_t n = td_self_read(w->name, (uint64_t)(uintptr_t)ev->kernel, TD_STR_MAX);
+            w->name[n] = '\0';
+            w->ev.kernel = n ? w->name : NULL;
+        }
+    }
+    pthread_mutex_unlock(&wait_lock);
+    if (!w)
+        hand_on(ev);
+}
+
+/* the waiting work that has its id now (all: everything, with or without) */
+static void retry(int all, unsigned before_gen)
+{
+    pthread_mutex_lock(&wait_lock);
+    size_t k = 0;
+    for (size_t i = 0; i < nwaits; i++) {
+        struct waiting *w = &waits[i];
+        w->ev.corr = ours_of(w->cupti);
+        if (w->ev.corr || all || w->gen < before_gen) {
+            if (w->ev.kernel)
+                w->ev.kernel = w->name;
+            hand_on(&w->ev); /* the listener copies what it keeps */
+        } else {
+            if (k != i)
+                waits[k] = *w;
+            if (waits[k].ev.kernel)
+                waits[k].ev.kernel = waits[k].name;
+            k++;
+        }
+    }
+    nwaits = k;
+    pthread_mutex_unlock(&wait_lock);
 }
 
 static int copy_dir(uint8_t kind)
@@ -237,7 +313,7 @@ static void one(const uint8_t *p, uint32_t kind, int pass)
             drop(DROP_TIME);
             return;
         }
-        if (!place(k.deviceId, k.streamId, k.correlationId, &ev) || k.gridX < 0 || k.gridY < 0 || k.gridZ < 0 ||
+        if (!place(k.deviceId, k.streamId, &ev) || k.gridX < 0 || k.gridY < 0 || k.gridZ < 0 ||
             k.blockX < 0 || k.blockY < 0 || k.blockZ < 0 || k.dynamicSharedMemory < 0) {
             drop(DROP_RANGE);
             return;
@@ -255,7 +331,7 @@ static void one(const uint8_t *p, uint32_t kind, int pass)
             drop(DROP_TIME);
             return;
         }
-        if (dir < 0 || !place(m.deviceId, m.streamId, m.correlationId, &ev)) {
+        if (dir < 0 || !place(m.deviceId, m.streamId, &ev)) {
             drop(DROP_RANGE);
             return;
         }
@@ -270,7 +346,7 @@ static void one(const uint8_t *p, uint32_t kind, int pass)
             drop(DROP_TIME);
             return;
         }
-        if (!place(m.deviceId, m.streamId, m.correlationId, &ev)) {
+        if (!place(m.deviceId, m.streamId, &ev)) {
             drop(DROP_RANGE);
             return;
         }
@@ -278,8 +354,12 @@ static void one(const uint8_t *p, uint32_t kind, int pass)
         ev.op = TD_EMU_OP_MEMSET;
         ev.op_bytes = m.bytes;
     }
-    atomic_fetch_add_explicit(&delivered, 1, memory_order_relaxed);
-    deliver(&ev);
+    uint32_t cupti;
+    memcpy(&cupti, p + (kind == TD_CUPTI_KIND_CONCURRENT_KERNEL ? offsetof(struct td_cupti_kernel, correlationId)
+                        : kind == TD_CUPTI_KIND_MEMCPY      ? offsetof(struct td_cupti_memcpy, correlationId)
+                                                            : offsetof(struct td_cupti_memset, correlationId)),
+           sizeof(cupti));
+    work(&ev, cupti);
 }
 
 /* the records of a buffer CUPTI filled, walked with its own iterator, each
@@ -326,6 +406,7 @@ static void buf_completed(void *ctx, uint32_t stream, uint8_t *buffer, size_t si
         valid = 0;
     if (valid && __atomic_load_n(&td_cupti_on, __ATOMIC_RELAXED)) {
         walk(buffer, valid, 0);
+        retry(0, 0);
         walk(buffer, valid, 1);
     }
     free(buffer);
@@ -356,18 +437,23 @@ void td_cupti_flush(void)
 {
     if (!__atomic_load_n(&td_cupti_on, __ATOMIC_RELAXED))
         return;
+    unsigned g = atomic_fetch_add_explicit(&flush_gen, 1, memory_order_relaxed);
     td_shim_quiet++;
     cu.cuptiActivityFlushAll(0);
     td_shim_quiet--;
+    retry(0, g); /* what came before this flush and is still not mapped never will be */
 }
 
 static void at_exit(void)
 {
     if (!__atomic_load_n(&td_cupti_on, __ATOMIC_RELAXED))
         return;
+    if (getpid() != owner) /* a forked child's copy of the handler */
+        return;
     td_shim_quiet++;
     cu.cuptiActivityFlushAll(TD_CUPTI_FLUSH_FORCED);
     td_shim_quiet--;
+    retry(1, 0);
     char msg[1024];
     size_t n = 0;
     uint64_t total = 0;
@@ -480,6 +566,7 @@ static void start(void)
         give_up(what, "");
         return;
     }
+    owner = getpid();
     __atomic_store_n(&td_cupti_on, 1, __ATOMIC_RELEASE);
     atexit(at_exit);
 }

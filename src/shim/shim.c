@@ -40,6 +40,7 @@ static void new_process(void)
 void td_shim_atfork_child(void)
 {
     pthread_mutex_init(&self_lock, NULL);
+    __atomic_store_n(&td_cupti_on, 0, __ATOMIC_RELAXED); /* CUPTI is the parent's: a child's work is not measured */
     if (td_shim_self)
         new_process();
 }

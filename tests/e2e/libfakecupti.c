@@ -11,7 +11,8 @@
  * it to the external id pushed around that call, and kernel, memcpy and
  * memset records with the emulator's times on a clock of its own
  * (CLOCK_MONOTONIC + 7 s). Records wait until cuptiActivityFlushAll, which
- * fills buffers from the registered callbacks. Like the real one, it calls
+ * fills buffers from the registered callbacks: the work's, then the
+ * external ids' in a later buffer (the shim must wait for those). Like the real one, it calls
  * the driver itself (cuDriverGetVersion, at registration and each flush).
  *
  * FAKE_CUPTI_MODE: "noperm": cuptiActivityEnable(CONCURRENT_KERNEL) says
@@ -354,6 +355,18 @@ static void flush(void)
     static int hostile_done; /* once a run: each reason counted once */
     int bad = !strcmp(mode, "hostile") && n && !hostile_done;
     hostile_done |= bad;
+    /* the work's records first, the external ids after, in a buffer of their
+     * own: a real CUPTI may complete them in either order */
+    union rec *sorted = n ? malloc(n * sizeof(*sorted)) : NULL;
+    size_t m = 0;
+    for (int pass = 0; sorted && pass < 2; pass++)
+        for (size_t i = 0; i < n; i++)
+            if ((recs[i].kind == TD_CUPTI_KIND_EXTERNAL_CORRELATION) == pass)
+                sorted[m++] = recs[i];
+    if (sorted) {
+        free(recs);
+        recs = sorted;
+    }
     do {
         uint8_t *b = NULL;
         size_t size = 0, max = 0;
@@ -367,6 +380,9 @@ static void flush(void)
         while (from < n && walk_n < 8000 && at + sizeof(union rec) + 2048 <= size) {
             at = put(b, at, &recs[from], size_of(recs[from].kind));
             from++;
+            if (from < n && recs[from].kind == TD_CUPTI_KIND_EXTERNAL_CORRELATION &&
+                recs[from - 1].kind != TD_CUPTI_KIND_EXTERNAL_CORRELATION)
+                break; /* the external ids: the next buffer */
         }
         if (bad && from == n)
             hostile(b, size, &at);
