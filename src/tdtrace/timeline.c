@@ -558,4 +558,7 @@ void td_tl_close(void)
     tracks = NULL;
     free(procs);
     procs = NULL;
+    nprocs = ntracks = 0; /* a new file starts from nothing (the unit tests write several) */
+    nev = 0;
+    any_emulated = any_cupti = 0;
 }
