@@ -693,12 +693,15 @@ PY
     if [ $? -eq 0 ] && python3 "$t/check.py" "$t/good.timeline" good "$t/good.trace" > "$t/good.check" 2>&1
     then report "cupti: device_times cupti; kernels, copies, a memset on their streams with arrows to their calls" ok
     else cat "$t/good.out" >> "$t/good.check"; report "cupti: timeline" fail "$t/good.check"; fi
-    "$TDTRACE" -q -c --backend=driver --driver="$FAKEDRV" -o "$t/c.txt" -- "$BUILD/e2e/timeline" > /dev/null 2>&1
-    if grep -qE '^% time +seconds device secs +usecs/call' "$t/c.txt" &&
+    "$TDTRACE" -q -c --backend=driver --driver="$FAKEDRV" -o "$t/c.txt" --json="$work/cupti.json" \
+        -- "$BUILD/e2e/timeline" > /dev/null 2>&1
+    if [ "$(grep -c '"type":"emulator","pid":[0-9]*,"tid":[0-9]*,"time":[0-9.]*,"event":"kernel","source":"cupti"' \
+              "$work/cupti.json")" = 4 ] &&   # run_json checks the records against the schema
+       grep -qE '^% time +seconds device secs +usecs/call' "$t/c.txt" &&
        grep -qE '^ *[0-9.]+ +[0-9.]+ +[0-9]+\.[0-9]{6} +[0-9]+ +[0-9]+ +4 +cuLaunchKernel$' "$t/c.txt" &&
        grep -qE '^ *[0-9.]+ +[0-9.]+ +[0-9]+\.[0-9]{6} +[0-9]+ +[0-9]+ +1 +cuMemsetD32Async$' "$t/c.txt" &&
        grep -qE ' +2 +2 busy$' "$t/c.txt" && grep -qE ' +2 +2 handshake$' "$t/c.txt"
-    then report "cupti: -c has CUPTI's device time per function and the kernels' table" ok
+    then report "cupti: -c has CUPTI's device time per function and the kernels' table; --json's kernels say source cupti" ok
     else report "cupti: -c" fail "$t/c.txt"; fi
     FAKE_CUPTI_MODE=noperm "$TDTRACE" -q --backend=driver --driver="$FAKEDRV" -o "$t/np.trace" \
         --timeline="$t/np.timeline" -- "$BUILD/e2e/timeline" > "$t/np.out" 2>&1
