@@ -433,9 +433,18 @@ void td_cupti_pop(void)
     td_shim_quiet--;
 }
 
+/* at most one flush at a synchronisation every FLUSH_GAP ns: CUPTI's flush
+ * is not free, and full buffers come back on their own */
+#define FLUSH_GAP 50000000ull
+
 void td_cupti_flush(void)
 {
+    static _Atomic uint64_t last;
     if (!__atomic_load_n(&td_cupti_on, __ATOMIC_RELAXED))
+        return;
+    uint64_t now = mono_ns(), was = atomic_load_explicit(&last, memory_order_relaxed);
+    if ((was && now - was < FLUSH_GAP) ||
+        !atomic_compare_exchange_strong_explicit(&last, &was, now, memory_order_relaxed, memory_order_relaxed))
         return;
     unsigned g = atomic_fetch_add_explicit(&flush_gen, 1, memory_order_relaxed);
     td_shim_quiet++;

@@ -182,7 +182,7 @@ void td_shim_cupti_enter(struct td_call *c)
 {
     if (c->fn >= TD_FN__RT_FIRST ||
         !(td_fn_in_class(c->fn, TD_FAM_copy) || td_fn_in_class(c->fn, TD_FAM_launch) ||
-          !strcmp(td_fns[c->fn].base, "cuGraphLaunch")))
+          (td_fn_in_class(c->fn, TD_FAM_graph) && !strcmp(td_fns[c->fn].base, "cuGraphLaunch"))))
         return;
     uint64_t corr = submit_corr();
     if (!corr)
@@ -194,9 +194,11 @@ void td_shim_cupti_enter(struct td_call *c)
 /* a synchronisation: what CUPTI has of the work is handed on */
 static int syncs(int fn)
 {
+    if (fn >= TD_FN__RT_FIRST || !(td_fn_in_class(fn, TD_FAM_context) || td_fn_in_class(fn, TD_FAM_stream) ||
+                                   td_fn_in_class(fn, TD_FAM_event)))
+        return 0;
     const char *b = td_fns[fn].base;
-    return fn < TD_FN__RT_FIRST && (!strcmp(b, "cuCtxSynchronize") || !strcmp(b, "cuStreamSynchronize") ||
-                                    !strcmp(b, "cuEventSynchronize"));
+    return !strcmp(b, "cuCtxSynchronize") || !strcmp(b, "cuStreamSynchronize") || !strcmp(b, "cuEventSynchronize");
 }
 
 /* what the emulator says of where work ran (it checks nothing: tdtrace does) */
