@@ -377,8 +377,8 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
             corr = 0;
     }
     if (__builtin_expect(c->fn == TD_FN_cuInit, 0) && r == CUDA_SUCCESS && td_shim_device && td_shim_ctl &&
-        td_backend_kind() == TD_BK_DRIVER)
-        td_cupti_start(on_emu_event, td_shim_warning); /* once */
+        td_backend_kind() == TD_BK_DRIVER && !__atomic_load_n(&td_shim_nest_guard, __ATOMIC_RELAXED))
+        td_cupti_start(on_emu_event, td_shim_warning); /* once; not with -p (nothing would stop it at detach) */
     if (__builtin_expect(__atomic_load_n(&td_cupti_on, __ATOMIC_RELAXED), 0) && syncs(c->fn))
         td_cupti_flush();
     if (__atomic_load_n(&td_shim_policy_active, __ATOMIC_RELAXED) && c->fn < TD_FN__RT_FIRST)
