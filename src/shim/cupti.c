@@ -12,6 +12,9 @@
  * CUPTI external id (CUSTOM0); CUPTI's EXTERNAL_CORRELATION records map
  * its correlation ids to ours, which the work's records then carry.
  *
+ * CUPTI may complete the buffer holding a call's external id after the
+ * one holding its work: such work waits for its id, bounded.
+ *
  * Everything CUPTI hands back is checked as if hostile: each record lies
  * in the buffer the shim gave, whole, aligned, of a kind it enabled, with
  * ids and times in range; a record that is not is dropped and counted
@@ -486,7 +489,7 @@ static void at_exit(void)
 /* give up: CUPTI stays off; the program goes on */
 static void give_up(const char *why, const char *detail)
 {
-    say("CUPTI: %s%s: the device's times are not measured (device_times \"none\")", why, detail);
+    say("CUPTI: %s%s: this process's device times are not measured (the timeline has its calls only)", why, detail);
 }
 
 static void start(void);

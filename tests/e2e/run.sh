@@ -644,8 +644,8 @@ if mode == "noperm":
     assert not work, work
     w = [l for l in trace.splitlines() if "CUPTI" in l]
     assert w == ['tdtrace: warning: CUPTI: cuptiActivityEnable(CONCURRENT_KERNEL): CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (35)'
-                 ' (the driver lets only administrators profile: NVreg_RestrictProfilingToAdminUsers=0): the device\'s'
-                 ' times are not measured (device_times "none")'], w
+                 ' (the driver lets only administrators profile: NVreg_RestrictProfilingToAdminUsers=0): this'
+                 ' process\'s device times are not measured (the timeline has its calls only)'], w
     assert not [c for c in calls if "corr" in c["args"]], "ids pushed with CUPTI off"
     print("ok"); sys.exit(0)
 assert d["otherData"]["device_times"] == "cupti", d["otherData"]
@@ -715,7 +715,7 @@ PY
     else cat "$t/bad.out" >> "$t/bad.check"; report "cupti: hostile records" fail "$t/bad.check"; fi
     TDTRACE_CUPTI=$t/nonexistent.so "$TDTRACE" -q --backend=driver --driver="$FAKEDRV" -o "$t/none.trace" \
         --timeline="$t/none.timeline" -- "$BUILD/e2e/timeline" > /dev/null 2>&1
-    if [ $? -eq 0 ] && grep -q "^tdtrace: warning: CUPTI: cannot load $t/nonexistent.so: .*: the device's times are not measured" "$t/none.trace" &&
+    if [ $? -eq 0 ] && grep -q "^tdtrace: warning: CUPTI: cannot load $t/nonexistent.so: .*: this process's device times are not measured" "$t/none.trace" &&
        grep -q '"device_times":"none"' "$t/none.timeline"
     then report "cupti: a libcupti that does not load: one warning naming it, device_times none" ok
     else report "cupti: not loaded" fail "$t/none.trace"; fi
