@@ -624,6 +624,21 @@ run_cupti() {
     else
         report "cupti: names (no libcupti.so.13 under $cuda, or no nm)" skip
     fi
+    # the toolkit's own libcupti, where the "driver" is the emulator: CUPTI
+    # cannot work with it; the program must run untouched, one warning
+    if [ -n "$real" ]; then
+        TDTRACE_CUPTI=$real timeout 120 "$TDTRACE" -q --backend=driver --driver="$FAKEDRV" -o "$t/real.trace" \
+            --timeline="$t/real.timeline" -- "$BUILD/e2e/timeline" > "$t/real.out" 2>&1
+        local rc=$?
+        if [ $rc -eq 0 ] && grep -q '^parent: launches 4$' "$t/real.out" &&
+           [ "$(grep -c '^cuLaunchKernel(' "$t/real.trace")" = 4 ] &&
+           [ "$(grep -c '^tdtrace: warning: CUPTI' "$t/real.trace")" -le 1 ] &&
+           { ! grep -q '"device_times":"none"' "$t/real.timeline" ||
+             grep -q "^tdtrace: warning: CUPTI: .*: this process's device times are not measured" "$t/real.trace"; } &&
+           ! grep -qE '^cuGetExportTable|^cuDriverGetVersion' "$t/real.trace"
+        then report "cupti: the toolkit's libcupti on a driver it cannot use: the program untouched, at most one warning ($(grep -o 'CUPTI: [a-zA-Z]*: [A-Z_]*' "$t/real.trace" || echo 'no warning'))" ok
+        else echo "exit status $rc" >> "$t/real.trace"; cat "$t/real.out" >> "$t/real.trace"; report "cupti: the toolkit's libcupti" fail "$t/real.trace"; fi
+    fi
     export TDTRACE_CUPTI=$top/$BUILD/e2e/libfakecupti.so
     cat > "$t/check.py" <<'PY'
 import json, sys
