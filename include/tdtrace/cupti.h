@@ -129,6 +129,7 @@ typedef void (*td_cupti_buf_completed)(void *ctx, uint32_t streamId, uint8_t *bu
     X(cuptiActivityDisable, TdCuptiResult, (uint32_t kind))                                              \
     X(cuptiActivityFlushAll, TdCuptiResult, (uint32_t flag))                                             \
     X(cuptiActivityGetNextRecord, TdCuptiResult, (uint8_t * buffer, size_t validSize, void **record))    \
+    X(cuptiActivityGetNumDroppedRecords, TdCuptiResult, (void *context, uint32_t streamId, size_t *dropped)) \
     X(cuptiActivityPushExternalCorrelationId, TdCuptiResult, (uint32_t kind, uint64_t id))              \
     X(cuptiActivityPopExternalCorrelationId, TdCuptiResult, (uint32_t kind, uint64_t * lastId))
 

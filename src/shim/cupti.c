@@ -73,6 +73,7 @@ static const char *const drop_names[DROP__COUNT] = { "of a kind not enabled", "o
                                                      "with times out of order", "on a device or stream out of range" };
 static _Atomic uint64_t drops[DROP__COUNT];
 static _Atomic uint64_t delivered;
+static _Atomic uint64_t lost;            /* what CUPTI says it dropped (no buffer) */
 
 /* CUPTI's correlation id -> ours: direct-mapped (a collision forgets the
  * older: its work has no arrow) */
@@ -401,8 +402,9 @@ static void walk(uint8_t *buffer, size_t valid, int pass)
 
 static void buf_completed(void *ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
 {
-    (void)ctx;
-    (void)stream;
+    size_t dropped = 0;
+    if (cu.cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == TD_CUPTI_SUCCESS && dropped)
+        atomic_fetch_add_explicit(&lost, dropped, memory_order_relaxed);
     if (!buffer || !buf_release(buffer)) /* not a buffer of ours: never read, never freed */
         return;
     if (valid > size || size > BUF_SIZE)
@@ -476,10 +478,17 @@ static void at_exit(void)
                                   (unsigned long long)d, drop_names[i]);
         total += d;
     }
+    char line[1200];
     if (total) {
-        char line[1200];
         snprintf(line, sizeof(line), "CUPTI (%.400s): %llu activity records dropped: %s", path_used,
                  (unsigned long long)total, msg);
+        if (warn)
+            warn(line);
+    }
+    uint64_t l = atomic_load_explicit(&lost, memory_order_relaxed);
+    if (l) {
+        snprintf(line, sizeof(line), "CUPTI (%.400s): %llu activity records lost (CUPTI had no buffer for them): "
+                 "the device's times are incomplete", path_used, (unsigned long long)l);
         if (warn)
             warn(line);
     }
