@@ -72,7 +72,6 @@ static const char *const drop_names[DROP__COUNT] = { "of a kind not enabled", "o
                                                      "cut short by the buffer's end", "naming an id never pushed",
                                                      "with times out of order", "on a device or stream out of range" };
 static _Atomic uint64_t drops[DROP__COUNT];
-static _Atomic uint64_t delivered;
 static _Atomic uint64_t lost;            /* what CUPTI says it dropped (no buffer) */
 
 /* CUPTI's correlation id -> ours: direct-mapped (a collision forgets the
@@ -94,12 +93,20 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* the result's name as CUPTI gives it (its string is read without trust,
+ * printable characters only) and its number */
 static const char *result_name(TdCuptiResult r, char *b, size_t n)
 {
     const char *s = NULL;
-    if (!cu.cuptiGetResultString || cu.cuptiGetResultString(r, &s) != TD_CUPTI_SUCCESS || !s)
-        s = NULL;
-    snprintf(b, n, "%.80s (%d)", s ? s : "CUPTI error", r);
+    char name[81] = "";
+    if (cu.cuptiGetResultString && cu.cuptiGetResultString(r, &s) == TD_CUPTI_SUCCESS && s) {
+        size_t k = td_self_read(name, (uint64_t)(uintptr_t)s, sizeof(name) - 1);
+        name[k] = '\0';
+        for (char *c = name; *c; c++)
+            if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+                *c = '?';
+    }
+    snprintf(b, n, "%s (%d)", *name ? name : "CUPTI error", r);
     return b;
 }
 
@@ -216,7 +223,6 @@ static _Atomic unsigned flush_gen;
 
 static void hand_on(struct td_emu_event *ev)
 {
-    atomic_fetch_add_explicit(&delivered, 1, memory_order_relaxed);
     deliver(ev);
 }
 
