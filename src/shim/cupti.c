@@ -381,13 +381,15 @@ static void walk(uint8_t *buffer, size_t valid, int pass)
     for (size_t n = 0; n <= valid / 8; n++) {
         if (cu.cuptiActivityGetNextRecord(buffer, valid, &rec) != TD_CUPTI_SUCCESS)
             return; /* MAX_LIMIT_REACHED: the end; anything else: stop there */
-        const uint8_t *p = rec;
-        if (!p || p < buffer || p >= buffer + valid || (uintptr_t)p % 8 || (last && p <= last) ||
-            (size_t)(buffer + valid - p) < sizeof(uint32_t)) {
+        /* addresses compared as numbers: rec may point anywhere */
+        uintptr_t at = (uintptr_t)rec, lo = (uintptr_t)buffer;
+        if (at < lo || at - lo >= valid || at % 8 || (last && at <= (uintptr_t)last) ||
+            valid - (at - lo) < sizeof(uint32_t)) {
             if (pass)
                 drop(DROP_PLACE);
             return; /* the iterator cannot be trusted further */
         }
+        const uint8_t *p = buffer + (at - lo);
         last = p;
         uint32_t kind;
         memcpy(&kind, p, sizeof(kind));
@@ -397,7 +399,7 @@ static void walk(uint8_t *buffer, size_t valid, int pass)
                 drop(DROP_KIND);
             continue;
         }
-        if ((size_t)(buffer + valid - p) < need) {
+        if (valid - (at - lo) < need) {
             if (pass)
                 drop(DROP_SIZE);
             continue;
