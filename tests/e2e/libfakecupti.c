@@ -12,7 +12,8 @@
  * memset records with the emulator's times on a clock of its own
  * (CLOCK_MONOTONIC + 7 s). Records wait until cuptiActivityFlushAll, which
  * fills buffers from the registered callbacks: the work's, then the
- * external ids' in a later buffer (the shim must wait for those). Like the real one, it calls
+ * external ids' in a later buffer (the shim must wait for those); a thread
+ * of its own does the same every 2 ms, as CUPTI's worker does. Like the real one, it calls
  * the driver itself (cuDriverGetVersion, at registration and each flush).
  *
  * FAKE_CUPTI_MODE: "noperm": cuptiActivityEnable(CONCURRENT_KERNEL) says
@@ -225,6 +226,8 @@ static void call_driver(void)
         version(&v);
 }
 
+static void start_worker(void);
+
 TdCuptiResult cuptiActivityRegisterCallbacks(td_cupti_buf_requested req, td_cupti_buf_completed comp)
 {
     call_driver();
@@ -233,6 +236,8 @@ TdCuptiResult cuptiActivityRegisterCallbacks(td_cupti_buf_requested req, td_cupt
     const char *m = getenv("FAKE_CUPTI_MODE");
     mode = m ? m : "";
     attach();
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, start_worker);
     return TD_CUPTI_SUCCESS;
 }
 
@@ -410,13 +415,36 @@ static void flush(void)
     }
 }
 
+static pthread_mutex_t one = PTHREAD_MUTEX_INITIALIZER;
+
 TdCuptiResult cuptiActivityFlushAll(uint32_t flag)
 {
     (void)flag;
-    static pthread_mutex_t one = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&one);
     call_driver();
     flush();
     pthread_mutex_unlock(&one);
     return TD_CUPTI_SUCCESS;
+}
+
+/* like CUPTI's own worker: buffers completed on a thread of the library's,
+ * every 2 ms, while the program runs */
+static void *worker(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct timespec ts = { 0, 2000000 };
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&one);
+        flush();
+        pthread_mutex_unlock(&one);
+    }
+    return NULL;
+}
+
+static void start_worker(void)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, worker, NULL) == 0)
+        pthread_detach(t);
 }
