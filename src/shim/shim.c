@@ -40,6 +40,7 @@ static void new_process(void)
 void td_shim_atfork_child(void)
 {
     pthread_mutex_init(&self_lock, NULL);
+    __atomic_store_n(&td_cupti_on, 0, __ATOMIC_RELAXED); /* CUPTI is the parent's: a child's work is not measured */
     if (td_shim_self)
         new_process();
 }
@@ -172,6 +173,32 @@ static uint64_t submit_corr(void)
     if (!td_shim_call_corr)
         td_shim_call_corr = atomic_fetch_add_explicit(&next_corr, 1, memory_order_relaxed) + 1;
     return td_shim_call_corr;
+}
+
+/* CUPTI (cupti.c): a traced driver call of the classes that queue work on
+ * a stream (copies, memsets, launches) carries its correlation id to the
+ * records of that work as CUPTI's external id */
+void td_shim_cupti_enter(struct td_call *c)
+{
+    if (c->fn >= TD_FN__RT_FIRST ||
+        !(td_fn_in_class(c->fn, TD_FAM_copy) || td_fn_in_class(c->fn, TD_FAM_launch) ||
+          (td_fn_in_class(c->fn, TD_FAM_graph) && !strcmp(td_fns[c->fn].base, "cuGraphLaunch"))))
+        return;
+    uint64_t corr = submit_corr();
+    if (!corr)
+        return;
+    td_cupti_push(corr);
+    c->cupti = 1;
+}
+
+/* a synchronisation: what CUPTI has of the work is handed on */
+static int syncs(int fn)
+{
+    if (fn >= TD_FN__RT_FIRST || !(td_fn_in_class(fn, TD_FAM_context) || td_fn_in_class(fn, TD_FAM_stream) ||
+                                   td_fn_in_class(fn, TD_FAM_event)))
+        return 0;
+    const char *b = td_fns[fn].base;
+    return !strcmp(b, "cuCtxSynchronize") || !strcmp(b, "cuStreamSynchronize") || !strcmp(b, "cuEventSynchronize");
 }
 
 /* what the emulator says of where work ran (it checks nothing: tdtrace does) */
@@ -334,6 +361,8 @@ __thread unsigned td_shim_depth;
 
 void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
 {
+    if (__builtin_expect(c->quiet, 0))
+        return;
     if (__builtin_expect(c->nest != 0, 0)) {
         td_shim_depth--;
         if (c->nest == 2)
@@ -342,6 +371,16 @@ void td_leave(struct td_call *c, const uint64_t *a, CUresult r)
     uint64_t corr = td_shim_call_corr; /* work this call queued (TD_RING_DEVICE) */
     if (__builtin_expect(corr != 0, 0))
         td_shim_call_corr = 0;
+    if (__builtin_expect(c->cupti, 0)) {
+        td_cupti_pop();
+        if (r != CUDA_SUCCESS) /* it queued nothing */
+            corr = 0;
+    }
+    if (__builtin_expect(c->fn == TD_FN_cuInit, 0) && r == CUDA_SUCCESS && td_shim_device && td_shim_ctl &&
+        td_backend_kind() == TD_BK_DRIVER && !__atomic_load_n(&td_shim_nest_guard, __ATOMIC_RELAXED))
+        td_cupti_start(on_emu_event, td_shim_warning); /* once; not with -p (nothing would stop it at detach) */
+    if (__builtin_expect(__atomic_load_n(&td_cupti_on, __ATOMIC_RELAXED), 0) && syncs(c->fn))
+        td_cupti_flush();
     if (__atomic_load_n(&td_shim_policy_active, __ATOMIC_RELAXED) && c->fn < TD_FN__RT_FIRST)
         td_shim_policy_after(c, a, r);
     if (__builtin_expect(c->fn == TD_FN_cuModuleUnload || c->fn == TD_FN_cuLibraryUnload, 0))

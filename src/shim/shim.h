@@ -67,6 +67,8 @@ struct td_call {
      * name, its own (LIB.call only, else NULL) and what a tdtrace host
      * library said it ran (NULL: nothing) */
     const char *lib_name, *lib_fn, *lib_host;
+    uint8_t cupti;        /* cupti.c: an external correlation id was pushed */
+    uint8_t quiet;        /* a call libcupti made while the shim was in it: passed on */
 };
 
 /* tdtrace -p (attach.c): the driver's entry points jump to the wrappers,
@@ -108,6 +110,26 @@ static inline uint64_t td_now(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* ---- cupti.c: a real GPU's times (NVIDIA's CUPTI Activity API) -------- */
+#include "emuevent.h"
+/* set once CUPTI records the device's work: the calls that queue work
+ * push their correlation id (td_shim_cupti_enter, shim.c) */
+extern int td_cupti_on;
+/* set while the shim is in libcupti on this thread: the driver calls CUPTI
+ * makes there are its own, not the program's (passed on, not recorded) */
+extern __thread int td_shim_quiet;
+/* load and start CUPTI (once; after cuInit, with TD_RING_DEVICE and the
+ * real driver): its records go to `to` as the emulator's events would;
+ * why it could not start, or what it dropped, to `warning` */
+void td_cupti_start(td_emu_listener to, void (*warning)(const char *));
+/* around a call that queues work: its correlation id as CUPTI's external id */
+void td_cupti_push(uint64_t corr);
+void td_cupti_pop(void);
+/* hand on the records of the buffers CUPTI has filled (at a synchronisation) */
+void td_cupti_flush(void);
+/* shim.c: a traced call that may queue work gets its correlation id pushed */
+void td_shim_cupti_enter(struct td_call *c);
+
 /* ---- shimpolicy.c: the policy in this process ------------------------ */
 /* set when a policy is loaded: td_enter then consults it */
 extern int td_shim_policy_active;
@@ -137,6 +159,14 @@ static inline int td_enter(int fn, struct td_call *c, const uint64_t *a, CUresul
     c->rule_line = 0;
     c->rule_file = 0;
     c->nest = 0;
+    c->quiet = 0;
+    if (__builtin_expect(td_shim_quiet, 0)) { /* libcupti's own call: nothing of the program's touched */
+        c->quiet = 1;
+        c->record = 0;
+        c->t0 = 0;
+        c->cupti = 0;
+        return 1;
+    }
     if (__builtin_expect(__atomic_load_n(&td_shim_nest_guard, __ATOMIC_RELAXED), 0)) {
         c->nest = td_shim_depth++ ? 2 : 1;
         if (c->nest == 2) {
@@ -150,6 +180,9 @@ static inline int td_enter(int fn, struct td_call *c, const uint64_t *a, CUresul
     const uint8_t *mask = __atomic_load_n(&td_shim_mask, __ATOMIC_RELAXED);
     c->record = mask && (mask[fn >> 3] >> (fn & 7) & 1);
     c->t0 = c->record ? td_now() : 0;
+    c->cupti = 0;
+    if (__builtin_expect(__atomic_load_n(&td_cupti_on, __ATOMIC_RELAXED), 0) && c->record)
+        td_shim_cupti_enter(c);
     if (__builtin_expect(__atomic_load_n(&td_shim_policy_active, __ATOMIC_RELAXED), 0))
         return td_shim_policy(fn, c, a, r);
     return 1;

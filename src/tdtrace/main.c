@@ -122,8 +122,24 @@ static int seen_pid(pid_t pid)
 
 /* ---- records ---------------------------------------------------------- */
 
+/* the processes on the real driver (their device work is CUPTI's,
+ * src/shim/cupti.c); the printer thread's */
+#define MAX_DRIVER_PIDS 4096
+static pid_t driver_pids[MAX_DRIVER_PIDS];
+static int ndriver_pids;
+
+static int on_driver(pid_t pid)
+{
+    for (int i = ndriver_pids; i-- > 0;)
+        if (driver_pids[i] == pid)
+            return 1;
+    return 0;
+}
+
 static void on_hello(const struct td_rec *rec, uint32_t len)
 {
+    if (rec->fn == TD_BK_DRIVER && ndriver_pids < MAX_DRIVER_PIDS && !on_driver((pid_t)rec->pid))
+        driver_pids[ndriver_pids++] = (pid_t)rec->pid;
     const struct td_item *it = td_rec_item(rec, len, 0, TD_IT_TEXT);
     char text[512];
     snprintf(text, sizeof(text), "%.*s", it ? (int)it->len : 0, it ? (const char *)(it + 1) : "");
@@ -296,7 +312,7 @@ static void on_event(const struct td_rec *rec, uint32_t len)
     if (rec->fn == TD_EV_KERNEL) {
         td_summary_kernel_ran(rec, len);
         td_summary_device(rec, len);
-        td_out_kernel(rec, len);
+        td_out_kernel(rec, len, on_driver((pid_t)rec->pid));
         td_tl_device(rec, len);
         return;
     }

@@ -457,7 +457,7 @@ static int event_kernel(const struct td_rec *rec, uint32_t len, char *mangled, s
     return 1;
 }
 
-void td_out_kernel(const struct td_rec *rec, uint32_t len)
+void td_out_kernel(const struct td_rec *rec, uint32_t len, int cupti)
 {
     if (!out.json)
         return;
@@ -471,6 +471,8 @@ void td_out_kernel(const struct td_rec *rec, uint32_t len)
     struct tp *p = line_tp(TP_JSON, out.json);
     json_head(p, "emulator", (int)rec->pid, (int)rec->tid, rec->t_enter);
     tp_raw(p, "\"event\":\"kernel\"");
+    if (cupti)
+        tp_raw(p, ",\"source\":\"cupti\"");
     if (event_kernel(rec, len, mangled, sizeof(mangled), dem, sizeof(dem), &name)) {
         tp_raw(p, ",\"kernel\":");
         tp_str(p, name, strlen(name), 0);

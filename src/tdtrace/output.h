@@ -48,8 +48,9 @@ void td_out_write_failed(const char *name, int err);
 void td_out_depth(int depth);
 /* a line of text only (what fold.c says for the calls it folded) */
 void td_out_text(int pid, uint64_t mono_ns, const char *text);
-/* the emulator's events: a kernel that ran (JSON: the timeline), a report */
-void td_out_kernel(const struct td_rec *rec, uint32_t len);
+/* the emulator's events: a kernel that ran (JSON: the timeline; cupti: the
+ * process is on the real driver and CUPTI measured it), a report */
+void td_out_kernel(const struct td_rec *rec, uint32_t len, int cupti);
 void td_out_report(const struct td_rec *rec, uint32_t len);
 /* where the summary's tables go: the trace, or standard error with -ff */
 FILE *td_out_summary_file(void);

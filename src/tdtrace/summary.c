@@ -420,7 +420,7 @@ static void table(void)
     }
 }
 
-/* the kernels: launches, and what the emulated device took to run them */
+/* the kernels: launches, and what the device took to run them (the emulator's or CUPTI's times) */
 static int cmp_kernel(const void *x, const void *y)
 {
     const struct kstat *a = x, *b = y;
@@ -461,7 +461,7 @@ static void kernel_table(void)
         line(p);
     }
     if (!runs) {
-        tp_raw(p, "(times are measured on the emulated device only)");
+        tp_raw(p, "(no run was timed: times come from the emulated device, or from CUPTI on a real GPU)");
         line(p);
     }
 }

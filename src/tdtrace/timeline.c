@@ -32,6 +32,7 @@
 
 struct proc {
     int pid;
+    int backend;                            /* its hello's TD_BK_* */
     unsigned long long cur[TD_MAX_DEVICES]; /* device memory last said */
 };
 
@@ -39,7 +40,7 @@ static const struct td_opts *opts;
 static FILE *tlf;
 static struct tp jp, tx;        /* the event being written; a call's text */
 static unsigned long long nev;  /* events written */
-static int any_emulated;
+static int any_emulated, any_cupti; /* who measured the device's work */
 static struct proc *procs;
 static size_t nprocs;
 static uint64_t *tracks;        /* open addressing, 2 * MAX_TRACKS slots: (pid << 32 | tid) + 1 */
@@ -235,7 +236,9 @@ void td_tl_hello(const struct td_rec *rec, uint32_t len)
     if (!tlf)
         return;
     any_emulated |= rec->fn == TD_BK_EMULATE;
-    proc_of((int)rec->pid, rec->t_enter);
+    struct proc *pr = proc_of((int)rec->pid, rec->t_enter);
+    if (pr)
+        pr->backend = rec->fn;
 }
 
 static const char *call_cat(int fn)
@@ -382,7 +385,8 @@ void td_tl_device(const struct td_rec *rec, uint32_t len)
         return;
     int pid = (int)rec->pid;
     unsigned tid = STREAM_TID + device * 1000000u + (unsigned)stream;
-    proc_of(pid, rec->t_enter);
+    const struct proc *pr = proc_of(pid, rec->t_enter);
+    any_cupti |= pr && pr->backend == TD_BK_DRIVER; /* the shim's CUPTI reader (src/shim/cupti.c) */
     track(pid, tid);
     uint64_t t0 = rec->t_enter, t1 = rec->t_exit >= rec->t_enter ? rec->t_exit : rec->t_enter;
     struct tp *p = ev("X", pid, tid);
@@ -539,8 +543,9 @@ void td_tl_close(void)
             n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, "%s%s", i ? " " : "", opts->cmd[i]);
     }
     tp_str(&jp, cmd, strlen(cmd), 0);
-    /* device times come from the emulator's stream workers only (no CUPTI) */
-    tp_rawf(&jp, ",\"clock\":\"CLOCK_MONOTONIC\",\"device_times\":\"%s\"}}", any_emulated ? "emulator" : "none");
+    /* device times: the emulator's stream workers, CUPTI on a real GPU */
+    tp_rawf(&jp, ",\"clock\":\"CLOCK_MONOTONIC\",\"device_times\":\"%s\"}}",
+            any_emulated && any_cupti ? "emulator+cupti" : any_emulated ? "emulator" : any_cupti ? "cupti" : "none");
     tp_line_end(&jp);
     check();
     errno = 0;
@@ -553,4 +558,7 @@ void td_tl_close(void)
     tracks = NULL;
     free(procs);
     procs = NULL;
+    nprocs = ntracks = 0; /* a new file starts from nothing (the unit tests write several) */
+    nev = 0;
+    any_emulated = any_cupti = 0;
 }

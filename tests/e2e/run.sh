@@ -579,7 +579,7 @@ assert len(l) == 1 and l[0]["args"]["bytes"] == 4 << 20 and l[0]["args"]["site"]
 ' "$t/ev.timeline" "$t/pol.timeline" "$t/leak.timeline" > "$t/inst.check" 2>&1
     then report "timeline: instants for a fault, a diagnostic, a policy action, a leak" ok
     else report "timeline: instants" fail "$t/inst.check"; fi
-    "$TDTRACE" -q --backend=driver --driver="$FAKEDRV" -o "$t/drv.trace" --timeline="$t/drv.timeline" -- "$BUILD/e2e/basic" > /dev/null 2>&1
+    TDTRACE_CUPTI=off "$TDTRACE" -q --backend=driver --driver="$FAKEDRV" -o "$t/drv.trace" --timeline="$t/drv.timeline" -- "$BUILD/e2e/basic" > /dev/null 2>&1
     if python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -587,8 +587,155 @@ assert d["otherData"]["device_times"] == "none", d["otherData"]
 assert [e for e in d["traceEvents"] if e["ph"] == "X" and e["cat"] == "driver"]
 assert not [e for e in d["traceEvents"] if e["ph"] == "X" and e["tid"] >= 1000000000]
 ' "$t/drv.timeline" > "$t/drv.check" 2>&1
-    then report "timeline: on a driver, calls only and device_times none" ok
+    then report "timeline: on a driver without CUPTI (TDTRACE_CUPTI=off), calls only and device_times none" ok
     else report "timeline: driver" fail "$t/drv.check"; fi
+}
+
+# On a real GPU the device's times come from CUPTI (src/shim/cupti.c). Here
+# the "real driver" is the emulator loaded as one ($FAKEDRV) and libcupti a
+# stand-in (tests/e2e/libfakecupti.c) that turns what the emulator runs into
+# CUPTI's activity records: the timeline's spans, arrows and -c's device
+# column from those; CUPTI refused (insufficient privileges); malformed
+# records dropped and counted. The layouts against the toolkit's headers,
+# and the names against the toolkit's libcupti, where it is installed.
+run_cupti() {
+    if ! command -v python3 > /dev/null; then report "cupti (python3 is not installed)" skip; return; fi
+    local t=$work/cupti cuda=${CUDA_HOME:-/usr/local/cuda}
+    mkdir -p "$t"
+    if [ -f "$cuda/include/cupti_activity.h" ]; then
+        if ${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$cuda/include" -Iinclude -fsyntax-only \
+               tests/e2e/cupti/layout.c > "$t/layout.err" 2>&1
+        then report "cupti: include/tdtrace/cupti.h's layouts and constants are the toolkit's" ok
+        else report "cupti: layouts" fail "$t/layout.err"; fi
+    else
+        report "cupti: layouts (the toolkit's cupti_activity.h is not installed under $cuda)" skip
+    fi
+    local real=
+    for d in "$cuda/lib64" "$cuda/lib" "$cuda/extras/CUPTI/lib64"; do
+        [ -f "$d/libcupti.so.13" ] && { real=$d/libcupti.so.13; break; }
+    done
+    if [ -n "$real" ] && command -v nm > /dev/null; then
+        local missing=
+        for f in $(grep -oE 'X\(cupti[A-Za-z]+' include/tdtrace/cupti.h | cut -c3-); do
+            nm -D --defined-only "$real" | grep -qE " T $f(@|$)" || missing="$missing $f"
+        done
+        if [ -z "$missing" ]; then report "cupti: the toolkit's libcupti.so.13 exports every function the shim calls" ok
+        else echo "missing:$missing" > "$t/nm.err"; report "cupti: names" fail "$t/nm.err"; fi
+    else
+        report "cupti: names (no libcupti.so.13 under $cuda, or no nm)" skip
+    fi
+    # the toolkit's own libcupti, where the "driver" is the emulator: CUPTI
+    # cannot work with it; the program must run untouched, one warning
+    if [ -n "$real" ]; then
+        TDTRACE_CUPTI=$real timeout 120 "$TDTRACE" -q --backend=driver --driver="$FAKEDRV" -o "$t/real.trace" \
+            --timeline="$t/real.timeline" -- "$BUILD/e2e/timeline" > "$t/real.out" 2>&1
+        local rc=$?
+        if [ $rc -eq 0 ] && grep -q '^parent: launches 4$' "$t/real.out" &&
+           [ "$(grep -c '^cuLaunchKernel(' "$t/real.trace")" = 4 ] &&
+           [ "$(grep -c '^tdtrace: warning: CUPTI' "$t/real.trace")" -le 1 ] &&
+           { ! grep -q '"device_times":"none"' "$t/real.timeline" ||
+             grep -q "^tdtrace: warning: CUPTI: .*: this process's device times are not measured" "$t/real.trace"; } &&
+           ! grep -qE '^cuGetExportTable|^cuDriverGetVersion' "$t/real.trace"
+        then report "cupti: the toolkit's libcupti on a driver it cannot use: the program untouched, at most one warning ($(grep -o 'CUPTI: [a-zA-Z]*: [A-Z_]*' "$t/real.trace" || echo 'no warning'))" ok
+        else echo "exit status $rc" >> "$t/real.trace"; cat "$t/real.out" >> "$t/real.trace"; report "cupti: the toolkit's libcupti" fail "$t/real.trace"; fi
+    fi
+    export TDTRACE_CUPTI=$top/$BUILD/e2e/libfakecupti.so
+    cat > "$t/check.py" <<'PY'
+import json, sys
+from collections import defaultdict
+d = json.load(open(sys.argv[1]))
+mode = sys.argv[2]
+trace = open(sys.argv[3]).read()
+ev = d["traceEvents"]
+S = 1000000000
+calls = [e for e in ev if e["ph"] == "X" and e["tid"] < S]
+work = [e for e in ev if e["ph"] == "X" and e["tid"] >= S]
+launches = [c for c in calls if c["name"] == "cuLaunchKernel"]
+assert not [c for c in calls if c["name"] == "cuDriverGetVersion"], "libcupti's own driver calls shown as the program's"
+assert len(launches) == 4 and all(c["args"]["ret"] == "CUDA_SUCCESS" for c in launches), launches
+assert any(e["ph"] == "i" and e["name"] == "exit" for e in ev), "no exit"
+if mode == "noperm":
+    assert d["otherData"]["device_times"] == "none", d["otherData"]
+    assert not work, work
+    w = [l for l in trace.splitlines() if "CUPTI" in l]
+    assert w == ['tdtrace: warning: CUPTI: cuptiActivityEnable(CONCURRENT_KERNEL): CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (35)'
+                 ' (the driver lets only administrators profile: NVreg_RestrictProfilingToAdminUsers=0): this'
+                 ' process\'s device times are not measured (the timeline has its calls only)'], w
+    assert not [c for c in calls if "corr" in c["args"]], "ids pushed with CUPTI off"
+    print("ok"); sys.exit(0)
+assert d["otherData"]["device_times"] == "cupti", d["otherData"]
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+flows_s = {e["id"]: e for e in ev if e["ph"] == "s"}
+flows_f = {e["id"]: e for e in ev if e["ph"] == "f"}
+by_corr = defaultdict(list)
+for w in work:
+    assert names[(w["pid"], w["tid"])] == "device %d stream %d" % (w["args"]["device"], w["args"]["stream"]), w
+    by_corr[w["args"].get("corr")].append(w)
+stream_of = {}
+for c in launches:                        # each launch: its kernel, on its stream, an arrow
+    k = by_corr[c["args"]["corr"]]
+    assert len(k) == 1 and k[0]["cat"] == "kernel", (c, k)
+    k = k[0]
+    assert k["name"] == c["args"]["call"].split("(", 1)[1].split("<<<")[0], (k, c)
+    sname = c["args"]["call"].split(">>>")[0].rsplit(", ", 1)[1]
+    assert stream_of.setdefault(sname, k["tid"]) == k["tid"], (sname, stream_of)
+    s, f = flows_s[c["args"]["corr"]], flows_f[c["args"]["corr"]]
+    assert s["tid"] == c["tid"] and f["tid"] == k["tid"] and f["ts"] == k["ts"], (s, f, k)
+    assert k["ts"] >= c["ts"] - 50, (k, c)  # after its launch (the clocks' calibration: within 50 us)
+assert len(set(stream_of.values())) == 2, stream_of
+copies = sorted(w["name"] for w in work if w["cat"] == "memcpy")
+assert copies == ["memcpy DtoH", "memcpy HtoD", "memcpy HtoD"], copies
+assert [w["args"]["bytes"] for w in work if w["cat"] == "memset"] == [1 << 20]
+assert not [w for w in work if w["cat"] in ("host", "event", "memop")]   # CUPTI is not asked for those
+corrs = {c["args"]["corr"] for c in calls if "corr" in c["args"]}
+assert all(c["name"].startswith(("cuLaunchKernel", "cuMemcpy", "cuMemset")) for c in calls if "corr" in c["args"])
+good = [w for w in work if w["args"].get("corr") in corrs]
+assert len(good) == 8, good
+warn = [l for l in trace.splitlines() if "CUPTI" in l]
+if mode == "good":
+    assert good == work and not warn, (work, warn)
+else:                                     # hostile: one unnamed kernel delivered, six records dropped
+    odd = [w for w in work if w not in good]
+    assert len(odd) == 1 and odd[0]["name"] == "?" and "corr" not in odd[0]["args"] and odd[0]["args"]["stream"] == 99, odd
+    assert len(warn) == 2 and warn[0].endswith(": 6 activity records dropped: 1 of a kind not enabled, "
+        "1 outside the buffer or misaligned, 1 cut short by the buffer's end, 1 naming an id never pushed, "
+        "1 with times out of order, 1 on a device or stream out of range"), warn
+    assert warn[1].endswith(": 3 activity records lost (CUPTI had no buffer for them): the device's times are incomplete"), warn
+    assert "invalid" not in trace, trace
+print("ok", len(ev))
+PY
+    "$TDTRACE" -q --backend=driver --driver="$FAKEDRV" -o "$t/good.trace" --timeline="$t/good.timeline" \
+        -- "$BUILD/e2e/timeline" > "$t/good.out" 2>&1
+    if [ $? -eq 0 ] && python3 "$t/check.py" "$t/good.timeline" good "$t/good.trace" > "$t/good.check" 2>&1
+    then report "cupti: device_times cupti; kernels, copies, a memset on their streams with arrows to their calls" ok
+    else cat "$t/good.out" >> "$t/good.check"; report "cupti: timeline" fail "$t/good.check"; fi
+    "$TDTRACE" -q -c --backend=driver --driver="$FAKEDRV" -o "$t/c.txt" --json="$work/cupti.json" \
+        -- "$BUILD/e2e/timeline" > /dev/null 2>&1
+    if [ "$(grep -c '"type":"emulator","pid":[0-9]*,"tid":[0-9]*,"time":[0-9.]*,"event":"kernel","source":"cupti"' \
+              "$work/cupti.json")" = 4 ] &&   # run_json checks the records against the schema
+       grep -qE '^% time +seconds device secs +usecs/call' "$t/c.txt" &&
+       grep -qE '^ *[0-9.]+ +[0-9.]+ +[0-9]+\.[0-9]{6} +[0-9]+ +[0-9]+ +4 +cuLaunchKernel$' "$t/c.txt" &&
+       grep -qE '^ *[0-9.]+ +[0-9.]+ +[0-9]+\.[0-9]{6} +[0-9]+ +[0-9]+ +1 +cuMemsetD32Async$' "$t/c.txt" &&
+       grep -qE ' +2 +2 busy$' "$t/c.txt" && grep -qE ' +2 +2 handshake$' "$t/c.txt"
+    then report "cupti: -c has CUPTI's device time per function and the kernels' table; --json's kernels say source cupti" ok
+    else report "cupti: -c" fail "$t/c.txt"; fi
+    FAKE_CUPTI_MODE=noperm "$TDTRACE" -q --backend=driver --driver="$FAKEDRV" -o "$t/np.trace" \
+        --timeline="$t/np.timeline" -- "$BUILD/e2e/timeline" > "$t/np.out" 2>&1
+    if [ $? -eq 0 ] && python3 "$t/check.py" "$t/np.timeline" noperm "$t/np.trace" > "$t/np.check" 2>&1
+    then report "cupti: refused (insufficient privileges): one warning, device_times none, the calls all there" ok
+    else cat "$t/np.out" >> "$t/np.check"; report "cupti: refused" fail "$t/np.check"; fi
+    FAKE_CUPTI_MODE=hostile "$TDTRACE" -q --backend=driver --driver="$FAKEDRV" -o "$t/bad.trace" \
+        --timeline="$t/bad.timeline" -- "$BUILD/e2e/timeline" > "$t/bad.out" 2>&1
+    if [ $? -eq 0 ] && python3 "$t/check.py" "$t/bad.timeline" hostile "$t/bad.trace" > "$t/bad.check" 2>&1
+    then report "cupti: malformed records dropped and counted; a buffer not the shim's left alone" ok
+    else cat "$t/bad.out" >> "$t/bad.check"; report "cupti: hostile records" fail "$t/bad.check"; fi
+    TDTRACE_CUPTI=$t/nonexistent.so "$TDTRACE" -q --backend=driver --driver="$FAKEDRV" -o "$t/none.trace" \
+        --timeline="$t/none.timeline" -- "$BUILD/e2e/timeline" > /dev/null 2>&1
+    if [ $? -eq 0 ] && grep -q "^tdtrace: warning: CUPTI: cannot load $t/nonexistent.so: .*: this process's device times are not measured" "$t/none.trace" &&
+       grep -q '"device_times":"none"' "$t/none.timeline"
+    then report "cupti: a libcupti that does not load: one warning naming it, device_times none" ok
+    else report "cupti: not loaded" fail "$t/none.trace"; fi
+    unset TDTRACE_CUPTI
 }
 
 run_manpage() {
@@ -633,6 +780,7 @@ run_nvcc
 run_driver
 run_python
 run_timeline
+run_cupti
 run_manpage
 run_json
 echo "e2e: $pass passed, $fail failed, $skip skipped"

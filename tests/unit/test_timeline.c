@@ -244,10 +244,71 @@ static void test_timeline(void **state)
     rmdir(dir);
 }
 
+/* otherData.device_times: who measured the device spans: a process on the
+ * driver with spans (CUPTI's, src/shim/cupti.c), one without, the emulator */
+static const char *device_times(int driver_spans, int driver_plain, int emulated)
+{
+    static char out[64];
+    char dir[] = "/tmp/td-tl-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof(path), "%s/t.json", dir);
+    static struct td_opts o;
+    memset(&o, 0, sizeof(o));
+    o.strsize = 64;
+    o.timeline = path;
+    static char *cmd[] = { "./app", NULL };
+    o.cmd = cmd;
+    td_out_open(&o);
+    td_tl_open(&o);
+    struct builder b;
+    const int pids[3] = { driver_spans ? 100 : 0, driver_plain ? 101 : 0, emulated ? 102 : 0 };
+    for (int i = 0; i < 3; i++) {
+        if (!pids[i])
+            continue;
+        struct td_rec *r = start(&b, TD_REC_HELLO, i == 2 ? TD_BK_EMULATE : TD_BK_DRIVER, 0, NULL);
+        r->pid = (uint32_t)pids[i];
+        r->tid = (uint32_t)pids[i];
+        td_tl_hello(done(&b), b.len);
+        if (i == 1)
+            continue;
+        struct td_ev_devop op = { TD_DOP_MEMSET, 0, 0, 0, 3, 5, 64 };
+        r = start(&b, TD_REC_EVENT, TD_EV_DEVOP, 0, NULL);
+        r->pid = (uint32_t)pids[i];
+        r->tid = (uint32_t)pids[i];
+        item(&b, 0, TD_IT_EVENT, &op, sizeof(op));
+        td_tl_device(done(&b), b.len);
+    }
+    td_tl_close();
+    td_out_close();
+    char *t = slurp(path);
+    const char *end = value(t);
+    if (!end || *ws(end))
+        fail_msg("not JSON: %.80s", t);
+    const char *d = strstr(t, "\"device_times\":\"");
+    assert_non_null(d);
+    d += strlen("\"device_times\":\"");
+    snprintf(out, sizeof(out), "%.*s", (int)strcspn(d, "\""), d);
+    free(t);
+    unlink(path);
+    rmdir(dir);
+    return out;
+}
+
+static void test_device_times(void **state)
+{
+    (void)state;
+    assert_string_equal(device_times(1, 0, 0), "cupti");
+    assert_string_equal(device_times(0, 1, 0), "none");      /* the driver, no CUPTI */
+    assert_string_equal(device_times(0, 0, 1), "emulator");
+    assert_string_equal(device_times(1, 1, 1), "emulator+cupti");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_timeline),
+        cmocka_unit_test(test_device_times),
     };
     return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
 }
