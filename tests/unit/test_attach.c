@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,8 +135,8 @@ static void test_exe_not_elf(void **state)
 
 static void *sleeper(void *arg)
 {
-    pid_t *tid = arg;
-    *tid = (pid_t)syscall(SYS_gettid);
+    _Atomic pid_t *tid = arg;
+    atomic_store(tid, (pid_t)syscall(SYS_gettid));
     pause();
     return NULL;
 }
@@ -153,11 +154,11 @@ static void test_process_refused(void **state)
     assert_string_equal(why, "no such process");
     /* a thread of this process */
     pthread_t th;
-    volatile pid_t tid = 0;
+    _Atomic pid_t tid = 0;
     assert_int_equal(pthread_create(&th, NULL, sleeper, (void *)&tid), 0);
-    while (!tid)
+    while (!atomic_load(&tid))
         usleep(1000);
-    assert_int_equal(td_attach_check(tid, why, sizeof(why)), -1);
+    assert_int_equal(td_attach_check(atomic_load(&tid), why, sizeof(why)), -1);
     char want[128];
     snprintf(want, sizeof(want), "it is a thread of process %d: attach to the process", (int)getpid());
     assert_string_equal(why, want);
