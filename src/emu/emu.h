@@ -647,9 +647,28 @@ void emu_link_init(void);
 /* The value of attribute id checked as the driver checks it, for the
  * attributes a stream shares with a launch (else CUDA_ERROR_INVALID_VALUE). */
 CUresult emu_attr_value_check(const struct emu_device *d, int id, const CUlaunchAttributeValue *v);
+/* A launch's cluster as the caller asks for it: the dimensions of
+ * CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (given: the attribute was there),
+ * and whether the function allows non-portable sizes. */
+#define EMU_CLUSTER_MAX_PORTABLE 8
+#define EMU_CLUSTER_MAX_NONPORTABLE 16
+struct emu_cluster {
+    int given;
+    unsigned dim[3];
+    int non_portable;
+};
+/* The cluster a launch of kernel `name` runs with, into dims: cl's, else
+ * the kernel's required one (req, .reqnctapercluster; zeros: none), else
+ * one block; checked as the driver checks it (a size the device launches,
+ * at most 8 blocks, 16 where non-portable sizes are allowed, dividing the
+ * grid, equal to the required one where both are given):
+ * CUDA_ERROR_INVALID_CLUSTER_SIZE with a report saying why. cl may be NULL. */
+CUresult emu_cluster_resolve(const struct emu_device *d, const char *name, const struct emu_cluster *cl,
+                             const unsigned req[3], const unsigned grid[3], unsigned dims[3]);
 #define EMU_LAUNCH_EVENTS 2
 struct emu_launch_attrs {
     int cooperative;                    /* CU_LAUNCH_ATTRIBUTE_COOPERATIVE */
+    struct emu_cluster cluster;         /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (non_portable unset) */
     int nevents;
     CUevent events[EMU_LAUNCH_EVENTS];  /* recorded after the kernel */
 };
@@ -666,6 +685,9 @@ struct emu_ptxglob;               /* a module's PTX globals: addresses */
  * nothing to run). CUDA_ERROR_INVALID_PTX, with the reason and line in err,
  * if the engine cannot read it. */
 CUresult emu_ptx_load(const struct emu_image *img, struct emu_ptxmod **out, char *err, size_t errlen);
+/* The required cluster size of kernel `name` (zeros: none) into dims; 1
+ * if it has one or must be launched with one (.explicitcluster). */
+int emu_ptx_cluster(const struct emu_ptxmod *px, const char *name, unsigned dims[3]);
 /* The static shared memory of kernel `name` (bytes; 0 if unknown). */
 unsigned emu_ptx_static_shared(const struct emu_ptxmod *px, const char *name);
 void emu_ptx_ref(struct emu_ptxmod *px);
@@ -680,7 +702,7 @@ void emu_ptx_unbind(struct emu_ptxglob *g);
 CUresult emu_launch_op(struct emu_ctx *c, struct emu_ptxmod *px, struct emu_obj *holder,
                        struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
                        const unsigned block[3], unsigned shmem, void **params, void **extra,
-                       struct emu_op **out);
+                       const struct emu_cluster *cl, struct emu_op **out);
 /* A kernel of an executable graph: its cudaGraphSetConditional calls go to set(cookie, ...) */
 void emu_launch_cond(struct emu_op *op, int (*set)(void *cookie, uint64_t handle, unsigned value), void *cookie);
 /* Queues kernel `name` on s (validated launch). holder: the module, kept
@@ -689,7 +711,8 @@ void emu_launch_cond(struct emu_op *op, int (*set)(void *cookie, uint64_t handle
  * checked that the grid fits). */
 CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct emu_obj *holder,
                            struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
-                           const unsigned block[3], unsigned shmem, void **params, void **extra, int coop);
+                           const unsigned block[3], unsigned shmem, void **params, void **extra, int coop,
+                           const struct emu_cluster *cl);
 /* ---- module.c: kernels of graphs ------------------------------------- */
 /* A launch's arguments copied into one block laid out as the kernel's
  * parameter buffer (graph kernel nodes keep them so). */
@@ -714,8 +737,9 @@ void emu_kargs_free(struct emu_kargs *a);
  * operation not queued yet, checked as cuLaunchKernel checks it. */
 /* cuLaunchKernel's work for f on stream hs (ptds: the per-thread default
  * stream), cooperative with coop (launchcoop.c checks the grid first). */
+/* cl: the launch's cluster attribute (NULL: none). */
 CUresult emu_launch_fn(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned shmem,
-                       CUstream hs, void **params, void **extra, int ptds, int coop);
+                       CUstream hs, void **params, void **extra, int ptds, int coop, const struct emu_cluster *cl);
 CUresult emu_kernel_op(CUfunction f, struct emu_ctx *c, const unsigned grid[3], const unsigned block[3],
                        unsigned shmem, void **params, struct emu_op **out);
 

@@ -994,6 +994,15 @@ static int max_dyn_shared(const struct fn_ref *f)
     return st >= 49152 ? 0 : 49152 - (int)st;
 }
 
+/* CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED of f */
+static int fn_non_portable(const struct fn_ref *f)
+{
+    pthread_mutex_lock(&attr_lock);
+    int v = f->at->non_portable;
+    pthread_mutex_unlock(&attr_lock);
+    return v;
+}
+
 static CUresult func_attr(int *pi, int attr, struct fn_ref *f, struct emu_device *d)
 {
     pthread_mutex_lock(&attr_lock);
@@ -1009,12 +1018,18 @@ static CUresult func_attr(int *pi, int attr, struct fn_ref *f, struct emu_device
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
     case CU_FUNC_ATTRIBUTE_NUM_REGS:
     case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
         *pi = 0;
         break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: /* __cluster_dims__ (.explicitcluster) without a size */
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: {
+        unsigned dims[3];
+        int expl = emu_ptx_cluster(f->px, f->img->entries[f->entry].name, dims);
+        *pi = attr == CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET ? expl && !dims[0]
+                                                                 : (int)dims[attr - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH];
+        break;
+    }
     case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: {
         unsigned long long sum = 0;
         for (int i = 0; i < f->img->nglobals; i++)
@@ -1436,8 +1451,9 @@ CUresult emu_kernel_op(CUfunction fh, struct emu_ctx *c, const unsigned grid[3],
     struct emu_module *m = NULL;
     if (!r)
         r = fn_module(&f, c, &m);
+    struct emu_cluster cl = { 0, { 0, 0, 0 }, fn_non_portable(&f) };
     if (!r)
-        r = emu_launch_op(c, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, NULL, out);
+        r = emu_launch_op(c, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, NULL, &cl, out);
     if (m)
         emu_obj_put(&m->o);
     emu_obj_put(f.o);
@@ -1445,7 +1461,7 @@ CUresult emu_kernel_op(CUfunction fh, struct emu_ctx *c, const unsigned grid[3],
 }
 
 CUresult emu_launch_fn(CUfunction fh, const unsigned grid_in[3], const unsigned block_in[3], unsigned shmem,
-                       CUstream hs, void **params, void **extra, int ptds, int coop)
+                       CUstream hs, void **params, void **extra, int ptds, int coop, const struct emu_cluster *cl_in)
 {
     struct emu_ctx *c;
     CUresult r = emu_ctx_current(&c);
@@ -1471,6 +1487,12 @@ CUresult emu_launch_fn(CUfunction fh, const unsigned grid_in[3], const unsigned 
                                       "emulator's kernel nodes are not cooperative (CUDA_ERROR_NOT_SUPPORTED)\n";
             emu_report(msg, sizeof msg - 1);
             r = CUDA_ERROR_NOT_SUPPORTED;
+        } else if (cl_in && cl_in->given && cl_in->dim[0] * cl_in->dim[1] * cl_in->dim[2] != 1) {
+            static const char msg[] = "tdtrace-emu: a launch with a cluster size on a capturing stream: the "
+                                      "emulator's kernel nodes take the kernel's own cluster size only "
+                                      "(CUDA_ERROR_NOT_SUPPORTED)\n";
+            emu_report(msg, sizeof msg - 1);
+            r = CUDA_ERROR_NOT_SUPPORTED;
         } else if (f.img->chosen < 0) {
             r = CUDA_ERROR_NO_BINARY_FOR_GPU;
         } else {
@@ -1484,11 +1506,17 @@ CUresult emu_launch_fn(CUfunction fh, const unsigned grid_in[3], const unsigned 
         return r;
     }
     /* the module in this context: a function's own, a kernel's library's */
+    struct emu_cluster cl = { 0, { 0, 0, 0 }, fn_non_portable(&f) };
+    if (cl_in && cl_in->given) {
+        cl.given = 1;
+        for (int k = 0; k < 3; k++)
+            cl.dim[k] = cl_in->dim[k];
+    }
     struct emu_module *m = NULL;
     if (!r)
         r = fn_module(&f, s->sctx, &m);
     if (!r)
-        r = emu_launch_submit(s, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, extra, coop);
+        r = emu_launch_submit(s, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, extra, coop, &cl);
     if (m)
         emu_obj_put(&m->o);
     emu_stream_put(s);
@@ -1498,7 +1526,7 @@ CUresult emu_launch_fn(CUfunction fh, const unsigned grid_in[3], const unsigned 
 
 #define LAUNCH_ARGS(f, ptds)                                                                           \
     const unsigned grid[3] = { gridDimX, gridDimY, gridDimZ }, block[3] = { blockDimX, blockDimY, blockDimZ }; \
-    return emu_launch_fn(f, grid, block, sharedMemBytes, hStream, kernelParams, extra, ptds, 0)
+    return emu_launch_fn(f, grid, block, sharedMemBytes, hStream, kernelParams, extra, ptds, 0, NULL)
 
 TD_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                                           unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
@@ -1650,7 +1678,7 @@ static CUresult legacy_launch(CUfunction hfunc, int gw, int gh, CUstream hs)
     void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, copy.params, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
                       CU_LAUNCH_PARAM_END };
     const unsigned grid[3] = { (unsigned)gw, (unsigned)gh, 1 };
-    return emu_launch_fn(hfunc, grid, copy.block, copy.shared, hs, NULL, extra, 0, 0);
+    return emu_launch_fn(hfunc, grid, copy.block, copy.shared, hs, NULL, extra, 0, 0, NULL);
 }
 
 TD_EXPORT CUresult CUDAAPI cuLaunch(CUfunction f)

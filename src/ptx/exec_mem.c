@@ -34,6 +34,7 @@ static inline unsigned char *gen_ptr(struct blk *b, uint64_t a, unsigned n)
         if (a >= b->clo[i] && a + n <= b->chi[i] && a + n >= a) return (unsigned char *)(uintptr_t)a;
     uintptr_t sh = (uintptr_t)b->shared, lo = (uintptr_t)b->local, fp = (uintptr_t)b->fparam;
     if (a >= sh && a + n <= sh + P->shsize) return (unsigned char *)(uintptr_t)a;
+    if (P->csize > 1 && ex_cluster_gen(b, a, n)) return (unsigned char *)(uintptr_t)a;
     if (a >= lo && a + n <= lo + (uint64_t)P->lstride * P->nthreads) return (unsigned char *)(uintptr_t)a;
     if (a >= fp && a + n <= fp + (uint64_t)P->fstride * P->nthreads) return (unsigned char *)(uintptr_t)a;
     uintptr_t pb = (uintptr_t)P->l->params;
@@ -60,6 +61,8 @@ static inline unsigned char *addr_of(struct blk *b, int space, uint64_t a, unsig
     switch (space) {
     case SP_SHARED:
         return a + n <= P->shsize && a + n >= a ? b->shared + a : NULL;
+    case SP_CLUSTER:
+        return ex_cluster_ptr(b, a, n);
     case SP_LOCAL:
         return a + n <= P->lstride && a + n >= a ? b->local + (size_t)tid * P->lstride + a : NULL;
     case SP_FPARAM:
