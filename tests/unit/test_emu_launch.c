@@ -82,33 +82,51 @@ static CUlaunchAttribute cluster_attr(unsigned x, unsigned y, unsigned z)
     return a;
 }
 
-/* Clusters on a device without cluster launch (every profile): a cluster
- * of one block is a block, anything larger is an invalid cluster size. */
+/* Clusters on the h100 profile (cluster launch; profiles without it are
+ * tested by tests/cudart/noclusters.cu): the device's resident blocks make
+ * the clusters, portable sizes up to 8, non-portable up to 16 where the
+ * function allows them. */
 static void test_clusters(void **state)
 {
     (void)state;
-    int on = -1, sms = 0, per_sm = 0, n = -1;
+    int on = -1, sms = 0, per_sm = 0, per_sm128 = 0, n = -1;
     OK(cuDeviceGetAttribute(&on, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 0));
-    assert_int_equal(on, 0);
+    assert_int_equal(on, 1);
     OK(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0));
     OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, 256, 0));
+    OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm128, fn, 128, 0));
     assert_true(per_sm > 0);
 
     CUlaunchAttribute one = cluster_attr(1, 1, 1);
     CUlaunchConfig c = config(256, 0, &one, 1);
     OK(cuOccupancyMaxActiveClusters(&n, fn, &c));
     assert_int_equal(n, per_sm * sms);
-    /* as cuBLAS probes them: 2..32 blocks in x, and in y and z */
+    /* as cuBLAS probes them: 2..32 blocks in x */
     for (unsigned k = 2; k <= 32; k++) {
         CUlaunchAttribute a = cluster_attr(k, 1, 1);
         c = config(128, 0, &a, 1);
         n = -1;
-        assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
-        assert_int_equal(n, -1);
+        if (k <= 8) {
+            OK(cuOccupancyMaxActiveClusters(&n, fn, &c));
+            assert_int_equal(n, per_sm128 * sms / (int)k);
+        } else {
+            assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+            assert_int_equal(n, -1);
+        }
     }
+    CUlaunchAttribute sixteen = cluster_attr(16, 1, 1);
+    c = config(128, 0, &sixteen, 1);
+    OK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
+    OK(cuOccupancyMaxActiveClusters(&n, fn, &c));
+    assert_int_equal(n, per_sm128 * sms / 16);
+    int size = -1;
+    OK(cuOccupancyMaxPotentialClusterSize(&size, fn, &c));
+    assert_int_equal(size, 16);
+    OK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 0));
     CUlaunchAttribute yz = cluster_attr(1, 2, 2);
     c = config(128, 0, &yz, 1);
-    assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    OK(cuOccupancyMaxActiveClusters(&n, fn, &c));
+    assert_int_equal(n, per_sm128 * sms / 4);
     /* no size given, and the function requires none: documented as an error */
     c = config(128, 0, NULL, 0);
     assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
@@ -125,12 +143,11 @@ static void test_clusters(void **state)
     assert_int_equal(n, 2 * sms); /* 228 KiB per multiprocessor, 1 KiB reserved per block */
     OK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 49152));
 
-    /* the largest cluster: one block, whatever the configuration's size */
-    int size = -1;
-    CUlaunchAttribute eight = cluster_attr(8, 1, 1);
-    c = config(256, 0, &eight, 1);
+    /* the largest cluster: 8 blocks (portable), whatever the configuration's size */
+    CUlaunchAttribute two = cluster_attr(2, 1, 1);
+    c = config(256, 0, &two, 1);
     OK(cuOccupancyMaxPotentialClusterSize(&size, fn, &c));
-    assert_int_equal(size, 1);
+    assert_int_equal(size, 8);
     c = config(2048, 0, NULL, 0); /* no block that large fits */
     OK(cuOccupancyMaxPotentialClusterSize(&size, fn, &c));
     assert_int_equal(size, 0);
@@ -479,15 +496,25 @@ static void test_launch_attributes(void **state)
     cl[1].value.preferredClusterDim.x = 2;
     cl[1].value.preferredClusterDim.z = 2; /* z must equal the regular one */
     assert_int_equal(fill_ex(p, 6, 4, cl, 2, NULL), CUDA_ERROR_INVALID_VALUE);
-    cl[0].value.clusterDim.x = 2;
-    assert_int_equal(fill_ex(p, 6, 4, cl, 1, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
-    cl[0].value.clusterDim.x = 3;
+    cl[0].value.clusterDim.x = 3; /* does not divide the grid */
     assert_int_equal(fill_ex(p, 6, 4, cl, 1, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
     cl[0].value.clusterDim.x = 0;
     assert_int_equal(fill_ex(p, 6, 4, cl, 1, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
     OK(cuCtxSynchronize());
     OK(cuMemcpyDtoH_v2(out, p, sizeof out));
     assert_int_equal(out[0], 5);
+    cl[0].value.clusterDim.x = 2; /* the h100 profile launches clusters */
+    OK(fill_ex(p, 6, 4, cl, 1, NULL));
+    cl[0].value.clusterDim.x = 16; /* non-portable: the function must allow it */
+    assert_int_equal(fill_ex(p, 7, 16, cl, 1, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    OK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
+    assert_int_equal(fill_ex(p, 7, 32, cl, 1, NULL), CUDA_SUCCESS);
+    cl[0].value.clusterDim.x = 32; /* more than 16: never */
+    assert_int_equal(fill_ex(p, 7, 32, cl, 1, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    OK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 0));
+    OK(cuCtxSynchronize());
+    OK(cuMemcpyDtoH_v2(out, p, sizeof out));
+    assert_int_equal(out[0], 7);
 
     /* events recorded with the launch: after the kernel, on its stream */
     CUstream s;

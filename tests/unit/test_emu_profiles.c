@@ -142,7 +142,7 @@ static void test_stubs_are_off(void **state)
 {
     (void)state;
     static const int off[] = {
-        CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH,
+        CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH,
         CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED,
         CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES,
         CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES, CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED, CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED,
@@ -156,7 +156,8 @@ static void test_stubs_are_off(void **state)
 
 /* features that work are on everywhere: stream memory operations (memop.c),
  * virtual memory management with POSIX file descriptors (vmm.c),
- * cooperative launches (launchcoop.c), IPC event handles (ipc.c) */
+ * cooperative launches (launchcoop.c), IPC event handles (ipc.c); clusters
+ * on the profiles of compute capability 9.0 and later */
 static void test_features_on(void **state)
 {
     (void)state;
@@ -170,6 +171,12 @@ static void test_features_on(void **state)
     for (size_t i = 0; i < NPROF; i++)
         for (size_t k = 0; k < sizeof on / sizeof on[0]; k++)
             assert_int_equal(attr(emu_profile_find(names[i]), 0, on[k]), 1);
+    /* thread-block clusters (src/ptx/exec_cluster.c): compute capability 9.0 and later */
+    for (size_t i = 0; i < NPROF; i++) {
+        const struct emu_profile *p = emu_profile_find(names[i]);
+        assert_int_equal(attr(p, 0, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH),
+                         attr(p, 0, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) >= 9);
+    }
 }
 
 static void test_pci_per_ordinal(void **state)
