@@ -324,6 +324,8 @@ void emu_memory_init(void);
 /* flags bit for emu_mem_alloc: an address below 4 GiB (the v1 ABI's 32-bit
  * CUdeviceptr), else CUDA_ERROR_OUT_OF_MEMORY */
 #define EMU_ALLOC_32BIT 0x80000000u
+/* flags of an EMU_MEM_GLOBAL allocation: a __managed__ variable */
+#define EMU_ALLOC_MANAGED_VAR 0x1u
 /* Device allocation in ctx (accounted); used by modules for globals. */
 CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flags,
                        struct emu_pool *pool, uintptr_t *out);

@@ -994,6 +994,47 @@ static CUresult prefetch(CUdeviceptr p, size_t count, CUmemLocation loc, unsigne
     return managed_range(p, count); /* a hint: all memory is host memory already */
 }
 
+/* Attaching managed memory to a stream: checked as documented (managed
+ * memory: an allocation of cuMemAllocManaged, whole, or a __managed__
+ * variable; pageable memory only where the device reports
+ * CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, which no profile does; flags
+ * one of CUmemAttach_flags; never singly to the NULL stream). The
+ * association changes nothing here: all memory is host memory that the
+ * host and every stream reach at any time, as on a device with concurrent
+ * managed access, so there is nothing to queue. */
+static CUresult attach(CUstream h, CUdeviceptr p, size_t length, unsigned flags, int ptds)
+{
+    EMU_INIT_OR_RETURN();
+    if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST && flags != CU_MEM_ATTACH_SINGLE)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (flags == CU_MEM_ATTACH_SINGLE && (h == NULL || h == CU_STREAM_LEGACY) && !ptds)
+        return CUDA_ERROR_INVALID_VALUE; /* the NULL stream is no one stream */
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(h, ptds, &s);
+    if (r)
+        return r;
+    emu_stream_put(s);
+    struct emu_alloc *a = emu_mem_lookup((uintptr_t)p);
+    if (!a)
+        return CUDA_ERROR_INVALID_VALUE; /* pageable memory: no profile has pageable memory access */
+    int managed = a->kind == EMU_MEM_MANAGED || (a->kind == EMU_MEM_GLOBAL && (a->flags & EMU_ALLOC_MANAGED_VAR));
+    int whole = length == 0 || ((uintptr_t)p == a->base && length == a->size);
+    emu_alloc_put(a);
+    return managed && whole ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length,
+                                                  unsigned int flags)
+{
+    return attach(hStream, dptr, length, flags, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length,
+                                                       unsigned int flags)
+{
+    return attach(hStream, dptr, length, flags, 1);
+}
+
 static CUmemLocation loc_of_device(CUdevice d)
 {
     CUmemLocation l;

@@ -157,7 +157,9 @@ static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_
     CUresult r = m->funcs && m->globals ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
     for (int i = 0; i < im->nglobals && r == CUDA_SUCCESS; i++) {
         size_t sz = im->globals[i].size ? (size_t)im->globals[i].size : 1;
-        r = emu_mem_alloc(c, sz, EMU_MEM_GLOBAL, 0, NULL, &m->globals[i]);
+        /* a __managed__ variable's flags say so (cuStreamAttachMemAsync takes it) */
+        r = emu_mem_alloc(c, sz, EMU_MEM_GLOBAL, im->globals[i].is_managed ? EMU_ALLOC_MANAGED_VAR : 0, NULL,
+                          &m->globals[i]);
         if (r == CUDA_SUCCESS)
             memset((void *)m->globals[i], 0, sz);
     }

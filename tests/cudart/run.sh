@@ -141,6 +141,7 @@ build peer-static peer.cu
 build ipc-static ipc.cu
 build cluster-static cluster.cu -arch=sm_90
 build noclusters-static noclusters.cu -arch=sm_80
+build attach-static attach.cu
 
 # the calls behind the runtime calls (docs: cudart-private-interface §5)
 init="cuInit cuDriverGetVersion cuGetExportTable cuDeviceGetCount cuDeviceGetAttribute cuDeviceGetUuid
@@ -190,8 +191,10 @@ alone  texture-static       texture-static
 alone  peer-static          peer-static TDTRACE_EMU_DEVICES=2
 alone  ipc-static           ipc-static
 alone  cluster-static       cluster-static
-traced cluster-static-tdtrace cluster-static -- cuLaunchKernelEx cuOccupancyMaxActiveClusters cuOccupancyMaxPotentialClusterSize cuFuncSetAttribute
+traced cluster-static-tdtrace cluster-static -- cuLaunchKernelEx cuOccupancyMaxActiveClusters cuOccupancyMaxPotentialClusterSize cuKernelSetAttribute
 alone  noclusters-a100      noclusters-static TDTRACE_EMU_PROFILE=a100
+alone  attach-static        attach-static
+traced attach-static-tdtrace attach-static -- cuMemAllocManaged cuStreamAttachMemAsync
 if [ -z "$why" ]; then # a rank outside the cluster is a fault with a report, not a stray access
     if grep -q "mapa: block rank 99 outside the cluster of 2 blocks" "$out/cluster-static.log"; then
         ok "cluster-static-report"; else bad "cluster-static-report" "" "$out/cluster-static.log"; fi

@@ -99,6 +99,41 @@ static void test_bad_alloc(void **state)
     OK(cuMemPrefetchAsync(p, 64, 0, NULL));
     OK(cuMemAdvise(p, 64, CU_MEM_ADVISE_SET_READ_MOSTLY, 0));
     assert_int_equal(cuMemPrefetchAsync(p, 65, 0, NULL), CUDA_ERROR_INVALID_VALUE);
+    /* attached to a stream: the whole allocation, one of the flags, never
+     * singly to the NULL stream; managed memory only */
+    CUstream s;
+    OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    OK(cuStreamAttachMemAsync(s, p, 0, CU_MEM_ATTACH_SINGLE));
+    OK(cuStreamAttachMemAsync(s, p, 64, CU_MEM_ATTACH_HOST));
+    OK(cuStreamAttachMemAsync(NULL, p, 0, CU_MEM_ATTACH_GLOBAL));
+    OK(cuStreamAttachMemAsync_ptsz(NULL, p, 0, CU_MEM_ATTACH_SINGLE)); /* the per-thread stream is one stream */
+    assert_int_equal(cuStreamAttachMemAsync(NULL, p, 0, CU_MEM_ATTACH_SINGLE), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(CU_STREAM_LEGACY, p, 0, CU_MEM_ATTACH_SINGLE), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(s, p, 0, 0), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(s, p, 0, CU_MEM_ATTACH_GLOBAL | CU_MEM_ATTACH_HOST), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(s, p, 32, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(s, p + 8, 56, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(s, (CUdeviceptr)(uintptr_t)&x, 4, CU_MEM_ATTACH_GLOBAL),
+                     CUDA_ERROR_INVALID_VALUE); /* pageable memory: no profile reaches it */
+    assert_int_equal(cuStreamAttachMemAsync((CUstream)&x, p, 0, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_HANDLE);
+    CUdeviceptr d;
+    OK(cuMemAlloc_v2(&d, 64));
+    assert_int_equal(cuStreamAttachMemAsync(s, d, 0, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_VALUE);
+    OK(cuMemFree_v2(d));
+    /* a __managed__ variable is managed memory; a plain one is not */
+    static const char mptx[] = ".version 8.0\n.target sm_80\n.address_size 64\n"
+        ".visible .global .attribute(.managed) .align 4 .u32 counter;\n"
+        ".visible .global .align 4 .u32 plain;\n";
+    CUmodule mod;
+    OK(cuModuleLoadData(&mod, mptx));
+    CUdeviceptr g;
+    size_t gsz;
+    OK(cuModuleGetGlobal_v2(&g, &gsz, mod, "counter"));
+    OK(cuStreamAttachMemAsync(s, g, 0, CU_MEM_ATTACH_SINGLE));
+    OK(cuModuleGetGlobal_v2(&g, &gsz, mod, "plain"));
+    assert_int_equal(cuStreamAttachMemAsync(s, g, 0, CU_MEM_ATTACH_SINGLE), CUDA_ERROR_INVALID_VALUE);
+    OK(cuModuleUnload(mod));
+    OK(cuStreamDestroy_v2(s));
     OK(cuMemFree_v2(p));
 }
 
