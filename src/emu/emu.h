@@ -365,6 +365,13 @@ struct emu_pool {
     unsigned long long threshold, used, used_high, reserved_high;
     int reuse[4];
     _Atomic uint64_t access;       /* other devices with read-write access (cuMemPoolSetAccess) */
+    /* exportable (CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) and imported
+     * pools: the memfd holding every allocation of the pool, at offsets
+     * handed out in order (under lock); its random name */
+    int exportable, imported;
+    int fd;
+    uint64_t nonce;
+    uint64_t next_off;
 };
 CUresult emu_pools_init(struct emu_device *dev);
 void emu_pool_account(struct emu_pool *p, long long delta);
@@ -629,12 +636,13 @@ struct emu_ipc_sync {
     _Atomic uint64_t done; /* the newest of them that has run */
 };
 #define EMU_IPC_SYNC_BYTES 4096
-enum { EMU_IPC_MEMORY, EMU_IPC_EVENT };
+enum { EMU_IPC_MEMORY, EMU_IPC_EVENT, EMU_IPC_POOL };
 /* The name of an exported memfd, which an importer checks: a random
  * number names each export. */
 static inline void emu_ipc_name(char *b, size_t len, int what, uint64_t nonce)
 {
-    snprintf(b, len, "tdtrace-ipc%s-%016llx", what == EMU_IPC_EVENT ? "e" : "", (unsigned long long)nonce);
+    snprintf(b, len, "tdtrace-ipc%s-%016llx", what == EMU_IPC_EVENT ? "e" : what == EMU_IPC_POOL ? "p" : "",
+             (unsigned long long)nonce);
 }
 /* An interprocess event's memfd and number, for its handle
  * (CUDA_ERROR_INVALID_VALUE: not interprocess, or imported). */
@@ -764,6 +772,10 @@ CUresult emu_event_wait_on(struct emu_stream *s, struct emu_obj *e);
  * cuMemFreeAsync or emu_mem_release takes it out of the map, which calls
  * gone(cookie, 0); gone(cookie, 1) follows once no operation holds it
  * (the memory must stay until then). */
+/* The same as an allocation of pool (referenced and counted in it; NULL:
+ * none). */
+CUresult emu_mem_adopt_pool(struct emu_ctx *c, uintptr_t base, size_t size, int kind, struct emu_pool *pool,
+                            void (*gone)(void *cookie, int final), void *cookie);
 CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, int kind,
                        void (*gone)(void *cookie, int final), void *cookie);
 /* (memop.c) Stream memory operations, the one home of their rules: n

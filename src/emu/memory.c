@@ -353,6 +353,12 @@ CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flag
 CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, int kind,
                        void (*gone)(void *cookie, int final), void *cookie)
 {
+    return emu_mem_adopt_pool(c, base, size, kind, NULL, gone, cookie);
+}
+
+CUresult emu_mem_adopt_pool(struct emu_ctx *c, uintptr_t base, size_t size, int kind, struct emu_pool *pool,
+                            void (*gone)(void *cookie, int final), void *cookie)
+{
     size_t acct = (size + EMU_ALLOC_ALIGN - 1) & ~(size_t)(EMU_ALLOC_ALIGN - 1);
     struct emu_alloc *a = calloc(1, sizeof *a);
     if (!a)
@@ -371,6 +377,11 @@ CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, int kind,
     a->id = atomic_fetch_add(&next_buffer_id, 1);
     a->gone = gone;
     a->gone_cookie = cookie;
+    a->pool = pool;
+    if (pool) {
+        emu_obj_ref(&pool->o);
+        emu_pool_account(pool, (long long)acct);
+    }
     atomic_init(&a->refs, 1);
     CUresult r = map_insert(a);
     if (r) {

@@ -142,6 +142,7 @@ build ipc-static ipc.cu
 build cluster-static cluster.cu -arch=sm_90
 build noclusters-static noclusters.cu -arch=sm_80
 build attach-static attach.cu
+build poolipc-static poolipc.cu
 
 # the calls behind the runtime calls (docs: cudart-private-interface §5)
 init="cuInit cuDriverGetVersion cuGetExportTable cuDeviceGetCount cuDeviceGetAttribute cuDeviceGetUuid
@@ -195,6 +196,8 @@ traced cluster-static-tdtrace cluster-static -- cuLaunchKernelEx cuOccupancyMaxA
 alone  noclusters-a100      noclusters-static TDTRACE_EMU_PROFILE=a100
 alone  attach-static        attach-static
 traced attach-static-tdtrace attach-static -- cuMemAllocManaged cuStreamAttachMemAsync
+alone  poolipc-static       poolipc-static
+traced poolipc-static-tdtrace poolipc-static -- cuMemPoolCreate cuMemAllocFromPoolAsync cuMemPoolExportToShareableHandle cuMemPoolExportPointer
 if [ -z "$why" ]; then # a rank outside the cluster is a fault with a report, not a stray access
     if grep -q "mapa: block rank 99 outside the cluster of 2 blocks" "$out/cluster-static.log"; then
         ok "cluster-static-report"; else bad "cluster-static-report" "" "$out/cluster-static.log"; fi
