@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Thread-block clusters: mapa (an address of this block's shared memory
- * in another block of the cluster) and barrier.cluster.arrive / .wait.
+ * in another block of the cluster), getctarank (the block an address is
+ * in) and barrier.cluster.arrive / .wait.
  *
  * The blocks of a cluster run on one host thread, in rounds
  * (exec_launch.c), so the cluster's state needs no lock: the barrier's
@@ -107,10 +108,32 @@ static int mapa(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t
     return 0;
 }
 
+/* getctarank: the rank of the block whose shared memory holds a */
+static int getctarank(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
+{
+    const struct plan *P = b->P;
+    const uint64_t *A = R + (size_t)in->a * 32;
+    uint64_t *D = R + (size_t)in->d * 32;
+    LANES(m) {
+        int l = L;
+        uint64_t a = A[l], hi = a >> CLUSTER_SHIFT;
+        const struct blk *o = in->space == SP_CLUSTER ? (hi == 0 ? b : hi <= P->csize ? &b->cbase[hi - 1] : NULL)
+                                                      : ex_cluster_gen(b, a, 1);
+        if (!o || (in->space == SP_CLUSTER && (a & ((1ull << CLUSTER_SHIFT) - 1)) >= P->shsize)) {
+            ex_fail_at(b, w, l, in, PTX_E_ADDRESS, "getctarank: address 0x%llx is not in the shared memory of a "
+                       "block of the cluster", (unsigned long long)a);
+            return -1;
+        }
+        D[l] = o->crank;
+    }
+    return 0;
+}
+
 ex_fn ex_cluster_select(const struct ir_ins *in)
 {
     switch (in->op) {
     case OP_MAPA: return mapa;
+    case OP_GETCTARANK: return getctarank;
     case OP_CBAR: return cbar;
     default: return NULL;
     }

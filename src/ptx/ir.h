@@ -53,6 +53,7 @@ enum ir_op {
     OP_CVTPACK,                       /* cvt.pack.sat: type the converted type */
     OP_GRIDDEP,                       /* griddepcontrol (parsed as a no-op) */
     OP_MAPA,                          /* mapa: space SP_CLUSTER or SP_GENERIC, d = a in rank b */
+    OP_GETCTARANK,                    /* getctarank: space SP_CLUSTER or SP_GENERIC, d = the rank holding a */
     OP_CBAR,                          /* barrier.cluster: ins.sub CB_ARRIVE or CB_WAIT */
     OP_TEX, OP_TLD4, OP_TXQ, OP_SULD, OP_SUST, OP_SUQ, /* textures and surfaces: see TG_* */
     OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE, OP_SETCOND,  /* builtin functions */

@@ -319,7 +319,7 @@ static const struct { const char *s; int op; } opnames[] = {
     { "fence", OP_MEMBAR }, { "prefetch", OP_NOP }, { "prefetchu", OP_NOP }, { "pmevent", OP_NOP },
     { "nanosleep", OP_NOP }, { "brkpt", OP_TRAP }, { "discard", OP_NOP }, { "applypriority", OP_NOP },
     { "createpolicy", OP_UNSUPPORTED }, { "cp", OP_CPASYNC }, { "mbarrier", OP_MBAR },
-    { "griddepcontrol", OP_GRIDDEP }, { "mapa", OP_MAPA },
+    { "griddepcontrol", OP_GRIDDEP }, { "mapa", OP_MAPA }, { "getctarank", OP_GETCTARANK },
 };
 
 
@@ -788,7 +788,8 @@ int parse_ins(struct ps *p, int guard, int gneg)
         NEED(0);
         break;
     case OP_MAPA: /* mapa{.shared::cluster}.u32/.u64 d, a, rank */
-        NEED(3);
+    case OP_GETCTARANK: /* getctarank{.shared::cluster}.u32/.u64 d, a */
+        NEED(op == OP_MAPA ? 3 : 2);
         if (in->space == SP_NONE) in->space = SP_GENERIC;
         if ((in->space != SP_CLUSTER && in->space != SP_GENERIC) || (t != T_U32 && t != T_U64 && t != T_B32 && t != T_B64)) {
             mark_unsupported(p, in, nstart, nlen);
@@ -796,7 +797,7 @@ int parse_ins(struct ps *p, int guard, int gneg)
         }
         in->d = dst(p, &ops[0]);
         in->a = src(p, &ops[1], t);
-        in->b = src(p, &ops[2], T_U32);
+        if (op == OP_MAPA) in->b = src(p, &ops[2], T_U32);
         break;
     case OP_BAR:
         if (warp) { /* bar.warp.sync membermask */

@@ -983,8 +983,11 @@ static void test_clusters(void **state)
         " setp.ne.u32 %p1, %r0, 0;\n @%p1 bra DONE;\n"
         " ld.shared.u32 %r14, [cnt];\n ld.shared.u32 %r15, [cnt+4];\n"
         " mov.u32 %r16, %clusterid.x;\n mov.u32 %r17, %cluster_ctaid.x;\n mov.u32 %r18, %nclusterid.x;\n"
+        " mapa.u64 %o5, %o3, 2;\n getctarank.u64 %r19, %o5;\n getctarank.shared::cluster.u32 %r11, %r6;\n"
+        " mad.lo.u32 %r19, %r19, 16, %r11;\n"
         " mul.wide.u32 %o1, %r7, 32;\n add.s64 %o2, %o0, %o1;\n"
         " st.global.v4.u32 [%o2+2048], {%r14, %r15, %r16, %r17};\n st.global.v2.u32 [%o2+2064], {%r18, %r2};\n"
+        " st.global.u32 [%o2+2072], %r19;\n"
         "DONE:\n ret;\n}\n";
     char err[512];
     struct ptx_module *m = ptx_parse(src, 0, err, sizeof err);
@@ -1009,6 +1012,7 @@ static void test_clusters(void **state)
         assert_int_equal(v[3], r);                  /* %cluster_ctaid.x */
         assert_int_equal(v[4], 2);                  /* %nclusterid.x */
         assert_int_equal(v[5], 4);                  /* %cluster_nctarank */
+        assert_int_equal(v[6], 2 * 16 + (r + 1) % 4); /* getctarank of mapa's addresses */
     }
 
     static const struct { const char *body; enum ptx_status st; const char *msg; } bad[] = {
@@ -1019,6 +1023,7 @@ static void test_clusters(void **state)
         { " mapa.shared::cluster.u32 %r6, slot, 1;\n st.shared::cluster.u32 [%r6+4096], 1;\n", PTX_E_ADDRESS,
           "shared::cluster write" },
         { " mov.u64 %o1, 4096;\n mapa.u64 %o2, %o1, 1;\n", PTX_E_ADDRESS, "not in the shared memory" },
+        { " mov.u64 %o1, 4096;\n getctarank.u64 %r3, %o1;\n", PTX_E_ADDRESS, "getctarank: address 0x1000" },
         { " barrier.cluster.arrive;\n barrier.cluster.arrive;\n", PTX_E_SYNC, "arrived before" },
         { " setp.lt.u32 %p1, %r0, 16;\n @%p1 bra A;\n bar.sync 0;\n A:\n barrier.cluster.arrive;\n"
           " barrier.cluster.wait;\n bar.sync 0;\n", PTX_E_DEADLOCK, "never arrive" },
