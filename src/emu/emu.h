@@ -498,8 +498,10 @@ int emu_capturing(struct emu_stream *s);
 /* Work on capturing s: a node after the stream's dependency set, which
  * becomes the new node. The parameters are the program's, checked. */
 struct emu_kargs;
+struct emu_cluster;
+/* (cl: the launch's cluster attribute, kept as the node's; NULL: none) */
 CUresult emu_capture_kernel(struct emu_stream *s, CUfunction f, const unsigned grid[3], const unsigned block[3],
-                            unsigned shmem, struct emu_kargs *args /* taken */);
+                            unsigned shmem, struct emu_kargs *args /* taken */, const struct emu_cluster *cl);
 CUresult emu_capture_memcpy(struct emu_stream *s, const CUDA_MEMCPY3D *p);
 CUresult emu_capture_memset(struct emu_stream *s, CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem,
                             size_t width, size_t height);
@@ -750,8 +752,9 @@ void emu_kargs_free(struct emu_kargs *a);
 /* cl: the launch's cluster attribute (NULL: none). */
 CUresult emu_launch_fn(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned shmem,
                        CUstream hs, void **params, void **extra, int ptds, int coop, const struct emu_cluster *cl);
+/* (graph kernel nodes; cl: the node's cluster attribute, NULL: none) */
 CUresult emu_kernel_op(CUfunction f, struct emu_ctx *c, const unsigned grid[3], const unsigned block[3],
-                       unsigned shmem, void **params, struct emu_op **out);
+                       unsigned shmem, void **params, const struct emu_cluster *cl, struct emu_op **out);
 
 /* ---- copy.c, event.c, memory.c: graph nodes' work --------------------- */
 /* A 3-D copy between host, device and unified memory and CUDA arrays,

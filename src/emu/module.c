@@ -1438,7 +1438,7 @@ static CUresult fn_module(struct fn_ref *f, struct emu_ctx *c, struct emu_module
 }
 
 CUresult emu_kernel_op(CUfunction fh, struct emu_ctx *c, const unsigned grid[3], const unsigned block[3],
-                       unsigned shmem, void **params, struct emu_op **out)
+                       unsigned shmem, void **params, const struct emu_cluster *cl_in, struct emu_op **out)
 {
     struct fn_ref f;
     if (fn_resolve(fh, &f))
@@ -1454,6 +1454,11 @@ CUresult emu_kernel_op(CUfunction fh, struct emu_ctx *c, const unsigned grid[3],
     if (!r)
         r = fn_module(&f, c, &m);
     struct emu_cluster cl = { 0, { 0, 0, 0 }, fn_non_portable(&f) };
+    if (cl_in && cl_in->given) {
+        cl.given = 1;
+        for (int k = 0; k < 3; k++)
+            cl.dim[k] = cl_in->dim[k];
+    }
     if (!r)
         r = emu_launch_op(c, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, NULL, &cl, out);
     if (m)
@@ -1489,19 +1494,13 @@ CUresult emu_launch_fn(CUfunction fh, const unsigned grid_in[3], const unsigned 
                                       "emulator's kernel nodes are not cooperative (CUDA_ERROR_NOT_SUPPORTED)\n";
             emu_report(msg, sizeof msg - 1);
             r = CUDA_ERROR_NOT_SUPPORTED;
-        } else if (cl_in && cl_in->given && cl_in->dim[0] * cl_in->dim[1] * cl_in->dim[2] != 1) {
-            static const char msg[] = "tdtrace-emu: a launch with a cluster size on a capturing stream: the "
-                                      "emulator's kernel nodes take the kernel's own cluster size only "
-                                      "(CUDA_ERROR_NOT_SUPPORTED)\n";
-            emu_report(msg, sizeof msg - 1);
-            r = CUDA_ERROR_NOT_SUPPORTED;
         } else if (f.img->chosen < 0) {
             r = CUDA_ERROR_NO_BINARY_FOR_GPU;
         } else {
             struct emu_kargs a;
             r = emu_kargs_pack(fh, params, extra, &a);
             if (!r)
-                r = emu_capture_kernel(s, fh, grid, block, shmem, &a);
+                r = emu_capture_kernel(s, fh, grid, block, shmem, &a, cl_in);
         }
         emu_stream_put(s);
         emu_obj_put(f.o);

@@ -3,11 +3,13 @@
 // (compiled for sm_90): a cluster histogram whose bins are spread over the
 // shared memory of the cluster's blocks (the CUDA programming guide's
 // distributed shared memory example), the cluster special registers
-// against the host's arithmetic, cluster.sync() ordering writes into
+// against the host's arithmetic (also captured into a graph, and from a
+// kernel node's cluster attribute), cluster.sync() ordering writes into
 // another block's shared memory, __cluster_dims__ kernels, the launch
 // errors (grid not a multiple, cluster too large, non-portable sizes) and
 // the occupancy queries. Prints "PASS".
 #include <cooperative_groups.h>
+#include <cstring>
 #include <vector>
 
 #include "common.h"
@@ -179,6 +181,65 @@ int main(void)
                         rt_failed = 1;
                     }
             }
+
+    // the same launch captured into a graph: the kernel node keeps the
+    // cluster (its launch attribute), and a node whose attribute is set
+    // afterwards (cudaGraphKernelNodeSetAttribute) runs with that one
+    {
+        cudaStream_t cs;
+        CK(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+        CK(cudaMemset(dids, 0xff, nb * sizeof(ids)));
+        cudaGraph_t g;
+        CK(cudaStreamBeginCapture(cs, cudaStreamCaptureModeGlobal));
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute at[1];
+        cfg.gridDim = grid;
+        cfg.blockDim = dim3(32);
+        cfg.stream = cs;
+        at[0].id = cudaLaunchAttributeClusterDimension;
+        at[0].val.clusterDim.x = cd.x;
+        at[0].val.clusterDim.y = cd.y;
+        at[0].val.clusterDim.z = cd.z;
+        cfg.attrs = at;
+        cfg.numAttrs = 1;
+        CK(cudaLaunchKernelEx(&cfg, cluster_ids, dids));
+        CK(cudaStreamEndCapture(cs, &g));
+        cudaGraphExec_t ge;
+        CK(cudaGraphInstantiate(&ge, g, 0));
+        CK(cudaGraphLaunch(ge, cs));
+        CK(cudaStreamSynchronize(cs));
+        std::vector<ids> again(nb);
+        CK(cudaMemcpy(again.data(), dids, nb * sizeof(ids), cudaMemcpyDeviceToHost));
+        EXPECT(std::memcmp(again.data(), hids.data(), nb * sizeof(ids)) == 0);
+        // a node with its cluster set after: 4 x 1 x 1 on a 8 x 1 x 1 grid
+        cudaGraph_t g2;
+        CK(cudaGraphCreate(&g2, 0));
+        cudaKernelNodeParams kp = {};
+        void *args[] = { &dids };
+        kp.func = (void *)cluster_ids;
+        kp.gridDim = dim3(8);
+        kp.blockDim = dim3(32);
+        kp.kernelParams = args;
+        cudaGraphNode_t node;
+        CK(cudaGraphAddKernelNode(&node, g2, nullptr, 0, &kp));
+        cudaKernelNodeAttrValue v = {};
+        v.clusterDim.x = 4;
+        v.clusterDim.y = 1;
+        v.clusterDim.z = 1;
+        CK(cudaGraphKernelNodeSetAttribute(node, cudaKernelNodeAttributeClusterDimension, &v));
+        cudaGraphExec_t ge2;
+        CK(cudaGraphInstantiate(&ge2, g2, 0));
+        CK(cudaGraphLaunch(ge2, cs));
+        CK(cudaStreamSynchronize(cs));
+        CK(cudaMemcpy(again.data(), dids, 8 * sizeof(ids), cudaMemcpyDeviceToHost));
+        for (unsigned b = 0; b < 8; b++)
+            EXPECT(again[b].v[6] == b % 4 && again[b].v[7] == 4 && again[b].v[11] == b / 4);
+        CK(cudaGraphExecDestroy(ge2));
+        CK(cudaGraphDestroy(g2));
+        CK(cudaGraphExecDestroy(ge));
+        CK(cudaGraphDestroy(g));
+        CK(cudaStreamDestroy(cs));
+    }
 
     // launch errors: the grid not a multiple of the cluster, too large a
     // cluster, a non-portable size without the function's permission
