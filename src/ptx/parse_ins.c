@@ -766,12 +766,17 @@ int parse_ins(struct ps *p, int guard, int gneg)
             rc = -1;
             goto out;
         }
-        if (res) in->d = dst(p, &ops[0]);
+        if (res) in->d = ops[0].kind == O_SINK ? -1 : dst(p, &ops[0]); /* _: the state is not kept */
         in->a = addr_base(p, ad, &off);
         in->imm = off;
         if (vals) in->b = src(p, &ops[(res ? 2 : 1)], T_U64);
         if (in->space == SP_NONE) in->space = SP_GENERIC;
-        if (in->space != SP_SHARED && in->space != SP_GENERIC) { mark_unsupported(p, in, nstart, nlen); goto out; }
+        /* .shared::cluster: arrivals and transaction counts on another block's mbarrier */
+        int remote_ok = sub == MB_ARRIVE || sub == MB_ARRIVE_DROP || sub == MB_EXPECT_TX || sub == MB_COMPLETE_TX;
+        if (in->space != SP_SHARED && in->space != SP_GENERIC && !(in->space == SP_CLUSTER && remote_ok)) {
+            mark_unsupported(p, in, nstart, nlen);
+            goto out;
+        }
         break;
     }
     case OP_BRX: { /* brx.idx index, targets */

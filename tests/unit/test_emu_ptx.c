@@ -966,6 +966,13 @@ static void test_bulk_copy(void **state)
     " .reg .b32 %r<20>; .reg .pred %p<4>; .reg .b64 %o<6>;\n" \
     " ld.param.u64 %o0, [out];\n mov.u32 %r0, %tid.x;\n mov.u32 %r1, %cluster_ctarank;\n" \
     " mov.u32 %r2, %cluster_nctarank;\n mov.u32 %r7, %ctaid.x;\n"
+static int clusters_off(void **state)
+{
+    (void)state;
+    cluster_x = 0; /* even after a failure: the other tests launch without clusters */
+    return 0;
+}
+
 static void test_clusters(void **state)
 {
     (void)state;
@@ -1034,6 +1041,19 @@ static void test_clusters(void **state)
         st = run(text, 8, 32, err, sizeof err);
         if (st != bad[i].st || !strstr(err, bad[i].msg)) fail_msg("case %zu: %d: %s", i, st, err);
     }
+    /* every thread of the cluster arrives on rank 0's mbarrier (a remote
+     * arrive, .shared::cluster); rank 0 waits for the phase */
+    static const char mb[] = KC
+        " setp.eq.u32 %p1, %r0, 0;\n setp.eq.u32 %p2, %r1, 0;\n and.pred %p3, %p1, %p2;\n mov.u32 %r4, slot;\n"
+        " @%p3 mbarrier.init.shared.b64 [%r4], 128;\n barrier.cluster.arrive;\n barrier.cluster.wait;\n"
+        " mapa.shared::cluster.u32 %r6, %r4, 0;\n mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r6];\n"
+        " @!%p2 bra SKIP;\nW:\n mbarrier.try_wait.parity.shared.b64 %p0, [%r4], 0;\n @!%p0 bra W;\n"
+        " mul.wide.u32 %o1, %r7, 4;\n add.s64 %o2, %o0, %o1;\n @%p1 st.global.u32 [%o2], 77;\n"
+        "SKIP:\n barrier.cluster.arrive;\n barrier.cluster.wait;\n ret;\n}\n";
+    memset(arena, 0, 4096);
+    st = run(mb, 8, 32, err, sizeof err);
+    if (st != PTX_OK) fail_msg("%d: %s", st, err);
+    for (int b = 0; b < 8; b++) assert_int_equal(out32(b), b % 4 == 0 ? 77 : 0);
     /* a grid that is not a whole number of clusters */
     st = run(src, 6, 32, err, sizeof err);
     assert_int_equal(st, PTX_E_TRAP);
@@ -1128,7 +1148,7 @@ int main(void)
         cmocka_unit_test(test_async_atomics),
         cmocka_unit_test(test_bulk_copy),
         cmocka_unit_test(test_wide_access),
-        cmocka_unit_test(test_clusters),
+        cmocka_unit_test_teardown(test_clusters, clusters_off),
         cmocka_unit_test(test_printf_calls),
         cmocka_unit_test(test_driver),
     };
