@@ -320,6 +320,7 @@ static const struct { const char *s; int op; } opnames[] = {
     { "nanosleep", OP_NOP }, { "brkpt", OP_TRAP }, { "discard", OP_NOP }, { "applypriority", OP_NOP },
     { "createpolicy", OP_UNSUPPORTED }, { "cp", OP_CPASYNC }, { "mbarrier", OP_MBAR },
     { "griddepcontrol", OP_GRIDDEP }, { "mapa", OP_MAPA }, { "getctarank", OP_GETCTARANK },
+    { "isspacep", OP_ISSPACEP },
 };
 
 
@@ -502,6 +503,16 @@ int parse_ins(struct ps *p, int guard, int gneg)
         in->d = dst(p, &ops[0]);
         in->a = src(p, &ops[1], t);
         if (in->space == SP_PARAM && !p->m->funcs[p->fn].is_entry) in->space = SP_FPARAM;
+        break;
+    case OP_ISSPACEP: /* isspacep.space p, a: global, shared (::cta, ::cluster), local, param */
+        NEED(2);
+        if (in->space != SP_GLOBAL && in->space != SP_SHARED && in->space != SP_CLUSTER && in->space != SP_LOCAL &&
+            in->space != SP_PARAM) {
+            mark_unsupported(p, in, nstart, nlen); /* .const: constant variables are global memory here */
+            goto out;
+        }
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], T_U64);
         break;
     case OP_CVT:
         if (nops == 3 && (t == T_F16X2 || t == T_BF16X2 || t == T_E4M3X2 || t == T_E5M2X2)) { /* pack two f32: a high, b low */

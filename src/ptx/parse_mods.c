@@ -45,7 +45,8 @@ void parse_mods(struct ps *p, struct ir_ins *in, int *op, struct mods *md)
         if (sp != SP_NONE) {
             /* .shared::cluster: another block's shared memory (ld, st, atom, red, mapa) */
             if (is(k, ".shared::cluster") && (*op == OP_LD || *op == OP_ST || *op == OP_ATOM || *op == OP_RED ||
-                                              *op == OP_MAPA || *op == OP_GETCTARANK || *op == OP_MBAR)) {
+                                              *op == OP_MAPA || *op == OP_GETCTARANK || *op == OP_MBAR ||
+                                              *op == OP_CVTA || *op == OP_ISSPACEP)) {
                 if (md->nspaces < 2) md->spaces[md->nspaces++] = SP_CLUSTER;
                 in->space = SP_CLUSTER;
                 continue;

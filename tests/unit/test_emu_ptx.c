@@ -1054,6 +1054,25 @@ static void test_clusters(void **state)
     st = run(mb, 8, 32, err, sizeof err);
     if (st != PTX_OK) fail_msg("%d: %s", st, err);
     for (int b = 0; b < 8; b++) assert_int_equal(out32(b), b % 4 == 0 ? 77 : 0);
+    /* isspacep and cvta with .shared::cluster: the next block's slot seen
+     * as a generic address and back */
+    static const char sp[] = KC
+        " mov.u32 %r4, slot;\n add.u32 %r3, %r1, 1;\n rem.u32 %r3, %r3, %r2;\n"
+        " mapa.shared::cluster.u32 %r6, %r4, %r3;\n cvta.shared::cluster.u64 %o1, %r6;\n"
+        " isspacep.shared::cluster %p1, %o1;\n isspacep.shared::cta %p2, %o1;\n isspacep.global %p3, %o1;\n"
+        " selp.u32 %r8, 1, 0, %p1;\n selp.u32 %r9, 2, 0, %p2;\n selp.u32 %r10, 4, 0, %p3;\n"
+        " cvta.shared.u64 %o3, slot;\n isspacep.shared %p1, %o3;\n selp.u32 %r11, 8, 0, %p1;\n"
+        " isspacep.global %p1, %o0;\n selp.u32 %r12, 16, 0, %p1;\n"
+        " cvta.to.shared::cluster.u64 %o4, %o1;\n cvt.u32.u64 %r13, %o4;\n setp.eq.u32 %p1, %r13, %r6;\n"
+        " selp.u32 %r14, 32, 0, %p1;\n"
+        " add.u32 %r8, %r8, %r9;\n add.u32 %r8, %r8, %r10;\n add.u32 %r8, %r8, %r11;\n add.u32 %r8, %r8, %r12;\n"
+        " add.u32 %r8, %r8, %r14;\n mad.lo.u32 %r15, %r7, 32, %r0;\n mul.wide.u32 %o1, %r15, 4;\n"
+        " add.s64 %o2, %o0, %o1;\n st.global.u32 [%o2], %r8;\n"
+        " barrier.cluster.arrive;\n barrier.cluster.wait;\n ret;\n}\n";
+    memset(arena, 0, 4096);
+    st = run(sp, 8, 32, err, sizeof err);
+    if (st != PTX_OK) fail_msg("%d: %s", st, err);
+    for (int i = 0; i < 256; i++) assert_int_equal(out32(i), 1 + 8 + 16 + 32);
     /* a grid that is not a whole number of clusters */
     st = run(src, 6, 32, err, sizeof err);
     assert_int_equal(st, PTX_E_TRAP);
