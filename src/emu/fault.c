@@ -321,6 +321,13 @@ static void put_address(struct out *o, const struct emu_fault *f, const struct e
 {
     uint64_t a = f->addr;
     const char *sp = f->space ? f->space : "";
+    if (strcmp(sp, "shared::cluster") == 0) { /* the PTX engine's encoding: docs/ptx-engine.md */
+        put(o, "    address 0x%llx of the cluster's shared memory: %s, offset 0x%llx\n", (unsigned long long)a,
+            a >> 24 ? "a block of the cluster by rank" : "the block's own", (unsigned long long)(a & 0xffffff));
+        if (a >> 24)
+            put(o, "    (rank %llu; the cluster's blocks are numbered from 0)\n", (unsigned long long)((a >> 24) - 1));
+        return;
+    }
     if (in_window(f)) {
         put(o, "    offset 0x%llx in the %s %s window\n", (unsigned long long)a,
             strcmp(sp, "shared") == 0 ? "block's" : strcmp(sp, "local") == 0 ? "thread's" : "kernel's", sp);
