@@ -197,10 +197,10 @@ ex_fn ex_cluster_select(const struct ir_ins *in);
 /* Distributed shared memory. A .shared::cluster address is a block's own
  * shared address (below 2^24: no block has that much), or rank + 1 in the
  * bits from 24 up and the offset in that block's window below (what mapa
- * gives). Generic addresses of other blocks' shared memory are the host
+ * gives; PTX_CLUSTER_SHIFT, ptx.h). Generic addresses of other blocks' shared memory are the host
  * addresses of their windows, as the block's own are. The host pointer of
  * an access of n bytes, or NULL outside the cluster or the window. */
-#define CLUSTER_SHIFT 24
+#define CLUSTER_SHIFT PTX_CLUSTER_SHIFT
 static inline unsigned char *ex_cluster_ptr(const struct blk *b, uint64_t a, unsigned n)
 {
     const struct plan *P = b->P;

@@ -96,6 +96,12 @@ enum ptx_status {
     PTX_E_TIMEOUT,       /* the launch's instruction budget or time limit ran out */
 };
 
+/* A .shared::cluster address: the block's own shared offset below
+ * 2^PTX_CLUSTER_SHIFT; else 1 + the rank of the cluster's block it names
+ * from that bit up, the offset in that block's window below (what mapa
+ * gives; ptx_fault.addr of a fault in that space is such an address). */
+#define PTX_CLUSTER_SHIFT 24
+
 /* What a faulting instruction did with memory (ptx_fault.access). */
 enum ptx_access { PTX_ACCESS_NONE, PTX_ACCESS_READ, PTX_ACCESS_WRITE, PTX_ACCESS_ATOMIC };
 
