@@ -190,6 +190,7 @@ static CUresult cluster_config(CUfunction f, const CUlaunchConfig *cfg, struct o
     if (!cfg || (cfg->numAttrs && !cfg->attrs))
         return CUDA_ERROR_INVALID_VALUE;
     *cluster = 0;
+    unsigned dims[3] = { 0, 0, 0 };
     for (unsigned i = 0; i < cfg->numAttrs; i++) {
         const CUlaunchAttribute *a = &cfg->attrs[i];
         if ((unsigned)a->id > CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING)
@@ -200,6 +201,7 @@ static CUresult cluster_config(CUfunction f, const CUlaunchConfig *cfg, struct o
         if (!x || !y || !z)
             return CUDA_ERROR_INVALID_CLUSTER_SIZE;
         *cluster = (unsigned long long)x * y * z;
+        dims[0] = x, dims[1] = y, dims[2] = z;
     }
     CUdevice dev;
     CUresult r = cuStreamGetDevice(cfg->hStream, &dev);
@@ -215,7 +217,8 @@ static CUresult cluster_config(CUfunction f, const CUlaunchConfig *cfg, struct o
     if (r == CUDA_SUCCESS && req[0] > 0) {
         unsigned long long n = (unsigned long long)req[0] * (unsigned)(req[1] > 0 ? req[1] : 1) *
                                (unsigned)(req[2] > 0 ? req[2] : 1);
-        if (*cluster && *cluster != n)
+        if (*cluster && (dims[0] != (unsigned)req[0] || dims[1] != (unsigned)(req[1] > 0 ? req[1] : 1) ||
+                         dims[2] != (unsigned)(req[2] > 0 ? req[2] : 1)))
             return CUDA_ERROR_INVALID_CLUSTER_SIZE; /* another size than the function's */
         *cluster = n;
     }

@@ -82,6 +82,77 @@ static CUlaunchAttribute cluster_attr(unsigned x, unsigned y, unsigned z)
     return a;
 }
 
+/* kernels with a required cluster size (__cluster_dims__ gives
+ * .explicitcluster and .reqnctapercluster), and one that must be launched
+ * with a cluster size of the launch's choosing */
+static const char ptx_cl[] =
+    ".version 8.0\n.target sm_90\n.address_size 64\n"
+    ".visible .entry req(.param .u64 p) .explicitcluster .reqnctapercluster 2, 2, 1\n"
+    "{\n  .reg .u64 %rd<3>;\n  .reg .u32 %r<3>;\n  ld.param.u64 %rd1, [p];\n  mov.u32 %r1, %cluster_ctarank;\n"
+    "  mov.u32 %r2, %ctaid.x;\n  mul.wide.u32 %rd2, %r2, 4;\n  add.u64 %rd1, %rd1, %rd2;\n"
+    "  mov.u32 %r2, %ctaid.y;\n  mul.wide.u32 %rd2, %r2, 16;\n  add.u64 %rd1, %rd1, %rd2;\n"
+    "  st.global.u32 [%rd1], %r1;\n  ret;\n}\n"
+    ".visible .entry must(.param .u64 p) .explicitcluster\n{\n  ret;\n}\n";
+
+static void test_required_clusters(void **state)
+{
+    (void)state;
+    CUmodule m;
+    CUfunction req, must;
+    OK(cuModuleLoadData(&m, ptx_cl));
+    OK(cuModuleGetFunction(&req, m, "req"));
+    OK(cuModuleGetFunction(&must, m, "must"));
+    int a;
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, req));
+    assert_int_equal(a, 2);
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, req));
+    assert_int_equal(a, 2);
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, req));
+    assert_int_equal(a, 1);
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET, req));
+    assert_int_equal(a, 0);
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET, must));
+    assert_int_equal(a, 1);
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, fn));
+    assert_int_equal(a, 0);
+
+    /* a plain launch takes the kernel's size: the rank of each block of a 4 x 4 grid */
+    CUdeviceptr p;
+    OK(cuMemAlloc_v2(&p, 64));
+    void *args[] = { &p };
+    OK(cuLaunchKernel(req, 4, 4, 1, 32, 1, 1, 0, NULL, args, NULL));
+    OK(cuCtxSynchronize());
+    unsigned out[16];
+    OK(cuMemcpyDtoH_v2(out, p, sizeof out));
+    for (unsigned y = 0; y < 4; y++)
+        for (unsigned x = 0; x < 4; x++) assert_int_equal(out[y * 4 + x], x % 2 + 2 * (y % 2));
+    /* a grid that is not a whole number of its clusters, another size */
+    assert_int_equal(cuLaunchKernel(req, 3, 4, 1, 32, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    CUlaunchAttribute other = cluster_attr(4, 1, 1);
+    CUlaunchConfig c = config(32, 0, &other, 1);
+    c.gridDimX = c.gridDimY = 4;
+    assert_int_equal(cuLaunchKernelEx(&c, req, args, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    CUlaunchAttribute same = cluster_attr(2, 2, 1);
+    c = config(32, 0, &same, 1);
+    c.gridDimX = c.gridDimY = 4;
+    OK(cuLaunchKernelEx(&c, req, args, NULL));
+    OK(cuCtxSynchronize());
+
+    /* occupancy: the function's size when the configuration gives none */
+    int per_sm = 0, sms = 0, n = -1;
+    OK(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0));
+    OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, req, 32, 0));
+    c = config(32, 0, NULL, 0);
+    OK(cuOccupancyMaxActiveClusters(&n, req, &c));
+    assert_int_equal(n, per_sm * sms / 4);
+    OK(cuOccupancyMaxPotentialClusterSize(&n, req, &c));
+    assert_int_equal(n, 4);
+    c = config(32, 0, &other, 1);
+    assert_int_equal(cuOccupancyMaxActiveClusters(&n, req, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    OK(cuMemFree_v2(p));
+    OK(cuModuleUnload(m));
+}
+
 /* Clusters on the h100 profile (cluster launch; profiles without it are
  * tested by tests/cudart/noclusters.cu): the device's resident blocks make
  * the clusters, portable sizes up to 8, non-portable up to 16 where the
@@ -564,6 +635,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clusters),
+        cmocka_unit_test(test_required_clusters),
         cmocka_unit_test(test_cache_config),
         cmocka_unit_test(test_function_attributes),
         cmocka_unit_test(test_static_shared_per_entry),
