@@ -192,16 +192,19 @@ HL_COMMON_OBJ := $(call objs,$(wildcard src/hostlib/common/*.c))
 # end: - for none, pkg-config modules joined by +, or lib:NAME:HEADER for a
 # library without a .pc file (Debian's oneDNN): found by compiling HEADER,
 # linked with -lNAME.
+# A third word, unversioned: the library's symbols have no version node (NVML).
 # (The sonames come from src/common/frontlibs.def.)
-HL_LIBS := cublas cublaslt cudnn cufft curand
+HL_LIBS := cublas cublaslt cudnn cufft curand nvml
 HL_cublas := openblas 15
 HL_cublaslt := openblas 15
 HL_cudnn := lib:dnnl:dnnl.h 3000
 HL_cufft := fftw3f+fftw3 16
 HL_curand := - 204
+HL_nvml := - 3 unversioned
 hl_soname = $(SONAME_$(1))
 hl_pkg    = $(word 1,$(HL_$(1)))
 hl_ns     = $(word 2,$(HL_$(1)))
+hl_node   = $(if $(filter unversioned,$(word 3,$(HL_$(1)))),,$(call hl_soname,$(1)))
 hl_none   = $(filter -,$(call hl_pkg,$(1)))
 hl_lib    = $(filter lib:%,$(call hl_pkg,$(1)))
 hl_libpart = $(word $(2),$(subst :, ,$(call hl_pkg,$(1))))
@@ -220,7 +223,7 @@ $(GEN)/hostlib/$(1)_stubs.c: src/hostlib/$(1)/$(1).syms src/hostlib/stubs.awk
 	awk -v mode=c -v ns=$(call hl_ns,$(1)) -v legacy=hl_$(1)_legacy -f src/hostlib/stubs.awk $$< > $$@.tmp && mv $$@.tmp $$@
 $(GEN)/hostlib/$(1).map: src/hostlib/$(1)/$(1).syms src/hostlib/stubs.awk
 	@mkdir -p $$(@D)
-	awk -v mode=map -v node=$(call hl_soname,$(1)) -f src/hostlib/stubs.awk $$< > $$@.tmp && mv $$@.tmp $$@
+	awk -v mode=map -v node=$(call hl_node,$(1)) -f src/hostlib/stubs.awk $$< > $$@.tmp && mv $$@.tmp $$@
 $(HOSTDIR)/$(call hl_soname,$(1)): $$(HL_$(1)_OBJ) $(BUILD)/obj/gen/hostlib/$(1)_stubs.o $(HL_COMMON_OBJ) $(GEN)/hostlib/$(1).map $(EMU_SO)
 	@mkdir -p $$(@D)
 	$$(CC) -shared -Wl,-soname,$(call hl_soname,$(1)) -Wl,--version-script=$(GEN)/hostlib/$(1).map -Wl,-z,defs $$(LDFLAGS) \

@@ -28,6 +28,11 @@ struct td_emuhost {
      * single allocation holds the range. */
     CUresult (*hold)(CUdeviceptr p, size_t len, void **token);
     void (*release)(void *token);
+    /* Device dev's memory: its size and what this process's allocations on
+     * it take, as cuMemGetInfo counts them in a context of that device, but
+     * with no context needed (NVML, src/hostlib/nvml, answers without one).
+     * CUDA_ERROR_INVALID_DEVICE for an ordinal out of range. */
+    CUresult (*device_memory)(CUdevice dev, unsigned long long *total, unsigned long long *used);
 };
 
 #endif

@@ -335,7 +335,21 @@ static void host_release(void *token)
     emu_alloc_put(token);
 }
 
-static const struct td_emuhost emuhost = { sizeof emuhost, host_hold, host_release };
+static CUresult host_device_memory(CUdevice dev, unsigned long long *total, unsigned long long *used)
+{
+    struct emu_device *d = emu_device(dev);
+    if (!d)
+        return CUDA_ERROR_INVALID_DEVICE;
+    if (!total || !used)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&d->mem_lock);
+    *total = d->total_mem;
+    *used = d->used;
+    pthread_mutex_unlock(&d->mem_lock);
+    return CUDA_SUCCESS;
+}
+
+static const struct td_emuhost emuhost = { sizeof emuhost, host_hold, host_release, host_device_memory };
 static const unsigned char emuhost_uuid[16] = TD_EMUHOST_UUID;
 
 TD_EXPORT CUresult CUDAAPI cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)

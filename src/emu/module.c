@@ -71,7 +71,10 @@ struct emu_kernel {
     struct emu_obj o;
     struct emu_library *lib;         /* referenced */
     int entry;
-    struct fattrs at;
+    struct fattrs *at;               /* by device ordinal: cuKernelSetAttribute
+                                        is device-wide, and the functions
+                                        cuKernelGetFunction gives on that
+                                        device follow it (kernel_apply) */
 };
 
 static void fattrs_init(struct fattrs *a)
@@ -427,8 +430,31 @@ TD_EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
     return r;
 }
 
+/* Functions' and kernels' attributes (struct fattrs). Lock order: a
+ * library's lock, then a module's, then this one. */
+static pthread_mutex_t attr_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* What kernel `entry` of library l has on device d into *out, when a kernel
+ * handle was made for it (else *out is left as it is). */
+static void kernel_attrs(struct emu_library *l, int entry, const struct emu_device *d, struct fattrs *out)
+{
+    pthread_mutex_lock(&l->lock);
+    struct emu_kernel *k = l->kernels[entry];
+    if (k) {
+        pthread_mutex_lock(&attr_lock);
+        *out = k->at[d->ordinal];
+        pthread_mutex_unlock(&attr_lock);
+    }
+    pthread_mutex_unlock(&l->lock);
+}
+
 static struct emu_func *module_func(struct emu_module *m, int entry)
 {
+    /* a library's function starts with what its kernel has on the device */
+    struct fattrs at;
+    fattrs_init(&at);
+    if (m->lib)
+        kernel_attrs(m->lib, entry, m->o.ctx->dev, &at);
     pthread_mutex_lock(&m->lock);
     struct emu_func *f = m->funcs[entry];
     if (!f && (f = calloc(1, sizeof *f))) {
@@ -436,7 +462,7 @@ static struct emu_func *module_func(struct emu_module *m, int entry)
         f->mod = m;
         emu_obj_ref(&m->o);
         f->entry = entry;
-        fattrs_init(&f->at);
+        f->at = at;
         emu_obj_register(&f->o);
         m->funcs[entry] = f;
     }
@@ -548,6 +574,7 @@ static void kernel_release(struct emu_obj *o)
 {
     struct emu_kernel *k = (struct emu_kernel *)o;
     library_put(k->lib);
+    free(k->at);
     free(k);
 }
 
@@ -793,12 +820,17 @@ TD_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary libra
     if (e >= 0) {
         pthread_mutex_lock(&l->lock);
         struct emu_kernel *k = l->kernels[e];
-        if (!k && (k = calloc(1, sizeof *k))) {
+        if (!k && (k = calloc(1, sizeof *k)) && !(k->at = calloc((size_t)emu_ndevices, sizeof *k->at))) {
+            free(k);
+            k = NULL;
+        }
+        if (k && !l->kernels[e]) {
             emu_obj_init(&k->o, EMU_T_KERNEL, NULL, kernel_release);
             k->lib = l;
             emu_obj_ref(&l->o);
             k->entry = e;
-            fattrs_init(&k->at);
+            for (int i = 0; i < emu_ndevices; i++)
+                fattrs_init(&k->at[i]);
             emu_obj_register(&k->o);
             l->kernels[e] = k;
         }
@@ -967,19 +999,23 @@ static int fn_resolve(const void *h, struct fn_ref *out)
         return 0;
     }
     struct emu_kernel *k = emu_obj_get(h, EMU_T_KERNEL);
-    if (k) {
+    if (k) { /* a kernel used as a function: the current context's device */
+        struct emu_ctx *c;
+        int dev = 0;
+        if (emu_ctx_query(&c) == CUDA_SUCCESS) {
+            dev = c->dev->ordinal;
+            emu_ctx_put(c);
+        }
         out->o = &k->o;
         out->img = &k->lib->img;
         out->entry = k->entry;
-        out->at = &k->at;
+        out->at = &k->at[dev];
         out->dev = NULL;
         out->px = k->lib->px;
         return 0;
     }
     return -1;
 }
-
-static pthread_mutex_t attr_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static unsigned static_shared(const struct fn_ref *f)
 {
@@ -1099,6 +1135,44 @@ static CUresult func_set_attr(int attr, int value, struct fn_ref *f, struct emu_
     return r;
 }
 
+/* A setting made on kernel k for device d, made again on each function of
+ * k already made in a context of d (the later ones start from it:
+ * module_func). */
+typedef void kernel_apply_fn(struct emu_func *f, struct emu_device *d, int what, int value);
+
+static void kernel_apply(struct emu_kernel *k, struct emu_device *d, kernel_apply_fn *fn, int what, int value)
+{
+    struct emu_library *l = k->lib;
+    pthread_mutex_lock(&l->lock);
+    for (int i = 0; i < l->nmods; i++) {
+        struct emu_module *m = emu_obj_get(l->mods[i].m, EMU_T_MODULE);
+        if (!m)
+            continue;
+        if (m->o.ctx->dev == d) {
+            pthread_mutex_lock(&m->lock);
+            if (m->funcs[k->entry])
+                fn(m->funcs[k->entry], d, what, value);
+            pthread_mutex_unlock(&m->lock);
+        }
+        emu_obj_put(&m->o);
+    }
+    pthread_mutex_unlock(&l->lock);
+}
+
+static void set_attr_on(struct emu_func *f, struct emu_device *d, int attr, int value)
+{
+    struct fn_ref ff = { &f->o, f->mod->img, f->entry, &f->at, d, f->mod->px };
+    (void)func_set_attr(attr, value, &ff, d); /* checked on the kernel */
+}
+
+static void set_cache_on(struct emu_func *f, struct emu_device *d, int config, int unused)
+{
+    (void)d, (void)unused;
+    pthread_mutex_lock(&attr_lock);
+    f->at.cache_config = config;
+    pthread_mutex_unlock(&attr_lock);
+}
+
 /* the device for a function reference: its context's, else the current one's */
 static CUresult fn_device(struct fn_ref *f, struct emu_device **d)
 {
@@ -1156,7 +1230,7 @@ TD_EXPORT CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute at
     struct emu_kernel *k = emu_obj_get(kernel, EMU_T_KERNEL);
     if (!k)
         return CUDA_ERROR_INVALID_HANDLE;
-    struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at, d, k->lib->px };
+    struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at[d->ordinal], d, k->lib->px };
     CUresult r = library_runs(k->lib);
     if (r == CUDA_SUCCESS)
         r = func_attr(pi, (int)attrib, &f, d);
@@ -1173,10 +1247,12 @@ TD_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int
     struct emu_kernel *k = emu_obj_get(kernel, EMU_T_KERNEL);
     if (!k)
         return CUDA_ERROR_INVALID_HANDLE;
-    struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at, d, k->lib->px };
+    struct fn_ref f = { &k->o, &k->lib->img, k->entry, &k->at[d->ordinal], d, k->lib->px };
     CUresult r = library_runs(k->lib);
     if (r == CUDA_SUCCESS)
         r = func_set_attr((int)attrib, val, &f, d);
+    if (r == CUDA_SUCCESS)
+        kernel_apply(k, d, set_attr_on, (int)attrib, val);
     emu_obj_put(&k->o);
     return r;
 }
@@ -1226,9 +1302,11 @@ TD_EXPORT CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache 
         return CUDA_ERROR_INVALID_HANDLE;
     CUresult r = library_runs(k->lib);
     if (r == CUDA_SUCCESS) {
+        struct emu_device *d = emu_device(dev);
         pthread_mutex_lock(&attr_lock);
-        k->at.cache_config = (int)config;
+        k->at[d->ordinal].cache_config = (int)config;
         pthread_mutex_unlock(&attr_lock);
+        kernel_apply(k, d, set_cache_on, (int)config, 0);
     }
     emu_obj_put(&k->o);
     return r;
@@ -1343,10 +1421,13 @@ static CUresult launch_check(struct fn_ref *f, struct emu_device *d, const unsig
 }
 
 /* the arguments for entry e: every kernelParams entry set, or an extra
- * block {BUFFER_POINTER, p, BUFFER_SIZE, &n, END} holding all of them */
-static CUresult args_check(const struct emu_ptx_entry *e, void **params, void **extra, void **buf)
+ * block {BUFFER_POINTER, p, BUFFER_SIZE, &n, END}: its n bytes are the
+ * start of the parameters, the rest zero (NCCL passes the part of its
+ * 4 KiB argument struct that it uses; the driver takes that) */
+static CUresult args_check(const struct emu_ptx_entry *e, void **params, void **extra, void **buf, size_t *nbuf)
 {
     *buf = NULL;
+    *nbuf = 0;
     if (params && extra)
         return CUDA_ERROR_INVALID_VALUE;
     if (e->nparams > 0 && !params && !extra)
@@ -1366,8 +1447,9 @@ static CUresult args_check(const struct emu_ptx_entry *e, void **params, void **
             else
                 break;
         }
-        if (i >= 16 || extra[i] != CU_LAUNCH_PARAM_END || !*buf || !size || *size < e->param_bytes)
+        if (i >= 16 || extra[i] != CU_LAUNCH_PARAM_END || !*buf || !size)
             return CUDA_ERROR_INVALID_VALUE;
+        *nbuf = *size < e->param_bytes ? *size : e->param_bytes;
     }
     return CUDA_SUCCESS;
 }
@@ -1379,7 +1461,8 @@ CUresult emu_kargs_pack(CUfunction fh, void **params, void **extra, struct emu_k
         return CUDA_ERROR_INVALID_HANDLE;
     const struct emu_ptx_entry *e = &f.img->entries[f.entry];
     void *buf;
-    CUresult r = args_check(e, params, extra, &buf);
+    size_t nbuf;
+    CUresult r = args_check(e, params, extra, &buf, &nbuf);
     if (r == CUDA_SUCCESS) {
         memset(out, 0, sizeof *out);
         out->n = e->nparams;
@@ -1392,7 +1475,7 @@ CUresult emu_kargs_pack(CUfunction fh, void **params, void **extra, struct emu_k
             r = CUDA_ERROR_OUT_OF_MEMORY;
         } else {
             if (buf)
-                memcpy(out->buf, buf, e->param_bytes);
+                memcpy(out->buf, buf, nbuf);
             for (int i = 0; i < e->nparams; i++) {
                 const struct emu_ptx_param *p = &e->params[i];
                 out->off[i] = p->offset;
@@ -1447,9 +1530,10 @@ CUresult emu_kernel_op(CUfunction fh, struct emu_ctx *c, const unsigned grid[3],
         c = ((struct emu_func *)f.o)->mod->o.ctx;
     const struct emu_ptx_entry *e = &f.img->entries[f.entry];
     void *buf;
+    size_t nbuf;
     CUresult r = launch_check(&f, c->dev, grid, block, shmem);
     if (!r)
-        r = args_check(e, params, NULL, &buf);
+        r = args_check(e, params, NULL, &buf, &nbuf);
     struct emu_module *m = NULL;
     if (!r)
         r = fn_module(&f, c, &m);
@@ -1482,9 +1566,10 @@ CUresult emu_launch_fn(CUfunction fh, const unsigned grid_in[3], const unsigned 
     unsigned grid[3] = { grid_in[0], grid_in[1], grid_in[2] }, block[3] = { block_in[0], block_in[1], block_in[2] };
     const struct emu_ptx_entry *e = &f.img->entries[f.entry];
     void *buf;
+    size_t nbuf;
     r = launch_check(&f, d, grid, block, shmem);
     if (!r)
-        r = args_check(e, params, extra, &buf);
+        r = args_check(e, params, extra, &buf, &nbuf);
     struct emu_stream *s = NULL;
     if (!r)
         r = emu_stream_resolve(hs, ptds, &s);
@@ -1672,8 +1757,11 @@ static CUresult legacy_launch(CUfunction hfunc, int gw, int gh, CUstream hs)
     if (r)
         return r;
     struct legacy copy = *lg; /* the settings at the time of the launch */
+    /* cuParamSetSize must cover the kernel's parameters (a packed buffer
+     * of cuLaunchKernel may be shorter: args_check) */
+    size_t need = f->mod->img->entries[f->entry].param_bytes;
     legacy_put(f);
-    if (gw <= 0 || gh <= 0)
+    if (gw <= 0 || gh <= 0 || copy.size < need)
         return CUDA_ERROR_INVALID_VALUE;
     size_t size = copy.size;
     void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, copy.params, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,

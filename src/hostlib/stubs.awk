@@ -2,7 +2,7 @@
 # Generates, from a library's symbol list (NAME KIND lines, # comments), a C
 # file of weak stubs or the linker's version script.
 #   awk -v mode=c -v ns=VALUE -v legacy=FUNC -f stubs.awk LIB.syms
-#   awk -v mode=map -v node=SONAME -f stubs.awk LIB.syms
+#   awk -v mode=map -v node=SONAME -f stubs.awk LIB.syms  (node empty: no version)
 # mode=c: every symbol gets a weak body: status returns ns (the library's
 # NOT_SUPPORTED); the legacy kinds (void float double int cfloat cdouble)
 # call legacy() (which records the error) and return zero; size returns 0;
@@ -27,7 +27,7 @@ END {
     if (err)
         exit 1
     if (mode == "map") {
-        print node " {\n  global:"
+        print (node == "" ? "" : node " ") "{\n  global:"
         for (i = 1; i <= n; i++)
             print "    " names[i] ";"
         print "    tdtrace_host_note;  /* src/hostlib/common/note.c (tdtrace -e lib=) */"

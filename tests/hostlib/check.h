@@ -64,7 +64,7 @@ __attribute__((unused)) static double urand(void) /* in [-1, 1) */
 }
 
 /* device memory the test frees at exit */
-static void *dalloc(size_t bytes)
+__attribute__((unused)) static void *dalloc(size_t bytes)
 {
     CUdeviceptr p;
     DRV(cuMemAlloc_v2(&p, bytes));

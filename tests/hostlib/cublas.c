@@ -1208,6 +1208,20 @@ static void test_bad(void)
     ST(cublasSgemv_v2(h, CUBLAS_OP_N, 4, 4, &one, d, 4, d, 0, &one, d, 1), CUBLAS_STATUS_INVALID_VALUE);
     ST(cublasSsyrk_v2(h, CUBLAS_FILL_MODE_FULL, CUBLAS_OP_N, 4, 4, &one, d, 4, &one, d, 4), CUBLAS_STATUS_INVALID_VALUE);
     ST(cublasSetPointerMode_v2(h, (cublasPointerMode_t)5), CUBLAS_STATUS_INVALID_VALUE);
+    /* the undocumented environment mode cuSOLVER sets: 0 and 1 only, as NVIDIA's */
+    int em = -1;
+    ST(cublasSetEnvironmentMode(h, 2), CUBLAS_STATUS_INVALID_VALUE);
+    ST(cublasSetEnvironmentMode(h, -1), CUBLAS_STATUS_INVALID_VALUE);
+    ST(cublasSetEnvironmentMode(fake, 1), CUBLAS_STATUS_NOT_INITIALIZED);
+    ST(cublasGetEnvironmentMode(h, NULL), CUBLAS_STATUS_INVALID_VALUE);
+    ST(cublasGetEnvironmentMode(h, &em), 0);
+    if (em != 0)
+        bad("environment mode of a new handle %d, expected 0", em);
+    ST(cublasSetEnvironmentMode(h, 1), 0);
+    ST(cublasGetEnvironmentMode(h, &em), 0);
+    if (em != 1)
+        bad("environment mode %d after setting 1", em);
+    ST(cublasSetEnvironmentMode(h, 0), 0);
     ST(cublasSetVector(4, 4, host, 1, host, 1), CUBLAS_STATUS_MAPPING_ERROR);
     ST(cublasSetVector(4, 0, host, 1, d, 1), CUBLAS_STATUS_INVALID_VALUE);
     int r;
@@ -1266,6 +1280,139 @@ static void test_copies(void)
     end();
 }
 
+/* ---- cuBLAS-XT: the level 3 routines on host (and device) memory ------- */
+static cublasStatus_t xt_gemm(cublasXtHandle_t x, int t, cublasOperation_t ta, cublasOperation_t tb, size_t m,
+                              size_t n, size_t k, const void *al, const void *A, size_t lda, const void *B,
+                              size_t ldb, const void *be, void *Cm, size_t ldc)
+{
+    switch (t) {
+    case S: return cublasXtSgemm(x, ta, tb, m, n, k, al, A, lda, B, ldb, be, Cm, ldc);
+    case D: return cublasXtDgemm(x, ta, tb, m, n, k, al, A, lda, B, ldb, be, Cm, ldc);
+    case C: return cublasXtCgemm(x, ta, tb, m, n, k, al, A, lda, B, ldb, be, Cm, ldc);
+    default: return cublasXtZgemm(x, ta, tb, m, n, k, al, A, lda, B, ldb, be, Cm, ldc);
+    }
+}
+
+static void test_xt(void)
+{
+    begin("cublasXt: gemm S/D/C/Z on host memory, spmm, trsm, device memory after queued work, bad input");
+    cublasXtHandle_t x = NULL, dead;
+    ST(cublasXtCreate(&x), 0);
+    int ndev = 0, boards = 0, dev0 = 0, devs2[2] = { 0, 0 }, bogus = 7;
+    DRV(cuDeviceGetCount(&ndev));
+    ST(cublasXtMaxBoards(&boards), 0);
+    if (boards != ndev)
+        bad("cublasXtMaxBoards %d, %d devices", boards, ndev);
+    ST(cublasXtDeviceSelect(x, 1, &dev0), 0);
+    ST(cublasXtGetNumBoards(1, &dev0, &boards), 0);
+    if (boards != 1)
+        bad("cublasXtGetNumBoards %d", boards);
+    ST(cublasXtDeviceSelect(x, 2, devs2), CUBLAS_STATUS_INVALID_VALUE); /* twice the same */
+    ST(cublasXtDeviceSelect(x, 1, &bogus), CUBLAS_STATUS_INVALID_VALUE);
+    ST(cublasXtDeviceSelect(x, 0, &dev0), CUBLAS_STATUS_INVALID_VALUE);
+    int bd = 0;
+    ST(cublasXtSetBlockDim(x, 0), CUBLAS_STATUS_INVALID_VALUE);
+    ST(cublasXtSetBlockDim(x, 64), 0);
+    ST(cublasXtGetBlockDim(x, &bd), 0);
+    if (bd != 64)
+        bad("block dim %d", bd);
+    ST(cublasXtSetPinningMemMode(x, (cublasXtPinnedMemMode_t)3), CUBLAS_STATUS_INVALID_VALUE);
+    ST(cublasXtSetCpuRatio(x, CUBLASXT_GEMM, CUBLASXT_FLOAT, 2.0f), CUBLAS_STATUS_INVALID_VALUE);
+    ST(cublasXtSetCpuRatio(x, CUBLASXT_GEMM, CUBLASXT_FLOAT, 0.5f), 0);
+    /* gemm of every type on plain host memory */
+    for (int t = 0; t < 4; t++) {
+        size_t m = 11, n = 6, k = 8, lda = 12, ldb = 9, ldc = 13;
+        double *A = rnd(t, lda * k), *B = rnd(t, ldb * n), *Cm = rnd(t, ldc * n);
+        void *hA = malloc(lda * k * esz[t]), *hB = malloc(ldb * n * esz[t]), *hC = malloc(ldc * n * esz[t]);
+        pack(t, hA, A, lda * k);
+        pack(t, hB, B, ldb * n);
+        pack(t, hC, Cm, ldc * n);
+        double al[2] = { 1.5, t >= C ? 0.5 : 0 }, be[2] = { -0.5, t >= C ? 0.25 : 0 };
+        union scalar a = sc(t, al[0], al[1]), b = sc(t, be[0], be[1]);
+        ST(xt_gemm(x, t, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &a, hA, lda, hB, ldb, &b, hC, ldc), 0);
+        ref_gemm(t, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, al, A, (int)lda, B, (int)ldb, be, Cm, (int)ldc);
+        double *got = malloc(ldc * n * (size_t)ncp[t] * sizeof *got);
+        unpack(t, got, hC, ldc * n);
+        close_d("C", got, Cm, ldc * n * (size_t)ncp[t], tol[t]);
+        free(A), free(B), free(Cm), free(got), free(hA), free(hB), free(hC);
+    }
+    /* spmm: a symmetric A in packed lower storage, against the full gemm */
+    {
+        enum { M = 5, N = 4 };
+        float Af[M * M], AP[M * (M + 1) / 2], Bf[M * N], Cf[M * N], al = 2, be = 0;
+        double Ad[M * M], Bd[M * N], Cd[M * N], ald[2] = { 2, 0 }, bed[2] = { 0, 0 };
+        for (int j = 0; j < M; j++)
+            for (int i = j; i < M; i++)
+                Af[j * M + i] = Af[i * M + j] = (float)(i * 3 + j + 1) / 8;
+        for (int j = 0, p = 0; j < M; j++)
+            for (int i = j; i < M; i++)
+                AP[p++] = Af[j * M + i];
+        for (int i = 0; i < M * N; i++)
+            Bf[i] = (float)(i % 7) - 3, Cf[i] = 99;
+        for (int i = 0; i < M * M; i++)
+            Ad[i] = Af[i];
+        for (int i = 0; i < M * N; i++)
+            Bd[i] = Bf[i], Cd[i] = 0;
+        ST(cublasXtSspmm(x, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, M, N, &al, AP, Bf, M, &be, Cf, M), 0);
+        ref_gemm(S, CUBLAS_OP_N, CUBLAS_OP_N, M, N, M, ald, Ad, M, Bd, M, bed, Cd, M);
+        double got[M * N];
+        for (int i = 0; i < M * N; i++)
+            got[i] = Cf[i];
+        close_d("spmm C", got, Cd, M * N, 1e-5);
+    }
+    /* trsm: op(A) X = alpha B solved in place; A X gives alpha B back */
+    {
+        enum { M = 6, N = 3 };
+        double Ad[M * M], Bd[M * N], X[M * N];
+        for (int j = 0; j < M; j++)
+            for (int i = 0; i < M; i++)
+                Ad[j * M + i] = i < j ? 0 : (i == j ? 2.0 + i : 0.25 * (i - j));
+        for (int i = 0; i < M * N; i++)
+            Bd[i] = X[i] = (double)(i % 5) - 1.5;
+        double one = 1;
+        ST(cublasXtDtrsm(x, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, M, N, &one,
+                         Ad, M, X, M), 0);
+        double back[M * N], o[2] = { 1, 0 }, z[2] = { 0, 0 };
+        memset(back, 0, sizeof back);
+        ref_gemm(D, CUBLAS_OP_N, CUBLAS_OP_N, M, N, M, o, Ad, M, X, M, z, back, M);
+        close_d("A X", back, Bd, M * N, 1e-12);
+    }
+    /* device memory: the call waits for what the context queued first */
+    {
+        float *dA = dalloc(4 * 4 * 4), *dC = dalloc(4 * 4 * 4), one = 1, zero = 0, hc[16];
+        DRV(cuMemsetD32Async((CUdeviceptr)(uintptr_t)dA, 0x3f800000u /* 1.0f */, 16, NULL));
+        DRV(cuMemsetD32Async((CUdeviceptr)(uintptr_t)dC, 0, 16, NULL));
+        ST(cublasXtSgemm(x, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, dA, 4, dA, 4, &zero, dC, 4), 0);
+        DRV(cuMemcpyDtoH_v2(hc, (CUdeviceptr)(uintptr_t)dC, sizeof hc));
+        for (int i = 0; i < 16; i++)
+            if (hc[i] != 4)
+                bad("device C[%d] = %g, expected 4", i, hc[i]);
+        /* a device operand larger than its allocation: refused, C untouched */
+        ST(cublasXtSgemm(x, CUBLAS_OP_N, CUBLAS_OP_N, 8, 4, 4, &one, dA, 8, dA, 4, &zero, dC, 8),
+           CUBLAS_STATUS_INVALID_VALUE);
+        DRV(cuMemcpyDtoH_v2(hc, (CUdeviceptr)(uintptr_t)dC, sizeof hc));
+        if (hc[0] != 4)
+            bad("a refused call wrote C[0] = %g", hc[0]);
+        dfree(dA), dfree(dC);
+    }
+    float one = 1, hm[16] = { 0 };
+    ST(cublasXtSgemm(x, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, hm, 3, hm, 4, &one, hm, 4), CUBLAS_STATUS_INVALID_VALUE);
+    ST(cublasXtSgemm(x, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, NULL, 4, hm, 4, &one, hm, 4), CUBLAS_STATUS_INVALID_VALUE);
+    ST(cublasXtSgemm(x, (cublasOperation_t)9, CUBLAS_OP_N, 4, 4, 4, &one, hm, 4, hm, 4, &one, hm, 4),
+       CUBLAS_STATUS_INVALID_VALUE);
+    ST(cublasXtSgemm(x, CUBLAS_OP_N, CUBLAS_OP_N, 0, 4, 4, &one, NULL, 1, NULL, 4, &one, NULL, 1), 0);
+    ST(cublasXtCreate(&dead), 0);
+    ST(cublasXtDestroy(dead), 0);
+    ST(cublasXtDestroy(dead), CUBLAS_STATUS_NOT_INITIALIZED);
+    ST(cublasXtSgemm(dead, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, hm, 4, hm, 4, &one, hm, 4),
+       CUBLAS_STATUS_NOT_INITIALIZED);
+    ST(cublasXtSgemm((cublasXtHandle_t)h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, hm, 4, hm, 4, &one, hm, 4),
+       CUBLAS_STATUS_NOT_INITIALIZED); /* a cuBLAS handle is not a cuBLAS-XT one */
+    ST(cublasXtCreate(NULL), CUBLAS_STATUS_INVALID_VALUE);
+    ST(cublasXtDestroy(x), 0);
+    end();
+}
+
 int main(void)
 {
     /* cublasCreate makes device 0's primary context current, as the runtime would */
@@ -1285,6 +1432,7 @@ int main(void)
     test_ordering();
     test_copies();
     test_bad();
+    test_xt();
     begin("cublasDestroy");
     ST(cublasDestroy_v2(h), CUBLAS_STATUS_SUCCESS);
     end();

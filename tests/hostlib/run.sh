@@ -67,7 +67,7 @@ check_lib() {
             bad "$lib: symbols differ from NVIDIA's $so (< NVIDIA, > host)" "$out/$lib.syms.diff"
         fi
     else
-        skp "$lib symbols" "no $cuda/lib64/$so to compare with (the CUDA toolkit is not installed)"
+        skp "$lib symbols" "no $cuda/lib64/$so to compare with (NVIDIA's library is not installed here: the CUDA toolkit has all but NVML, which comes with the driver)"
     fi
     for t in "$@"; do
         nvcc_prog "$lib" "$t" "$so"
@@ -122,6 +122,19 @@ elif [ -f "$host/libcudnn.so.9" ]; then
 fi
 check_lib cufft libcufft.so.12 cufft fftconv
 check_lib curand libcurand.so.10 curand
+check_lib nvml libnvidia-ml.so.1 nvml
+# NVIDIA's cuSOLVER, unmodified, with the host cuBLAS in front of NVIDIA's
+# (tests/hostlib/solver.c says what it checks)
+if [ ! -f "$host/libcublas.so.13" ]; then
+    skp "cusolver" "$host/libcublas.so.13 was not built (its host back end is missing: see docs/hostlib.md)"
+elif [ ! -f "$cuda/lib64/libcusolver.so.12" ] || [ ! -f "$cuda/include/cusolverDn.h" ]; then
+    skp "cusolver" "no $cuda/lib64/libcusolver.so.12 or its header (the CUDA toolkit is not installed)"
+elif $CC ${EXTRA_CFLAGS:-} -std=c11 -O1 -g -Wall -Wextra -Werror -I "$cuda/include" -o "$out/solver" "$here/solver.c" \
+    -L"$cuda/lib64" -lcusolver -lcudart -lm >"$out/solver.build.log" 2>&1; then
+    if env LD_LIBRARY_PATH="$emu:$host:$cuda/lib64" "$out/solver" >"$out/solver.log" 2>/dev/null; then
+        ok "cusolver: $(tail -n 1 "$out/solver.log")"
+    else bad "cusolver: solver.c" "$out/solver.log"; fi
+else bad "cusolver: solver.c (build)" "$out/solver.build.log"; fi
 # a training step through cuBLAS, cuBLASLt and cuDNN together
 nvcc_prog "cublas+cublaslt+cudnn" train libcublas.so.13 libcublasLt.so.13 libcudnn.so.9
 
@@ -133,7 +146,7 @@ tdtrace="$root/$BUILD/bin/tdtrace"
 # nothing on the library path; sanitizer builds: LeakSanitizer does not run
 # under a tracer
 tdt() { env -u LD_LIBRARY_PATH ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$tdtrace" "$@"; }
-front_libs="libcublas.so.13 libcublasLt.so.13 libcufft.so.12 libcurand.so.10 libcudnn.so.9 libnvrtc.so.13 libnvJitLink.so.13"
+front_libs="libcublas.so.13 libcublasLt.so.13 libcufft.so.12 libcurand.so.10 libcudnn.so.9 libnvidia-ml.so.1 libnvrtc.so.13 libnvJitLink.so.13"
 # what tdtrace built: the host libraries whose back end was there, and the JIT layer
 front_want() { # the sonames that must be tdtrace's, one per line, the rest other
     for so in $front_libs; do

@@ -3,7 +3,8 @@
 # NVIDIA's own libraries, unmodified, on the emulated GPU: their kernels run
 # from the PTX they ship (for compute_120: the rtx5090 profile) and each
 # result is checked against a host computation. cuSPARSE SpMV (CSR) and
-# cuSOLVER's dense Cholesky (potrf, through NVIDIA's cuBLAS). Thrust and
+# cuSOLVER's dense Cholesky (potrf, through NVIDIA's cuBLAS), NCCL's
+# all-reduce, broadcast and all-gather across 2 devices. Thrust and
 # CUB are in tests/conformance (libs), cuRAND in tests/hostlib.
 # BUILD (default build): the build directory holding lib/tdtrace/emu.
 # Without nvcc or one of the libraries, that program is skipped with the
@@ -13,6 +14,7 @@ BUILD=${BUILD:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 lib="$root/$BUILD/lib/tdtrace/emu"
+nvml="$root/$BUILD/lib/tdtrace/front/nvml"
 out="$root/$BUILD/tests/nvlibs"
 pass=0; fail=0; skip=0
 . "$here/../nvcc-env.sh"
@@ -25,7 +27,7 @@ fi
 cudalib=$(dirname "$(dirname "$(command -v "$NVCC")")")/lib64
 mkdir -p "$out"
 # name: the libraries it links
-for spec in "spmv:cusparse" "potrf:cusolver cublas"; do
+for spec in "spmv:cusparse" "potrf:cusolver cublas" "allreduce:nccl"; do
     p=${spec%%:*}
     libs=""; missing=""
     for l in ${spec#*:}; do
@@ -39,7 +41,15 @@ for spec in "spmv:cusparse" "potrf:cusolver cublas"; do
     if ! "$NVCC" $NVCC_XFLAGS -o "$out/$p" "$here/$p.cu" $libs >"$out/$p.build.log" 2>&1; then
         fail=$((fail + 1)); echo "FAIL $p (build)"; sed 's/^/    /' "$out/$p.build.log"; continue
     fi
-    if env LD_LIBRARY_PATH="$lib" TDTRACE_EMU_PROFILE=rtx5090 timeout 300 "$out/$p" >"$out/$p.log" 2>&1; then
+    # NCCL: 2 devices, and NVML, which the emulated GPU's is tdtrace's
+    # (src/hostlib/nvml; alone on the path, as tdtrace puts it)
+    case $p in
+    allreduce) [ -f "$nvml/libnvidia-ml.so.1" ] || {
+        skip=$((skip + 1)); echo "skip $p: $nvml/libnvidia-ml.so.1 was not built"; continue; }
+        path="$lib:$nvml" devs=2 ;;
+    *) path="$lib" devs=1 ;;
+    esac
+    if env LD_LIBRARY_PATH="$path" TDTRACE_EMU_PROFILE=rtx5090 TDTRACE_EMU_DEVICES=$devs timeout 300 "$out/$p" >"$out/$p.log" 2>&1; then
         pass=$((pass + 1)); echo "ok   $(grep PASS "$out/$p.log")"
     else
         fail=$((fail + 1)); echo "FAIL $p"; sed 's/^/    /' "$out/$p.log"

@@ -27,6 +27,7 @@ static CUcontext ctx;
 static int setup(void **state)
 {
     (void)state;
+    setenv("TDTRACE_EMU_DEVICES", "2", 1); /* test_kernel_attr_device */
     return cuInit(0) || cuCtxCreate(&ctx, 0, 0) ? -1 : 0;
 }
 
@@ -172,6 +173,15 @@ static void test_library(void **state)
     void *args[] = { &x, &y, &cnt };
     assert_int_equal(cuLaunchKernel((CUfunction)k, 4, 1, 1, 128, 1, 1, 0, NULL, args, NULL), CUDA_SUCCESS); /* runs on the PTX engine */
     assert_int_equal(cuLaunchKernel((CUfunction)k, 4, 1, 1, 4096, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_INVALID_VALUE);
+    /* a packed buffer shorter than the parameters: its bytes start them, the
+     * rest are zero (NCCL passes the used part of a 4 KiB struct) */
+    CUdeviceptr part = 0;
+    size_t psz = sizeof part;
+    void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, &part, CU_LAUNCH_PARAM_BUFFER_SIZE, &psz, CU_LAUNCH_PARAM_END };
+    OK(cuLaunchKernel((CUfunction)k, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, extra));
+    void *nosize[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, &part, CU_LAUNCH_PARAM_END };
+    assert_int_equal(cuLaunchKernel((CUfunction)k, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, nosize), CUDA_ERROR_INVALID_VALUE);
+    OK(cuCtxSynchronize());
     const char *name;
     OK(cuKernelGetName(&name, k));
     assert_string_equal(name, "add");
@@ -193,10 +203,66 @@ static void test_library(void **state)
     assert_int_equal(cuLibraryLoadData(&l, ptx, NULL, NULL, 0, NULL, &val, 1), CUDA_ERROR_INVALID_VALUE);
 }
 
+/* cuKernelSetAttribute is device-wide: the functions cuKernelGetFunction
+ * gives in a context of that device follow it, made before or after; the
+ * other device keeps its own value */
+static void test_kernel_attr_device(void **state)
+{
+    (void)state;
+    int ndev = 0;
+    OK(cuDeviceGetCount(&ndev));
+    assert_int_equal(ndev, 2);
+    CUlibrary l;
+    OK(cuLibraryLoadData(&l, ptx, NULL, NULL, 0, NULL, NULL, 0));
+    CUkernel k;
+    OK(cuLibraryGetKernel(&k, l, "noargs"));
+    CUfunction before, after;
+    OK(cuKernelGetFunction(&before, k)); /* in ctx, on device 0 */
+    int v = -1;
+    OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, before));
+    assert_int_equal(v, 49152);
+    assert_int_equal(cuLaunchKernel(before, 1, 1, 1, 1, 1, 1, 80000, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+    OK(cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 80000, k, 0));
+    OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, before));
+    assert_int_equal(v, 80000);
+    OK(cuLaunchKernel(before, 1, 1, 1, 1, 1, 1, 80000, NULL, NULL, NULL));
+    OK(cuLaunchKernel((CUfunction)k, 1, 1, 1, 1, 1, 1, 80000, NULL, NULL, NULL));
+    OK(cuKernelGetFunction(&after, k));
+    assert_ptr_equal(after, before);
+    OK(cuKernelGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, k, 1));
+    assert_int_equal(v, 49152); /* device 1: untouched */
+    /* a context on device 1: its function starts from device 1's value */
+    CUcontext c1;
+    CUdevice d1;
+    OK(cuDeviceGet(&d1, 1));
+    OK(cuCtxCreate(&c1, 0, d1));
+    CUfunction f1;
+    OK(cuKernelGetFunction(&f1, k));
+    OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f1));
+    assert_int_equal(v, 49152);
+    assert_int_equal(cuLaunchKernel(f1, 1, 1, 1, 1, 1, 1, 80000, NULL, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+    OK(cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 60000, k, 1));
+    OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f1));
+    assert_int_equal(v, 60000);
+    OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, before));
+    assert_int_equal(v, 80000);
+    /* a value beyond the opt-in maximum changes nothing anywhere */
+    assert_int_equal(cuKernelSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 1 << 30, k, 1),
+                     CUDA_ERROR_INVALID_VALUE);
+    OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f1));
+    assert_int_equal(v, 60000);
+    OK(cuCtxSynchronize());
+    OK(cuCtxDestroy(c1));
+    OK(cuCtxSetCurrent(ctx));
+    OK(cuCtxSynchronize());
+    OK(cuLibraryUnload(l));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_module),
+        cmocka_unit_test(test_kernel_attr_device),
         cmocka_unit_test(test_module_file),
         cmocka_unit_test(test_library),
     };

@@ -24,13 +24,19 @@ static void find_table(void)
         emuhost = t;
 }
 
-enum hl_init_status hl_init(void)
+enum hl_init_status hl_emulator(void)
 {
     pthread_once(&once, find_table);
     if (init_result != CUDA_SUCCESS)
         return HL_NO_DRIVER;
-    if (!emuhost)
-        return HL_NO_EMULATOR;
+    return emuhost ? HL_OK : HL_NO_EMULATOR;
+}
+
+enum hl_init_status hl_init(void)
+{
+    enum hl_init_status st = hl_emulator();
+    if (st != HL_OK)
+        return st;
     CUcontext c = NULL;
     if (cuCtxGetCurrent(&c) != CUDA_SUCCESS)
         return HL_NO_DRIVER;

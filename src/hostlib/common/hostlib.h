@@ -30,11 +30,14 @@ enum hl_init_status {
     HL_NO_DRIVER,      /* cuInit or the context failed */
     HL_NO_EMULATOR,    /* a driver whose device memory is not host memory */
 };
-/* Initialises the driver, makes sure the calling thread has a current
- * context (the primary context of device 0 when it has none, as the
- * runtime would) and finds the emulator's host-access table. */
+/* Initialises the driver and finds the emulator's host-access table; no
+ * context is made. */
+enum hl_init_status hl_emulator(void);
+/* hl_emulator, then makes sure the calling thread has a current context
+ * (the primary context of device 0 when it has none, as the runtime
+ * would). */
 enum hl_init_status hl_init(void);
-/* The emulator's host-access table once hl_init found it (job.c). */
+/* The emulator's host-access table once hl_emulator found it (job.c). */
 struct td_emuhost;
 const struct td_emuhost *hl_emuhost(void);
 

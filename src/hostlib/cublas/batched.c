@@ -29,7 +29,7 @@ void dgetri_(const int *n, double *a, const int *lda, const int *ipiv, double *w
 void cgetri_(const int *n, void *a, const int *lda, const int *ipiv, void *work, const int *lwork, int *info);
 void zgetri_(const int *n, void *a, const int *lda, const int *ipiv, void *work, const int *lwork, int *info);
 
-enum bop { GEMV, TRSM, GETRF, GETRS, GETRI, MATINV };
+enum bop { GEMV, B_TRSM, GETRF, GETRS, GETRI, MATINV };
 
 struct bj {
     struct hl_job h;
@@ -133,7 +133,7 @@ static void run_batched(struct hl_job *hj)
             blas_gemv(j->t, cb_op(j->trans, j->t), j->m, j->n, scal_val(&j->alpha), operand(j, 0, i, es), j->lda,
                       operand(j, 1, i, es), j->incx, scal_val(&j->beta), operand(j, 2, i, es), j->incy);
             break;
-        case TRSM:
+        case B_TRSM:
             blas_trsm(j->t, j->side, j->uplo, j->trans, j->diag, j->m, j->n, scal_val(&j->alpha), operand(j, 0, i, es),
                       j->lda, operand(j, 1, i, es), j->ldb);
             break;
@@ -269,7 +269,7 @@ static cublasStatus_t trsm_batched(cublasHandle_t h, enum bt t, cublasSideMode_t
         return CUBLAS_STATUS_NOT_SUPPORTED;
     if (m == 0 || n == 0 || batch == 0)
         return CUBLAS_STATUS_SUCCESS;
-    struct bj *j = new_job(t, TRSM);
+    struct bj *j = new_job(t, B_TRSM);
     if (!j)
         return CUBLAS_STATUS_ALLOC_FAILED;
     size_t es = bt_size[t];

@@ -16,7 +16,8 @@
 #include "cublas_api.h"
 #include "hostlib.h"
 
-#define HANDLE_KIND 1
+#define HANDLE_KIND 1     /* cublasHandle_t, in hostlib's handle registry */
+#define XT_HANDLE_KIND 2  /* cublasXtHandle_t (xt.c) */
 
 struct cublasContext {
     CUstream stream;
@@ -25,6 +26,7 @@ struct cublasContext {
     cublasMath_t math_mode;
     cublasEmulationStrategy_t emulation;
     int sm_count;
+    int env_mode;   /* cublasSetEnvironmentMode: kept, changes nothing here */
     void *workspace;
     size_t workspace_size;
 };
@@ -89,6 +91,22 @@ void blas_st(enum bt t, void *p, size_t i, double re, double im);
  * (malloc'ed, also on error once set: the caller frees it). */
 cublasStatus_t blas_read_arrays(struct hl_job *j, cublasHandle_t h, int n, const void *const *const arrays[],
                                 const int64_t bytes[], int64_t batch, void ***out);
+
+/* level 3 (level3.c): the operations, and a call's arguments */
+enum l3op { SYMM, HEMM, SYRK, HERK, SYR2K, HER2K, SYRKX, HERKX, TRMM, TRSM, GEAM, DGMM, GEMM };
+struct l3args {
+    cublasOperation_t ta, tb;
+    cublasSideMode_t side;
+    cublasFillMode_t uplo;
+    cublasDiagType_t diag;
+    int64_t m, n, k, lda, ldb, ldc, incx;
+    const void *alpha, *beta, *A, *B;  /* alpha, beta: host values */
+    void *C;
+};
+/* Checks a call as cuBLAS does and computes it now, on the calling thread,
+ * on memory the caller has checked (cuBLAS-XT: xt.c); a NULL operand the
+ * call reads is CUBLAS_STATUS_INVALID_VALUE. */
+cublasStatus_t blas_l3_now(enum bt t, enum l3op op, const struct l3args *a);
 
 /* one gemv and one trsm of type t (level2.c, level3.c; batched.c too) */
 void blas_gemv(enum bt t, enum CBLAS_TRANSPOSE tr, int m, int n, const void *a, const void *A, int lda, const void *x,

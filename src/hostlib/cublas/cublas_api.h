@@ -103,6 +103,13 @@ cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCountTarget)
 cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget);
 cublasStatus_t cublasGetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t *s);
 cublasStatus_t cublasSetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t s);
+/* Not in NVIDIA's headers or documentation, but exported by libcublas.so.13
+ * and called by NVIDIA's libcusolver.so.12 (cusolverDnCreate sets mode 1 on
+ * the cuBLAS handle it creates, and fails if that fails). NVIDIA's library
+ * accepts 0 and 1 (CUBLAS_STATUS_INVALID_VALUE for the rest) and keeps the
+ * value in the handle; what it selects there is not documented. */
+cublasStatus_t cublasGetEnvironmentMode(cublasHandle_t handle, int *mode);
+cublasStatus_t cublasSetEnvironmentMode(cublasHandle_t handle, int mode);
 cublasStatus_t cublasLoggerConfigure(int logIsOn, int logToStdOut, int logToStdErr, const char *logFileName);
 cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback);
 cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback);
@@ -406,5 +413,73 @@ HL_CUBLAS_BATCHED_ALL(Z, cuDoubleComplex)
         long long strideB, const cublasHalf *beta, cublasHalf *C, I ldc, long long strideC, I batchCount);
 HL_CUBLAS_EX(int, )
 HL_CUBLAS_EX(int64_t, _64)
+
+/* ---- cuBLAS-XT (cublasXt.h; xt.c) ---- */
+typedef struct cublasXtContext *cublasXtHandle_t;
+typedef enum { CUBLASXT_PINNING_DISABLED = 0, CUBLASXT_PINNING_ENABLED = 1 } cublasXtPinnedMemMode_t;
+typedef enum { CUBLASXT_FLOAT = 0, CUBLASXT_DOUBLE = 1, CUBLASXT_COMPLEX = 2, CUBLASXT_DOUBLECOMPLEX = 3 } cublasXtOpType_t;
+typedef enum {
+    CUBLASXT_GEMM = 0, CUBLASXT_SYRK = 1, CUBLASXT_HERK = 2, CUBLASXT_SYMM = 3, CUBLASXT_HEMM = 4,
+    CUBLASXT_TRSM = 5, CUBLASXT_SYR2K = 6, CUBLASXT_HER2K = 7, CUBLASXT_SPMM = 8, CUBLASXT_SYRKX = 9,
+    CUBLASXT_HERKX = 10, CUBLASXT_TRMM = 11, CUBLASXT_ROUTINE_MAX = 12
+} cublasXtBlasOp_t;
+cublasStatus_t cublasXtCreate(cublasXtHandle_t *handle);
+cublasStatus_t cublasXtDestroy(cublasXtHandle_t handle);
+cublasStatus_t cublasXtGetNumBoards(int nbDevices, int deviceId[], int *nbBoards);
+cublasStatus_t cublasXtMaxBoards(int *nbGpuBoards);
+cublasStatus_t cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevices, int deviceId[]);
+cublasStatus_t cublasXtSetBlockDim(cublasXtHandle_t handle, int blockDim);
+cublasStatus_t cublasXtGetBlockDim(cublasXtHandle_t handle, int *blockDim);
+cublasStatus_t cublasXtGetPinningMemMode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t *mode);
+cublasStatus_t cublasXtSetPinningMemMode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t mode);
+cublasStatus_t cublasXtSetCpuRoutine(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type,
+                                     void *blasFunctor);
+cublasStatus_t cublasXtSetCpuRatio(cublasXtHandle_t handle, cublasXtBlasOp_t blasOp, cublasXtOpType_t type,
+                                   float ratio);
+#define HL_CUBLASXT_ALL(P, T)                                                                              \
+    cublasStatus_t cublasXt##P##gemm(cublasXtHandle_t h, cublasOperation_t ta, cublasOperation_t tb, size_t m, \
+                                     size_t n, size_t k, const T *alpha, const T *A, size_t lda, const T *B,  \
+                                     size_t ldb, const T *beta, T *C, size_t ldc);                          \
+    cublasStatus_t cublasXt##P##symm(cublasXtHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo,       \
+                                     size_t m, size_t n, const T *alpha, const T *A, size_t lda, const T *B,  \
+                                     size_t ldb, const T *beta, T *C, size_t ldc);                          \
+    cublasStatus_t cublasXt##P##syrk(cublasXtHandle_t h, cublasFillMode_t uplo, cublasOperation_t tr, size_t n, \
+                                     size_t k, const T *alpha, const T *A, size_t lda, const T *beta, T *C,   \
+                                     size_t ldc);                                                           \
+    cublasStatus_t cublasXt##P##syr2k(cublasXtHandle_t h, cublasFillMode_t uplo, cublasOperation_t tr,       \
+                                      size_t n, size_t k, const T *alpha, const T *A, size_t lda, const T *B, \
+                                      size_t ldb, const T *beta, T *C, size_t ldc);                         \
+    cublasStatus_t cublasXt##P##syrkx(cublasXtHandle_t h, cublasFillMode_t uplo, cublasOperation_t tr,       \
+                                      size_t n, size_t k, const T *alpha, const T *A, size_t lda, const T *B, \
+                                      size_t ldb, const T *beta, T *C, size_t ldc);                         \
+    cublasStatus_t cublasXt##P##trsm(cublasXtHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo,       \
+                                     cublasOperation_t tr, cublasDiagType_t diag, size_t m, size_t n,        \
+                                     const T *alpha, const T *A, size_t lda, T *B, size_t ldb);             \
+    cublasStatus_t cublasXt##P##trmm(cublasXtHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo,       \
+                                     cublasOperation_t tr, cublasDiagType_t diag, size_t m, size_t n,        \
+                                     const T *alpha, const T *A, size_t lda, const T *B, size_t ldb, T *C,   \
+                                     size_t ldc);                                                           \
+    cublasStatus_t cublasXt##P##spmm(cublasXtHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo,       \
+                                     size_t m, size_t n, const T *alpha, const T *AP, const T *B, size_t ldb, \
+                                     const T *beta, T *C, size_t ldc);
+#define HL_CUBLASXT_HER(P, T, R)                                                                           \
+    cublasStatus_t cublasXt##P##hemm(cublasXtHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo,       \
+                                     size_t m, size_t n, const T *alpha, const T *A, size_t lda, const T *B,  \
+                                     size_t ldb, const T *beta, T *C, size_t ldc);                          \
+    cublasStatus_t cublasXt##P##herk(cublasXtHandle_t h, cublasFillMode_t uplo, cublasOperation_t tr, size_t n, \
+                                     size_t k, const R *alpha, const T *A, size_t lda, const R *beta, T *C,   \
+                                     size_t ldc);                                                           \
+    cublasStatus_t cublasXt##P##her2k(cublasXtHandle_t h, cublasFillMode_t uplo, cublasOperation_t tr,       \
+                                      size_t n, size_t k, const T *alpha, const T *A, size_t lda, const T *B, \
+                                      size_t ldb, const R *beta, T *C, size_t ldc);                         \
+    cublasStatus_t cublasXt##P##herkx(cublasXtHandle_t h, cublasFillMode_t uplo, cublasOperation_t tr,       \
+                                      size_t n, size_t k, const T *alpha, const T *A, size_t lda, const T *B, \
+                                      size_t ldb, const R *beta, T *C, size_t ldc);
+HL_CUBLASXT_ALL(S, float)
+HL_CUBLASXT_ALL(D, double)
+HL_CUBLASXT_ALL(C, cuComplex)
+HL_CUBLASXT_ALL(Z, cuDoubleComplex)
+HL_CUBLASXT_HER(C, cuComplex, float)
+HL_CUBLASXT_HER(Z, cuDoubleComplex, double)
 
 #endif

@@ -150,6 +150,9 @@ GETSET(AtomicsMode, cublasAtomicsMode_t, atomics_mode,
 GETSET(MathMode, cublasMath_t, math_mode,
        ((unsigned)v & ~16u) <= CUBLAS_FP32_EMULATED_BF16X9_MATH || ((unsigned)v & ~16u) == 8)
 GETSET(SmCountTarget, int, sm_count, v >= 0)
+/* the values NVIDIA's library takes; the host implementation computes the
+ * same whatever the mode (cublas_api.h) */
+GETSET(EnvironmentMode, int, env_mode, v == 0 || v == 1)
 GETSET(EmulationStrategy, cublasEmulationStrategy_t, emulation,
        v == CUBLAS_EMULATION_STRATEGY_DEFAULT || v == CUBLAS_EMULATION_STRATEGY_PERFORMANT ||
            v == CUBLAS_EMULATION_STRATEGY_EAGER)

@@ -6,9 +6,10 @@
  * scratch memory or plain loops. */
 #include "blas.h"
 
-#include <stdlib.h>
+#include "emuhost.h"
 
-enum l3op { SYMM, HEMM, SYRK, HERK, SYR2K, HER2K, SYRKX, HERKX, TRMM, TRSM, GEAM, DGMM };
+#include <stdlib.h>
+#include <string.h>
 
 struct l3 {
     struct hl_job h;
@@ -234,25 +235,21 @@ static void run_l3(struct hl_job *hj)
     case DGMM:
         dgmm(j);
         break;
+    case GEMM:
+        gemm1(j, j->A, j->B, j->C, a, b);
+        break;
     }
 }
 
 /* ---- the common path ----------------------------------------------------- */
-struct l3args {
-    cublasOperation_t ta, tb;
-    cublasSideMode_t side;
-    cublasFillMode_t uplo;
-    cublasDiagType_t diag;
-    int64_t m, n, k, lda, ldb, ldc, incx;
-    const void *alpha, *beta, *A, *B;
-    void *C;
+/* the stored rows and columns of A, B and C of a call (after l3_shape) */
+struct shape {
+    int64_t m, n, k, ar, ac, br, bc, crows, ccols;
 };
 
-static cublasStatus_t l3(cublasHandle_t h, enum bt t, enum l3op op, const struct l3args *a)
+/* checks a call's arguments as cuBLAS does and works out its shape */
+static cublasStatus_t l3_shape(enum bt t, enum l3op op, const struct l3args *a, struct shape *sh)
 {
-    cublasStatus_t r = blas_handle(h);
-    if (r)
-        return r;
     int cplx = t == BT_C || t == BT_Z;
     int herm = op == HEMM || op == HERK || op == HER2K || op == HERKX;
     int64_t m = a->m, n = a->n, k = a->k;
@@ -302,6 +299,14 @@ static cublasStatus_t l3(cublasHandle_t h, enum bt t, enum l3op op, const struct
         ar = m;
         ac = n;
         break;
+    case GEMM:
+        if (!op_ok(a->ta) || !op_ok(a->tb))
+            return CUBLAS_STATUS_INVALID_VALUE;
+        ar = a->ta == CUBLAS_OP_N ? m : k;
+        ac = a->ta == CUBLAS_OP_N ? k : m;
+        br = a->tb == CUBLAS_OP_N ? k : n;
+        bc = a->tb == CUBLAS_OP_N ? n : k;
+        break;
     default:
         return CUBLAS_STATUS_INTERNAL_ERROR;
     }
@@ -312,13 +317,13 @@ static cublasStatus_t l3(cublasHandle_t h, enum bt t, enum l3op op, const struct
         return CUBLAS_STATUS_INVALID_VALUE;
     if (!fits(m) || !fits(n) || !fits(k) || !fits(a->lda) || !fits(a->ldb) || !fits(a->ldc) || !fits(a->incx))
         return CUBLAS_STATUS_NOT_SUPPORTED;
-    if (m == 0 || n == 0)
-        return CUBLAS_STATUS_SUCCESS;
-    hl_note("OpenBLAS level 3"); /* tdtrace -e lib= shows it */
-    struct l3 *j = hl_job_new(sizeof *j, run_l3);
-    if (!j)
-        return CUBLAS_STATUS_ALLOC_FAILED;
-    size_t es = bt_size[t], rs = bt_rsize[t];
+    *sh = (struct shape){ m, n, k, ar, ac, br, bc, crows, ccols };
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+/* the job's operation from a checked call */
+static void l3_fill(struct l3 *j, enum bt t, enum l3op op, const struct l3args *a, const struct shape *sh)
+{
     j->t = t;
     j->op = op;
     j->ta = a->ta;
@@ -326,9 +331,9 @@ static cublasStatus_t l3(cublasHandle_t h, enum bt t, enum l3op op, const struct
     j->side = a->side;
     j->uplo = a->uplo;
     j->diag = a->diag;
-    j->m = (int)m;
-    j->n = (int)n;
-    j->k = (int)k;
+    j->m = (int)sh->m;
+    j->n = (int)sh->n;
+    j->k = (int)sh->k;
     j->lda = (int)a->lda;
     j->ldb = (int)a->ldb;
     j->ldc = (int)(op == TRSM ? a->ldb : a->ldc);
@@ -336,12 +341,44 @@ static cublasStatus_t l3(cublasHandle_t h, enum bt t, enum l3op op, const struct
     j->A = a->A;
     j->B = a->B;
     j->C = op == TRSM ? (void *)a->B : a->C;
+}
+
+/* the size of the scalars: herk's alpha and beta real, her2k's and herkx's beta */
+static size_t alpha_size(enum bt t, enum l3op op)
+{
+    return op == HERK ? bt_rsize[t] : bt_size[t];
+}
+
+static size_t beta_size(enum bt t, enum l3op op)
+{
+    return op == HERK || op == HER2K || op == HERKX ? bt_rsize[t] : bt_size[t];
+}
+
+static int has_beta(enum l3op op)
+{
+    return op != TRMM && op != TRSM && op != DGMM;
+}
+
+static cublasStatus_t l3(cublasHandle_t h, enum bt t, enum l3op op, const struct l3args *a)
+{
+    cublasStatus_t r = blas_handle(h);
+    struct shape sh;
+    if (!r)
+        r = l3_shape(t, op, a, &sh);
+    if (r || sh.m == 0 || sh.n == 0)
+        return r;
+    hl_note("OpenBLAS level 3"); /* tdtrace -e lib= shows it */
+    struct l3 *j = hl_job_new(sizeof *j, run_l3);
+    if (!j)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    l3_fill(j, t, op, a, &sh);
+    size_t es = bt_size[t];
+    int64_t m = sh.m, n = sh.n, ar = sh.ar, ac = sh.ac, br = sh.br, bc = sh.bc, crows = sh.crows, ccols = sh.ccols;
     int bad = 0;
-    /* herk: alpha and beta real; her2k, herkx: beta real */
     if (op != DGMM)
-        bad |= scal_take(&j->h, h, a->alpha, op == HERK ? rs : es, &j->alpha);
-    if (op != TRMM && op != TRSM && op != DGMM)
-        bad |= scal_take(&j->h, h, a->beta, herm && op != HEMM ? rs : es, &j->beta);
+        bad |= scal_take(&j->h, h, a->alpha, alpha_size(t, op), &j->alpha);
+    if (has_beta(op))
+        bad |= scal_take(&j->h, h, a->beta, beta_size(t, op), &j->beta);
     int64_t abytes = hl_mat_bytes(ar, ac, a->lda, es);
     int64_t bbytes = br ? hl_mat_bytes(br, bc, a->ldb, es) : 0;
     int64_t cbytes = hl_mat_bytes(crows, ccols, op == TRSM ? a->ldb : a->ldc, es);
@@ -364,6 +401,52 @@ static cublasStatus_t l3(cublasHandle_t h, enum bt t, enum l3op op, const struct
         return CUBLAS_STATUS_INVALID_VALUE;
     }
     return blas_submit(h, &j->h, 0);
+}
+
+cublasStatus_t blas_l3_now(enum bt t, enum l3op op, const struct l3args *a)
+{
+    struct shape sh;
+    cublasStatus_t r = l3_shape(t, op, a, &sh);
+    if (r || sh.m == 0 || sh.n == 0)
+        return r;
+    if ((op != DGMM && !a->alpha) || (has_beta(op) && !a->beta) || !a->A || (sh.br && !a->B) ||
+        (op != TRSM && !a->C))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    /* an operand in the emulated device memory: held for its whole extent
+     * (else INVALID_VALUE), and the context's queued work done first */
+    size_t es = bt_size[t];
+    const void *op_p[3] = { a->A, sh.br ? a->B : NULL, op == TRSM ? a->B : a->C };
+    int64_t op_b[3] = { hl_mat_bytes(sh.ar, sh.ac, a->lda, es), hl_mat_bytes(sh.br, sh.bc, a->ldb, es),
+                        hl_mat_bytes(sh.crows, sh.ccols, op == TRSM ? a->ldb : a->ldc, es) };
+    void *tok[3] = { NULL, NULL, NULL };
+    const struct td_emuhost *eh = hl_emuhost();
+    int dev = 0;
+    for (int i = 0; i < 3 && eh; i++) {
+        void *probe;
+        if (!op_p[i] || eh->hold((CUdeviceptr)(uintptr_t)op_p[i], 0, &probe) != CUDA_SUCCESS)
+            continue; /* host memory */
+        eh->release(probe);
+        if (op_b[i] < 0 || eh->hold((CUdeviceptr)(uintptr_t)op_p[i], (size_t)op_b[i], &tok[i]) != CUDA_SUCCESS)
+            r = CUBLAS_STATUS_INVALID_VALUE;
+        dev = 1;
+    }
+    CUcontext c = NULL;
+    if (!r && dev && cuCtxGetCurrent(&c) == CUDA_SUCCESS && c && cuCtxSynchronize() != CUDA_SUCCESS)
+        r = CUBLAS_STATUS_EXECUTION_FAILED;
+    if (!r) {
+        struct l3 j;
+        memset(&j, 0, sizeof j);
+        l3_fill(&j, t, op, a, &sh);
+        if (op != DGMM)
+            memcpy(j.alpha.v, a->alpha, alpha_size(t, op));
+        if (has_beta(op))
+            memcpy(j.beta.v, a->beta, beta_size(t, op));
+        run_l3(&j.h);
+    }
+    for (int i = 0; i < 3; i++)
+        if (tok[i])
+            eh->release(tok[i]);
+    return r;
 }
 
 /* ---- entry points ------------------------------------------------------ */
