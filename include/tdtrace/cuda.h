@@ -78,6 +78,7 @@ typedef int CUoutput_mode;
 typedef struct CUuuid_st { char bytes[16]; } CUuuid;
 typedef struct CUipcEventHandle_st { char reserved[CU_IPC_HANDLE_SIZE]; } CUipcEventHandle;
 typedef struct CUipcMemHandle_st { char reserved[CU_IPC_HANDLE_SIZE]; } CUipcMemHandle;
+typedef struct CUmemPoolPtrExportData_st { unsigned char reserved[64]; } CUmemPoolPtrExportData;
 typedef struct CUmemLocation_st { CUmemLocationType type; int id; } CUmemLocation;
 
 /* structures whose fields the emulator reads or writes */
@@ -229,7 +230,7 @@ TD_STRUCT(CUarrayMapInfo); TD_STRUCT(CUcheckpointCheckpointArgs); TD_STRUCT(CUch
 TD_STRUCT(CUcheckpointRestoreArgs); TD_STRUCT(CUcheckpointUnlockArgs);
 TD_STRUCT(CUdevResource); TD_STRUCT(CUgraphEdgeData); TD_STRUCT(CUgraphExecUpdateResultInfo);
 TD_STRUCT(CUgraphNodeParams); TD_STRUCT(CUmemAccessDesc); TD_STRUCT(CUmemDecompressParams);
-TD_STRUCT(CUmemPoolPtrExportData); TD_STRUCT(CUmemcpyAttributes); TD_STRUCT(CUmulticastObjectProp);
+TD_STRUCT(CUmemcpyAttributes); TD_STRUCT(CUmulticastObjectProp);
 TD_STRUCT(CUtensorMap);
 #undef TD_STRUCT
 

@@ -212,7 +212,7 @@ static CUresult cap_add(struct emu_stream *s, int type, union gparams *p, struct
 }
 
 CUresult emu_capture_kernel(struct emu_stream *s, CUfunction f, const unsigned grid[3], const unsigned block[3],
-                            unsigned shmem, struct emu_kargs *args)
+                            unsigned shmem, struct emu_kargs *args, const struct emu_cluster *cl)
 {
     union gparams p;
     memset(&p, 0, sizeof p);
@@ -227,6 +227,13 @@ CUresult emu_capture_kernel(struct emu_stream *s, CUfunction f, const unsigned g
     memset(args, 0, sizeof *args);
     p.kernel.attr[CU_LAUNCH_ATTRIBUTE_PRIORITY].priority = s->priority; /* as the driver copies it */
     p.kernel.attr_set = 1u << CU_LAUNCH_ATTRIBUTE_PRIORITY;
+    if (cl && cl->given) { /* the launch's cluster: the node's attribute */
+        CUlaunchAttributeValue *v = &p.kernel.attr[CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION];
+        v->clusterDim.x = cl->dim[0];
+        v->clusterDim.y = cl->dim[1];
+        v->clusterDim.z = cl->dim[2];
+        p.kernel.attr_set |= 1u << CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    }
     return cap_add(s, CU_GRAPH_NODE_TYPE_KERNEL, &p, NULL);
 }
 

@@ -324,6 +324,8 @@ void emu_memory_init(void);
 /* flags bit for emu_mem_alloc: an address below 4 GiB (the v1 ABI's 32-bit
  * CUdeviceptr), else CUDA_ERROR_OUT_OF_MEMORY */
 #define EMU_ALLOC_32BIT 0x80000000u
+/* flags of an EMU_MEM_GLOBAL allocation: a __managed__ variable */
+#define EMU_ALLOC_MANAGED_VAR 0x1u
 /* Device allocation in ctx (accounted); used by modules for globals. */
 CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flags,
                        struct emu_pool *pool, uintptr_t *out);
@@ -363,6 +365,13 @@ struct emu_pool {
     unsigned long long threshold, used, used_high, reserved_high;
     int reuse[4];
     _Atomic uint64_t access;       /* other devices with read-write access (cuMemPoolSetAccess) */
+    /* exportable (CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) and imported
+     * pools: the memfd holding every allocation of the pool, at offsets
+     * handed out in order (under lock); its random name */
+    int exportable, imported;
+    int fd;
+    uint64_t nonce;
+    uint64_t next_off;
 };
 CUresult emu_pools_init(struct emu_device *dev);
 void emu_pool_account(struct emu_pool *p, long long delta);
@@ -489,8 +498,10 @@ int emu_capturing(struct emu_stream *s);
 /* Work on capturing s: a node after the stream's dependency set, which
  * becomes the new node. The parameters are the program's, checked. */
 struct emu_kargs;
+struct emu_cluster;
+/* (cl: the launch's cluster attribute, kept as the node's; NULL: none) */
 CUresult emu_capture_kernel(struct emu_stream *s, CUfunction f, const unsigned grid[3], const unsigned block[3],
-                            unsigned shmem, struct emu_kargs *args /* taken */);
+                            unsigned shmem, struct emu_kargs *args /* taken */, const struct emu_cluster *cl);
 CUresult emu_capture_memcpy(struct emu_stream *s, const CUDA_MEMCPY3D *p);
 CUresult emu_capture_memset(struct emu_stream *s, CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem,
                             size_t width, size_t height);
@@ -627,12 +638,13 @@ struct emu_ipc_sync {
     _Atomic uint64_t done; /* the newest of them that has run */
 };
 #define EMU_IPC_SYNC_BYTES 4096
-enum { EMU_IPC_MEMORY, EMU_IPC_EVENT };
+enum { EMU_IPC_MEMORY, EMU_IPC_EVENT, EMU_IPC_POOL };
 /* The name of an exported memfd, which an importer checks: a random
  * number names each export. */
 static inline void emu_ipc_name(char *b, size_t len, int what, uint64_t nonce)
 {
-    snprintf(b, len, "tdtrace-ipc%s-%016llx", what == EMU_IPC_EVENT ? "e" : "", (unsigned long long)nonce);
+    snprintf(b, len, "tdtrace-ipc%s-%016llx", what == EMU_IPC_EVENT ? "e" : what == EMU_IPC_POOL ? "p" : "",
+             (unsigned long long)nonce);
 }
 /* An interprocess event's memfd and number, for its handle
  * (CUDA_ERROR_INVALID_VALUE: not interprocess, or imported). */
@@ -647,9 +659,28 @@ void emu_link_init(void);
 /* The value of attribute id checked as the driver checks it, for the
  * attributes a stream shares with a launch (else CUDA_ERROR_INVALID_VALUE). */
 CUresult emu_attr_value_check(const struct emu_device *d, int id, const CUlaunchAttributeValue *v);
+/* A launch's cluster as the caller asks for it: the dimensions of
+ * CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (given: the attribute was there),
+ * and whether the function allows non-portable sizes. */
+#define EMU_CLUSTER_MAX_PORTABLE 8
+#define EMU_CLUSTER_MAX_NONPORTABLE 16
+struct emu_cluster {
+    int given;
+    unsigned dim[3];
+    int non_portable;
+};
+/* The cluster a launch of kernel `name` runs with, into dims: cl's, else
+ * the kernel's required one (req, .reqnctapercluster; zeros: none), else
+ * one block; checked as the driver checks it (a size the device launches,
+ * at most 8 blocks, 16 where non-portable sizes are allowed, dividing the
+ * grid, equal to the required one where both are given):
+ * CUDA_ERROR_INVALID_CLUSTER_SIZE with a report saying why. cl may be NULL. */
+CUresult emu_cluster_resolve(const struct emu_device *d, const char *name, const struct emu_cluster *cl,
+                             const unsigned req[3], const unsigned grid[3], unsigned dims[3]);
 #define EMU_LAUNCH_EVENTS 2
 struct emu_launch_attrs {
     int cooperative;                    /* CU_LAUNCH_ATTRIBUTE_COOPERATIVE */
+    struct emu_cluster cluster;         /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (non_portable unset) */
     int nevents;
     CUevent events[EMU_LAUNCH_EVENTS];  /* recorded after the kernel */
 };
@@ -666,6 +697,9 @@ struct emu_ptxglob;               /* a module's PTX globals: addresses */
  * nothing to run). CUDA_ERROR_INVALID_PTX, with the reason and line in err,
  * if the engine cannot read it. */
 CUresult emu_ptx_load(const struct emu_image *img, struct emu_ptxmod **out, char *err, size_t errlen);
+/* The required cluster size of kernel `name` (zeros: none) into dims; 1
+ * if it has one or must be launched with one (.explicitcluster). */
+int emu_ptx_cluster(const struct emu_ptxmod *px, const char *name, unsigned dims[3]);
 /* The static shared memory of kernel `name` (bytes; 0 if unknown). */
 unsigned emu_ptx_static_shared(const struct emu_ptxmod *px, const char *name);
 void emu_ptx_ref(struct emu_ptxmod *px);
@@ -680,7 +714,7 @@ void emu_ptx_unbind(struct emu_ptxglob *g);
 CUresult emu_launch_op(struct emu_ctx *c, struct emu_ptxmod *px, struct emu_obj *holder,
                        struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
                        const unsigned block[3], unsigned shmem, void **params, void **extra,
-                       struct emu_op **out);
+                       const struct emu_cluster *cl, struct emu_op **out);
 /* A kernel of an executable graph: its cudaGraphSetConditional calls go to set(cookie, ...) */
 void emu_launch_cond(struct emu_op *op, int (*set)(void *cookie, uint64_t handle, unsigned value), void *cookie);
 /* Queues kernel `name` on s (validated launch). holder: the module, kept
@@ -689,7 +723,8 @@ void emu_launch_cond(struct emu_op *op, int (*set)(void *cookie, uint64_t handle
  * checked that the grid fits). */
 CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct emu_obj *holder,
                            struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
-                           const unsigned block[3], unsigned shmem, void **params, void **extra, int coop);
+                           const unsigned block[3], unsigned shmem, void **params, void **extra, int coop,
+                           const struct emu_cluster *cl);
 /* ---- module.c: kernels of graphs ------------------------------------- */
 /* A launch's arguments copied into one block laid out as the kernel's
  * parameter buffer (graph kernel nodes keep them so). */
@@ -714,10 +749,12 @@ void emu_kargs_free(struct emu_kargs *a);
  * operation not queued yet, checked as cuLaunchKernel checks it. */
 /* cuLaunchKernel's work for f on stream hs (ptds: the per-thread default
  * stream), cooperative with coop (launchcoop.c checks the grid first). */
+/* cl: the launch's cluster attribute (NULL: none). */
 CUresult emu_launch_fn(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned shmem,
-                       CUstream hs, void **params, void **extra, int ptds, int coop);
+                       CUstream hs, void **params, void **extra, int ptds, int coop, const struct emu_cluster *cl);
+/* (graph kernel nodes; cl: the node's cluster attribute, NULL: none) */
 CUresult emu_kernel_op(CUfunction f, struct emu_ctx *c, const unsigned grid[3], const unsigned block[3],
-                       unsigned shmem, void **params, struct emu_op **out);
+                       unsigned shmem, void **params, const struct emu_cluster *cl, struct emu_op **out);
 
 /* ---- copy.c, event.c, memory.c: graph nodes' work --------------------- */
 /* A 3-D copy between host, device and unified memory and CUDA arrays,
@@ -738,6 +775,10 @@ CUresult emu_event_wait_on(struct emu_stream *s, struct emu_obj *e);
  * cuMemFreeAsync or emu_mem_release takes it out of the map, which calls
  * gone(cookie, 0); gone(cookie, 1) follows once no operation holds it
  * (the memory must stay until then). */
+/* The same as an allocation of pool (referenced and counted in it; NULL:
+ * none). */
+CUresult emu_mem_adopt_pool(struct emu_ctx *c, uintptr_t base, size_t size, int kind, struct emu_pool *pool,
+                            void (*gone)(void *cookie, int final), void *cookie);
 CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, int kind,
                        void (*gone)(void *cookie, int final), void *cookie);
 /* (memop.c) Stream memory operations, the one home of their rules: n

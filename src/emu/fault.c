@@ -16,6 +16,7 @@
  * report), so the emulator gains no link dependency; without it the name
  * is shown as the PTX spells it. */
 #include "emu.h"
+#include "../ptx/ptx.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -321,6 +322,14 @@ static void put_address(struct out *o, const struct emu_fault *f, const struct e
 {
     uint64_t a = f->addr;
     const char *sp = f->space ? f->space : "";
+    if (strcmp(sp, "shared::cluster") == 0) { /* the PTX engine's encoding (ptx.h) */
+        uint64_t hi = a >> PTX_CLUSTER_SHIFT, off = a & ((1ull << PTX_CLUSTER_SHIFT) - 1);
+        put(o, "    address 0x%llx of the cluster's shared memory: %s, offset 0x%llx\n", (unsigned long long)a,
+            hi ? "a block of the cluster by rank" : "the block's own", (unsigned long long)off);
+        if (hi)
+            put(o, "    (rank %llu; the cluster's blocks are numbered from 0)\n", (unsigned long long)(hi - 1));
+        return;
+    }
     if (in_window(f)) {
         put(o, "    offset 0x%llx in the %s %s window\n", (unsigned long long)a,
             strcmp(sp, "shared") == 0 ? "block's" : strcmp(sp, "local") == 0 ? "thread's" : "kernel's", sp);

@@ -764,8 +764,13 @@ static CUresult node_op(const struct xnode *x, struct emu_ctx *c, struct xres *r
         struct emu_ctx *kc = k->ctx ? emu_obj_get(k->ctx, EMU_T_CTX) : NULL;
         if (k->ctx && !kc)
             return CUDA_ERROR_INVALID_CONTEXT;
+        /* its cluster: the node's attribute, else the kernel's own */
+        struct emu_cluster cl = { 0, { 0, 0, 0 }, 0 };
+        const CUlaunchAttributeValue *cd = &k->attr[CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION];
+        if ((k->attr_set >> CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) & 1)
+            cl = (struct emu_cluster){ 1, { cd->clusterDim.x, cd->clusterDim.y, cd->clusterDim.z }, 0 };
         CUresult r = emu_kernel_op(k->func ? k->func : (CUfunction)k->kern, kc ? kc : c, k->grid, k->block,
-                                   k->shmem, k->args.ptrs, out);
+                                   k->shmem, k->args.ptrs, &cl, out);
         emu_ctx_put(kc);
         if (r == CUDA_SUCCESS)
             emu_launch_cond(*out, set_cond, res);

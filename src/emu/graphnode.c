@@ -202,10 +202,12 @@ TD_EXPORT CUresult CUDAAPI cuGraphKernelNodeSetParams(CUgraphNode hNode, const C
     return set_kernel(hNode, &kp);
 }
 
-/* Launch attributes a kernel node keeps. The emulator has no clusters,
- * cooperative launches, programmatic dependencies or device-updatable
- * nodes: asking for them is CUDA_ERROR_NOT_SUPPORTED. The rest are hints
- * it keeps and reports (they change no result). */
+/* Launch attributes a kernel node keeps. The emulator's kernel nodes are
+ * not cooperative and have no programmatic dependencies or device-updatable
+ * nodes: asking for them is CUDA_ERROR_NOT_SUPPORTED. A cluster size is
+ * the node's launch's (checked when the node's kernel is launched,
+ * emu_cluster_resolve); a preferred one a hint. The rest are hints it
+ * keeps and reports (they change no result). */
 static CUresult attr_check(int id, const CUkernelNodeAttrValue *v)
 {
     switch (id) {
@@ -219,8 +221,7 @@ static CUresult attr_check(int id, const CUkernelNodeAttrValue *v)
         return CUDA_SUCCESS;
     case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
     case CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION:
-        return v->clusterDim.x <= 1 && v->clusterDim.y <= 1 && v->clusterDim.z <= 1 ? CUDA_SUCCESS
-                                                                                   : CUDA_ERROR_NOT_SUPPORTED;
+        return CUDA_SUCCESS;
     case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
     case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
     case CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE:

@@ -53,6 +53,15 @@ unsigned emu_ptx_static_shared(const struct emu_ptxmod *px, const char *name)
     return e < 0 ? 0 : ptx_entry_shared_bytes(px->pm, e);
 }
 
+int emu_ptx_cluster(const struct emu_ptxmod *px, const char *name, unsigned dims[3])
+{
+    dims[0] = dims[1] = dims[2] = 0;
+    if (!px || !px->pm)
+        return 0;
+    int e = ptx_entry_find(px->pm, name);
+    return e < 0 ? 0 : ptx_entry_cluster(px->pm, e, dims);
+}
+
 void emu_ptx_ref(struct emu_ptxmod *px)
 {
     if (px)
@@ -323,7 +332,7 @@ static void launch_fini(struct emu_op *op)
 CUresult emu_launch_op(struct emu_ctx *c, struct emu_ptxmod *px, struct emu_obj *holder,
                        struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
                        const unsigned block[3], unsigned shmem, void **params, void **extra,
-                       struct emu_op **out)
+                       const struct emu_cluster *cl, struct emu_op **out)
 {
     if (!px || !px->pm)
         return CUDA_ERROR_NO_BINARY_FOR_GPU;
@@ -338,6 +347,11 @@ CUresult emu_launch_op(struct emu_ctx *c, struct emu_ptxmod *px, struct emu_obj 
         return CUDA_ERROR_NOT_SUPPORTED;
     }
     CUresult r = emu_ctx_error(c); /* flushes earlier printf output too */
+    if (r)
+        return r;
+    unsigned req[3], dims[3];
+    int expl = ptx_entry_cluster(px->pm, entry, req);
+    r = emu_cluster_resolve(c->dev, name, cl, req, grid, dims);
     if (r)
         return r;
     unsigned pbytes = ptx_entry_param_bytes(px->pm, entry);
@@ -390,6 +404,9 @@ CUresult emu_launch_op(struct emu_ctx *c, struct emu_ptxmod *px, struct emu_obj 
         k->l.block[i] = block[i];
     }
     k->l.dyn_shared = shmem;
+    for (int i = 0; i < 3; i++)
+        k->l.cluster[i] = dims[i];
+    k->l.explicit_cluster = expl || (cl && cl->given);
     k->l.param_bytes = pbytes;
     k->l.smcount = (unsigned)emu_device_attr_or(c->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1);
     *out = &k->op;
@@ -405,10 +422,11 @@ void emu_launch_cond(struct emu_op *op, int (*set)(void *cookie, uint64_t handle
 
 CUresult emu_launch_submit(struct emu_stream *s, struct emu_ptxmod *px, struct emu_obj *holder,
                            struct emu_ptxglob *pg, const char *name, const unsigned grid[3],
-                           const unsigned block[3], unsigned shmem, void **params, void **extra, int coop)
+                           const unsigned block[3], unsigned shmem, void **params, void **extra, int coop,
+                           const struct emu_cluster *cl)
 {
     struct emu_op *op;
-    CUresult r = emu_launch_op(s->sctx, px, holder, pg, name, grid, block, shmem, params, extra, &op);
+    CUresult r = emu_launch_op(s->sctx, px, holder, pg, name, grid, block, shmem, params, extra, cl, &op);
     if (r)
         return r;
     ((struct launch_op *)op)->l.cooperative = coop;

@@ -12,8 +12,11 @@
  *   - programmatic event and launch completion event: recorded on the
  *     launch's stream right after the kernel, which is later than a device
  *     may trigger them and so within what they promise;
- *   - clusters: one-block clusters are blocks; larger ones need a device
- *     with cluster launch, which no profile has (CUDA_ERROR_INVALID_CLUSTER_SIZE);
+ *   - clusters: the blocks of a cluster run together and reach each
+ *     other's shared memory (src/ptx/exec_cluster.c); the size is checked
+ *     with the kernel's required one (emu_cluster_resolve) on a device with
+ *     cluster launch (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, sm_90 and later
+ *     profiles), else CUDA_ERROR_INVALID_CLUSTER_SIZE;
  *   - cooperative: every block resident at once, with a grid barrier
  *     word (launchcoop.c checks the grid against the occupancy);
  *   - device-updatable kernel node: graphs only; a launch on a stream that
@@ -113,15 +116,12 @@ CUresult emu_launch_attrs(const CUlaunchConfig *cfg, struct emu_ctx *c, struct e
             out->cooperative = v->cooperative != 0;
             break;
         case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
-            cluster[0] = v->clusterDim.x;
+            cluster[0] = v->clusterDim.x; /* checked with the kernel's (emu_cluster_resolve) */
             cluster[1] = v->clusterDim.y;
             cluster[2] = v->clusterDim.z;
-            for (int k = 0; k < 3 && !r; k++)
-                if (!divides(cluster[k], grid[k]))
-                    r = CUDA_ERROR_INVALID_CLUSTER_SIZE;
-            if (!r && (unsigned long long)cluster[0] * cluster[1] * cluster[2] > 1 &&
-                !emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 0))
-                r = CUDA_ERROR_INVALID_CLUSTER_SIZE; /* the device launches no clusters */
+            out->cluster.given = 1;
+            for (int k = 0; k < 3; k++)
+                out->cluster.dim[k] = cluster[k];
             break;
         case CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION:
             preferred = a;
@@ -154,6 +154,38 @@ CUresult emu_launch_attrs(const CUlaunchConfig *cfg, struct emu_ctx *c, struct e
             if (!divides(cluster[k], p[k]) || !divides(p[k], grid[k]) || (k == 2 && p[2] != cluster[2]))
                 return CUDA_ERROR_INVALID_VALUE;
     }
+    return CUDA_SUCCESS;
+}
+
+static CUresult bad_cluster(const char *name, const char *why, const unsigned dims[3])
+{
+    char text[512];
+    int n = snprintf(text, sizeof text, "tdtrace-emu: kernel %s: a cluster of %u x %u x %u blocks: %s "
+                     "(CUDA_ERROR_INVALID_CLUSTER_SIZE)\n", name, dims[0], dims[1], dims[2], why);
+    emu_report(text, n < 0 ? 0 : (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+}
+
+CUresult emu_cluster_resolve(const struct emu_device *d, const char *name, const struct emu_cluster *cl,
+                             const unsigned req[3], const unsigned grid[3], unsigned dims[3])
+{
+    int has_req = req[0] || req[1] || req[2];
+    for (int k = 0; k < 3; k++)
+        dims[k] = cl && cl->given ? cl->dim[k] : has_req ? req[k] : 1;
+    if (cl && cl->given && has_req && (dims[0] != req[0] || dims[1] != req[1] || dims[2] != req[2]))
+        return bad_cluster(name, "the kernel requires another size (__cluster_dims__)", dims);
+    if (!dims[0] || !dims[1] || !dims[2])
+        return bad_cluster(name, "a dimension of 0", dims);
+    unsigned long long n = (unsigned long long)dims[0] * dims[1] * dims[2];
+    if (n > 1 && !emu_device_attr_or(d, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 0))
+        return bad_cluster(name, "the device launches no clusters (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH is 0)", dims);
+    if (n > EMU_CLUSTER_MAX_NONPORTABLE || (n > EMU_CLUSTER_MAX_PORTABLE && !(cl && cl->non_portable)))
+        return bad_cluster(name, n > EMU_CLUSTER_MAX_NONPORTABLE ? "more than 16 blocks"
+                                 : "more than the 8 blocks of a portable cluster, and the function does not allow "
+                                   "non-portable sizes (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED)", dims);
+    for (int k = 0; k < 3; k++)
+        if (!divides(dims[k], grid[k]))
+            return bad_cluster(name, "the grid is not a whole number of clusters", dims);
     return CUDA_SUCCESS;
 }
 

@@ -57,7 +57,7 @@ static CUresult coop(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsign
     EMU_INIT_OR_RETURN();
     const unsigned grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
     CUresult r = fits(f, grid, block, shmem);
-    return r ? r : emu_launch_fn(f, grid, block, shmem, hs, params, NULL, ptds, 1);
+    return r ? r : emu_launch_fn(f, grid, block, shmem, hs, params, NULL, ptds, 1, NULL);
 }
 
 TD_EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -97,7 +97,8 @@ static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params
     if (r == CUDA_SUCCESS && la.cooperative)
         r = fits(f, grid, block, cfg->sharedMemBytes);
     if (r == CUDA_SUCCESS)
-        r = emu_launch_fn(f, grid, block, cfg->sharedMemBytes, cfg->hStream, params, extra, ptds, la.cooperative);
+        r = emu_launch_fn(f, grid, block, cfg->sharedMemBytes, cfg->hStream, params, extra, ptds, la.cooperative,
+                          &la.cluster);
     if (r == CUDA_SUCCESS)
         r = emu_launch_attrs_after(&la, cfg->hStream, ptds);
     return r;

@@ -353,6 +353,12 @@ CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flag
 CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, int kind,
                        void (*gone)(void *cookie, int final), void *cookie)
 {
+    return emu_mem_adopt_pool(c, base, size, kind, NULL, gone, cookie);
+}
+
+CUresult emu_mem_adopt_pool(struct emu_ctx *c, uintptr_t base, size_t size, int kind, struct emu_pool *pool,
+                            void (*gone)(void *cookie, int final), void *cookie)
+{
     size_t acct = (size + EMU_ALLOC_ALIGN - 1) & ~(size_t)(EMU_ALLOC_ALIGN - 1);
     struct emu_alloc *a = calloc(1, sizeof *a);
     if (!a)
@@ -371,6 +377,11 @@ CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, int kind,
     a->id = atomic_fetch_add(&next_buffer_id, 1);
     a->gone = gone;
     a->gone_cookie = cookie;
+    a->pool = pool;
+    if (pool) {
+        emu_obj_ref(&pool->o);
+        emu_pool_account(pool, (long long)acct);
+    }
     atomic_init(&a->refs, 1);
     CUresult r = map_insert(a);
     if (r) {
@@ -992,6 +1003,47 @@ static CUresult prefetch(CUdeviceptr p, size_t count, CUmemLocation loc, unsigne
         return r;
     emu_stream_put(s);
     return managed_range(p, count); /* a hint: all memory is host memory already */
+}
+
+/* Attaching managed memory to a stream: checked as documented (managed
+ * memory: an allocation of cuMemAllocManaged, whole, or a __managed__
+ * variable; pageable memory only where the device reports
+ * CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, which no profile does; flags
+ * one of CUmemAttach_flags; never singly to the NULL stream). The
+ * association changes nothing here: all memory is host memory that the
+ * host and every stream reach at any time, as on a device with concurrent
+ * managed access, so there is nothing to queue. */
+static CUresult attach(CUstream h, CUdeviceptr p, size_t length, unsigned flags, int ptds)
+{
+    EMU_INIT_OR_RETURN();
+    if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST && flags != CU_MEM_ATTACH_SINGLE)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (flags == CU_MEM_ATTACH_SINGLE && (h == NULL || h == CU_STREAM_LEGACY) && !ptds)
+        return CUDA_ERROR_INVALID_VALUE; /* the NULL stream is no one stream */
+    struct emu_stream *s;
+    CUresult r = emu_stream_resolve(h, ptds, &s);
+    if (r)
+        return r;
+    emu_stream_put(s);
+    struct emu_alloc *a = emu_mem_lookup((uintptr_t)p);
+    if (!a)
+        return CUDA_ERROR_INVALID_VALUE; /* pageable memory: no profile has pageable memory access */
+    int managed = a->kind == EMU_MEM_MANAGED || (a->kind == EMU_MEM_GLOBAL && (a->flags & EMU_ALLOC_MANAGED_VAR));
+    int whole = length == 0 || ((uintptr_t)p == a->base && length == a->size);
+    emu_alloc_put(a);
+    return managed && whole ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length,
+                                                  unsigned int flags)
+{
+    return attach(hStream, dptr, length, flags, 0);
+}
+
+TD_EXPORT CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length,
+                                                       unsigned int flags)
+{
+    return attach(hStream, dptr, length, flags, 1);
 }
 
 static CUmemLocation loc_of_device(CUdevice d)

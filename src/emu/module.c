@@ -160,7 +160,9 @@ static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_
     CUresult r = m->funcs && m->globals ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
     for (int i = 0; i < im->nglobals && r == CUDA_SUCCESS; i++) {
         size_t sz = im->globals[i].size ? (size_t)im->globals[i].size : 1;
-        r = emu_mem_alloc(c, sz, EMU_MEM_GLOBAL, 0, NULL, &m->globals[i]);
+        /* a __managed__ variable's flags say so (cuStreamAttachMemAsync takes it) */
+        r = emu_mem_alloc(c, sz, EMU_MEM_GLOBAL, im->globals[i].is_managed ? EMU_ALLOC_MANAGED_VAR : 0, NULL,
+                          &m->globals[i]);
         if (r == CUDA_SUCCESS)
             memset((void *)m->globals[i], 0, sz);
     }
@@ -1030,6 +1032,15 @@ static int max_dyn_shared(const struct fn_ref *f)
     return st >= 49152 ? 0 : 49152 - (int)st;
 }
 
+/* CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED of f */
+static int fn_non_portable(const struct fn_ref *f)
+{
+    pthread_mutex_lock(&attr_lock);
+    int v = f->at->non_portable;
+    pthread_mutex_unlock(&attr_lock);
+    return v;
+}
+
 static CUresult func_attr(int *pi, int attr, struct fn_ref *f, struct emu_device *d)
 {
     pthread_mutex_lock(&attr_lock);
@@ -1045,12 +1056,18 @@ static CUresult func_attr(int *pi, int attr, struct fn_ref *f, struct emu_device
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
     case CU_FUNC_ATTRIBUTE_NUM_REGS:
     case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
         *pi = 0;
         break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: /* __cluster_dims__ (.explicitcluster) without a size */
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: {
+        unsigned dims[3];
+        int expl = emu_ptx_cluster(f->px, f->img->entries[f->entry].name, dims);
+        *pi = attr == CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET ? expl && !dims[0]
+                                                                 : (int)dims[attr - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH];
+        break;
+    }
     case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: {
         unsigned long long sum = 0;
         for (int i = 0; i < f->img->nglobals; i++)
@@ -1504,7 +1521,7 @@ static CUresult fn_module(struct fn_ref *f, struct emu_ctx *c, struct emu_module
 }
 
 CUresult emu_kernel_op(CUfunction fh, struct emu_ctx *c, const unsigned grid[3], const unsigned block[3],
-                       unsigned shmem, void **params, struct emu_op **out)
+                       unsigned shmem, void **params, const struct emu_cluster *cl_in, struct emu_op **out)
 {
     struct fn_ref f;
     if (fn_resolve(fh, &f))
@@ -1520,8 +1537,14 @@ CUresult emu_kernel_op(CUfunction fh, struct emu_ctx *c, const unsigned grid[3],
     struct emu_module *m = NULL;
     if (!r)
         r = fn_module(&f, c, &m);
+    struct emu_cluster cl = { 0, { 0, 0, 0 }, fn_non_portable(&f) };
+    if (cl_in && cl_in->given) {
+        cl.given = 1;
+        for (int k = 0; k < 3; k++)
+            cl.dim[k] = cl_in->dim[k];
+    }
     if (!r)
-        r = emu_launch_op(c, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, NULL, out);
+        r = emu_launch_op(c, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, NULL, &cl, out);
     if (m)
         emu_obj_put(&m->o);
     emu_obj_put(f.o);
@@ -1529,7 +1552,7 @@ CUresult emu_kernel_op(CUfunction fh, struct emu_ctx *c, const unsigned grid[3],
 }
 
 CUresult emu_launch_fn(CUfunction fh, const unsigned grid_in[3], const unsigned block_in[3], unsigned shmem,
-                       CUstream hs, void **params, void **extra, int ptds, int coop)
+                       CUstream hs, void **params, void **extra, int ptds, int coop, const struct emu_cluster *cl_in)
 {
     struct emu_ctx *c;
     CUresult r = emu_ctx_current(&c);
@@ -1562,18 +1585,24 @@ CUresult emu_launch_fn(CUfunction fh, const unsigned grid_in[3], const unsigned 
             struct emu_kargs a;
             r = emu_kargs_pack(fh, params, extra, &a);
             if (!r)
-                r = emu_capture_kernel(s, fh, grid, block, shmem, &a);
+                r = emu_capture_kernel(s, fh, grid, block, shmem, &a, cl_in);
         }
         emu_stream_put(s);
         emu_obj_put(f.o);
         return r;
     }
     /* the module in this context: a function's own, a kernel's library's */
+    struct emu_cluster cl = { 0, { 0, 0, 0 }, fn_non_portable(&f) };
+    if (cl_in && cl_in->given) {
+        cl.given = 1;
+        for (int k = 0; k < 3; k++)
+            cl.dim[k] = cl_in->dim[k];
+    }
     struct emu_module *m = NULL;
     if (!r)
         r = fn_module(&f, s->sctx, &m);
     if (!r)
-        r = emu_launch_submit(s, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, extra, coop);
+        r = emu_launch_submit(s, m->px, &m->o, m->pg, e->name, grid, block, shmem, params, extra, coop, &cl);
     if (m)
         emu_obj_put(&m->o);
     emu_stream_put(s);
@@ -1583,7 +1612,7 @@ CUresult emu_launch_fn(CUfunction fh, const unsigned grid_in[3], const unsigned 
 
 #define LAUNCH_ARGS(f, ptds)                                                                           \
     const unsigned grid[3] = { gridDimX, gridDimY, gridDimZ }, block[3] = { blockDimX, blockDimY, blockDimZ }; \
-    return emu_launch_fn(f, grid, block, sharedMemBytes, hStream, kernelParams, extra, ptds, 0)
+    return emu_launch_fn(f, grid, block, sharedMemBytes, hStream, kernelParams, extra, ptds, 0, NULL)
 
 TD_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                                           unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
@@ -1738,7 +1767,7 @@ static CUresult legacy_launch(CUfunction hfunc, int gw, int gh, CUstream hs)
     void *extra[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, copy.params, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
                       CU_LAUNCH_PARAM_END };
     const unsigned grid[3] = { (unsigned)gw, (unsigned)gh, 1 };
-    return emu_launch_fn(hfunc, grid, copy.block, copy.shared, hs, NULL, extra, 0, 0);
+    return emu_launch_fn(hfunc, grid, copy.block, copy.shared, hs, NULL, extra, 0, 0, NULL);
 }
 
 TD_EXPORT CUresult CUDAAPI cuLaunch(CUfunction f)

@@ -7,14 +7,21 @@
  * that of the configuration's stream). Every value comes from the entry
  * points that report it (cuFuncGetAttribute, cuDeviceGetAttribute).
  *
- * Clusters. A device whose CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH is 0 (every
- * profile: the engine has no distributed shared memory) launches a cluster
- * of one block only, which is a block: cuOccupancyMaxActiveClusters counts
- * those as blocks and answers CUDA_ERROR_INVALID_CLUSTER_SIZE for anything
- * larger, and cuOccupancyMaxPotentialClusterSize answers 1 (0 when not
- * even one block fits). NVIDIA's libraries probe cluster sizes this way
- * (cuBLAS asks for 1 to 32 blocks at cublasCreate) and take the error as
- * "not that size". */
+ * Clusters. The cluster size of a query is the configuration's
+ * (CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION), else the function's required
+ * one (__cluster_dims__). A device whose CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH
+ * is 0 (profiles before sm_90) launches a cluster of one block only, which
+ * is a block: cuOccupancyMaxActiveClusters counts those as blocks and
+ * answers CUDA_ERROR_INVALID_CLUSTER_SIZE for anything larger, and
+ * cuOccupancyMaxPotentialClusterSize answers 1 (0 when not even one block
+ * fits). NVIDIA's libraries probe cluster sizes this way (cuBLAS asks for
+ * 1 to 32 blocks at cublasCreate) and take the error as "not that size".
+ * On a device with clusters, the blocks resident on the whole device at
+ * once (per multiprocessor times multiprocessors; the emulator does not
+ * model how a GPU groups its multiprocessors) make
+ * cuOccupancyMaxActiveClusters' clusters, and the largest size is 8
+ * blocks, 16 where the function allows non-portable sizes, fewer when
+ * fewer blocks fit. */
 #include "emu.h"
 
 struct occ_in {
@@ -177,12 +184,13 @@ TD_EXPORT CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynam
  * configuration's stream (NULL: the current context's), and the cluster
  * size the attributes ask for (0: none given). */
 static CUresult cluster_config(CUfunction f, const CUlaunchConfig *cfg, struct occ_in *in,
-                               unsigned long long *cluster, int *cluster_launch)
+                               unsigned long long *cluster, int *cluster_launch, int *non_portable)
 {
     EMU_INIT_OR_RETURN();
     if (!cfg || (cfg->numAttrs && !cfg->attrs))
         return CUDA_ERROR_INVALID_VALUE;
     *cluster = 0;
+    unsigned dims[3] = { 0, 0, 0 };
     for (unsigned i = 0; i < cfg->numAttrs; i++) {
         const CUlaunchAttribute *a = &cfg->attrs[i];
         if ((unsigned)a->id > CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING)
@@ -193,6 +201,7 @@ static CUresult cluster_config(CUfunction f, const CUlaunchConfig *cfg, struct o
         if (!x || !y || !z)
             return CUDA_ERROR_INVALID_CLUSTER_SIZE;
         *cluster = (unsigned long long)x * y * z;
+        dims[0] = x, dims[1] = y, dims[2] = z;
     }
     CUdevice dev;
     CUresult r = cuStreamGetDevice(cfg->hStream, &dev);
@@ -200,6 +209,19 @@ static CUresult cluster_config(CUfunction f, const CUlaunchConfig *cfg, struct o
         r = occ_load_on(f, dev, in);
     if (r == CUDA_SUCCESS)
         r = cuDeviceGetAttribute(cluster_launch, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, dev);
+    int req[3] = { 0, 0, 0 };
+    for (int k = 0; k < 3 && r == CUDA_SUCCESS; k++)
+        r = cuFuncGetAttribute(&req[k], (CUfunction_attribute)(CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH + k), f);
+    if (r == CUDA_SUCCESS)
+        r = cuFuncGetAttribute(non_portable, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, f);
+    if (r == CUDA_SUCCESS && req[0] > 0) {
+        unsigned long long n = (unsigned long long)req[0] * (unsigned)(req[1] > 0 ? req[1] : 1) *
+                               (unsigned)(req[2] > 0 ? req[2] : 1);
+        if (*cluster && (dims[0] != (unsigned)req[0] || dims[1] != (unsigned)(req[1] > 0 ? req[1] : 1) ||
+                         dims[2] != (unsigned)(req[2] > 0 ? req[2] : 1)))
+            return CUDA_ERROR_INVALID_CLUSTER_SIZE; /* another size than the function's */
+        *cluster = n;
+    }
     return r;
 }
 
@@ -218,17 +240,17 @@ TD_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunc
         return CUDA_ERROR_INVALID_VALUE;
     struct occ_in in;
     unsigned long long cluster;
-    int clusters_on;
-    CUresult r = cluster_config(func, config, &in, &cluster, &clusters_on);
+    int clusters_on, non_portable;
+    CUresult r = cluster_config(func, config, &in, &cluster, &clusters_on, &non_portable);
     if (r)
         return r;
     if (cluster == 0)
         return CUDA_ERROR_INVALID_CLUSTER_SIZE; /* no required size: the configuration must give one */
     if (cluster > 1 && !clusters_on)
         return CUDA_ERROR_INVALID_CLUSTER_SIZE;
-    if (cluster > 1)
-        return CUDA_ERROR_NOT_SUPPORTED; /* no profile launches clusters yet */
-    *numClusters = cluster_blocks(&in, config) * in.nsm;
+    if (cluster > EMU_CLUSTER_MAX_NONPORTABLE || (cluster > EMU_CLUSTER_MAX_PORTABLE && !non_portable))
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    *numClusters = (int)((unsigned long long)cluster_blocks(&in, config) * (unsigned)in.nsm / cluster);
     return CUDA_SUCCESS;
 }
 
@@ -237,13 +259,21 @@ TD_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, 
     if (!clusterSize)
         return CUDA_ERROR_INVALID_VALUE;
     struct occ_in in;
-    unsigned long long cluster; /* ignored, as documented */
-    int clusters_on;
-    CUresult r = cluster_config(func, config, &in, &cluster, &clusters_on);
+    unsigned long long cluster; /* the configuration's is ignored, as documented; the function's is the answer */
+    int clusters_on, non_portable;
+    CUresult r = cluster_config(func, config, &in, &cluster, &clusters_on, &non_portable);
     if (r)
         return r;
-    if (clusters_on)
-        return CUDA_ERROR_NOT_SUPPORTED; /* no profile launches clusters yet */
-    *clusterSize = cluster_blocks(&in, config) > 0 ? 1 : 0;
+    unsigned long long fit = (unsigned long long)cluster_blocks(&in, config) * (unsigned)in.nsm;
+    unsigned long long max = !clusters_on ? 1 : non_portable ? EMU_CLUSTER_MAX_NONPORTABLE : EMU_CLUSTER_MAX_PORTABLE;
+    if (clusters_on) {
+        int req = 0;
+        r = cuFuncGetAttribute(&req, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, func);
+        if (r)
+            return r;
+        if (req > 0)
+            max = cluster; /* the function's own size */
+    }
+    *clusterSize = (int)(fit < max ? fit : max);
     return CUDA_SUCCESS;
 }

@@ -67,7 +67,10 @@ struct plan {                    /* per launch */
     unsigned static_shared, shsize;
     unsigned nthreads, nwarps;
     uint64_t nblocks;
-    atomic_ullong next_block;
+    unsigned cdim[3], csize;     /* blocks per cluster: by dimension, in all (1: no clusters) */
+    uint64_t nclusters;          /* blocks are numbered cluster by cluster: block k is rank
+                                    k % csize of cluster k / csize */
+    atomic_ullong next_block;    /* the next cluster to run (non-cooperative launches) */
     atomic_ullong ins;           /* thread-instructions of the launch so far */
     atomic_int stop;
     double deadline;             /* CLOCK_MONOTONIC seconds, 0: none */
@@ -123,6 +126,12 @@ struct blk {                     /* one host thread's block state */
     uint64_t clo[NCACHE], chi[NCACHE];
     int cnext;
     unsigned ctaid[3];
+    struct blk *cbase;           /* the blocks of this one's cluster, by rank (csize of them) */
+    unsigned crank;              /* this block's rank in its cluster */
+    uint32_t *cphase;            /* per thread: 1 + the phase of barrier.cluster it arrived
+                                    at, 0: not arrived (exec_cluster.c) */
+    unsigned cb_arrived, cb_phase; /* rank 0 of a cluster: barrier.cluster's count and phase */
+    uint64_t cwait;              /* thread-instructions spent at barrier.cluster.wait, waiting */
     uint64_t icount, icount_seen;
     int yield;                   /* the running warp should give way (nanosleep, try_wait) */
     enum ptx_status st;
@@ -182,6 +191,33 @@ ex_fn ex_warp_select(const struct ir_ins *in);
 ex_fn ex_mma_select(const struct ptx_module *m, const struct ir_ins *in);
 /* exec_tex.c, reached through ex_mem_select: textures and surfaces */
 ex_fn ex_tex_select(const struct ir_ins *in);
+/* exec_cluster.c: mapa and barrier.cluster */
+ex_fn ex_cluster_select(const struct ir_ins *in);
+
+/* Distributed shared memory. A .shared::cluster address is a block's own
+ * shared address (below 2^24: no block has that much), or rank + 1 in the
+ * bits from 24 up and the offset in that block's window below (what mapa
+ * gives; PTX_CLUSTER_SHIFT, ptx.h). Generic addresses of other blocks' shared memory are the host
+ * addresses of their windows, as the block's own are. The host pointer of
+ * an access of n bytes, or NULL outside the cluster or the window. */
+#define CLUSTER_SHIFT PTX_CLUSTER_SHIFT
+static inline unsigned char *ex_cluster_ptr(const struct blk *b, uint64_t a, unsigned n)
+{
+    const struct plan *P = b->P;
+    uint64_t hi = a >> CLUSTER_SHIFT, off = a & ((1ull << CLUSTER_SHIFT) - 1);
+    const struct blk *t = hi == 0 ? b : hi <= P->csize && b->cbase ? &b->cbase[hi - 1] : NULL;
+    return t && off + n <= P->shsize ? t->shared + off : NULL;
+}
+/* the block of b's cluster whose shared window holds generic [a, a+n), or NULL */
+static inline const struct blk *ex_cluster_gen(const struct blk *b, uint64_t a, unsigned n)
+{
+    const struct plan *P = b->P;
+    for (unsigned r = 0; b->cbase && r < P->csize; r++) {
+        uintptr_t sh = (uintptr_t)b->cbase[r].shared;
+        if (a >= sh && a + n <= sh + P->shsize && a + n >= a) return &b->cbase[r];
+    }
+    return NULL;
+}
 
 /* exec_warp.c: the warp-synchronous instruction of lanes P of w, each at
  * its own instruction w->lpc[l] (all of one kind and member mask M):

@@ -12,6 +12,7 @@ const char *ex_space_name(int sp)
     switch (sp) {
     case SP_GLOBAL: return "global";
     case SP_SHARED: return "shared";
+    case SP_CLUSTER: return "shared::cluster";
     case SP_LOCAL: return "local";
     case SP_CONST: return "const";
     case SP_PARAM: case SP_FPARAM: return "param";

@@ -28,12 +28,23 @@ static uint64_t sreg(const struct blk *b, const struct warp *w, int l, int64_t w
     case S_NTID_X: return Lp->block[0];
     case S_NTID_Y: return Lp->block[1];
     case S_NTID_Z: return Lp->block[2];
-    case S_CTAID_X: case S_CLUSTERID_X: return b->ctaid[0];
-    case S_CTAID_Y: case S_CLUSTERID_Y: return b->ctaid[1];
-    case S_CTAID_Z: case S_CLUSTERID_Z: return b->ctaid[2];
-    case S_NCTAID_X: case S_NCLUSTERID_X: return Lp->grid[0];
-    case S_NCTAID_Y: case S_NCLUSTERID_Y: return Lp->grid[1];
-    case S_NCTAID_Z: case S_NCLUSTERID_Z: return Lp->grid[2];
+    case S_CTAID_X: return b->ctaid[0];
+    case S_CTAID_Y: return b->ctaid[1];
+    case S_CTAID_Z: return b->ctaid[2];
+    case S_NCTAID_X: return Lp->grid[0];
+    case S_NCTAID_Y: return Lp->grid[1];
+    case S_NCTAID_Z: return Lp->grid[2];
+    case S_CLUSTERID_X: case S_CLUSTERID_Y: case S_CLUSTERID_Z:
+        return b->ctaid[which - S_CLUSTERID_X] / P->cdim[which - S_CLUSTERID_X];
+    case S_NCLUSTERID_X: case S_NCLUSTERID_Y: case S_NCLUSTERID_Z:
+        return Lp->grid[which - S_NCLUSTERID_X] / P->cdim[which - S_NCLUSTERID_X];
+    case S_CLUSTER_CTAID_X: case S_CLUSTER_CTAID_Y: case S_CLUSTER_CTAID_Z:
+        return b->ctaid[which - S_CLUSTER_CTAID_X] % P->cdim[which - S_CLUSTER_CTAID_X];
+    case S_CLUSTER_NCTAID_X: case S_CLUSTER_NCTAID_Y: case S_CLUSTER_NCTAID_Z:
+        return P->cdim[which - S_CLUSTER_NCTAID_X];
+    case S_CLUSTER_CTARANK: return b->crank;
+    case S_CLUSTER_NCTARANK: return P->csize;
+    case S_IS_EXPLICIT_CLUSTER: return Lp->explicit_cluster != 0;
     case S_LANEID: return (uint64_t)l;
     case S_WARPID: return (uint64_t)w->id;
     case S_NWARPID: return P->nwarps;
@@ -46,9 +57,7 @@ static uint64_t sreg(const struct blk *b, const struct warp *w, int l, int64_t w
     case S_LANEMASK_GE: return ~((1u << l) - 1);
     case S_LANEMASK_GT: return (uint32_t)~((2ull << l) - 1);
     case S_DYN_SMEM: return Lp->dyn_shared;
-    case S_CLUSTER_NCTAID_X: case S_CLUSTER_NCTAID_Y: case S_CLUSTER_NCTAID_Z: case S_CLUSTER_NCTARANK: return 1;
-    case S_CLUSTER_CTAID_X: case S_CLUSTER_CTAID_Y: case S_CLUSTER_CTAID_Z: case S_CLUSTER_CTARANK:
-    case S_IS_EXPLICIT_CLUSTER: case S_ZERO: return 0;
+    case S_ZERO: return 0;
     default: return P->shsize; /* %total_smem_size, %aggr_smem_size */
     }
 }
@@ -85,13 +94,22 @@ static void fill_consts(struct blk *b, struct warp *w, int sregs_only)
     }
 }
 
-static void block_begin(struct blk *b, uint64_t lin)
+/* block k: rank k % csize of cluster k / csize (clusters and the ranks in
+ * them x fastest, as the block indices of a grid) */
+static void block_begin(struct blk *b, uint64_t k)
 {
     struct plan *P = b->P;
     const struct ptx_launch *Lp = P->l;
-    b->ctaid[0] = (unsigned)(lin % Lp->grid[0]);
-    b->ctaid[1] = (unsigned)(lin / Lp->grid[0] % Lp->grid[1]);
-    b->ctaid[2] = (unsigned)(lin / ((uint64_t)Lp->grid[0] * Lp->grid[1]));
+    const unsigned *cd = P->cdim;
+    uint64_t c = k / P->csize;
+    unsigned r = (unsigned)(k % P->csize), ncx = Lp->grid[0] / cd[0], ncy = Lp->grid[1] / cd[1];
+    b->ctaid[0] = (unsigned)(c % ncx) * cd[0] + r % cd[0];
+    b->ctaid[1] = (unsigned)(c / ncx % ncy) * cd[1] + r / cd[0] % cd[1];
+    b->ctaid[2] = (unsigned)(c / ((uint64_t)ncx * ncy)) * cd[2] + r / (cd[0] * cd[1]);
+    b->crank = r;
+    b->cb_arrived = b->cb_phase = 0;
+    b->cwait = 0;
+    memset(b->cphase, 0, sizeof *b->cphase * P->nthreads);
     memset(b->shared, 0, P->shsize);
     memset(b->bars, 0, sizeof b->bars);
     for (int i = 0; i < NBARS; i++) b->bars[i].rand = 1;
@@ -139,48 +157,94 @@ static void run_block(struct blk *b, uint64_t lin)
     while (block_turn(b)) {}
 }
 
+/* A round of a cluster's blocks (n of them from bs): a turn of each that
+ * lives. 1 while one lives. A round in which every thread that ran only
+ * waited at barrier.cluster.wait is a deadlock: the threads it waits for
+ * wait elsewhere (a block barrier) and never arrive. */
+static int cluster_round(struct blk *bs, unsigned n)
+{
+    uint64_t ran = 0, waited = 0;
+    int live = 0;
+    for (unsigned r = 0; r < n; r++) {
+        struct blk *b = &bs[r];
+        if (!b->alive || b->st != PTX_OK) continue;
+        uint64_t i0 = b->icount, w0 = b->cwait;
+        if (block_turn(b)) live = 1;
+        if (b->st != PTX_OK) return 0;
+        ran += b->icount - i0;
+        waited += b->cwait - w0;
+    }
+    if (live && ran && ran == waited) {
+        ex_fail(&bs[0], PTX_E_DEADLOCK, "deadlock: the threads of the cluster of block (%u, %u, %u) wait at "
+                "barrier.cluster.wait for threads of the cluster that never arrive", bs[0].ctaid[0], bs[0].ctaid[1],
+                bs[0].ctaid[2]);
+        return 0;
+    }
+    return live;
+}
+
+/* a worker: clusters handed out in order, each run by this thread, the
+ * blocks of a cluster (csize of them in bs) resident together */
 static void *worker(void *arg)
 {
-    struct blk *b = arg;
-    struct plan *P = b->P;
-    for (unsigned i = 0; i < P->nwarps; i++) fill_consts(b, &b->warps[i], 0);
-    while (!atomic_load_explicit(&P->stop, memory_order_relaxed)) {
-        uint64_t k = atomic_fetch_add(&P->next_block, 1);
-        if (k >= P->nblocks) break;
-        run_block(b, k);
-        if (b->st != PTX_OK) break;
+    struct blk *bs = arg;
+    struct plan *P = bs[0].P;
+    for (unsigned r = 0; r < P->csize; r++) {
+        bs[r].cbase = bs;
+        for (unsigned i = 0; i < P->nwarps; i++) fill_consts(&bs[r], &bs[r].warps[i], 0);
     }
-    atomic_fetch_add(&total_ins, b->icount);
+    while (!atomic_load_explicit(&P->stop, memory_order_relaxed)) {
+        uint64_t c = atomic_fetch_add(&P->next_block, 1);
+        if (c >= P->nclusters) break;
+        if (P->csize == 1) {
+            run_block(bs, c);
+            if (bs->st != PTX_OK) break;
+            continue;
+        }
+        for (unsigned r = 0; r < P->csize; r++) block_begin(&bs[r], c * P->csize + r);
+        while (cluster_round(bs, P->csize)) {}
+        int failed = 0;
+        for (unsigned r = 0; r < P->csize; r++) failed |= bs[r].st != PTX_OK;
+        if (failed) break;
+    }
+    for (unsigned r = 0; r < P->csize; r++) atomic_fetch_add(&total_ins, bs[r].icount);
     return NULL;
 }
 
 /* A cooperative launch: every block resident at once, as the grid-wide
- * barrier needs. The blocks are dealt to the host threads in turn (nb
- * blocks from bs, every nth from first); each thread gives each of its
- * blocks a turn (a slice of each warp) in a round, so a block spinning at
- * the barrier lets the others reach it. */
+ * barrier needs. The clusters are dealt to the host threads in turn (every
+ * nth from first; a cluster's blocks stay on one thread); each thread
+ * gives each of its blocks a turn (a slice of each warp) in a round, so a
+ * block spinning at the barrier lets the others reach it. */
 struct coop { struct blk *bs; uint64_t first, step; };
+
+#define COOP_BLOCKS(c, P, k) \
+    for (uint64_t cl_ = (c)->first; cl_ < (P)->nclusters; cl_ += (c)->step) \
+        for (uint64_t k = cl_ * (P)->csize; k < (cl_ + 1) * (P)->csize; k++)
 
 static void *coop_worker(void *arg)
 {
     struct coop *c = arg;
     struct plan *P = c->bs[0].P;
     uint64_t n = 0;
-    for (uint64_t k = c->first; k < P->nblocks; k += c->step, n++) {
+    COOP_BLOCKS(c, P, k) {
         struct blk *b = &c->bs[k];
+        b->cbase = &c->bs[k - k % P->csize];
         for (unsigned i = 0; i < P->nwarps; i++) fill_consts(b, &b->warps[i], 0);
         block_begin(b, k);
+        n++;
     }
     for (uint64_t live = n; live && !atomic_load_explicit(&P->stop, memory_order_relaxed);) {
         live = 0;
-        for (uint64_t k = c->first; k < P->nblocks; k += c->step) {
+        COOP_BLOCKS(c, P, k) {
             struct blk *b = &c->bs[k];
             if (!b->alive || b->st != PTX_OK) continue;
             if (block_turn(b)) live++;
-            if (b->st != PTX_OK) { live = 0; break; }
+            if (b->st != PTX_OK) { live = 0; goto done; }
         }
     }
-    for (uint64_t k = c->first; k < P->nblocks; k += c->step) atomic_fetch_add(&total_ins, c->bs[k].icount);
+done:
+    COOP_BLOCKS(c, P, k) atomic_fetch_add(&total_ins, c->bs[k].icount);
     return NULL;
 }
 
@@ -194,6 +258,7 @@ static void blk_free(struct blk *b)
     free(b->frames);
     free(b->sp);
     free(b->scratch);
+    free(b->cphase);
 }
 
 static int blk_init(struct blk *b, struct plan *P)
@@ -208,7 +273,8 @@ static int blk_init(struct blk *b, struct plan *P)
     b->frames = calloc((size_t)P->nthreads * (size_t)(P->maxdepth ? P->maxdepth : 1), sizeof *b->frames);
     b->sp = P->reentrant ? calloc(P->nthreads, sizeof *b->sp) : NULL;
     b->scratch = P->reentrant ? calloc(1, P->scratch + 1) : NULL;
-    if (!b->shared || !b->local || !b->fparam || !b->warps || !b->regs || !b->frames ||
+    b->cphase = calloc(P->nthreads, sizeof *b->cphase);
+    if (!b->shared || !b->local || !b->fparam || !b->warps || !b->regs || !b->frames || !b->cphase ||
         (P->reentrant && (!b->sp || !b->scratch))) {
         blk_free(b);
         return -1;
@@ -268,6 +334,7 @@ static const ex_fn *handlers(const struct ptx_module *m)
             if (!f) f = ex_mem_select(in);
             if (!f) f = ex_warp_select(in);
             if (!f) f = ex_mma_select(m, in);
+            if (!f) f = ex_cluster_select(in);
             h[i] = f;
         }
         atomic_store_explicit(&mm->xcache, (void *)h, memory_order_release);
@@ -316,27 +383,38 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
     P.nthreads = l->block[0] * l->block[1] * l->block[2];
     P.nwarps = (P.nthreads + 31) / 32;
     P.nblocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    for (int k = 0; k < 3; k++) P.cdim[k] = l->cluster[k] ? l->cluster[k] : 1;
+    P.csize = P.cdim[0] * P.cdim[1] * P.cdim[2];
+    for (int k = 0; k < 3; k++)
+        if (l->cluster[k] > 16 || P.csize > 16 || l->grid[k] % P.cdim[k]) {
+            st = PTX_E_TRAP;
+            snprintf(err, errlen, "a cluster of %u x %u x %u blocks: at most 16 that divide the grid of %u x %u x %u",
+                     P.cdim[0], P.cdim[1], P.cdim[2], l->grid[0], l->grid[1], l->grid[2]);
+            goto out;
+        }
+    P.nclusters = P.nblocks / P.csize;
     if (l->timeout_ms) P.deadline = ex_now() + l->timeout_ms / 1000.0;
     if (l->param_bytes < m->funcs[entry].param_bytes) { st = PTX_E_TRAP; snprintf(err, errlen, "parameter buffer too small"); goto out; }
     if (P.nwarps > 32 || !P.nthreads) { st = PTX_E_TRAP; snprintf(err, errlen, "%u threads per block: 1 to 1024 can run", P.nthreads); goto out; }
     long ncpu = l->nthreads > 0 ? l->nthreads : sysconf(_SC_NPROCESSORS_ONLN);
     if (ncpu < 1) ncpu = 1;
     if (ncpu > 64) ncpu = 64;
-    if ((uint64_t)ncpu > P.nblocks) ncpu = (long)P.nblocks;
+    if ((uint64_t)ncpu > P.nclusters) ncpu = (long)P.nclusters;
     if (l->cooperative && P.nblocks > COOP_MAX_BLOCKS) {
         st = PTX_E_TRAP;
         snprintf(err, errlen, "a cooperative grid of %llu blocks: at most %d can be resident here",
                  (unsigned long long)P.nblocks, COOP_MAX_BLOCKS);
         goto out;
     }
-    /* a cooperative launch keeps every block; others one per thread */
-    size_t nblk = l->cooperative ? (size_t)P.nblocks : (size_t)ncpu;
+    /* a cooperative launch keeps every block; others one cluster per thread */
+    size_t nblk = l->cooperative ? (size_t)P.nblocks : (size_t)ncpu * P.csize;
     struct blk *bs = calloc(nblk, sizeof *bs);
     pthread_t th[64];
     if (!bs) { st = PTX_E_NOMEM; snprintf(err, errlen, "out of memory"); goto out; }
     size_t nb = 0;
     for (; nb < nblk; nb++)
         if (blk_init(&bs[nb], &P)) break;
+    nb -= nb % P.csize; /* whole clusters */
     if (nb == 0 || (l->cooperative && nb < nblk)) {
         for (size_t i = 0; i < nb; i++) blk_free(&bs[i]);
         free(bs);
@@ -351,7 +429,7 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
         for (long i = 1; i < ncpu; i++, nth++)
             if (pthread_create(&th[i - 1], NULL, coop_worker, &cs[i])) break;
         if (nth < ncpu - 1) { /* fewer threads: the first one also takes the blocks of those not started */
-            for (long i = nth + 1; i < ncpu; i++) cs[i].first = P.nblocks;
+            for (long i = nth + 1; i < ncpu; i++) cs[i].first = P.nclusters;
             atomic_store(&P.stop, 1); /* not resident at once: the launch cannot run as asked */
             st = PTX_E_NOMEM;
             snprintf(err, errlen, "could not start the host threads of a cooperative launch");
@@ -360,8 +438,8 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
         }
         for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
     } else {
-        for (size_t i = 1; i < nb; i++, nth++)
-            if (pthread_create(&th[i - 1], NULL, worker, &bs[i])) break;
+        for (size_t i = P.csize; i < nb; i += P.csize, nth++)
+            if (pthread_create(&th[nth], NULL, worker, &bs[i])) break;
         worker(&bs[0]);
         for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
     }

@@ -34,6 +34,7 @@ static inline unsigned char *gen_ptr(struct blk *b, uint64_t a, unsigned n)
         if (a >= b->clo[i] && a + n <= b->chi[i] && a + n >= a) return (unsigned char *)(uintptr_t)a;
     uintptr_t sh = (uintptr_t)b->shared, lo = (uintptr_t)b->local, fp = (uintptr_t)b->fparam;
     if (a >= sh && a + n <= sh + P->shsize) return (unsigned char *)(uintptr_t)a;
+    if (P->csize > 1 && ex_cluster_gen(b, a, n)) return (unsigned char *)(uintptr_t)a;
     if (a >= lo && a + n <= lo + (uint64_t)P->lstride * P->nthreads) return (unsigned char *)(uintptr_t)a;
     if (a >= fp && a + n <= fp + (uint64_t)P->fstride * P->nthreads) return (unsigned char *)(uintptr_t)a;
     uintptr_t pb = (uintptr_t)P->l->params;
@@ -60,6 +61,8 @@ static inline unsigned char *addr_of(struct blk *b, int space, uint64_t a, unsig
     switch (space) {
     case SP_SHARED:
         return a + n <= P->shsize && a + n >= a ? b->shared + a : NULL;
+    case SP_CLUSTER:
+        return ex_cluster_ptr(b, a, n);
     case SP_LOCAL:
         return a + n <= P->lstride && a + n >= a ? b->local + (size_t)tid * P->lstride + a : NULL;
     case SP_FPARAM:
@@ -199,6 +202,14 @@ static int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32
             int l = L;
             uint64_t a = A[l], base = 0;
             unsigned tid = (unsigned)(w->id * 32 + l);
+            if (in->space == SP_CLUSTER) { /* another block's window: no one base */
+                const struct blk *o = to ? ex_cluster_gen(b, a, 1) : NULL;
+                unsigned char *hp = to ? NULL : ex_cluster_ptr(b, a, 1);
+                uint64_t r = to ? (o ? ((uint64_t)o->crank + 1) << CLUSTER_SHIFT | (a - (uintptr_t)o->shared) : 0)
+                                : (hp ? (uint64_t)(uintptr_t)hp : 0);
+                D[l] = ir_type_size(t) == 4 ? r & 0xffffffffu : r;
+                continue;
+            }
             switch (in->space) {
             case SP_SHARED: base = (uintptr_t)b->shared; break;
             case SP_LOCAL: base = (uintptr_t)b->local + (uint64_t)tid * P->lstride; break;
@@ -461,6 +472,31 @@ static int mbarrier(struct blk *b, struct warp *w, const struct ir_ins *in, uint
     return 0;
 }
 
+/* isspacep: is the generic address in that space's window (the thread's
+ * own for .local; any block's of the cluster for .shared::cluster)? */
+static int isspacep(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
+{
+    const struct plan *P = b->P;
+    const uint64_t *A = R + (size_t)in->a * 32;
+    uint64_t *D = R + (size_t)in->d * 32;
+    LANES(m) {
+        int l = L;
+        uint64_t a = A[l];
+        uintptr_t sh = (uintptr_t)b->shared, pb = (uintptr_t)P->l->params;
+        uintptr_t lo = (uintptr_t)b->local + (uintptr_t)(w->id * 32 + l) * P->lstride;
+        int in_space;
+        switch (in->space) {
+        case SP_GLOBAL: in_space = global_ok(b, a, 1); break;
+        case SP_SHARED: in_space = a >= sh && a < sh + P->shsize; break;
+        case SP_CLUSTER: in_space = ex_cluster_gen(b, a, 1) != NULL; break;
+        case SP_LOCAL: in_space = a >= lo && a < lo + P->lstride; break;
+        default: in_space = pb && a >= pb && a < pb + P->l->param_bytes; break; /* SP_PARAM */
+        }
+        D[l] = (uint64_t)in_space;
+    }
+    return 0;
+}
+
 ex_fn ex_mem_select(const struct ir_ins *in)
 {
     switch (in->op) {
@@ -488,6 +524,8 @@ ex_fn ex_mem_select(const struct ir_ins *in)
     }
     case OP_CVTA: case OP_CVTA_TO: case OP_ATOM: case OP_RED:
         return ex_mem;
+    case OP_ISSPACEP:
+        return isspacep;
     case OP_CPASYNC:
         return in->sub >= CP_BULK_G2S ? cp_bulk : cp_async;
     case OP_MBAR:

@@ -30,7 +30,9 @@ enum ir_type {
     T_COUNT
 };
 
-enum ir_space { SP_NONE, SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM, SP_FPARAM };
+/* SP_CLUSTER: .shared::cluster (ld, st, atom, red, mapa): a shared address
+ * of the cluster, see exec_cluster.c */
+enum ir_space { SP_NONE, SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_CONST, SP_PARAM, SP_FPARAM, SP_CLUSTER };
 
 enum ir_op {
     OP_NOP, OP_UNSUPPORTED,
@@ -50,6 +52,9 @@ enum ir_op {
     OP_VIDEO,                         /* video instructions: see VI_* */
     OP_CVTPACK,                       /* cvt.pack.sat: type the converted type */
     OP_GRIDDEP,                       /* griddepcontrol (parsed as a no-op) */
+    OP_MAPA,                          /* mapa: space SP_CLUSTER or SP_GENERIC, d = a in rank b */
+    OP_GETCTARANK,                    /* getctarank: space SP_CLUSTER or SP_GENERIC, d = the rank holding a */
+    OP_CBAR,                          /* barrier.cluster: ins.sub CB_ARRIVE or CB_WAIT */
     OP_TEX, OP_TLD4, OP_TXQ, OP_SULD, OP_SUST, OP_SUQ, /* textures and surfaces: see TG_* */
     OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE, OP_SETCOND,  /* builtin functions */
     OP_COUNT
@@ -66,6 +71,8 @@ enum { TQ_WIDTH, TQ_HEIGHT, TQ_DEPTH, TQ_NORM_COORDS, TQ_FILTER, TQ_ADDR0, TQ_AD
        TQ_ARRAY_SIZE, TQ_MIP_LEVELS, TQ_SAMPLES, TQ_LAYOUT };
 /* bar: ins.sub2 */
 enum { BK_SYNC, BK_ARRIVE, BK_RED };
+/* barrier.cluster: ins.sub */
+enum { CB_ARRIVE, CB_WAIT };
 /* bar.red, redux: ins.sub */
 enum { RED_POPC, RED_AND, RED_OR, RED_XOR, RED_ADD, RED_MIN, RED_MAX };
 /* match */
@@ -200,7 +207,6 @@ enum { S_TID_X, S_TID_Y, S_TID_Z, S_NTID_X, S_NTID_Y, S_NTID_Z, S_CTAID_X, S_CTA
        S_NCTAID_X, S_NCTAID_Y, S_NCTAID_Z, S_LANEID, S_WARPID, S_NWARPID, S_SMID, S_NSMID,
        S_GRIDID, S_LANEMASK_EQ, S_LANEMASK_LE, S_LANEMASK_LT, S_LANEMASK_GE, S_LANEMASK_GT,
        S_DYN_SMEM, S_TOTAL_SMEM,
-       /* clusters of one block (no cluster launch): the cluster is the block */
        S_CLUSTERID_X, S_CLUSTERID_Y, S_CLUSTERID_Z, S_NCLUSTERID_X, S_NCLUSTERID_Y, S_NCLUSTERID_Z,
        S_CLUSTER_CTAID_X, S_CLUSTER_CTAID_Y, S_CLUSTER_CTAID_Z,
        S_CLUSTER_NCTAID_X, S_CLUSTER_NCTAID_Y, S_CLUSTER_NCTAID_Z,
@@ -238,6 +244,8 @@ struct ir_func {
     int problem;             /* check.c: 0 runs; 1 its own problem; 2 + g:
                                 function g it calls has one */
     unsigned shared_bytes;   /* entry, shared.c: the static .shared it uses */
+    unsigned cluster[3];     /* entry: .reqnctapercluster (0: none) */
+    int explicit_cluster;    /* entry: .explicitcluster */
 };
 
 struct ptx_module {

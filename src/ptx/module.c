@@ -83,6 +83,12 @@ unsigned ptx_entry_shared_bytes(const struct ptx_module *m, int entry)
 {
     return entry >= 0 && entry < m->nfuncs ? m->funcs[entry].shared_bytes : 0;
 }
+int ptx_entry_cluster(const struct ptx_module *m, int entry, unsigned dims[3])
+{
+    const struct ir_func *f = entry >= 0 && entry < m->nfuncs ? &m->funcs[entry] : NULL;
+    for (int k = 0; k < 3; k++) dims[k] = f ? f->cluster[k] : 0;
+    return f && (f->explicit_cluster || f->cluster[0]);
+}
 int ptx_entry_params(const struct ptx_module *m, int entry, unsigned *off, unsigned *size, int max)
 {
     const struct ir_func *f = &m->funcs[entry];

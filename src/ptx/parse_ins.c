@@ -319,7 +319,8 @@ static const struct { const char *s; int op; } opnames[] = {
     { "fence", OP_MEMBAR }, { "prefetch", OP_NOP }, { "prefetchu", OP_NOP }, { "pmevent", OP_NOP },
     { "nanosleep", OP_NOP }, { "brkpt", OP_TRAP }, { "discard", OP_NOP }, { "applypriority", OP_NOP },
     { "createpolicy", OP_UNSUPPORTED }, { "cp", OP_CPASYNC }, { "mbarrier", OP_MBAR },
-    { "griddepcontrol", OP_GRIDDEP },
+    { "griddepcontrol", OP_GRIDDEP }, { "mapa", OP_MAPA }, { "getctarank", OP_GETCTARANK },
+    { "isspacep", OP_ISSPACEP },
 };
 
 
@@ -502,6 +503,16 @@ int parse_ins(struct ps *p, int guard, int gneg)
         in->d = dst(p, &ops[0]);
         in->a = src(p, &ops[1], t);
         if (in->space == SP_PARAM && !p->m->funcs[p->fn].is_entry) in->space = SP_FPARAM;
+        break;
+    case OP_ISSPACEP: /* isspacep.space p, a: global, shared (::cta, ::cluster), local, param */
+        NEED(2);
+        if (in->space != SP_GLOBAL && in->space != SP_SHARED && in->space != SP_CLUSTER && in->space != SP_LOCAL &&
+            in->space != SP_PARAM) {
+            mark_unsupported(p, in, nstart, nlen); /* .const: constant variables are global memory here */
+            goto out;
+        }
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], T_U64);
         break;
     case OP_CVT:
         if (nops == 3 && (t == T_F16X2 || t == T_BF16X2 || t == T_E4M3X2 || t == T_E5M2X2)) { /* pack two f32: a high, b low */
@@ -766,12 +777,17 @@ int parse_ins(struct ps *p, int guard, int gneg)
             rc = -1;
             goto out;
         }
-        if (res) in->d = dst(p, &ops[0]);
+        if (res) in->d = ops[0].kind == O_SINK ? -1 : dst(p, &ops[0]); /* _: the state is not kept */
         in->a = addr_base(p, ad, &off);
         in->imm = off;
         if (vals) in->b = src(p, &ops[(res ? 2 : 1)], T_U64);
         if (in->space == SP_NONE) in->space = SP_GENERIC;
-        if (in->space != SP_SHARED && in->space != SP_GENERIC) { mark_unsupported(p, in, nstart, nlen); goto out; }
+        /* .shared::cluster: arrivals and transaction counts on another block's mbarrier */
+        int remote_ok = sub == MB_ARRIVE || sub == MB_ARRIVE_DROP || sub == MB_EXPECT_TX || sub == MB_COMPLETE_TX;
+        if (in->space != SP_SHARED && in->space != SP_GENERIC && !(in->space == SP_CLUSTER && remote_ok)) {
+            mark_unsupported(p, in, nstart, nlen);
+            goto out;
+        }
         break;
     }
     case OP_BRX: { /* brx.idx index, targets */
@@ -783,6 +799,21 @@ int parse_ins(struct ps *p, int guard, int gneg)
         break;
     }
     case OP_RET: case OP_EXIT: case OP_TRAP:
+        break;
+    case OP_CBAR: /* barrier.cluster.arrive, barrier.cluster.wait: no operands */
+        NEED(0);
+        break;
+    case OP_MAPA: /* mapa{.shared::cluster}.u32/.u64 d, a, rank */
+    case OP_GETCTARANK: /* getctarank{.shared::cluster}.u32/.u64 d, a */
+        NEED(op == OP_MAPA ? 3 : 2);
+        if (in->space == SP_NONE) in->space = SP_GENERIC;
+        if ((in->space != SP_CLUSTER && in->space != SP_GENERIC) || (t != T_U32 && t != T_U64 && t != T_B32 && t != T_B64)) {
+            mark_unsupported(p, in, nstart, nlen);
+            goto out;
+        }
+        in->d = dst(p, &ops[0]);
+        in->a = src(p, &ops[1], t);
+        if (op == OP_MAPA) in->b = src(p, &ops[2], T_U32);
         break;
     case OP_BAR:
         if (warp) { /* bar.warp.sync membermask */

@@ -43,6 +43,14 @@ void parse_mods(struct ps *p, struct ir_ins *in, int *op, struct mods *md)
         int done = 0;
         if (t != T_NONE) { if (md->ntypes < 3) md->tys[md->ntypes++] = t; continue; }
         if (sp != SP_NONE) {
+            /* .shared::cluster: another block's shared memory (ld, st, atom, red, mapa) */
+            if (is(k, ".shared::cluster") && (*op == OP_LD || *op == OP_ST || *op == OP_ATOM || *op == OP_RED ||
+                                              *op == OP_MAPA || *op == OP_GETCTARANK || *op == OP_MBAR ||
+                                              *op == OP_CVTA || *op == OP_ISSPACEP)) {
+                if (md->nspaces < 2) md->spaces[md->nspaces++] = SP_CLUSTER;
+                in->space = SP_CLUSTER;
+                continue;
+            }
             if (md->nspaces < 2) md->spaces[md->nspaces++] = sp;
             in->space = (uint8_t)sp;
             /* .shared::cluster: the block's own shared memory (clusters of one block) in cp.async.bulk */
@@ -117,6 +125,13 @@ void parse_mods(struct ps *p, struct ir_ins *in, int *op, struct mods *md)
             else if (is(k, ".r")) { in->flags |= F_HI; done = 1; }
             else if (is(k, ".wrap")) { in->flags |= F_WRAP; done = 1; }
             else if (is(k, ".clamp")) done = 1;
+        } else if (*op == OP_BAR && is(k, ".cluster")) { /* barrier.cluster.arrive, .wait */
+            *op = OP_CBAR;
+            done = 1;
+        } else if (*op == OP_CBAR) {
+            if (is(k, ".arrive")) { in->sub = CB_ARRIVE; done = 1; }
+            else if (is(k, ".wait")) { in->sub = CB_WAIT; done = 1; }
+            else if (is(k, ".aligned") || is(k, ".relaxed") || is(k, ".release") || is(k, ".acquire")) done = 1;
         } else if (*op == OP_BAR) {
             if (is(k, ".sync") || is(k, ".aligned") || is(k, ".cta")) done = 1;
             else if (is(k, ".warp")) { md->warp = 1; done = 1; }

@@ -408,10 +408,27 @@ static int parse_body(struct ps *p)
     return bad ? 0 : resolve_labels(p);
 }
 
-/* skips perf directives up to the body or ';' */
-static void skip_directives(struct ps *p)
+/* skips perf directives up to the body or ';'; function fi keeps its
+ * cluster directives (.reqnctapercluster x, y, z; .explicitcluster) */
+static void skip_directives(struct ps *p, int fi)
 {
     while (cur(p)->kind != TK_EOF && !isp(cur(p), '{') && !isp(cur(p), ';')) {
+        if (cur(p)->kind == TK_DIR && is(cur(p), ".explicitcluster")) {
+            p->m->funcs[fi].explicit_cluster = 1;
+            next(p);
+            continue;
+        }
+        if (cur(p)->kind == TK_DIR && is(cur(p), ".reqnctapercluster")) {
+            struct ir_func *f = &p->m->funcs[fi];
+            next(p);
+            f->cluster[0] = f->cluster[1] = f->cluster[2] = 1;
+            for (int k = 0; k < 3 && cur(p)->kind == TK_INT; k++) {
+                f->cluster[k] = cur(p)->iv > 1024 ? 1025 : (unsigned)cur(p)->iv; /* too large: refused at launch */
+                next(p);
+                if (!accept(p, ',')) break;
+            }
+            continue;
+        }
         if (cur(p)->kind == TK_DIR && (is(cur(p), ".noreturn") || is(cur(p), ".maxntid") || is(cur(p), ".reqntid") ||
                                        is(cur(p), ".minnctapersm") || is(cur(p), ".maxnctapersm") || is(cur(p), ".maxnreg") ||
                                        is(cur(p), ".explicitcluster") || is(cur(p), ".reqnctapercluster") ||
@@ -484,7 +501,7 @@ static int parse_function(struct ps *p, int entry, int is_extern)
             accept(p, ';');
         goto done;
     }
-    skip_directives(p);
+    skip_directives(p, fi);
     if (p->failed) return -1;
     f = &p->m->funcs[fi];
     if (accept(p, ';')) /* a declaration */

@@ -51,6 +51,9 @@ unsigned ptx_entry_param_bytes(const struct ptx_module *m, int entry);
 int ptx_entry_params(const struct ptx_module *m, int entry, unsigned *off, unsigned *size, int max);
 /* Static shared memory the entry uses (bytes). */
 unsigned ptx_entry_shared_bytes(const struct ptx_module *m, int entry);
+/* The entry's required cluster size (.reqnctapercluster; 0s: none) into
+ * dims; 1 if it has one or .explicitcluster, else 0. */
+int ptx_entry_cluster(const struct ptx_module *m, int entry, unsigned dims[3]);
 /* 0 if the entry and every function it calls can run; else -1 with a
  * message naming the first unsupported instruction and its PTX line. */
 int ptx_entry_check(const struct ptx_module *m, int entry, char *err, size_t errlen);
@@ -92,6 +95,12 @@ enum ptx_status {
                             read from a lane that is not taking part) */
     PTX_E_TIMEOUT,       /* the launch's instruction budget or time limit ran out */
 };
+
+/* A .shared::cluster address: the block's own shared offset below
+ * 2^PTX_CLUSTER_SHIFT; else 1 + the rank of the cluster's block it names
+ * from that bit up, the offset in that block's window below (what mapa
+ * gives; ptx_fault.addr of a fault in that space is such an address). */
+#define PTX_CLUSTER_SHIFT 24
 
 /* What a faulting instruction did with memory (ptx_fault.access). */
 enum ptx_access { PTX_ACCESS_NONE, PTX_ACCESS_READ, PTX_ACCESS_WRITE, PTX_ACCESS_ATOMIC };
@@ -137,6 +146,13 @@ struct ptx_launch {
     int cooperative;                    /* every block resident at once (a
                                            cooperative launch: blocks wait for
                                            each other in grid-wide barriers) */
+    unsigned cluster[3];                /* blocks per cluster in each dimension
+                                           (0 or 1: one); each divides grid. The
+                                           blocks of a cluster are resident at
+                                           once, on one host thread, and reach
+                                           each other's shared memory */
+    int explicit_cluster;               /* %is_explicit_cluster: the launch or
+                                           the kernel gave a cluster size */
     uint32_t envreg[32];                /* %envreg0..31, what the driver puts
                                            there: 1 and 2 hold the high and low
                                            halves of a cooperative launch's

@@ -139,6 +139,10 @@ build vmm-static vmm.cu
 build texture-static texture.cu
 build peer-static peer.cu
 build ipc-static ipc.cu
+build cluster-static cluster.cu -arch=sm_90
+build noclusters-static noclusters.cu -arch=sm_80
+build attach-static attach.cu
+build poolipc-static poolipc.cu
 
 # the calls behind the runtime calls (docs: cudart-private-interface §5)
 init="cuInit cuDriverGetVersion cuGetExportTable cuDeviceGetCount cuDeviceGetAttribute cuDeviceGetUuid
@@ -187,6 +191,19 @@ traced vmm-static-tdtrace   vmm-static -- cuMemGetAllocationGranularity cuMemAdd
 alone  texture-static       texture-static
 alone  peer-static          peer-static TDTRACE_EMU_DEVICES=2
 alone  ipc-static           ipc-static
+alone  cluster-static       cluster-static
+traced cluster-static-tdtrace cluster-static -- cuLaunchKernelEx cuOccupancyMaxActiveClusters cuOccupancyMaxPotentialClusterSize cuKernelSetAttribute
+alone  noclusters-a100      noclusters-static TDTRACE_EMU_PROFILE=a100
+alone  attach-static        attach-static
+traced attach-static-tdtrace attach-static -- cuMemAllocManaged cuStreamAttachMemAsync
+alone  poolipc-static       poolipc-static
+traced poolipc-static-tdtrace poolipc-static -- cuMemPoolCreate cuMemAllocFromPoolAsync cuMemPoolExportToShareableHandle cuMemPoolExportPointer
+if [ -z "$why" ]; then # a rank outside the cluster is a fault with a report, not a stray access
+    if grep -q "mapa: block rank 99 outside the cluster of 2 blocks" "$out/cluster-static.log"; then
+        ok "cluster-static-report"; else bad "cluster-static-report" "" "$out/cluster-static.log"; fi
+else
+    skip cluster-static-report
+fi
 traced ipc-static-tdtrace   ipc-static -- cuIpcGetMemHandle cuIpcOpenMemHandle_v2 cuIpcCloseMemHandle
 if [ -z "$why" ]; then # a handle passed by value is decoded whole: its 64 bytes (the emulator's starts "tdIPCm1")
     if grep -Eq '^\[pid +[0-9]+\] cuIpcOpenMemHandle_v2\(&0x[0-9a-f]+, "74644950436d3100[0-9a-f]{112}", 1\) = CUDA_SUCCESS$' \

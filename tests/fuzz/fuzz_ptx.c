@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i < 64; i++)
         params[i] = (uint64_t)(uintptr_t)devmem + 16u * (unsigned)i;
     /* every entry: names from the parser are not exported, so try a few */
-    static const char *const names[] = { "k", "k2", "saxpy", "reduce", "main" };
+    static const char *const names[] = { "k", "k2", "saxpy", "reduce", "main", "cl" };
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
         int e = ptx_entry_find(m, names[k]);
         if (e < 0 || ng > 64 || ptx_entry_param_bytes(m, e) > sizeof params)
@@ -73,6 +73,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct ptx_launch l;
         memset(&l, 0, sizeof l);
         l.grid[0] = 2; l.grid[1] = l.grid[2] = 1;
+        unsigned cd[3]; /* a required cluster size that fits: two clusters of it */
+        if (ptx_entry_cluster(m, e, cd) && cd[0] >= 1 && cd[0] <= 4 && cd[1] == 1 && cd[2] == 1) {
+            l.cluster[0] = cd[0];
+            l.cluster[1] = l.cluster[2] = 1;
+            l.grid[0] = 2 * cd[0];
+        }
         l.block[0] = 40; l.block[1] = l.block[2] = 1;
         l.dyn_shared = 64;
         l.params = params;
@@ -130,6 +136,14 @@ static const char *const seeds[] = {
     " @%p2 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [sb], [%rd1], 64, [mb];\n"
     " @%p2 mbarrier.arrive.expect_tx.shared.b64 %rd3, [mb], 64;\n"
     " cp.async.ca.shared.global [sb+128], [%rd1+64], 16; cp.async.wait_all;\n ret;\n}\n",
+    /* clusters: the directives, cluster registers, distributed shared memory, the cluster barrier */
+    HDR ".entry cl(.param .u64 p) .explicitcluster .reqnctapercluster 2, 1, 1 {\n .shared .align 8 .b32 s[16];\n"
+    " .reg .b32 %r<8>; .reg .b64 %rd<4>; .reg .pred %p<2>;\n mov.u32 %r1, %cluster_ctarank; mov.u32 %r2, %cluster_nctarank;\n"
+    " mov.u32 %r3, s; add.u32 %r4, %r1, 1; rem.u32 %r4, %r4, %r2; mapa.shared::cluster.u32 %r5, %r3, %r4;\n"
+    " barrier.cluster.arrive.relaxed.aligned; barrier.cluster.wait.aligned;\n st.shared::cluster.u32 [%r5+4], %r1;\n"
+    " red.shared::cluster.add.u32 [%r5], 1; cvta.shared.u64 %rd1, s; mapa.u64 %rd2, %rd1, 0; getctarank.u64 %r6, %rd2;\n"
+    " isspacep.shared::cluster %p1, %rd2; mbarrier.arrive.shared::cluster.b64 _, [%r5+8];\n"
+    " fence.acq_rel.cluster; barrier.cluster.arrive; barrier.cluster.wait;\n ret;\n}\n",
 };
 
 static const char *const dict[] = {
@@ -146,6 +160,8 @@ static const char *const dict[] = {
     "suld.b.2d.b32.trap {%r1}, [%rd1, {%r2, %r3}];", "sust.b.3d.v2.b16.zero [%rd1, {%r1, %r2, %r3, %r3}], {%rs1, %rs2};",
     "txq.width.b32 %r1, [%rd1];", "suq.array_size.b32 %r1, [%rd1];", "tld4.r.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];",
     ".1d", ".3d", ".acube", ".clamp",
+    "mapa.shared::cluster.u32 %r5, %r3, 7;", "barrier.cluster.arrive;", "barrier.cluster.wait;", ".shared::cluster",
+    "%cluster_ctarank", "%clusterid.x", "getctarank.shared::cluster.u32 %r1, %r2;", ".reqnctapercluster 4, 2, 1",
 };
 
 #define FUZZ_NAME "fuzz_ptx"

@@ -206,7 +206,7 @@ elif ! $CC $cflags -o "$out/nccl" "$here/nccl.c" -ldl >"$out/nccl.build" 2>&1; t
     bad "$t (build)" "" "$out/nccl.build"
 elif TDTRACE_EMU_DEVICES=2 trace nccl -e 'lib=libnccl*' -- "$out/nccl" "$nccl" &&
      grep -q '^ncclGetVersion(&[0-9]*) = ncclSuccess$' "$out/nccl.trace" &&
-     grep -q '^ncclCommInitAll(0x[0-9a-f]*, 2, 0x[0-9a-f]*) = nccl' "$out/nccl.trace" &&
+     grep -q '^ncclCommInitAll(&0x[0-9a-f]*, 2, 0x[0-9a-f]*) = nccl' "$out/nccl.trace" &&
      nested "$out/nccl.trace" ncclCommInitAll cuInit; then
     ok "$t ($(grep -o '^ncclCommInitAll(.*' "$out/nccl.trace" | sed 's/.*) = //'))"
 else

@@ -188,6 +188,14 @@ static void test_format_null_and_windows(void **state)
     emu_fault_format(&f, NULL, buf, sizeof buf);
     assert_non_null(strstr(buf, "invalid shared write of 4 bytes"));
     assert_non_null(strstr(buf, "    offset 0xc000 in the block's shared window\n"));
+    /* distributed shared memory: the block by rank, the offset in its window */
+    f = write_fault(0x3001000);
+    f.space = "shared::cluster";
+    emu_fault_format(&f, NULL, buf, sizeof buf);
+    assert_non_null(strstr(buf, "invalid shared::cluster write of 4 bytes"));
+    assert_non_null(strstr(buf, "    address 0x3001000 of the cluster's shared memory: a block of the cluster by rank, "
+                                "offset 0x1000\n    (rank 2; the cluster's blocks are numbered from 0)\n"));
+    assert_null(strstr(buf, "allocation"));
 }
 
 static void test_format_other_failures(void **state)

@@ -1359,9 +1359,15 @@ static void test_not_emulated(void **state)
     memset(&v, 0, sizeof v);
     OK(cuGraphKernelNodeGetAttribute(k2, CU_LAUNCH_ATTRIBUTE_PRIORITY, &v));
     assert_int_equal(v.priority, -3);
-    v.clusterDim.x = 2;
+    v.clusterDim.x = 2; /* the node's launch's cluster: kept (checked when the graph launches it) */
     v.clusterDim.y = v.clusterDim.z = 1;
-    ERR(cuGraphKernelNodeSetAttribute(k, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &v), CUDA_ERROR_NOT_SUPPORTED);
+    OK(cuGraphKernelNodeSetAttribute(k, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &v));
+    memset(&v, 0, sizeof v);
+    OK(cuGraphKernelNodeGetAttribute(k, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &v));
+    assert_int_equal(v.clusterDim.x, 2);
+    memset(&v, 0, sizeof v);
+    v.cooperative = 1;
+    ERR(cuGraphKernelNodeSetAttribute(k, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v), CUDA_ERROR_NOT_SUPPORTED);
     ERR(cuGraphKernelNodeSetAttribute(k, (CUkernelNodeAttrID)99, &v), CUDA_ERROR_INVALID_VALUE);
     ERR(cuGraphKernelNodeGetAttribute(x = k, (CUkernelNodeAttrID)0, &v), CUDA_ERROR_INVALID_VALUE);
     OK(cuGraphDestroy(g));

@@ -82,33 +82,122 @@ static CUlaunchAttribute cluster_attr(unsigned x, unsigned y, unsigned z)
     return a;
 }
 
-/* Clusters on a device without cluster launch (every profile): a cluster
- * of one block is a block, anything larger is an invalid cluster size. */
+/* kernels with a required cluster size (__cluster_dims__ gives
+ * .explicitcluster and .reqnctapercluster), and one that must be launched
+ * with a cluster size of the launch's choosing */
+static const char ptx_cl[] =
+    ".version 8.0\n.target sm_90\n.address_size 64\n"
+    ".visible .entry req(.param .u64 p) .explicitcluster .reqnctapercluster 2, 2, 1\n"
+    "{\n  .reg .u64 %rd<3>;\n  .reg .u32 %r<3>;\n  ld.param.u64 %rd1, [p];\n  mov.u32 %r1, %cluster_ctarank;\n"
+    "  mov.u32 %r2, %ctaid.x;\n  mul.wide.u32 %rd2, %r2, 4;\n  add.u64 %rd1, %rd1, %rd2;\n"
+    "  mov.u32 %r2, %ctaid.y;\n  mul.wide.u32 %rd2, %r2, 16;\n  add.u64 %rd1, %rd1, %rd2;\n"
+    "  st.global.u32 [%rd1], %r1;\n  ret;\n}\n"
+    ".visible .entry must(.param .u64 p) .explicitcluster\n{\n  ret;\n}\n";
+
+static void test_required_clusters(void **state)
+{
+    (void)state;
+    CUmodule m;
+    CUfunction req, must;
+    OK(cuModuleLoadData(&m, ptx_cl));
+    OK(cuModuleGetFunction(&req, m, "req"));
+    OK(cuModuleGetFunction(&must, m, "must"));
+    int a;
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, req));
+    assert_int_equal(a, 2);
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, req));
+    assert_int_equal(a, 2);
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, req));
+    assert_int_equal(a, 1);
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET, req));
+    assert_int_equal(a, 0);
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET, must));
+    assert_int_equal(a, 1);
+    OK(cuFuncGetAttribute(&a, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, fn));
+    assert_int_equal(a, 0);
+
+    /* a plain launch takes the kernel's size: the rank of each block of a 4 x 4 grid */
+    CUdeviceptr p;
+    OK(cuMemAlloc_v2(&p, 64));
+    void *args[] = { &p };
+    OK(cuLaunchKernel(req, 4, 4, 1, 32, 1, 1, 0, NULL, args, NULL));
+    OK(cuCtxSynchronize());
+    unsigned out[16];
+    OK(cuMemcpyDtoH_v2(out, p, sizeof out));
+    for (unsigned y = 0; y < 4; y++)
+        for (unsigned x = 0; x < 4; x++) assert_int_equal(out[y * 4 + x], x % 2 + 2 * (y % 2));
+    /* a grid that is not a whole number of its clusters, another size */
+    assert_int_equal(cuLaunchKernel(req, 3, 4, 1, 32, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    CUlaunchAttribute other = cluster_attr(4, 1, 1);
+    CUlaunchConfig c = config(32, 0, &other, 1);
+    c.gridDimX = c.gridDimY = 4;
+    assert_int_equal(cuLaunchKernelEx(&c, req, args, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    CUlaunchAttribute same = cluster_attr(2, 2, 1);
+    c = config(32, 0, &same, 1);
+    c.gridDimX = c.gridDimY = 4;
+    OK(cuLaunchKernelEx(&c, req, args, NULL));
+    OK(cuCtxSynchronize());
+
+    /* occupancy: the function's size when the configuration gives none */
+    int per_sm = 0, sms = 0, n = -1;
+    OK(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0));
+    OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, req, 32, 0));
+    c = config(32, 0, NULL, 0);
+    OK(cuOccupancyMaxActiveClusters(&n, req, &c));
+    assert_int_equal(n, per_sm * sms / 4);
+    OK(cuOccupancyMaxPotentialClusterSize(&n, req, &c));
+    assert_int_equal(n, 4);
+    c = config(32, 0, &other, 1);
+    assert_int_equal(cuOccupancyMaxActiveClusters(&n, req, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    OK(cuMemFree_v2(p));
+    OK(cuModuleUnload(m));
+}
+
+/* Clusters on the h100 profile (cluster launch; profiles without it are
+ * tested by tests/cudart/noclusters.cu): the device's resident blocks make
+ * the clusters, portable sizes up to 8, non-portable up to 16 where the
+ * function allows them. */
 static void test_clusters(void **state)
 {
     (void)state;
-    int on = -1, sms = 0, per_sm = 0, n = -1;
+    int on = -1, sms = 0, per_sm = 0, per_sm128 = 0, n = -1;
     OK(cuDeviceGetAttribute(&on, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 0));
-    assert_int_equal(on, 0);
+    assert_int_equal(on, 1);
     OK(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0));
     OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, 256, 0));
+    OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm128, fn, 128, 0));
     assert_true(per_sm > 0);
 
     CUlaunchAttribute one = cluster_attr(1, 1, 1);
     CUlaunchConfig c = config(256, 0, &one, 1);
     OK(cuOccupancyMaxActiveClusters(&n, fn, &c));
     assert_int_equal(n, per_sm * sms);
-    /* as cuBLAS probes them: 2..32 blocks in x, and in y and z */
+    /* as cuBLAS probes them: 2..32 blocks in x */
     for (unsigned k = 2; k <= 32; k++) {
         CUlaunchAttribute a = cluster_attr(k, 1, 1);
         c = config(128, 0, &a, 1);
         n = -1;
-        assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
-        assert_int_equal(n, -1);
+        if (k <= 8) {
+            OK(cuOccupancyMaxActiveClusters(&n, fn, &c));
+            assert_int_equal(n, per_sm128 * sms / (int)k);
+        } else {
+            assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+            assert_int_equal(n, -1);
+        }
     }
+    CUlaunchAttribute sixteen = cluster_attr(16, 1, 1);
+    c = config(128, 0, &sixteen, 1);
+    OK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
+    OK(cuOccupancyMaxActiveClusters(&n, fn, &c));
+    assert_int_equal(n, per_sm128 * sms / 16);
+    int size = -1;
+    OK(cuOccupancyMaxPotentialClusterSize(&size, fn, &c));
+    assert_int_equal(size, 16);
+    OK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 0));
     CUlaunchAttribute yz = cluster_attr(1, 2, 2);
     c = config(128, 0, &yz, 1);
-    assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    OK(cuOccupancyMaxActiveClusters(&n, fn, &c));
+    assert_int_equal(n, per_sm128 * sms / 4);
     /* no size given, and the function requires none: documented as an error */
     c = config(128, 0, NULL, 0);
     assert_int_equal(cuOccupancyMaxActiveClusters(&n, fn, &c), CUDA_ERROR_INVALID_CLUSTER_SIZE);
@@ -125,12 +214,11 @@ static void test_clusters(void **state)
     assert_int_equal(n, 2 * sms); /* 228 KiB per multiprocessor, 1 KiB reserved per block */
     OK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 49152));
 
-    /* the largest cluster: one block, whatever the configuration's size */
-    int size = -1;
-    CUlaunchAttribute eight = cluster_attr(8, 1, 1);
-    c = config(256, 0, &eight, 1);
+    /* the largest cluster: 8 blocks (portable), whatever the configuration's size */
+    CUlaunchAttribute two = cluster_attr(2, 1, 1);
+    c = config(256, 0, &two, 1);
     OK(cuOccupancyMaxPotentialClusterSize(&size, fn, &c));
-    assert_int_equal(size, 1);
+    assert_int_equal(size, 8);
     c = config(2048, 0, NULL, 0); /* no block that large fits */
     OK(cuOccupancyMaxPotentialClusterSize(&size, fn, &c));
     assert_int_equal(size, 0);
@@ -479,15 +567,25 @@ static void test_launch_attributes(void **state)
     cl[1].value.preferredClusterDim.x = 2;
     cl[1].value.preferredClusterDim.z = 2; /* z must equal the regular one */
     assert_int_equal(fill_ex(p, 6, 4, cl, 2, NULL), CUDA_ERROR_INVALID_VALUE);
-    cl[0].value.clusterDim.x = 2;
-    assert_int_equal(fill_ex(p, 6, 4, cl, 1, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
-    cl[0].value.clusterDim.x = 3;
+    cl[0].value.clusterDim.x = 3; /* does not divide the grid */
     assert_int_equal(fill_ex(p, 6, 4, cl, 1, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
     cl[0].value.clusterDim.x = 0;
     assert_int_equal(fill_ex(p, 6, 4, cl, 1, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
     OK(cuCtxSynchronize());
     OK(cuMemcpyDtoH_v2(out, p, sizeof out));
     assert_int_equal(out[0], 5);
+    cl[0].value.clusterDim.x = 2; /* the h100 profile launches clusters */
+    OK(fill_ex(p, 6, 4, cl, 1, NULL));
+    cl[0].value.clusterDim.x = 16; /* non-portable: the function must allow it */
+    assert_int_equal(fill_ex(p, 7, 16, cl, 1, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    OK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
+    assert_int_equal(fill_ex(p, 7, 32, cl, 1, NULL), CUDA_SUCCESS);
+    cl[0].value.clusterDim.x = 32; /* more than 16: never */
+    assert_int_equal(fill_ex(p, 7, 32, cl, 1, NULL), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    OK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 0));
+    OK(cuCtxSynchronize());
+    OK(cuMemcpyDtoH_v2(out, p, sizeof out));
+    assert_int_equal(out[0], 7);
 
     /* events recorded with the launch: after the kernel, on its stream */
     CUstream s;
@@ -537,6 +635,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clusters),
+        cmocka_unit_test(test_required_clusters),
         cmocka_unit_test(test_cache_config),
         cmocka_unit_test(test_function_attributes),
         cmocka_unit_test(test_static_shared_per_entry),

@@ -99,6 +99,41 @@ static void test_bad_alloc(void **state)
     OK(cuMemPrefetchAsync(p, 64, 0, NULL));
     OK(cuMemAdvise(p, 64, CU_MEM_ADVISE_SET_READ_MOSTLY, 0));
     assert_int_equal(cuMemPrefetchAsync(p, 65, 0, NULL), CUDA_ERROR_INVALID_VALUE);
+    /* attached to a stream: the whole allocation, one of the flags, never
+     * singly to the NULL stream; managed memory only */
+    CUstream s;
+    OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    OK(cuStreamAttachMemAsync(s, p, 0, CU_MEM_ATTACH_SINGLE));
+    OK(cuStreamAttachMemAsync(s, p, 64, CU_MEM_ATTACH_HOST));
+    OK(cuStreamAttachMemAsync(NULL, p, 0, CU_MEM_ATTACH_GLOBAL));
+    OK(cuStreamAttachMemAsync_ptsz(NULL, p, 0, CU_MEM_ATTACH_SINGLE)); /* the per-thread stream is one stream */
+    assert_int_equal(cuStreamAttachMemAsync(NULL, p, 0, CU_MEM_ATTACH_SINGLE), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(CU_STREAM_LEGACY, p, 0, CU_MEM_ATTACH_SINGLE), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(s, p, 0, 0), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(s, p, 0, CU_MEM_ATTACH_GLOBAL | CU_MEM_ATTACH_HOST), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(s, p, 32, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(s, p + 8, 56, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(s, (CUdeviceptr)(uintptr_t)&x, 4, CU_MEM_ATTACH_GLOBAL),
+                     CUDA_ERROR_INVALID_VALUE); /* pageable memory: no profile reaches it */
+    assert_int_equal(cuStreamAttachMemAsync((CUstream)&x, p, 0, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_HANDLE);
+    CUdeviceptr d;
+    OK(cuMemAlloc_v2(&d, 64));
+    assert_int_equal(cuStreamAttachMemAsync(s, d, 0, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_VALUE);
+    OK(cuMemFree_v2(d));
+    /* a __managed__ variable is managed memory; a plain one is not */
+    static const char mptx[] = ".version 8.0\n.target sm_80\n.address_size 64\n"
+        ".visible .global .attribute(.managed) .align 4 .u32 counter;\n"
+        ".visible .global .align 4 .u32 plain;\n";
+    CUmodule mod;
+    OK(cuModuleLoadData(&mod, mptx));
+    CUdeviceptr g;
+    size_t gsz;
+    OK(cuModuleGetGlobal_v2(&g, &gsz, mod, "counter"));
+    OK(cuStreamAttachMemAsync(s, g, 0, CU_MEM_ATTACH_SINGLE));
+    OK(cuModuleGetGlobal_v2(&g, &gsz, mod, "plain"));
+    assert_int_equal(cuStreamAttachMemAsync(s, g, 0, CU_MEM_ATTACH_SINGLE), CUDA_ERROR_INVALID_VALUE);
+    OK(cuModuleUnload(mod));
+    OK(cuStreamDestroy_v2(s));
     OK(cuMemFree_v2(p));
 }
 
@@ -222,6 +257,81 @@ static void test_pools(void **state)
     OK(cuMemPoolTrimTo(dflt, 0));
     props.location.id = 9;
     assert_int_equal(cuMemPoolCreate(&pool, &props), CUDA_ERROR_INVALID_DEVICE);
+
+    /* an exportable pool: its descriptor imported (here in the same
+     * process), a pointer's export data mapped again through the import */
+    props.location.id = 0;
+    props.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    CUmemoryPool ex, im, im2;
+    OK(cuMemPoolCreate(&ex, &props));
+    CUdeviceptr a, b;
+    OK(cuMemAllocFromPoolAsync(&a, 5000, ex, NULL));
+    OK(cuMemAllocFromPoolAsync(&b, 100, ex, NULL));
+    memset((void *)(uintptr_t)a, 0x5a, 5000);
+    OK(cuMemPoolGetAttribute(ex, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used));
+    assert_true(used >= 5100);
+    int fd = -1;
+    OK(cuMemPoolExportToShareableHandle(&fd, ex, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    assert_true(fd >= 0);
+    assert_int_equal(cuMemPoolExportToShareableHandle(&fd, ex, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 1),
+                     CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemPoolExportToShareableHandle(&fd, ex, CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_ERROR_INVALID_VALUE);
+    OK(cuMemPoolImportFromShareableHandle(&im, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    close(fd); /* the imported pool keeps its own */
+    CUmemPoolPtrExportData d;
+    OK(cuMemPoolExportPointer(&d, a));
+    assert_int_equal(cuMemPoolExportPointer(&d, a + 16), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemPoolExportPointer(NULL, a), CUDA_ERROR_INVALID_VALUE);
+    OK(cuMemPoolExportPointer(&d, b));
+    OK(cuMemPoolExportPointer(&d, a));
+    CUdeviceptr a2;
+    OK(cuMemPoolImportPointer(&a2, im, &d));
+    assert_true(a2 != a);
+    assert_int_equal(((unsigned char *)(uintptr_t)a2)[4999], 0x5a); /* the same memory */
+    ((unsigned char *)(uintptr_t)a2)[7] = 1;
+    assert_int_equal(((unsigned char *)(uintptr_t)a)[7], 1);
+    size_t sz;
+    OK(cuMemGetAddressRange_v2(NULL, &sz, a2));
+    assert_int_equal(sz, 5000);
+    /* export data changed in each field: refused */
+    CUmemPoolPtrExportData bad = d;
+    bad.reserved[0] ^= 1; /* the magic */
+    assert_int_equal(cuMemPoolImportPointer(&a2, im, &bad), CUDA_ERROR_INVALID_VALUE);
+    bad = d;
+    bad.reserved[8] ^= 1; /* the pool */
+    assert_int_equal(cuMemPoolImportPointer(&a2, im, &bad), CUDA_ERROR_INVALID_VALUE);
+    bad = d;
+    bad.reserved[16] = 1; /* the offset, not page-aligned */
+    assert_int_equal(cuMemPoolImportPointer(&a2, im, &bad), CUDA_ERROR_INVALID_VALUE);
+    bad = d;
+    bad.reserved[18] = 0x10; /* past the memfd */
+    assert_int_equal(cuMemPoolImportPointer(&a2, im, &bad), CUDA_ERROR_INVALID_VALUE);
+    bad = d;
+    bad.reserved[24 + 7] = 0x7f; /* the size beyond its pages */
+    assert_int_equal(cuMemPoolImportPointer(&a2, im, &bad), CUDA_ERROR_INVALID_VALUE);
+    bad = d;
+    bad.reserved[60] = 1; /* reserved bytes */
+    assert_int_equal(cuMemPoolImportPointer(&a2, im, &bad), CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemPoolImportPointer(&a2, ex, &d), CUDA_ERROR_INVALID_VALUE); /* not an imported pool */
+    assert_int_equal(cuMemAllocFromPoolAsync(&b, 64, im, NULL), CUDA_ERROR_INVALID_VALUE);
+    /* descriptors that are not a pool's */
+    assert_int_equal(cuMemPoolImportFromShareableHandle(&im2, (void *)(uintptr_t)0,
+                                                        CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                     CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemPoolImportFromShareableHandle(&im2, (void *)(intptr_t)-5,
+                                                        CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                     CUDA_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemPoolImportFromShareableHandle(&im2, (void *)(uintptr_t)99999,
+                                                        CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                     CUDA_ERROR_INVALID_VALUE);
+    OK(cuMemFree_v2(a2)); /* the importer frees first */
+    OK(cuMemFreeAsync(a, NULL));
+    OK(cuMemFreeAsync(b, NULL));
+    OK(cuCtxSynchronize());
+    OK(cuMemPoolDestroy(im));
+    OK(cuMemPoolDestroy(ex));
+    props.handleTypes = CU_MEM_HANDLE_TYPE_WIN32;
+    assert_int_equal(cuMemPoolCreate(&pool, &props), CUDA_ERROR_NOT_SUPPORTED);
 }
 
 /* ---- copies ------------------------------------------------------------ */

@@ -142,9 +142,8 @@ static void test_stubs_are_off(void **state)
 {
     (void)state;
     static const int off[] = {
-        CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH,
+        CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH,
         CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED,
-        CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES,
         CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES, CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED, CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED,
         CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED,
         CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED, CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
@@ -156,7 +155,9 @@ static void test_stubs_are_off(void **state)
 
 /* features that work are on everywhere: stream memory operations (memop.c),
  * virtual memory management with POSIX file descriptors (vmm.c),
- * cooperative launches (launchcoop.c), IPC event handles (ipc.c) */
+ * cooperative launches (launchcoop.c), IPC event handles (ipc.c), exportable
+ * pools (pool.c); clusters
+ * on the profiles of compute capability 9.0 and later */
 static void test_features_on(void **state)
 {
     (void)state;
@@ -166,10 +167,17 @@ static void test_features_on(void **state)
         CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR,
         CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
         CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED,
+        CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, /* 1: CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR */
     };
     for (size_t i = 0; i < NPROF; i++)
         for (size_t k = 0; k < sizeof on / sizeof on[0]; k++)
             assert_int_equal(attr(emu_profile_find(names[i]), 0, on[k]), 1);
+    /* thread-block clusters (src/ptx/exec_cluster.c): compute capability 9.0 and later */
+    for (size_t i = 0; i < NPROF; i++) {
+        const struct emu_profile *p = emu_profile_find(names[i]);
+        assert_int_equal(attr(p, 0, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH),
+                         attr(p, 0, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) >= 9);
+    }
 }
 
 static void test_pci_per_ordinal(void **state)

@@ -191,6 +191,7 @@ static void heap_free(void *cookie, uint64_t addr) { (void)cookie; (void)addr; f
 /* launch limits of run(): a kernel that loops for ever ends */
 static uint64_t budget = 200000000;
 static unsigned time_limit_ms;
+static unsigned cluster_x; /* blocks per cluster of run's launches (0: none) */
 
 /* runs entry k(.param .u64 out) of src with the given shape; a failure's
  * details land in fault */
@@ -209,6 +210,7 @@ static enum ptx_status run(const char *src, unsigned grid, unsigned block, char 
     struct ptx_launch l = { .grid = { grid, 1, 1 }, .block = { block, 1, 1 }, .dyn_shared = 256, .params = &out,
                             .param_bytes = 8, .gaddr = gaddr, .smcount = 4, .fault = &fault,
                             .max_instructions = budget, .timeout_ms = time_limit_ms,
+                            .cluster = { cluster_x, 1, 1 }, .explicit_cluster = cluster_x > 0,
                             .host = { NULL, lookup, print, heap_alloc, heap_free } };
     enum ptx_status st = ptx_run(m, ptx_entry_find(m, "k"), &l, err, errlen);
     ptx_module_free(m);
@@ -953,6 +955,138 @@ static void test_bulk_copy(void **state)
     for (int i = 0; i < 32; i++) assert_int_equal(out32(i), (uint32_t)i + 100);
 }
 
+/* Clusters of 4 blocks: the cluster registers; each block writes into the
+ * next one's shared memory through mapa.shared::cluster, and all add to
+ * rank 0's counters (red.shared::cluster, and atom through a generic mapa
+ * address); barrier.cluster orders it. Then the faults: a rank outside the
+ * cluster, an offset outside the target's window, arriving twice, and a
+ * cluster barrier that threads at a block barrier never reach. */
+#define KC HDR ".entry k(.param .u64 out) .reqnctapercluster 4, 1, 1\n{\n" \
+    " .shared .align 4 .b32 slot[32];\n .shared .align 4 .b32 cnt[2];\n" \
+    " .reg .b32 %r<20>; .reg .pred %p<4>; .reg .b64 %o<6>;\n" \
+    " ld.param.u64 %o0, [out];\n mov.u32 %r0, %tid.x;\n mov.u32 %r1, %cluster_ctarank;\n" \
+    " mov.u32 %r2, %cluster_nctarank;\n mov.u32 %r7, %ctaid.x;\n"
+static int clusters_off(void **state)
+{
+    (void)state;
+    cluster_x = 0; /* even after a failure: the other tests launch without clusters */
+    return 0;
+}
+
+static void test_clusters(void **state)
+{
+    (void)state;
+    static const char src[] = KC
+        " add.u32 %r3, %r1, 1;\n rem.u32 %r3, %r3, %r2;\n"
+        " mov.u32 %r4, slot;\n shl.b32 %r5, %r0, 2;\n add.u32 %r4, %r4, %r5;\n"
+        " mapa.shared::cluster.u32 %r6, %r4, %r3;\n mad.lo.u32 %r8, %r7, 100, %r0;\n"
+        " barrier.cluster.arrive.relaxed.aligned;\n barrier.cluster.wait.aligned;\n"
+        " st.shared::cluster.u32 [%r6], %r8;\n"
+        " mov.u32 %r9, cnt;\n mapa.shared::cluster.u32 %r10, %r9, 0;\n red.shared::cluster.add.u32 [%r10], 1;\n"
+        " cvta.shared.u64 %o3, cnt;\n mapa.u64 %o4, %o3, 0;\n atom.add.u32 %r11, [%o4+4], 2;\n"
+        " fence.acq_rel.cluster;\n barrier.cluster.arrive.release;\n barrier.cluster.wait.acquire;\n"
+        " ld.shared.u32 %r12, [%r4];\n mad.lo.u32 %r13, %r7, 32, %r0;\n mul.wide.u32 %o1, %r13, 4;\n"
+        " add.s64 %o2, %o0, %o1;\n st.global.u32 [%o2], %r12;\n"
+        " setp.ne.u32 %p1, %r0, 0;\n @%p1 bra DONE;\n"
+        " ld.shared.u32 %r14, [cnt];\n ld.shared.u32 %r15, [cnt+4];\n"
+        " mov.u32 %r16, %clusterid.x;\n mov.u32 %r17, %cluster_ctaid.x;\n mov.u32 %r18, %nclusterid.x;\n"
+        " mapa.u64 %o5, %o3, 2;\n getctarank.u64 %r19, %o5;\n getctarank.shared::cluster.u32 %r11, %r6;\n"
+        " mad.lo.u32 %r19, %r19, 16, %r11;\n"
+        " mul.wide.u32 %o1, %r7, 32;\n add.s64 %o2, %o0, %o1;\n"
+        " st.global.v4.u32 [%o2+2048], {%r14, %r15, %r16, %r17};\n st.global.v2.u32 [%o2+2064], {%r18, %r2};\n"
+        " st.global.u32 [%o2+2072], %r19;\n"
+        "DONE:\n ret;\n}\n";
+    char err[512];
+    struct ptx_module *m = ptx_parse(src, 0, err, sizeof err);
+    if (!m) fail_msg("%s", err);
+    unsigned dims[3];
+    assert_int_equal(ptx_entry_cluster(m, ptx_entry_find(m, "k"), dims), 1);
+    assert_int_equal(dims[0], 4);
+    assert_int_equal(dims[1], 1);
+    assert_int_equal(dims[2], 1);
+    ptx_module_free(m);
+    memset(arena, 0, 4096);
+    cluster_x = 4;
+    enum ptx_status st = run(src, 8, 32, err, sizeof err);
+    if (st != PTX_OK) fail_msg("%d: %s", st, err);
+    for (unsigned b = 0; b < 8; b++) {
+        unsigned r = b % 4, prev = b - r + (r + 3) % 4;
+        for (unsigned t = 0; t < 32; t++) assert_int_equal(out32((int)(b * 32 + t)), prev * 100 + t);
+        const uint32_t *v = (const uint32_t *)(const void *)(arena + 2048 + 32 * b);
+        assert_int_equal(v[0], r == 0 ? 128 : 0);   /* every thread of the cluster added 1 */
+        assert_int_equal(v[1], r == 0 ? 256 : 0);   /* and 2 */
+        assert_int_equal(v[2], b / 4);              /* %clusterid.x */
+        assert_int_equal(v[3], r);                  /* %cluster_ctaid.x */
+        assert_int_equal(v[4], 2);                  /* %nclusterid.x */
+        assert_int_equal(v[5], 4);                  /* %cluster_nctarank */
+        assert_int_equal(v[6], 2 * 16 + (r + 1) % 4); /* getctarank of mapa's addresses */
+    }
+
+    static const struct { const char *body; enum ptx_status st; const char *msg; } bad[] = {
+        { " mapa.shared::cluster.u32 %r6, 0, 4;\n", PTX_E_ADDRESS, "rank 4 outside the cluster of 4 blocks" },
+        { " mov.u32 %r4, 4096;\n mapa.shared::cluster.u32 %r6, %r4, 1;\n", PTX_E_ADDRESS,
+          "not in the shared memory of a block" },
+        { " mov.u32 %r4, 0x5000000;\n st.shared::cluster.u32 [%r4], 1;\n", PTX_E_ADDRESS, "shared::cluster write" },
+        { " mapa.shared::cluster.u32 %r6, slot, 1;\n st.shared::cluster.u32 [%r6+4096], 1;\n", PTX_E_ADDRESS,
+          "shared::cluster write" },
+        { " mov.u64 %o1, 4096;\n mapa.u64 %o2, %o1, 1;\n", PTX_E_ADDRESS, "not in the shared memory" },
+        { " mov.u64 %o1, 4096;\n getctarank.u64 %r3, %o1;\n", PTX_E_ADDRESS, "getctarank: address 0x1000" },
+        { " barrier.cluster.arrive;\n barrier.cluster.arrive;\n", PTX_E_SYNC, "arrived before" },
+        { " setp.lt.u32 %p1, %r0, 16;\n @%p1 bra A;\n bar.sync 0;\n A:\n barrier.cluster.arrive;\n"
+          " barrier.cluster.wait;\n bar.sync 0;\n", PTX_E_DEADLOCK, "never arrive" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, "%s%s ret;\n}\n", KC, bad[i].body);
+        st = run(text, 8, 32, err, sizeof err);
+        if (st != bad[i].st || !strstr(err, bad[i].msg)) fail_msg("case %zu: %d: %s", i, st, err);
+    }
+    /* every thread of the cluster arrives on rank 0's mbarrier (a remote
+     * arrive, .shared::cluster); rank 0 waits for the phase */
+    static const char mb[] = KC
+        " setp.eq.u32 %p1, %r0, 0;\n setp.eq.u32 %p2, %r1, 0;\n and.pred %p3, %p1, %p2;\n mov.u32 %r4, slot;\n"
+        " @%p3 mbarrier.init.shared.b64 [%r4], 128;\n barrier.cluster.arrive;\n barrier.cluster.wait;\n"
+        " mapa.shared::cluster.u32 %r6, %r4, 0;\n mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r6];\n"
+        " @!%p2 bra SKIP;\nW:\n mbarrier.try_wait.parity.shared.b64 %p0, [%r4], 0;\n @!%p0 bra W;\n"
+        " mul.wide.u32 %o1, %r7, 4;\n add.s64 %o2, %o0, %o1;\n @%p1 st.global.u32 [%o2], 77;\n"
+        "SKIP:\n barrier.cluster.arrive;\n barrier.cluster.wait;\n ret;\n}\n";
+    memset(arena, 0, 4096);
+    st = run(mb, 8, 32, err, sizeof err);
+    if (st != PTX_OK) fail_msg("%d: %s", st, err);
+    for (int b = 0; b < 8; b++) assert_int_equal(out32(b), b % 4 == 0 ? 77 : 0);
+    /* isspacep and cvta with .shared::cluster: the next block's slot seen
+     * as a generic address and back */
+    static const char sp[] = KC
+        " mov.u32 %r4, slot;\n add.u32 %r3, %r1, 1;\n rem.u32 %r3, %r3, %r2;\n"
+        " mapa.shared::cluster.u32 %r6, %r4, %r3;\n cvta.shared::cluster.u64 %o1, %r6;\n"
+        " isspacep.shared::cluster %p1, %o1;\n isspacep.shared::cta %p2, %o1;\n isspacep.global %p3, %o1;\n"
+        " selp.u32 %r8, 1, 0, %p1;\n selp.u32 %r9, 2, 0, %p2;\n selp.u32 %r10, 4, 0, %p3;\n"
+        " cvta.shared.u64 %o3, slot;\n isspacep.shared %p1, %o3;\n selp.u32 %r11, 8, 0, %p1;\n"
+        " isspacep.global %p1, %o0;\n selp.u32 %r12, 16, 0, %p1;\n"
+        " cvta.to.shared::cluster.u64 %o4, %o1;\n cvt.u32.u64 %r13, %o4;\n setp.eq.u32 %p1, %r13, %r6;\n"
+        " selp.u32 %r14, 32, 0, %p1;\n"
+        " add.u32 %r8, %r8, %r9;\n add.u32 %r8, %r8, %r10;\n add.u32 %r8, %r8, %r11;\n add.u32 %r8, %r8, %r12;\n"
+        " add.u32 %r8, %r8, %r14;\n mad.lo.u32 %r15, %r7, 32, %r0;\n mul.wide.u32 %o1, %r15, 4;\n"
+        " add.s64 %o2, %o0, %o1;\n st.global.u32 [%o2], %r8;\n"
+        " barrier.cluster.arrive;\n barrier.cluster.wait;\n ret;\n}\n";
+    memset(arena, 0, 4096);
+    st = run(sp, 8, 32, err, sizeof err);
+    if (st != PTX_OK) fail_msg("%d: %s", st, err);
+    for (int i = 0; i < 256; i++) assert_int_equal(out32(i), 1 + 8 + 16 + 32);
+    /* a grid that is not a whole number of clusters */
+    st = run(src, 6, 32, err, sizeof err);
+    assert_int_equal(st, PTX_E_TRAP);
+    cluster_x = 0;
+    /* without a cluster launch, a block is its own cluster: rank 0 of 1 */
+    static const char one[] = KC " mapa.shared::cluster.u32 %r6, slot, 0;\n st.shared::cluster.u32 [%r6], 7;\n"
+        " barrier.cluster.arrive;\n barrier.cluster.wait;\n ld.shared.u32 %r8, [slot];\n"
+        " st.global.v2.u32 [%o0], {%r8, %r2};\n ret;\n}\n";
+    st = run(one, 1, 32, err, sizeof err);
+    if (st != PTX_OK) fail_msg("%d: %s", st, err);
+    assert_int_equal(out32(0), 7);
+    assert_int_equal(out32(1), 1);
+}
+
 static void test_driver(void **state)
 {
     (void)state;
@@ -1033,6 +1167,7 @@ int main(void)
         cmocka_unit_test(test_async_atomics),
         cmocka_unit_test(test_bulk_copy),
         cmocka_unit_test(test_wide_access),
+        cmocka_unit_test_teardown(test_clusters, clusters_off),
         cmocka_unit_test(test_printf_calls),
         cmocka_unit_test(test_driver),
     };
