@@ -30,4 +30,17 @@ uint32_t rng_u32(enum rng_engine e, union rng_state *s);
 /* MRG32k3a: the next element as a double in (0, m1] */
 double rng_mrg(union rng_state *s);
 
+/* Sobol' (sobol.c): the tables of one set, built on first use and kept;
+ * c32/c64 (the scramble constants) NULL for the plain set. Returns 0, -1
+ * when the build had no direction numbers (tools/gen-sobol.py), -2 when
+ * memory ran out. */
+#define SOBOL_DIMS 20000
+struct sobol_tables {
+    const uint32_t (*v32)[32];
+    const uint64_t (*v64)[64];
+    const uint32_t *c32;
+    const uint64_t *c64;
+};
+int sobol_tables(int scrambled, struct sobol_tables *t);
+
 #endif
