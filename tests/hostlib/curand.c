@@ -160,7 +160,12 @@ static void compare_q(curandRngType_t type, unsigned dims, const char *tname, co
             case UNIF: gx = ((float *)x)[k]; gy = ((float *)y)[k]; break;
             case UNIFD: gx = ((double *)x)[k]; gy = ((double *)y)[k]; break;
             case NORM: case LNORM: gx = ((float *)x)[k]; gy = ((float *)y)[k]; tol = 4e-6; break;
-            default: gx = ((double *)x)[k]; gy = ((double *)y)[k]; tol = 1e-13; break;
+            default:
+                gx = ((double *)x)[k];
+                gy = ((double *)y)[k];
+                /* NVIDIA's MTGP32 makes normal doubles in float */
+                tol = type == CURAND_RNG_PSEUDO_MTGP32 ? 4e-6 : 1e-13;
+                break;
             }
             /* relative to the terms of mean + stddev * z (mean 1 or 0.5) */
             if (!(fabs(gx - gy) <= tol * (fabs(gy) + 1)))
@@ -259,11 +264,12 @@ static void quasi_against_nvidia(void)
 
 static void against_nvidia(const char *path)
 {
-    /* N: past one round of the layout's states (4096, 81920, 65536 x 4) */
+    /* N: past one round of the layout's states (4096, 81920, 65536 x 4, 200 x 256) */
     static const struct { curandRngType_t t; const char *name; size_t n; } types[] = {
         { CURAND_RNG_PSEUDO_XORWOW, "XORWOW", 9000 },
         { CURAND_RNG_PSEUDO_MRG32K3A, "MRG32k3a", 170000 },
         { CURAND_RNG_PSEUDO_PHILOX4_32_10, "Philox4x32-10", 270000 },
+        { CURAND_RNG_PSEUDO_MTGP32, "MTGP32", 2 * 200 * 256 + 1000 },
     };
     if (load_nvidia(path)) {
         printf("skip comparisons with NVIDIA's host generators: %s\n",
@@ -271,7 +277,7 @@ static void against_nvidia(const char *path)
         n_skip++;
         return;
     }
-    for (int t = 0; t < 3; t++) {
+    for (int t = 0; t < 4; t++) {
         size_t n = types[t].n;
         const struct call one[] = { { U32, n, -1, 0 } };
         const struct call split[] = { { U32, 3, -1, 0 }, { U32, 997, -1, 0 }, { U32, n, -1, 0 } };
@@ -286,7 +292,8 @@ static void against_nvidia(const char *path)
          * after another normal call; Philox mixing distributions or taking a
          * new seed in mid-sequence */
         const struct call mixed[] = { { UNIF, n + 1, -1, 0 }, { UNIFD, n / 4 + 1, -1, 0 }, { NORM, n, -1, 0 } };
-        const struct call reseed[] = { { U32, 100, -1, 0 }, { U32, 100, -1, 1234 }, { U32, 100, -1, 99 } };
+        const struct call reseed[] = { { U32, 100, -1, 0 }, { U32, 100, -1, 1234 }, { U32, 100, -1, 99 },
+                                       { U32, 300, -1, 1234 } };
         if (types[t].t == CURAND_RNG_PSEUDO_MRG32K3A) {
             /* NVIDIA's MRG32k3a host generator takes 1.6 s to set up: three */
             compare(types[t].t, types[t].name, "32-bit results over three calls", split, 3);
@@ -296,7 +303,8 @@ static void against_nvidia(const char *path)
         }
         compare(types[t].t, types[t].name, "32-bit results, one call", one, 1);
         compare(types[t].t, types[t].name, "32-bit results over three calls", split, 3);
-        compare(types[t].t, types[t].name, "offsets", off, 2);
+        if (types[t].t != CURAND_RNG_PSEUDO_MTGP32) /* it takes none */
+            compare(types[t].t, types[t].name, "offsets", off, 2);
         compare(types[t].t, types[t].name, "uniform floats", unif, 1);
         compare(types[t].t, types[t].name, "uniform doubles", unifd, 1);
         compare(types[t].t, types[t].name, "normal floats", norm, 1);
@@ -305,7 +313,7 @@ static void against_nvidia(const char *path)
         compare(types[t].t, types[t].name, "log-normal doubles", lnormd, 1);
         if (types[t].t != CURAND_RNG_PSEUDO_PHILOX4_32_10) {
             compare(types[t].t, types[t].name, "uniform floats, doubles, normal floats in one generator", mixed, 3);
-            compare(types[t].t, types[t].name, "seeds set again in mid-sequence", reseed, 3);
+            compare(types[t].t, types[t].name, "seeds set again in mid-sequence", reseed, 4);
         }
     }
     quasi_against_nvidia();
@@ -334,16 +342,22 @@ static void on_device(void)
     DRV(cuCtxSetCurrent(ctx));
     CUstream s;
     DRV(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-    static const curandRngType_t types[3] = { CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_MRG32K3A,
-                                              CURAND_RNG_PSEUDO_PHILOX4_32_10 };
+    static const curandRngType_t types[6] = { CURAND_RNG_PSEUDO_XORWOW,         CURAND_RNG_PSEUDO_MRG32K3A,
+                                              CURAND_RNG_PSEUDO_PHILOX4_32_10,  CURAND_RNG_PSEUDO_MTGP32,
+                                              CURAND_RNG_QUASI_SCRAMBLED_SOBOL32, CURAND_RNG_QUASI_SOBOL64 };
     size_t n = 50000;
     float *d = dalloc(n * 4), *hd = malloc(n * 4), *hh = malloc(n * 4), first;
-    for (int t = 0; t < 3; t++) {
+    for (int t = 0; t < 6; t++) {
         curandGenerator_t g, h;
         ST(curandCreateGenerator(&g, types[t]), 0);
         ST(curandCreateGeneratorHost(&h, types[t]), 0);
-        ST(curandSetPseudoRandomGeneratorSeed(g, 42), 0);
-        ST(curandSetPseudoRandomGeneratorSeed(h, 42), 0);
+        if (types[t] >= CURAND_RNG_QUASI_DEFAULT) {
+            ST(curandSetQuasiRandomGeneratorDimensions(g, 5), 0);
+            ST(curandSetQuasiRandomGeneratorDimensions(h, 5), 0);
+        } else {
+            ST(curandSetPseudoRandomGeneratorSeed(g, 42), 0);
+            ST(curandSetPseudoRandomGeneratorSeed(h, 42), 0);
+        }
         ST(curandSetStream(g, (cudaStream_t)s), 0);
         struct gate gt = { 0, 0 };
         DRV(cuMemsetD32_v2((CUdeviceptr)(uintptr_t)d, 0x7fc00000, n)); /* NaN: not generated yet */
@@ -437,6 +451,11 @@ static void bad_input(void)
     ST(curandGetScrambleConstants64(NULL), CURAND_STATUS_OUT_OF_RANGE);
     ST(curandDestroyGenerator(q), 0);
     ST(curandDestroyGenerator(q64), 0);
+    /* MTGP32 takes no offset */
+    ST(curandCreateGenerator(&q, CURAND_RNG_PSEUDO_MTGP32), 0);
+    ST(curandSetGeneratorOffset(q, 5), CURAND_STATUS_TYPE_ERROR);
+    ST(curandSetQuasiRandomGeneratorDimensions(q, 2), CURAND_STATUS_TYPE_ERROR);
+    ST(curandDestroyGenerator(q), 0);
     ST(curandDestroyGenerator(g), 0);
     DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)d));
     end();

@@ -37,13 +37,19 @@
 /* D_U64: the 64-bit quasirandom generators only */
 enum dist { D_U32, D_UNIF, D_UNIF_D, D_NORM, D_NORM_D, D_U64, D__N };
 struct layout { uint32_t nstates, group, raw; };
-static const struct layout layouts[3][D__N] = {
+#define MTGP_STATES 192
+static const struct layout layouts[4][D__N] = {
     [RNG_XORWOW] = { [D_U32] = { 4096, 1, 1 }, [D_UNIF] = { 4096, 1, 1 }, [D_UNIF_D] = { 4096, 1, 2 },
                      [D_NORM] = { 4096, 2, 2 }, [D_NORM_D] = { 4096, 2, 4 } },
     [RNG_MRG32K3A] = { [D_U32] = { 81920, 1, 1 }, [D_UNIF] = { 81920, 1, 1 }, [D_UNIF_D] = { 81920, 1, 1 },
                        [D_NORM] = { 81920, 2, 2 }, [D_NORM_D] = { 81920, 2, 2 } },
     [RNG_PHILOX] = { [D_U32] = { 65536, 4, 4 }, [D_UNIF] = { 65536, 4, 4 }, [D_UNIF_D] = { 65536, 4, 8 },
                      [D_NORM] = { 65536, 4, 4 }, [D_NORM_D] = { 65536, 4, 8 } },
+    /* state s on parameter set s, a block of 256 from each in turn; one
+     * element per output, whatever the distribution */
+    [RNG_MTGP32] = { [D_U32] = { MTGP_STATES, 256, 256 }, [D_UNIF] = { MTGP_STATES, 256, 256 },
+                     [D_UNIF_D] = { MTGP_STATES, 256, 256 }, [D_NORM] = { MTGP_STATES, 256, 256 },
+                     [D_NORM_D] = { MTGP_STATES, 256, 256 } },
 };
 #define MAX_STATES 81920
 
@@ -55,12 +61,13 @@ struct cache {
     int ready;
     uint64_t seed;
     union rng_state *st;
+    struct mtgp *mt;           /* MTGP32: the states st[s].g points at */
     uint64_t *used;            /* elements state s has consumed */
     uint64_t epoch, end;       /* the settings the last fill ran under; where it ended */
     struct {                   /* the last group made, for a call that starts inside it */
         int valid, d;
         uint64_t grp;
-        _Alignas(8) unsigned char v[32];
+        _Alignas(8) unsigned char v[256 * 8];
     } pending;
 };
 
@@ -83,6 +90,7 @@ static void cache_put(struct cache *c)
     if (atomic_fetch_sub(&c->refs, 1) == 1) {
         pthread_mutex_destroy(&c->lock);
         free(c->st);
+        free(c->mt);
         free(c->used);
         free(c);
     }
@@ -94,18 +102,25 @@ static int cache_reset(struct cache *c, uint64_t seed)
     if (!c->st) {
         c->st = malloc(MAX_STATES * sizeof *c->st);
         c->used = malloc(MAX_STATES * sizeof *c->used);
-        if (!c->st || !c->used)
+        if (c->e == RNG_MTGP32)
+            c->mt = malloc(MTGP_STATES * sizeof *c->mt);
+        if (!c->st || !c->used || (c->e == RNG_MTGP32 && !c->mt))
             return -1;
     }
     uint32_t n = 0;
     for (int d = 0; d < D__N; d++)
         if (layouts[c->e][d].nstates > n)
             n = layouts[c->e][d].nstates;
-    rng_init(c->e, seed, 0, &c->st[0]);
-    c->used[0] = 0;
-    for (uint32_t s = 1; s < n; s++) {
-        c->st[s] = c->st[s - 1];
-        rng_skip_sub(c->e, &c->st[s], 1);
+    for (uint32_t s = 0; s < n; s++) {
+        if (c->e == RNG_MTGP32) {
+            c->st[s].g = &c->mt[s];
+            rng_init(c->e, seed, s, &c->st[s]);
+        } else if (s == 0) {
+            rng_init(c->e, seed, 0, &c->st[0]);
+        } else {
+            c->st[s] = c->st[s - 1];
+            rng_skip_sub(c->e, &c->st[s], 1);
+        }
         c->used[s] = 0;
     }
     c->seed = seed;
@@ -168,60 +183,6 @@ static void bm_bits_d(uint32_t x0, uint32_t x1, uint32_t y0, uint32_t y1, double
     box_muller_d((double)zx * INV53 + INV53 / 2, (double)zy * (INV53 * 2) + INV53, a, b);
 }
 
-/* out: GROUP values (uint32, float or double) */
-static void round_out(enum rng_engine e, enum dist d, union rng_state *s, void *out)
-{
-    uint32_t *u = out;
-    float *f = out;
-    double *g = out;
-    const struct layout *l = &layouts[e][d];
-    if (e == RNG_MRG32K3A) {
-        switch (d) {
-        case D_U32: u[0] = rng_u32(e, s); return;
-        case D_UNIF: f[0] = (float)(rng_mrg(s) * MRG_NORM); return;
-        case D_UNIF_D: g[0] = rng_mrg(s) * MRG_NORM; return;
-        case D_NORM: {
-            float x = (float)(rng_mrg(s) * MRG_NORM);
-            float y = (float)(rng_mrg(s) * MRG_NORM) * (float)(2 * PI);
-            box_muller(x, y, &f[0], &f[1]);
-            return;
-        }
-        case D_NORM_D: {
-            double x = rng_mrg(s) * MRG_NORM, y = rng_mrg(s) * MRG_NORM * 2.0;
-            box_muller_d(x, y, &g[0], &g[1]);
-            return;
-        }
-        case D_U64:
-        case D__N: return;
-        }
-    }
-    uint32_t r[8];
-    for (uint32_t i = 0; i < l->raw; i++)
-        r[i] = rng_u32(e, s);
-    switch (d) {
-    case D_U32: memcpy(u, r, l->group * 4); break;
-    case D_UNIF:
-        for (uint32_t i = 0; i < l->group; i++)
-            f[i] = unif_f(r[i]);
-        break;
-    case D_UNIF_D:
-        for (uint32_t i = 0; i < l->group; i++)
-            g[i] = unif_hq(r[2 * i], r[2 * i + 1]);
-        break;
-    case D_NORM:
-        for (uint32_t i = 0; i < l->group; i += 2)
-            bm_bits(r[i], r[i + 1], &f[i], &f[i + 1]);
-        break;
-    case D_NORM_D:
-        for (uint32_t i = 0; i < l->group; i += 2)
-            bm_bits_d(r[2 * i], r[2 * i + 1], r[2 * i + 2], r[2 * i + 3], &g[i], &g[i + 1]);
-        break;
-    case D_U64:
-    case D__N: break;
-    }
-}
-
-/* ---- Sobol': each dimension's points, one after the other ------------- */
 /* the standard normal quantile: Wichura's AS241 (PPND16), then one Halley
  * step against erfc in the tails */
 static double normal_quantile(double p)
@@ -284,6 +245,76 @@ static double icdf53(uint64_t x)
     return s * normal_quantile((double)x * INV53 + INV53 / 2);
 }
 
+/* out: GROUP values (uint32, float or double) */
+static void round_out(enum rng_engine e, enum dist d, union rng_state *s, void *out)
+{
+    uint32_t *u = out;
+    float *f = out;
+    double *g = out;
+    const struct layout *l = &layouts[e][d];
+    if (e == RNG_MRG32K3A) {
+        switch (d) {
+        case D_U32: u[0] = rng_u32(e, s); return;
+        case D_UNIF: f[0] = (float)(rng_mrg(s) * MRG_NORM); return;
+        case D_UNIF_D: g[0] = rng_mrg(s) * MRG_NORM; return;
+        case D_NORM: {
+            float x = (float)(rng_mrg(s) * MRG_NORM);
+            float y = (float)(rng_mrg(s) * MRG_NORM) * (float)(2 * PI);
+            box_muller(x, y, &f[0], &f[1]);
+            return;
+        }
+        case D_NORM_D: {
+            double x = rng_mrg(s) * MRG_NORM, y = rng_mrg(s) * MRG_NORM * 2.0;
+            box_muller_d(x, y, &g[0], &g[1]);
+            return;
+        }
+        case D_U64:
+        case D__N: return;
+        }
+    }
+    uint32_t r[256];
+    for (uint32_t i = 0; i < l->raw; i++)
+        r[i] = rng_u32(e, s);
+    if (e == RNG_MTGP32) {
+        /* NVIDIA's host MTGP32: an element per output; doubles from 32 bits,
+         * normals by the inverse CDF (in float, for doubles too) */
+        for (uint32_t i = 0; i < l->group; i++) {
+            switch (d) {
+            case D_U32: u[i] = r[i]; break;
+            case D_UNIF: f[i] = unif_f(r[i]); break;
+            case D_UNIF_D: g[i] = (double)r[i] * INV32 + INV32; break;
+            case D_NORM: f[i] = (float)icdf32(r[i], 1); break;
+            case D_NORM_D: g[i] = (float)icdf32(r[i], 1); break;
+            case D_U64:
+            case D__N: break;
+            }
+        }
+        return;
+    }
+    switch (d) {
+    case D_U32: memcpy(u, r, l->group * 4); break;
+    case D_UNIF:
+        for (uint32_t i = 0; i < l->group; i++)
+            f[i] = unif_f(r[i]);
+        break;
+    case D_UNIF_D:
+        for (uint32_t i = 0; i < l->group; i++)
+            g[i] = unif_hq(r[2 * i], r[2 * i + 1]);
+        break;
+    case D_NORM:
+        for (uint32_t i = 0; i < l->group; i += 2)
+            bm_bits(r[i], r[i + 1], &f[i], &f[i + 1]);
+        break;
+    case D_NORM_D:
+        for (uint32_t i = 0; i < l->group; i += 2)
+            bm_bits_d(r[2 * i], r[2 * i + 1], r[2 * i + 2], r[2 * i + 3], &g[i], &g[i + 1]);
+        break;
+    case D_U64:
+    case D__N: break;
+    }
+}
+
+/* ---- Sobol': each dimension's points, one after the other ------------- */
 struct qfill {
     struct hl_job h;
     struct sobol_tables t;
@@ -372,15 +403,18 @@ static void fill_run(struct hl_job *hj)
         return; /* checked at the call: cache_reset's memory was allocated there */
     }
     size_t es = j->d == D_UNIF_D || j->d == D_NORM_D ? 8 : 4;
-    int continuing = c->epoch == j->epoch && c->end == j->start;
+    /* MTGP32's output is one stream (state s's block r is outputs
+     * (r * 192 + s) * 256 on): each state is positioned exactly */
+    int same = c->epoch == j->epoch && c->end == j->start, continuing = same && c->e != RNG_MTGP32;
     unsigned char *buf = c->pending.v;
-    /* the offset counts groups for the normal distributions, outputs otherwise */
-    uint64_t q0 = j->d == D_NORM || j->d == D_NORM_D ? j->start * l->group : j->start;
+    /* the offset counts groups for the normal distributions, outputs otherwise
+     * (MTGP32 takes no offset: start is where the last call stopped) */
+    uint64_t q0 = (j->d == D_NORM || j->d == D_NORM_D) && c->e != RNG_MTGP32 ? j->start * l->group : j->start;
     for (size_t i = 0; i < j->n;) {
         uint64_t q = q0 + i, grp = q / l->group, w = q % l->group;
         uint32_t s = (uint32_t)(grp % l->nstates);
         uint64_t r = grp / l->nstates;
-        if (!(i == 0 && w && continuing && c->pending.valid && c->pending.d == (int)j->d && c->pending.grp == grp)) {
+        if (!(i == 0 && w && same && c->pending.valid && c->pending.d == (int)j->d && c->pending.grp == grp)) {
             round_out(c->e, j->d, state_at(c, s, continuing ? c->used[s] : r * l->raw), buf);
             c->used[s] += l->raw;
             c->pending.valid = 1;
@@ -426,13 +460,17 @@ static curandStatus_t create(curandGenerator_t *g, curandRngType_t type, int hos
     case CURAND_RNG_PSEUDO_XORWOW: e = RNG_XORWOW; break;
     case CURAND_RNG_PSEUDO_MRG32K3A: e = RNG_MRG32K3A; break;
     case CURAND_RNG_PSEUDO_PHILOX4_32_10: e = RNG_PHILOX; break;
+    case CURAND_RNG_PSEUDO_MTGP32:
+        if (mtgp_sets() < MTGP_STATES)
+            return CURAND_STATUS_TYPE_ERROR; /* built without NVIDIA's parameter sets: see docs/hostlib.md */
+        e = RNG_MTGP32;
+        break;
     case CURAND_RNG_QUASI_DEFAULT:
     case CURAND_RNG_QUASI_SOBOL32: quasi = 32; break;
     case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32: quasi = 32, scrambled = 1; break;
     case CURAND_RNG_QUASI_SOBOL64: quasi = 64; break;
     case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: quasi = 64, scrambled = 1; break;
     case CURAND_RNG_TEST:
-    case CURAND_RNG_PSEUDO_MTGP32:
     case CURAND_RNG_PSEUDO_MT19937:
     default:
         return CURAND_STATUS_TYPE_ERROR; /* not implemented here: see docs/hostlib.md */
@@ -527,7 +565,10 @@ HL_EXPORT curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g,
         return CURAND_STATUS_NOT_INITIALIZED;
     if (g->quasi)
         return CURAND_STATUS_TYPE_ERROR;
-    g->seed = seed; /* the offset stays */
+    /* the offset stays; MTGP32, which has none, starts again on a new seed */
+    if (g->e == RNG_MTGP32 && seed != g->seed)
+        g->pos = 0;
+    g->seed = seed;
     g->epoch++;
     return CURAND_STATUS_SUCCESS;
 }
@@ -536,6 +577,8 @@ HL_EXPORT curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned 
 {
     if (!live(g))
         return CURAND_STATUS_NOT_INITIALIZED;
+    if (g->e == RNG_MTGP32 && !g->quasi)
+        return CURAND_STATUS_TYPE_ERROR; /* as NVIDIA's: MTGP32 has no offset */
     g->pos = offset;
     g->epoch++;
     return CURAND_STATUS_SUCCESS;
