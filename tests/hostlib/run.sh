@@ -121,7 +121,7 @@ elif [ -f "$host/libcudnn.so.9" ]; then
     skp "cudnn descriptors" "no $cuda/lib64/libcudnn.so.9 to compare with (the CUDA toolkit is not installed)"
 fi
 check_lib cufft libcufft.so.12 cufft fftconv
-check_lib curand libcurand.so.10 curand
+check_lib curand libcurand.so.10 curand randkern
 # a training step through cuBLAS, cuBLASLt and cuDNN together
 nvcc_prog "cublas+cublaslt+cudnn" train libcublas.so.13 libcublasLt.so.13 libcudnn.so.9
 
