@@ -17,6 +17,12 @@
  * generators (curandCreateGeneratorHost), which tests/hostlib/curand.c
  * compares against when the toolkit is there.
  *
+ * MTGP32 fits the same layout (192 states, groups of 256); its states have
+ * no jump ahead and are stepped. The Sobol' generators (quasi) have no
+ * states: point i of a dimension is computed from its Gray code and the
+ * tables of sobol.c, and a call writes n / dims points of each dimension,
+ * one dimension after the other (docs/hostlib.md).
+ *
  * A device generator's work is a job on its stream (src/hostlib/common);
  * a host generator's runs in the call. Engine states are cached per
  * generator, positioned by jumps ahead when a call does not continue where
@@ -184,7 +190,8 @@ static void bm_bits_d(uint32_t x0, uint32_t x1, uint32_t y0, uint32_t y1, double
 }
 
 /* the standard normal quantile: Wichura's AS241 (PPND16), then one Halley
- * step against erfc in the tails */
+ * step against erfc in the tails (callers mirror p to at most 1/2 + 2^-33,
+ * where erfc has no cancellation) */
 static double normal_quantile(double p)
 {
     static const double a[8] = { 3.3871328727963666080e0, 1.3314166789178437745e+2, 1.9715909503065514427e+3,
