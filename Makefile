@@ -232,6 +232,19 @@ $(HOSTDIR)/$(call hl_soname,$(1)): $$(HL_$(1)_OBJ) $(BUILD)/obj/gen/hostlib/$(1)
 	ln -sf $(call hl_soname,$(1)) $$(@D)/$$(basename $(call hl_soname,$(1)))
 endef
 $(foreach l,$(HL_LIBS),$(eval $(call hl_rules,$(l))))
+# cuRAND's Sobol' direction numbers: S. Joe and F. Y. Kuo's published set,
+# from SciPy's copy (Debian's python3-scipy; SOBOL_NPZ= names another);
+# without it the quasirandom generators are left out (tools/gen-sobol.py)
+SOBOL_NPZ ?= $(firstword $(wildcard /usr/lib/python3/dist-packages/scipy/stats/_sobol_direction_numbers.npz))
+$(GEN)/hostlib/sobol_joekuo.h: tools/gen-sobol.py $(SOBOL_NPZ)
+	@mkdir -p $(@D)
+	python3 tools/gen-sobol.py '$(SOBOL_NPZ)' 20000 > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/src/hostlib/curand/sobol.o: $(GEN)/hostlib/sobol_joekuo.h
+# cuRAND's MTGP32 parameter sets: NVIDIA's published header, where the
+# toolkit is (CUDA_HOME); without it MTGP32 is left out (src/hostlib/curand/mtgp.c)
+CUDA_HOME ?= /usr/local/cuda
+MTGP_H := $(wildcard $(CUDA_HOME)/include/curand_mtgp32dc_p_11213.h)
+$(BUILD)/obj/src/hostlib/curand/mtgp.o: CPPFLAGS += $(if $(MTGP_H),-DTD_HAVE_MTGP32 -isystem $(CUDA_HOME)/include)
 hostlib: $(HL_SO)
 	$(if $(HL_MISSING),@for l in $(HL_MISSING); do echo "hostlib: not building $$l: its host back end is missing (see docs/hostlib.md)"; done)
 

@@ -13,4 +13,4 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
     build-essential pkg-config python3 python3-dev python3-jsonschema strace \
     libseccomp-dev libelf-dev libdw-dev libcmocka-dev libzstd-dev liblz4-dev \
-    libzydis-dev libopenblas-dev libfftw3-dev libdnnl-dev graphviz chromium >/dev/null
+    libzydis-dev libopenblas-dev libfftw3-dev libdnnl-dev python3-scipy graphviz chromium >/dev/null

@@ -3,10 +3,12 @@
  * tdtrace's own declarations (src/hostlib/curand/curand_api.h):
  *   - against NVIDIA's own host generators (curandCreateGeneratorHost runs
  *     on the CPU without a GPU), loaded from NVIDIA_CURAND (a path) with
- *     dlopen: 32-bit results and uniform floats and doubles must be equal
- *     bit for bit; normal and log-normal values within 4e-6 (float) and
- *     1e-13 (double) relative, as the sine, cosine and logarithm of two
- *     math libraries may differ in the last bit;
+ *     dlopen: 32- and 64-bit results and uniform floats and doubles must be
+ *     equal bit for bit; normal and log-normal values within 4e-6 (float)
+ *     and 1e-13 (double) of 1 + |value|, as the sine, cosine, logarithm and
+ *     inverse error function of two math libraries may differ in the last
+ *     bit; the Sobol' direction vectors and scramble constants byte for
+ *     byte;
  *   - a device generator on the emulated GPU gives the host generator's
  *     numbers, ordered on its stream after a host function queued before;
  *   - bad input.
@@ -19,6 +21,18 @@
 #include "curand_api.h"
 
 static int n_skip;
+/* what this build of the host cuRAND has: the Sobol' direction numbers
+ * (python3-scipy at build time) and MTGP32's parameter sets (the toolkit) */
+static int have_sobol, have_mtgp;
+
+static int has_type(curandRngType_t t)
+{
+    curandGenerator_t g;
+    if (curandCreateGeneratorHost(&g, t) != CURAND_STATUS_SUCCESS)
+        return 0;
+    curandDestroyGenerator(g);
+    return 1;
+}
 
 /* NVIDIA's functions, by dlsym */
 static struct {
@@ -33,6 +47,12 @@ static struct {
     curandStatus_t (*normd)(curandGenerator_t, double *, size_t, double, double);
     curandStatus_t (*lnorm)(curandGenerator_t, float *, size_t, float, float);
     curandStatus_t (*lnormd)(curandGenerator_t, double *, size_t, double, double);
+    curandStatus_t (*genll)(curandGenerator_t, unsigned long long *, size_t);
+    curandStatus_t (*dims)(curandGenerator_t, unsigned int);
+    curandStatus_t (*dirs32)(curandDirectionVectors32_t *[], curandDirectionVectorSet_t);
+    curandStatus_t (*dirs64)(curandDirectionVectors64_t *[], curandDirectionVectorSet_t);
+    curandStatus_t (*scr32)(unsigned int **);
+    curandStatus_t (*scr64)(unsigned long long **);
 } nv;
 
 static int load_nvidia(const char *path)
@@ -54,17 +74,24 @@ static int load_nvidia(const char *path)
     SYM(normd, "curandGenerateNormalDouble");
     SYM(lnorm, "curandGenerateLogNormal");
     SYM(lnormd, "curandGenerateLogNormalDouble");
-    return nv.create_host && nv.lnormd ? 0 : -1;
+    SYM(genll, "curandGenerateLongLong");
+    SYM(dims, "curandSetQuasiRandomGeneratorDimensions");
+    SYM(dirs32, "curandGetDirectionVectors32");
+    SYM(dirs64, "curandGetDirectionVectors64");
+    SYM(scr32, "curandGetScrambleConstants32");
+    SYM(scr64, "curandGetScrambleConstants64");
+    return nv.create_host && nv.lnormd && nv.genll && nv.dims && nv.dirs32 && nv.dirs64 && nv.scr32 && nv.scr64 ? 0
+                                                                                                               : -1;
 }
 
 /* one call of a sequence: what, how many, an offset set before it (or -1),
  * a seed set before it (or 0) */
-enum what { U32, UNIF, UNIFD, NORM, NORMD, LNORM, LNORMD };
+enum what { U32, UNIF, UNIFD, NORM, NORMD, LNORM, LNORMD, U64 };
 struct call { enum what w; size_t n; long long offset; unsigned long long reseed; };
 
 static size_t esize(enum what w)
 {
-    return w == UNIFD || w == NORMD || w == LNORMD ? 8 : 4;
+    return w == UNIFD || w == NORMD || w == LNORMD || w == U64 ? 8 : 4;
 }
 
 static curandStatus_t run_ours(curandGenerator_t g, const struct call *c, void *out)
@@ -77,6 +104,7 @@ static curandStatus_t run_ours(curandGenerator_t g, const struct call *c, void *
     case NORMD: return curandGenerateNormalDouble(g, out, c->n, 1.0, 2.0);
     case LNORM: return curandGenerateLogNormal(g, out, c->n, 0.5f, 0.25f);
     case LNORMD: return curandGenerateLogNormalDouble(g, out, c->n, 0.5, 0.25);
+    case U64: return curandGenerateLongLong(g, out, c->n);
     }
     return CURAND_STATUS_INTERNAL_ERROR;
 }
@@ -91,12 +119,16 @@ static curandStatus_t run_nv(curandGenerator_t g, const struct call *c, void *ou
     case NORMD: return nv.normd(g, out, c->n, 1.0, 2.0);
     case LNORM: return nv.lnorm(g, out, c->n, 0.5f, 0.25f);
     case LNORMD: return nv.lnormd(g, out, c->n, 0.5, 0.25);
+    case U64: return nv.genll(g, out, c->n);
     }
     return CURAND_STATUS_INTERNAL_ERROR;
 }
 
-/* compares one sequence of calls on our host generator and NVIDIA's */
-static void compare(curandRngType_t type, const char *tname, const char *what, const struct call *calls, int ncalls)
+/* compares one sequence of calls on our host generator and NVIDIA's; a
+ * quasirandom generator (dims > 0) gets dims dimensions instead of a seed,
+ * and a call's reseed sets its dimensions again */
+static void compare_q(curandRngType_t type, unsigned dims, const char *tname, const char *what,
+                      const struct call *calls, int ncalls)
 {
     char name[160];
     snprintf(name, sizeof name, "%s: %s equals NVIDIA's host generator", tname, what);
@@ -104,13 +136,21 @@ static void compare(curandRngType_t type, const char *tname, const char *what, c
     curandGenerator_t a, b;
     ST(curandCreateGeneratorHost(&a, type), 0);
     ST(nv.create_host(&b, type), 0);
-    ST(curandSetPseudoRandomGeneratorSeed(a, 1234), 0);
-    ST(nv.seed(b, 1234), 0);
+    if (dims) {
+        ST(curandSetQuasiRandomGeneratorDimensions(a, dims), 0);
+        ST(nv.dims(b, dims), 0);
+    } else {
+        ST(curandSetPseudoRandomGeneratorSeed(a, 1234), 0);
+        ST(nv.seed(b, 1234), 0);
+    }
     for (int i = 0; i < ncalls && !cur_bad; i++) {
         const struct call *c = &calls[i];
         size_t bytes = c->n * esize(c->w);
         unsigned char *x = malloc(bytes), *y = malloc(bytes);
-        if (c->reseed) {
+        if (c->reseed && dims) {
+            ST(curandSetQuasiRandomGeneratorDimensions(a, (unsigned)c->reseed), 0);
+            ST(nv.dims(b, (unsigned)c->reseed), 0);
+        } else if (c->reseed) {
             ST(curandSetPseudoRandomGeneratorSeed(a, c->reseed), 0);
             ST(nv.seed(b, c->reseed), 0);
         }
@@ -124,12 +164,23 @@ static void compare(curandRngType_t type, const char *tname, const char *what, c
             double gx, gy, tol = 0;
             switch (c->w) {
             case U32: gx = ((uint32_t *)x)[k]; gy = ((uint32_t *)y)[k]; break;
+            case U64:
+                if (((uint64_t *)x)[k] != ((uint64_t *)y)[k])
+                    bad("call %d value %zu: %#llx, NVIDIA's %#llx", i, k, (unsigned long long)((uint64_t *)x)[k],
+                        (unsigned long long)((uint64_t *)y)[k]);
+                continue;
             case UNIF: gx = ((float *)x)[k]; gy = ((float *)y)[k]; break;
             case UNIFD: gx = ((double *)x)[k]; gy = ((double *)y)[k]; break;
             case NORM: case LNORM: gx = ((float *)x)[k]; gy = ((float *)y)[k]; tol = 4e-6; break;
-            default: gx = ((double *)x)[k]; gy = ((double *)y)[k]; tol = 1e-13; break;
+            default:
+                gx = ((double *)x)[k];
+                gy = ((double *)y)[k];
+                /* NVIDIA's MTGP32 makes normal doubles in float */
+                tol = type == CURAND_RNG_PSEUDO_MTGP32 ? 4e-6 : 1e-13;
+                break;
             }
-            if (!(fabs(gx - gy) <= tol * fabs(gy)))
+            /* relative to the terms of mean + stddev * z (mean 1 or 0.5) */
+            if (!(fabs(gx - gy) <= tol * (fabs(gy) + 1)))
                 bad("call %d value %zu: %.17g, NVIDIA's %.17g", i, k, gx, gy);
         }
         free(x);
@@ -140,13 +191,97 @@ static void compare(curandRngType_t type, const char *tname, const char *what, c
     end();
 }
 
+static void compare(curandRngType_t type, const char *tname, const char *what, const struct call *calls, int ncalls)
+{
+    compare_q(type, 0, tname, what, calls, ncalls);
+}
+
+/* the six Sobol' tables, byte for byte */
+static void sobol_tables(void)
+{
+    begin("Sobol': direction vectors and scramble constants equal NVIDIA's, byte for byte");
+    static const struct { int set, bits; } sets[] = {
+        { CURAND_DIRECTION_VECTORS_32_JOEKUO6, 32 }, { CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6, 32 },
+        { CURAND_DIRECTION_VECTORS_64_JOEKUO6, 64 }, { CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6, 64 },
+    };
+    for (int i = 0; i < 4 && !cur_bad; i++) {
+        const void *x = NULL, *y = NULL;
+        size_t bytes = 20000 * (size_t)sets[i].bits * (sets[i].bits / 8);
+        if (sets[i].bits == 32) {
+            ST(curandGetDirectionVectors32((curandDirectionVectors32_t **)&x, sets[i].set), 0);
+            ST(nv.dirs32((curandDirectionVectors32_t **)&y, sets[i].set), 0);
+            /* the other width's set is refused */
+            curandDirectionVectors32_t *z;
+            ST(curandGetDirectionVectors32(&z, sets[i].set + 2), CURAND_STATUS_OUT_OF_RANGE);
+            ST(nv.dirs32(&z, sets[i].set + 2), CURAND_STATUS_OUT_OF_RANGE);
+        } else {
+            ST(curandGetDirectionVectors64((curandDirectionVectors64_t **)&x, sets[i].set), 0);
+            ST(nv.dirs64((curandDirectionVectors64_t **)&y, sets[i].set), 0);
+            curandDirectionVectors64_t *z;
+            ST(curandGetDirectionVectors64(&z, sets[i].set - 2), CURAND_STATUS_OUT_OF_RANGE);
+            ST(nv.dirs64(&z, sets[i].set - 2), CURAND_STATUS_OUT_OF_RANGE);
+        }
+        if (!cur_bad && memcmp(x, y, bytes))
+            bad("direction vector set %d differs", sets[i].set);
+    }
+    unsigned int *c32x, *c32y;
+    unsigned long long *c64x, *c64y;
+    ST(curandGetScrambleConstants32(&c32x), 0);
+    ST(nv.scr32(&c32y), 0);
+    ST(curandGetScrambleConstants64(&c64x), 0);
+    ST(nv.scr64(&c64y), 0);
+    if (!cur_bad && memcmp(c32x, c32y, 20000 * 4))
+        bad("the 32-bit scramble constants differ");
+    if (!cur_bad && memcmp(c64x, c64y, 20000 * 8))
+        bad("the 64-bit scramble constants differ");
+    end();
+}
+
+static void quasi_against_nvidia(void)
+{
+    static const struct { curandRngType_t t; const char *name; int bits; } types[] = {
+        { CURAND_RNG_QUASI_SOBOL32, "Sobol32", 32 },
+        { CURAND_RNG_QUASI_SCRAMBLED_SOBOL32, "scrambled Sobol32", 32 },
+        { CURAND_RNG_QUASI_SOBOL64, "Sobol64", 64 },
+        { CURAND_RNG_QUASI_SCRAMBLED_SOBOL64, "scrambled Sobol64", 64 },
+    };
+    sobol_tables();
+    for (int t = 0; t < 4; t++) {
+        enum what raw = types[t].bits == 32 ? U32 : U64;
+        const struct call one[] = { { raw, 3 * 70000, -1, 0 } };
+        /* three calls, then 20,000 dimensions (the last one is there) */
+        const struct call split[] = { { raw, 3 * 5, -1, 0 }, { raw, 3 * 1000, -1, 0 }, { raw, 40000, -1, 20000 } };
+        /* offsets count points; new dimensions keep the position */
+        const struct call off[] = { { raw, 30, 5, 0 }, { raw, 3 * 4096, (1ll << 33) + 12345, 0 },
+                                    { raw, 7 * 100, -1, 7 } };
+        const struct call unif[] = { { UNIF, 3 * 9000, 1000, 0 } };
+        const struct call unifd[] = { { UNIFD, 3 * 9000, 0, 0 } };
+        const struct call norm[] = { { NORM, 3 * 9000, 0, 0 } };
+        const struct call normd[] = { { NORMD, 3 * 9000, 0, 0 } };
+        const struct call lnorm[] = { { LNORM, 3 * 9000, 77, 0 } };
+        const struct call lnormd[] = { { LNORMD, 3 * 9000, 77, 0 } };
+        const struct call mixed[] = { { UNIF, 3 * 10, -1, 0 }, { NORMD, 3 * 11, -1, 0 }, { raw, 3 * 12, -1, 0 } };
+        compare_q(types[t].t, 3, types[t].name, "raw results, one call (3 dimensions)", one, 1);
+        compare_q(types[t].t, 3, types[t].name, "raw results over calls, dimensions set again", split, 3);
+        compare_q(types[t].t, 3, types[t].name, "offsets", off, 3);
+        compare_q(types[t].t, 3, types[t].name, "uniform floats", unif, 1);
+        compare_q(types[t].t, 3, types[t].name, "uniform doubles", unifd, 1);
+        compare_q(types[t].t, 3, types[t].name, "normal floats", norm, 1);
+        compare_q(types[t].t, 3, types[t].name, "normal doubles", normd, 1);
+        compare_q(types[t].t, 3, types[t].name, "log-normal floats", lnorm, 1);
+        compare_q(types[t].t, 3, types[t].name, "log-normal doubles", lnormd, 1);
+        compare_q(types[t].t, 3, types[t].name, "distributions mixed in one generator", mixed, 3);
+    }
+}
+
 static void against_nvidia(const char *path)
 {
-    /* N: past one round of the layout's states (4096, 81920, 65536 x 4) */
+    /* N: past one round of the layout's states (4096, 81920, 65536 x 4, 200 x 256) */
     static const struct { curandRngType_t t; const char *name; size_t n; } types[] = {
         { CURAND_RNG_PSEUDO_XORWOW, "XORWOW", 9000 },
         { CURAND_RNG_PSEUDO_MRG32K3A, "MRG32k3a", 170000 },
         { CURAND_RNG_PSEUDO_PHILOX4_32_10, "Philox4x32-10", 270000 },
+        { CURAND_RNG_PSEUDO_MTGP32, "MTGP32", 2 * 200 * 256 + 1000 },
     };
     if (load_nvidia(path)) {
         printf("skip comparisons with NVIDIA's host generators: %s\n",
@@ -154,8 +289,10 @@ static void against_nvidia(const char *path)
         n_skip++;
         return;
     }
-    for (int t = 0; t < 3; t++) {
+    for (int t = 0; t < 4; t++) {
         size_t n = types[t].n;
+        if (types[t].t == CURAND_RNG_PSEUDO_MTGP32 && !have_mtgp)
+            continue; /* said in main */
         const struct call one[] = { { U32, n, -1, 0 } };
         const struct call split[] = { { U32, 3, -1, 0 }, { U32, 997, -1, 0 }, { U32, n, -1, 0 } };
         const struct call off[] = { { U32, 10, 5, 0 }, { U32, n, 123457, 0 } };
@@ -169,7 +306,8 @@ static void against_nvidia(const char *path)
          * after another normal call; Philox mixing distributions or taking a
          * new seed in mid-sequence */
         const struct call mixed[] = { { UNIF, n + 1, -1, 0 }, { UNIFD, n / 4 + 1, -1, 0 }, { NORM, n, -1, 0 } };
-        const struct call reseed[] = { { U32, 100, -1, 0 }, { U32, 100, -1, 1234 }, { U32, 100, -1, 99 } };
+        const struct call reseed[] = { { U32, 100, -1, 0 }, { U32, 100, -1, 1234 }, { U32, 100, -1, 99 },
+                                       { U32, 300, -1, 1234 } };
         if (types[t].t == CURAND_RNG_PSEUDO_MRG32K3A) {
             /* NVIDIA's MRG32k3a host generator takes 1.6 s to set up: three */
             compare(types[t].t, types[t].name, "32-bit results over three calls", split, 3);
@@ -179,7 +317,8 @@ static void against_nvidia(const char *path)
         }
         compare(types[t].t, types[t].name, "32-bit results, one call", one, 1);
         compare(types[t].t, types[t].name, "32-bit results over three calls", split, 3);
-        compare(types[t].t, types[t].name, "offsets", off, 2);
+        if (types[t].t != CURAND_RNG_PSEUDO_MTGP32) /* it takes none */
+            compare(types[t].t, types[t].name, "offsets", off, 2);
         compare(types[t].t, types[t].name, "uniform floats", unif, 1);
         compare(types[t].t, types[t].name, "uniform doubles", unifd, 1);
         compare(types[t].t, types[t].name, "normal floats", norm, 1);
@@ -188,9 +327,11 @@ static void against_nvidia(const char *path)
         compare(types[t].t, types[t].name, "log-normal doubles", lnormd, 1);
         if (types[t].t != CURAND_RNG_PSEUDO_PHILOX4_32_10) {
             compare(types[t].t, types[t].name, "uniform floats, doubles, normal floats in one generator", mixed, 3);
-            compare(types[t].t, types[t].name, "seeds set again in mid-sequence", reseed, 3);
+            compare(types[t].t, types[t].name, "seeds set again in mid-sequence", reseed, 4);
         }
     }
+    if (have_sobol)
+        quasi_against_nvidia();
 }
 
 /* ---- on the emulated GPU ------------------------------------------------------ */
@@ -216,16 +357,24 @@ static void on_device(void)
     DRV(cuCtxSetCurrent(ctx));
     CUstream s;
     DRV(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-    static const curandRngType_t types[3] = { CURAND_RNG_PSEUDO_XORWOW, CURAND_RNG_PSEUDO_MRG32K3A,
-                                              CURAND_RNG_PSEUDO_PHILOX4_32_10 };
+    static const curandRngType_t types[6] = { CURAND_RNG_PSEUDO_XORWOW,         CURAND_RNG_PSEUDO_MRG32K3A,
+                                              CURAND_RNG_PSEUDO_PHILOX4_32_10,  CURAND_RNG_PSEUDO_MTGP32,
+                                              CURAND_RNG_QUASI_SCRAMBLED_SOBOL32, CURAND_RNG_QUASI_SOBOL64 };
     size_t n = 50000;
     float *d = dalloc(n * 4), *hd = malloc(n * 4), *hh = malloc(n * 4), first;
-    for (int t = 0; t < 3; t++) {
+    for (int t = 0; t < 6; t++) {
         curandGenerator_t g, h;
+        if ((types[t] == CURAND_RNG_PSEUDO_MTGP32 && !have_mtgp) || (types[t] >= CURAND_RNG_QUASI_DEFAULT && !have_sobol))
+            continue;
         ST(curandCreateGenerator(&g, types[t]), 0);
         ST(curandCreateGeneratorHost(&h, types[t]), 0);
-        ST(curandSetPseudoRandomGeneratorSeed(g, 42), 0);
-        ST(curandSetPseudoRandomGeneratorSeed(h, 42), 0);
+        if (types[t] >= CURAND_RNG_QUASI_DEFAULT) {
+            ST(curandSetQuasiRandomGeneratorDimensions(g, 5), 0);
+            ST(curandSetQuasiRandomGeneratorDimensions(h, 5), 0);
+        } else {
+            ST(curandSetPseudoRandomGeneratorSeed(g, 42), 0);
+            ST(curandSetPseudoRandomGeneratorSeed(h, 42), 0);
+        }
         ST(curandSetStream(g, (cudaStream_t)s), 0);
         struct gate gt = { 0, 0 };
         DRV(cuMemsetD32_v2((CUdeviceptr)(uintptr_t)d, 0x7fc00000, n)); /* NaN: not generated yet */
@@ -260,7 +409,7 @@ static void bad_input(void)
     begin("bad input: generators, types, lengths, pointers, orderings");
     curandGenerator_t g, dead, fake = (curandGenerator_t)(uintptr_t)0x4321;
     unsigned int host[8];
-    ST(curandCreateGenerator(&g, CURAND_RNG_QUASI_SOBOL32), CURAND_STATUS_TYPE_ERROR);
+    ST(curandCreateGenerator(&g, CURAND_RNG_TEST), CURAND_STATUS_TYPE_ERROR);
     ST(curandCreateGenerator(&g, (curandRngType_t)7), CURAND_STATUS_TYPE_ERROR);
     ST(curandCreateGenerator(&dead, CURAND_RNG_PSEUDO_DEFAULT), 0);
     ST(curandDestroyGenerator(dead), 0);
@@ -286,12 +435,71 @@ static void bad_input(void)
     extern int curandGeneratePoisson(void);
     ST(curandGeneratePoisson(), CURAND_STATUS_ARCH_MISMATCH);
     ST(curandDestroyGenerator(g), 0);
+    curandGenerator_t q, q64;
+    if (!have_sobol) {
+        ST(curandCreateGenerator(&q, CURAND_RNG_QUASI_SOBOL32), CURAND_STATUS_TYPE_ERROR);
+        DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)d));
+        end();
+        return;
+    }
+    /* quasirandom generators */
+    unsigned long long *d64 = (unsigned long long *)d;
+    ST(curandCreateGenerator(&q, CURAND_RNG_QUASI_SOBOL32), 0);
+    ST(curandCreateGenerator(&q64, CURAND_RNG_QUASI_SCRAMBLED_SOBOL64), 0);
+    ST(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_XORWOW), 0);
+    ST(curandSetQuasiRandomGeneratorDimensions(q, 0), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandSetQuasiRandomGeneratorDimensions(q, 20001), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandSetQuasiRandomGeneratorDimensions(q, 20000), 0);
+    ST(curandSetQuasiRandomGeneratorDimensions(q, 3), 0);
+    ST(curandSetQuasiRandomGeneratorDimensions(g, 3), CURAND_STATUS_TYPE_ERROR);
+    ST(curandSetQuasiRandomGeneratorDimensions(fake, 3), CURAND_STATUS_NOT_INITIALIZED);
+    ST(curandSetPseudoRandomGeneratorSeed(q, 1), CURAND_STATUS_TYPE_ERROR);
+    ST(curandSetGeneratorOrdering(q, CURAND_ORDERING_PSEUDO_DEFAULT), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandSetGeneratorOrdering(q, CURAND_ORDERING_QUASI_DEFAULT), 0);
+    ST(curandGenerate(q, (unsigned int *)d, 16), CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+    ST(curandGenerateLongLong(q, d64, 6), CURAND_STATUS_TYPE_ERROR);
+    ST(curandGenerate(q64, (unsigned int *)d, 6), CURAND_STATUS_TYPE_ERROR);
+    ST(curandGenerateLongLong(q64, d64, 9), CURAND_STATUS_OUT_OF_RANGE); /* past the allocation */
+    ST(curandGenerateLongLong(q64, d64, 8), 0);
+    ST(curandGenerateNormal(q, d, 15, 0, 1), 0); /* an odd count is fine for an inverse-CDF normal */
+    DRV(cuCtxSynchronize());
+    curandDirectionVectors32_t *v32;
+    curandDirectionVectors64_t *v64;
+    unsigned int *c32;
+    ST(curandGetDirectionVectors32(NULL, CURAND_DIRECTION_VECTORS_32_JOEKUO6), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGetDirectionVectors32(&v32, (curandDirectionVectorSet_t)7), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGetDirectionVectors64(&v64, CURAND_DIRECTION_VECTORS_32_JOEKUO6), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGetScrambleConstants32(NULL), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGetScrambleConstants32(&c32), 0);
+    ST(curandGetScrambleConstants64(NULL), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandDestroyGenerator(q), 0);
+    ST(curandDestroyGenerator(q64), 0);
+    /* MTGP32 takes no offset */
+    if (have_mtgp) {
+        ST(curandCreateGenerator(&q, CURAND_RNG_PSEUDO_MTGP32), 0);
+        ST(curandSetGeneratorOffset(q, 5), CURAND_STATUS_TYPE_ERROR);
+        ST(curandSetQuasiRandomGeneratorDimensions(q, 2), CURAND_STATUS_TYPE_ERROR);
+        ST(curandDestroyGenerator(q), 0);
+    }
+    ST(curandDestroyGenerator(g), 0);
     DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)d));
     end();
 }
 
 int main(void)
 {
+    have_sobol = has_type(CURAND_RNG_QUASI_SOBOL32);
+    have_mtgp = has_type(CURAND_RNG_PSEUDO_MTGP32);
+    if (!have_sobol) {
+        printf("skip Sobol' generators: this build has no Joe-Kuo direction numbers (python3-scipy was not installed: "
+               "see docs/hostlib.md)\n");
+        n_skip++;
+    }
+    if (!have_mtgp) {
+        printf("skip MTGP32: this build has no parameter sets (the CUDA toolkit's curand_mtgp32dc_p_11213.h was not "
+               "found)\n");
+        n_skip++;
+    }
     against_nvidia(getenv("NVIDIA_CURAND"));
     on_device();
     bad_input();

@@ -121,7 +121,7 @@ elif [ -f "$host/libcudnn.so.9" ]; then
     skp "cudnn descriptors" "no $cuda/lib64/libcudnn.so.9 to compare with (the CUDA toolkit is not installed)"
 fi
 check_lib cufft libcufft.so.12 cufft fftconv
-check_lib curand libcurand.so.10 curand
+check_lib curand libcurand.so.10 curand randkern
 check_lib nvml libnvidia-ml.so.1 nvml
 # NVIDIA's cuSOLVER, unmodified, with the host cuBLAS in front of NVIDIA's
 # (tests/hostlib/solver.c says what it checks)

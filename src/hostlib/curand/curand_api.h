@@ -48,6 +48,16 @@ typedef enum curandOrdering {
     CURAND_ORDERING_QUASI_DEFAULT = 201,
 } curandOrdering_t;
 
+typedef enum curandDirectionVectorSet {
+    CURAND_DIRECTION_VECTORS_32_JOEKUO6 = 101,
+    CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6 = 102,
+    CURAND_DIRECTION_VECTORS_64_JOEKUO6 = 103,
+    CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6 = 104,
+} curandDirectionVectorSet_t;
+
+typedef unsigned int curandDirectionVectors32_t[32];
+typedef unsigned long long curandDirectionVectors64_t[64];
+
 #ifndef TD_LIBRARY_PROPERTY_TYPE
 #define TD_LIBRARY_PROPERTY_TYPE
 typedef enum { MAJOR_VERSION = 0, MINOR_VERSION = 1, PATCH_LEVEL = 2 } libraryPropertyType;
@@ -65,6 +75,11 @@ curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream)
 curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, unsigned long long seed);
 curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset);
 curandStatus_t curandSetGeneratorOrdering(curandGenerator_t generator, curandOrdering_t order);
+curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator, unsigned int num_dimensions);
+curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t *vectors[], curandDirectionVectorSet_t set);
+curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t *vectors[], curandDirectionVectorSet_t set);
+curandStatus_t curandGetScrambleConstants32(unsigned int **constants);
+curandStatus_t curandGetScrambleConstants64(unsigned long long **constants);
 curandStatus_t curandGenerateSeeds(curandGenerator_t generator);
 curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *outputPtr, size_t num);
 curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsigned long long *outputPtr, size_t num);

@@ -6,7 +6,8 @@
  * Philox4x32-10 (Salmon et al.'s counter-based generator; subsequences
  * 2^66 apart). Jumps ahead are powers of each engine's transition matrix
  * (over GF(2) for XORWOW, modulo m1 and m2 for MRG32k3a), computed here by
- * squaring instead of NVIDIA's precomputed tables. */
+ * squaring instead of NVIDIA's precomputed tables. MTGP32 (mtgp.c) has no
+ * jump ahead: its states are stepped. */
 #include "rng.h"
 
 #include <pthread.h>
@@ -211,6 +212,10 @@ static uint32_t philox_next(struct philox *s)
 /* ---- the interface -------------------------------------------------------- */
 void rng_init(enum rng_engine e, uint64_t seed, uint64_t sub, union rng_state *s)
 {
+    if (e == RNG_MTGP32) {
+        mtgp_init(s->g, (int)sub, seed);
+        return;
+    }
     memset(s, 0, sizeof *s);
     switch (e) {
     case RNG_XORWOW: xw_init(seed, sub, &s->x); break;
@@ -220,6 +225,7 @@ void rng_init(enum rng_engine e, uint64_t seed, uint64_t sub, union rng_state *s
         s->p.key[1] = (uint32_t)(seed >> 32);
         s->p.sub = sub;
         break;
+    case RNG_MTGP32: break;
     }
 }
 
@@ -232,6 +238,10 @@ void rng_skip(enum rng_engine e, union rng_state *s, uint64_t n)
         break;
     case RNG_MRG32K3A: mrg_jump(&s->m, n, 0); break;
     case RNG_PHILOX: s->p.elem += n; break;
+    case RNG_MTGP32: /* no jump ahead: stepped */
+        for (; n; n--)
+            mtgp_u32(s->g);
+        break;
     }
 }
 
@@ -241,6 +251,7 @@ void rng_skip_sub(enum rng_engine e, union rng_state *s, uint64_t n)
     case RNG_XORWOW: xw_jump(s->x.v, n, XW_SEQ); break;
     case RNG_MRG32K3A: mrg_jump(&s->m, n, MRG_SEQ); break;
     case RNG_PHILOX: s->p.sub += n; s->p.valid = 0; break;
+    case RNG_MTGP32: mtgp_init(s->g, s->g->set + (int)n, s->g->seed); break;
     }
 }
 
@@ -250,6 +261,7 @@ uint32_t rng_u32(enum rng_engine e, union rng_state *s)
     case RNG_XORWOW: return xw_next(&s->x);
     case RNG_PHILOX: return philox_next(&s->p);
     case RNG_MRG32K3A: return (uint32_t)(mrg_next(&s->m) * 1.000000048662);
+    case RNG_MTGP32: return mtgp_u32(s->g);
     }
     return 0;
 }

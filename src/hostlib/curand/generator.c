@@ -17,6 +17,12 @@
  * generators (curandCreateGeneratorHost), which tests/hostlib/curand.c
  * compares against when the toolkit is there.
  *
+ * MTGP32 fits the same layout (192 states, groups of 256); its states have
+ * no jump ahead and are stepped. The Sobol' generators (quasi) have no
+ * states: point i of a dimension is computed from its Gray code and the
+ * tables of sobol.c, and a call writes n / dims points of each dimension,
+ * one dimension after the other (docs/hostlib.md).
+ *
  * A device generator's work is a job on its stream (src/hostlib/common);
  * a host generator's runs in the call. Engine states are cached per
  * generator, positioned by jumps ahead when a call does not continue where
@@ -34,15 +40,22 @@
 #define GEN_KIND 1
 #define VERSION 10400
 
-enum dist { D_U32, D_UNIF, D_UNIF_D, D_NORM, D_NORM_D, D__N };
+/* D_U64: the 64-bit quasirandom generators only */
+enum dist { D_U32, D_UNIF, D_UNIF_D, D_NORM, D_NORM_D, D_U64, D__N };
 struct layout { uint32_t nstates, group, raw; };
-static const struct layout layouts[3][D__N] = {
+#define MTGP_STATES 192
+static const struct layout layouts[4][D__N] = {
     [RNG_XORWOW] = { [D_U32] = { 4096, 1, 1 }, [D_UNIF] = { 4096, 1, 1 }, [D_UNIF_D] = { 4096, 1, 2 },
                      [D_NORM] = { 4096, 2, 2 }, [D_NORM_D] = { 4096, 2, 4 } },
     [RNG_MRG32K3A] = { [D_U32] = { 81920, 1, 1 }, [D_UNIF] = { 81920, 1, 1 }, [D_UNIF_D] = { 81920, 1, 1 },
                        [D_NORM] = { 81920, 2, 2 }, [D_NORM_D] = { 81920, 2, 2 } },
     [RNG_PHILOX] = { [D_U32] = { 65536, 4, 4 }, [D_UNIF] = { 65536, 4, 4 }, [D_UNIF_D] = { 65536, 4, 8 },
                      [D_NORM] = { 65536, 4, 4 }, [D_NORM_D] = { 65536, 4, 8 } },
+    /* state s on parameter set s, a block of 256 from each in turn; one
+     * element per output, whatever the distribution */
+    [RNG_MTGP32] = { [D_U32] = { MTGP_STATES, 256, 256 }, [D_UNIF] = { MTGP_STATES, 256, 256 },
+                     [D_UNIF_D] = { MTGP_STATES, 256, 256 }, [D_NORM] = { MTGP_STATES, 256, 256 },
+                     [D_NORM_D] = { MTGP_STATES, 256, 256 } },
 };
 #define MAX_STATES 81920
 
@@ -54,18 +67,22 @@ struct cache {
     int ready;
     uint64_t seed;
     union rng_state *st;
+    struct mtgp *mt;           /* MTGP32: the states st[s].g points at */
     uint64_t *used;            /* elements state s has consumed */
     uint64_t epoch, end;       /* the settings the last fill ran under; where it ended */
     struct {                   /* the last group made, for a call that starts inside it */
         int valid, d;
         uint64_t grp;
-        _Alignas(8) unsigned char v[32];
+        _Alignas(8) unsigned char v[256 * 8];
     } pending;
 };
 
 struct curandGenerator_st {
     curandRngType_t type;
     enum rng_engine e;
+    int quasi;                 /* Sobol': 32 or 64 bits; 0 for the pseudorandom engines */
+    int scrambled;
+    uint32_t dims;             /* Sobol': dimensions (pos counts points) */
     int host;                  /* curandCreateGeneratorHost: host memory, synchronous */
     CUstream stream;
     unsigned long long seed, pos;
@@ -79,6 +96,7 @@ static void cache_put(struct cache *c)
     if (atomic_fetch_sub(&c->refs, 1) == 1) {
         pthread_mutex_destroy(&c->lock);
         free(c->st);
+        free(c->mt);
         free(c->used);
         free(c);
     }
@@ -90,18 +108,25 @@ static int cache_reset(struct cache *c, uint64_t seed)
     if (!c->st) {
         c->st = malloc(MAX_STATES * sizeof *c->st);
         c->used = malloc(MAX_STATES * sizeof *c->used);
-        if (!c->st || !c->used)
+        if (c->e == RNG_MTGP32)
+            c->mt = malloc(MTGP_STATES * sizeof *c->mt);
+        if (!c->st || !c->used || (c->e == RNG_MTGP32 && !c->mt))
             return -1;
     }
     uint32_t n = 0;
     for (int d = 0; d < D__N; d++)
         if (layouts[c->e][d].nstates > n)
             n = layouts[c->e][d].nstates;
-    rng_init(c->e, seed, 0, &c->st[0]);
-    c->used[0] = 0;
-    for (uint32_t s = 1; s < n; s++) {
-        c->st[s] = c->st[s - 1];
-        rng_skip_sub(c->e, &c->st[s], 1);
+    for (uint32_t s = 0; s < n; s++) {
+        if (c->e == RNG_MTGP32) {
+            c->st[s].g = &c->mt[s];
+            rng_init(c->e, seed, s, &c->st[s]);
+        } else if (s == 0) {
+            rng_init(c->e, seed, 0, &c->st[0]);
+        } else {
+            c->st[s] = c->st[s - 1];
+            rng_skip_sub(c->e, &c->st[s], 1);
+        }
         c->used[s] = 0;
     }
     c->seed = seed;
@@ -164,6 +189,69 @@ static void bm_bits_d(uint32_t x0, uint32_t x1, uint32_t y0, uint32_t y1, double
     box_muller_d((double)zx * INV53 + INV53 / 2, (double)zy * (INV53 * 2) + INV53, a, b);
 }
 
+/* the standard normal quantile: Wichura's AS241 (PPND16), then one Halley
+ * step against erfc in the tails (callers mirror p to at most 1/2 + 2^-33,
+ * where erfc has no cancellation) */
+static double normal_quantile(double p)
+{
+    static const double a[8] = { 3.3871328727963666080e0, 1.3314166789178437745e+2, 1.9715909503065514427e+3,
+                                 1.3731693765509461125e+4, 4.5921953931549871457e+4, 6.7265770927008700853e+4,
+                                 3.3430575583588128105e+4, 2.5090809287301226727e+3 };
+    static const double b[8] = { 1.0, 4.2313330701600911252e+1, 6.8718700749205790830e+2, 5.3941960214247511077e+3,
+                                 2.1213794301586595867e+4, 3.9307895800092710610e+4, 2.8729085735721942674e+4,
+                                 5.2264952788528545610e+3 };
+    static const double c[8] = { 1.42343711074968357734e0, 4.63033784615654529590e0, 5.76949722146069140550e0,
+                                 3.64784832476320460504e0, 1.27045825245236838258e0, 2.41780725177450611770e-1,
+                                 2.27238449892691845833e-2, 7.74545014278341407640e-4 };
+    static const double d[8] = { 1.0, 2.05319162663775882187e0, 1.67638483018380384940e0, 6.89767334985100004550e-1,
+                                 1.48103976427480074590e-1, 1.51986665636164571966e-2, 5.47593808499534494600e-4,
+                                 1.05075007164441684324e-9 };
+    static const double e[8] = { 6.65790464350110377720e0, 5.46378491116411436990e0, 1.78482653991729133580e0,
+                                 2.96560571828504891230e-1, 2.65321895265761230930e-2, 1.24266094738807843860e-3,
+                                 2.71155556874348757815e-5, 2.01033439929228813265e-7 };
+    static const double f[8] = { 1.0, 5.99832206555887937690e-1, 1.36929880922735805310e-1, 1.48753612908506148525e-2,
+                                 7.86869131145613259100e-4, 1.84631831751005468180e-5, 1.42151175831644588870e-7,
+                                 2.04426310338993978564e-15 };
+#define POLY(k, x) ((((((((k)[7] * (x) + (k)[6]) * (x) + (k)[5]) * (x) + (k)[4]) * (x) + (k)[3]) * (x) + (k)[2]) * (x) + (k)[1]) * (x) + (k)[0])
+    double q = p - 0.5;
+    if (fabs(q) <= 0.425) {
+        double r = 0.180625 - q * q;
+        return q * POLY(a, r) / POLY(b, r);
+    }
+    double r = sqrt(-log(q < 0 ? p : 1 - p)), x;
+    x = r <= 5 ? POLY(c, r - 1.6) / POLY(d, r - 1.6) : POLY(e, r - 5) / POLY(f, r - 5);
+#undef POLY
+    if (q < 0)
+        x = -x;
+    /* Halley: err = Phi(x) - p, Phi'(x) = phi(x), Phi''(x) = -x phi(x) */
+    double err = 0.5 * erfc(-x / sqrt(2.0)) - p, u = err * sqrt(2 * PI) * exp(x * x / 2);
+    return x - u / (1 + x * u / 2);
+}
+
+/* the inverse-CDF normal of 32 bits (NVIDIA's host generators: the
+ * quantile of p = (x + 1/2) / 2^32, mirrored about 1/2 for precision) */
+static double icdf32(uint32_t x, int as_float)
+{
+    double s = 1;
+    if (x > 0x80000000u) {
+        x = 0xffffffffu - x;
+        s = -1;
+    }
+    double p = as_float ? (double)((float)x * (float)INV32 + (float)(INV32 / 2)) : (double)x * INV32 + INV32 / 2;
+    return s * normal_quantile(p);
+}
+
+static double icdf53(uint64_t x)
+{
+    double s = 1;
+    x >>= 11;
+    if (x > 0x10000000000000ull) {
+        x = 0x1fffffffffffffull - x;
+        s = -1;
+    }
+    return s * normal_quantile((double)x * INV53 + INV53 / 2);
+}
+
 /* out: GROUP values (uint32, float or double) */
 static void round_out(enum rng_engine e, enum dist d, union rng_state *s, void *out)
 {
@@ -187,12 +275,29 @@ static void round_out(enum rng_engine e, enum dist d, union rng_state *s, void *
             box_muller_d(x, y, &g[0], &g[1]);
             return;
         }
+        case D_U64:
         case D__N: return;
         }
     }
-    uint32_t r[8];
+    uint32_t r[256];
     for (uint32_t i = 0; i < l->raw; i++)
         r[i] = rng_u32(e, s);
+    if (e == RNG_MTGP32) {
+        /* NVIDIA's host MTGP32: an element per output; doubles from 32 bits,
+         * normals by the inverse CDF (in float, for doubles too) */
+        for (uint32_t i = 0; i < l->group; i++) {
+            switch (d) {
+            case D_U32: u[i] = r[i]; break;
+            case D_UNIF: f[i] = unif_f(r[i]); break;
+            case D_UNIF_D: g[i] = (double)r[i] * INV32 + INV32; break;
+            case D_NORM: f[i] = (float)icdf32(r[i], 1); break;
+            case D_NORM_D: g[i] = (float)icdf32(r[i], 1); break;
+            case D_U64:
+            case D__N: break;
+            }
+        }
+        return;
+    }
     switch (d) {
     case D_U32: memcpy(u, r, l->group * 4); break;
     case D_UNIF:
@@ -211,7 +316,75 @@ static void round_out(enum rng_engine e, enum dist d, union rng_state *s, void *
         for (uint32_t i = 0; i < l->group; i += 2)
             bm_bits_d(r[2 * i], r[2 * i + 1], r[2 * i + 2], r[2 * i + 3], &g[i], &g[i + 1]);
         break;
+    case D_U64:
     case D__N: break;
+    }
+}
+
+/* ---- Sobol': each dimension's points, one after the other ------------- */
+struct qfill {
+    struct hl_job h;
+    struct sobol_tables t;
+    int bits, scrambled, lognormal;
+    enum dist d;
+    uint32_t dims;
+    uint64_t pos;
+    size_t n;
+    void *out;
+    double mean, stddev;
+};
+
+static void quasi_out(const struct qfill *j, uint64_t x, void *o)
+{
+    float f;
+    double g;
+    uint32_t hi = j->bits == 32 ? (uint32_t)x : (uint32_t)(x >> 32);
+    switch (j->d) {
+    case D_U32: memcpy(o, &hi, 4); return;
+    case D_U64: memcpy(o, &x, 8); return;
+    case D_UNIF: f = unif_f(hi); memcpy(o, &f, 4); return;
+    case D_UNIF_D:
+        g = j->bits == 32 ? (double)hi * INV32 + INV32 : (double)(x >> 11) * INV53 + INV53 / 2;
+        memcpy(o, &g, 8);
+        return;
+    case D_NORM:
+        f = (float)j->mean + (float)j->stddev * (float)icdf32(hi, 1);
+        if (j->lognormal)
+            f = expf(f);
+        memcpy(o, &f, 4);
+        return;
+    case D_NORM_D:
+        g = j->mean + j->stddev * (j->bits == 32 ? icdf32(hi, 0) : icdf53(x));
+        if (j->lognormal)
+            g = exp(g);
+        memcpy(o, &g, 8);
+        return;
+    case D__N: return;
+    }
+}
+
+static void qfill_run(struct hl_job *hj)
+{
+    const struct qfill *j = (const struct qfill *)hj;
+    size_t per = j->n / j->dims, es = j->d == D_U32 || j->d == D_UNIF || j->d == D_NORM ? 4 : 8;
+    uint64_t gray = j->pos ^ (j->pos >> 1);
+    if (j->scrambled && j->bits == 64)
+        gray &= 0xffffffffu; /* NVIDIA's scrambled Sobol64 starts from the low 32 bits (read off its host generator) */
+    for (uint32_t d = 0; d < j->dims; d++) {
+        uint64_t x = 0;
+        if (j->scrambled)
+            x = j->bits == 32 ? j->t.c32[d] : j->t.c64[d];
+        for (int b = 0; b < j->bits; b++)
+            if ((gray >> b) & 1)
+                x ^= j->bits == 32 ? j->t.v32[d][b] : j->t.v64[d][b];
+        char *o = (char *)j->out + d * per * es;
+        for (size_t i = 0; i < per; i++) {
+            quasi_out(j, x, o + i * es);
+            uint64_t next = j->pos + i + 1;
+            int b = next ? __builtin_ctzll(next) : 64; /* the next point differs in direction b */
+            if (b < j->bits)
+                x ^= j->bits == 32 ? j->t.v32[d][b] : j->t.v64[d][b];
+        }
     }
 }
 
@@ -237,15 +410,18 @@ static void fill_run(struct hl_job *hj)
         return; /* checked at the call: cache_reset's memory was allocated there */
     }
     size_t es = j->d == D_UNIF_D || j->d == D_NORM_D ? 8 : 4;
-    int continuing = c->epoch == j->epoch && c->end == j->start;
+    /* MTGP32's output is one stream (state s's block r is outputs
+     * (r * 192 + s) * 256 on): each state is positioned exactly */
+    int same = c->epoch == j->epoch && c->end == j->start, continuing = same && c->e != RNG_MTGP32;
     unsigned char *buf = c->pending.v;
-    /* the offset counts groups for the normal distributions, outputs otherwise */
-    uint64_t q0 = j->d == D_NORM || j->d == D_NORM_D ? j->start * l->group : j->start;
+    /* the offset counts groups for the normal distributions, outputs otherwise
+     * (MTGP32 takes no offset: start is where the last call stopped) */
+    uint64_t q0 = (j->d == D_NORM || j->d == D_NORM_D) && c->e != RNG_MTGP32 ? j->start * l->group : j->start;
     for (size_t i = 0; i < j->n;) {
         uint64_t q = q0 + i, grp = q / l->group, w = q % l->group;
         uint32_t s = (uint32_t)(grp % l->nstates);
         uint64_t r = grp / l->nstates;
-        if (!(i == 0 && w && continuing && c->pending.valid && c->pending.d == (int)j->d && c->pending.grp == grp)) {
+        if (!(i == 0 && w && same && c->pending.valid && c->pending.d == (int)j->d && c->pending.grp == grp)) {
             round_out(c->e, j->d, state_at(c, s, continuing ? c->used[s] : r * l->raw), buf);
             c->used[s] += l->raw;
             c->pending.valid = 1;
@@ -284,22 +460,33 @@ static curandStatus_t create(curandGenerator_t *g, curandRngType_t type, int hos
 {
     if (!g)
         return CURAND_STATUS_OUT_OF_RANGE;
-    enum rng_engine e;
+    enum rng_engine e = RNG_XORWOW;
+    int quasi = 0, scrambled = 0;
     switch (type) {
     case CURAND_RNG_PSEUDO_DEFAULT:
     case CURAND_RNG_PSEUDO_XORWOW: e = RNG_XORWOW; break;
     case CURAND_RNG_PSEUDO_MRG32K3A: e = RNG_MRG32K3A; break;
     case CURAND_RNG_PSEUDO_PHILOX4_32_10: e = RNG_PHILOX; break;
-    case CURAND_RNG_TEST:
     case CURAND_RNG_PSEUDO_MTGP32:
-    case CURAND_RNG_PSEUDO_MT19937:
+        if (mtgp_sets() < MTGP_STATES)
+            return CURAND_STATUS_TYPE_ERROR; /* built without NVIDIA's parameter sets: see docs/hostlib.md */
+        e = RNG_MTGP32;
+        break;
     case CURAND_RNG_QUASI_DEFAULT:
-    case CURAND_RNG_QUASI_SOBOL32:
-    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32:
-    case CURAND_RNG_QUASI_SOBOL64:
-    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64:
+    case CURAND_RNG_QUASI_SOBOL32: quasi = 32; break;
+    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32: quasi = 32, scrambled = 1; break;
+    case CURAND_RNG_QUASI_SOBOL64: quasi = 64; break;
+    case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: quasi = 64, scrambled = 1; break;
+    case CURAND_RNG_TEST:
+    case CURAND_RNG_PSEUDO_MT19937:
     default:
         return CURAND_STATUS_TYPE_ERROR; /* not implemented here: see docs/hostlib.md */
+    }
+    struct sobol_tables t;
+    switch (quasi ? sobol_tables(scrambled, &t) : 0) {
+    case 0: break;
+    case -1: return CURAND_STATUS_TYPE_ERROR; /* built without the direction numbers: see docs/hostlib.md */
+    default: return CURAND_STATUS_ALLOCATION_FAILED;
     }
     if (!host && hl_init() != HL_OK)
         return CURAND_STATUS_INITIALIZATION_FAILED;
@@ -315,10 +502,13 @@ static curandStatus_t create(curandGenerator_t *g, curandRngType_t type, int hos
     c->e = e;
     gen->type = type;
     gen->e = e;
+    gen->quasi = quasi;
+    gen->scrambled = scrambled;
+    gen->dims = 1;
     gen->host = host;
     gen->seed = 0;
     gen->epoch = 1; /* the cache's is 0: the first fill starts afresh */
-    gen->ordering = CURAND_ORDERING_PSEUDO_DEFAULT;
+    gen->ordering = quasi ? CURAND_ORDERING_QUASI_DEFAULT : CURAND_ORDERING_PSEUDO_DEFAULT;
     gen->c = c;
     *g = gen;
     return CURAND_STATUS_SUCCESS;
@@ -380,7 +570,12 @@ HL_EXPORT curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g,
 {
     if (!live(g))
         return CURAND_STATUS_NOT_INITIALIZED;
-    g->seed = seed; /* the offset stays */
+    if (g->quasi)
+        return CURAND_STATUS_TYPE_ERROR;
+    /* the offset stays; MTGP32, which has none, starts again on a new seed */
+    if (g->e == RNG_MTGP32 && seed != g->seed)
+        g->pos = 0;
+    g->seed = seed;
     g->epoch++;
     return CURAND_STATUS_SUCCESS;
 }
@@ -389,8 +584,23 @@ HL_EXPORT curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned 
 {
     if (!live(g))
         return CURAND_STATUS_NOT_INITIALIZED;
+    if (g->e == RNG_MTGP32 && !g->quasi)
+        return CURAND_STATUS_TYPE_ERROR; /* as NVIDIA's: MTGP32 has no offset */
     g->pos = offset;
     g->epoch++;
+    return CURAND_STATUS_SUCCESS;
+}
+
+/* the position (in points) stays */
+HL_EXPORT curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t g, unsigned int num_dimensions)
+{
+    if (!live(g))
+        return CURAND_STATUS_NOT_INITIALIZED;
+    if (!g->quasi)
+        return CURAND_STATUS_TYPE_ERROR;
+    if (num_dimensions == 0 || num_dimensions > SOBOL_DIMS)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    g->dims = num_dimensions;
     return CURAND_STATUS_SUCCESS;
 }
 
@@ -398,6 +608,8 @@ HL_EXPORT curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandO
 {
     if (!live(g))
         return CURAND_STATUS_NOT_INITIALIZED;
+    if (g->quasi)
+        return order == CURAND_ORDERING_QUASI_DEFAULT ? CURAND_STATUS_SUCCESS : CURAND_STATUS_OUT_OF_RANGE;
     switch (order) {
     case CURAND_ORDERING_PSEUDO_BEST:
     case CURAND_ORDERING_PSEUDO_DEFAULT:
@@ -418,11 +630,74 @@ HL_EXPORT curandStatus_t curandGenerateSeeds(curandGenerator_t g)
     return live(g) ? CURAND_STATUS_SUCCESS : CURAND_STATUS_NOT_INITIALIZED;
 }
 
+/* runs a host generator's job now, queues a device generator's on its stream */
+static curandStatus_t run_job(curandGenerator_t g, struct hl_job *j, void *out, size_t bytes)
+{
+    if (g->host) {
+        j->run(j);
+        hl_job_free(j);
+        return CURAND_STATUS_SUCCESS;
+    }
+    if (hl_job_hold(j, out, bytes)) {
+        hl_job_free(j);
+        return CURAND_STATUS_OUT_OF_RANGE; /* not device memory of that size */
+    }
+    switch (hl_job_submit(j, g->stream, 0)) {
+    case HL_SUBMITTED: return CURAND_STATUS_SUCCESS;
+    case HL_CAPTURING: return CURAND_STATUS_ARCH_MISMATCH;
+    case HL_SUBMIT_FAILED: return CURAND_STATUS_LAUNCH_FAILURE;
+    }
+    return CURAND_STATUS_INTERNAL_ERROR;
+}
+
+/* Sobol': n / dims points of each dimension, dimension after dimension */
+static curandStatus_t generate_quasi(curandGenerator_t g, enum dist d, void *out, size_t n, double mean,
+                                     double stddev, int lognormal)
+{
+    size_t es = d == D_U32 || d == D_UNIF || d == D_NORM ? 4 : 8;
+    if ((d == D_U32 && g->quasi != 32) || (d == D_U64 && g->quasi != 64))
+        return CURAND_STATUS_TYPE_ERROR;
+    if (n % g->dims)
+        return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
+    if (n > SIZE_MAX / es || g->pos > UINT64_MAX - n / g->dims)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    if (n == 0)
+        return CURAND_STATUS_SUCCESS;
+    if (!out)
+        return CURAND_STATUS_OUT_OF_RANGE;
+    struct qfill *j = hl_job_new(sizeof *j, qfill_run);
+    if (!j)
+        return CURAND_STATUS_ALLOCATION_FAILED;
+    if (sobol_tables(g->scrambled, &j->t)) { /* built at creation */
+        hl_job_free(&j->h);
+        return CURAND_STATUS_INTERNAL_ERROR;
+    }
+    hl_note("host generator");
+    j->bits = g->quasi;
+    j->scrambled = g->scrambled;
+    j->lognormal = lognormal;
+    j->d = d;
+    j->dims = g->dims;
+    j->pos = g->pos;
+    j->n = n;
+    j->out = out;
+    j->mean = mean;
+    j->stddev = stddev;
+    curandStatus_t st = run_job(g, &j->h, out, n * es);
+    if (st == CURAND_STATUS_SUCCESS)
+        g->pos += n / g->dims;
+    return st;
+}
+
 static curandStatus_t generate(curandGenerator_t g, enum dist d, void *out, size_t n, double mean, double stddev,
                                int lognormal)
 {
     if (!live(g))
         return CURAND_STATUS_NOT_INITIALIZED;
+    if (g->quasi)
+        return generate_quasi(g, d, out, n, mean, stddev, lognormal);
+    if (d == D_U64)
+        return CURAND_STATUS_TYPE_ERROR; /* 64-bit results come only from the 64-bit quasirandom generators */
     size_t es = d == D_UNIF_D || d == D_NORM_D ? 8 : 4;
     if ((d == D_NORM || d == D_NORM_D) && (n & 1))
         return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
@@ -455,22 +730,10 @@ static curandStatus_t generate(curandGenerator_t g, enum dist d, void *out, size
     j->out = out;
     j->mean = mean;
     j->stddev = stddev;
-    if (g->host) {
-        fill_run(&j->h);
-        hl_job_free(&j->h);
-    } else {
-        if (hl_job_hold(&j->h, out, n * es)) {
-            hl_job_free(&j->h);
-            return CURAND_STATUS_OUT_OF_RANGE; /* not device memory of that size */
-        }
-        switch (hl_job_submit(&j->h, g->stream, 0)) {
-        case HL_SUBMITTED: break;
-        case HL_CAPTURING: return CURAND_STATUS_ARCH_MISMATCH;
-        case HL_SUBMIT_FAILED: return CURAND_STATUS_LAUNCH_FAILURE;
-        }
-    }
-    g->pos += n;
-    return CURAND_STATUS_SUCCESS;
+    curandStatus_t st = run_job(g, &j->h, out, n * es);
+    if (st == CURAND_STATUS_SUCCESS)
+        g->pos += n;
+    return st;
 }
 
 HL_EXPORT curandStatus_t curandGenerate(curandGenerator_t g, unsigned int *out, size_t num)
@@ -480,9 +743,7 @@ HL_EXPORT curandStatus_t curandGenerate(curandGenerator_t g, unsigned int *out, 
 
 HL_EXPORT curandStatus_t curandGenerateLongLong(curandGenerator_t g, unsigned long long *out, size_t num)
 {
-    (void)out, (void)num;
-    /* 64-bit results come only from the 64-bit quasirandom generators */
-    return live(g) ? CURAND_STATUS_TYPE_ERROR : CURAND_STATUS_NOT_INITIALIZED;
+    return generate(g, D_U64, out, num, 0, 0, 0);
 }
 
 HL_EXPORT curandStatus_t curandGenerateUniform(curandGenerator_t g, float *out, size_t num)

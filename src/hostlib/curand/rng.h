@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-enum rng_engine { RNG_XORWOW, RNG_MRG32K3A, RNG_PHILOX };
+enum rng_engine { RNG_XORWOW, RNG_MRG32K3A, RNG_PHILOX, RNG_MTGP32 };
 
 struct xorwow { uint32_t v[5], d; };
 struct mrg { uint32_t s1[3], s2[3]; };
@@ -17,7 +17,10 @@ struct philox {
     int valid;
     uint32_t out[4];
 };
-union rng_state { struct xorwow x; struct mrg m; struct philox p; };
+struct mtgp;
+/* MTGP32's 4 KiB states live elsewhere (the caller points g at one before
+ * rng_init); its subsequences are its parameter sets */
+union rng_state { struct xorwow x; struct mrg m; struct philox p; struct mtgp *g; };
 
 /* the state at element 0 of subsequence sub for seed */
 void rng_init(enum rng_engine e, uint64_t seed, uint64_t sub, union rng_state *s);
@@ -29,5 +32,28 @@ void rng_skip_sub(enum rng_engine e, union rng_state *s, uint64_t n);
 uint32_t rng_u32(enum rng_engine e, union rng_state *s);
 /* MRG32k3a: the next element as a double in (0, m1] */
 double rng_mrg(union rng_state *s);
+
+/* MTGP32 (mtgp.c): one state of parameter set set (< mtgp_sets(), which
+ * is 0 when the build had no parameter sets) */
+struct mtgp { uint32_t s[1024]; uint32_t offset; int set; uint64_t seed; };
+int mtgp_sets(void);
+/* seed: the generator's; set s starts from (seed ^ seed >> 32) + s + 1 as
+ * curandMakeMTGP32KernelState does */
+void mtgp_init(struct mtgp *m, int set, uint64_t seed);
+uint32_t mtgp_u32(struct mtgp *m);
+float mtgp_float(struct mtgp *m); /* curand_mtgp32_single's float in [1, 2) */
+
+/* Sobol' (sobol.c): the tables of one set, built on first use and kept;
+ * c32/c64 (the scramble constants) NULL for the plain set. Returns 0, -1
+ * when the build had no direction numbers (tools/gen-sobol.py), -2 when
+ * memory ran out. */
+#define SOBOL_DIMS 20000
+struct sobol_tables {
+    const uint32_t (*v32)[32];
+    const uint64_t (*v64)[64];
+    const uint32_t *c32;
+    const uint64_t *c64;
+};
+int sobol_tables(int scrambled, struct sobol_tables *t);
 
 #endif
