@@ -38,7 +38,9 @@ cudalib=$(dirname "$(dirname "${NVCC:-/x/x}")")/lib64
 
 if [ -z "$why" ]; then
     if ! "$NVCC" $NVCC_XFLAGS -std=c++17 -O1 -g -o "$out/static" "$here/nested.cu" >"$out/build.log" 2>&1 ||
-       ! "$NVCC" $NVCC_XFLAGS -std=c++17 -O1 -g -cudart shared -o "$out/shared" "$here/nested.cu" >>"$out/build.log" 2>&1; then
+       ! "$NVCC" $NVCC_XFLAGS -std=c++17 -O1 -g -cudart shared -o "$out/shared" "$here/nested.cu" >>"$out/build.log" 2>&1 ||
+       ! "$NVCC" $NVCC_XFLAGS -std=c++17 -O1 -g --default-stream per-thread -o "$out/ptstatic" "$here/perthread.cu" >>"$out/build.log" 2>&1 ||
+       ! "$NVCC" $NVCC_XFLAGS -std=c++17 -O1 -g --default-stream per-thread -cudart shared -o "$out/ptshared" "$here/perthread.cu" >>"$out/build.log" 2>&1; then
         why="$NVCC cannot build the test program here: $(head -n 1 "$out/build.log")"
     elif ! strip -o "$out/stripped" "$out/static" 2>>"$out/build.log"; then
         bad "strip" "strip failed" "$out/build.log"
@@ -46,7 +48,7 @@ if [ -z "$why" ]; then
 fi
 if [ -n "$why" ]; then
     echo "runtime: skipped: $why"
-    echo "runtime: 0 passed, 0 failed, 9 skipped"
+    echo "runtime: 0 passed, 0 failed, 12 skipped"
     exit 0
 fi
 
@@ -85,6 +87,34 @@ for kind in static shared; do
         bad "$t" "a runtime call without its driver call beneath it" "$out/$kind.trace"
     fi
 done
+
+# nvcc --default-stream per-thread: the _ptds/_ptsz variants, by their
+# names, with their driver calls (the driver's per-thread variants) beneath
+for kind in ptstatic ptshared; do
+    t="$kind per-thread default stream"
+    if ! trace "$kind" "$kind" --runtime; then
+        bad "$t" "tdtrace failed" "$out/$kind.err"
+    elif ! grep -q PASS "$out/$kind.out"; then
+        bad "$t" "the program failed" "$out/$kind.err"
+    elif nested "$out/$kind.trace" cudaMemset_ptds cuMemsetD8_v2_ptds &&
+         nested "$out/$kind.trace" cudaMemcpy_ptds cuMemcpyHtoD_v2_ptds &&
+         nested "$out/$kind.trace" cudaLaunchKernel_ptsz cuLaunchKernel_ptsz &&
+         nested "$out/$kind.trace" cudaMemcpyAsync_ptsz cuMemcpyDtoHAsync_v2_ptsz &&
+         nested "$out/$kind.trace" cudaStreamSynchronize_ptsz cuStreamSynchronize_ptsz; then
+        ok "$t"
+    else
+        bad "$t" "a per-thread runtime call without its driver call beneath it" "$out/$kind.trace"
+    fi
+done
+
+# -e trace=NAME selects the variants too (as cuMemAlloc selects cuMemAlloc_v2)
+t="per-thread filter"
+if trace ptfilter ptstatic --runtime -e trace=cudaMemcpy && grep -q '^cudaMemcpy_ptds(' "$out/ptfilter.trace" &&
+   ! grep -q '^ *cu[A-Z]\|^cudaMalloc' "$out/ptfilter.trace"; then
+    ok "$t"
+else
+    bad "$t" "" "$out/ptfilter.trace"
+fi
 
 # JSON: every record valid; the driver call's parent is its runtime call's id
 t="json parent"
