@@ -12,6 +12,9 @@
 #   - ltlibs.c: a library call inside another library's call, nested; a
 #     library opened by dlopen in a program linked with the driver, closed
 #     and opened again
+#   - runpath.c: a library whose DT_RUNPATH (or DT_RPATH) $ORIGIN/sub
+#     alone finds the library it opens by a bare name with dlopen, under
+#     -e lib= and --runtime (libtdruntime.so's dlopen searches for it)
 #   - nccl.c: NCCL opened with dlopen, ncclCommInitAll on 2 emulated
 #     devices: the calls by name whatever NCCL returned (skipped without
 #     NCCL: TD_NCCL=path/to/libnccl.so.2)
@@ -194,6 +197,32 @@ if $CC $cflags -DLT_DLOPEN -o "$out/ltdl" "$here/ltlibs.c" -L"$emu" -l:libcuda.s
 else
     bad "$t (build)" "" "$out/ltdl.build"
 fi
+
+# ---- dlopen of a bare name found by the calling library's DT_RUNPATH / DT_RPATH ----------
+# libA.so (RUNPATH, or RPATH, $ORIGIN/sub) opens "libB.so", which only
+# sub/ holds; the program then opens "libB.so" itself (found loaded, by
+# its soname). The interposed dlopen must search as ld.so does for libA.
+for dt in runpath rpath; do
+    t="dlopen by $dt \$ORIGIN"
+    d="$out/rp-$dt"
+    rm -rf "$d" && mkdir -p "$d/sub"
+    if [ $dt = runpath ]; then tags=-Wl,--enable-new-dtags; else tags=-Wl,--disable-new-dtags; fi
+    if $CC $cflags -fPIC -shared -DRP_B -Wl,-soname,libB.so -o "$d/sub/libB.so" "$here/runpath.c" >"$d/build" 2>&1 &&
+       $CC $cflags -fPIC -shared -DRP_A $tags -Wl,-rpath,'$ORIGIN/sub' -o "$d/libA.so" "$here/runpath.c" -ldl >>"$d/build" 2>&1 &&
+       $CC $cflags -o "$d/main" "$here/runpath.c" -L"$d" -lA -Wl,--enable-new-dtags -Wl,-rpath,"$d" -ldl >>"$d/build" 2>&1; then
+        if ! "$d/main" >"$d/plain.out" 2>&1 || ! grep -q PASS "$d/plain.out"; then
+            bad "$t (without tdtrace)" "" "$d/plain.out"
+        elif trace "rp-$dt" -e 'lib=libA.so' -- "$d/main" && grep -q PASS "$out/rp-$dt.out" &&
+             grep -q '^rp_a(0x4, .*) = 13$' "$out/rp-$dt.trace" &&
+             trace "rp-$dt-rt" --runtime -- "$d/main" && grep -q PASS "$out/rp-$dt-rt.out"; then
+            ok "$t"
+        else
+            bad "$t" "" "$out/rp-$dt.err"
+        fi
+    else
+        bad "$t (build)" "" "$d/build"
+    fi
+done
 
 # ---- NCCL ----------------------------------------------------------------------------
 nccl=${TD_NCCL:-}

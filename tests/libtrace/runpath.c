@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* dlopen of a bare name that only the calling library's DT_RUNPATH (or
+ * DT_RPATH) finds, for tests/libtrace/run.sh. Built from this one file:
+ * -DRP_B gives libB.so (rp_b), put in a directory sub/ that nothing else
+ * names; -DRP_A gives libA.so, linked with RUNPATH (or RPATH)
+ * $ORIGIN/sub, whose rp_a opens "libB.so" with dlopen; the program calls
+ * rp_a, then opens "libB.so" itself (it has no path to sub/: the loader
+ * must find the object rp_a loaded, by its soname). Under tdtrace
+ * --runtime or -e lib= the dlopen is libtdruntime.so's, which must search
+ * as ld.so would for libA.so. Prints "PASS" and exits 0 when all worked. */
+#include <dlfcn.h>
+#include <stdio.h>
+
+#if defined(RP_B)
+__attribute__((visibility("default"))) int rp_b(int x);
+int rp_b(int x)
+{
+    return x * 3;
+}
+#elif defined(RP_A)
+__attribute__((visibility("default"))) int rp_a(int x);
+int rp_a(int x)
+{
+    void *h = dlopen("libB.so", RTLD_NOW);
+    if (!h) {
+        fprintf(stderr, "rp_a: dlopen libB.so: %s\n", dlerror());
+        return -1;
+    }
+    int (*b)(int) = (int (*)(int))dlsym(h, "rp_b");
+    return b ? b(x) + 1 : -1;
+}
+#else
+int rp_a(int x);
+int main(void)
+{
+    int r = rp_a(4);
+    if (r != 13)
+        return fprintf(stderr, "rp_a(4) = %d\n", r), 1;
+    void *h = dlopen("libB.so", RTLD_NOW | RTLD_NOLOAD);
+    void *h2 = dlopen("libB.so", RTLD_NOW);
+    if (!h || h2 != h)
+        return fprintf(stderr, "libB.so loaded by rp_a not found by its soname: %p %p\n", h, h2), 1;
+    printf("PASS\n");
+    return 0;
+}
+#endif
