@@ -68,6 +68,15 @@ struct lframe {
 static __thread struct lframe *lstack;
 static __thread int ldepth, lcap;
 
+/* a denied or injected library call runs this instead of the function:
+ * it returns the rule's value (the trampoline calls it with the caller's
+ * arguments, which it ignores) */
+static __thread uint32_t lib_verdict_ret;
+static uint64_t lib_denied(void)
+{
+    return lib_verdict_ret;
+}
+
 static void *lib_enter(unsigned k, void *ret, const uint64_t *regs, uintptr_t sp)
 {
     /* frames a longjmp skipped over lie below this caller's stack pointer */
@@ -93,6 +102,11 @@ static void *lib_enter(unsigned k, void *ret, const uint64_t *regs, uintptr_t sp
     f->c.lib_name = libs[lf->lib].base;
     f->c.lib_fn = lf->fn == TD_FN_LIB_call ? lf->name : NULL;
     f->c.lib_host = NULL;
+    uint32_t r;
+    if (!td_rt_policy(&f->c, f->a, &r)) {
+        lib_verdict_ret = r;
+        return (void *)lib_denied;
+    }
     return lf->orig;
 }
 

@@ -49,6 +49,19 @@ void td_rt_pop(const struct td_call *c)
         tls.depth--;
 }
 
+int td_rt_policy(struct td_call *c, const uint64_t *a, uint32_t *r)
+{
+    if (!__atomic_load_n(&td_shim_policy_active, __ATOMIC_RELAXED))
+        return 1;
+    CUresult v = CUDA_SUCCESS;
+    int go = td_shim_policy(c->fn, c, a, &v);
+    if (!c->rt_id) /* not recorded (-e trace=): a record of it could not nest */
+        c->verdict = 0;
+    if (!go)
+        *r = (uint32_t)v;
+    return go;
+}
+
 int td_rt_nest(const struct td_call *c, struct td_nest *n)
 {
     if (c->fn >= TD_FN__RT_FIRST) {

@@ -229,6 +229,10 @@ extern void *td_rt_real[TD_FN__LIB_FIRST - TD_FN__RT_FIRST];
  * td_leave records it): the nesting of the calls made inside */
 void td_rt_enter(int fn, struct td_call *c);
 void td_rt_pop(const struct td_call *c);
+/* the policy's say on a runtime or library call after td_rt_enter: 1 to
+ * run the original, or 0 with *r the value the call returns (deny,
+ * inject; the rule's value is of the function's own status type) */
+int td_rt_policy(struct td_call *c, const uint64_t *a, uint32_t *r);
 /* the nest item of the call being recorded: 1 and *n filled, or 0 */
 int td_rt_nest(const struct td_call *c, struct td_nest *n);
 /* rt.c, with TD_RING_RUNTIME: find the runtime and patch its functions' entries
