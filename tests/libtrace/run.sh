@@ -15,6 +15,7 @@
 #   - runpath.c: a library whose DT_RUNPATH (or DT_RPATH) $ORIGIN/sub
 #     alone finds the library it opens by a bare name with dlopen, under
 #     -e lib= and --runtime (libtdruntime.so's dlopen searches for it)
+#   - policies (deny, inject) on described and undescribed library calls
 #   - nccl.c: NCCL opened with dlopen, ncclCommInitAll on 2 emulated
 #     devices: the calls by name whatever NCCL returned (skipped without
 #     NCCL: TD_NCCL=path/to/libnccl.so.2)
@@ -240,6 +241,35 @@ elif TDTRACE_EMU_DEVICES=2 trace nccl -e 'lib=libnccl*' -- "$out/nccl" "$nccl" &
     ok "$t ($(grep -o '^ncclCommInitAll(.*' "$out/nccl.trace" | sed 's/.*) = //'))"
 else
     bad "$t" "" "$out/nccl.trace"
+fi
+
+# ---- policies on library calls ------------------------------------------------------
+# a denied cublasSgemm_v2 returns the rule's cublasStatus_t without running
+# (no host note, no driver call beneath); an inject with a number on
+# %library reaches undescribed functions (LIB.call, one count for all of
+# them: lt_outer is the 1st, lt_inner the 2nd); a value of another status
+# type is refused at load
+t="policy on library calls"
+if [ -x "$out/sgemm" ] && [ -x "$out/ltmain" ]; then
+    trace pdeny -e 'lib=libcublas*' --deny=cublasSgemm_v2:error=CUBLAS_STATUS_NOT_SUPPORTED -- "$out/sgemm"
+    trace pinj -e 'lib=liblt*' --inject=%library:error=9:when=2 -- "$out/ltmain"
+    if grep -q '^sgemm failed: 15' "$out/pdeny.out" &&
+       grep -q '^cublasSgemm_v2(.*) = CUBLAS_STATUS_NOT_SUPPORTED (15) (DENIED by --deny)$' "$out/pdeny.trace" &&
+       ! grep -q 'host: OpenBLAS' "$out/pdeny.trace" &&
+       grep -q '^lt_outer(5) = 9' "$out/pinj.out" &&
+       grep -q '^  lt_inner(0x5, .*) = 9 (INJECTED by --inject)$' "$out/pinj.trace" &&
+       ! grep -q 'cuDriverGetVersion' "$out/pinj.trace" &&
+       ! "$tdtrace" --backend=emulate -e 'lib=libcublas*' --deny=cublasSgemm_v2:error=cudaErrorInvalidValue -- "$out/sgemm" \
+           >"$out/pbad.err" 2>&1 &&
+       grep -q 'cudaErrorInvalidValue is not a cublasStatus_t (what cublasSgemm_v2 returns)' "$out/pbad.err" &&
+       ! "$tdtrace" --backend=emulate -e 'lib=libcublas*' --deny=cublasSgemm_v2 -- "$out/sgemm" >"$out/pbad2.err" 2>&1 &&
+       grep -q "'deny cublasSgemm_v2' needs error=" "$out/pbad2.err"; then
+        ok "$t"
+    else
+        bad "$t" "" "$out/pdeny.trace"
+    fi
+else
+    skp "$t" "sgemm or ltmain was not built (see above)"
 fi
 
 # ---- refusals ------------------------------------------------------------------------

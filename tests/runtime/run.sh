@@ -48,7 +48,7 @@ if [ -z "$why" ]; then
 fi
 if [ -n "$why" ]; then
     echo "runtime: skipped: $why"
-    echo "runtime: 0 passed, 0 failed, 12 skipped"
+    echo "runtime: 0 passed, 0 failed, 14 skipped"
     exit 0
 fi
 
@@ -114,6 +114,37 @@ if trace ptfilter ptstatic --runtime -e trace=cudaMemcpy && grep -q '^cudaMemcpy
     ok "$t"
 else
     bad "$t" "" "$out/ptfilter.trace"
+fi
+
+# policies on runtime calls (the program fails: tdtrace's status is its): a denied cudaMalloc returns cudaErrorNotPermitted
+# without reaching the driver; an injected cudaMemcpy (the 2nd) the rule's
+# cudaError_t; a rule on cudaMemcpy covers cudaMemcpy_ptds; a rule on a
+# runtime call that -e trace= leaves out still acts
+t="policy on runtime calls"
+if { trace deny static --runtime --deny=cudaMalloc; true; } && grep -q '^cudaMalloc failed' "$out/deny.err" &&
+   grep -q '^cudaMalloc(.*) = cudaErrorNotPermitted (800) (DENIED by --deny)$' "$out/deny.trace" &&
+   ! grep -q 'cuMemAlloc' "$out/deny.trace" &&
+   { trace inject static --runtime --inject=cudaMemcpy:error=cudaErrorInvalidValue:when=2; true; } &&
+   grep -q '^cudaMemcpy back failed' "$out/inject.err" &&
+   grep -q '^cudaMemcpy(.*cudaMemcpyDeviceToHost) = cudaErrorInvalidValue (1) (INJECTED by --inject)$' "$out/inject.trace" &&
+   [ "$(grep -c '^cudaMemcpy(' "$out/inject.trace")" = 2 ] &&
+   { trace ptdeny ptstatic --runtime --deny=cudaMemcpy:error=cudaErrorInvalidValue; true; } &&
+   grep -q '^cudaMemcpy failed' "$out/ptdeny.err" &&
+   grep -q '^cudaMemcpy_ptds(.*) = cudaErrorInvalidValue (1) (DENIED by --deny)$' "$out/ptdeny.trace" &&
+   { trace hidden static --runtime -e trace=cuMemAlloc --deny=cudaMalloc; true; } && grep -q '^cudaMalloc failed' "$out/hidden.err" &&
+   ! grep -q 'cudaMalloc\|cuMemAlloc' "$out/hidden.trace"; then
+    ok "$t"
+else
+    bad "$t" "" "$out/deny.trace"
+fi
+
+# a rule whose value is not of the function's status type is refused at load
+t="policy refused"
+if ! trace badrule static --runtime --deny=cudaMalloc:error=CUDA_ERROR_OUT_OF_MEMORY &&
+   grep -q "CUDA_ERROR_OUT_OF_MEMORY is not a cudaError_t (what cudaMalloc returns)" "$out/badrule.err"; then
+    ok "$t"
+else
+    bad "$t" "" "$out/badrule.err"
 fi
 
 # JSON: every record valid; the driver call's parent is its runtime call's id
