@@ -101,6 +101,13 @@ int td_policy_enforce(const struct td_policy *p);  /* 1 enforce, 0 audit */
 /* 1 when some rule acts on driver calls (deny, inject, memory-limit,
  * device rules): only then must the shim consult the policy per call */
 int td_policy_acts_on_calls(const struct td_policy *p);
+/* The first deny or inject rule that names (by name, not by class) a
+ * function with a td_fn id in [first, last): 1 with the name as written
+ * and where the rule is (file "--deny" and line 0 for an option), else 0.
+ * tdtrace warns when the level is not traced (--runtime, -e lib=): no one
+ * patches those functions then, so such a rule cannot act. */
+int td_policy_names_in(const struct td_policy *p, int first, int last, const char **name, const char **file,
+                       int *line);
 
 #define TD_EMU_GIVEN_DEVICES 1
 #define TD_EMU_GIVEN_PROFILE 2

@@ -118,6 +118,30 @@ int td_policy_acts_on_calls(const struct td_policy *p)
     return p && (p->ndenies || p->ninjects || p->nlimits || p->ndevs || p->require_driver);
 }
 
+static int names_in(const struct pol_call *r, int n, int first, int last, const char **name, const char **file,
+                    int *line)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < r[i].nitems; j++)
+            for (int f = first; r[i].items[j].family < 0 && f < last; f++)
+                if (td_pol_item_has(&r[i].items[j], f)) {
+                    *name = r[i].items[j].text;
+                    *file = r[i].loc.file;
+                    *line = r[i].loc.line;
+                    return 1;
+                }
+    return 0;
+}
+
+int td_policy_names_in(const struct td_policy *p, int first, int last, const char **name, const char **file,
+                       int *line)
+{
+    if (!p || first < 0 || last > TD_FN__COUNT)
+        return 0;
+    return names_in(p->denies, p->ndenies, first, last, name, file, line) ||
+           names_in(p->injects, p->ninjects, first, last, name, file, line);
+}
+
 void td_policy_emulate(const struct td_policy *p, struct td_emulate_cfg *out)
 {
     memset(out, 0, sizeof *out);

@@ -606,6 +606,8 @@ static const char *const roundtrip_cases[] = {
     "deny %library error=7\ndeny %memory\ninject %runtime error=cudaErrorInvalidValue when=3\n",
     /* the examples of man/tdtrace.policy.5 */
     "mode audit\nmemory-limit 16GiB\ndeny %graph\n",
+    "mode enforce\ninject cudaMalloc error=cudaErrorMemoryAllocation when=3\n"
+    "deny cublasGemmEx error=CUBLAS_STATUS_NOT_SUPPORTED\n",
     "backend emulate\nemulate devices=2 profile=h100\n",
     "mode enforce\ninject cuMemAlloc,cuMemAllocAsync error=CUDA_ERROR_OUT_OF_MEMORY when=3+\n"
     "inject cuLaunchKernel delay=1500us when=2..10+3\n",
