@@ -132,7 +132,7 @@ static int read_paths(const struct link_map *lm, struct paths *out)
     o.name = lm->l_name;
     dl_iterate_phdr(find_obj, &o);
     uintptr_t dyn = (uintptr_t)lm->l_ld;
-    if (!o.found || !o.dyn_lo || dyn != o.dyn_lo)
+    if (!o.found || !o.dyn_lo || dyn != o.dyn_lo || !in_load(&o, o.dyn_lo, o.dyn_hi - o.dyn_lo))
         return -1;
     size_t n = (o.dyn_hi - o.dyn_lo) / sizeof(ElfW(Dyn));
     if (n > MAX_DYN)
