@@ -202,7 +202,9 @@ fi
 # ---- dlopen of a bare name found by the calling library's DT_RUNPATH / DT_RPATH ----------
 # libA.so (RUNPATH, or RPATH, $ORIGIN/sub) opens "libB.so", which only
 # sub/ holds; the program then opens "libB.so" itself (found loaded, by
-# its soname). The interposed dlopen must search as ld.so does for libA.
+# its soname). The interposed dlopen must search as ld.so does for libA;
+# and not read a DT_RUNPATH/DT_RPATH offset outside libA's string table
+# (runpath.c -DRP_HOSTILE corrupts it in memory; run under tdtrace only).
 for dt in runpath rpath; do
     t="dlopen by $dt \$ORIGIN"
     d="$out/rp-$dt"
@@ -210,12 +212,14 @@ for dt in runpath rpath; do
     if [ $dt = runpath ]; then tags=-Wl,--enable-new-dtags; else tags=-Wl,--disable-new-dtags; fi
     if $CC $cflags -fPIC -shared -DRP_B -Wl,-soname,libB.so -o "$d/sub/libB.so" "$here/runpath.c" >"$d/build" 2>&1 &&
        $CC $cflags -fPIC -shared -DRP_A $tags -Wl,-rpath,'$ORIGIN/sub' -o "$d/libA.so" "$here/runpath.c" -ldl >>"$d/build" 2>&1 &&
-       $CC $cflags -o "$d/main" "$here/runpath.c" -L"$d" -lA -Wl,--enable-new-dtags -Wl,-rpath,"$d" -ldl >>"$d/build" 2>&1; then
+       $CC $cflags -o "$d/main" "$here/runpath.c" -L"$d" -lA -Wl,--enable-new-dtags -Wl,-rpath,"$d" -ldl >>"$d/build" 2>&1 &&
+       $CC $cflags -DRP_HOSTILE -o "$d/hostile" "$here/runpath.c" -L"$d" -lA -Wl,--enable-new-dtags -Wl,-rpath,"$d" -ldl >>"$d/build" 2>&1; then
         if ! "$d/main" >"$d/plain.out" 2>&1 || ! grep -q PASS "$d/plain.out"; then
             bad "$t (without tdtrace)" "" "$d/plain.out"
         elif trace "rp-$dt" -e 'lib=libA.so' -- "$d/main" && grep -q PASS "$out/rp-$dt.out" &&
              grep -q '^rp_a(0x4, .*) = 13$' "$out/rp-$dt.trace" &&
-             trace "rp-$dt-rt" --runtime -- "$d/main" && grep -q PASS "$out/rp-$dt-rt.out"; then
+             trace "rp-$dt-rt" --runtime -- "$d/main" && grep -q PASS "$out/rp-$dt-rt.out" &&
+             trace "rp-$dt-bad" --runtime -- "$d/hostile" && grep -q HOSTILE-OK "$out/rp-$dt-bad.out"; then
             ok "$t"
         else
             bad "$t" "" "$out/rp-$dt.err"

@@ -7,7 +7,12 @@
  * rp_a, then opens "libB.so" itself (it has no path to sub/: the loader
  * must find the object rp_a loaded, by its soname). Under tdtrace
  * --runtime or -e lib= the dlopen is libtdruntime.so's, which must search
- * as ld.so would for libA.so. Prints "PASS" and exits 0 when all worked. */
+ * as ld.so would for libA.so. Prints "PASS" and exits 0 when all worked.
+ * -DRP_HOSTILE gives a program that first makes libA's DT_RUNPATH (or
+ * DT_RPATH) offset point far outside its string table, as a hostile
+ * object could: the interposed dlopen must not read it (the open then
+ * fails as the plain search's would), and the program prints "HOSTILE-OK".
+ * (Run only under tdtrace: ld.so itself would read the bad offset.) */
 #include <dlfcn.h>
 #include <stdio.h>
 
@@ -28,6 +33,36 @@ int rp_a(int x)
     }
     int (*b)(int) = (int (*)(int))dlsym(h, "rp_b");
     return b ? b(x) + 1 : -1;
+}
+#elif defined(RP_HOSTILE)
+#include <elf.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
+int rp_a(int x);
+int main(void)
+{
+    void *h = dlopen("libA.so", RTLD_NOW | RTLD_NOLOAD);
+    struct link_map *lm = NULL;
+    if (!h || dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm)
+        return fprintf(stderr, "libA.so not loaded\n"), 1;
+    long pg = sysconf(_SC_PAGESIZE);
+    int n = 0;
+    for (ElfW(Dyn) *d = lm->l_ld; d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_RUNPATH || d->d_tag == DT_RPATH) {
+            uintptr_t p = (uintptr_t)d & ~(uintptr_t)(pg - 1);
+            if (mprotect((void *)p, (size_t)pg * 2, PROT_READ | PROT_WRITE) != 0)
+                return perror("mprotect"), 1;
+            d->d_un.d_val = 0x7ffffff0;
+            n++;
+        }
+    if (n != 1)
+        return fprintf(stderr, "libA.so has %d RUNPATH/RPATH entries\n", n), 1;
+    int r = rp_a(4);
+    if (r != -1)
+        return fprintf(stderr, "rp_a(4) = %d with a bad RUNPATH\n", r), 1;
+    printf("HOSTILE-OK\n");
+    return 0;
 }
 #else
 int rp_a(int x);
