@@ -231,6 +231,15 @@ struct td_verdict {
  * unchanged and only mark it. */
 void td_policy_eval(const struct td_policy *p, const struct td_call_ctx *c, struct td_verdict *v);
 
+/* A call of an undescribed library function (-e lib=; the table's
+ * LIB.call) by its own name: its nth call, the nth_all-th of all of them.
+ * A deny of LIB.call or %library (td_policy_eval of LIB.call) comes
+ * first; then a rule that names it (LIB.name: deny, then inject, whose
+ * when= counts its own calls); without one, the rules on LIB.call and
+ * %library. */
+void td_policy_eval_lib(const struct td_policy *p, const char *name, unsigned long long nth,
+                        unsigned long long nth_all, struct td_verdict *v);
+
 /* ---- value parsers, shared with the command line --------------------- */
 /* "64MiB", "8G", "1.5G", "4096": bytes. 0 or -1 with why set. */
 int td_policy_parse_size(const char *s, unsigned long long *out, const char **why);

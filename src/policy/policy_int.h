@@ -13,10 +13,13 @@
 
 struct pol_loc { const char *file; int line; };
 
-/* one target of a deny or inject: a function name or "%class" */
+/* one target of a deny or inject: a function name, "%class", or
+ * "LIB.NAME" (an undescribed library function, by its own name) */
+#define POL_ITEM_LIBNAME (-2)     /* family of a LIB.NAME item */
+#define POL_LIBNAME_MAX 255       /* the longest NAME */
 struct pol_item {
     char *text;
-    int family;                   /* the class, or -1 for a name */
+    int family;                   /* the class, -1 for a name, POL_ITEM_LIBNAME */
     int col;                      /* where it was written (for messages) */
 };
 
@@ -79,6 +82,7 @@ struct td_policy {
      * function, -1 for none */
     short deny_for[TD_FN__COUNT];
     short inject_for[TD_FN__COUNT];
+    int nlibnames;                /* LIB.NAME items in the rules */
 };
 
 /* ---- building a policy: policy_state.c, policy_stmt.c ------------------ */

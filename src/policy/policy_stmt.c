@@ -529,10 +529,29 @@ static int check_class(struct pol_state *ps, const char *name, int col, int *fam
     return td_pol_perr_dym(ps, col, s ? sugg : NULL, "unknown class '%%%s'", name);
 }
 
+/* LIB.NAME: an undescribed library function (-e lib=) by its own name,
+ * which no table has: a C identifier (or a C++ mangled name) */
+static int check_libname(struct pol_state *ps, const char *name, int col)
+{
+    const char *n = name + 4;
+    size_t len = strlen(n);
+    if (len == 0 || len > POL_LIBNAME_MAX)
+        return perr(ps, col, "'%s': LIB. needs a library function's name (1 to %d characters)", name,
+                    POL_LIBNAME_MAX);
+    for (size_t i = 0; i < len; i++)
+        if (!(isalnum((unsigned char)n[i]) || n[i] == '_' || (i && (n[i] == '.' || n[i] == '$'))))
+            return perr(ps, col + 4 + (int)i, "'%s': invalid character in a function name", name);
+    if (td_api_find(n) >= 0)
+        return perr(ps, col, "'%s' is a function of tdtrace's tables: name it as '%s'", name, n);
+    return 0;
+}
+
 static int check_fn(struct pol_state *ps, const char *name, int col)
 {
     if (fn_known(name))
         return 0;
+    if (strncmp(name, "LIB.", 4) == 0)
+        return check_libname(ps, name, col);
     struct pol_cands c = { fn_get, NULL, TD_FN__COUNT };
     return td_pol_perr_dym(ps, col, td_pol_suggest(name, &c), "unknown function '%s'", name);
 }
@@ -554,6 +573,8 @@ static int parse_targets(struct pol_state *ps, const struct pol_tok *t, struct p
             return td_pol_oom(ps);
         int rc = it.text[0] == '%' ? check_class(ps, it.text + 1, col, &it.family)
                                    : check_fn(ps, it.text, col);
+        if (rc == 0 && !fn_known(it.text) && strncmp(it.text, "LIB.", 4) == 0)
+            it.family = POL_ITEM_LIBNAME;
         for (int i = 0; rc == 0 && i < r->nitems; i++)
             if (strcmp(r->items[i].text, it.text) == 0)
                 rc = perr(ps, col, "'%s' listed twice", it.text);
@@ -593,6 +614,14 @@ static int check_fit(struct pol_state *ps, const struct pol_call *r, int is_deny
 {
     for (int j = 0; j < r->nitems; j++) {
         const struct pol_item *it = &r->items[j];
+        if (it->family == POL_ITEM_LIBNAME) { /* a raw result: a number, or a delay */
+            if (!r->error_given && is_deny)
+                return perr(ps, it->col, "'%s %s' needs error= (a number: its result is a raw value)", kw, it->text);
+            if (r->error_given && r->error_x != TD_X_NONE)
+                return perr(ps, ecol, "%s is not a value of %s's result (a raw value: give a number)",
+                            td_xlat_name((enum td_xlat_id)r->error_x, (unsigned long long)r->error), it->text);
+            continue;
+        }
         int any = 0, fits = 0, first = -1;
         for (int f = 0; f < TD_FN__COUNT && !fits; f++) {
             if (!td_pol_item_has(it, f))
@@ -1011,8 +1040,18 @@ static void resolve_kind(const struct pol_call *r, int n, int is_deny, short *ru
         }
 }
 
+static int count_libnames(const struct pol_call *r, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < r[i].nitems; j++)
+            k += r[i].items[j].family == POL_ITEM_LIBNAME;
+    return k;
+}
+
 void td_pol_resolve(struct td_policy *p)
 {
+    p->nlibnames = count_libnames(p->denies, p->ndenies) + count_libnames(p->injects, p->ninjects);
     resolve_kind(p->denies, p->ndenies, 1, p->deny_for);
     resolve_kind(p->injects, p->ninjects, 0, p->inject_for);
 }

@@ -348,6 +348,8 @@ const char *td_pol_suggest_list(const char *word, const char *const *list)
 
 int td_pol_item_has(const struct pol_item *it, int fn)
 {
+    if (it->family == POL_ITEM_LIBNAME)
+        return 0; /* no function of the tables */
     return it->family >= 0 ? td_fn_in_class(fn, it->family)
                            : strcmp(td_fns[fn].name, it->text) == 0 || td_pol_variant_of(td_fns[fn].name, it->text);
 }
@@ -356,7 +358,7 @@ int td_pol_named_status_x(const struct pol_call *r)
 {
     int x = TD_X_NONE;
     for (int j = 0; j < r->nitems; j++) {
-        if (r->items[j].family >= 0)
+        if (r->items[j].family != -1)
             return TD_X_NONE;
         for (int f = 0; f < TD_FN__COUNT; f++)
             if (td_pol_item_has(&r->items[j], f)) {

@@ -116,6 +116,9 @@ extern const uint8_t *td_shim_mask;
 
 /* the policy's say on a call: 1 to call the backend, 0 if *r is decided */
 int td_shim_policy(int fn, struct td_call *c, const uint64_t *a, CUresult *r);
+/* the same for a call of an undescribed library function (LIB.call) by its
+ * name; count: its calls in this process (the rules' when=) */
+int td_shim_policy_lib(const char *name, _Atomic unsigned long long *count, struct td_call *c, CUresult *r);
 /* after a call the policy watched: memory accounting, cuMemGetInfo */
 void td_shim_policy_after(struct td_call *c, const uint64_t *a, CUresult r);
 /* device rules: the program's ordinals are not the backend's */
@@ -233,6 +236,8 @@ void td_rt_pop(const struct td_call *c);
  * run the original, or 0 with *r the value the call returns (deny,
  * inject; the rule's value is of the function's own status type) */
 int td_rt_policy(struct td_call *c, const uint64_t *a, uint32_t *r);
+/* the same for an undescribed library function's call, by its name */
+int td_lib_policy(struct td_call *c, const char *name, _Atomic unsigned long long *count, uint32_t *r);
 /* the nest item of the call being recorded: 1 and *n filled, or 0 */
 int td_rt_nest(const struct td_call *c, struct td_nest *n);
 /* rt.c, with TD_RING_RUNTIME: find the runtime and patch its functions' entries

@@ -251,18 +251,22 @@ fi
 # a denied cublasSgemm_v2 returns the rule's cublasStatus_t without running
 # (no host note, no driver call beneath); an inject with a number on
 # %library reaches undescribed functions (LIB.call, one count for all of
-# them: lt_outer is the 1st, lt_inner the 2nd); a value of another status
+# them: lt_outer is the 1st, lt_inner the 2nd), LIB.lt_inner that one by
+# its name; a value of another status
 # type is refused at load
 t="policy on library calls"
 if [ -x "$out/sgemm" ] && [ -x "$out/ltmain" ]; then
     trace pdeny -e 'lib=libcublas*' --deny=cublasSgemm_v2:error=CUBLAS_STATUS_NOT_SUPPORTED -- "$out/sgemm"
     trace pinj -e 'lib=liblt*' --inject=%library:error=9:when=2 -- "$out/ltmain"
+    trace pname -e 'lib=liblt*' --inject=LIB.lt_inner:error=8 -- "$out/ltmain"
     if grep -q '^sgemm failed: 15' "$out/pdeny.out" &&
        grep -q '^cublasSgemm_v2(.*) = CUBLAS_STATUS_NOT_SUPPORTED (15) (DENIED by --deny)$' "$out/pdeny.trace" &&
        ! grep -q 'host: OpenBLAS' "$out/pdeny.trace" &&
        grep -q '^lt_outer(5) = 9' "$out/pinj.out" &&
        grep -q '^  lt_inner(0x5, .*) = 9 (INJECTED by --inject)$' "$out/pinj.trace" &&
        ! grep -q 'cuDriverGetVersion' "$out/pinj.trace" &&
+       grep -q '^lt_outer(5) = 8' "$out/pname.out" && grep -q '^lt_outer(0x5, .*) = 8$' "$out/pname.trace" &&
+       grep -q '^  lt_inner(0x5, .*) = 8 (INJECTED by --inject)$' "$out/pname.trace" &&
        ! "$tdtrace" --backend=emulate -e 'lib=libcublas*' --deny=cublasSgemm_v2:error=cudaErrorInvalidValue -- "$out/sgemm" \
            >"$out/pbad.err" 2>&1 &&
        grep -q 'cudaErrorInvalidValue is not a cublasStatus_t (what cublasSgemm_v2 returns)' "$out/pbad.err" &&

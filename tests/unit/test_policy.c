@@ -248,6 +248,44 @@ static void test_eval_null(void **state)
     td_policy_free(p);
 }
 
+/* undescribed library functions by their own names (LIB.NAME) */
+static void test_eval_lib(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *policy, *name;
+        unsigned long long nth, all;
+        enum td_action action;
+        int result, line;
+    } cases[] = {
+        { "", "lt_inner", 1, 1, TD_ACT_PASS, 0, 0 },
+        { ENF "deny LIB.lt_inner error=3\n", "lt_inner", 1, 1, TD_ACT_DENY, 3, 2 },
+        { ENF "deny LIB.lt_inner error=3\n", "lt_outer", 1, 1, TD_ACT_PASS, 0, 0 },
+        { ENF "inject LIB.lt_inner error=9 when=2\n", "lt_inner", 1, 5, TD_ACT_PASS, 0, 0 },
+        { ENF "inject LIB.lt_inner error=9 when=2\n", "lt_inner", 2, 1, TD_ACT_INJECT, 9, 2 },
+        /* a class's deny first; then its own rule; else the class's inject */
+        { ENF "deny %library error=4\ninject LIB.x error=9\n", "x", 1, 1, TD_ACT_DENY, 4, 2 },
+        { ENF "inject %library error=4\ninject LIB.x error=9 when=2\n", "x", 1, 1, TD_ACT_PASS, 0, 0 },
+        { ENF "inject %library error=4\ninject LIB.x error=9 when=2\n", "y", 1, 1, TD_ACT_INJECT, 4, 2 },
+        { ENF "inject LIB.call error=5 when=3\n", "y", 1, 3, TD_ACT_INJECT, 5, 2 },
+        { ENF "inject LIB.x delay=1ms\n", "x", 1, 1, TD_ACT_DELAY, 0, 2 },
+        { "deny LIB.x error=3\n", "x", 1, 1, TD_ACT_DENY, 3, 1 }, /* audit: not applied */
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        struct td_policy *p = parse_ok(cases[i].policy);
+        struct td_verdict v;
+        td_policy_eval_lib(p, cases[i].name, cases[i].nth, cases[i].all, &v);
+        if (v.action != cases[i].action || v.result != cases[i].result || v.line != cases[i].line ||
+            v.applied != (v.action != TD_ACT_PASS && strncmp(cases[i].policy, ENF, strlen(ENF)) == 0))
+            fail_msg("case %zu: got action %d result %d line %d applied %d\n", i, v.action, v.result, v.line,
+                     v.applied);
+        td_policy_free(p);
+    }
+    struct td_verdict v;
+    td_policy_eval_lib(NULL, "x", 1, 1, &v);
+    assert_int_equal(v.action, TD_ACT_PASS);
+}
+
 /* ---- every error message ------------------------------------------------------ */
 
 struct err_case { const char *text; const char *want; };
@@ -387,6 +425,14 @@ static const struct err_case err_cases[] = {
     { "deny cublasGetVersion_v2 error=1\n", "t.policy:1:6: unknown function 'cublasGetVersion_v2'" },
     { "deny %library\n",
       "t.policy:1:6: 'deny %library' needs error= (its functions return their libraries' status types)" },
+    { "deny LIB.lt_inner\n", "t.policy:1:6: 'deny LIB.lt_inner' needs error= (a number: its result is a raw value)" },
+    { "deny LIB.lt_inner error=CUBLAS_STATUS_NOT_SUPPORTED\n",
+      "t.policy:1:25: CUBLAS_STATUS_NOT_SUPPORTED is not a value of LIB.lt_inner's result (a raw value: give a number)" },
+    { "deny LIB.cublasSgemm_v2 error=1\n",
+      "t.policy:1:6: 'LIB.cublasSgemm_v2' is a function of tdtrace's tables: name it as 'cublasSgemm_v2'" },
+    { "deny LIB. error=1\n", "t.policy:1:6: 'LIB.': LIB. needs a library function's name (1 to 255 characters)" },
+    { "deny LIB.a-b error=1\n", "t.policy:1:11: 'LIB.a-b': invalid character in a function name" },
+    { "deny LIB.x error=1\ndeny LIB.x error=2\n", "t.policy:2:6: 'deny LIB.x' conflicts with line 1" },
     { "deny %memory error=CUBLAS_STATUS_NOT_SUPPORTED\n", "t.policy:1:20: no function of %memory returns a cublasStatus_t" },
     { "deny %memory\ndeny cuMemAlloc,%memory\n", "t.policy:2:17: 'deny %memory' conflicts with line 1" },
     /* inject and when= and durations */
@@ -604,6 +650,7 @@ static const char *const roundtrip_cases[] = {
     "deny cudaMalloc\ndeny cudaMemcpy error=cudaErrorInvalidValue\ninject cudaLaunchKernel error=3 when=2+ delay=1ms\n",
     "deny cublasSgemm_v2 error=CUBLAS_STATUS_NOT_SUPPORTED\ninject ncclAllReduce error=ncclSystemError when=1+\n",
     "deny %library error=7\ndeny %memory\ninject %runtime error=cudaErrorInvalidValue when=3\n",
+    "deny LIB.lt_inner error=3\ninject LIB._ZN3foo3barEv,LIB.x error=9 when=2+ delay=1ms\n",
     /* the examples of man/tdtrace.policy.5 */
     "mode audit\nmemory-limit 16GiB\ndeny %graph\n",
     "mode enforce\ninject cudaMalloc error=cudaErrorMemoryAllocation when=3\n"
@@ -1332,6 +1379,7 @@ int main(void)
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_durations),
         cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_eval_lib),
         cmocka_unit_test(test_normal_form),
         cmocka_unit_test(test_shipped),
         cmocka_unit_test(test_shipped_behaviour),
