@@ -140,7 +140,7 @@ static const char *const dict[] = {
     "99999999999999999999", "G", "GiB", "T", ".5", "ms", "us", "ns", "s", "0x", "h100", "/dev/",
     "!", "/", "?", "(", "[", "\\", "inject=", "deny=", "memory-limit=", "backend=",
     "cudaMalloc", "cudaMemcpy_ptds", "cudaErrorNotPermitted", "cudaSuccess", "%runtime", "%library",
-    "cublasSgemm_v2", "CUBLAS_STATUS_NOT_SUPPORTED", "ncclAllReduce", "ncclSystemError", "LIB.call",
+    "cublasSgemm_v2", "CUBLAS_STATUS_NOT_SUPPORTED", "ncclAllReduce", "ncclSystemError", "LIB.call", "LIB.",
 };
 
 #define FUZZ_NAME "fuzz_policy"
