@@ -16,7 +16,7 @@
  * In the paths, $ORIGIN (the caller's directory) and $PLATFORM
  * (AT_PLATFORM) are expanded, in both spellings ($X and ${X}); an entry
  * with $LIB, whose expansion is ld.so's build-time choice, is skipped;
- * an empty entry is the current directory. The first candidate that is an
+ * an empty entry is the current directory, an empty list none. The first candidate that is an
  * ELF object of this process's class and machine is opened with the
  * caller's mode, and its result is the answer (as ld.so stops at the
  * first it can use); others are passed over. A secure-execution process
@@ -251,7 +251,7 @@ static int expand(const char *e, size_t len, const char *origin, char *out, size
 static void *try_list(const char *list, const char *seps, const char *name, int mode, const char *origin,
                       int *done)
 {
-    if (!list)
+    if (!list || !*list) /* an empty list is none (an empty entry in one is ".") */
         return NULL;
     const char *s = list;
     for (;;) {

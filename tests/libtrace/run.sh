@@ -213,13 +213,22 @@ for dt in runpath rpath; do
     if $CC $cflags -fPIC -shared -DRP_B -Wl,-soname,libB.so -o "$d/sub/libB.so" "$here/runpath.c" >"$d/build" 2>&1 &&
        $CC $cflags -fPIC -shared -DRP_A $tags -Wl,-rpath,'$ORIGIN/sub' -o "$d/libA.so" "$here/runpath.c" -ldl >>"$d/build" 2>&1 &&
        $CC $cflags -o "$d/main" "$here/runpath.c" -L"$d" -lA -Wl,--enable-new-dtags -Wl,-rpath,"$d" -ldl >>"$d/build" 2>&1 &&
-       $CC $cflags -DRP_HOSTILE -o "$d/hostile" "$here/runpath.c" -L"$d" -lA -Wl,--enable-new-dtags -Wl,-rpath,"$d" -ldl >>"$d/build" 2>&1; then
+       $CC $cflags -DRP_HOSTILE -o "$d/hostile" "$here/runpath.c" -L"$d" -lA -Wl,--enable-new-dtags -Wl,-rpath,"$d" -ldl >>"$d/build" 2>&1 &&
+       mkdir -p "$d/llp" &&
+       $CC $cflags -fPIC -shared -DRP_B -DRP_FACTOR=5 -Wl,-soname,libB.so -o "$d/llp/libB.so" "$here/runpath.c" >>"$d/build" 2>&1; then
+        # with another libB.so in LD_LIBRARY_PATH: the one ld.so picks (RUNPATH: LD_LIBRARY_PATH's, rp_a(4) = 21;
+        # RPATH: its own, 13), traced or not
+        LD_LIBRARY_PATH="$d/llp" "$d/main" >"$d/llp.plain" 2>&1
+        env LD_LIBRARY_PATH="$d/llp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" $tmo "$tdtrace" --backend=emulate \
+            -o "$out/rp-$dt-llp.trace" -e 'lib=libA.so' -- "$d/main" >"$out/rp-$dt-llp.out" 2>"$out/rp-$dt-llp.err"
+        if [ $dt = runpath ]; then want='rp_a(4) = 21'; else want=PASS; fi
         if ! "$d/main" >"$d/plain.out" 2>&1 || ! grep -q PASS "$d/plain.out"; then
             bad "$t (without tdtrace)" "" "$d/plain.out"
         elif trace "rp-$dt" -e 'lib=libA.so' -- "$d/main" && grep -q PASS "$out/rp-$dt.out" &&
              grep -q '^rp_a(0x4, .*) = 13$' "$out/rp-$dt.trace" &&
              trace "rp-$dt-rt" --runtime -- "$d/main" && grep -q PASS "$out/rp-$dt-rt.out" &&
-             trace "rp-$dt-bad" --runtime -- "$d/hostile" && grep -q HOSTILE-OK "$out/rp-$dt-bad.out"; then
+             trace "rp-$dt-bad" --runtime -- "$d/hostile" && grep -q HOSTILE-OK "$out/rp-$dt-bad.out" &&
+             grep -qF "$want" "$d/llp.plain" && cat "$out/rp-$dt-llp.out" "$out/rp-$dt-llp.err" | grep -qF "$want"; then
             ok "$t"
         else
             bad "$t" "" "$out/rp-$dt.err"

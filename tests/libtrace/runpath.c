@@ -17,10 +17,13 @@
 #include <stdio.h>
 
 #if defined(RP_B)
+#ifndef RP_FACTOR
+#define RP_FACTOR 3 /* another libB.so, in LD_LIBRARY_PATH, is built with 5 */
+#endif
 __attribute__((visibility("default"))) int rp_b(int x);
 int rp_b(int x)
 {
-    return x * 3;
+    return x * RP_FACTOR;
 }
 #elif defined(RP_A)
 __attribute__((visibility("default"))) int rp_a(int x);
