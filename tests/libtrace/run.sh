@@ -205,17 +205,20 @@ fi
 # its soname). The interposed dlopen must search as ld.so does for libA;
 # and not read a DT_RUNPATH/DT_RPATH offset outside libA's string table
 # (runpath.c -DRP_HOSTILE corrupts it in memory; run under tdtrace only).
+# Built without the sanitizers: a sanitizer's own dlopen interceptor loses
+# the caller's RUNPATH too, so the program would fail without tdtrace.
+rpflags="-std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror"
 for dt in runpath rpath; do
     t="dlopen by $dt \$ORIGIN"
     d="$out/rp-$dt"
     rm -rf "$d" && mkdir -p "$d/sub"
     if [ $dt = runpath ]; then tags=-Wl,--enable-new-dtags; else tags=-Wl,--disable-new-dtags; fi
-    if $CC $cflags -fPIC -shared -DRP_B -Wl,-soname,libB.so -o "$d/sub/libB.so" "$here/runpath.c" >"$d/build" 2>&1 &&
-       $CC $cflags -fPIC -shared -DRP_A $tags -Wl,-rpath,'$ORIGIN/sub' -o "$d/libA.so" "$here/runpath.c" -ldl >>"$d/build" 2>&1 &&
-       $CC $cflags -o "$d/main" "$here/runpath.c" -L"$d" -lA -Wl,--enable-new-dtags -Wl,-rpath,"$d" -ldl >>"$d/build" 2>&1 &&
-       $CC $cflags -DRP_HOSTILE -o "$d/hostile" "$here/runpath.c" -L"$d" -lA -Wl,--enable-new-dtags -Wl,-rpath,"$d" -ldl >>"$d/build" 2>&1 &&
+    if $CC $rpflags -fPIC -shared -DRP_B -Wl,-soname,libB.so -o "$d/sub/libB.so" "$here/runpath.c" >"$d/build" 2>&1 &&
+       $CC $rpflags -fPIC -shared -DRP_A $tags -Wl,-rpath,'$ORIGIN/sub' -o "$d/libA.so" "$here/runpath.c" -ldl >>"$d/build" 2>&1 &&
+       $CC $rpflags -o "$d/main" "$here/runpath.c" -L"$d" -lA -Wl,--enable-new-dtags -Wl,-rpath,"$d" -ldl >>"$d/build" 2>&1 &&
+       $CC $rpflags -DRP_HOSTILE -o "$d/hostile" "$here/runpath.c" -L"$d" -lA -Wl,--enable-new-dtags -Wl,-rpath,"$d" -ldl >>"$d/build" 2>&1 &&
        mkdir -p "$d/llp" &&
-       $CC $cflags -fPIC -shared -DRP_B -DRP_FACTOR=5 -Wl,-soname,libB.so -o "$d/llp/libB.so" "$here/runpath.c" >>"$d/build" 2>&1; then
+       $CC $rpflags -fPIC -shared -DRP_B -DRP_FACTOR=5 -Wl,-soname,libB.so -o "$d/llp/libB.so" "$here/runpath.c" >>"$d/build" 2>&1; then
         # with another libB.so in LD_LIBRARY_PATH: the one ld.so picks (RUNPATH: LD_LIBRARY_PATH's, rp_a(4) = 21;
         # RPATH: its own, 13), traced or not
         LD_LIBRARY_PATH="$d/llp" "$d/main" >"$d/llp.plain" 2>&1
