@@ -156,7 +156,7 @@ $(AUDIT_SO): $(AUDIT_OBJ)
 # its own sources plus the ELF reader of src/patch.
 RTLOAD_SO := $(LIBDIR)/libtdruntime.so
 RTLOAD_SRC := $(wildcard src/rtload/*.c) src/patch/elfsym.c src/patch/perr.c src/common/libmatch.c
-$(RTLOAD_SO): $(RTLOAD_SRC) src/patch/elfsym.h src/patch/patch.h src/common/libmatch.h
+$(RTLOAD_SO): $(RTLOAD_SRC) $(wildcard src/rtload/*.h) src/patch/elfsym.h src/patch/patch.h src/common/libmatch.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(call NOSAN,$(CFLAGS)) -shared -Wl,-z,defs $(call NOSAN,$(LDFLAGS)) -o $@ $(RTLOAD_SRC) -lelf -ldl
 $(TDTRACE): $(MAIN_OBJ) $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a

@@ -1210,7 +1210,10 @@ static void gen_rt_wrappers(const char *dir)
         fprintf(f, ") = (cudaError_t (*)(");
         print_types(f, fn);
         fprintf(f, "))td_rt_real[TD_FN_%s - TD_FN__RT_FIRST];\n", fn->name);
-        fprintf(f, "    cudaError_t r = real ? real(");
+        /* the policy's say (deny, inject: a cudaError_t of its own) */
+        fprintf(f, "    uint32_t pr;\n    cudaError_t r;\n");
+        fprintf(f, "    if (!td_rt_policy(&c, a, &pr))\n        r = (cudaError_t)pr;\n    else\n");
+        fprintf(f, "        r = real ? real(");
         print_params(f, fn, 0);
         fprintf(f, ") : cudaErrorNotSupported;\n");
         fprintf(f, "    td_rt_pop(&c);\n    td_leave(&c, a, (CUresult)r);\n    return r;\n}\n\n");

@@ -39,6 +39,16 @@ NAMES = [
     ('runtime,graph', 'cudaStreamBeginCapture cudaStreamEndCapture cudaGraphInstantiate cudaGraphLaunch '
                       'cudaGraphExecDestroy cudaGraphDestroy'),
 ]
+# the per-thread default stream variants (nvcc --default-stream per-thread
+# calls them; libcudart.so.13 and the static runtime define them): a row
+# each, with its base function's prototype and classes (the header has no
+# prototype of its own for them: cuda_runtime_api.h renames the base with
+# a macro). A variant of a function the table lacks is not imported.
+VARIANTS = ('cudaMemcpy_ptds cudaMemcpyAsync_ptsz cudaMemcpy2D_ptds cudaMemcpyToSymbol_ptds '
+            'cudaMemcpyFromSymbol_ptds cudaMemset_ptds cudaMemsetAsync_ptsz cudaMallocAsync_ptsz '
+            'cudaFreeAsync_ptsz cudaLaunchKernel_ptsz cudaStreamSynchronize_ptsz cudaStreamQuery_ptsz '
+            'cudaStreamWaitEvent_ptsz cudaEventRecord_ptsz cudaStreamBeginCapture_ptsz '
+            'cudaStreamEndCapture_ptsz cudaGraphLaunch_ptsz')
 # the enums the rows take, imported into src/xlat (file name: type name)
 ENUMS = {'cudaError': 'cudaError_t', 'cudaMemcpyKind': 'cudaMemcpyKind',
          'cudaDeviceAttr': 'cudaDeviceAttr', 'cudaStreamCaptureMode': 'cudaStreamCaptureMode'}
@@ -54,7 +64,12 @@ flat = re.sub(r'\s+', ' ', re.sub(r'/\*.*?\*/', ' ', raw, flags=re.S))
 flat = re.sub(r'__dv\([^)]*\)', '', flat)
 
 
+def base_of(name):
+    return re.sub(r'_pt(ds|sz)$', '', name)
+
+
 def proto(name):
+    name = base_of(name)
     m = re.search(r'extern __host__ (?:__cudart_builtin__ )?cudaError_t CUDARTAPI %s\(([^;{]*?)\)\s*;'
                   % re.escape(name), flat)
     if not m:
@@ -100,6 +115,12 @@ if not rows:
               '# Imported by tools/import-cudart-api.py; same row format as cuda.api',
               '# (classes  name  @-  (params)); the first class is always runtime.',
               '# Rows have no cuGetProcAddress versions; every function returns cudaError_t.']
+classes = dict((n, cls) for cls, n in rows)
+for v in VARIANTS.split():
+    if base_of(v) not in classes:
+        sys.exit('%s: a variant of %s, which the table lacks' % (v, base_of(v)))
+    if v not in classes:
+        rows.append((classes[base_of(v)], v))
 out = list(header)
 for cls, n in rows:
     out.append('%-53s @-  (%s)' % ('%-15s %s' % (cls, n), ', '.join(params(n, proto(n)))))

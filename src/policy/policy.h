@@ -101,6 +101,13 @@ int td_policy_enforce(const struct td_policy *p);  /* 1 enforce, 0 audit */
 /* 1 when some rule acts on driver calls (deny, inject, memory-limit,
  * device rules): only then must the shim consult the policy per call */
 int td_policy_acts_on_calls(const struct td_policy *p);
+/* The first deny or inject rule that names (by name, not by class) a
+ * function with a td_fn id in [first, last): 1 with the name as written
+ * and where the rule is (file "--deny" and line 0 for an option), else 0.
+ * tdtrace warns when the level is not traced (--runtime, -e lib=): no one
+ * patches those functions then, so such a rule cannot act. */
+int td_policy_names_in(const struct td_policy *p, int first, int last, const char **name, const char **file,
+                       int *line);
 
 #define TD_EMU_GIVEN_DEVICES 1
 #define TD_EMU_GIVEN_PROFILE 2
@@ -223,6 +230,15 @@ struct td_verdict {
  * CUDA_ERROR_OUT_OF_MEMORY. When applied is 0 (audit), forward the call
  * unchanged and only mark it. */
 void td_policy_eval(const struct td_policy *p, const struct td_call_ctx *c, struct td_verdict *v);
+
+/* A call of an undescribed library function (-e lib=; the table's
+ * LIB.call) by its own name: its nth call, the nth_all-th of all of them.
+ * A deny of LIB.call or %library (td_policy_eval of LIB.call) comes
+ * first; then a rule that names it (LIB.name: deny, then inject, whose
+ * when= counts its own calls); without one, the rules on LIB.call and
+ * %library. */
+void td_policy_eval_lib(const struct td_policy *p, const char *name, unsigned long long nth,
+                        unsigned long long nth_all, struct td_verdict *v);
 
 /* ---- value parsers, shared with the command line --------------------- */
 /* "64MiB", "8G", "1.5G", "4096": bytes. 0 or -1 with why set. */

@@ -101,6 +101,49 @@ done:
     v->applied = v->action != TD_ACT_PASS && p->enforce;
 }
 
+/* the rule among r[0..n) that names LIB.name, the later one; -1 if none */
+static int libname_rule(const struct pol_call *r, int n, const char *name)
+{
+    int found = -1;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < r[i].nitems; j++)
+            if (r[i].items[j].family == POL_ITEM_LIBNAME && strcmp(r[i].items[j].text + 4, name) == 0)
+                found = i;
+    return found;
+}
+
+void td_policy_eval_lib(const struct td_policy *p, const char *name, unsigned long long nth,
+                        unsigned long long nth_all, struct td_verdict *v)
+{
+    struct td_call_ctx c = { TD_FN_LIB_call, nth_all, -1, 0, 0 };
+    td_policy_eval(p, &c, v);
+    if (!p || !p->nlibnames || !name || v->action == TD_ACT_DENY)
+        return;
+    const struct pol_call *r = NULL;
+    int d = libname_rule(p->denies, p->ndenies, name), i = libname_rule(p->injects, p->ninjects, name);
+    memset(v, 0, sizeof *v);
+    v->action = TD_ACT_PASS;
+    if (d >= 0) {
+        r = &p->denies[d];
+        v->action = TD_ACT_DENY;
+        v->result = r->error;
+    } else if (i >= 0) {
+        r = &p->injects[i];
+        if (!when_matches(r, nth))
+            return; /* its own rule, which does not select this call */
+        v->action = r->has_error ? TD_ACT_INJECT : TD_ACT_DELAY;
+        v->result = r->has_error ? r->error : 0;
+        v->delay_ns = r->has_delay ? r->delay_ns : 0;
+    } else {
+        struct td_call_ctx again = { TD_FN_LIB_call, nth_all, -1, 0, 0 };
+        td_policy_eval(p, &again, v); /* no rule of its own: the class's */
+        return;
+    }
+    v->file = r->loc.file;
+    v->line = r->loc.line;
+    v->applied = p->enforce;
+}
+
 /* ---- queries ----------------------------------------------------------------------- */
 
 int td_policy_backend(const struct td_policy *p)
@@ -116,6 +159,31 @@ int td_policy_enforce(const struct td_policy *p)
 int td_policy_acts_on_calls(const struct td_policy *p)
 {
     return p && (p->ndenies || p->ninjects || p->nlimits || p->ndevs || p->require_driver);
+}
+
+static int names_in(const struct pol_call *r, int n, int first, int last, const char **name, const char **file,
+                    int *line)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < r[i].nitems; j++)
+            for (int f = first; r[i].items[j].family < 0 && f < last; f++)
+                if (td_pol_item_has(&r[i].items[j], f) ||
+                    (r[i].items[j].family == POL_ITEM_LIBNAME && f == TD_FN_LIB_call)) {
+                    *name = r[i].items[j].text;
+                    *file = r[i].loc.file;
+                    *line = r[i].loc.line;
+                    return 1;
+                }
+    return 0;
+}
+
+int td_policy_names_in(const struct td_policy *p, int first, int last, const char **name, const char **file,
+                       int *line)
+{
+    if (!p || first < 0 || last > TD_FN__COUNT)
+        return 0;
+    return names_in(p->denies, p->ndenies, first, last, name, file, line) ||
+           names_in(p->injects, p->ninjects, first, last, name, file, line);
 }
 
 void td_policy_emulate(const struct td_policy *p, struct td_emulate_cfg *out)

@@ -13,10 +13,13 @@
 
 struct pol_loc { const char *file; int line; };
 
-/* one target of a deny or inject: a function name or "%class" */
+/* one target of a deny or inject: a function name, "%class", or
+ * "LIB.NAME" (an undescribed library function, by its own name) */
+#define POL_ITEM_LIBNAME (-2)     /* family of a LIB.NAME item */
+#define POL_LIBNAME_MAX 255       /* the longest NAME */
 struct pol_item {
     char *text;
-    int family;                   /* the class, or -1 for a name */
+    int family;                   /* the class, -1 for a name, POL_ITEM_LIBNAME */
     int col;                      /* where it was written (for messages) */
 };
 
@@ -24,7 +27,9 @@ struct pol_item {
 struct pol_call {
     struct pol_item *items;
     int nitems;
-    int has_error, error;         /* CUresult */
+    int has_error, error;         /* the value returned (deny: CUDA_ERROR_NOT_PERMITTED unless given) */
+    int error_given;              /* error= was written */
+    int error_x;                  /* the status type (TD_X_*) error= named a value of; TD_X_NONE: a number */
     unsigned long long first, last, step;  /* inject's when= */
     int has_when;
     int has_delay;
@@ -77,6 +82,7 @@ struct td_policy {
      * function, -1 for none */
     short deny_for[TD_FN__COUNT];
     short inject_for[TD_FN__COUNT];
+    int nlibnames;                /* LIB.NAME items in the rules */
 };
 
 /* ---- building a policy: policy_state.c, policy_stmt.c ------------------ */
@@ -143,6 +149,20 @@ const char *td_pol_suggest(const char *word, const struct pol_cands *c);
 const char *td_pol_suggest_list(const char *word, const char *const *list);
 /* fn's name is name with only _vN/_ptds/_ptsz suffixes added: 1 */
 int td_pol_variant_of(const char *fn, const char *name);
+/* fn is one of the functions item names (its name, a variant, its class) */
+int td_pol_item_has(const struct pol_item *it, int fn);
+/* the status type of the functions the rule names, when it names only
+ * functions (no class) and they all return one type; else TD_X_NONE */
+int td_pol_named_status_x(const struct pol_call *r);
+/* the type fn's result is (TD_X_*): CUresult for the driver's entry points,
+ * cudaError_t for the runtime's, a library's status enum (cublasStatus_t)
+ * for a described library function, TD_X_NONE for an undescribed one */
+int td_pol_status_x(int fn);
+/* rule r acts on fn: its error= is a value of fn's status type (or a
+ * number); without error=, a deny acts on the driver's and the runtime's
+ * functions (CUDA_ERROR_NOT_PERMITTED and cudaErrorNotPermitted are both
+ * 800), not on a library's, whose status types have no such value */
+int td_pol_rule_fits(const struct pol_call *r, int is_deny, int fn);
 int td_pol_write_size(unsigned long long v, char *buf, size_t n);
 int td_pol_write_duration(unsigned long long ns, char *buf, size_t n);
 

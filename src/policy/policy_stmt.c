@@ -55,41 +55,75 @@ static int parse_size(struct pol_state *ps, const char *s, int col, unsigned lon
     return perr(ps, col, "%s: '%s'", why, s);
 }
 
-static const char *result_get(const void *ctx, int i)
+static const char *xlat_get(const void *ctx, int i)
 {
-    (void)ctx;
-    return td_xlats[TD_X_CUresult].v[i].name;
+    return td_xlats[*(const int *)ctx].v[i].name;
 }
 
-static int parse_result(struct pol_state *ps, const char *s, int col, int *out)
+/* the status types error= may name a value of, each once: CUresult (the
+ * driver's), cudaError_t (the runtime's), then the libraries' (libs.api) */
+static int status_types(int *xs, int max)
+{
+    int n = 0;
+    xs[n++] = TD_X_CUresult;
+    xs[n++] = TD_X_cudaError_t;
+    for (int f = TD_FN__LIB_FIRST; f < TD_FN__COUNT; f++) {
+        int x = td_pol_status_x(f), seen = x == TD_X_NONE;
+        for (int i = 0; i < n && !seen; i++)
+            seen = xs[i] == x;
+        if (!seen && n < max)
+            xs[n++] = x;
+    }
+    return n;
+}
+
+/* error=VALUE: a name of a status type (CUDA_ERROR_OUT_OF_MEMORY,
+ * cudaErrorMemoryAllocation, CUBLAS_STATUS_NOT_SUPPORTED) or a number;
+ * expect is the status type of the rule's first named function (CUresult
+ * when it names only classes): the messages speak of it. Whether the value
+ * fits each function is check_fit's. */
+static int parse_result(struct pol_state *ps, const char *s, int col, int expect, struct pol_call *r)
 {
     unsigned long long v;
-    if (td_xlat_value(TD_X_CUresult, s, &v) == 0) {
-        if (v == 0)
-            return perr(ps, col, "CUDA_SUCCESS is not an error");
-        *out = (int)v;
-        return 0;
-    }
+    const char *tn = td_xlats[expect].name;
+    r->has_error = 1;
+    r->error_given = 1;
+    r->error_x = TD_X_NONE;
     if (isdigit((unsigned char)*s)) {
-        if (parse_uint(ps, s, col, INT_MAX, "CUresult number", &v) < 0)
+        char what[80];
+        snprintf(what, sizeof what, "%s number", tn);
+        if (parse_uint(ps, s, col, INT_MAX, what, &v) < 0)
             return -1;
-        if (v == 0)
-            return perr(ps, col, "CUDA_SUCCESS is not an error");
-        *out = (int)v;
+        if (v == 0) {
+            const char *zero = td_xlat_name((enum td_xlat_id)expect, 0);
+            return perr(ps, col, "%s is not an error", zero ? zero : "0");
+        }
+        r->error = (int)v;
         return 0;
     }
-    /* OUT_OF_MEMORY, ERROR_OUT_OF_MEMORY */
-    static const char *const prefixes[] = { "CUDA_ERROR_", "CUDA_" };
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
-        char buf[160];
-        snprintf(buf, sizeof buf, "%s%s", prefixes[i], s);
-        if (td_xlat_value(TD_X_CUresult, buf, &v) == 0 && v != 0) {
-            const char *name = td_xlat_name(TD_X_CUresult, v);
-            return td_pol_perr_dym(ps, col, name, "unknown CUresult '%s'", s);
+    int xs[64], nx = status_types(xs, 64);
+    for (int i = 0; i < nx; i++)
+        if (td_xlat_value((enum td_xlat_id)xs[i], s, &v) == 0) {
+            if (v == 0)
+                return perr(ps, col, "%s is not an error", s);
+            r->error = (int)v;
+            r->error_x = xs[i];
+            return 0;
+        }
+    if (expect == TD_X_CUresult) {
+        /* OUT_OF_MEMORY, ERROR_OUT_OF_MEMORY */
+        static const char *const prefixes[] = { "CUDA_ERROR_", "CUDA_" };
+        for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+            char buf[160];
+            snprintf(buf, sizeof buf, "%s%s", prefixes[i], s);
+            if (td_xlat_value(TD_X_CUresult, buf, &v) == 0 && v != 0) {
+                const char *name = td_xlat_name(TD_X_CUresult, v);
+                return td_pol_perr_dym(ps, col, name, "unknown CUresult '%s'", s);
+            }
         }
     }
-    struct pol_cands c = { result_get, NULL, td_xlats[TD_X_CUresult].n };
-    return td_pol_perr_dym(ps, col, td_pol_suggest(s, &c), "unknown CUresult '%s'", s);
+    struct pol_cands c = { xlat_get, &expect, td_xlats[expect].n };
+    return td_pol_perr_dym(ps, col, td_pol_suggest(s, &c), "unknown %s '%s'", tn, s);
 }
 
 /* when=first[..last][+[step]] */
@@ -495,10 +529,29 @@ static int check_class(struct pol_state *ps, const char *name, int col, int *fam
     return td_pol_perr_dym(ps, col, s ? sugg : NULL, "unknown class '%%%s'", name);
 }
 
+/* LIB.NAME: an undescribed library function (-e lib=) by its own name,
+ * which no table has: a C identifier (or a C++ mangled name) */
+static int check_libname(struct pol_state *ps, const char *name, int col)
+{
+    const char *n = name + 4;
+    size_t len = strlen(n);
+    if (len == 0 || len > POL_LIBNAME_MAX)
+        return perr(ps, col, "'%s': LIB. needs a library function's name (1 to %d characters)", name,
+                    POL_LIBNAME_MAX);
+    for (size_t i = 0; i < len; i++)
+        if (!(isalnum((unsigned char)n[i]) || n[i] == '_' || (i && (n[i] == '.' || n[i] == '$'))))
+            return perr(ps, col + 4 + (int)i, "'%s': invalid character in a function name", name);
+    if (td_api_find(n) >= 0)
+        return perr(ps, col, "'%s' is a function of tdtrace's tables: name it as '%s'", name, n);
+    return 0;
+}
+
 static int check_fn(struct pol_state *ps, const char *name, int col)
 {
     if (fn_known(name))
         return 0;
+    if (strncmp(name, "LIB.", 4) == 0)
+        return check_libname(ps, name, col);
     struct pol_cands c = { fn_get, NULL, TD_FN__COUNT };
     return td_pol_perr_dym(ps, col, td_pol_suggest(name, &c), "unknown function '%s'", name);
 }
@@ -520,6 +573,8 @@ static int parse_targets(struct pol_state *ps, const struct pol_tok *t, struct p
             return td_pol_oom(ps);
         int rc = it.text[0] == '%' ? check_class(ps, it.text + 1, col, &it.family)
                                    : check_fn(ps, it.text, col);
+        if (rc == 0 && !fn_known(it.text) && strncmp(it.text, "LIB.", 4) == 0)
+            it.family = POL_ITEM_LIBNAME;
         for (int i = 0; rc == 0 && i < r->nitems; i++)
             if (strcmp(r->items[i].text, it.text) == 0)
                 rc = perr(ps, col, "'%s' listed twice", it.text);
@@ -536,6 +591,65 @@ static int parse_targets(struct pol_state *ps, const struct pol_tok *t, struct p
             return 0;
         s = end + 1;
     }
+}
+
+/* the status type of the rule's first named function, for error='s
+ * messages (CUresult when it names only classes) */
+static int expect_x(const struct pol_call *r)
+{
+    for (int j = 0; j < r->nitems; j++)
+        for (int f = 0; r->items[j].family < 0 && f < TD_FN__COUNT; f++)
+            if (td_pol_item_has(&r->items[j], f)) {
+                int x = td_pol_status_x(f);
+                return x == TD_X_NONE ? TD_X_CUresult : x;
+            }
+    return TD_X_CUresult;
+}
+
+/* each target can take the rule's value: a named function's status type
+ * must have error='s name (a number fits any), a class must hold a
+ * function whose type has it; a deny without error= names no library
+ * function (their status types have no 'not permitted') */
+static int check_fit(struct pol_state *ps, const struct pol_call *r, int is_deny, const char *kw, int ecol)
+{
+    for (int j = 0; j < r->nitems; j++) {
+        const struct pol_item *it = &r->items[j];
+        if (it->family == POL_ITEM_LIBNAME) { /* a raw result: a number, or a delay */
+            if (!r->error_given && is_deny)
+                return perr(ps, it->col, "'%s %s' needs error= (a number: its result is a raw value)", kw, it->text);
+            if (r->error_given && r->error_x != TD_X_NONE)
+                return perr(ps, ecol, "%s is not a value of %s's result (a raw value: give a number)",
+                            td_xlat_name((enum td_xlat_id)r->error_x, (unsigned long long)r->error), it->text);
+            continue;
+        }
+        int any = 0, fits = 0, first = -1;
+        for (int f = 0; f < TD_FN__COUNT && !fits; f++) {
+            if (!td_pol_item_has(it, f))
+                continue;
+            any = 1;
+            if (first < 0)
+                first = f;
+            fits = td_pol_rule_fits(r, is_deny, f);
+        }
+        if (!any || fits)
+            continue;
+        int sx = td_pol_status_x(first);
+        const char *tn = sx == TD_X_NONE ? "raw value" : td_xlats[sx].name;
+        if (!r->error_given && it->family >= 0)
+            return perr(ps, it->col, "'%s %s' needs error= (its functions return their libraries' status types)",
+                        kw, it->text);
+        if (!r->error_given)
+            return perr(ps, it->col, "'%s %s' needs error= (a %s, what %s returns)", kw, it->text, tn,
+                        td_fns[first].name);
+        const char *given = td_xlat_name((enum td_xlat_id)r->error_x, (unsigned long long)r->error);
+        if (it->family >= 0)
+            return perr(ps, ecol, "no function of %s returns a %s", it->text, td_xlats[r->error_x].name);
+        if (sx == TD_X_NONE)
+            return perr(ps, ecol, "%s is not a value of %s's result (a raw value: give a number)", given,
+                        td_fns[first].name);
+        return perr(ps, ecol, "%s is not a %s (what %s returns)", given, tn, td_fns[first].name);
+    }
+    return 0;
 }
 
 /* the rule is complete: check it against the earlier ones and add it */
@@ -602,7 +716,7 @@ static int st_deny(struct pol_state *ps, struct pol_tok *t, int n)
     r.has_error = 1;
     r.error = CUDA_ERROR_NOT_PERMITTED;
     unsigned seen = 0;
-    int rc = 0;
+    int rc = 0, ecol = 0;
     if (n < 2)
         rc = perr(ps, t[0].col, "'deny' expects a function name or %%class");
     else
@@ -611,9 +725,13 @@ static int st_deny(struct pol_state *ps, struct pol_tok *t, int n)
         int k;
         const char *val;
         rc = parse_kv(ps, &t[i], keys, "deny", &seen, &k, &val);
-        if (rc == 0)
-            rc = parse_result(ps, val, t[i].col + (int)(val - t[i].s), &r.error);
+        if (rc == 0) {
+            ecol = t[i].col + (int)(val - t[i].s);
+            rc = parse_result(ps, val, ecol, expect_x(&r), &r);
+        }
     }
+    if (rc == 0)
+        rc = check_fit(ps, &r, 1, "deny", ecol);
     if (rc == 0 && (rc = add_call(ps, "deny", &ps->p->denies, &ps->p->ndenies, &r)) == 0)
         return 0;
     td_pol_free_call(&r);
@@ -630,7 +748,7 @@ static int st_inject(struct pol_state *ps, struct pol_tok *t, int n)
     r.last = POL_UNBOUNDED;
     r.step = 1;
     unsigned seen = 0;
-    int rc = 0;
+    int rc = 0, ecol = 0;
     if (n < 2)
         rc = perr(ps, t[0].col, "'inject' expects a function name or %%class");
     else
@@ -643,8 +761,8 @@ static int st_inject(struct pol_state *ps, struct pol_tok *t, int n)
             break; /* val is not set: no column from it */
         int col = t[i].col + (int)(val - t[i].s);
         if (k == 0) {
-            rc = parse_result(ps, val, col, &r.error);
-            r.has_error = 1;
+            ecol = col;
+            rc = parse_result(ps, val, col, expect_x(&r), &r);
         } else if (k == 1) {
             rc = parse_when(ps, val, col, &r);
         } else if (td_policy_parse_duration(val, &r.delay_ns, &why) < 0) {
@@ -657,6 +775,8 @@ static int st_inject(struct pol_state *ps, struct pol_tok *t, int n)
     }
     if (rc == 0 && !r.has_error && !r.has_delay)
         rc = perr(ps, t[0].col, "'inject' needs error= or delay=");
+    if (rc == 0)
+        rc = check_fit(ps, &r, 0, "inject", ecol);
     if (rc == 0 && (rc = add_call(ps, "inject", &ps->p->injects, &ps->p->ninjects, &r)) == 0)
         return 0;
     td_pol_free_call(&r);
@@ -895,8 +1015,10 @@ int td_pol_statement(struct pol_state *ps, struct pol_tok *t, int n)
 
 /* for each function, the rule that applies: a rule naming it exactly,
  * else one naming it without its _vN/_ptds/_ptsz suffix, else one naming
- * its class; the later rule among equals */
-static void resolve_kind(const struct pol_call *r, int n, short *rule_for)
+ * its class; the later rule among equals. A rule whose value is not of the
+ * function's status type (a class rule's error=CUDA_ERROR_X on a runtime
+ * function) does not apply to it. */
+static void resolve_kind(const struct pol_call *r, int n, int is_deny, short *rule_for)
 {
     unsigned char level[TD_FN__COUNT];
     memset(level, 0, sizeof level);
@@ -906,7 +1028,8 @@ static void resolve_kind(const struct pol_call *r, int n, short *rule_for)
         for (int j = 0; j < r[i].nitems; j++) {
             const struct pol_item *it = &r[i].items[j];
             for (int f = 0; f < TD_FN__COUNT; f++) {
-                int lv = it->family >= 0 ? td_fn_in_class(f, it->family)
+                int lv = !td_pol_rule_fits(&r[i], is_deny, f) ? 0
+                         : it->family >= 0 ? td_fn_in_class(f, it->family)
                          : strcmp(td_fns[f].name, it->text) == 0 ? 3
                          : td_pol_variant_of(td_fns[f].name, it->text) ? 2 : 0;
                 if (lv && lv >= level[f]) {
@@ -917,10 +1040,20 @@ static void resolve_kind(const struct pol_call *r, int n, short *rule_for)
         }
 }
 
+static int count_libnames(const struct pol_call *r, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < r[i].nitems; j++)
+            k += r[i].items[j].family == POL_ITEM_LIBNAME;
+    return k;
+}
+
 void td_pol_resolve(struct td_policy *p)
 {
-    resolve_kind(p->denies, p->ndenies, p->deny_for);
-    resolve_kind(p->injects, p->ninjects, p->inject_for);
+    p->nlibnames = count_libnames(p->denies, p->ndenies) + count_libnames(p->injects, p->ninjects);
+    resolve_kind(p->denies, p->ndenies, 1, p->deny_for);
+    resolve_kind(p->injects, p->ninjects, 0, p->inject_for);
 }
 
 /* checks that need the whole file */

@@ -346,6 +346,52 @@ const char *td_pol_suggest_list(const char *word, const char *const *list)
     return td_pol_suggest(word, &c);
 }
 
+int td_pol_item_has(const struct pol_item *it, int fn)
+{
+    if (it->family == POL_ITEM_LIBNAME)
+        return 0; /* no function of the tables */
+    return it->family >= 0 ? td_fn_in_class(fn, it->family)
+                           : strcmp(td_fns[fn].name, it->text) == 0 || td_pol_variant_of(td_fns[fn].name, it->text);
+}
+
+int td_pol_named_status_x(const struct pol_call *r)
+{
+    int x = TD_X_NONE;
+    for (int j = 0; j < r->nitems; j++) {
+        if (r->items[j].family != -1)
+            return TD_X_NONE;
+        for (int f = 0; f < TD_FN__COUNT; f++)
+            if (td_pol_item_has(&r->items[j], f)) {
+                int fx = td_pol_status_x(f);
+                if (fx == TD_X_NONE || (x != TD_X_NONE && fx != x))
+                    return TD_X_NONE;
+                x = fx;
+            }
+    }
+    return x;
+}
+
+int td_pol_status_x(int fn)
+{
+    if (fn < 0 || fn >= TD_FN__COUNT)
+        return TD_X_NONE;
+    if (fn < TD_FN__RT_FIRST)
+        return TD_X_CUresult;
+    if (td_fns[fn].ret == TD_RET_CUDART)
+        return TD_X_cudaError_t;
+    return td_fns[fn].ret == TD_RET_XLAT ? td_fns[fn].ret_xlat : TD_X_NONE;
+}
+
+int td_pol_rule_fits(const struct pol_call *r, int is_deny, int fn)
+{
+    int x = td_pol_status_x(fn);
+    if (r->error_given)
+        return r->error_x == TD_X_NONE || r->error_x == x;
+    if (is_deny)
+        return x == TD_X_CUresult || x == TD_X_cudaError_t;
+    return 1; /* an inject with delay= alone */
+}
+
 int td_pol_variant_of(const char *fn, const char *name)
 {
     size_t n = strlen(name);

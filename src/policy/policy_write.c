@@ -20,13 +20,21 @@ static void origin(FILE *f, int flags, const char *file, int line)
     fprintf(f, ":%d\n", file ? line : 0);
 }
 
-static void result(FILE *f, int r)
+/* error= by name: of the status type it was given in, else of the one
+ * type the rule's functions return (a rule that names only functions);
+ * else a number. A deny's default on a class is not written: it is
+ * CUDA_ERROR_NOT_PERMITTED on the driver's functions and
+ * cudaErrorNotPermitted on the runtime's, which no one name says. */
+static void result(FILE *f, const struct pol_call *r)
 {
-    const char *name = td_xlat_name(TD_X_CUresult, (unsigned long long)r);
+    int x = r->error_x != TD_X_NONE ? r->error_x : td_pol_named_status_x(r);
+    const char *name = x != TD_X_NONE ? td_xlat_name((enum td_xlat_id)x, (unsigned long long)r->error) : NULL;
+    if (!r->has_error || (!r->error_given && x == TD_X_NONE))
+        return;
     if (name)
         fprintf(f, " error=%s", name);
     else
-        fprintf(f, " error=%d", r);
+        fprintf(f, " error=%d", r->error);
 }
 
 static void items(FILE *f, const struct pol_call *r)
@@ -99,7 +107,7 @@ int td_policy_write_ex(const struct td_policy *p, FILE *f, int flags)
         origin(f, flags, r->loc.file, r->loc.line);
         fputs("deny", f);
         items(f, r);
-        result(f, r->error);
+        result(f, r);
         fputc('\n', f);
     }
     for (int i = 0; i < p->ninjects; i++) {
@@ -107,8 +115,7 @@ int td_policy_write_ex(const struct td_policy *p, FILE *f, int flags)
         origin(f, flags, r->loc.file, r->loc.line);
         fputs("inject", f);
         items(f, r);
-        if (r->has_error)
-            result(f, r->error);
+        result(f, r);
         if (r->has_when && !(r->first == 1 && r->last == POL_UNBOUNDED && r->step == 1)) {
             fprintf(f, " when=%llu", r->first);
             if (r->last != POL_UNBOUNDED && r->last != r->first)

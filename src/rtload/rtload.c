@@ -21,6 +21,7 @@
 
 #include "../common/libmatch.h"
 #include "../patch/elfsym.h"
+#include "search.h"
 
 /* symbols every CUDA runtime has (the second one: every program nvcc
  * built with a kernel calls it at start) */
@@ -57,34 +58,29 @@ static int has_lib(void)
     return pat && *pat && dl_iterate_phdr(match_one, (void *)pat) != 0;
 }
 
-static void *(*real_dlopen)(const char *, int);
 static void *shim;
 
 __attribute__((constructor)) static void rtload(void)
 {
-    real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
     if (!getenv("TDTRACE_SOCK") || (!has_lib() && !(getenv("TDTRACE_RUNTIME") && has_runtime())))
         return;
     /* kept loaded for good: the runtime will open it again by this name */
     shim = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
 }
 
-/* -e lib=: libraries opened later are traced too */
+/* -e lib=: libraries opened later are traced too. A bare name is searched
+ * as for the caller (search.c): its DT_RUNPATH, $ORIGIN. */
 __attribute__((visibility("default"))) void *dlopen(const char *file, int mode);
-__attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
+__attribute__((visibility("default"))) __attribute__((noinline)) void *dlopen(const char *file, int mode)
 {
-    if (!real_dlopen)
-        real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
-    if (!real_dlopen)
-        return NULL;
-    void *h = real_dlopen(file, mode);
+    void *h = td_dlopen_as(file, mode, __builtin_return_address(0));
     if (!h || !getenv("TDTRACE_LIBS") || !getenv("TDTRACE_SOCK"))
         return h;
     if (!shim) /* loaded already (the program links libcuda.so.1, or the runtime opened it)? */
-        shim = real_dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+        shim = td_real_dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
     if (!shim) {
         if (has_lib()) /* its start patches what matches */
-            shim = real_dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+            shim = td_real_dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
         return h;
     }
     void (*rescan)(void) = (void (*)(void))dlsym(shim, "tdtrace_lib_rescan");

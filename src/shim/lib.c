@@ -49,6 +49,7 @@ struct libfn {
     const char *name;  /* strdup'd */
     uint16_t lib;      /* index in libs */
     uint16_t fn;       /* its libs.api id, or TD_FN_LIB_call */
+    _Atomic unsigned long long ncalls; /* this process's calls (an undescribed one's policy when=) */
 };
 static struct libobj libs[NLIBS];
 static int nlibs;
@@ -68,6 +69,15 @@ struct lframe {
 static __thread struct lframe *lstack;
 static __thread int ldepth, lcap;
 
+/* a denied or injected library call runs this instead of the function:
+ * it returns the rule's value (the trampoline calls it with the caller's
+ * arguments, which it ignores) */
+static __thread uint32_t lib_verdict_ret;
+static uint64_t lib_denied(void)
+{
+    return lib_verdict_ret;
+}
+
 static void *lib_enter(unsigned k, void *ret, const uint64_t *regs, uintptr_t sp)
 {
     /* frames a longjmp skipped over lie below this caller's stack pointer */
@@ -81,7 +91,7 @@ static void *lib_enter(unsigned k, void *ret, const uint64_t *regs, uintptr_t sp
         lstack = s;
         lcap = cap;
     }
-    const struct libfn *lf = &fns[k];
+    struct libfn *lf = &fns[k];
     struct lframe *f = &lstack[ldepth++];
     f->ret = ret;
     f->sp = sp;
@@ -93,6 +103,11 @@ static void *lib_enter(unsigned k, void *ret, const uint64_t *regs, uintptr_t sp
     f->c.lib_name = libs[lf->lib].base;
     f->c.lib_fn = lf->fn == TD_FN_LIB_call ? lf->name : NULL;
     f->c.lib_host = NULL;
+    uint32_t r;
+    if (!(lf->fn == TD_FN_LIB_call ? td_lib_policy(&f->c, lf->name, &lf->ncalls, &r) : td_rt_policy(&f->c, f->a, &r))) {
+        lib_verdict_ret = r;
+        return (void *)lib_denied;
+    }
     return lf->orig;
 }
 
@@ -224,7 +239,7 @@ static int patch_one(const struct td_elf_sym *s, void *arg)
         free(name);
         return 0;
     }
-    fns[k] = (struct libfn){ (void *)(uintptr_t)p.original, name, (uint16_t)x->lib, (uint16_t)id };
+    fns[k] = (struct libfn){ (void *)(uintptr_t)p.original, name, (uint16_t)x->lib, (uint16_t)id, 0 };
     patched_at[k] = s->addr;
     /* the stub is ready before the entry jumps to it */
     __atomic_store_n(&nfns, k + 1, __ATOMIC_RELEASE);

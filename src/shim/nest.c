@@ -49,6 +49,35 @@ void td_rt_pop(const struct td_call *c)
         tls.depth--;
 }
 
+/* the verdict of a call that is not recorded (-e trace=) is not kept: a
+ * record of it could not nest */
+static int rt_verdict(struct td_call *c, int go, CUresult v, uint32_t *r)
+{
+    if (!c->rt_id)
+        c->verdict = 0;
+    if (!go)
+        *r = (uint32_t)v;
+    return go;
+}
+
+int td_rt_policy(struct td_call *c, const uint64_t *a, uint32_t *r)
+{
+    if (!__atomic_load_n(&td_shim_policy_active, __ATOMIC_RELAXED))
+        return 1;
+    CUresult v = CUDA_SUCCESS;
+    int go = td_shim_policy(c->fn, c, a, &v);
+    return rt_verdict(c, go, v, r);
+}
+
+int td_lib_policy(struct td_call *c, const char *name, _Atomic unsigned long long *count, uint32_t *r)
+{
+    if (!__atomic_load_n(&td_shim_policy_active, __ATOMIC_RELAXED))
+        return 1;
+    CUresult v = CUDA_SUCCESS;
+    int go = td_shim_policy_lib(name, count, c, &v);
+    return rt_verdict(c, go, v, r);
+}
+
 int td_rt_nest(const struct td_call *c, struct td_nest *n)
 {
     if (c->fn >= TD_FN__RT_FIRST) {

@@ -138,6 +138,9 @@ extern const uint8_t *td_shim_mask;
 
 /* the policy's say on a call: 1 to call the backend, 0 if *r is decided */
 int td_shim_policy(int fn, struct td_call *c, const uint64_t *a, CUresult *r);
+/* the same for a call of an undescribed library function (LIB.call) by its
+ * name; count: its calls in this process (the rules' when=) */
+int td_shim_policy_lib(const char *name, _Atomic unsigned long long *count, struct td_call *c, CUresult *r);
 /* after a call the policy watched: memory accounting, cuMemGetInfo */
 void td_shim_policy_after(struct td_call *c, const uint64_t *a, CUresult r);
 /* device rules: the program's ordinals are not the backend's */
@@ -262,6 +265,12 @@ extern void *td_rt_real[TD_FN__LIB_FIRST - TD_FN__RT_FIRST];
  * td_leave records it): the nesting of the calls made inside */
 void td_rt_enter(int fn, struct td_call *c);
 void td_rt_pop(const struct td_call *c);
+/* the policy's say on a runtime or library call after td_rt_enter: 1 to
+ * run the original, or 0 with *r the value the call returns (deny,
+ * inject; the rule's value is of the function's own status type) */
+int td_rt_policy(struct td_call *c, const uint64_t *a, uint32_t *r);
+/* the same for an undescribed library function's call, by its name */
+int td_lib_policy(struct td_call *c, const char *name, _Atomic unsigned long long *count, uint32_t *r);
 /* the nest item of the call being recorded: 1 and *n filled, or 0 */
 int td_rt_nest(const struct td_call *c, struct td_nest *n);
 /* rt.c, with TD_RING_RUNTIME: find the runtime and patch its functions' entries

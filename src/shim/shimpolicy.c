@@ -110,6 +110,36 @@ static void sleep_ns(unsigned long long ns)
         ;
 }
 
+/* what verdict v does to the call: 1 to run it, 0 with *r decided */
+static int apply(const struct td_verdict *v, struct td_call *c, CUresult *r)
+{
+    if (v->action == TD_ACT_PASS)
+        return 1;
+    c->verdict = (uint8_t)v->action; /* an action is the record's verdict kind */
+    c->applied = (uint8_t)v->applied;
+    c->rule_line = (uint32_t)v->line;
+    c->rule_file = v->file;
+    if (!v->applied)
+        return 1;
+    if (v->delay_ns)
+        sleep_ns(v->delay_ns);
+    if (v->action == TD_ACT_DELAY)
+        return 1;
+    *r = (CUresult)v->result;
+    return 0;
+}
+
+int td_shim_policy_lib(const char *name, _Atomic unsigned long long *count, struct td_call *c, CUresult *r)
+{
+    if (!pol)
+        return 1;
+    unsigned long long nth = atomic_fetch_add_explicit(count, 1, memory_order_relaxed) + 1;
+    unsigned long long all = atomic_fetch_add_explicit(&ncalls[TD_FN_LIB_call], 1, memory_order_relaxed) + 1;
+    struct td_verdict v;
+    td_policy_eval_lib(pol, name, nth, all, &v);
+    return apply(&v, c, r);
+}
+
 int td_shim_policy(int fn, struct td_call *c, const uint64_t *a, CUresult *r)
 {
     if (!pol)
@@ -124,20 +154,7 @@ int td_shim_policy(int fn, struct td_call *c, const uint64_t *a, CUresult *r)
     }
     struct td_verdict v;
     td_policy_eval(pol, &cx, &v);
-    if (v.action == TD_ACT_PASS)
-        return 1;
-    c->verdict = (uint8_t)v.action; /* an action is the record's verdict kind */
-    c->applied = (uint8_t)v.applied;
-    c->rule_line = (uint32_t)v.line;
-    c->rule_file = v.file;
-    if (!v.applied)
-        return 1;
-    if (v.delay_ns)
-        sleep_ns(v.delay_ns);
-    if (v.action == TD_ACT_DELAY)
-        return 1;
-    *r = (CUresult)v.result;
-    return 0;
+    return apply(&v, c, r);
 }
 
 /* ---- memory accounting ------------------------------------------------- */

@@ -905,6 +905,14 @@ int main(int argc, char **argv)
     if (opts.check_policy)
         check_policy(opts.check_policy);
     load_policy();
+    const char *rname, *rfile;
+    int rline;
+    if (!opts.runtime && td_policy_names_in(policy, TD_FN__RT_FIRST, TD_FN__LIB_FIRST, &rname, &rfile, &rline))
+        warn_msg("warning: %s%s%.0d: the rule on %s acts only with --runtime (without it the runtime's calls are "
+                 "not caught)", rfile ? rfile : "?", rline ? ":" : "", rline, rname);
+    if (!opts.libs && td_policy_names_in(policy, TD_FN__LIB_FIRST, TD_FN__COUNT, &rname, &rfile, &rline))
+        warn_msg("warning: %s%s%.0d: the rule on %s acts only with -e lib= naming its library", rfile ? rfile : "?",
+                 rline ? ":" : "", rline, rname);
     /* every option checked before anything is printed or started */
     char err[256];
     if (!opts.trace_expr)

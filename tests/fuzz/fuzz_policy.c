@@ -139,6 +139,8 @@ static const char *const dict[] = {
     ",", "=", "#", "#@ ", ":", "\n", " ", "\t", "\r", "0", "1", "3", "18446744073709551615",
     "99999999999999999999", "G", "GiB", "T", ".5", "ms", "us", "ns", "s", "0x", "h100", "/dev/",
     "!", "/", "?", "(", "[", "\\", "inject=", "deny=", "memory-limit=", "backend=",
+    "cudaMalloc", "cudaMemcpy_ptds", "cudaErrorNotPermitted", "cudaSuccess", "%runtime", "%library",
+    "cublasSgemm_v2", "CUBLAS_STATUS_NOT_SUPPORTED", "ncclAllReduce", "ncclSystemError", "LIB.call", "LIB.",
 };
 
 #define FUZZ_NAME "fuzz_policy"

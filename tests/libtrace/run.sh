@@ -12,6 +12,10 @@
 #   - ltlibs.c: a library call inside another library's call, nested; a
 #     library opened by dlopen in a program linked with the driver, closed
 #     and opened again
+#   - runpath.c: a library whose DT_RUNPATH (or DT_RPATH) $ORIGIN/sub
+#     alone finds the library it opens by a bare name with dlopen, under
+#     -e lib= and --runtime (libtdruntime.so's dlopen searches for it)
+#   - policies (deny, inject) on described and undescribed library calls
 #   - nccl.c: NCCL opened with dlopen, ncclCommInitAll on 2 emulated
 #     devices: the calls by name whatever NCCL returned (skipped without
 #     NCCL: TD_NCCL=path/to/libnccl.so.2)
@@ -195,6 +199,48 @@ else
     bad "$t (build)" "" "$out/ltdl.build"
 fi
 
+# ---- dlopen of a bare name found by the calling library's DT_RUNPATH / DT_RPATH ----------
+# libA.so (RUNPATH, or RPATH, $ORIGIN/sub) opens "libB.so", which only
+# sub/ holds; the program then opens "libB.so" itself (found loaded, by
+# its soname). The interposed dlopen must search as ld.so does for libA;
+# and not read a DT_RUNPATH/DT_RPATH offset outside libA's string table
+# (runpath.c -DRP_HOSTILE corrupts it in memory; run under tdtrace only).
+# Built without the sanitizers: a sanitizer's own dlopen interceptor loses
+# the caller's RUNPATH too, so the program would fail without tdtrace.
+rpflags="-std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror"
+for dt in runpath rpath; do
+    t="dlopen by $dt \$ORIGIN"
+    d="$out/rp-$dt"
+    rm -rf "$d" && mkdir -p "$d/sub"
+    if [ $dt = runpath ]; then tags=-Wl,--enable-new-dtags; else tags=-Wl,--disable-new-dtags; fi
+    if $CC $rpflags -fPIC -shared -DRP_B -Wl,-soname,libB.so -o "$d/sub/libB.so" "$here/runpath.c" >"$d/build" 2>&1 &&
+       $CC $rpflags -fPIC -shared -DRP_A $tags -Wl,-rpath,'$ORIGIN/sub' -o "$d/libA.so" "$here/runpath.c" -ldl >>"$d/build" 2>&1 &&
+       $CC $rpflags -o "$d/main" "$here/runpath.c" -L"$d" -lA -Wl,--enable-new-dtags -Wl,-rpath,"$d" -ldl >>"$d/build" 2>&1 &&
+       $CC $rpflags -DRP_HOSTILE -o "$d/hostile" "$here/runpath.c" -L"$d" -lA -Wl,--enable-new-dtags -Wl,-rpath,"$d" -ldl >>"$d/build" 2>&1 &&
+       mkdir -p "$d/llp" &&
+       $CC $rpflags -fPIC -shared -DRP_B -DRP_FACTOR=5 -Wl,-soname,libB.so -o "$d/llp/libB.so" "$here/runpath.c" >>"$d/build" 2>&1; then
+        # with another libB.so in LD_LIBRARY_PATH: the one ld.so picks (RUNPATH: LD_LIBRARY_PATH's, rp_a(4) = 21;
+        # RPATH: its own, 13), traced or not
+        LD_LIBRARY_PATH="$d/llp" "$d/main" >"$d/llp.plain" 2>&1
+        env LD_LIBRARY_PATH="$d/llp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" $tmo "$tdtrace" --backend=emulate \
+            -o "$out/rp-$dt-llp.trace" -e 'lib=libA.so' -- "$d/main" >"$out/rp-$dt-llp.out" 2>"$out/rp-$dt-llp.err"
+        if [ $dt = runpath ]; then want='rp_a(4) = 21'; else want=PASS; fi
+        if ! "$d/main" >"$d/plain.out" 2>&1 || ! grep -q PASS "$d/plain.out"; then
+            bad "$t (without tdtrace)" "" "$d/plain.out"
+        elif trace "rp-$dt" -e 'lib=libA.so' -- "$d/main" && grep -q PASS "$out/rp-$dt.out" &&
+             grep -q '^rp_a(0x4, .*) = 13$' "$out/rp-$dt.trace" &&
+             trace "rp-$dt-rt" --runtime -- "$d/main" && grep -q PASS "$out/rp-$dt-rt.out" &&
+             trace "rp-$dt-bad" --runtime -- "$d/hostile" && grep -q HOSTILE-OK "$out/rp-$dt-bad.out" &&
+             grep -qF "$want" "$d/llp.plain" && cat "$out/rp-$dt-llp.out" "$out/rp-$dt-llp.err" | grep -qF "$want"; then
+            ok "$t"
+        else
+            bad "$t" "" "$out/rp-$dt.err"
+        fi
+    else
+        bad "$t (build)" "" "$d/build"
+    fi
+done
+
 # ---- NCCL ----------------------------------------------------------------------------
 nccl=${TD_NCCL:-}
 [ -z "$nccl" ] && for f in /usr/local/cuda/lib/libnccl.so.2 /usr/local/cuda-13.0/lib/libnccl.so.2 \
@@ -211,6 +257,39 @@ elif TDTRACE_EMU_DEVICES=2 trace nccl -e 'lib=libnccl*' -- "$out/nccl" "$nccl" &
     ok "$t ($(grep -o '^ncclCommInitAll(.*' "$out/nccl.trace" | sed 's/.*) = //'))"
 else
     bad "$t" "" "$out/nccl.trace"
+fi
+
+# ---- policies on library calls ------------------------------------------------------
+# a denied cublasSgemm_v2 returns the rule's cublasStatus_t without running
+# (no host note, no driver call beneath); an inject with a number on
+# %library reaches undescribed functions (LIB.call, one count for all of
+# them: lt_outer is the 1st, lt_inner the 2nd), LIB.lt_inner that one by
+# its name; a value of another status
+# type is refused at load
+t="policy on library calls"
+if [ -x "$out/sgemm" ] && [ -x "$out/ltmain" ]; then
+    trace pdeny -e 'lib=libcublas*' --deny=cublasSgemm_v2:error=CUBLAS_STATUS_NOT_SUPPORTED -- "$out/sgemm"
+    trace pinj -e 'lib=liblt*' --inject=%library:error=9:when=2 -- "$out/ltmain"
+    trace pname -e 'lib=liblt*' --inject=LIB.lt_inner:error=8 -- "$out/ltmain"
+    if grep -q '^sgemm failed: 15' "$out/pdeny.out" &&
+       grep -q '^cublasSgemm_v2(.*) = CUBLAS_STATUS_NOT_SUPPORTED (15) (DENIED by --deny)$' "$out/pdeny.trace" &&
+       ! grep -q 'host: OpenBLAS' "$out/pdeny.trace" &&
+       grep -q '^lt_outer(5) = 9' "$out/pinj.out" &&
+       grep -q '^  lt_inner(0x5, .*) = 9 (INJECTED by --inject)$' "$out/pinj.trace" &&
+       ! grep -q 'cuDriverGetVersion' "$out/pinj.trace" &&
+       grep -q '^lt_outer(5) = 8' "$out/pname.out" && grep -q '^lt_outer(0x5, .*) = 8$' "$out/pname.trace" &&
+       grep -q '^  lt_inner(0x5, .*) = 8 (INJECTED by --inject)$' "$out/pname.trace" &&
+       ! "$tdtrace" --backend=emulate -e 'lib=libcublas*' --deny=cublasSgemm_v2:error=cudaErrorInvalidValue -- "$out/sgemm" \
+           >"$out/pbad.err" 2>&1 &&
+       grep -q 'cudaErrorInvalidValue is not a cublasStatus_t (what cublasSgemm_v2 returns)' "$out/pbad.err" &&
+       ! "$tdtrace" --backend=emulate -e 'lib=libcublas*' --deny=cublasSgemm_v2 -- "$out/sgemm" >"$out/pbad2.err" 2>&1 &&
+       grep -q "'deny cublasSgemm_v2' needs error=" "$out/pbad2.err"; then
+        ok "$t"
+    else
+        bad "$t" "" "$out/pdeny.trace"
+    fi
+else
+    skp "$t" "sgemm or ltmain was not built (see above)"
 fi
 
 # ---- refusals ------------------------------------------------------------------------

@@ -38,7 +38,9 @@ cudalib=$(dirname "$(dirname "${NVCC:-/x/x}")")/lib64
 
 if [ -z "$why" ]; then
     if ! "$NVCC" $NVCC_XFLAGS -std=c++17 -O1 -g -o "$out/static" "$here/nested.cu" >"$out/build.log" 2>&1 ||
-       ! "$NVCC" $NVCC_XFLAGS -std=c++17 -O1 -g -cudart shared -o "$out/shared" "$here/nested.cu" >>"$out/build.log" 2>&1; then
+       ! "$NVCC" $NVCC_XFLAGS -std=c++17 -O1 -g -cudart shared -o "$out/shared" "$here/nested.cu" >>"$out/build.log" 2>&1 ||
+       ! "$NVCC" $NVCC_XFLAGS -std=c++17 -O1 -g --default-stream per-thread -o "$out/ptstatic" "$here/perthread.cu" >>"$out/build.log" 2>&1 ||
+       ! "$NVCC" $NVCC_XFLAGS -std=c++17 -O1 -g --default-stream per-thread -cudart shared -o "$out/ptshared" "$here/perthread.cu" >>"$out/build.log" 2>&1; then
         why="$NVCC cannot build the test program here: $(head -n 1 "$out/build.log")"
     elif ! strip -o "$out/stripped" "$out/static" 2>>"$out/build.log"; then
         bad "strip" "strip failed" "$out/build.log"
@@ -46,7 +48,7 @@ if [ -z "$why" ]; then
 fi
 if [ -n "$why" ]; then
     echo "runtime: skipped: $why"
-    echo "runtime: 0 passed, 0 failed, 9 skipped"
+    echo "runtime: 0 passed, 0 failed, 14 skipped"
     exit 0
 fi
 
@@ -85,6 +87,65 @@ for kind in static shared; do
         bad "$t" "a runtime call without its driver call beneath it" "$out/$kind.trace"
     fi
 done
+
+# nvcc --default-stream per-thread: the _ptds/_ptsz variants, by their
+# names, with their driver calls (the driver's per-thread variants) beneath
+for kind in ptstatic ptshared; do
+    t="$kind per-thread default stream"
+    if ! trace "$kind" "$kind" --runtime; then
+        bad "$t" "tdtrace failed" "$out/$kind.err"
+    elif ! grep -q PASS "$out/$kind.out"; then
+        bad "$t" "the program failed" "$out/$kind.err"
+    elif nested "$out/$kind.trace" cudaMemset_ptds cuMemsetD8_v2_ptds &&
+         nested "$out/$kind.trace" cudaMemcpy_ptds cuMemcpyHtoD_v2_ptds &&
+         nested "$out/$kind.trace" cudaLaunchKernel_ptsz cuLaunchKernel_ptsz &&
+         nested "$out/$kind.trace" cudaMemcpyAsync_ptsz cuMemcpyDtoHAsync_v2_ptsz &&
+         nested "$out/$kind.trace" cudaStreamSynchronize_ptsz cuStreamSynchronize_ptsz; then
+        ok "$t"
+    else
+        bad "$t" "a per-thread runtime call without its driver call beneath it" "$out/$kind.trace"
+    fi
+done
+
+# -e trace=NAME selects the variants too (as cuMemAlloc selects cuMemAlloc_v2)
+t="per-thread filter"
+if trace ptfilter ptstatic --runtime -e trace=cudaMemcpy && grep -q '^cudaMemcpy_ptds(' "$out/ptfilter.trace" &&
+   ! grep -q '^ *cu[A-Z]\|^cudaMalloc' "$out/ptfilter.trace"; then
+    ok "$t"
+else
+    bad "$t" "" "$out/ptfilter.trace"
+fi
+
+# policies on runtime calls (the program fails: tdtrace's status is its): a denied cudaMalloc returns cudaErrorNotPermitted
+# without reaching the driver; an injected cudaMemcpy (the 2nd) the rule's
+# cudaError_t; a rule on cudaMemcpy covers cudaMemcpy_ptds; a rule on a
+# runtime call that -e trace= leaves out still acts
+t="policy on runtime calls"
+if { trace deny static --runtime --deny=cudaMalloc; true; } && grep -q '^cudaMalloc failed' "$out/deny.err" &&
+   grep -q '^cudaMalloc(.*) = cudaErrorNotPermitted (800) (DENIED by --deny)$' "$out/deny.trace" &&
+   ! grep -q 'cuMemAlloc' "$out/deny.trace" &&
+   { trace inject static --runtime --inject=cudaMemcpy:error=cudaErrorInvalidValue:when=2; true; } &&
+   grep -q '^cudaMemcpy back failed' "$out/inject.err" &&
+   grep -q '^cudaMemcpy(.*cudaMemcpyDeviceToHost) = cudaErrorInvalidValue (1) (INJECTED by --inject)$' "$out/inject.trace" &&
+   [ "$(grep -c '^cudaMemcpy(' "$out/inject.trace")" = 2 ] &&
+   { trace ptdeny ptstatic --runtime --deny=cudaMemcpy:error=cudaErrorInvalidValue; true; } &&
+   grep -q '^cudaMemcpy failed' "$out/ptdeny.err" &&
+   grep -q '^cudaMemcpy_ptds(.*) = cudaErrorInvalidValue (1) (DENIED by --deny)$' "$out/ptdeny.trace" &&
+   { trace hidden static --runtime -e trace=cuMemAlloc --deny=cudaMalloc; true; } && grep -q '^cudaMalloc failed' "$out/hidden.err" &&
+   ! grep -q 'cudaMalloc\|cuMemAlloc' "$out/hidden.trace"; then
+    ok "$t"
+else
+    bad "$t" "" "$out/deny.trace"
+fi
+
+# a rule whose value is not of the function's status type is refused at load
+t="policy refused"
+if ! trace badrule static --runtime --deny=cudaMalloc:error=CUDA_ERROR_OUT_OF_MEMORY &&
+   grep -q "CUDA_ERROR_OUT_OF_MEMORY is not a cudaError_t (what cudaMalloc returns)" "$out/badrule.err"; then
+    ok "$t"
+else
+    bad "$t" "" "$out/badrule.err"
+fi
 
 # JSON: every record valid; the driver call's parent is its runtime call's id
 t="json parent"

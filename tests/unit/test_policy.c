@@ -180,6 +180,32 @@ static const struct eval_case eval_cases[] = {
     { ENF "deny cuCtxGetDevice_v2 error=3\nrequire driver=12.4\n", "cuCtxGetDevice_v2", 1, 0, 0, 0, TD_ACT_DENY, 3, 1, 2, 0 },
     { ENF "require driver=12.4\ninject cuMemcpyBatchAsync error=2\n", "cuMemcpyBatchAsync", 1, 0, 0, 0, TD_ACT_DENY,
       CUDA_ERROR_NOT_FOUND, 1, 2, 0 },
+    /* the runtime's level (cudaError_t) and the libraries' (their status types) */
+    { ENF "deny cudaMalloc\n", "cudaMalloc", 1, 0, 0, 0, TD_ACT_DENY, NP, 1, 2, 0 }, /* cudaErrorNotPermitted */
+    { ENF "deny cudaMalloc\n", "cuMemAlloc_v2", 1, 0, 0, 0, TD_ACT_PASS, 0, 0, 0, 0 },
+    { ENF "deny cudaMemcpy\n", "cudaMemcpy_ptds", 1, 0, 0, 0, TD_ACT_DENY, NP, 1, 2, 0 },
+    { ENF "deny %memory\n", "cudaMalloc", 1, 0, 0, 0, TD_ACT_DENY, NP, 1, 2, 0 },
+    { ENF "deny %memory error=CUDA_ERROR_OUT_OF_MEMORY\n", "cudaMalloc", 1, 0, 0, 0, TD_ACT_PASS, 0, 0, 0, 0 },
+    { ENF "deny %memory error=CUDA_ERROR_OUT_OF_MEMORY\n", "cuMemAlloc_v2", 1, 0, 0, 0, TD_ACT_DENY, OOM, 1, 2, 0 },
+    { ENF "deny %memory error=cudaErrorMemoryAllocation\n", "cudaMalloc", 1, 0, 0, 0, TD_ACT_DENY, 2, 1, 2, 0 },
+    { ENF "deny %memory error=cudaErrorMemoryAllocation\n", "cuMemAlloc_v2", 1, 0, 0, 0, TD_ACT_PASS, 0, 0, 0, 0 },
+    { ENF "deny %memory error=2\n", "cudaMalloc", 1, 0, 0, 0, TD_ACT_DENY, 2, 1, 2, 0 },
+    { ENF "inject cudaMalloc error=cudaErrorMemoryAllocation when=2\n", "cudaMalloc", 1, 0, 0, 0, TD_ACT_PASS, 0, 0, 0,
+      0 },
+    { ENF "inject cudaMalloc error=cudaErrorMemoryAllocation when=2\n", "cudaMalloc", 2, 0, 0, 0, TD_ACT_INJECT, 2, 1, 2,
+      0 },
+    { ENF "inject cudaLaunchKernel delay=1ms\n", "cudaLaunchKernel", 1, 0, 0, 0, TD_ACT_DELAY, 0, 1, 2, 1000000 },
+    { ENF "deny cublasSgemm_v2 error=CUBLAS_STATUS_NOT_SUPPORTED\n", "cublasSgemm_v2", 1, 0, 0, 0, TD_ACT_DENY, 15, 1, 2,
+      0 },
+    { ENF "deny cublasSgemm error=CUBLAS_STATUS_NOT_SUPPORTED\n", "cublasSgemm_v2", 1, 0, 0, 0, TD_ACT_DENY, 15, 1, 2,
+      0 },
+    { ENF "inject ncclAllReduce error=ncclSystemError when=2+\n", "ncclAllReduce", 3, 0, 0, 0, TD_ACT_INJECT, 2, 1, 2,
+      0 },
+    { ENF "deny %library error=7\n", "LIB.call", 1, 0, 0, 0, TD_ACT_DENY, 7, 1, 2, 0 },
+    { ENF "deny %library error=7\n", "cublasSgemm_v2", 1, 0, 0, 0, TD_ACT_DENY, 7, 1, 2, 0 },
+    { ENF "deny %library error=CUBLAS_STATUS_NOT_SUPPORTED\n", "cublasSgemm_v2", 1, 0, 0, 0, TD_ACT_DENY, 15, 1, 2, 0 },
+    { ENF "deny %library error=CUBLAS_STATUS_NOT_SUPPORTED\n", "ncclAllReduce", 1, 0, 0, 0, TD_ACT_PASS, 0, 0, 0, 0 },
+    { ENF "deny %library error=CUBLAS_STATUS_NOT_SUPPORTED\n", "LIB.call", 1, 0, 0, 0, TD_ACT_PASS, 0, 0, 0, 0 },
     /* out-of-range function ids pass */
     { ENF "deny %memory\n", NULL, 1, 0, 0, 0, TD_ACT_PASS, 0, 0, 0, 0 },
 };
@@ -220,6 +246,44 @@ static void test_eval_null(void **state)
     td_policy_eval(p, NULL, &v);
     assert_int_equal(v.action, TD_ACT_PASS);
     td_policy_free(p);
+}
+
+/* undescribed library functions by their own names (LIB.NAME) */
+static void test_eval_lib(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *policy, *name;
+        unsigned long long nth, all;
+        enum td_action action;
+        int result, line;
+    } cases[] = {
+        { "", "lt_inner", 1, 1, TD_ACT_PASS, 0, 0 },
+        { ENF "deny LIB.lt_inner error=3\n", "lt_inner", 1, 1, TD_ACT_DENY, 3, 2 },
+        { ENF "deny LIB.lt_inner error=3\n", "lt_outer", 1, 1, TD_ACT_PASS, 0, 0 },
+        { ENF "inject LIB.lt_inner error=9 when=2\n", "lt_inner", 1, 5, TD_ACT_PASS, 0, 0 },
+        { ENF "inject LIB.lt_inner error=9 when=2\n", "lt_inner", 2, 1, TD_ACT_INJECT, 9, 2 },
+        /* a class's deny first; then its own rule; else the class's inject */
+        { ENF "deny %library error=4\ninject LIB.x error=9\n", "x", 1, 1, TD_ACT_DENY, 4, 2 },
+        { ENF "inject %library error=4\ninject LIB.x error=9 when=2\n", "x", 1, 1, TD_ACT_PASS, 0, 0 },
+        { ENF "inject %library error=4\ninject LIB.x error=9 when=2\n", "y", 1, 1, TD_ACT_INJECT, 4, 2 },
+        { ENF "inject LIB.call error=5 when=3\n", "y", 1, 3, TD_ACT_INJECT, 5, 2 },
+        { ENF "inject LIB.x delay=1ms\n", "x", 1, 1, TD_ACT_DELAY, 0, 2 },
+        { "deny LIB.x error=3\n", "x", 1, 1, TD_ACT_DENY, 3, 1 }, /* audit: not applied */
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        struct td_policy *p = parse_ok(cases[i].policy);
+        struct td_verdict v;
+        td_policy_eval_lib(p, cases[i].name, cases[i].nth, cases[i].all, &v);
+        if (v.action != cases[i].action || v.result != cases[i].result || v.line != cases[i].line ||
+            v.applied != (v.action != TD_ACT_PASS && strncmp(cases[i].policy, ENF, strlen(ENF)) == 0))
+            fail_msg("case %zu: got action %d result %d line %d applied %d\n", i, v.action, v.result, v.line,
+                     v.applied);
+        td_policy_free(p);
+    }
+    struct td_verdict v;
+    td_policy_eval_lib(NULL, "x", 1, 1, &v);
+    assert_int_equal(v.action, TD_ACT_PASS);
 }
 
 /* ---- every error message ------------------------------------------------------ */
@@ -341,6 +405,35 @@ static const struct err_case err_cases[] = {
     { "deny cuMemAlloc eror=2\n", "t.policy:1:17: unknown deny option 'eror'; did you mean 'error'?" },
     { "deny cuMemAlloc error=2 error=3\n", "t.policy:1:25: 'error' given twice" },
     { "deny cuInit\ndeny cuInit\n", "t.policy:2:6: 'deny cuInit' conflicts with line 1" },
+    /* runtime and library functions: error= of their own status type */
+    { "deny cudaMalloc error=CUDA_ERROR_OUT_OF_MEMORY\n",
+      "t.policy:1:23: CUDA_ERROR_OUT_OF_MEMORY is not a cudaError_t (what cudaMalloc returns)" },
+    { "deny cudaMalloc,cuMemAlloc error=cudaErrorMemoryAllocation\n",
+      "t.policy:1:34: cudaErrorMemoryAllocation is not a CUresult (what cuMemAlloc returns)" },
+    { "inject cudaMalloc error=cudaErrorMemoryAlocation\n",
+      "t.policy:1:25: unknown cudaError_t 'cudaErrorMemoryAlocation'; did you mean 'cudaErrorMemoryAllocation'?" },
+    { "deny cudaMalloc error=cudaSuccess\n", "t.policy:1:23: cudaSuccess is not an error" },
+    { "deny cudaMalloc error=0\n", "t.policy:1:23: cudaSuccess is not an error" },
+    { "deny cudaMaloc\n", "t.policy:1:6: unknown function 'cudaMaloc'; did you mean 'cudaMalloc'?" },
+    { "deny cublasSgemm_v2\n",
+      "t.policy:1:6: 'deny cublasSgemm_v2' needs error= (a cublasStatus_t, what cublasSgemm_v2 returns)" },
+    { "deny cublasSgemm_v2 error=cudaErrorInvalidValue\n",
+      "t.policy:1:27: cudaErrorInvalidValue is not a cublasStatus_t (what cublasSgemm_v2 returns)" },
+    { "inject cublasSgemm_v2 error=CUBLAS_STATUS_NOT_SUPORTED\n",
+      "t.policy:1:29: unknown cublasStatus_t 'CUBLAS_STATUS_NOT_SUPORTED'; did you mean 'CUBLAS_STATUS_NOT_SUPPORTED'?" },
+    { "deny cublasSgemm_v2 error=CUBLAS_STATUS_SUCCESS\n", "t.policy:1:27: CUBLAS_STATUS_SUCCESS is not an error" },
+    { "deny cublasGetVersion_v2 error=1\n", "t.policy:1:6: unknown function 'cublasGetVersion_v2'" },
+    { "deny %library\n",
+      "t.policy:1:6: 'deny %library' needs error= (its functions return their libraries' status types)" },
+    { "deny LIB.lt_inner\n", "t.policy:1:6: 'deny LIB.lt_inner' needs error= (a number: its result is a raw value)" },
+    { "deny LIB.lt_inner error=CUBLAS_STATUS_NOT_SUPPORTED\n",
+      "t.policy:1:25: CUBLAS_STATUS_NOT_SUPPORTED is not a value of LIB.lt_inner's result (a raw value: give a number)" },
+    { "deny LIB.cublasSgemm_v2 error=1\n",
+      "t.policy:1:6: 'LIB.cublasSgemm_v2' is a function of tdtrace's tables: name it as 'cublasSgemm_v2'" },
+    { "deny LIB. error=1\n", "t.policy:1:6: 'LIB.': LIB. needs a library function's name (1 to 255 characters)" },
+    { "deny LIB.a-b error=1\n", "t.policy:1:11: 'LIB.a-b': invalid character in a function name" },
+    { "deny LIB.x error=1\ndeny LIB.x error=2\n", "t.policy:2:6: 'deny LIB.x' conflicts with line 1" },
+    { "deny %memory error=CUBLAS_STATUS_NOT_SUPPORTED\n", "t.policy:1:20: no function of %memory returns a cublasStatus_t" },
     { "deny %memory\ndeny cuMemAlloc,%memory\n", "t.policy:2:17: 'deny %memory' conflicts with line 1" },
     /* inject and when= and durations */
     { "inject\n", "t.policy:1:1: 'inject' expects a function name or %class" },
@@ -554,8 +647,14 @@ static const char *const roundtrip_cases[] = {
     "ioctl deny NV_ESC_RM_CONTROL errno=EACCES dev=/dev/nvidiactl\nioctl deny 0x2a\n"
     "ioctl deny 42 errno=5 dev=/dev/x\nioctl deny _X errno=EWOULDBLOCK\nioctl deny 0 errno=4095\n",
     "#@ other.policy:42\ndeny cuInit\n",
+    "deny cudaMalloc\ndeny cudaMemcpy error=cudaErrorInvalidValue\ninject cudaLaunchKernel error=3 when=2+ delay=1ms\n",
+    "deny cublasSgemm_v2 error=CUBLAS_STATUS_NOT_SUPPORTED\ninject ncclAllReduce error=ncclSystemError when=1+\n",
+    "deny %library error=7\ndeny %memory\ninject %runtime error=cudaErrorInvalidValue when=3\n",
+    "deny LIB.lt_inner error=3\ninject LIB._ZN3foo3barEv,LIB.x error=9 when=2+ delay=1ms\n",
     /* the examples of man/tdtrace.policy.5 */
     "mode audit\nmemory-limit 16GiB\ndeny %graph\n",
+    "mode enforce\ninject cudaMalloc error=cudaErrorMemoryAllocation when=3\n"
+    "deny cublasGemmEx error=CUBLAS_STATUS_NOT_SUPPORTED\n",
     "backend emulate\nemulate devices=2 profile=h100\n",
     "mode enforce\ninject cuMemAlloc,cuMemAllocAsync error=CUDA_ERROR_OUT_OF_MEMORY when=3+\n"
     "inject cuLaunchKernel delay=1500us when=2..10+3\n",
@@ -1280,6 +1379,7 @@ int main(void)
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_durations),
         cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_eval_lib),
         cmocka_unit_test(test_normal_form),
         cmocka_unit_test(test_shipped),
         cmocka_unit_test(test_shipped_behaviour),
