@@ -329,6 +329,10 @@ void emu_memory_init(void);
 /* Device allocation in ctx (accounted); used by modules for globals. */
 CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flags,
                        struct emu_pool *pool, uintptr_t *out);
+/* An EMU_MEM_GLOBAL allocation of no context, accounted on device d: the
+ * driver's own for as long as it is kept (a library's __managed__
+ * variables, which every context shares); released by emu_mem_release. */
+CUresult emu_mem_alloc_global(struct emu_device *d, size_t size, unsigned flags, uintptr_t *out);
 /* Removes the allocation at base (exactly) of the given kinds (bitmask of
  * 1 << kind). CUDA_ERROR_INVALID_VALUE if none. */
 /* kinds: a mask of EMU_MEM_* bits, EMU_MEM_KIND(k) each */
@@ -705,9 +709,15 @@ unsigned emu_ptx_static_shared(const struct emu_ptxmod *px, const char *name);
 void emu_ptx_ref(struct emu_ptxmod *px);
 void emu_ptx_put(struct emu_ptxmod *px);
 /* Addresses of the PTX globals for a module of ctx c: the image's globals
- * (img_globals, by image index) by name, initialised from the PTX. */
+ * (img_globals, by image index) by name, initialised from the PTX, except
+ * those whose image index has shared[k] set (a library's __managed__
+ * variables, initialised once: emu_ptx_init_shared; shared may be NULL). */
 CUresult emu_ptx_bind(struct emu_ptxmod *px, const struct emu_image *img, const uintptr_t *img_globals,
-                      struct emu_ctx *c, struct emu_ptxglob **out);
+                      const unsigned char *shared, struct emu_ctx *c, struct emu_ptxglob **out);
+/* Initialises from the PTX the image's globals at addr[k] (by image index;
+ * 0: not these). An initialiser that holds the address of another global
+ * gets that global's address in addr, or 0. */
+void emu_ptx_init_shared(struct emu_ptxmod *px, const struct emu_image *img, const uintptr_t *addr);
 void emu_ptx_unbind(struct emu_ptxglob *g);
 /* The launch of kernel `name` in context c as an operation not queued yet
  * (validated launch). holder: the module, kept alive until the kernel ran. */

@@ -84,7 +84,7 @@ struct emu_ptxglob {
 };
 
 CUresult emu_ptx_bind(struct emu_ptxmod *px, const struct emu_image *img, const uintptr_t *img_globals,
-                      struct emu_ctx *c, struct emu_ptxglob **out)
+                      const unsigned char *shared, struct emu_ctx *c, struct emu_ptxglob **out)
 {
     *out = NULL;
     if (!px || !px->pm)
@@ -103,12 +103,16 @@ CUresult emu_ptx_bind(struct emu_ptxmod *px, const struct emu_image *img, const 
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     CUresult r = CUDA_SUCCESS;
+    unsigned char *skip = calloc((size_t)n + 1, 1);
+    if (!skip)
+        r = CUDA_ERROR_OUT_OF_MEMORY;
     for (int i = 0; i < n && !r; i++) {
         const struct ptx_global_info *pg = ptx_global(px->pm, i);
         uintptr_t a = 0;
         for (int k = 0; k < img->nglobals; k++)
             if (strcmp(img->globals[k].name, pg->name) == 0 && img->globals[k].size >= pg->size) {
                 a = img_globals[k];
+                skip[i] = shared && shared[k];
                 break;
             }
         if (!a) {
@@ -121,13 +125,37 @@ CUresult emu_ptx_bind(struct emu_ptxmod *px, const struct emu_image *img, const 
         g->gaddr[i] = a;
     }
     for (int i = 0; i < n && !r; i++) /* initialisers may hold others' addresses */
-        ptx_global_init(px->pm, i, g->gaddr, (unsigned char *)g->gaddr[i]);
+        if (!skip[i])
+            ptx_global_init(px->pm, i, g->gaddr, (unsigned char *)g->gaddr[i]);
+    free(skip);
     if (r) {
         emu_ptx_unbind(g);
         return r;
     }
     *out = g;
     return CUDA_SUCCESS;
+}
+
+void emu_ptx_init_shared(struct emu_ptxmod *px, const struct emu_image *img, const uintptr_t *addr)
+{
+    if (!px || !px->pm)
+        return;
+    int n = ptx_global_count(px->pm);
+    uintptr_t *ga = calloc((size_t)n + 1, sizeof *ga);
+    if (!ga)
+        return;
+    for (int i = 0; i < n; i++) {
+        const struct ptx_global_info *pg = ptx_global(px->pm, i);
+        for (int k = 0; k < img->nglobals; k++)
+            if (addr[k] && strcmp(img->globals[k].name, pg->name) == 0 && img->globals[k].size >= pg->size) {
+                ga[i] = addr[k];
+                break;
+            }
+    }
+    for (int i = 0; i < n; i++)
+        if (ga[i])
+            ptx_global_init(px->pm, i, ga, (unsigned char *)ga[i]);
+    free(ga);
 }
 
 void emu_ptx_unbind(struct emu_ptxglob *g)

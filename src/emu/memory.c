@@ -280,14 +280,14 @@ static CUresult map_insert(struct emu_alloc *a)
     return r;
 }
 
-CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flags,
-                       struct emu_pool *pool, uintptr_t *out)
+/* an allocation on device d, of context ctx (referenced), or of none */
+static CUresult alloc_on(struct emu_ctx *ctx, struct emu_device *d, size_t size, int kind, unsigned flags,
+                         struct emu_pool *pool, uintptr_t *out)
 {
     if (size == 0)
         return CUDA_ERROR_INVALID_VALUE;
     if (size > ((size_t)-1) - 2 * MMAP_MIN)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    struct emu_device *d = ctx->dev;
     size_t acct = 0;
     if (kind == EMU_MEM_DEVICE || kind == EMU_MEM_MANAGED || kind == EMU_MEM_GLOBAL) {
         acct = (size + EMU_ALLOC_ALIGN - 1) & ~(size_t)(EMU_ALLOC_ALIGN - 1);
@@ -329,7 +329,8 @@ CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flag
     a->kind = kind;
     a->flags = flags;
     a->ctx = ctx;
-    emu_obj_ref(&ctx->o);
+    if (ctx)
+        emu_obj_ref(&ctx->o);
     a->dev = d;
     a->pool = pool;
     if (pool)
@@ -348,6 +349,17 @@ CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flag
     }
     *out = a->base;
     return CUDA_SUCCESS;
+}
+
+CUresult emu_mem_alloc(struct emu_ctx *ctx, size_t size, int kind, unsigned flags,
+                       struct emu_pool *pool, uintptr_t *out)
+{
+    return alloc_on(ctx, ctx->dev, size, kind, flags, pool, out);
+}
+
+CUresult emu_mem_alloc_global(struct emu_device *d, size_t size, unsigned flags, uintptr_t *out)
+{
+    return alloc_on(NULL, d, size, EMU_MEM_GLOBAL, flags, NULL, out);
 }
 
 CUresult emu_mem_adopt(struct emu_ctx *c, uintptr_t base, size_t size, int kind,
@@ -660,7 +672,7 @@ static CUresult free_synced(uintptr_t p, unsigned kinds)
         emu_alloc_put(a);
         return CUDA_ERROR_INVALID_VALUE;
     }
-    if (!a->pool)
+    if (!a->pool && a->ctx)
         emu_ctx_sync(a->ctx);
     emu_alloc_put(a);
     emu_gmem_note_free(p); /* a graph's allocation may be allocated again */

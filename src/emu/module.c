@@ -65,6 +65,12 @@ struct emu_library {
     char *no_binary;                 /* lazy loading: why no context can load it
                                         (CUDA_ERROR_NO_BINARY_FOR_GPU at first use) */
     atomic_int told;                 /* no_binary reported */
+    /* its __managed__ variables, by image global (0: not one): one copy
+     * for every context, as the driver's, made and initialised on first
+     * need (library_managed, under lock) */
+    uintptr_t *managed;
+    int managed_made;
+    CUresult managed_r;
 };
 
 struct emu_kernel {
@@ -131,8 +137,45 @@ static void module_release(struct emu_obj *o)
     free(m);
 }
 
+/* Library l's __managed__ variables (under l->lock): allocated once, on
+ * no context (every context's modules and cuLibraryGetManaged share them;
+ * managed memory reaches every device), zeroed, and initialised from the
+ * PTX. The result is kept: a second call answers the same. */
+static CUresult library_managed(struct emu_library *l)
+{
+    if (l->managed_made)
+        return l->managed_r;
+    l->managed_made = 1;
+    CUresult r = CUDA_SUCCESS;
+    int any = 0;
+    for (int i = 0; i < l->img.nglobals; i++)
+        any |= l->img.globals[i].is_managed;
+    if (any && emu_ndevices < 1)
+        r = CUDA_ERROR_NO_DEVICE;
+    else if (any && !(l->managed = calloc((size_t)l->img.nglobals, sizeof *l->managed)))
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    for (int i = 0; any && !r && i < l->img.nglobals; i++) {
+        if (!l->img.globals[i].is_managed)
+            continue;
+        size_t sz = l->img.globals[i].size ? (size_t)l->img.globals[i].size : 1;
+        r = emu_mem_alloc_global(&emu_devices[0], sz, EMU_ALLOC_MANAGED_VAR, &l->managed[i]);
+        if (!r)
+            memset((void *)l->managed[i], 0, sz);
+    }
+    if (any && !r)
+        emu_ptx_init_shared(l->px, &l->img, l->managed);
+    l->managed_r = r;
+    return r;
+}
+
+/* a global of module m that its library owns (not m's to release) */
+static int library_owns(const struct emu_module *m, int i)
+{
+    return m->lib && m->lib->managed && m->lib->managed[i] && m->lib->managed[i] == m->globals[i];
+}
+
 /* A module of c: of image img with its parsed PTX px (both taken, also on
- * failure), or of library lib. */
+ * failure), or of library lib (whose lock the caller holds). */
 static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_ptxmod *px,
                            struct emu_library *lib, struct emu_module **out)
 {
@@ -157,8 +200,16 @@ static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_
     const struct emu_image *im = m->img;
     m->funcs = calloc((size_t)im->nentries + 1, sizeof *m->funcs);
     m->globals = calloc((size_t)im->nglobals + 1, sizeof *m->globals);
-    CUresult r = m->funcs && m->globals ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    unsigned char *shared = calloc((size_t)im->nglobals + 1, 1);
+    CUresult r = m->funcs && m->globals && shared ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    if (r == CUDA_SUCCESS && lib)
+        r = library_managed(lib);
     for (int i = 0; i < im->nglobals && r == CUDA_SUCCESS; i++) {
+        if (lib && lib->managed && lib->managed[i]) { /* the library's, initialised already */
+            m->globals[i] = lib->managed[i];
+            shared[i] = 1;
+            continue;
+        }
         size_t sz = im->globals[i].size ? (size_t)im->globals[i].size : 1;
         /* a __managed__ variable's flags say so (cuStreamAttachMemAsync takes it) */
         r = emu_mem_alloc(c, sz, EMU_MEM_GLOBAL, im->globals[i].is_managed ? EMU_ALLOC_MANAGED_VAR : 0, NULL,
@@ -172,10 +223,11 @@ static CUresult module_new(struct emu_ctx *c, struct emu_image *img, struct emu_
     else
         m->px = px;
     if (r == CUDA_SUCCESS)
-        r = emu_ptx_bind(m->px, im, m->globals, c, &m->pg);
+        r = emu_ptx_bind(m->px, im, m->globals, shared, c, &m->pg);
+    free(shared);
     if (r) {
         for (int i = 0; i < im->nglobals && m->globals; i++)
-            if (m->globals[i])
+            if (m->globals[i] && !library_owns(m, i))
                 emu_mem_release(m->globals[i], 1u << EMU_MEM_GLOBAL);
         emu_obj_put(&m->o); /* frees the image and the PTX with it */
         return r;
@@ -201,7 +253,7 @@ static void module_kill(struct emu_module *m)
     emu_ptx_unbind(m->pg);
     m->pg = NULL;
     for (int i = 0; i < m->img->nglobals; i++) {
-        if (m->globals[i])
+        if (m->globals[i] && !library_owns(m, i))
             emu_mem_release(m->globals[i], 1u << EMU_MEM_GLOBAL);
         m->globals[i] = 0;
     }
@@ -581,6 +633,10 @@ static void kernel_release(struct emu_obj *o)
 static void library_release(struct emu_obj *o)
 {
     struct emu_library *l = (struct emu_library *)o;
+    for (int i = 0; l->managed && i < l->img.nglobals; i++)
+        if (l->managed[i])
+            emu_mem_release(l->managed[i], 1u << EMU_MEM_GLOBAL);
+    free(l->managed);
     emu_image_free(&l->img);
     emu_ptx_put(l->px);
     free(l->kernels);
@@ -949,11 +1005,17 @@ TD_EXPORT CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes,
     if (!l)
         return CUDA_ERROR_INVALID_HANDLE;
     int g = find_global(&l->img, name);
-    CUresult r = g < 0 || !l->img.globals[g].is_managed ? CUDA_ERROR_NOT_FOUND : CUDA_SUCCESS;
-    struct emu_module *m;
-    if (r == CUDA_SUCCESS && (r = library_module(l, &m)) == CUDA_SUCCESS) {
-        r = module_global(m, name, dptr, bytes);
-        emu_obj_put(&m->o);
+    CUresult r = g < 0 || !l->img.globals[g].is_managed ? CUDA_ERROR_NOT_FOUND : library_runs(l);
+    if (r == CUDA_SUCCESS) { /* the library's own: no context needed, as the driver's */
+        pthread_mutex_lock(&l->lock);
+        r = library_managed(l);
+        if (r == CUDA_SUCCESS) {
+            if (dptr)
+                *dptr = (CUdeviceptr)l->managed[g];
+            if (bytes)
+                *bytes = l->img.globals[g].size;
+        }
+        pthread_mutex_unlock(&l->lock);
     }
     library_put(l);
     return r;

@@ -174,6 +174,8 @@ int emu_peer_reaches(struct emu_ctx *c, const struct emu_alloc *a)
         return pool_reaches(a->pool, c->dev->ordinal);
     if (a->kind != EMU_MEM_DEVICE && a->kind != EMU_MEM_GLOBAL && a->kind != EMU_MEM_IPC)
         return 1;
+    if (a->kind == EMU_MEM_GLOBAL && (a->flags & EMU_ALLOC_MANAGED_VAR))
+        return 1; /* a __managed__ variable: managed memory, every device's */
     int o = a->dev->ordinal;
     return o >= 0 && o < 64 && (atomic_load(&c->peers) >> o & 1);
 }

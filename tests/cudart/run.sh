@@ -143,6 +143,8 @@ build cluster-static cluster.cu -arch=sm_90
 build noclusters-static noclusters.cu -arch=sm_80
 build attach-static attach.cu
 build poolipc-static poolipc.cu
+build managed-static managed.cu
+build managed-shared managed.cu -cudart shared
 
 # the calls behind the runtime calls (docs: cudart-private-interface §5)
 init="cuInit cuDriverGetVersion cuGetExportTable cuDeviceGetCount cuDeviceGetAttribute cuDeviceGetUuid
@@ -197,6 +199,9 @@ alone  noclusters-a100      noclusters-static TDTRACE_EMU_PROFILE=a100
 alone  attach-static        attach-static
 traced attach-static-tdtrace attach-static -- cuMemAllocManaged cuStreamAttachMemAsync
 alone  poolipc-static       poolipc-static
+alone  managed-static       managed-static TDTRACE_EMU_DEVICES=2
+alone  managed-shared       managed-shared
+traced managed-static-tdtrace managed-static -- cuLibraryGetManaged
 traced poolipc-static-tdtrace poolipc-static -- cuMemPoolCreate cuMemAllocFromPoolAsync cuMemPoolExportToShareableHandle cuMemPoolExportPointer
 if [ -z "$why" ]; then # a rank outside the cluster is a fault with a report, not a stray access
     if grep -q "mapa: block rank 99 outside the cluster of 2 blocks" "$out/cluster-static.log"; then

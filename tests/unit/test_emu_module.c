@@ -258,6 +258,60 @@ static void test_kernel_attr_device(void **state)
     OK(cuLibraryUnload(l));
 }
 
+/* A library's __managed__ variable is the library's, as the driver's:
+ * cuLibraryGetManaged answers with no current context (the runtime asks
+ * before making one), initialised from the PTX; every context's module
+ * and kernel uses that one copy. */
+static const char managed_ptx[] =
+    ".version 8.0\n.target sm_75\n.address_size 64\n"
+    ".global .attribute(.managed) .align 4 .u32 counter = 5;\n"
+    ".visible .entry inc() { .reg .b32 %r<2>; .reg .b64 %rd<2>; mov.u64 %rd1, counter; "
+    "atom.global.add.u32 %r1, [%rd1], 1; ret; }\n";
+
+static void test_library_managed(void **state)
+{
+    (void)state;
+    CUcontext saved = NULL;
+    OK(cuCtxPopCurrent(&saved)); /* no context current */
+    CUcontext none = (CUcontext)1;
+    OK(cuCtxGetCurrent(&none));
+    assert_null(none);
+    CUlibrary l;
+    OK(cuLibraryLoadData(&l, managed_ptx, NULL, NULL, 0, NULL, NULL, 0));
+    CUdeviceptr p = 0;
+    size_t sz = 0;
+    OK(cuLibraryGetManaged(&p, &sz, l, "counter"));
+    assert_int_equal(sz, 4);
+    assert_int_equal(*(volatile unsigned *)(uintptr_t)p, 5);
+    assert_int_equal(cuLibraryGetManaged(&p, &sz, l, "nope"), CUDA_ERROR_NOT_FOUND);
+    /* two contexts on two devices: one copy */
+    OK(cuCtxPushCurrent(saved));
+    CUkernel k;
+    OK(cuLibraryGetKernel(&k, l, "inc"));
+    OK(cuLaunchKernel((CUfunction)k, 2, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
+    OK(cuCtxSynchronize());
+    assert_int_equal(*(volatile unsigned *)(uintptr_t)p, 5 + 64);
+    CUmodule m;
+    CUdeviceptr g;
+    OK(cuLibraryGetModule(&m, l));
+    OK(cuModuleGetGlobal_v2(&g, NULL, m, "counter"));
+    assert_true(g == p);
+    CUdevice d1;
+    CUcontext c1;
+    OK(cuDeviceGet(&d1, 1));
+    OK(cuCtxCreate(&c1, 0, d1));
+    OK(cuLaunchKernel((CUfunction)k, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL)); /* module made here: not reset */
+    OK(cuCtxSynchronize());
+    assert_int_equal(*(volatile unsigned *)(uintptr_t)p, 5 + 65);
+    OK(cuLibraryGetModule(&m, l));
+    OK(cuModuleGetGlobal_v2(&g, NULL, m, "counter"));
+    assert_true(g == p);
+    OK(cuCtxDestroy(c1)); /* its module goes; the variable stays */
+    OK(cuCtxSetCurrent(ctx));
+    assert_int_equal(*(volatile unsigned *)(uintptr_t)p, 5 + 65);
+    OK(cuLibraryUnload(l));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_kernel_attr_device),
         cmocka_unit_test(test_module_file),
         cmocka_unit_test(test_library),
+        cmocka_unit_test(test_library_managed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
