@@ -170,8 +170,15 @@ def main():
     env["TDTRACE_EMU_DEVICES"] = "2"
     os.makedirs(args.out, exist_ok=True)
     for variant in (["a", "b"] if args.variant == "both" else [args.variant]):
-        with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
-            res = list(ex.map(lambda d: one(args, env, common, d, variant), dirs))
+        # each result as it comes (a run cut short keeps what it found), then all in order
+        part = os.path.join(args.out, "results-%s.partial.tsv" % variant)
+        with open(part, "w") as pf, concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
+            def done(d):
+                r = one(args, env, common, d, variant)
+                pf.write("%s\t%s\t%.1f\t%s\n" % (r[0], r[1], r[2], r[3].replace("\t", " ")))
+                pf.flush()
+                return r
+            res = list(ex.map(done, dirs))
         path = os.path.join(args.out, "results-%s.tsv" % variant)
         with open(path, "w") as f:
             for name, verdict, dt, why in res:
