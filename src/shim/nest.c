@@ -25,6 +25,8 @@ void td_rt_enter(int fn, struct td_call *c)
     c->rule_line = 0;
     c->rule_file = 0;
     c->nest = 0;
+    c->cupti = 0; /* runtime and library calls queue nothing themselves */
+    c->quiet = 0;
     c->record = mask && (mask[fn >> 3] >> (fn & 7) & 1);
     c->rt_id = 0;
     c->rt_parent = tls.depth ? tls.stack[tls.depth < TD_NEST_MAX ? tls.depth - 1 : TD_NEST_MAX - 1] : 0;
