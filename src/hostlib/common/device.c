@@ -54,6 +54,23 @@ enum hl_init_status hl_init(void)
     return HL_OK;
 }
 
+enum hl_devs hl_check_devices(int n, const int *ids, int max)
+{
+    int count = 0;
+    if (n < 1 || n > max || !ids)
+        return HL_DEVS_BAD_COUNT;
+    if (hl_emulator() != HL_OK || cuDeviceGetCount(&count) != CUDA_SUCCESS)
+        return HL_DEVS_NO_DRIVER;
+    for (int i = 0; i < n; i++) {
+        if (ids[i] < 0 || ids[i] >= count)
+            return HL_DEVS_BAD_DEVICE;
+        for (int k = 0; k < i; k++)
+            if (ids[k] == ids[i])
+                return HL_DEVS_BAD_DEVICE;
+    }
+    return HL_DEVS_OK;
+}
+
 const struct td_emuhost *hl_emuhost(void)
 {
     return emuhost;

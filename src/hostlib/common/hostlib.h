@@ -37,6 +37,11 @@ enum hl_init_status hl_emulator(void);
  * (the primary context of device 0 when it has none, as the runtime
  * would). */
 enum hl_init_status hl_init(void);
+/* A list of n devices (cuBLAS-XT's, several-GPU cuFFT's): HL_DEVS_OK, or
+ * what is wrong with it */
+enum hl_devs { HL_DEVS_OK, HL_DEVS_NO_DRIVER, HL_DEVS_BAD_COUNT, HL_DEVS_BAD_DEVICE };
+/* n in [1, max], each an ordinal of the emulated driver, none twice */
+enum hl_devs hl_check_devices(int n, const int *ids, int max);
 /* The emulator's host-access table once hl_emulator found it (job.c). */
 struct td_emuhost;
 const struct td_emuhost *hl_emuhost(void);

@@ -53,19 +53,13 @@ HL_EXPORT cublasStatus_t cublasXtDestroy(cublasXtHandle_t handle)
 /* devices: distinct ordinals of the emulated driver */
 static cublasStatus_t check_devices(int n, const int *ids)
 {
-    int count = 0;
-    if (n <= 0 || !ids || n > 64)
-        return CUBLAS_STATUS_INVALID_VALUE;
-    if (hl_emulator() != HL_OK || cuDeviceGetCount(&count) != CUDA_SUCCESS)
-        return CUBLAS_STATUS_NOT_INITIALIZED;
-    for (int i = 0; i < n; i++) {
-        if (ids[i] < 0 || ids[i] >= count)
-            return CUBLAS_STATUS_INVALID_VALUE;
-        for (int k = 0; k < i; k++)
-            if (ids[k] == ids[i])
-                return CUBLAS_STATUS_INVALID_VALUE;
+    switch (hl_check_devices(n, ids, 64)) {
+    case HL_DEVS_OK: return CUBLAS_STATUS_SUCCESS;
+    case HL_DEVS_NO_DRIVER: return CUBLAS_STATUS_NOT_INITIALIZED;
+    case HL_DEVS_BAD_COUNT:
+    case HL_DEVS_BAD_DEVICE:
+    default: return CUBLAS_STATUS_INVALID_VALUE;
     }
-    return CUBLAS_STATUS_SUCCESS;
 }
 
 HL_EXPORT cublasStatus_t cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevices, int deviceId[])

@@ -30,17 +30,14 @@ HL_EXPORT cufftResult cufftXtSetGPUs(cufftHandle plan, int nGPUs, int *whichGPUs
     struct fft_plan *p = fft_plan_get(plan);
     if (!p || p->made)
         return CUFFT_INVALID_PLAN; /* after cufftCreate, before the plan is made */
-    int count = 0;
-    if (nGPUs < 2 || nGPUs > 16 || !whichGPUs)
+    if (nGPUs < 2) /* several */
         return CUFFT_INVALID_VALUE;
-    if (hl_emulator() != HL_OK || cuDeviceGetCount(&count) != CUDA_SUCCESS)
-        return CUFFT_SETUP_FAILED;
-    for (int i = 0; i < nGPUs; i++) {
-        if (whichGPUs[i] < 0 || whichGPUs[i] >= count)
-            return CUFFT_INVALID_DEVICE;
-        for (int k = 0; k < i; k++)
-            if (whichGPUs[k] == whichGPUs[i])
-                return CUFFT_INVALID_DEVICE;
+    switch (hl_check_devices(nGPUs, whichGPUs, 16)) {
+    case HL_DEVS_OK: break;
+    case HL_DEVS_NO_DRIVER: return CUFFT_SETUP_FAILED;
+    case HL_DEVS_BAD_COUNT: return CUFFT_INVALID_VALUE;
+    case HL_DEVS_BAD_DEVICE:
+    default: return CUFFT_INVALID_DEVICE;
     }
     p->ngpus = nGPUs;
     memcpy(p->gpus, whichGPUs, (size_t)nGPUs * sizeof *whichGPUs);
