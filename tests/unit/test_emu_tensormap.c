@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Emulator: tensor maps. cuTensorMapEncodeTiled takes what the CUDA Driver
- * API documents and refuses the rest with CUDA_ERROR_INVALID_VALUE (map
+/* Emulator: tensor maps. cuTensorMapEncodeTiled and cuTensorMapEncodeIm2col
+ * take what the CUDA Driver API documents and refuse the rest with
+ * CUDA_ERROR_INVALID_VALUE (map
  * alignment, types, rank, address alignment, dimensions, strides, box,
  * element strides, the inner box row, swizzle span, NaN fill); the map it
  * writes is the one cuTensorMapReplaceAddress accepts. */
@@ -99,6 +100,66 @@ static void test_tiled(void **state)
     BAD(tiled(m, F, 2, data, dim, NULL, box, es, N, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
     const cuuint64_t s3short[2] = { 64, 256 }; /* dimension 1 (8 rows of 64 bytes) needs 512 */
     BAD(tiled(m, F, 3, data, dim3, s3short, box3, es3, N, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+    /* 32-byte interleave swizzles 32 bytes, nothing else */
+    BAD(tiled(m, F, 3, (char *)data + 32, dim3, stride3, box3, es3, CU_TENSOR_MAP_INTERLEAVE_32B,
+              CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+    /* a 16-byte packed type: dimension 0 and box 0 count values, 128 of them */
+    const CUtensorMapDataType P = CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B;
+    const cuuint64_t pdim[2] = { 256, 4 }, pstride[1] = { 256 }, pdim_bad[2] = { 200, 4 };
+    const cuuint32_t pbox[2] = { 128, 4 }, pbox_bad[2] = { 64, 4 };
+    OK(tiled(m, P, 2, (char *)data + 32, pdim, pstride, pbox, es, N, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+    BAD(tiled(m, P, 2, (char *)data + 32, pdim, pstride, pbox_bad, es, N, CU_TENSOR_MAP_SWIZZLE_128B,
+              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+    BAD(tiled(m, P, 2, (char *)data + 32, pdim_bad, pstride, pbox, es, N, CU_TENSOR_MAP_SWIZZLE_128B,
+              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+    BAD(tiled(m, P, 2, (char *)data + 16, pdim, pstride, pbox, es, N, CU_TENSOR_MAP_SWIZZLE_128B,
+              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)); /* 32-byte aligned */
+    BAD(tiled(m, P, 2, (char *)data + 32, pdim, pstride, pbox, es, N, CU_TENSOR_MAP_SWIZZLE_64B,
+              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)); /* not one of its swizzles */
+}
+
+static CUresult im2col(CUtensorMap *m, unsigned rank, const cuuint64_t *dim, const cuuint64_t *stride, const int *lo,
+                       const int *hi, unsigned ch, unsigned px, CUtensorMapSwizzle sw)
+{
+    static const cuuint32_t es[5] = { 1, 1, 1, 1, 1 };
+    return cuTensorMapEncodeIm2col(m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, rank, data, dim, stride, lo, hi, ch, px, es,
+                                   CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
+/* im2col: NHWC, dimensions {C, W, H, N}; the pixel box's corners {H, W} */
+static void test_im2col(void **state)
+{
+    (void)state;
+    OK(cuInit(0));
+    CUtensorMap *m = (CUtensorMap *)mapbuf[0];
+    const cuuint64_t dim[4] = { 16, 8, 8, 2 }, stride[3] = { 64, 512, 4096 };
+    const int lo[2] = { -1, -1 }, hi[2] = { -1, -1 };
+    const CUtensorMapSwizzle S0 = CU_TENSOR_MAP_SWIZZLE_NONE;
+    OK(im2col(m, 4, dim, stride, lo, hi, 16, 64, S0));
+    OK(im2col(m, 4, dim, stride, lo, hi, 16, 64, CU_TENSOR_MAP_SWIZZLE_64B)); /* 16 floats: 64 bytes */
+    BAD(im2col(m, 4, dim, stride, lo, hi, 16, 64, CU_TENSOR_MAP_SWIZZLE_32B));
+    BAD(im2col(m, 2, dim, stride, lo, hi, 16, 64, S0)); /* rank 3 to 5 */
+    BAD(im2col(m, 4, dim, stride, lo, hi, 0, 64, S0));
+    BAD(im2col(m, 4, dim, stride, lo, hi, 257, 64, S0));
+    BAD(im2col(m, 4, dim, stride, lo, hi, 16, 0, S0));
+    BAD(im2col(m, 4, dim, stride, lo, hi, 16, 1025, S0));
+    BAD(im2col(m, 4, dim, stride, NULL, hi, 16, 64, S0));
+    /* rank 4: corners in [-128, 127]; the box they cut is not empty */
+    const int lo_far[2] = { -129, 0 }, lo_in[2] = { 0, 4 }, hi_in[2] = { 0, -4 };
+    BAD(im2col(m, 4, dim, stride, lo_far, hi, 16, 64, S0));
+    BAD(im2col(m, 4, dim, stride, lo_in, hi_in, 16, 64, S0)); /* W: 8 + (-4) - 4 = 0 */
+    /* rank 5 ({D, H, W} in [-16, 15]) and rank 3 ({W} in [-32768, 32767]) */
+    const cuuint64_t dim5[5] = { 16, 4, 4, 4, 1 }, stride5[4] = { 64, 256, 1024, 4096 };
+    const int lo5[3] = { -16, 0, 0 }, hi5[3] = { 15, 0, 0 }, lo5bad[3] = { -17, 0, 0 };
+    OK(im2col(m, 5, dim5, stride5, lo5, hi5, 16, 32, S0));
+    BAD(im2col(m, 5, dim5, stride5, lo5bad, hi5, 16, 32, S0));
+    const cuuint64_t dim3[3] = { 16, 64, 2 }, stride3[2] = { 64, 4096 };
+    const int lo3[1] = { -1000 }, hi3[1] = { 1000 };
+    OK(im2col(m, 3, dim3, stride3, lo3, hi3, 16, 128, S0));
+    /* the map it wrote takes a new address */
+    OK(cuTensorMapReplaceAddress(m, data + 4));
 }
 
 static void test_replace(void **state)
@@ -131,6 +192,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiled),
         cmocka_unit_test(test_replace),
+        cmocka_unit_test(test_im2col),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
