@@ -148,11 +148,14 @@ static int desc_ok(const struct fft_plan *p, const struct xshape *sh, const cuda
     return 1;
 }
 
+/* the pieces freed, and the primary contexts each one kept retained */
 static void free_pieces(cudaXtDesc *x)
 {
     for (int g = 0; g < x->nGPUs; g++)
-        if (x->data[g])
+        if (x->data[g]) {
             cuMemFree_v2((CUdeviceptr)(uintptr_t)x->data[g]);
+            cuDevicePrimaryCtxRelease_v2(x->GPUs[g]);
+        }
 }
 
 HL_EXPORT cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor, cufftXtSubFormat format)
@@ -201,11 +204,7 @@ HL_EXPORT cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor
             cuDevicePrimaryCtxRelease_v2(p->gpus[g]);
     }
     if (r) {
-        for (int g = 0; g < p->ngpus; g++)
-            if (x->data[g]) {
-                cuMemFree_v2((CUdeviceptr)(uintptr_t)x->data[g]);
-                cuDevicePrimaryCtxRelease_v2(x->GPUs[g]);
-            }
+        free_pieces(x);
         free(x);
         free(d);
         return r;
@@ -221,9 +220,6 @@ HL_EXPORT cufftResult cufftXtFree(cudaLibXtDesc *descriptor)
         return CUFFT_INVALID_VALUE;
     cudaXtDesc *x = descriptor->descriptor;
     free_pieces(x);
-    for (int g = 0; g < x->nGPUs; g++)
-        if (x->data[g])
-            cuDevicePrimaryCtxRelease_v2(x->GPUs[g]);
     free(x);
     free(descriptor);
     return CUFFT_SUCCESS;
