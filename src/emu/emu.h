@@ -611,6 +611,8 @@ void emu_fault_report(const struct emu_fault *f);
 typedef void (*emu_report_fn)(void *cookie, const char *text, size_t len);
 void emu_report_set_sink(emu_report_fn fn, void *cookie);
 void emu_report(const char *text, size_t len);
+/* the same, formatted (at most 511 bytes) */
+void emu_reportf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A kernel ran (on a stream's worker), from t0 to t1 (emu_now_ns): told to
  * tdtrace's listener, if there is one */
 void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigned block[3], unsigned shared,

@@ -186,6 +186,17 @@ void emu_report_set_sink(emu_report_fn fn, void *cookie)
     pthread_mutex_unlock(&sink_lock);
 }
 
+void emu_reportf(const char *fmt, ...)
+{
+    char b[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b, sizeof b, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        emu_report(b, (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
+}
+
 void emu_report(const char *text, size_t len)
 {
     if (listen_report(text, len, NULL))

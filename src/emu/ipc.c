@@ -22,7 +22,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,19 +92,6 @@ static void import_gone(void *cookie, int final)
     free(e);
 }
 
-static int report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int report(const char *fmt, ...)
-{
-    char b[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b, sizeof b, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        emu_report(b, (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
-    return 0;
-}
-
 /* copies the allocation into a new memfd and maps that over it: the
  * export's entry, listed (lock held; the caller waited for the context's
  * work before taking it) */
@@ -172,7 +158,7 @@ TD_EXPORT CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdevicept
         return CUDA_ERROR_INVALID_VALUE;
     }
     if (!a->maplen) {
-        report("tdtrace-emu: cuIpcGetMemHandle: a %zu-byte allocation: only allocations of 1 MiB and more are "
+        emu_reportf("tdtrace-emu: cuIpcGetMemHandle: a %zu-byte allocation: only allocations of 1 MiB and more are "
                "in memory another process can map (CUDA_ERROR_NOT_SUPPORTED)\n", a->size);
         emu_alloc_put(a);
         return CUDA_ERROR_NOT_SUPPORTED;
@@ -226,7 +212,7 @@ static int open_exported(const struct ipc_wire *w, int what, CUresult *why)
     int fd = named ? open(path, O_RDWR | O_CLOEXEC | O_NOCTTY) : -1;
     if (named && fd < 0) {
         int err = errno;
-        report("tdtrace-emu: %s: the exporting process %d's export cannot be opened (%s): it has ended, freed "
+        emu_reportf("tdtrace-emu: %s: the exporting process %d's export cannot be opened (%s): it has ended, freed "
                "it, or is not this user's (CUDA_ERROR_INVALID_HANDLE)\n", fn, (int)w->pid, strerror(err));
         *why = CUDA_ERROR_INVALID_HANDLE;
         return -1;
@@ -235,7 +221,7 @@ static int open_exported(const struct ipc_wire *w, int what, CUresult *why)
     if (fd >= 0)
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     if (fd < 0 || !is_export(path, what, w->nonce) || fstat(fd, &st) != 0 || (uint64_t)st.st_size != w->maplen) {
-        report("tdtrace-emu: %s: process %d's descriptor %d is not what the handle names (freed since, the "
+        emu_reportf("tdtrace-emu: %s: process %d's descriptor %d is not what the handle names (freed since, the "
                "process has ended, or it is not this user's: CUDA_ERROR_INVALID_HANDLE)\n", fn, (int)w->pid,
                (int)w->fd);
         if (fd >= 0)

@@ -21,7 +21,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,18 +49,6 @@ struct pool_map {
     size_t maplen;
     void *mem;
 };
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-    char b[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b, sizeof b, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        emu_report(b, (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
-}
 
 
 static void pool_release(struct emu_obj *o)
@@ -153,7 +140,7 @@ TD_EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolPr
         return CUDA_ERROR_INVALID_VALUE;
     if (poolProps->handleTypes != CU_MEM_HANDLE_TYPE_NONE &&
         poolProps->handleTypes != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
-        say("tdtrace-emu: cuMemPoolCreate: handle types 0x%x: pools export POSIX file descriptors only "
+        emu_reportf("tdtrace-emu: cuMemPoolCreate: handle types 0x%x: pools export POSIX file descriptors only "
             "(CUDA_ERROR_NOT_SUPPORTED)\n", (unsigned)poolProps->handleTypes);
         return CUDA_ERROR_NOT_SUPPORTED;
     }
@@ -539,7 +526,7 @@ TD_EXPORT CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool
     intptr_t h = (intptr_t)handle;
     uint64_t nonce;
     if (h < 0 || h > 0x7fffffff || pool_fd_nonce((int)h, &nonce)) {
-        say("tdtrace-emu: cuMemPoolImportFromShareableHandle: descriptor %lld is not a pool's shareable handle "
+        emu_reportf("tdtrace-emu: cuMemPoolImportFromShareableHandle: descriptor %lld is not a pool's shareable handle "
             "(CUDA_ERROR_INVALID_VALUE)\n", (long long)h);
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -595,7 +582,7 @@ TD_EXPORT CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemory
         w.off % 4096 || w.maplen > ((uint64_t)1 << 46) || w.off > ((uint64_t)1 << 50)) {
         r = CUDA_ERROR_INVALID_VALUE;
     } else if (fstat(p->fd, &st) != 0 || (uint64_t)st.st_size < w.off + w.maplen) {
-        say("tdtrace-emu: cuMemPoolImportPointer: %llu bytes at offset %llu: not in the pool's memory "
+        emu_reportf("tdtrace-emu: cuMemPoolImportPointer: %llu bytes at offset %llu: not in the pool's memory "
             "(CUDA_ERROR_INVALID_VALUE)\n", (unsigned long long)w.maplen, (unsigned long long)w.off);
         r = CUDA_ERROR_INVALID_VALUE;
     } else {
