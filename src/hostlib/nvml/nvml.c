@@ -356,20 +356,22 @@ HL_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t h, nvmlPciInfo_t *pc
     return nvmlDeviceGetPciInfo_v3(h, pci);
 }
 
+/* the first release's layout: the current one's facts, its legacy bus id */
 HL_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t h, nvmlPciInfo_v1_t *pci)
 {
-    unsigned v[3];
-    nvmlReturn_t r = pci_info(h, v);
+    nvmlPciInfo_t cur;
+    nvmlReturn_t r = nvmlDeviceGetPciInfo_v3(h, &cur);
     if (r)
         return r;
     if (!pci)
         return NVML_ERROR_INVALID_ARGUMENT;
     memset(pci, 0, sizeof *pci);
-    pci->domain = v[0];
-    pci->bus = v[1];
-    pci->device = v[2];
-    pci->pciDeviceId = 0x10de;
-    snprintf(pci->busId, sizeof pci->busId, "%04X:%02X:%02X.0", v[0] & 0xffff, v[1] & 0xff, v[2] & 0xff);
+    memcpy(pci->busId, cur.busIdLegacy, sizeof pci->busId);
+    pci->domain = cur.domain;
+    pci->bus = cur.bus;
+    pci->device = cur.device;
+    pci->pciDeviceId = cur.pciDeviceId;
+    pci->pciSubSystemId = cur.pciSubSystemId;
     return NVML_SUCCESS;
 }
 
