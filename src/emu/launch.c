@@ -388,7 +388,12 @@ CUresult emu_launch_op(struct emu_ctx *c, struct emu_ptxmod *px, struct emu_obj 
         return CUDA_ERROR_OUT_OF_MEMORY;
     k->op.device_work = 1; /* a broken context runs no more kernels */
     pthread_mutex_init(&k->plock, NULL);
-    k->params = calloc(1, pbytes ? pbytes : 1);
+    /* aligned as a parameter may ask (.param .align 128: a __grid_constant__
+     * CUtensorMap, whose generic address cp.async.bulk.tensor takes) */
+    size_t palloc = ((size_t)pbytes + 127) / 128 * 128;
+    k->params = aligned_alloc(128, palloc ? palloc : 128);
+    if (k->params)
+        memset(k->params, 0, palloc ? palloc : 128);
     if (!k->params) {
         pthread_mutex_destroy(&k->plock);
         free(k);

@@ -3,31 +3,16 @@
  * cuTensorMapReplaceAddress): the
  * arguments checked as the CUDA Driver API documents them, and a real
  * descriptor written into the caller's 128-byte CUtensorMap, in a layout
- * of the emulator's own (struct tmap; the map is opaque to programs). The
- * PTX engine has no cp.async.bulk.tensor yet, which reads it: such a
- * kernel is refused at launch (CUDA_ERROR_NOT_SUPPORTED, the PTX line), and
- * CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED stays 0 (profiles.def). */
+ * of the emulator's own (struct tmap, src/ptx/tmap.h; the map is opaque to
+ * programs), which the PTX engine's cp.async.bulk.tensor reads
+ * (src/ptx/exec_tensor.c). */
 #include "emu.h"
 
 #include <stdint.h>
 #include <string.h>
 
-#define TMAP_MAGIC 0x4d544454u /* "TDTM" */
+#include "../ptx/tmap.h"
 
-struct tmap {
-    uint32_t magic;
-    uint8_t kind;        /* 1: tiled, 2: im2col */
-    uint8_t dtype, rank, interleave, swizzle, l2, oob, pad;
-    uint64_t addr;
-    uint64_t dim[5];
-    uint64_t stride[4];  /* bytes, of dimensions 1..rank-1 */
-    uint16_t box[5];     /* tiled */
-    uint8_t estride[5];
-    uint8_t pad2;
-    int16_t lower[3], upper[3]; /* im2col: the pixel box's corners, {D, H, W} */
-    uint16_t channels, pixels;  /* im2col */
-};
-_Static_assert(sizeof(struct tmap) <= 128, "a CUtensorMap is 128 bytes");
 
 /* bytes of an element; the packed types: of 16 values of 4 or 6 bits */
 static const struct { uint8_t bytes; uint8_t is_float; uint8_t packed; } dtypes[] = {
@@ -129,6 +114,11 @@ static int check_common(struct tmap *m, const CUtensorMap *tensorMap, CUtensorMa
     memset(m, 0, sizeof *m);
     m->magic = TMAP_MAGIC;
     m->dtype = (uint8_t)t;
+    m->ebytes = dtypes[t].packed ? 0 : dtypes[t].bytes;
+    m->nan_fill = dtypes[t].is_float && oob == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
+    m->span = (uint8_t)swizzle_span(sw);
+    m->atom = sw == CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B || sw == CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B ? 32
+            : sw == CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B ? 64 : 16;
     m->rank = (uint8_t)rank;
     m->interleave = (uint8_t)il;
     m->swizzle = (uint8_t)sw;
@@ -176,7 +166,7 @@ TD_EXPORT CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtens
         return CUDA_ERROR_INVALID_VALUE;
     if (align16_packed(tensorDataType) && boxDim[0] != 128)
         return CUDA_ERROR_INVALID_VALUE;
-    m.kind = 1;
+    m.kind = TMAP_TILED;
     for (unsigned i = 0; i < tensorRank; i++)
         m.box[i] = (uint16_t)boxDim[i];
     put_map(tensorMap, &m);
@@ -218,7 +208,7 @@ TD_EXPORT CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUten
         m.lower[i] = (int16_t)lo;
         m.upper[i] = (int16_t)hi;
     }
-    m.kind = 2;
+    m.kind = TMAP_IM2COL;
     m.channels = (uint16_t)channelsPerPixel;
     m.pixels = (uint16_t)pixelsPerColumn;
     put_map(tensorMap, &m);
@@ -232,7 +222,7 @@ TD_EXPORT CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap *tensorMap, voi
         return CUDA_ERROR_INVALID_VALUE;
     struct tmap m;
     memcpy(&m, tensorMap, sizeof m);
-    if (m.magic != TMAP_MAGIC || (m.kind != 1 && m.kind != 2) || m.dtype >= sizeof dtypes / sizeof *dtypes)
+    if (m.magic != TMAP_MAGIC || (m.kind != TMAP_TILED && m.kind != TMAP_IM2COL) || m.dtype >= sizeof dtypes / sizeof *dtypes)
         return CUDA_ERROR_INVALID_VALUE; /* not a map the emulator made */
     if (!addr_ok((uintptr_t)globalAddress, (CUtensorMapInterleave)m.interleave, (CUtensorMapDataType)m.dtype))
         return CUDA_ERROR_INVALID_VALUE;

@@ -234,6 +234,11 @@ static inline uint64_t *ex_regs(const struct blk *b, const struct warp *w, const
 size_t ex_read_dev(void *blk, uint64_t addr, const unsigned char **p);
 /* the host pointer of an access of n bytes by lane tid, or NULL */
 unsigned char *ex_addr(struct blk *b, int space, uint64_t a, unsigned n, unsigned tid);
+/* complete_tx of n bytes by lane l on the mbarrier at shared address ma:
+ * 0, or -1 with the launch failed (a bad address, the tx-count out of range) */
+int ex_mbar_tx(struct blk *b, struct warp *w, int l, const struct ir_ins *in, uint64_t ma, uint32_t n);
+/* exec_tensor.c: cp.async.bulk.tensor */
+ex_fn ex_tensor_select(const struct ir_ins *in);
 /* a memory fault of lane l */
 void ex_mem_fault(struct blk *b, const struct warp *w, int lane, const struct ir_ins *in, uint64_t a,
                   unsigned n, int misaligned);

@@ -335,6 +335,7 @@ static const ex_fn *handlers(const struct ptx_module *m)
             if (!f) f = ex_warp_select(in);
             if (!f) f = ex_mma_select(m, in);
             if (!f) f = ex_cluster_select(in);
+            if (!f) f = ex_tensor_select(in);
             h[i] = f;
         }
         atomic_store_explicit(&mm->xcache, (void *)h, memory_order_release);

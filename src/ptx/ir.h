@@ -56,6 +56,7 @@ enum ir_op {
     OP_GETCTARANK,                    /* getctarank: space SP_CLUSTER or SP_GENERIC, d = the rank holding a */
     OP_CBAR,                          /* barrier.cluster: ins.sub CB_ARRIVE or CB_WAIT */
     OP_TEX, OP_TLD4, OP_TXQ, OP_SULD, OP_SUST, OP_SUQ, /* textures and surfaces: see TG_* */
+    OP_CPTENSOR,                      /* cp.async.bulk.tensor: see TM_* */
     OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE, OP_SETCOND,  /* builtin functions */
     OP_COUNT
 };
@@ -69,6 +70,12 @@ enum { TG_1D, TG_2D, TG_3D, TG_A1D, TG_A2D, TG_CUBE, TG_ACUBE };
 enum { SU_TRAP, SU_CLAMP, SU_ZERO };
 enum { TQ_WIDTH, TQ_HEIGHT, TQ_DEPTH, TQ_NORM_COORDS, TQ_FILTER, TQ_ADDR0, TQ_ADDR1, TQ_ADDR2,
        TQ_ARRAY_SIZE, TQ_MIP_LEVELS, TQ_SAMPLES, TQ_LAYOUT };
+/* cp.async.bulk.tensor (exec_tensor.c): ins.sub TM_LOAD (global to shared,
+ * complete_tx on an mbarrier) or TM_STORE (shared to global, bulk_group);
+ * ins.sub2 the rank; a + d2 the shared address (base slot, the offset's
+ * constant slot); b the tensor map's generic address; the coordinates in
+ * vr[0..3] and c (the fifth); loads: the mbarrier at e + d. */
+enum { TM_LOAD, TM_STORE };
 /* bar: ins.sub2 */
 enum { BK_SYNC, BK_ARRIVE, BK_RED };
 /* barrier.cluster: ins.sub */

@@ -387,6 +387,7 @@ static int parse_body(struct ps *p)
         if (is_matrix(p)) parse_matrix(p, guard, gneg);
         else if (is_video(p)) parse_video(p, guard, gneg);
         else if (is_tex(p)) parse_tex(p, guard, gneg);
+        else if (is_tensor(p)) parse_tensor(p, guard, gneg);
         else parse_ins(p, guard, gneg);
         f = &m->funcs[p->fn];
     }
