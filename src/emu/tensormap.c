@@ -14,17 +14,25 @@
 #include "../ptx/tmap.h"
 
 
-/* bytes of an element; the packed types: of 16 values of 4 or 6 bits */
-static const struct { uint8_t bytes; uint8_t is_float; uint8_t packed; } dtypes[] = {
-    [CU_TENSOR_MAP_DATA_TYPE_UINT8] = { 1, 0, 0 },      [CU_TENSOR_MAP_DATA_TYPE_UINT16] = { 2, 0, 0 },
-    [CU_TENSOR_MAP_DATA_TYPE_UINT32] = { 4, 0, 0 },     [CU_TENSOR_MAP_DATA_TYPE_INT32] = { 4, 0, 0 },
-    [CU_TENSOR_MAP_DATA_TYPE_UINT64] = { 8, 0, 0 },     [CU_TENSOR_MAP_DATA_TYPE_INT64] = { 8, 0, 0 },
-    [CU_TENSOR_MAP_DATA_TYPE_FLOAT16] = { 2, 1, 0 },    [CU_TENSOR_MAP_DATA_TYPE_FLOAT32] = { 4, 1, 0 },
-    [CU_TENSOR_MAP_DATA_TYPE_FLOAT64] = { 8, 1, 0 },    [CU_TENSOR_MAP_DATA_TYPE_BFLOAT16] = { 2, 1, 0 },
-    [CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ] = { 4, 1, 0 }, [CU_TENSOR_MAP_DATA_TYPE_TFLOAT32] = { 4, 1, 0 },
-    [CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ] = { 4, 1, 0 }, [CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B] = { 8, 0, 1 },
-    [CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B] = { 16, 0, 1 }, [CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B] = { 16, 0, 1 },
+/* bytes of an element (the packed types: of 16 values of 4 or 6 bits) and
+ * what it is (tmap.h) */
+#define U TMAP_E_UINT
+#define S TMAP_E_SINT
+#define F TMAP_E_FLOAT
+static const struct { uint8_t bytes; uint8_t kind; uint8_t packed; } dtypes[] = {
+    [CU_TENSOR_MAP_DATA_TYPE_UINT8] = { 1, U, 0 },      [CU_TENSOR_MAP_DATA_TYPE_UINT16] = { 2, U, 0 },
+    [CU_TENSOR_MAP_DATA_TYPE_UINT32] = { 4, U, 0 },     [CU_TENSOR_MAP_DATA_TYPE_INT32] = { 4, S, 0 },
+    [CU_TENSOR_MAP_DATA_TYPE_UINT64] = { 8, U, 0 },     [CU_TENSOR_MAP_DATA_TYPE_INT64] = { 8, S, 0 },
+    [CU_TENSOR_MAP_DATA_TYPE_FLOAT16] = { 2, TMAP_E_F16, 0 }, [CU_TENSOR_MAP_DATA_TYPE_FLOAT32] = { 4, F, 0 },
+    [CU_TENSOR_MAP_DATA_TYPE_FLOAT64] = { 8, F, 0 },    [CU_TENSOR_MAP_DATA_TYPE_BFLOAT16] = { 2, TMAP_E_BF16, 0 },
+    [CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ] = { 4, F, 0 }, [CU_TENSOR_MAP_DATA_TYPE_TFLOAT32] = { 4, F, 0 },
+    [CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ] = { 4, F, 0 }, [CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B] = { 8, U, 1 },
+    [CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B] = { 16, U, 1 }, [CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B] = { 16, U, 1 },
 };
+#undef U
+#undef S
+#undef F
+static int is_float(unsigned t) { return dtypes[t].kind >= TMAP_E_FLOAT; }
 
 /* the swizzle modes' span in bytes (0: none) */
 static unsigned swizzle_span(CUtensorMapSwizzle s)
@@ -79,7 +87,7 @@ static int check_common(struct tmap *m, const CUtensorMap *tensorMap, CUtensorMa
     if (!addr || !addr_ok((uintptr_t)addr, il, type) || !dim || !estride || (rank > 1 && !stride))
         return -1;
     /* NaN fill: floating-point types only, not the packed ones */
-    if (oob == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA && (!dtypes[t].is_float || dtypes[t].packed))
+    if (oob == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA && (!is_float(t) || dtypes[t].packed))
         return -1;
     /* 32-byte interleave swizzles 32 bytes */
     if (il == CU_TENSOR_MAP_INTERLEAVE_32B && sw != CU_TENSOR_MAP_SWIZZLE_32B)
@@ -115,7 +123,8 @@ static int check_common(struct tmap *m, const CUtensorMap *tensorMap, CUtensorMa
     m->magic = TMAP_MAGIC;
     m->dtype = (uint8_t)t;
     m->ebytes = dtypes[t].packed ? 0 : dtypes[t].bytes;
-    m->nan_fill = dtypes[t].is_float && oob == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
+    m->ekind = dtypes[t].kind;
+    m->nan_fill = is_float(t) && oob == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
     m->span = (uint8_t)swizzle_span(sw);
     m->atom = sw == CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B || sw == CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B ? 32
             : sw == CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B ? 64 : 16;

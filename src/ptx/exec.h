@@ -237,6 +237,8 @@ unsigned char *ex_addr(struct blk *b, int space, uint64_t a, unsigned n, unsigne
 /* complete_tx of n bytes by lane l on the mbarrier at shared address ma:
  * 0, or -1 with the launch failed (a bad address, the tx-count out of range) */
 int ex_mbar_tx(struct blk *b, struct warp *w, int l, const struct ir_ins *in, uint64_t ma, uint32_t n);
+/* the same on the mbarrier at q (ma its address, for the fault when q is NULL) */
+int ex_mbar_tx_at(struct blk *b, struct warp *w, int l, const struct ir_ins *in, uint64_t *q, uint64_t ma, uint32_t n);
 /* exec_tensor.c: cp.async.bulk.tensor */
 ex_fn ex_tensor_select(const struct ir_ins *in);
 /* a memory fault of lane l */

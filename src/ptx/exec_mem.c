@@ -368,7 +368,11 @@ static inline uint64_t mb_settle(uint64_t v)
 int ex_mbar_tx(struct blk *b, struct warp *w, int l, const struct ir_ins *in, uint64_t ma, uint32_t n)
 {
     unsigned tid = (unsigned)(w->id * 32 + l);
-    uint64_t *q = ma % 8 ? NULL : (uint64_t *)(void *)addr_of(b, SP_SHARED, ma, 8, tid);
+    return ex_mbar_tx_at(b, w, l, in, ma % 8 ? NULL : (uint64_t *)(void *)addr_of(b, SP_SHARED, ma, 8, tid), ma, n);
+}
+
+int ex_mbar_tx_at(struct blk *b, struct warp *w, int l, const struct ir_ins *in, uint64_t *q, uint64_t ma, uint32_t n)
+{
     if (!q) {
         struct ir_ins wr = { .op = OP_ST, .space = SP_SHARED, .line = in->line, .name = in->name, .fn = in->fn };
         ex_mem_fault(b, w, l, &wr, ma, 8, ma % 8 != 0);

@@ -4,7 +4,13 @@
  * cuTensorMapEncodeTiled), copied between global memory and shared
  * memory at once when the instruction runs, as cp.async.bulk is; a load
  * then performs complete_tx of the box's bytes on its mbarrier, a store
- * belongs to a bulk group whose wait has nothing left to wait for.
+ * belongs to a bulk group whose wait has nothing left to wait for. A
+ * multicast load (.multicast::cluster) writes the box into the shared
+ * memory of each block of its ctaMask, at the issuing block's offsets,
+ * and completes the tx on each one's mbarrier there; a reduction
+ * (cp.reduce.async.bulk.tensor) combines the box into the tensor element by
+ * element, each atomically, with the operation and the map's element type
+ * (add, min, max, inc, dec, and, or, xor where the PTX ISA allows them).
  *
  * The box's elements lie in shared memory in order, dimension 0 fastest.
  * Elements outside the tensor (a coordinate below 0 or at or past its
@@ -87,14 +93,78 @@ static uint64_t nan_of(unsigned n)
     return n == 2 ? 0x7fffu : n == 4 ? 0x7fffffffu : 0x7fffffffffffffffull;
 }
 
+/* can cp.reduce.async.bulk.tensor apply op to elements of kind k and n
+ * bytes (PTX ISA, its table of types)? */
+static int red_ok(int op, int k, unsigned n)
+{
+    int integer = k == TMAP_E_UINT || k == TMAP_E_SINT, half = k == TMAP_E_F16 || k == TMAP_E_BF16;
+    switch (op) {
+    case AT_ADD: return (integer && (n == 4 || n == 8)) || half || (k == TMAP_E_FLOAT && n == 4);
+    case AT_MIN: case AT_MAX: return (integer && (n == 4 || n == 8)) || half;
+    case AT_INC: case AT_DEC: return k == TMAP_E_UINT && n == 4;
+    default: return integer && (n == 4 || n == 8); /* and, or, xor */
+    }
+}
+
+/* old op v, for an element of kind k and n bytes (red_ok) */
+static uint64_t red_apply(int op, int k, unsigned n, uint64_t o, uint64_t v)
+{
+    if (k == TMAP_E_F16 || k == TMAP_E_BF16) {
+        int t = k == TMAP_E_F16 ? T_F16 : T_BF16;
+        float x = h2f(o, t), y = h2f(v, t);
+        if (op == AT_ADD) return f2h(x + y, t, RND_RN); /* 24 bits hold the sum of two: one rounding */
+        if (x != x || y != y) return x != x ? v : o;    /* min/max: a NaN loses */
+        return (op == AT_MIN ? y < x : y > x) ? v : o;
+    }
+    if (k == TMAP_E_FLOAT) return UF32(F32(o) + F32(v));
+    int sg = k == TMAP_E_SINT;
+    int64_t so = sext(o, n), sv = sext(v, n);
+    uint64_t m = mask_of(n);
+    switch (op) {
+    case AT_ADD: return (o + v) & m;
+    case AT_MIN: return (sg ? sv < so : v < o) ? v : o;
+    case AT_MAX: return (sg ? sv > so : v > o) ? v : o;
+    case AT_INC: return o >= v ? 0 : o + 1;
+    case AT_DEC: return (o == 0 || o > v) ? v : o - 1;
+    case AT_AND: return o & v;
+    case AT_OR: return o | v;
+    default: return o ^ v;
+    }
+}
+
+/* the element at g op= the element at s, atomically */
+static void red_elem(unsigned char *g, const unsigned char *s, int op, int k, unsigned n)
+{
+    uint64_t v = 0;
+    memcpy(&v, s, n);
+    if (n == 2) {
+        uint16_t *q = (uint16_t *)(void *)g, o = __atomic_load_n(q, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(q, &o, (uint16_t)red_apply(op, k, n, o, v), 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {}
+    } else if (n == 4) {
+        uint32_t *q = (uint32_t *)(void *)g, o = __atomic_load_n(q, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(q, &o, (uint32_t)red_apply(op, k, n, o, v), 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {}
+    } else {
+        uint64_t *q = (uint64_t *)(void *)g, o = __atomic_load_n(q, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(q, &o, red_apply(op, k, n, o, v), 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {}
+    }
+}
+
+#define MAX_DST 16 /* a cluster's blocks: the ctaMask's 16 bits */
+
 static int cp_tensor(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t msk, uint64_t *R)
 {
-    int load = in->sub == TM_LOAD;
+    const struct plan *P = b->P;
+    int load = in->sub == TM_LOAD, reduce = in->sub == TM_REDUCE, op = in->type2;
     LANES(msk) {
         int l = L;
         unsigned tid = (unsigned)(w->id * 32 + l);
         struct tmap m;
         if (get_map(b, w, l, in, R[(size_t)in->b * 32 + l], &m)) return -1;
+        if (reduce && !red_ok(op, m.ekind, m.ebytes)) {
+            ex_fail_at(b, w, l, in, PTX_E_TRAP, "%s: the tensor map's element type (%u bytes) has no such reduction",
+                       ex_name(b, in), m.ebytes);
+            return -1;
+        }
         int64_t c[5] = { 0, 0, 0, 0, 0 };
         for (int i = 0; i < m.rank; i++)
             c[i] = (int32_t)R[(size_t)(i < 4 ? in->vr[i] : in->c) * 32 + l];
@@ -102,11 +172,29 @@ static int cp_tensor(struct blk *b, struct warp *w, const struct ir_ins *in, uin
         for (int i = 0; i < m.rank; i++) n[i] = m.box[i];
         uint32_t bytes = n[0] * n[1] * n[2] * n[3] * n[4] * es;
         uint64_t sa = R[(size_t)in->a * 32 + l] + R[(size_t)in->d2 * 32 + l];
-        unsigned char *sh = sa % 128 ? NULL : ex_addr(b, SP_SHARED, sa, bytes, tid);
-        if (!sh) {
-            struct ir_ins acc = { .op = (uint16_t)(load ? OP_ST : OP_LD), .space = SP_SHARED, .line = in->line, .name = in->name, .fn = in->fn };
-            ex_mem_fault(b, w, l, &acc, sa, bytes, sa % 128 != 0);
+        uint64_t ma = load ? R[(size_t)in->e * 32 + l] + R[(size_t)in->d * 32 + l] : 0;
+        /* where the box goes (a load: the shared memory of each block of the
+         * ctaMask, at this block's offsets) or comes from */
+        unsigned char *sh[MAX_DST];
+        uint64_t *mb[MAX_DST];
+        int nd = 0;
+        unsigned cta = in->imm >= 0 ? (unsigned)R[(size_t)in->imm * 32 + l] & 0xffffu : 1u << b->crank;
+        if (cta >> P->csize) {
+            ex_fail_at(b, w, l, in, PTX_E_TRAP, "%s: ctaMask 0x%x names blocks outside the cluster of %u",
+                       ex_name(b, in), cta, P->csize);
             return -1;
+        }
+        for (unsigned r = 0; r < P->csize && r < MAX_DST; r++) {
+            if (!(cta >> r & 1)) continue;
+            uint64_t base = r == b->crank ? 0 : (uint64_t)(r + 1) << CLUSTER_SHIFT;
+            sh[nd] = sa % 128 || sa >> CLUSTER_SHIFT ? NULL : ex_cluster_ptr(b, base | sa, bytes);
+            if (!sh[nd]) {
+                struct ir_ins acc = { .op = (uint16_t)(load ? OP_ST : OP_LD), .space = SP_SHARED, .line = in->line, .name = in->name, .fn = in->fn };
+                ex_mem_fault(b, w, l, &acc, sa, bytes, sa % 128 != 0);
+                return -1;
+            }
+            mb[nd] = !load || ma % 8 || ma >> CLUSTER_SHIFT ? NULL : (uint64_t *)(void *)ex_cluster_ptr(b, base | ma, 8);
+            nd++;
         }
         uint64_t fill = m.nan_fill ? nan_of(es) : 0, k = 0;
         for (unsigned i4 = 0; i4 < n[4]; i4++)
@@ -136,17 +224,20 @@ static int cp_tensor(struct blk *b, struct warp *w, const struct ir_ins *in, uin
                 }
             }
             for (unsigned i0 = 0; i0 < n[0]; i0++) {
-                unsigned char *s = sh + swz((sa + (k + i0) * es), m.span) - sa;
+                uint64_t at = swz(sa + (k + i0) * es, m.span) - sa;
                 int in_row = (int64_t)i0 >= lo && (int64_t)i0 < hi;
-                if (load) {
-                    if (in_row) memcpy(s, gp + (i0 - lo) * es, es);
-                    else memcpy(s, &fill, es);
-                } else if (in_row)
-                    memcpy(gp + (i0 - lo) * es, s, es);
+                unsigned char *ge = in_row ? gp + (i0 - lo) * es : NULL;
+                if (load)
+                    for (int j = 0; j < nd; j++)
+                        memcpy(sh[j] + at, in_row ? ge : (const unsigned char *)&fill, es);
+                else if (in_row && reduce)
+                    red_elem(ge, sh[0] + at, op, m.ekind, es);
+                else if (in_row)
+                    memcpy(ge, sh[0] + at, es);
             }
         }
-        if (load && ex_mbar_tx(b, w, l, in, R[(size_t)in->e * 32 + l] + R[(size_t)in->d * 32 + l], bytes))
-            return -1;
+        for (int j = 0; load && j < nd; j++)
+            if (ex_mbar_tx_at(b, w, l, in, mb[j], ma, bytes)) return -1;
     }
     return 0;
 }

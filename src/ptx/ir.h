@@ -74,8 +74,10 @@ enum { TQ_WIDTH, TQ_HEIGHT, TQ_DEPTH, TQ_NORM_COORDS, TQ_FILTER, TQ_ADDR0, TQ_AD
  * complete_tx on an mbarrier) or TM_STORE (shared to global, bulk_group);
  * ins.sub2 the rank; a + d2 the shared address (base slot, the offset's
  * constant slot); b the tensor map's generic address; the coordinates in
- * vr[0..3] and c (the fifth); loads: the mbarrier at e + d. */
-enum { TM_LOAD, TM_STORE };
+ * vr[0..3] and c (the fifth); loads: the mbarrier at e + d, and with
+ * .multicast::cluster the ctaMask's slot in imm (else -1); TM_REDUCE: the
+ * operation (AT_*) in type2. */
+enum { TM_LOAD, TM_STORE, TM_REDUCE };
 /* bar: ins.sub2 */
 enum { BK_SYNC, BK_ARRIVE, BK_RED };
 /* barrier.cluster: ins.sub */

@@ -6,16 +6,19 @@
  *
  *   cp.async.bulk.tensor.Nd.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes{.L2::cache_hint}
  *       [dst], [tmap, {c0, ..}], [mbar]{, policy};
+ *   cp.async.bulk.tensor.Nd.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes.multicast::cluster{.L2::cache_hint}
+ *       [dst], [tmap, {c0, ..}], [mbar], ctaMask{, policy};
  *   cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group{.L2::cache_hint}
  *       [tmap, {c0, ..}], [src]{, policy};
+ *   cp.reduce.async.bulk.tensor.Nd.global.shared::cta.redop{.tile}.bulk_group{.L2::cache_hint}
+ *       [tmap, {c0, ..}], [src]{, policy};      redop: add min max inc dec and or xor
  *   prefetch.tensor.Nd.L2.global{.tile}{.L2::cache_hint} [tmap, {c0, ..}]{, policy};
  *
  * (.shared::cta is taken for .shared::cluster as the loads' destination:
  * PTX 8.6 allows it.) They become OP_CPTENSOR (ir.h; exec_tensor.c runs
  * it); a prefetch, a hint, becomes OP_NOP. What the engine does not run
- * (the im2col and gather modes, .multicast::cluster, .cta_group,
- * cp.reduce.async.bulk.tensor) becomes OP_UNSUPPORTED, refused at launch
- * with its spelling and line. */
+ * (the im2col and gather modes, .cta_group) becomes OP_UNSUPPORTED,
+ * refused at launch with its spelling and line. */
 #include "parse.h"
 
 /* cp{.reduce}.async.bulk.tensor or prefetch.tensor at cur? */
@@ -54,7 +57,11 @@ static int parse_ref(struct ps *p, struct opnd *h, struct opnd *c)
 int parse_tensor(struct ps *p, int guard, int gneg)
 {
     struct tok *opt = cur(p);
-    int line = opt->line, prefetch = is(opt, "prefetch");
+    int line = opt->line, prefetch = is(opt, "prefetch"), reduce = 0, redop = -1, multicast = 0;
+    static const struct { const char *s; int v; } redops[] = {
+        { ".add", AT_ADD }, { ".min", AT_MIN }, { ".max", AT_MAX }, { ".inc", AT_INC },
+        { ".dec", AT_DEC }, { ".and", AT_AND }, { ".or", AT_OR }, { ".xor", AT_XOR },
+    };
     const char *nstart = opt->s;
     next(p);
     struct ir_ins *in = new_ins(p, line);
@@ -77,8 +84,16 @@ int parse_tensor(struct ps *p, int guard, int gneg)
             group = 1;
         else if (is(t, ".L2::cache_hint"))
             hint = 1;
-        else if (!(is(t, ".async") || is(t, ".bulk") || is(t, ".tensor") || is(t, ".tile") || is(t, ".L2")))
-            bad = 1; /* .reduce, .im2col, .tile::gather4, .multicast::cluster, .cta_group::N, ... */
+        else if (is(t, ".reduce") && !prefetch)
+            reduce = 1;
+        else if (is(t, ".multicast::cluster"))
+            multicast = 1;
+        else if (reduce && redop < 0 && t->n <= 4 && t->n >= 3) {
+            for (size_t i = 0; i < sizeof redops / sizeof *redops; i++)
+                if (is(t, redops[i].s)) redop = redops[i].v;
+            if (redop < 0) bad = 1;
+        } else if (!(is(t, ".async") || is(t, ".bulk") || is(t, ".tensor") || is(t, ".tile") || is(t, ".L2")))
+            bad = 1; /* .im2col, .tile::gather4, .cta_group::N, ... */
     }
     int nlen = (int)(cur(p)[-1].s + cur(p)[-1].n - nstart);
     if (nlen < 0) nlen = opt->n;
@@ -87,7 +102,7 @@ int parse_tensor(struct ps *p, int guard, int gneg)
     int load = !prefetch && nsp == 2 && spaces[0] == SP_SHARED && spaces[1] == SP_GLOBAL && mbar && !group;
     int store = !prefetch && nsp == 2 && spaces[0] == SP_GLOBAL && spaces[1] == SP_SHARED && group && !mbar;
     int pref = prefetch && nsp == 1 && spaces[0] == SP_GLOBAL && !mbar && !group;
-    if (!rank || !(load || store || pref)) bad = 1;
+    if (!rank || !(load || store || pref) || (reduce && (!store || redop < 0)) || (multicast && !load)) bad = 1;
     struct opnd o[4], h, c;
     memset(o, 0, sizeof o);
     memset(&h, 0, sizeof h);
@@ -105,15 +120,17 @@ int parse_tensor(struct ps *p, int guard, int gneg)
         if (parse_operand(p, &o[n++])) { rc = -1; goto out; }
     }
     if (p->failed || expect(p, ';')) { rc = -1; goto out; }
-    /* load: dst, mbar{, policy}; store: src{, policy}; prefetch: {policy} */
-    int want = (load ? 2 : store ? 1 : 0) + hint;
+    /* load: dst, mbar{, ctaMask}{, policy}; store: src{, policy}; prefetch: {policy} */
+    int want = (load ? 2 + multicast : store ? 1 : 0) + hint;
     if (n != want || (hint && o[n - 1].kind != O_REG && o[n - 1].kind != O_IMM)) bad = 1;
     int nc = c.kind == O_VEC ? c.nvec : 1;
     if (nc != rank) bad = 1;
     if (bad) { in->op = OP_UNSUPPORTED; goto out; }
     if (pref) { in->op = OP_NOP; goto out; } /* a hint: nothing to do here */
     in->op = OP_CPTENSOR;
-    in->sub = (uint8_t)(load ? TM_LOAD : TM_STORE);
+    in->sub = (uint8_t)(load ? TM_LOAD : reduce ? TM_REDUCE : TM_STORE);
+    in->type2 = (uint8_t)(reduce ? redop : 0);
+    in->imm = multicast ? src(p, &o[2], T_B16) : -1;
     in->sub2 = (uint8_t)rank;
     in->space = SP_SHARED;
     if (addr_opnd(p, &o[0], &in->a, &in->d2) ||

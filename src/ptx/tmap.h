@@ -12,6 +12,8 @@
 
 #define TMAP_MAGIC 0x4d544454u /* "TDTM" */
 enum { TMAP_TILED = 1, TMAP_IM2COL = 2 };
+/* what an element is, for the reductions (cp.reduce.async.bulk.tensor) */
+enum { TMAP_E_UINT, TMAP_E_SINT, TMAP_E_FLOAT, TMAP_E_F16, TMAP_E_BF16 };
 
 struct tmap {
     uint32_t magic;
@@ -21,6 +23,7 @@ struct tmap {
     uint8_t nan_fill;    /* elements out of the tensor read as NaN (else 0) */
     uint8_t span, atom;  /* swizzle: its span in bytes (0: none) and unit (16;
                             32 or 64 for the 128B_ATOM modes) */
+    uint8_t ekind;       /* TMAP_E_* */
     uint64_t addr;
     uint64_t dim[5];
     uint64_t stride[4];  /* bytes, of dimensions 1..rank-1 */

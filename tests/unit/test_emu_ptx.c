@@ -150,8 +150,9 @@ static void test_parse_errors(void **state)
     assert_non_null(strstr(err, "line 7"));
     assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "fine"), err, sizeof err), 0);
     ptx_module_free(m);
-    /* tensor-map copies: the tile mode runs, a prefetch is a hint; the
-     * im2col mode, multicast and the reductions are refused by their spelling */
+    /* tensor-map copies: the tile mode runs (reductions too), a prefetch is
+     * a hint; the im2col mode and an unknown reduction are refused by their
+     * spelling */
     static const char tma[] = HDR
         ".entry t(.param .u64 p) {\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n .shared .align 128 .b8 s[1024];\n"
         " .shared .align 8 .b64 bar;\n mov.u32 %r0, s;\n mov.u32 %r1, bar;\n ld.param.u64 %rd0, [p];\n"
@@ -162,7 +163,8 @@ static void test_parse_errors(void **state)
         " cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r0], [%rd0, {%r1, %r2, %r3}], [%r1], {%h0};\n"
         " ret;\n}\n"
         ".entry r(.param .u64 p) {\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n ld.param.u64 %rd0, [p];\n"
-        " cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd0, {%r1}], [%r0];\n ret;\n}\n"
+        " cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd0, {%r1}], [%r0];\n"
+        " cp.reduce.async.bulk.tensor.1d.global.shared::cta.mul.tile.bulk_group [%rd0, {%r1}], [%r0];\n ret;\n}\n"
         ".entry w(.param .u64 p) {\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n ld.param.u64 %rd0, [p];\n"
         " cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r0], [%rd0, {%r1}], [%r2];\n"
         " ret;\n}\n";
@@ -172,7 +174,7 @@ static void test_parse_errors(void **state)
     assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "i"), err, sizeof err), -1);
     assert_non_null(strstr(err, "cp.async.bulk.tensor.3d.shared::cluster.global.im2col"));
     assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "r"), err, sizeof err), -1);
-    assert_non_null(strstr(err, "cp.reduce.async.bulk.tensor"));
+    assert_non_null(strstr(err, "cp.reduce.async.bulk.tensor.1d.global.shared::cta.mul"));
     /* two coordinates for a 2-D copy: refused, not guessed */
     assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "w"), err, sizeof err), -1);
     ptx_module_free(m);
