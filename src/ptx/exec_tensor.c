@@ -55,6 +55,10 @@ static int get_map(struct blk *b, struct warp *w, int l, const struct ir_ins *in
         why = "has another rank than the instruction";
     else if (!m->ebytes)
         why = "has a packed 4- or 6-bit element type, which the emulator does not copy";
+    else if (m->ebytes != 1 && m->ebytes != 2 && m->ebytes != 4 && m->ebytes != 8)
+        why = "has a bad element size";
+    else if (m->span != 0 && m->span != 32 && m->span != 64 && m->span != 128)
+        why = "has a bad swizzle";
     else if (m->interleave)
         why = "is interleaved, which the emulator does not copy";
     else if (m->atom != 16)
@@ -203,11 +207,13 @@ static int cp_tensor(struct blk *b, struct warp *w, const struct ir_ins *in, uin
         for (unsigned i1 = 0; i1 < n[1]; i1++, k += n[0]) {
             /* one row of the box: dimension 0 from c[0] */
             int64_t g[5] = { c[0], c[1] + i1, c[2] + i2, c[3] + i3, c[4] + i4 };
-            int inside = 1;
-            uint64_t row = m.addr;
-            for (int d = 1; d < m.rank; d++) {
+            int inside = 1, wrap = 0;
+            uint64_t row = m.addr, off;
+            for (int d = 1; d < m.rank && inside; d++) {
                 if (g[d] < 0 || (uint64_t)g[d] >= m.dim[d]) inside = 0;
-                row += (uint64_t)g[d] * m.stride[d - 1];
+                else if (__builtin_mul_overflow((uint64_t)g[d], m.stride[d - 1], &off) ||
+                         __builtin_add_overflow(row, off, &row))
+                    wrap = 1; /* a forged map: an address past 2^64 is no address */
             }
             /* the part of the row inside dimension 0: [lo, hi) of the box */
             int64_t lo = g[0] < 0 ? -g[0] : 0, hi = (int64_t)m.dim[0] - g[0];
@@ -215,8 +221,9 @@ static int cp_tensor(struct blk *b, struct warp *w, const struct ir_ins *in, uin
             if (!inside || lo >= hi) lo = hi = 0;
             unsigned char *gp = NULL;
             if (hi > lo) {
-                uint64_t ga = row + (uint64_t)(g[0] + lo) * es, len = (uint64_t)(hi - lo) * es;
-                gp = ex_addr(b, SP_GLOBAL, ga, (unsigned)len, tid);
+                uint64_t ga, len = (uint64_t)(hi - lo) * es;
+                wrap |= __builtin_add_overflow(row, (uint64_t)(g[0] + lo) * es, &ga);
+                gp = wrap ? NULL : ex_addr(b, SP_GLOBAL, ga, (unsigned)len, tid);
                 if (!gp) {
                     struct ir_ins acc = { .op = (uint16_t)(load ? OP_LD : OP_ST), .space = SP_GLOBAL, .line = in->line, .name = in->name, .fn = in->fn };
                     ex_mem_fault(b, w, l, &acc, ga, (unsigned)len, 0);
