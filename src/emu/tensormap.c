@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tensor maps (cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col,
- * cuTensorMapReplaceAddress): the
+ * cuTensorMapEncodeIm2colWide, cuTensorMapReplaceAddress): the
  * arguments checked as the CUDA Driver API documents them, and a real
  * descriptor written into the caller's 128-byte CUtensorMap, in a layout
  * of the emulator's own (struct tmap, src/ptx/tmap.h; the map is opaque to
@@ -224,6 +224,56 @@ TD_EXPORT CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUten
     return CUDA_SUCCESS;
 }
 
+/* Im2colWide (compute capability 10.0 and later, on the current context's
+ * device): the pixel box along W only, swizzles of 64 or 128 bytes (and
+ * 128B_ATOM_32B), W or W128 mode (W128: pixelsPerColumn ignored). */
+TD_EXPORT CUresult CUDAAPI cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType,
+                                                       cuuint32_t tensorRank, void *globalAddress,
+                                                       const cuuint64_t *globalDim, const cuuint64_t *globalStrides,
+                                                       int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth,
+                                                       cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn,
+                                                       const cuuint32_t *elementStrides,
+                                                       CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode,
+                                                       CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+                                                       CUtensorMapFloatOOBfill oobFill)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_query(&c);
+    if (r)
+        return r;
+    int major = emu_device_attr_or(c->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0);
+    emu_ctx_put(c);
+    if (major < 10)
+        return CUDA_ERROR_NOT_SUPPORTED; /* "only supported on devices of compute capability 10.0 or higher" */
+    if ((unsigned)tensorDataType >= sizeof dtypes / sizeof *dtypes)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (swizzle != CU_TENSOR_MAP_SWIZZLE_64B && swizzle != CU_TENSOR_MAP_SWIZZLE_128B &&
+        swizzle != CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (mode != CU_TENSOR_MAP_IM2COL_WIDE_MODE_W && mode != CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128)
+        return CUDA_ERROR_INVALID_VALUE;
+    uint64_t inner = (uint64_t)span_of(tensorDataType, channelsPerPixel);
+    struct tmap m;
+    if (check_common(&m, tensorMap, tensorDataType, tensorRank, 3, globalAddress, globalDim, globalStrides,
+                     elementStrides, interleave, swizzle, l2Promotion, oobFill, inner))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!channelsPerPixel || channelsPerPixel > 256 || (align16_packed(tensorDataType) && channelsPerPixel != 128))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (mode == CU_TENSOR_MAP_IM2COL_WIDE_MODE_W && (!pixelsPerColumn || pixelsPerColumn > 1024))
+        return CUDA_ERROR_INVALID_VALUE;
+    int lo = pixelBoxLowerCornerWidth, hi = pixelBoxUpperCornerWidth;
+    if (lo < -32768 || lo > 32767 || hi < -32768 || hi > 32767 || (long long)globalDim[1] + hi - lo < 1)
+        return CUDA_ERROR_INVALID_VALUE; /* W is dimension 1: a box of no pixel */
+    m.kind = TMAP_IM2COL_WIDE;
+    m.lower[0] = (int16_t)lo;
+    m.upper[0] = (int16_t)hi;
+    m.channels = (uint16_t)channelsPerPixel;
+    m.pixels = (uint16_t)(mode == CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128 ? 128 : pixelsPerColumn);
+    put_map(tensorMap, &m);
+    return CUDA_SUCCESS;
+}
+
 TD_EXPORT CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)
 {
     EMU_INIT_OR_RETURN();
@@ -231,7 +281,7 @@ TD_EXPORT CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap *tensorMap, voi
         return CUDA_ERROR_INVALID_VALUE;
     struct tmap m;
     memcpy(&m, tensorMap, sizeof m);
-    if (m.magic != TMAP_MAGIC || (m.kind != TMAP_TILED && m.kind != TMAP_IM2COL) || m.dtype >= sizeof dtypes / sizeof *dtypes)
+    if (m.magic != TMAP_MAGIC || (m.kind < TMAP_TILED || m.kind > TMAP_IM2COL_WIDE) || m.dtype >= sizeof dtypes / sizeof *dtypes)
         return CUDA_ERROR_INVALID_VALUE; /* not a map the emulator made */
     if (!addr_ok((uintptr_t)globalAddress, (CUtensorMapInterleave)m.interleave, (CUtensorMapDataType)m.dtype))
         return CUDA_ERROR_INVALID_VALUE;

@@ -47,7 +47,7 @@ static int get_map(struct blk *b, struct warp *w, int l, const struct ir_ins *in
     memcpy(m, p, sizeof *m);
     const char *why = NULL;
     uint64_t box = 1;
-    if (m->magic != TMAP_MAGIC || (m->kind != TMAP_TILED && m->kind != TMAP_IM2COL) || m->rank < 1 || m->rank > 5)
+    if (m->magic != TMAP_MAGIC || m->kind < TMAP_TILED || m->kind > TMAP_IM2COL_WIDE || m->rank < 1 || m->rank > 5)
         why = "is not a tensor map (cuTensorMapEncode* writes one)";
     else if (m->kind != TMAP_TILED)
         why = "is an im2col map: the emulator runs the tile mode only";

@@ -11,13 +11,13 @@
 #include <stdint.h>
 
 #define TMAP_MAGIC 0x4d544454u /* "TDTM" */
-enum { TMAP_TILED = 1, TMAP_IM2COL = 2 };
+enum { TMAP_TILED = 1, TMAP_IM2COL = 2, TMAP_IM2COL_WIDE = 3 };
 /* what an element is, for the reductions (cp.reduce.async.bulk.tensor) */
 enum { TMAP_E_UINT, TMAP_E_SINT, TMAP_E_FLOAT, TMAP_E_F16, TMAP_E_BF16 };
 
 struct tmap {
     uint32_t magic;
-    uint8_t kind;        /* TMAP_TILED, TMAP_IM2COL */
+    uint8_t kind;        /* TMAP_TILED, TMAP_IM2COL, TMAP_IM2COL_WIDE */
     uint8_t dtype, rank, interleave, swizzle, l2, oob;
     uint8_t ebytes;      /* bytes of an element; 0 for the packed types */
     uint8_t nan_fill;    /* elements out of the tensor read as NaN (else 0) */
@@ -29,7 +29,7 @@ struct tmap {
     uint64_t stride[4];  /* bytes, of dimensions 1..rank-1 */
     uint16_t box[5];     /* tiled */
     uint8_t estride[5];
-    int16_t lower[3], upper[3]; /* im2col: the pixel box's corners, {D, H, W} */
+    int16_t lower[3], upper[3]; /* im2col: the pixel box's corners, {D, H, W} (wide: W in [0]) */
     uint16_t channels, pixels;  /* im2col */
 };
 _Static_assert(sizeof(struct tmap) <= 128, "a CUtensorMap is 128 bytes");
