@@ -52,6 +52,7 @@ enum ir_op {
     OP_VIDEO,                         /* video instructions: see VI_* */
     OP_CVTPACK,                       /* cvt.pack.sat: type the converted type */
     OP_GRIDDEP,                       /* griddepcontrol (parsed as a no-op) */
+    OP_CREATEPOLICY,                  /* createpolicy: parsed as a mov of a policy value */
     OP_MAPA,                          /* mapa: space SP_CLUSTER or SP_GENERIC, d = a in rank b */
     OP_GETCTARANK,                    /* getctarank: space SP_CLUSTER or SP_GENERIC, d = the rank holding a */
     OP_CBAR,                          /* barrier.cluster: ins.sub CB_ARRIVE or CB_WAIT */

@@ -175,6 +175,15 @@ static void test_parse_errors(void **state)
     assert_non_null(strstr(err, "cp.async.bulk.tensor.3d.shared::cluster.global.im2col"));
     assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "r"), err, sizeof err), -1);
     assert_non_null(strstr(err, "cp.reduce.async.bulk.tensor.1d.global.shared::cta.mul"));
+    /* createpolicy: a policy value, for cache hints that steer nothing here */
+    static const char pol[] = HDR ".entry cp(.param .u64 p) {\n .reg .b64 %rd<4>;\n .reg .f32 %f<2>;\n"
+        " createpolicy.fractional.L2::evict_last.b64 %rd1, 1.0;\n"
+        " createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %rd2, 0.5;\n"
+        " ld.param.u64 %rd0, [p];\n ld.global.L2::cache_hint.f32 %f0, [%rd0], %rd1;\n ret;\n}\n";
+    struct ptx_module *pm = ptx_parse(pol, 0, err, sizeof err);
+    if (!pm) fail_msg("%s", err);
+    assert_int_equal(ptx_entry_check(pm, ptx_entry_find(pm, "cp"), err, sizeof err), 0);
+    ptx_module_free(pm);
     /* two coordinates for a 2-D copy: refused, not guessed */
     assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "w"), err, sizeof err), -1);
     ptx_module_free(m);
