@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The checker: can a function run? It must be defined (or be a builtin:
- * vprintf, __assertfail, malloc, free, cudaGraphSetConditional), hold no unsupported instruction,
+ * builtins.def), hold no unsupported instruction,
  * and so must every function it calls directly; a call through a pointer
  * checks its target when it happens. Also finds the functions on cycles of
  * the call graph (recursion, direct or through pointers): their calls save

@@ -687,7 +687,7 @@ static void do_builtin(struct blk *b, struct warp *w, const struct ir_ins *in, u
             memcpy(&av[i], fp + c->args[i].from, c->args[i].size > 8 ? 8 : c->args[i].size);
         uint64_t rv = 0;
         switch (fg->builtin) {
-        case OP_VPRINTF: {
+        case B_VPRINTF: {
             const unsigned char *fmt = NULL, *args = NULL;
             size_t fl = ex_read_dev(b, av[0], &fmt);
             size_t al = av[1] ? ex_read_dev(b, av[1], &args) : 0;
@@ -703,13 +703,13 @@ static void do_builtin(struct blk *b, struct warp *w, const struct ir_ins *in, u
             rv = (uint64_t)(uint32_t)count;
             break;
         }
-        case OP_MALLOC:
+        case B_MALLOC:
             rv = h->heap_alloc ? h->heap_alloc(h->cookie, av[0]) : 0;
             break;
-        case OP_FREE:
+        case B_FREE:
             if (av[0] && h->heap_free) h->heap_free(h->cookie, av[0]);
             break;
-        case OP_SETCOND: /* the conditional node's value, in the executable
+        case B_SETCOND: /* the conditional node's value, in the executable
                             graph the kernel runs from (the host's to find) */
             if (!h->set_cond || h->set_cond(h->cond_cookie, av[0], (unsigned)av[1])) {
                 struct ex_site at = { w, l, in, PTX_ACCESS_NONE, 0, 0, 0, 1 };
