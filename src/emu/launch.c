@@ -18,6 +18,7 @@
 
 #include "../ptx/ptx.h"
 #include "fatbin.h"
+#include "xlat.h"
 
 struct emu_ptxmod {
     struct ptx_module *pm;      /* NULL: the image has no PTX to run */
@@ -240,6 +241,40 @@ static void host_heap_free(void *cookie, uint64_t addr)
     emu_mem_release((uintptr_t)addr, 1u << EMU_MEM_GLOBAL);
 }
 
+/* ---- the device runtime's questions (dynamic parallelism) ---------------- */
+static int host_dev_attr(void *cookie, int attr, int dev, int *value)
+{
+    (void)cookie;
+    struct emu_device *d = dev >= 0 ? emu_device(dev) : NULL;
+    if (!d)
+        return 101; /* cudaErrorInvalidDevice */
+    return emu_device_attr(d, attr, value) ? 1 : 0; /* cudaErrorInvalidValue: cudaDeviceAttr numbers CUdevice_attribute's */
+}
+
+static int host_dev_limit(void *cookie, int limit, uint64_t *value)
+{
+    struct launch_op *k = cookie;
+    if (limit < 0 || limit >= EMU_NLIMITS)
+        return 215; /* cudaErrorUnsupportedLimit; cudaLimit numbers CUlimit's */
+    pthread_mutex_lock(&k->ctx->lock);
+    *value = k->ctx->limits[limit];
+    pthread_mutex_unlock(&k->ctx->lock);
+    return 0;
+}
+
+static const char *host_error_text(void *cookie, int code, int name)
+{
+    (void)cookie;
+    const char *t = name ? NULL : td_xlat_text(TD_X_cudaError_t, (unsigned long long)(unsigned)code);
+    return t ? t : td_xlat_name(TD_X_cudaError_t, (unsigned long long)(unsigned)code);
+}
+
+static void host_note(void *cookie, const char *text, size_t len)
+{
+    struct launch_op *k = cookie;
+    emu_reportf("tdtrace-emu: kernel %s: %.*s", k->name, (int)(len > 400 ? 400 : len), text);
+}
+
 /* what a failed run returns to the program, and the report's heading */
 static void fault_of(enum ptx_status st, struct emu_fault *f)
 {
@@ -269,11 +304,19 @@ static void launch_run(struct emu_op *op)
     k->l.host.print = host_print; /* set_cond: emu_launch_cond's, for kernels of graphs */
     k->l.host.heap_alloc = host_heap_alloc;
     k->l.host.heap_free = host_heap_free;
+    k->l.host.dev_attr = host_dev_attr;
+    k->l.host.dev_limit = host_dev_limit;
+    k->l.host.error_text = host_error_text;
+    k->l.host.note = host_note;
+    k->l.device = k->ctx->dev->ordinal;
+    k->l.ndevices = emu_ndevices;
     /* the engine's frames hold whole 64-bit registers: 16 times CUDA's
      * per-thread stack (at most 256 KiB; 16 KiB at least, the engine's default) */
     pthread_mutex_lock(&k->ctx->lock);
     size_t stack = k->ctx->limits[CU_LIMIT_STACK_SIZE];
+    size_t pending = k->ctx->limits[CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT];
     pthread_mutex_unlock(&k->ctx->lock);
+    k->l.pending_limit = pending > 0xffffffffu ? 0xffffffffu : (unsigned)pending;
     k->l.stack_bytes = stack > 1024 ? (unsigned)(stack > 16384 ? 262144 : stack * 16) : 0;
     k->l.params = k->params;
     k->l.gaddr = k->gaddr;

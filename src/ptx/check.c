@@ -23,7 +23,7 @@ void ir_callees(const struct ptx_module *m, int f, int ind,
         if (g >= 0) fn(m, f, g, arg);
         else if (ind)
             for (int h = 0; h < m->nfuncs; h++)
-                if (m->funcs[h].addr_taken) fn(m, f, h, arg);
+                if (m->funcs[h].addr_taken && !m->funcs[h].is_entry) fn(m, f, h, arg); /* a kernel's address launches it */
     }
 }
 

@@ -459,7 +459,7 @@ static int call_exec(struct blk *b, struct warp *w, const struct ir_ins *in, uin
         if (g < 0) {
             uint64_t a = R[(size_t)in->a * 32 + l];
             g = ir_fidx(a, M->nfuncs);
-            if (g < 0 || (!M->funcs[g].defined && !M->funcs[g].builtin)) {
+            if (g < 0 || M->funcs[g].is_entry || (!M->funcs[g].defined && !M->funcs[g].builtin)) {
                 ex_fail_at(b, w, l, in, PTX_E_TRAP, "indirect call through 0x%llx, which is not a function's address",
                            (unsigned long long)a);
                 return -1;
@@ -682,6 +682,10 @@ static void do_builtin(struct blk *b, struct warp *w, const struct ir_ins *in, u
         int l = L;
         unsigned tid = (unsigned)(w->id * 32 + l);
         unsigned char *fp = b->fparam + (size_t)tid * P->fstride + fc;
+        if (ir_builtins[fg->builtin].how != B_LIB) {
+            if (ex_devrt_call(b, w, l, in, c, fg->builtin, fp)) return;
+            continue;
+        }
         uint64_t av[5] = { 0, 0, 0, 0, 0 };
         for (int i = 0; i < c->nargs && i < 5; i++)
             memcpy(&av[i], fp + c->args[i].from, c->args[i].size > 8 ? 8 : c->args[i].size);
