@@ -600,6 +600,8 @@ struct emu_fault {
     int line, column;
     const char *message;         /* the engine's one-line account */
     int device;                  /* the kernel's device's ordinal, -1: not known */
+    unsigned depth;              /* a child grid's nesting depth (dynamic parallelism), 0: none */
+    const char *parent;          /* then the kernel that launched it */
 };
 /* The report's text (lines ending in '\n'); its length. near: the
  * allocation the address lies in or near (emu_mem_nearest), or NULL. */

@@ -403,6 +403,9 @@ size_t emu_fault_format(const struct emu_fault *f, const struct emu_mem_near *ne
     if (f->has_thread)
         put(&o, "    by thread (%u,%u,%u) in block (%u,%u,%u)\n", f->thread[0], f->thread[1], f->thread[2],
             f->block[0], f->block[1], f->block[2]);
+    if (f->depth && f->parent && *f->parent)
+        put(&o, "    in a child grid (nesting depth %u) launched by kernel %s\n", f->depth,
+            emu_demangle(f->parent, df, sizeof df));
     if (f->ptx_line > 0) {
         put(&o, "    at PTX line %d", f->ptx_line);
         if (f->opcode && *f->opcode)

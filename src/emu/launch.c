@@ -380,6 +380,8 @@ static void launch_run(struct emu_op *op)
     f.line = pf.line;
     f.column = pf.column;
     f.message = err;
+    f.depth = pf.depth;
+    f.parent = pf.parent;
     if (k->len)
         emu_ctx_output(k->ctx, k->out, k->len);
     /* the report first: a synchronising call that the fault ends returns

@@ -387,9 +387,14 @@ static enum ptx_status run_children(struct plan *P)
             l->host.child_ran(l->host.cookie, m->funcs[wk.entry].name, c.grid, c.block, c.dyn_shared, c.depth,
                               (uint64_t)(t0 * 1e9), (uint64_t)(ex_now() * 1e9), (int)st);
         free(wk.params);
-        if (st != PTX_OK)
+        if (st != PTX_OK) {
             snprintf(P->err, P->errlen, "in child grid %s (depth %u, launched by %s): %s", m->funcs[wk.entry].name, c.depth,
                      m->funcs[P->entry].name, cerr);
+            if (l->fault && !l->fault->depth) { /* the innermost says where */
+                l->fault->depth = c.depth;
+                snprintf(l->fault->parent, sizeof l->fault->parent, "%s", m->funcs[P->entry].name);
+            }
+        }
     }
     return st;
 }

@@ -143,6 +143,10 @@ struct ptx_fault {
     char opcode[64];             /* its spelling, as "st.global.u32" */
     char file[256];              /* from the PTX's .loc/.file line info, if any */
     int line, column;
+    unsigned depth;              /* a child grid's (dynamic parallelism): its nesting
+                                    depth, and the kernel that launched it; 0, "": the
+                                    host's launch */
+    char parent[256];
 };
 
 struct ptx_launch {

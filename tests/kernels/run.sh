@@ -6,7 +6,7 @@
 # as the function, as the runtime does) and through cuLink*; then runtime
 # programs (<<<>>>, static and shared runtime), and programs built with
 # relocatable device code (-rdc=true: one and two translation units,
-# dynamic parallelism refused at its kernel).
+# dynamic parallelism).
 # BUILD (default build): the build directory holding lib/tdtrace/emu.
 # Without nvcc everything is skipped with the reason (the one skip: the
 # toolkit is an absent prerequisite); with it every test runs, and a test
@@ -163,15 +163,30 @@ if "$NVCC" $xc -rdc=true $rdcg -o "$out/rdc-ab" "$here/rdc_a.cu" "$here/rdc_b.cu
         ok "rdc: two translation units (calls, globals, statics, weak functions across them)"
     else bad "rdc: two translation units" "$out/rdc-ab.log"; fi
 else bad "rdc: two translation units (build)" "$out/rdc-ab.build.log"; fi
-# dynamic parallelism: libcudadevrt's unit is machine code only; the
-# launching kernel fails at its launch, naming the function, the rest runs
+# dynamic parallelism (CDP2): the device runtime is the engine's own;
+# each check of rdc_dp.cu is a test (children writing data, recursion,
+# the depth and pending-launch limits, device streams, tail launch,
+# device-side memory functions, queries, bad launches returning errors,
+# a child's fault failing the host launch), and printf from children
 if "$NVCC" $xc -rdc=true $rdcg -o "$out/rdc-dp" "$here/rdc_dp.cu" >"$out/rdc-dp.build.log" 2>&1; then
-    if rdc_run rdc-dp && grep -qx 'plain: cudaSuccess, 0 wrong' "$out/rdc-dp.log" &&
-       grep -qx 'parent: cudaErrorNotSupported' "$out/rdc-dp.log" &&
-       grep -q '^tdtrace-emu: kernel _Z6parentPi: unsupported: call of [A-Za-z0-9_]*, which the PTX does not define$' "$out/rdc-dp.log" &&
-       grep -q 'left out, machine code only for this device: TU 2 (.*cuda_device_runtime' "$out/rdc-dp.log"; then
-        ok "rdc: dynamic parallelism fails at the launching kernel, naming the function"
-    else bad "rdc: dynamic parallelism" "$out/rdc-dp.log"; fi
+    rdc_run rdc-dp
+    log="$out/rdc-dp.log"
+    n=0
+    while IFS= read -r line; do
+        case $line in
+        *": ok") n=$((n + 1)); ok "rdc: dynamic parallelism: ${line%: ok}" ;;
+        *": FAIL "*) n=$((n + 1)); bad "rdc: dynamic parallelism: $line" ;;
+        esac
+    done <"$log"
+    if [ "$n" -eq 10 ] && grep -qx PASSED "$log"; then ok "rdc: dynamic parallelism: every check ran"
+    else bad "rdc: dynamic parallelism: $n of 10 checks ran" "$log"; fi
+    if [ "$(grep -c '^child says 7 from block [01] thread [01]$' "$log")" = 4 ]; then ok "rdc: dynamic parallelism: printf from child grids"
+    else bad "rdc: dynamic parallelism: printf from child grids" "$log"; fi
+    if grep -q "^tdtrace-emu: kernel _Z10bad_parentPiPv: device runtime: __cudaCDP2Memcpy2DAsync is not supported by the emulator" "$log" &&
+       grep -q '^    in a child grid (nesting depth 1) launched by kernel oob_parent(int\*)$' "$log" &&
+       grep -q "TU 2, libcudadevrt's device runtime, is the emulator's own" "$log"; then
+        ok "rdc: dynamic parallelism: the report names unsupported calls and a faulting child grid"
+    else bad "rdc: dynamic parallelism: the report" "$log"; fi
 else bad "rdc: dynamic parallelism (build)" "$out/rdc-dp.build.log"; fi
 echo "kernels: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
