@@ -616,9 +616,11 @@ void emu_report(const char *text, size_t len);
 /* the same, formatted (at most 511 bytes) */
 void emu_reportf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A kernel ran (on a stream's worker), from t0 to t1 (emu_now_ns): told to
- * tdtrace's listener, if there is one */
+ * tdtrace's listener, if there is one. child: a grid a kernel launched
+ * (dynamic parallelism), on op's stream, which no call queued (no
+ * correlation) */
 void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigned block[3], unsigned shared,
-                       uint64_t t0, uint64_t t1, int result, const struct emu_op *op);
+                       uint64_t t0, uint64_t t1, int result, const struct emu_op *op, int child);
 
 /* An image was loaded: the least compute capability that loads it and the
  * ISA of the PTX chosen (emu_image_needs), told to tdtrace's listener */

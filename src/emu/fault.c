@@ -117,7 +117,7 @@ static void op_place(struct td_emu_event *ev, const struct emu_op *op)
 }
 
 void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigned block[3], unsigned shared,
-                       uint64_t t0, uint64_t t1, int result, const struct emu_op *op)
+                       uint64_t t0, uint64_t t1, int result, const struct emu_op *op, int child)
 {
     td_emu_listener fn = atomic_load(&listener);
     if (!fn)
@@ -137,6 +137,8 @@ void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigne
     ev.shared = shared;
     ev.op = TD_EMU_OP_KERNEL;
     op_place(&ev, op);
+    if (child)
+        ev.corr = 0;
     fn(&ev);
 }
 

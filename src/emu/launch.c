@@ -269,6 +269,22 @@ static const char *host_error_text(void *cookie, int code, int name)
     return t ? t : td_xlat_name(TD_X_cudaError_t, (unsigned long long)(unsigned)code);
 }
 
+static void fault_of(enum ptx_status st, struct emu_fault *f);
+
+/* a child grid ran: a kernel of the trace, on the launch's stream */
+static void host_child_ran(void *cookie, const char *kernel, const unsigned grid[3], const unsigned block[3],
+                           unsigned dyn_shared, unsigned depth, uint64_t t0, uint64_t t1, int status)
+{
+    struct launch_op *k = cookie;
+    (void)depth;
+    if (!emu_listening())
+        return;
+    struct emu_fault r = { 0 };
+    if (status != PTX_OK)
+        fault_of((enum ptx_status)status, &r);
+    emu_report_kernel(kernel, grid, block, dyn_shared, t0, t1, (int)r.result, &k->op, 1);
+}
+
 static void host_note(void *cookie, const char *text, size_t len)
 {
     struct launch_op *k = cookie;
@@ -308,6 +324,7 @@ static void launch_run(struct emu_op *op)
     k->l.host.dev_limit = host_dev_limit;
     k->l.host.error_text = host_error_text;
     k->l.host.note = host_note;
+    k->l.host.child_ran = host_child_ran;
     k->l.device = k->ctx->dev->ordinal;
     k->l.ndevices = emu_ndevices;
     /* the engine's frames hold whole 64-bit registers: 16 times CUDA's
@@ -348,7 +365,7 @@ static void launch_run(struct emu_op *op)
         struct emu_fault r = { 0 };
         if (st != PTX_OK)
             fault_of(st, &r);
-        emu_report_kernel(k->name, k->l.grid, k->l.block, k->l.dyn_shared, t0, emu_now_ns(), (int)r.result, op);
+        emu_report_kernel(k->name, k->l.grid, k->l.block, k->l.dyn_shared, t0, emu_now_ns(), (int)r.result, op, 0);
     }
     emu_mem_kernel_end();
     if (barrier)
