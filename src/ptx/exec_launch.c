@@ -380,6 +380,17 @@ static enum ptx_status run_children(struct plan *P)
         c.explicit_cluster = ptx_entry_cluster(m, wk.entry, c.cluster);
         c.depth = l->depth + 1;
         c.devrt = P->dr;
+        if (P->deadline > 0) { /* the host launch's time limit covers its children */
+            double left = P->deadline - ex_now();
+            if (left <= 0) {
+                free(wk.params);
+                st = PTX_E_TIMEOUT;
+                snprintf(P->err, P->errlen, "the host launch's time limit ran out before child grid %s (launched by %s) "
+                         "could run", m->funcs[wk.entry].name, m->funcs[P->entry].name);
+                break;
+            }
+            c.timeout_ms = left * 1000 < 1 ? 1 : (unsigned)(left * 1000);
+        }
         char cerr[512];
         double t0 = ex_now();
         st = ptx_run(m, wk.entry, &c, cerr, sizeof cerr);
@@ -388,8 +399,11 @@ static enum ptx_status run_children(struct plan *P)
                               (uint64_t)(t0 * 1e9), (uint64_t)(ex_now() * 1e9), (int)st);
         free(wk.params);
         if (st != PTX_OK) {
-            snprintf(P->err, P->errlen, "in child grid %s (depth %u, launched by %s): %s", m->funcs[wk.entry].name, c.depth,
-                     m->funcs[P->entry].name, cerr);
+            if (strncmp(cerr, "in child grid ", 14) == 0) /* the innermost says it */
+                snprintf(P->err, P->errlen, "%s", cerr);
+            else
+                snprintf(P->err, P->errlen, "in child grid %s (depth %u, launched by %s): %s", m->funcs[wk.entry].name,
+                         c.depth, m->funcs[P->entry].name, cerr);
             if (l->fault && !l->fault->depth) { /* the innermost says where */
                 l->fault->depth = c.depth;
                 snprintf(l->fault->parent, sizeof l->fault->parent, "%s", m->funcs[P->entry].name);

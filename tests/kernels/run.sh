@@ -188,5 +188,13 @@ if "$NVCC" $xc -rdc=true $rdcg -o "$out/rdc-dp" "$here/rdc_dp.cu" >"$out/rdc-dp.
         ok "rdc: dynamic parallelism: the report names unsupported calls and a faulting child grid"
     else bad "rdc: dynamic parallelism: the report" "$log"; fi
 else bad "rdc: dynamic parallelism (build)" "$out/rdc-dp.build.log"; fi
+# a tree of child grids without end: the host launch's time limit ends it
+if "$NVCC" $xc -rdc=true $rdcg -o "$out/rdc-dp-bomb" "$here/rdc_dp_bomb.cu" >"$out/rdc-dp-bomb.build.log" 2>&1; then
+    if env LD_LIBRARY_PATH="$lib" TDTRACE_EMU_PROFILE=h100 TDTRACE_EMU_TIMEOUT=1 "$out/rdc-dp-bomb" >"$out/rdc-dp-bomb.log" 2>&1 &&
+       grep -qx 'bomb: cudaErrorLaunchTimeout' "$out/rdc-dp-bomb.log" &&
+       grep -q '^    in a child grid (nesting depth [0-9]*) launched by kernel bomb(int)$' "$out/rdc-dp-bomb.log"; then
+        ok "rdc: dynamic parallelism: the time limit covers a launch's child grids"
+    else bad "rdc: dynamic parallelism: time limit" "$out/rdc-dp-bomb.log"; fi
+else bad "rdc: dynamic parallelism: time limit (build)" "$out/rdc-dp-bomb.build.log"; fi
 echo "kernels: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
