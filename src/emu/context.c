@@ -680,7 +680,8 @@ TD_EXPORT CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
  * the L2 fetch granularity is 0 to 128 bytes, the persisting L2 size at
  * most the device's; the stack at most 1 MiB per thread. The others take
  * any value; the emulator keeps them for cuCtxGetLimit (its kernels have no
- * fixed stack, printf FIFO or heap). */
+ * fixed stack, printf FIFO or heap) and, for the pending launch count, the
+ * device runtime of dynamic parallelism (launch.c). */
 static CUresult limit_check(const struct emu_ctx *c, int limit, size_t value)
 {
     switch (limit) {
