@@ -188,6 +188,16 @@ if "$NVCC" $xc -rdc=true $rdcg -o "$out/rdc-dp" "$here/rdc_dp.cu" >"$out/rdc-dp.
         ok "rdc: dynamic parallelism: the report names unsupported calls and a faulting child grid"
     else bad "rdc: dynamic parallelism: the report" "$log"; fi
 else bad "rdc: dynamic parallelism (build)" "$out/rdc-dp.build.log"; fi
+# under tdtrace: child grids are kernel runs without launches in -c's table
+if [ -x "$root/$BUILD/bin/tdtrace" ] && [ -x "$out/rdc-dp" ]; then
+    log="$out/rdc-dp.tdtrace.log"
+    env ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$root/$BUILD/bin/tdtrace" -c --emulate=profile=h100 -- "$out/rdc-dp" >"$log" 2>&1
+    if grep -Eq '^ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +0 +65 fill\(int\*, int, int\)$' "$log" &&
+       grep -Eq '^ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +1 +1 fill_parent\(int\*, int, int\*\)$' "$log" &&
+       grep -Eq '^ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +1 +25 deep\(int, int\*, int\*\)$' "$log"; then
+        ok "rdc: dynamic parallelism under tdtrace: child grids are kernel runs in the summary"
+    else bad "rdc: dynamic parallelism under tdtrace" "$log"; fi
+else bad "rdc: dynamic parallelism under tdtrace: $root/$BUILD/bin/tdtrace or $out/rdc-dp missing"; fi
 # a tree of child grids without end: the host launch's time limit ends it
 if "$NVCC" $xc -rdc=true $rdcg -o "$out/rdc-dp-bomb" "$here/rdc_dp_bomb.cu" >"$out/rdc-dp-bomb.build.log" 2>&1; then
     if env LD_LIBRARY_PATH="$lib" TDTRACE_EMU_PROFILE=h100 TDTRACE_EMU_TIMEOUT=1 "$out/rdc-dp-bomb" >"$out/rdc-dp-bomb.log" 2>&1 &&
