@@ -22,7 +22,7 @@
  * spins until a child has run never ends (the time limit ends it).
  * Device streams and events only order work, and one queue in launch order
  * keeps every order they can ask for; device cudaMemcpyAsync and
- * cudaMemsetAsync are queued as the launches are.
+ * cudaMemsetAsync (and their 2D forms) are queued as the launches are.
  *
  * Limits: nesting depth 24 (cudaErrorLaunchMaxDepthExceeded), the pending
  * launches of a host launch's tree (cudaLimitDevRuntimePendingLaunchCount,
@@ -37,7 +37,7 @@
 #include <stdlib.h>
 
 enum {
-    E_INVALID_VALUE = 1, E_MEMORY_ALLOCATION = 2, E_INVALID_CONFIGURATION = 9,
+    E_INVALID_VALUE = 1, E_MEMORY_ALLOCATION = 2, E_INVALID_CONFIGURATION = 9, E_INVALID_PITCH = 12,
     E_INVALID_MEMCPY_DIRECTION = 21, E_MAX_DEPTH = 65, E_PENDING_COUNT = 69,
     E_INVALID_DEVICE_FUNCTION = 98, E_UNSUPPORTED_LIMIT = 215, E_INVALID_HANDLE = 400, E_NOT_SUPPORTED = 801,
 };
@@ -581,22 +581,49 @@ int ex_devrt_call(struct blk *b, struct warp *w, int l, const struct ir_ins *in,
     case B_DFREE:
         if (arg(c, fp, 0) && h->heap_free) h->heap_free(h->cookie, arg(c, fp, 0));
         break;
-    case B_MEMCPYASYNC: case B_MEMCPYASYNC_PTSZ: case B_MEMSETASYNC: case B_MEMSETASYNC_PTSZ: {
-        int cp = id == B_MEMCPYASYNC || id == B_MEMCPYASYNC_PTSZ;
+    case B_MEMCPYASYNC: case B_MEMCPYASYNC_PTSZ: case B_MEMSETASYNC: case B_MEMSETASYNC_PTSZ:
+    case B_MEMCPY2DASYNC: case B_MEMCPY2DASYNC_PTSZ: case B_MEMSET2DASYNC: case B_MEMSET2DASYNC_PTSZ: {
+        int cp = id == B_MEMCPYASYNC || id == B_MEMCPYASYNC_PTSZ || id == B_MEMCPY2DASYNC || id == B_MEMCPY2DASYNC_PTSZ;
+        int two = id == B_MEMCPY2DASYNC || id == B_MEMCPY2DASYNC_PTSZ || id == B_MEMSET2DASYNC || id == B_MEMSET2DASYNC_PTSZ;
         struct ex_work wk;
         memset(&wk, 0, sizeof wk);
         wk.kind = cp ? EW_COPY : EW_SET;
         wk.dst = arg(c, fp, 0);
-        wk.n = arg(c, fp, 2);
-        uint64_t s = arg(c, fp, cp ? 4 : 3);
-        if (cp) wk.src = arg(c, fp, 1);
-        else wk.val = (int)(int32_t)arg(c, fp, 1);
-        unsigned kind = cp ? (unsigned)arg(c, fp, 3) : 3u;
+        unsigned kind = 3u;
+        uint64_t s;
+        if (!two) { /* (dst, src, n, kind, stream); (dst, value, n, stream) */
+            wk.n = arg(c, fp, 2);
+            wk.height = 1;
+            wk.dpitch = wk.spitch = wk.n;
+            if (cp) wk.src = arg(c, fp, 1);
+            else wk.val = (int)(int32_t)arg(c, fp, 1);
+            if (cp) kind = (unsigned)arg(c, fp, 3);
+            s = arg(c, fp, cp ? 4 : 3);
+        } else if (cp) { /* (dst, dpitch, src, spitch, width, height, kind, stream) */
+            wk.dpitch = arg(c, fp, 1);
+            wk.src = arg(c, fp, 2);
+            wk.spitch = arg(c, fp, 3);
+            wk.n = arg(c, fp, 4);
+            wk.height = arg(c, fp, 5);
+            kind = (unsigned)arg(c, fp, 6);
+            s = arg(c, fp, 7);
+        } else { /* (dst, pitch, value, width, height, stream) */
+            wk.dpitch = arg(c, fp, 1);
+            wk.val = (int)(int32_t)arg(c, fp, 2);
+            wk.n = arg(c, fp, 3);
+            wk.height = arg(c, fp, 4);
+            s = arg(c, fp, 5);
+        }
         wk.tail = s == STREAM_TAIL;
+        int empty = !wk.n || !wk.height;
+        uint64_t dspan = ex_span2d(wk.n, wk.dpitch, wk.height), sspan = cp ? ex_span2d(wk.n, wk.spitch, wk.height) : 1;
         if (kind != 3u && kind != 4u) err = E_INVALID_MEMCPY_DIRECTION; /* device to device, or default */
         else if (!stream_ok(d, s)) err = E_INVALID_HANDLE;
-        else if (wk.n && (!device_range(h, wk.dst, wk.n) || (cp && !device_range(h, wk.src, wk.n)))) err = E_INVALID_VALUE;
-        else if (wk.n) err = enqueue(P, &wk);
+        else if (empty) err = 0;
+        else if (wk.dpitch < wk.n || (cp && wk.spitch < wk.n)) err = E_INVALID_PITCH;
+        else if (!dspan || !sspan || !device_range(h, wk.dst, dspan) || (cp && !device_range(h, wk.src, sspan)))
+            err = E_INVALID_VALUE;
+        else err = enqueue(P, &wk);
         break;
     }
     default: { /* B_NOTSUP: named once in the host launch's report */

@@ -315,9 +315,18 @@ struct ex_work {
     unsigned grid[3], block[3], shmem;
     unsigned char *params;
     unsigned pbytes;
-    uint64_t dst, src, n;        /* EW_COPY, EW_SET (val) */
+    uint64_t dst, src, n;        /* EW_COPY, EW_SET (val): n bytes in each of height rows, */
+    uint64_t dpitch, spitch, height; /* the rows dpitch and spitch bytes apart */
     int val;
 };
+/* the bytes from the first to the end of the last row of height rows of n
+ * bytes, pitch apart (pitch >= n): 0 when it does not fit in 64 bits */
+static inline uint64_t ex_span2d(uint64_t n, uint64_t pitch, uint64_t height)
+{
+    if (!height || !n) return 0;
+    if (pitch && height - 1 > (UINT64_MAX - n) / pitch) return 0;
+    return pitch * (height - 1) + n;
+}
 /* once the grid's blocks are done: its next work in order into wk (the
  * caller frees wk->params), 1; 0 when there is none */
 int ex_devrt_next(struct plan *P, struct ex_work *wk);

@@ -357,17 +357,22 @@ static enum ptx_status run_children(struct plan *P)
     enum ptx_status st = PTX_OK;
     while (st == PTX_OK && ex_devrt_next(P, &wk)) {
         if (wk.kind != EW_LAUNCH) { /* checked when queued; the memory may have gone since */
-            uint64_t lo, hi, lo2, hi2;
-            int ok = l->host.lookup && l->host.lookup(l->host.cookie, wk.dst, &lo, &hi) == 0 && wk.dst + wk.n <= hi &&
-                     (wk.kind == EW_SET || (l->host.lookup(l->host.cookie, wk.src, &lo2, &hi2) == 0 && wk.src + wk.n <= hi2));
+            uint64_t lo, hi, lo2, hi2, dspan = ex_span2d(wk.n, wk.dpitch, wk.height);
+            uint64_t sspan = wk.kind == EW_COPY ? ex_span2d(wk.n, wk.spitch, wk.height) : 0;
+            int ok = l->host.lookup && l->host.lookup(l->host.cookie, wk.dst, &lo, &hi) == 0 && dspan && wk.dst + dspan <= hi &&
+                     (wk.kind == EW_SET || (sspan && l->host.lookup(l->host.cookie, wk.src, &lo2, &hi2) == 0 &&
+                                            wk.src + sspan <= hi2));
             if (!ok) {
                 st = PTX_E_ADDRESS;
                 snprintf(P->err, P->errlen, "a device-side %s of %llu bytes queued by kernel %s: its memory was freed before it ran",
-                         wk.kind == EW_SET ? "cudaMemsetAsync" : "cudaMemcpyAsync", (unsigned long long)wk.n, m->funcs[P->entry].name);
+                         wk.kind == EW_SET ? "cudaMemsetAsync" : "cudaMemcpyAsync", (unsigned long long)dspan, m->funcs[P->entry].name);
                 break;
             }
-            if (wk.kind == EW_SET) memset((void *)(uintptr_t)wk.dst, wk.val, (size_t)wk.n);
-            else memmove((void *)(uintptr_t)wk.dst, (const void *)(uintptr_t)wk.src, (size_t)wk.n);
+            for (uint64_t r = 0; r < wk.height; r++) {
+                unsigned char *dp = (unsigned char *)(uintptr_t)(wk.dst + r * wk.dpitch);
+                if (wk.kind == EW_SET) memset(dp, wk.val, (size_t)wk.n);
+                else memmove(dp, (const void *)(uintptr_t)(wk.src + r * wk.spitch), (size_t)wk.n);
+            }
             continue;
         }
         struct ptx_launch c = *l;

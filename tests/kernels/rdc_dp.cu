@@ -111,6 +111,15 @@ __global__ void memory_parent(int *out, int n, int *status)
     *status = (int)cudaGetLastError();
 }
 
+// ---- the 2D forms: a and b are 8 x 8 ints, rows 32 bytes apart ----------
+__global__ void memory2d_parent(const int *a, int *b, int *status)
+{
+    status[0] = (int)cudaMemset2DAsync(b, 32, 0, 32, 8, 0);
+    status[1] = (int)cudaMemcpy2DAsync(b + 1, 32, a + 2, 32, 3 * sizeof(int), 4, cudaMemcpyDeviceToDevice, 0);
+    status[2] = (int)cudaMemcpy2DAsync(b, 4, a, 32, 8, 2, cudaMemcpyDeviceToDevice, 0); // pitch below the width
+    status[3] = (int)cudaMemset2DAsync(b, 32, 0, 32, 9, 0);                             // a row past the end
+}
+
 // ---- printf from children ---------------------------------------------------
 __global__ void say(int v) { printf("child says %d from block %d thread %d\n", v, blockIdx.x, threadIdx.x); }
 __global__ void say_parent() { say<<<2, 2>>>(7); }
@@ -153,8 +162,8 @@ __global__ void bad_parent(int *codes, void *bogus)
     codes[9] = (int)cudaStreamCreateWithFlags(&s, cudaStreamDefault);             // must be non-blocking
     fill<<<1, 1, 0, (cudaStream_t)bogus>>>(codes + 16, 0, 1);                     // not a stream
     codes[10] = (int)cudaGetLastError();
-    int v[4] = { 0, 0, 0, 0 };
-    codes[11] = (int)cudaMemcpy2DAsync(v, 8, v + 2, 8, 8, 1, cudaMemcpyDeviceToDevice, 0); // not served
+    int version = 0;
+    codes[11] = (int)cudaRuntimeGetVersion(&version);                             // not served
     codes[12] = (int)cudaPeekAtLastError();
 }
 
@@ -264,6 +273,31 @@ int main()
         char det[96];
         snprintf(det, sizeof det, "%d wrong, set %#x, status %d", bad, h[n], h[n + 1]);
         verdict("device cudaMalloc, cudaMemcpyAsync, cudaMemsetAsync, cudaFree", !bad && h[n] == 0x01010101 && h[n + 1] == 0, det);
+    }
+    // the 2D forms
+    {
+        int ha[64], hb[64], want[64];
+        for (int i = 0; i < 64; i++) { ha[i] = i; hb[i] = -1; want[i] = 0; }
+        for (int r = 0; r < 4; r++)
+            for (int c = 1; c < 4; c++) want[r * 8 + c] = ha[r * 8 + c + 1];
+        int *da, *db, *ds = d; // b: a 256-byte allocation of its own
+        CHECK(cudaMalloc(&da, sizeof ha));
+        CHECK(cudaMalloc(&db, sizeof hb));
+        CHECK(cudaMemcpy(da, ha, sizeof ha, cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(db, hb, sizeof hb, cudaMemcpyHostToDevice));
+        memory2d_parent<<<1, 1>>>(da, db, ds);
+        CHECK(cudaDeviceSynchronize());
+        int st[4];
+        CHECK(cudaMemcpy(hb, db, sizeof hb, cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(st, ds, sizeof st, cudaMemcpyDeviceToHost));
+        char det[96];
+        snprintf(det, sizeof det, "status %d %d %d %d, %s", st[0], st[1], st[2], st[3],
+                 memcmp(hb, want, sizeof hb) ? "wrong data" : "right data");
+        verdict("device cudaMemcpy2DAsync, cudaMemset2DAsync",
+                !memcmp(hb, want, sizeof hb) && !st[0] && !st[1] && st[2] == cudaErrorInvalidPitchValue &&
+                st[3] == cudaErrorInvalidValue, det);
+        CHECK(cudaFree(da));
+        CHECK(cudaFree(db));
     }
     // printf
     say_parent<<<1, 1>>>();
