@@ -450,7 +450,7 @@ int ex_devrt_call(struct blk *b, struct warp *w, int l, const struct ir_ins *in,
     }
     struct ptx_devrt *d = P->dr;
     uint64_t rv = 0;
-    int err = 0, sets = 1; /* sets: the call records a failure as the last error */
+    int err = 0, sets = 1; /* sets: the call returns err, a failure recorded as the last error */
     switch (id) {
     case B_GETPARAMBUFV2: {
         unsigned grid[3], block[3];
@@ -478,14 +478,12 @@ int ex_devrt_call(struct blk *b, struct warp *w, int l, const struct ir_ins *in,
     }
     case B_LAUNCHV2: case B_LAUNCHV2_PTSZ:
         err = launch(P, arg(c, fp, 0), arg(c, fp, 1), -2, NULL, NULL, 0);
-        rv = (uint64_t)err;
         break;
     case B_LAUNCH: case B_LAUNCH_PTSZ: { /* (func, buffer, grid, block, shared, stream) */
         unsigned grid[3], block[3];
         arg_dim(c, fp, 2, grid);
         arg_dim(c, fp, 3, block);
         err = launch(P, arg(c, fp, 1), arg(c, fp, 5), entry_of(P->m, arg(c, fp, 0)), grid, block, (unsigned)arg(c, fp, 4));
-        rv = (uint64_t)err;
         break;
     }
     case B_GETLASTERROR:
@@ -574,7 +572,8 @@ int ex_devrt_call(struct blk *b, struct warp *w, int l, const struct ir_ins *in,
         uint64_t size = arg(c, fp, 1), a = 0;
         unsigned char *pp = ex_addr(b, SP_GENERIC, arg(c, fp, 0), 8, tid);
         if (!pp) err = E_INVALID_VALUE;
-        else if (!size || !h->heap_alloc || !(a = h->heap_alloc(h->cookie, size))) err = E_MEMORY_ALLOCATION;
+        else if (size && (!h->heap_alloc || !(a = h->heap_alloc(h->cookie, size)))) err = E_MEMORY_ALLOCATION;
+        /* size 0: success and NULL, as the host's cudaMalloc */
         if (pp) memcpy(pp, &a, 8);
         break;
     }
@@ -641,7 +640,7 @@ int ex_devrt_call(struct blk *b, struct warp *w, int l, const struct ir_ins *in,
         break;
     }
     }
-    if (id != B_GETPARAMBUFV2 && id != B_GETPARAMBUF && sets && id != B_GETERRORSTRING) rv = (uint64_t)err;
+    if (sets && id != B_GETPARAMBUFV2 && id != B_GETPARAMBUF) rv = (uint64_t)err; /* those return the buffer */
     if (err && sets) b->lasterr[tid] = (uint32_t)err;
     result(c, fp, rv);
     return 0;
