@@ -32,6 +32,17 @@ __global__ void fill_parent(int *x, int seg, int *errs)
     if (cudaGetLastError() != cudaSuccess) atomicAdd(errs, 1);
 }
 
+// the first form: a buffer of a size, the kernel named at launch
+__global__ void first_form_parent(int *x, int *status)
+{
+    void *buf = cudaGetParameterBuffer(8, 16);
+    if (!buf) { *status = -1; return; }
+    *(int **)buf = x;            // fill(int *x, int base, int n): offsets 0, 8, 12
+    ((int *)buf)[2] = 42;
+    ((int *)buf)[3] = 4;
+    *status = (int)cudaLaunchDevice((void *)fill, buf, dim3(1), dim3(4), 0, 0);
+}
+
 // ---- recursion: a quicksort that launches itself on both halves ----------
 #define QS_MAX_DEPTH 16
 __device__ void selection_sort(unsigned *a, int lo, int hi)
@@ -202,6 +213,18 @@ int main()
         snprintf(det, sizeof det, "%d wrong", bad);
         verdict("children write", bad == 0, det);
         free(h);
+    }
+    // the first launch form
+    {
+        CHECK(cudaMemset(d, 0xff, 32));
+        first_form_parent<<<1, 1>>>(d, d + 4);
+        CHECK(cudaDeviceSynchronize());
+        int h[5];
+        CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+        char det[96];
+        snprintf(det, sizeof det, "%d %d %d %d, status %d", h[0], h[1], h[2], h[3], h[4]);
+        verdict("first launch form (cudaGetParameterBuffer, cudaLaunchDevice)",
+                h[0] == 42 && h[1] == 43 && h[2] == 44 && h[3] == 45 && h[4] == 0, det);
     }
     // recursion: quicksort
     {

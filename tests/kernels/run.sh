@@ -178,8 +178,8 @@ if "$NVCC" $xc -rdc=true $rdcg -o "$out/rdc-dp" "$here/rdc_dp.cu" >"$out/rdc-dp.
         *": FAIL "*) n=$((n + 1)); bad "rdc: dynamic parallelism: $line" ;;
         esac
     done <"$log"
-    if [ "$n" -eq 11 ] && grep -qx PASSED "$log"; then ok "rdc: dynamic parallelism: every check ran"
-    else bad "rdc: dynamic parallelism: $n of 11 checks ran" "$log"; fi
+    if [ "$n" -eq 12 ] && grep -qx PASSED "$log"; then ok "rdc: dynamic parallelism: every check ran"
+    else bad "rdc: dynamic parallelism: $n of 12 checks ran" "$log"; fi
     if [ "$(grep -c '^child says 7 from block [01] thread [01]$' "$log")" = 4 ]; then ok "rdc: dynamic parallelism: printf from child grids"
     else bad "rdc: dynamic parallelism: printf from child grids" "$log"; fi
     if grep -q "^tdtrace-emu: kernel _Z10bad_parentPiPv: device runtime: __cudaCDP2RuntimeGetVersion is not supported by the emulator" "$log" &&
@@ -192,7 +192,7 @@ else bad "rdc: dynamic parallelism (build)" "$out/rdc-dp.build.log"; fi
 if [ -x "$root/$BUILD/bin/tdtrace" ] && [ -x "$out/rdc-dp" ]; then
     log="$out/rdc-dp.tdtrace.log"
     env ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$root/$BUILD/bin/tdtrace" -c --emulate=profile=h100 -- "$out/rdc-dp" >"$log" 2>&1
-    if grep -Eq '^ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +0 +65 fill\(int\*, int, int\)$' "$log" &&
+    if grep -Eq '^ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +0 +66 fill\(int\*, int, int\)$' "$log" &&
        grep -Eq '^ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +1 +1 fill_parent\(int\*, int, int\*\)$' "$log" &&
        grep -Eq '^ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +1 +25 deep\(int, int\*, int\*\)$' "$log"; then
         ok "rdc: dynamic parallelism under tdtrace: child grids are kernel runs in the summary"
