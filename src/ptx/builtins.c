@@ -17,11 +17,22 @@ const struct ir_builtin ir_builtins[B_COUNT] = {
 #undef BUILTIN
 };
 
+static const struct { const char *name; int id; } aliases[] = {
+#define BUILTIN(id, nm, amin, amax, nret, how)
+#define ALIAS(nm, id) { nm, id },
+#include "builtins.def"
+#undef ALIAS
+#undef BUILTIN
+};
+
 int ir_builtin_find(const char *s, int n)
 {
     for (int i = 1; i < B_COUNT; i++)
         if ((size_t)n == strlen(ir_builtins[i].name) && memcmp(s, ir_builtins[i].name, (size_t)n) == 0)
             return i;
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if ((size_t)n == strlen(aliases[i].name) && memcmp(s, aliases[i].name, (size_t)n) == 0)
+            return aliases[i].id;
     return B_NONE;
 }
 

@@ -66,6 +66,17 @@ for img in kernels.ptx kernels.fatbin kernels-plain.fatbin; do
     done
 done
 for t in elementwise matmul call; do run "kernels.ptx link $t" "$out/link.$t.log" "$out/drv" "$out/kernels.ptx" $t link; done
+# a device-side launch in PTX that names the device runtime's public
+# functions, linked with libcudadevrt.a through cuLink* (as NVIDIA's
+# libNVVM sample device-side-launch does): the archive adds nothing
+devrt_a="$(dirname "$(dirname "$(command -v "$NVCC")")")/lib64/libcudadevrt.a"
+if [ -f "$devrt_a" ]; then
+    log="$out/dsl.log"
+    if env LD_LIBRARY_PATH="$lib" DEVRT="$devrt_a" "$out/drv" "$here/dsl.ptx" dsl link-devrt >"$log" 2>&1 &&
+       grep -q "libcudadevrt, whose device runtime is the emulator's own: nothing to link" "$log"; then
+        ok "dsl.ptx: device-side launch by the public names, linked with libcudadevrt.a"
+    else bad "dsl.ptx: device-side launch linked with libcudadevrt.a" "$log"; fi
+else skip=$((skip + 1)); echo "skip dsl.ptx: no libcudadevrt.a at $devrt_a (the toolkit beside nvcc has none)"; fi
 
 # machine code only: the load must say CUDA_ERROR_NO_BINARY_FOR_GPU
 if [ ! -f "$out/kernels-sass.fatbin" ]; then
