@@ -627,6 +627,17 @@ static void test_dynamic_parallelism(void **state)
     assert_int_equal(run(deep, 1, 1, err, sizeof err), PTX_OK);
     assert_int_equal(out32(0), 25);    /* depths 0 to 24 ran */
     assert_int_equal(out32(1), 65);    /* cudaErrorLaunchMaxDepthExceeded */
+
+    /* the public names are the same builtins */
+    static const char pub[] = HDR
+        ".extern .func (.param .b32 rv) cudaGetDevice (.param .b64 p);\n"
+        ".entry k(.param .u64 out) {\n .reg .b64 %rd<2>; .reg .b32 %r<2>;\n ld.param.u64 %rd1, [out];\n"
+        " { .param .b64 p; st.param.b64 [p], %rd1; .param .b32 rv; call.uni (rv), cudaGetDevice, (p);"
+        " ld.param.b32 %r1, [rv]; }\n st.global.u32 [%rd1+4], %r1;\n ret;\n}\n";
+    memset(arena, 0xee, 8);
+    assert_int_equal(run(pub, 1, 1, err, sizeof err), PTX_OK);
+    assert_int_equal(out32(0), 0);     /* device 0 */
+    assert_int_equal(out32(1), 0);     /* cudaSuccess */
     ptx_module_free(m);
 }
 
