@@ -372,7 +372,12 @@ static int launch(struct plan *P, uint64_t a, uint64_t s, int g, const unsigned 
         wk.pbytes = pb;
         wk.params = malloc(pb ? pb : 1);
         if (!wk.params) err = E_MEMORY_ALLOCATION;
+        else if (pb && !device_range(h, bf.addr, pb)) err = E_INVALID_VALUE; /* the kernel freed it */
         else memcpy(wk.params, (const void *)(uintptr_t)bf.addr, pb);
+        if (err) {
+            free(wk.params);
+            wk.params = NULL;
+        }
     }
     if (h->heap_free) h->heap_free(h->cookie, bf.addr);
     if (!err && (err = enqueue(P, &wk))) free(wk.params);
