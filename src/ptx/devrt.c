@@ -59,6 +59,8 @@ struct ptx_devrt {                       /* a host launch and every grid below i
     unsigned pending, limit;             /* launched grids not yet started; the most */
     struct dr_obj *objs;
     int nobjs, capobjs;
+    int *dead, ndead, capdead;           /* destroyed objects' indices, for reuse (as
+                                            the driver reuses a freed handle's address) */
     struct dr_str *strs;                 /* cudaGetErrorName/String's texts, device memory */
     int nstrs, capstrs;
     unsigned char noted[B_COUNT];        /* unsupported calls reported */
@@ -188,7 +190,11 @@ static uint64_t obj_new(struct ptx_devrt *d, int kind)
 {
     uint64_t h = 0;
     pthread_mutex_lock(&d->lock);
-    if (d->nobjs < MAX_OBJS && !grow((void **)&d->objs, d->nobjs, &d->capobjs, sizeof *d->objs)) {
+    if (d->ndead) {
+        int i = d->dead[--d->ndead];
+        d->objs[i] = (struct dr_obj){ kind, 1 };
+        h = HBASE + 16 * (uint64_t)i;
+    } else if (d->nobjs < MAX_OBJS && !grow((void **)&d->objs, d->nobjs, &d->capobjs, sizeof *d->objs)) {
         d->objs[d->nobjs] = (struct dr_obj){ kind, 1 };
         h = HBASE + 16 * (uint64_t)d->nobjs++;
     }
@@ -204,6 +210,23 @@ static int obj_find(struct ptx_devrt *d, uint64_t h, int kind)
     if (h >= HBASE && (h - HBASE) % 16 == 0 && (h - HBASE) / 16 < (uint64_t)d->nobjs) {
         int i = (int)((h - HBASE) / 16);
         if (d->objs[i].kind == kind && d->objs[i].live) r = i;
+    }
+    pthread_mutex_unlock(&d->lock);
+    return r;
+}
+
+/* destroys the live object of kind at handle h: 0, or -1 if there is none */
+static int obj_kill(struct ptx_devrt *d, uint64_t h, int kind)
+{
+    int r = -1;
+    pthread_mutex_lock(&d->lock);
+    if (h >= HBASE && (h - HBASE) % 16 == 0 && (h - HBASE) / 16 < (uint64_t)d->nobjs) {
+        int i = (int)((h - HBASE) / 16);
+        if (d->objs[i].kind == kind && d->objs[i].live) {
+            d->objs[i].live = 0;
+            if (!grow((void **)&d->dead, d->ndead, &d->capdead, sizeof *d->dead)) d->dead[d->ndead++] = i;
+            r = 0;
+        }
     }
     pthread_mutex_unlock(&d->lock);
     return r;
@@ -283,6 +306,7 @@ void ex_devrt_end(struct plan *P)
             if (h->heap_free) h->heap_free(h->cookie, d->strs[i].addr);
         free(d->strs);
         free(d->objs);
+        free(d->dead);
         pthread_mutex_destroy(&d->lock);
         free(d);
     }
@@ -546,16 +570,9 @@ int ex_devrt_call(struct blk *b, struct warp *w, int l, const struct ir_ins *in,
         else err = put(b, tid, arg(c, fp, 0), &e, 8);
         break;
     }
-    case B_STREAMDESTROY: case B_EVENTDESTROY: {
-        int i = obj_find(d, arg(c, fp, 0), id == B_STREAMDESTROY ? OBJ_STREAM : OBJ_EVENT);
-        if (i < 0) err = E_INVALID_HANDLE;
-        else { /* its queued work still runs */
-            pthread_mutex_lock(&d->lock);
-            d->objs[i].live = 0;
-            pthread_mutex_unlock(&d->lock);
-        }
+    case B_STREAMDESTROY: case B_EVENTDESTROY: /* a stream's queued work still runs */
+        if (obj_kill(d, arg(c, fp, 0), id == B_STREAMDESTROY ? OBJ_STREAM : OBJ_EVENT)) err = E_INVALID_HANDLE;
         break;
-    }
     case B_STREAMWAIT: case B_STREAMWAIT_PTSZ: /* (stream, event, flags): one queue keeps the order */
         if (!stream_ok(d, arg(c, fp, 0)) || obj_find(d, arg(c, fp, 1), OBJ_EVENT) < 0) err = E_INVALID_HANDLE;
         else if ((unsigned)arg(c, fp, 2)) err = E_INVALID_VALUE;
