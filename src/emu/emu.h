@@ -222,6 +222,8 @@ struct emu_ctx {
     struct emu_stream *streams;    /* every stream of the context */
     struct emu_stream *legacy;     /* the NULL stream, made on first use */
     size_t limits[EMU_NLIMITS];    /* by CUlimit */
+    _Atomic size_t heap_used;      /* device heap bytes outstanding (kernels' malloc,
+                                      cudaMalloc): at most CU_LIMIT_MALLOC_HEAP_SIZE */
     int cache_config;              /* cuCtxSetCacheConfig */
     atomic_int sticky;             /* a kernel's fault (CUresult), until teardown */
     _Atomic uint64_t peers;        /* devices whose memory its kernels reach (peer.c) */

@@ -225,13 +225,56 @@ static void host_print(void *cookie, const char *text, size_t len)
     pthread_mutex_unlock(&k->plock);
 }
 
-/* device malloc/free: device memory of the launch's context */
+/* The device heap (kernels' malloc, device-side cudaMalloc, the device
+ * runtime's parameter buffers): device memory of the launch's context, at
+ * most CU_LIMIT_MALLOC_HEAP_SIZE bytes outstanding. Each allocation's
+ * record gives its bytes back when it leaves the address map, however it
+ * goes (free, the context's teardown or reset). */
+struct heap_rec {
+    struct emu_ctx *ctx;                /* referenced by the allocation */
+    size_t size;
+    int back;                           /* given back */
+};
+
+static void heap_gone(void *cookie, int final)
+{
+    struct heap_rec *h = cookie;
+    if (!h->back) {
+        atomic_fetch_sub(&h->ctx->heap_used, h->size);
+        h->back = 1;
+    }
+    if (final)
+        free(h);
+}
+
 static uint64_t host_heap_alloc(void *cookie, uint64_t size)
 {
     struct launch_op *k = cookie;
     uintptr_t a = 0;
-    if (!size || size > ((uint64_t)1 << 40) || emu_mem_alloc(k->ctx, (size_t)size, EMU_MEM_GLOBAL, 0, NULL, &a))
+    if (!size || size > ((uint64_t)1 << 40))
         return 0;
+    struct heap_rec *h = malloc(sizeof *h);
+    if (!h)
+        return 0;
+    pthread_mutex_lock(&k->ctx->lock);
+    size_t limit = k->ctx->limits[CU_LIMIT_MALLOC_HEAP_SIZE];
+    pthread_mutex_unlock(&k->ctx->lock);
+    size_t was = atomic_fetch_add(&k->ctx->heap_used, (size_t)size);
+    struct emu_alloc *al = NULL;
+    if (was + size > limit || was + size < was || emu_mem_alloc(k->ctx, (size_t)size, EMU_MEM_GLOBAL, 0, NULL, &a) ||
+        !(al = emu_mem_lookup(a)) || al->base != a) {
+        if (al)
+            emu_alloc_put(al);
+        if (a)
+            emu_mem_release(a, 1u << EMU_MEM_GLOBAL);
+        atomic_fetch_sub(&k->ctx->heap_used, (size_t)size);
+        free(h);
+        return 0;
+    }
+    *h = (struct heap_rec){ k->ctx, (size_t)size, 0 };
+    al->gone_cookie = h; /* the address is nobody's but this call's yet */
+    al->gone = heap_gone;
+    emu_alloc_put(al);
     return a;
 }
 

@@ -131,6 +131,20 @@ __global__ void memory2d_parent(const int *a, int *b, int *status)
     status[3] = (int)cudaMemset2DAsync(b, 32, 0, 32, 9, 0);                             // a row past the end
 }
 
+// ---- the device heap's limit: 64 KiB blocks until cudaMalloc fails ----------
+__global__ void heap_fill(int *out)
+{
+    void *p[64];
+    int n = 0;
+    while (n < 64 && cudaMalloc(&p[n], 65536) == cudaSuccess) n++;
+    out[0] = n;
+    out[1] = (int)cudaGetLastError();
+    for (int i = 0; i < n; i++) cudaFree(p[i]);
+    void *q = nullptr;
+    out[2] = (int)cudaMalloc(&q, 65536); // room again
+    cudaFree(q);
+}
+
 // ---- printf from children ---------------------------------------------------
 __global__ void say(int v) { printf("child says %d from block %d thread %d\n", v, blockIdx.x, threadIdx.x); }
 __global__ void say_parent() { say<<<2, 2>>>(7); }
@@ -321,6 +335,18 @@ int main()
                 st[3] == cudaErrorInvalidValue, det);
         CHECK(cudaFree(da));
         CHECK(cudaFree(db));
+    }
+    // the device heap's limit
+    {
+        CHECK(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 1 << 20));
+        heap_fill<<<1, 1>>>(d);
+        CHECK(cudaDeviceSynchronize());
+        int h[3];
+        CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+        CHECK(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 8 << 20));
+        char det[96];
+        snprintf(det, sizeof det, "%d blocks, then %d; after the frees %d", h[0], h[1], h[2]);
+        verdict("cudaLimitMallocHeapSize bounds device cudaMalloc", h[0] == 16 && h[1] == cudaErrorMemoryAllocation && h[2] == 0, det);
     }
     // printf
     say_parent<<<1, 1>>>();

@@ -177,7 +177,7 @@ else bad "rdc: two translation units (build)" "$out/rdc-ab.build.log"; fi
 # dynamic parallelism (CDP2): the device runtime is the engine's own;
 # each check of rdc_dp.cu is a test (children writing data, recursion,
 # the depth and pending-launch limits, device streams, tail launch,
-# device-side memory functions and their 2D forms, queries, bad launches returning errors,
+# device-side memory functions and their 2D forms, the heap limit, queries, bad launches returning errors,
 # a child's fault failing the host launch), and printf from children
 if "$NVCC" $xc -rdc=true $rdcg -o "$out/rdc-dp" "$here/rdc_dp.cu" >"$out/rdc-dp.build.log" 2>&1; then
     rdc_run rdc-dp
@@ -189,8 +189,8 @@ if "$NVCC" $xc -rdc=true $rdcg -o "$out/rdc-dp" "$here/rdc_dp.cu" >"$out/rdc-dp.
         *": FAIL "*) n=$((n + 1)); bad "rdc: dynamic parallelism: $line" ;;
         esac
     done <"$log"
-    if [ "$n" -eq 12 ] && grep -qx PASSED "$log"; then ok "rdc: dynamic parallelism: every check ran"
-    else bad "rdc: dynamic parallelism: $n of 12 checks ran" "$log"; fi
+    if [ "$n" -eq 13 ] && grep -qx PASSED "$log"; then ok "rdc: dynamic parallelism: every check ran"
+    else bad "rdc: dynamic parallelism: $n of 13 checks ran" "$log"; fi
     if [ "$(grep -c '^child says 7 from block [01] thread [01]$' "$log")" = 4 ]; then ok "rdc: dynamic parallelism: printf from child grids"
     else bad "rdc: dynamic parallelism: printf from child grids" "$log"; fi
     if grep -q "^tdtrace-emu: kernel _Z10bad_parentPiPv: device runtime: __cudaCDP2RuntimeGetVersion is not supported by the emulator" "$log" &&
