@@ -58,7 +58,6 @@ enum ir_op {
     OP_CBAR,                          /* barrier.cluster: ins.sub CB_ARRIVE or CB_WAIT */
     OP_TEX, OP_TLD4, OP_TXQ, OP_SULD, OP_SUST, OP_SUQ, /* textures and surfaces: see TG_* */
     OP_CPTENSOR,                      /* cp.async.bulk.tensor: see TM_* */
-    OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE, OP_SETCOND,  /* builtin functions */
     OP_COUNT
 };
 
@@ -186,6 +185,20 @@ struct ir_call {
     struct ir_copy *args, *rets;
 };
 
+/* builtin functions (builtins.def): ids from 1, 0 being none */
+enum { B_LIB, B_DEVRT, B_NOTSUP };
+enum {
+    B_NONE,
+#define BUILTIN(id, name, amin, amax, nret, how) id,
+#include "builtins.def"
+#undef BUILTIN
+    B_COUNT
+};
+struct ir_builtin { const char *name; int amin, amax, nrets, how; };
+extern const struct ir_builtin ir_builtins[B_COUNT];
+/* builtins.c: the builtin named s (n bytes), or B_NONE */
+int ir_builtin_find(const char *s, int n);
+
 /* an address in a variable's initialiser: written when its address is known */
 struct ir_reloc {
     int global;              /* the variable initialised */
@@ -231,9 +244,7 @@ struct ir_param { unsigned offset, size, align; };
 struct ir_func {
     char *name;
     int is_entry, is_extern, defined;
-    int builtin;             /* OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE,
-                                OP_SETCOND (cudaGraphSetConditional) for
-                                those externs, else 0 */
+    int builtin;             /* B_* (builtins.def) for those externs, else 0 */
     int addr_taken;          /* its address is used: indirect calls may reach it */
     int reentrant;           /* on a cycle of the call graph: may be active
                                 twice in a thread, so calls save its frame */
