@@ -74,7 +74,7 @@ cusolverStatus_t sv_submit(cusolverDnHandle_t h, struct sv_job *j, int *info)
     static const char *const ran[] = {
         [OP_INFO] = "the info of a bad argument", [OP_POTRF] = "OpenBLAS LAPACK potrf",
         [OP_POTRS] = "OpenBLAS LAPACK potrs", [OP_POTRI] = "OpenBLAS LAPACK potri",
-        [OP_GETRF] = "OpenBLAS LAPACK getrf", [OP_GETRS] = "OpenBLAS laswp and trsm (getrs)",
+        [OP_GETRF] = "OpenBLAS LAPACK getrf", [OP_GETRS] = "OpenBLAS swap and trsm (getrs)",
         [OP_GEQRF] = "OpenBLAS LAPACK geqrf", [OP_ORMQR] = "OpenBLAS LAPACK ormqr/unmqr",
         [OP_ORGQR] = "OpenBLAS LAPACK orgqr/ungqr", [OP_SYEVD] = "OpenBLAS LAPACK syevd/heevd",
         [OP_GESVD] = "OpenBLAS LAPACK gesvd",
