@@ -136,6 +136,15 @@ elif $CC ${EXTRA_CFLAGS:-} -std=c11 -O1 -g -Wall -Wextra -Werror -I "$cuda/inclu
     if env LD_LIBRARY_PATH="$emu:$host:$cuda/lib64" "$out/solver" >"$out/solver.log" 2>/dev/null; then
         ok "cusolver: solver.c: $(tail -n 1 "$out/solver.log")"
     else bad "cusolver: solver.c" "$out/solver.log"; fi
+    # NVIDIA's own cuSOLVER with only the host cuBLAS in front (its
+    # cusolverDnCreate sets the cuBLAS handle's environment mode; potrf's
+    # kernels ship PTX)
+    if [ ! -f "$root/$BUILD/lib/tdtrace/front/cublas/libcublas.so.13" ]; then
+        skp "cusolver: solver.c on NVIDIA's cuSOLVER" "the host cuBLAS was not built"
+    elif env LD_LIBRARY_PATH="$emu:$root/$BUILD/lib/tdtrace/front/cublas:$cuda/lib64" "$out/solver" \
+        >"$out/solver.nv.log" 2>/dev/null; then
+        ok "cusolver: solver.c on NVIDIA's cuSOLVER and the host cuBLAS: $(tail -n 1 "$out/solver.nv.log")"
+    else bad "cusolver: solver.c on NVIDIA's cuSOLVER and the host cuBLAS" "$out/solver.nv.log"; fi
 else bad "cusolver: solver.c (build)" "$out/solver.build.log"; fi
 # a training step through cuBLAS, cuBLASLt and cuDNN together
 nvcc_prog "cublas+cublaslt+cudnn" train libcublas.so.13 libcublasLt.so.13 libcudnn.so.9

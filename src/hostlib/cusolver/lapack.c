@@ -111,7 +111,7 @@ static int64_t query(struct sv_job *j, char jobu, char jobvt)
         break;
     }
     case OP_GESVD: {
-        int ldu = j->m, ldvt = j->n;
+        int ldu = j->m > 1 ? j->m : 1, ldvt = j->n > 1 ? j->n : 1;
         if (cplx(j->t))
             (j->t == ST_C ? cgesvd_ : zgesvd_)(&jobu, &jobvt, &j->m, &j->n, dummy, &ld, dummy, dummy, &ldu, dummy,
                                               &ldvt, w, &minus1, rw, &info, 1, 1);
