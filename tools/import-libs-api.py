@@ -41,7 +41,8 @@ ENUMS = {
     'cublasStatus_t': 'cublas_api.h', 'cublasOperation_t': 'cublas_api.h', 'cublasComputeType_t': 'cublas_api.h',
     'cudaDataType': 'library_types.h', 'ncclResult_t': NCCL, 'ncclDataType_t': NCCL, 'ncclRedOp_t': NCCL,
     'cudnnStatus_t': 'cudnn_graph.h', 'cudnnConvolutionFwdAlgo_t': 'cudnn_ops.h', 'cufftResult': 'cufft.h', 'cufftType': 'cufft.h',
-    'cusolverStatus_t': 'cusolver_common.h',
+    'cusolverStatus_t': 'cusolver_common.h', 'cusolverEigMode_t': 'cusolver_common.h',
+    'cublasFillMode_t': 'cublas_api.h', 'cublasSideMode_t': 'cublas_api.h',
 }
 # integer-class C types (an enum of ENUMS, a pointer, or one of these)
 INTS = {'int', 'size_t', 'cufftHandle', 'cublasGemmAlgo_t', 'cudaStream_t', 'int64_t'}

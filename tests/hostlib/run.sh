@@ -195,6 +195,16 @@ if $CC ${EXTRA_CFLAGS:-} -std=c11 -O1 -g -Wall -Wextra -Werror -o "$out/front" "
             ok "tdtrace --backend=emulate -- mlp: $(tail -n 1 "$out/mlp.tdtrace.log")"
         else bad "tdtrace --backend=emulate -- mlp" "$out/mlp.tdtrace.log"; fi
     else skp "tdtrace -- mlp" "no mlp program (nvcc or the host cuBLAS missing)"; fi
+    # -e lib=: a cuSOLVER call decoded with what ran it, and one the host
+    # library does not implement, by its name with NOT_SUPPORTED (9)
+    if [ -x "$out/cusolver" ] && [ -f "$host/libcusolver.so.12" ]; then
+        if tdt --backend=emulate -e 'lib=libcusolver*' -o "$out/cusolver.trace" -- "$out/cusolver" \
+            >"$out/cusolver.tdtrace.log" 2>&1 &&
+            grep -q '^cusolverDnDpotrf(0x[0-9a-f]*, CUBLAS_FILL_MODE_LOWER, 30, .*) = CUSOLVER_STATUS_SUCCESS \[host: OpenBLAS LAPACK potrf\]$' "$out/cusolver.trace" &&
+            grep -q '^cusolverDnDsytrf_bufferSize(.*) = 9$' "$out/cusolver.trace"; then
+            ok "tdtrace -e lib=libcusolver*: Dpotrf decoded, [host: OpenBLAS LAPACK potrf]; Dsytrf_bufferSize = 9 (not implemented)"
+        else bad "tdtrace -e lib=libcusolver* -- cusolver" "$out/cusolver.tdtrace.log"; fi
+    else skp "tdtrace -e lib=libcusolver*" "no cusolver test program (the host cuSOLVER missing)"; fi
 else bad "front.c (build)" "$out/front.build.log"; fi
 
 echo "hostlib: $pass passed, $fail failed, $skip skipped"
