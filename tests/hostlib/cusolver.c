@@ -683,7 +683,7 @@ static void test_gesvd(int t)
 static void test_x(int t)
 {
     char name[112];
-    snprintf(name, sizeof name, "%s: Xpotrf, Xpotrs, Xgetrf (64-bit pivots and none), Xgetrs, Xgeqrf",
+    snprintf(name, sizeof name, "%s: Xpotrf, Xpotrs, Xgetrf (64-bit pivots and none), Xgetrs, Xgeqrf, Xsyevd, Xgesvd",
              t == S ? "CUDA_R_32F" : t == D ? "CUDA_R_64F" : t == C ? "CUDA_C_32F" : "CUDA_C_64F");
     begin(name);
     cudaDataType dt = dtype[t];
@@ -773,6 +773,51 @@ static void test_x(int t)
     cx *t1 = down(t, tau1, (size_t)n), *t2 = down(t, tau2, (size_t)n);
     if (maxdiff(q1, lda, q2, lda, n, n) != 0 || maxdiff(t1, n, t2, n, n, 1) != 0)
         bad("Xgeqrf and geqrf differ");
+    /* Xsyevd on the Hermitian positive definite a: A V = V diag(W) */
+    cudaDataType rt = t == S || t == C ? CUDA_R_32F : CUDA_R_64F;
+    void *dE = up(t, a, (size_t)lda * n), *dW = dalloc((size_t)n * esz[t]);
+    ST(cusolverDnXsyevd_bufferSize(h, prm, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER, n, dt, dE, lda, rt, dW,
+                                   dt, &dev, &host),
+       CUSOLVER_STATUS_SUCCESS);
+    void *w4 = dalloc(dev);
+    ST(cusolverDnXsyevd(h, prm, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER, n, dt, dE, lda, rt, dW, dt, w4, dev,
+                        NULL, 0, dinfo),
+       CUSOLVER_STATUS_SUCCESS);
+    ST(info_of(dinfo), 0);
+    cx *v = down(t, dE, (size_t)lda * n);
+    double *ev = down_r(t, dW, (size_t)n);
+    cx *av = mm(n, n, n, a, lda, 'N', v, lda, 'N'), *vd = calloc((size_t)n * n, sizeof *vd);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            vd[i + (size_t)j * n] = v[i + (size_t)j * lda] * ev[j];
+    within("Xsyevd A V - V diag(W)", maxdiff(av, n, vd, n, n, n) / (maxabs(a, n, n, lda) * n), tol[t]);
+    ST(cusolverDnXsyevd(h, prm, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER, n, dt, dE, lda, dt == rt ? CUDA_C_64F : dt,
+                        dW, dt, w4, dev, NULL, 0, dinfo),
+       CUSOLVER_STATUS_NOT_SUPPORTED);
+    /* Xgesvd, jobs S, on g: U diag(S) VT = g */
+    void *dG = up(t, g, (size_t)lda * n), *dU = dalloc((size_t)lda * n * esz[t]), *dV = dalloc((size_t)lda * n * esz[t]);
+    ST(cusolverDnXgesvd_bufferSize(h, prm, 'S', 'S', n, n, dt, dG, lda, rt, dW, dt, dU, lda, dt, dV, lda, dt, &dev,
+                                   &host),
+       CUSOLVER_STATUS_SUCCESS);
+    void *w5 = dalloc(dev);
+    ST(cusolverDnXgesvd(h, prm, 'S', 'S', n, n, dt, dG, lda, rt, dW, dt, dU, lda, dt, dV, lda, dt, w5, dev, NULL, 0,
+                        dinfo),
+       CUSOLVER_STATUS_SUCCESS);
+    ST(info_of(dinfo), 0);
+    cx *u = down(t, dU, (size_t)lda * n), *vt = down(t, dV, (size_t)lda * n);
+    double *sv = down_r(t, dW, (size_t)n);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            u[i + (size_t)j * lda] *= sv[j];
+    cx *rec = mm(n, n, n, u, lda, 'N', vt, lda, 'N');
+    within("Xgesvd U diag(S) VT - A", maxdiff(rec, n, g, lda, n, n) / (maxabs(g, n, n, lda) * n), tol[t]);
+    /* too small a workspace: argument 19 */
+    ST(cusolverDnXgesvd(h, prm, 'S', 'S', n, n, dt, dG, lda, rt, dW, dt, dU, lda, dt, dV, lda, dt, w5, dev - esz[t],
+                        NULL, 0, dinfo),
+       CUSOLVER_STATUS_INVALID_VALUE);
+    ST(info_of(dinfo), -19);
+    free(v), free(ev), free(av), free(vd), free(u), free(vt), free(sv), free(rec);
+    dfree(dE), dfree(dW), dfree(w4), dfree(dG), dfree(dU), dfree(dV), dfree(w5);
     /* a data type that differs from the compute type */
     ST(cusolverDnXpotrf_bufferSize(h, prm, CUBLAS_FILL_MODE_UPPER, n, dt, dA, lda,
                                    t == D ? CUDA_R_32F : CUDA_R_64F, &dev, &host),

@@ -138,5 +138,28 @@ cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t h, cusolverDnParams_t param
 cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t h, cusolverDnParams_t params, cublasOperation_t trans,
                                   int64_t n, int64_t nrhs, cudaDataType dataTypeA, const void *A, int64_t lda,
                                   const int64_t *ipiv, cudaDataType dataTypeB, void *B, int64_t ldb, int *info);
+cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t h, cusolverDnParams_t params, cusolverEigMode_t jobz,
+                                             cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A,
+                                             int64_t lda, cudaDataType dataTypeW, const void *W,
+                                             cudaDataType computeType, size_t *workspaceInBytesOnDevice,
+                                             size_t *workspaceInBytesOnHost);
+cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t h, cusolverDnParams_t params, cusolverEigMode_t jobz,
+                                  cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda,
+                                  cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice,
+                                  size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost,
+                                  int *info);
+cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t h, cusolverDnParams_t params, signed char jobu,
+                                             signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA,
+                                             const void *A, int64_t lda, cudaDataType dataTypeS, const void *S,
+                                             cudaDataType dataTypeU, const void *U, int64_t ldu,
+                                             cudaDataType dataTypeVT, const void *VT, int64_t ldvt,
+                                             cudaDataType computeType, size_t *workspaceInBytesOnDevice,
+                                             size_t *workspaceInBytesOnHost);
+cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t h, cusolverDnParams_t params, signed char jobu,
+                                  signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A,
+                                  int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU, void *U,
+                                  int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt,
+                                  cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice,
+                                  void *bufferOnHost, size_t workspaceInBytesOnHost, int *info);
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The 64-bit generic API (cusolverDnXpotrf, Xpotrs, Xgetrf, Xgetrs,
- * Xgeqrf and their bufferSize queries): the data types name one of the
- * four types (data and compute type the same; any other combination is
+ * Xgeqrf, Xsyevd, Xgesvd and their bufferSize queries): the data types name
+ * one of the four types (data and compute type the same, eigenvalues and
+ * singular values of its real type; any other combination is
  * CUSOLVER_STATUS_NOT_SUPPORTED), sizes beyond int are
  * CUSOLVER_STATUS_NOT_SUPPORTED (LAPACK takes int), the workspace is in
  * bytes on the device (none is needed on the host). Then as the legacy
@@ -179,4 +180,94 @@ HL_EXPORT cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t h, cusolverDnPara
     struct sv_args a = { .trans = trans, .n = n, .nrhs = nrhs, .A = A, .lda = lda, .ipiv64 = (int64_t *)ipiv,
                          .B = B, .ldb = ldb, .info = info };
     return sv_call(h, OP_GETRS, t, &a, XGETRS_POS, NULL);
+}
+
+/* the real type of a data type (eigenvalues, singular values) */
+static cudaDataType real_of(cudaDataType d)
+{
+    return d == CUDA_C_32F ? CUDA_R_32F : d == CUDA_C_64F ? CUDA_R_64F : d;
+}
+
+static const signed char XSYEVD_POS[P__COUNT] = { [P_JOBZ] = 2, [P_UPLO] = 3, [P_N] = 4, [P_A] = 6, [P_LDA] = 7,
+                                                  [P_W] = 9, [P_WORK] = 11, [P_LWORK] = 12 };
+static const signed char XGESVD_POS[P__COUNT] = { [P_JOBU] = 2, [P_JOBVT] = 3, [P_M] = 4, [P_N] = 5, [P_A] = 7,
+                                                  [P_LDA] = 8, [P_W] = 10, [P_U] = 12, [P_LDU] = 13, [P_VT] = 15,
+                                                  [P_LDVT] = 16, [P_WORK] = 18, [P_LWORK] = 19 };
+
+HL_EXPORT cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t h, cusolverDnParams_t params,
+                                                       cusolverEigMode_t jobz, cublasFillMode_t uplo, int64_t n,
+                                                       cudaDataType dataTypeA, const void *A, int64_t lda,
+                                                       cudaDataType dataTypeW, const void *W,
+                                                       cudaDataType computeType, size_t *workspaceInBytesOnDevice,
+                                                       size_t *workspaceInBytesOnHost)
+{
+    enum st t;
+    cusolverStatus_t r = prologue(h, params, dataTypeA, computeType, computeType, &t);
+    if (r)
+        return r;
+    if (dataTypeW != real_of(dataTypeA))
+        return CUSOLVER_STATUS_NOT_SUPPORTED;
+    struct sv_args a = { .jobz = jobz, .uplo = uplo, .n = n, .A = A, .lda = lda, .W = W };
+    return sizes(h, OP_SYEVD, t, &a, XSYEVD_POS, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+}
+
+HL_EXPORT cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t h, cusolverDnParams_t params, cusolverEigMode_t jobz,
+                                            cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A,
+                                            int64_t lda, cudaDataType dataTypeW, void *W, cudaDataType computeType,
+                                            void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost,
+                                            size_t workspaceInBytesOnHost, int *info)
+{
+    (void)bufferOnHost, (void)workspaceInBytesOnHost;
+    enum st t;
+    cusolverStatus_t r = prologue(h, params, dataTypeA, computeType, computeType, &t);
+    if (r)
+        return r;
+    if (dataTypeW != real_of(dataTypeA))
+        return CUSOLVER_STATUS_NOT_SUPPORTED;
+    struct sv_args a = { .jobz = jobz, .uplo = uplo, .n = n, .A = A, .lda = lda, .W = W, .work = bufferOnDevice,
+                         .lwork = elements(workspaceInBytesOnDevice, t), .info = info };
+    return sv_call(h, OP_SYEVD, t, &a, XSYEVD_POS, NULL);
+}
+
+HL_EXPORT cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t h, cusolverDnParams_t params,
+                                                       signed char jobu, signed char jobvt, int64_t m, int64_t n,
+                                                       cudaDataType dataTypeA, const void *A, int64_t lda,
+                                                       cudaDataType dataTypeS, const void *S, cudaDataType dataTypeU,
+                                                       const void *U, int64_t ldu, cudaDataType dataTypeVT,
+                                                       const void *VT, int64_t ldvt, cudaDataType computeType,
+                                                       size_t *workspaceInBytesOnDevice,
+                                                       size_t *workspaceInBytesOnHost)
+{
+    enum st t;
+    cusolverStatus_t r = prologue(h, params, dataTypeA, dataTypeU, dataTypeVT, &t);
+    if (r)
+        return r;
+    if (computeType != dataTypeA || dataTypeS != real_of(dataTypeA))
+        return CUSOLVER_STATUS_NOT_SUPPORTED;
+    struct sv_args a = { .jobu = jobu, .jobvt = jobvt, .m = m, .n = n, .A = A, .lda = lda, .W = S, .U = U,
+                         .ldu = ldu, .VT = VT, .ldvt = ldvt };
+    return sizes(h, OP_GESVD, t, &a, XGESVD_POS, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+}
+
+/* m >= n, as the legacy gesvd; the superdiagonal that did not converge
+ * has nowhere to go (no rwork argument) */
+HL_EXPORT cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t h, cusolverDnParams_t params, signed char jobu,
+                                            signed char jobvt, int64_t m, int64_t n, cudaDataType dataTypeA, void *A,
+                                            int64_t lda, cudaDataType dataTypeS, void *S, cudaDataType dataTypeU,
+                                            void *U, int64_t ldu, cudaDataType dataTypeVT, void *VT, int64_t ldvt,
+                                            cudaDataType computeType, void *bufferOnDevice,
+                                            size_t workspaceInBytesOnDevice, void *bufferOnHost,
+                                            size_t workspaceInBytesOnHost, int *info)
+{
+    (void)bufferOnHost, (void)workspaceInBytesOnHost;
+    enum st t;
+    cusolverStatus_t r = prologue(h, params, dataTypeA, dataTypeU, dataTypeVT, &t);
+    if (r)
+        return r;
+    if (computeType != dataTypeA || dataTypeS != real_of(dataTypeA))
+        return CUSOLVER_STATUS_NOT_SUPPORTED;
+    struct sv_args a = { .jobu = jobu, .jobvt = jobvt, .m = m, .n = n, .A = A, .lda = lda, .W = S, .U = U,
+                         .ldu = ldu, .VT = VT, .ldvt = ldvt, .work = bufferOnDevice,
+                         .lwork = elements(workspaceInBytesOnDevice, t), .info = info };
+    return sv_call(h, OP_GESVD, t, &a, XGESVD_POS, NULL);
 }
