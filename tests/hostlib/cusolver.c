@@ -991,7 +991,7 @@ static void test_bad(void)
 
 int main(void)
 {
-    begin("cusolverDnCreate, SetStream, GetStream, GetVersion, GetProperty");
+    begin("cusolverDnCreate, SetStream, GetStream, GetVersion, GetProperty, deterministic and math modes");
     DRV(cuInit(0));
     CUdevice dev;
     CUcontext ctx;
@@ -1011,6 +1011,18 @@ int main(void)
     ST(cusolverGetProperty(MAJOR_VERSION, &v), CUSOLVER_STATUS_SUCCESS);
     ST(v, 12);
     ST(cusolverGetProperty((libraryPropertyType)7, &v), CUSOLVER_STATUS_INVALID_VALUE);
+    cusolverDeterministicMode_t dm = 0;
+    cusolverMathMode_t mmode = 0;
+    ST(cusolverDnGetDeterministicMode(h, &dm), CUSOLVER_STATUS_SUCCESS);
+    ST(dm, CUSOLVER_DETERMINISTIC_RESULTS);
+    ST(cusolverDnSetDeterministicMode(h, CUSOLVER_ALLOW_NON_DETERMINISTIC_RESULTS), CUSOLVER_STATUS_SUCCESS);
+    ST(cusolverDnGetDeterministicMode(h, &dm), CUSOLVER_STATUS_SUCCESS);
+    ST(dm, CUSOLVER_ALLOW_NON_DETERMINISTIC_RESULTS);
+    ST(cusolverDnSetDeterministicMode(h, (cusolverDeterministicMode_t)0), CUSOLVER_STATUS_INVALID_VALUE);
+    ST(cusolverDnGetMathMode(h, &mmode), CUSOLVER_STATUS_SUCCESS);
+    ST(mmode, CUSOLVER_DEFAULT_MATH);
+    ST(cusolverDnSetMathMode(h, (cusolverMathMode_t)3), CUSOLVER_STATUS_INVALID_VALUE);
+    ST(cusolverDnGetMathMode(h, NULL), CUSOLVER_STATUS_INVALID_VALUE);
     dinfo = dalloc(sizeof(int));
     end();
     if (n_fail)

@@ -35,6 +35,11 @@ typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2, CUBLAS_OP_CONJ
 typedef enum { CUSOLVER_EIG_MODE_NOVECTOR = 0, CUSOLVER_EIG_MODE_VECTOR = 1 } cusolverEigMode_t;
 typedef enum { CUSOLVERDN_GETRF = 0, CUSOLVERDN_POTRF = 1, CUSOLVERDN_SYEVBATCHED = 2 } cusolverDnFunction_t;
 typedef enum { CUSOLVER_ALG_0 = 0, CUSOLVER_ALG_1 = 1, CUSOLVER_ALG_2 = 2 } cusolverAlgMode_t;
+typedef enum {
+    CUSOLVER_DETERMINISTIC_RESULTS = 1,
+    CUSOLVER_ALLOW_NON_DETERMINISTIC_RESULTS = 2,
+} cusolverDeterministicMode_t;
+typedef enum { CUSOLVER_DEFAULT_MATH = 1, CUSOLVER_FP32_EMULATED_BF16X9_MATH = 2 } cusolverMathMode_t;
 /* library_types.h */
 typedef enum {
     CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_C_32F = 4, CUDA_C_64F = 5,
@@ -54,6 +59,10 @@ cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle);
 cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle);
 cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t streamId);
 cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStream_t *streamId);
+cusolverStatus_t cusolverDnSetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode);
+cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode);
+cusolverStatus_t cusolverDnSetMathMode(cusolverDnHandle_t handle, cusolverMathMode_t mode);
+cusolverStatus_t cusolverDnGetMathMode(cusolverDnHandle_t handle, cusolverMathMode_t *mode);
 cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params);
 cusolverStatus_t cusolverDnDestroyParams(cusolverDnParams_t params);
 cusolverStatus_t cusolverDnSetAdvOptions(cusolverDnParams_t params, cusolverDnFunction_t function,

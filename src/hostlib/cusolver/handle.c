@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cuSOLVER dense handles, their stream, the library's version, and the
- * 64-bit API's params. */
+/* cuSOLVER dense handles, their stream and modes, the library's version,
+ * and the 64-bit API's params. */
 #include "solver.h"
 
 #include <stdlib.h>
@@ -39,6 +39,8 @@ HL_EXPORT cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
     struct cusolverDnContext *c = calloc(1, sizeof *c);
     if (!c)
         return CUSOLVER_STATUS_ALLOC_FAILED;
+    c->deterministic = CUSOLVER_DETERMINISTIC_RESULTS;
+    c->math = CUSOLVER_DEFAULT_MATH;
     if (hl_handle_add(c, DN_KIND)) {
         free(c);
         return CUSOLVER_STATUS_ALLOC_FAILED;
@@ -73,6 +75,53 @@ HL_EXPORT cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaSt
     if (!streamId)
         return CUSOLVER_STATUS_INVALID_VALUE;
     *streamId = (cudaStream_t)handle->stream;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+/* the deterministic and math modes: checked and kept; the host computes
+ * the same, deterministically and in the type's precision, whatever they
+ * are */
+HL_EXPORT cusolverStatus_t cusolverDnSetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode)
+{
+    cusolverStatus_t r = sv_handle(handle);
+    if (r)
+        return r;
+    if (mode != CUSOLVER_DETERMINISTIC_RESULTS && mode != CUSOLVER_ALLOW_NON_DETERMINISTIC_RESULTS)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    handle->deterministic = mode;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+HL_EXPORT cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode)
+{
+    cusolverStatus_t r = sv_handle(handle);
+    if (r)
+        return r;
+    if (!mode)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    *mode = handle->deterministic;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+HL_EXPORT cusolverStatus_t cusolverDnSetMathMode(cusolverDnHandle_t handle, cusolverMathMode_t mode)
+{
+    cusolverStatus_t r = sv_handle(handle);
+    if (r)
+        return r;
+    if (mode != CUSOLVER_DEFAULT_MATH && mode != CUSOLVER_FP32_EMULATED_BF16X9_MATH)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    handle->math = mode;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+HL_EXPORT cusolverStatus_t cusolverDnGetMathMode(cusolverDnHandle_t handle, cusolverMathMode_t *mode)
+{
+    cusolverStatus_t r = sv_handle(handle);
+    if (r)
+        return r;
+    if (!mode)
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    *mode = handle->math;
     return CUSOLVER_STATUS_SUCCESS;
 }
 

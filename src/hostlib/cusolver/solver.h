@@ -26,6 +26,8 @@
 
 struct cusolverDnContext {
     CUstream stream;
+    cusolverDeterministicMode_t deterministic;  /* kept: LAPACK is deterministic */
+    cusolverMathMode_t math;                    /* kept: LAPACK computes in the type's precision */
 };
 struct cusolverDnParams {
     cusolverAlgMode_t getrf_alg, potrf_alg, syevbatched_alg;
