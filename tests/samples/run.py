@@ -28,6 +28,7 @@ counts.
 """
 import argparse
 import concurrent.futures
+import glob
 import os
 import re
 import shutil
@@ -101,8 +102,11 @@ def cmake_facts(d):
         args = cmd[1].split()
         if len(args) >= 2:
             copies.append((cmd[0] == "copy_directory", args[:-1], args[-1]))
+    # the lists those steps may name: file(GLOB NAME "pattern") in the source folder
+    globs = {g[0]: sorted(glob.glob(os.path.join(d, g[1]))) for g in re.findall(r'file\(GLOB\s+(\w+)\s+"([^"]+)"\)', text)}
     return {"name": m.group(1), "srcs": srcs, "libs": libs, "opts": opts, "kernels": kernels,
-            "separable": bool(re.search(r"CUDA_SEPARABLE_COMPILATION\s+ON", text)), "copies": copies}, None
+            "separable": bool(re.search(r"CUDA_SEPARABLE_COMPILATION\s+ON", text)), "copies": copies,
+            "globs": globs}, None
 
 
 NEEDS_RDC = "requires separate compilation mode"
@@ -155,13 +159,13 @@ def copy_files(src, files, dst):
 
 
 def run_folder(args, d, facts, variant):
-    """Where the sample runs: its source folder, or, where its POST_BUILD
-    steps copy files beside the executable (the NVRTC samples' headers), a
-    folder at the same depth below OUT/run-V holding links to everything
-    in the source folder and those copies. None and why where a step names
-    what this harness cannot resolve."""
+    """Where the sample runs, and a note: its source folder, or, where its
+    POST_BUILD steps copy files beside the executable (the NVRTC samples'
+    headers), a folder at the same depth below OUT/run-V holding links to
+    everything in the source folder and those copies. A step naming what
+    this harness cannot resolve is left out, and the note says so."""
     if not facts["copies"]:
-        return d, None
+        return d, ""
     rel = os.path.relpath(d, args.src)
     root = os.path.join(os.path.abspath(args.out), "run-" + variant)
     here = os.path.join(root, rel)
@@ -173,26 +177,36 @@ def run_folder(args, d, facts, variant):
     for e in os.listdir(d):
         os.symlink(os.path.join(d, e), os.path.join(here, e))
     inc = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(args.nvcc))), "include")
-    names = {"CMAKE_CURRENT_SOURCE_DIR": d, "CMAKE_CURRENT_BINARY_DIR": here, "CUDA_INCLUDE_DIR": inc}
+    names = {"CMAKE_CURRENT_SOURCE_DIR": d, "CMAKE_CURRENT_BINARY_DIR": here, "CUDA_INCLUDE_DIR": inc,
+             "CUDAToolkit_INCLUDE_DIRS": inc}
+    note = ""
 
     def resolve(a):
-        bad = [v for v in re.findall(r"\$\{(\w+)\}", a) if v not in names]
-        return None if bad else re.sub(r"\$\{(\w+)\}", lambda m: names[m.group(1)], a)
+        """the paths an argument names (a glob's list), or None"""
+        whole = re.fullmatch(r"\$\{(\w+)\}", a)
+        if whole and whole.group(1) in facts["globs"]:
+            return facts["globs"][whole.group(1)]
+        if any(v not in names for v in re.findall(r"\$\{(\w+)\}", a)):
+            return None
+        return [re.sub(r"\$\{(\w+)\}", lambda m: names[m.group(1)], a)]
     for is_dir, srcs, dst in facts["copies"]:
-        dst = resolve(dst)
-        if dst is None or any(resolve(x) is None for x in srcs):
-            return None, "a POST_BUILD step names a variable this harness does not know: " + " ".join(srcs + [dst or "?"])
+        dsts, paths = resolve(dst), [resolve(x) for x in srcs]
+        if not dsts or len(dsts) != 1 or any(p is None for p in paths):
+            note += "left out a POST_BUILD step naming what this harness does not know: %s | " % " ".join(srcs + [dst])
+            continue
+        dst = dsts[0]
         real = os.path.realpath(dst)
         if real != os.path.realpath(here) and not real.startswith(os.path.realpath(here) + os.sep):
             # never write through a link into the samples' checkout
-            return None, "a POST_BUILD step copies into the source folder: " + dst
-        for x in map(resolve, srcs):
+            note += "left out a POST_BUILD step copying into the source folder: %s | " % dst
+            continue
+        for x in [p for ps in paths for p in ps]:
             if is_dir:
                 for top, _, files in os.walk(x):
                     copy_files(top, files, os.path.normpath(os.path.join(dst, os.path.relpath(top, x))))
             else:
                 copy_files(os.path.dirname(x), [os.path.basename(x)], dst)
-    return here, None
+    return here, note
 
 
 def run(exe, d, env, timeout, name=""):
@@ -222,11 +236,9 @@ def one(args, env, common, d, variant):
     built, err = build(args.nvcc, common, d, facts, variant, args.out)
     if not built:
         return name, "build-fail", 0.0, err[0]
-    here, why = run_folder(args, d, facts, variant)
-    if not here:
-        return name, "build-fail", 0.0, why
+    here, note = run_folder(args, d, facts, variant)
     verdict, dt, tail = run(built[0], here, env, args.timeout, name)
-    return name, verdict, dt, built[1] + tail
+    return name, verdict, dt, built[1] + note + tail
 
 
 def main():
