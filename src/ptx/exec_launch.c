@@ -3,7 +3,7 @@
  * counter hands out block indices in order), each host thread running one
  * block at a time, its warps in turn (exec.c); the layout of a kernel's
  * registers, .local and .param frames; special registers and constants. */
-#include "exec.h"
+#include "jit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,7 +154,8 @@ static int block_turn(struct blk *b)
 static void run_block(struct blk *b, uint64_t lin)
 {
     block_begin(b, lin);
-    while (block_turn(b)) {}
+    if (b->P->jit) jit_block(b);
+    else while (block_turn(b)) {}
 }
 
 /* A round of a cluster's blocks (n of them from bs): a turn of each that
@@ -393,6 +394,7 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
             goto out;
         }
     P.nclusters = P.nblocks / P.csize;
+    P.jit = jit_plan(&P);
     if (l->timeout_ms) P.deadline = ex_now() + l->timeout_ms / 1000.0;
     if (l->param_bytes < m->funcs[entry].param_bytes) { st = PTX_E_TRAP; snprintf(err, errlen, "parameter buffer too small"); goto out; }
     if (P.nwarps > 32 || !P.nthreads) { st = PTX_E_TRAP; snprintf(err, errlen, "%u threads per block: 1 to 1024 can run", P.nthreads); goto out; }

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The PTX JIT at run time: which engine runs a launch (the launch's
+ * choice, the kernel's fitness, LLVM's presence), the compiled kernels of a
+ * module (compiled once, at the first launch that wants them; no cache on
+ * disk yet), a block's threads run through the compiled code round by
+ * round between barriers (the model: jit.h), and the helpers the code
+ * calls for what it does not do inline. */
+#include "jit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *const engine_names[] = {
+#define ENGINE(id, name, what) name,
+#include "engines.def"
+#undef ENGINE
+};
+
+const char *ptx_engine_name(int e)
+{
+    return e >= 0 && e < PTX_ENGINE_COUNT ? engine_names[e] : "?";
+}
+
+int ptx_engine_find(const char *name)
+{
+    for (int e = 0; name && e < PTX_ENGINE_COUNT; e++)
+        if (!strcmp(name, engine_names[e])) return e;
+    return -1;
+}
+
+/* ---- the helpers -------------------------------------------------------------- */
+static unsigned char *h_mem(struct jit_ctx *c, const struct ir_ins *in, uint64_t a, uint32_t n, int32_t gid)
+{
+    struct blk *b = c->b;
+    if (a % n) {
+        ex_mem_fault(b, c->w, c->lane, in, a, n, 1);
+        return NULL;
+    }
+    if (in->space == SP_GLOBAL || in->space == SP_GENERIC) {
+        const struct ptx_host *h = &b->P->l->host;
+        uint64_t lo, hi;
+        if (h->lookup && !h->lookup(h->cookie, a, &lo, &hi) && a + n <= hi && a + n >= a && lo <= a) {
+            if (gid >= 0) c->gc[gid] = (struct jit_gc){ lo, hi - lo };
+            return (unsigned char *)(uintptr_t)a;
+        }
+        if (in->space == SP_GLOBAL) {
+            ex_mem_fault(b, c->w, c->lane, in, a, n, 0);
+            return NULL;
+        }
+    }
+    unsigned char *p = ex_addr(b, in->space, a, n, c->tid);
+    if (!p) ex_mem_fault(b, c->w, c->lane, in, a, n, 0);
+    return p;
+}
+
+static int32_t h_poll(struct jit_ctx *c, uint64_t n)
+{
+    struct blk *b = c->b;
+    b->icount += n;
+    if (b->icount - b->icount_seen > SLICE && ex_check_limits(b, c->w, NULL)) return 1;
+    return 0;
+}
+
+static int32_t h_exec(struct jit_ctx *c, const struct ir_ins *in, ex_fn f)
+{
+    return f(c->b, c->w, in, 1u << c->lane, c->Rw) ? -1 : 0;
+}
+
+static const struct jit_helpers helpers = { h_mem, h_poll, h_exec };
+
+/* ---- the compiled kernels of a module ------------------------------------------- */
+struct jit_cache {
+    pthread_mutex_t lock;
+    int n;
+    struct jit_kernel k[];       /* by function index */
+};
+
+static struct jit_cache *cache_of(const struct ptx_module *m)
+{
+    static pthread_mutex_t clock_ = PTHREAD_MUTEX_INITIALIZER;
+    struct ptx_module *mm = (struct ptx_module *)(uintptr_t)m; /* a cache, logically const */
+    struct jit_cache *c = atomic_load_explicit(&mm->jcache, memory_order_acquire);
+    if (c) return c;
+    pthread_mutex_lock(&clock_);
+    c = atomic_load_explicit(&mm->jcache, memory_order_acquire);
+    if (!c && (c = calloc(1, sizeof *c + sizeof c->k[0] * (size_t)(m->nfuncs + 1)))) {
+        pthread_mutex_init(&c->lock, NULL);
+        c->n = m->nfuncs;
+        atomic_store_explicit(&mm->jcache, (void *)c, memory_order_release);
+    }
+    pthread_mutex_unlock(&clock_);
+    return c;
+}
+
+void jit_module_free(struct ptx_module *m)
+{
+    struct jit_cache *c = atomic_load(&m->jcache);
+    if (!c) return;
+    for (int i = 0; i < c->n; i++)
+        if (c->k[i].state) jit_release(&c->k[i]);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+    atomic_store(&m->jcache, NULL);
+}
+
+const struct jit_kernel *jit_plan(struct plan *P)
+{
+    const struct ptx_launch *l = P->l;
+    struct ptx_engine_report *r = l->engine_report;
+    if (r) {
+        memset(r, 0, sizeof *r);
+        r->engine = PTX_ENGINE_INTERP;
+    }
+    if (l->engine != PTX_ENGINE_JIT && l->engine != PTX_ENGINE_AUTO) return NULL;
+    const char *why = NULL;
+    if (l->cooperative) why = "cooperative launches run on the interpreter";
+    else if (P->csize > 1) why = "launches with clusters run on the interpreter";
+    if (why) {
+        if (r) snprintf(r->why, sizeof r->why, "%s", why);
+        return NULL;
+    }
+    struct jit_cache *c = cache_of(P->m);
+    if (!c) {
+        if (r) snprintf(r->why, sizeof r->why, "out of memory");
+        return NULL;
+    }
+    struct jit_kernel *k = &c->k[P->entry];
+    int now = 0;
+    pthread_mutex_lock(&c->lock);
+    if (!k->state) {
+        jit_compile(P->m, P->entry, P->h, &helpers, k);
+        now = 1;
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (k->state != 1) {
+        if (r) {
+            snprintf(r->why, sizeof r->why, "%s", k->why);
+            r->compiled = now;
+        }
+        return NULL;
+    }
+    if (r) {
+        r->engine = PTX_ENGINE_JIT;
+        r->compiled = now;
+        r->compile_ms = now ? k->compile_ms : 0;
+    }
+    return k;
+}
+
+/* ---- a block ----------------------------------------------------------------- */
+void jit_block(struct blk *b)
+{
+    struct plan *P = b->P;
+    const struct jit_kernel *k = P->jit;
+    unsigned nth = P->nthreads;
+    int32_t resume[1024];
+    uint8_t done[1024];
+    struct jit_gc gcs[64], *gc = k->ngc <= 64 ? gcs : calloc((size_t)k->ngc, sizeof *gc);
+    if (!gc) {
+        ex_fail(b, PTX_E_NOMEM, "out of memory");
+        return;
+    }
+    memset(gc, 0, sizeof *gc * (size_t)(k->ngc <= 64 ? 64 : k->ngc));
+    memset(resume, 0, sizeof resume);
+    memset(done, 0, sizeof done);
+    struct jit_ctx c;
+    memset(&c, 0, sizeof c);
+    c.gc = gc;
+    c.shared = b->shared;
+    c.shsize = P->shsize;
+    c.lsize = P->lstride;
+    c.params = P->l->params;
+    c.pbytes = P->l->param_bytes;
+    c.b = b;
+    size_t base = (size_t)P->slotbase[P->entry] * 32;
+    for (;;) {
+        unsigned waiting = 0;
+        int bar = -1, mixed = 0;
+        for (unsigned t = 0; t < nth; t++) {
+            if (done[t]) continue;
+            struct warp *w = &b->warps[t / 32];
+            c.w = w;
+            c.lane = (int)(t % 32);
+            c.tid = t;
+            c.local = b->local + (size_t)t * P->lstride;
+            c.Rw = w->R0 + base;
+            int32_t r = k->fn(c.Rw + c.lane, &c, resume[t]);
+            b->icount += c.icount;
+            c.icount = 0;
+            if (r < 0 || b->st != PTX_OK) goto out;
+            if (r == 0 || r > k->nbars) {
+                done[t] = 1;
+                w->live &= ~(1u << c.lane);
+                continue;
+            }
+            resume[t] = r;
+            waiting++;
+            if (bar < 0) bar = k->barid[r - 1];
+            else if (bar != k->barid[r - 1]) mixed = 1;
+        }
+        if (!waiting) break;
+        if (mixed) {
+            ex_fail(b, PTX_E_DEADLOCK, "deadlock: the threads of block (%u, %u, %u) wait at different barriers",
+                    b->ctaid[0], b->ctaid[1], b->ctaid[2]);
+            goto out;
+        }
+        if (b->icount - b->icount_seen > SLICE && ex_check_limits(b, &b->warps[0], NULL)) goto out;
+    }
+    if (b->icount - b->icount_seen > SLICE) ex_check_limits(b, &b->warps[0], NULL);
+out:
+    for (unsigned i = 0; i < P->nwarps; i++) {
+        b->warps[i].live = 0;
+        b->warps[i].active = 0;
+    }
+    b->alive = 0;
+    if (gc != gcs) free(gc);
+}
