@@ -82,7 +82,7 @@ static int classify(const struct ptx_module *m, const struct ir_func *F, const s
     int t = in->type;
     unsigned fl = in->flags;
     switch (in->op) {
-    case OP_NOP: case OP_BRA: case OP_EXIT: case OP_RET: case OP_MEMBAR:
+    case OP_NOP: case OP_BRA: case OP_EXIT: case OP_RET: case OP_MEMBAR: case OP_TRAP:
         return K_CONTROL;
     case OP_BAR: {
         int64_t id;
@@ -222,11 +222,12 @@ struct cg {
     void *R, *C;
     void **slot;                 /* by slot: its variable */
     int *kimm;                   /* by slot: 1 if an immediate constant */
+    uint8_t *use;                /* by slot: 1 read, 2 written (either may be) */
     int64_t *kval;
     void **bb;                   /* by instruction from F->start, and one past the end: exit */
     void *ic, *pv;               /* the instruction count, an address */
     void *failbb;
-    void *fty_mem, *fty_poll, *fty_exec;
+    void *fty_mem, *fty_poll, *fty_exec, *fty_trap;
     int nbars, ngc;
     uint8_t *barid;
     void **resume;
@@ -291,7 +292,8 @@ static void *intrinsic(struct cg *g, const char *name, void *ty, void **args, un
 {
     void *ptys[3] = { ty, ty, ty };
     void *fty = LL->LLVMFunctionType(ty, ptys, n, 0);
-    void *f = LL->LLVMAddFunction(g->mod, name, fty); /* the same declaration each time: LLVM reuses it */
+    void *f = LL->LLVMGetNamedFunction(g->mod, name);
+    if (!f) f = LL->LLVMAddFunction(g->mod, name, fty);
     return LL->LLVMBuildCall2(g->b, fty, f, args, n, "");
 }
 
@@ -671,11 +673,31 @@ static void per_lane(struct cg *g, const struct ir_ins *in, ex_fn f)
     }
 }
 
+static void use(struct cg *g, int s, int how)
+{
+    if (s >= 0 && s < g->F->nslots) g->use[s] |= (uint8_t)how;
+}
+
+/* the slots in reads and writes (a per-lane handler: all it names, both) */
+static void mark_uses(struct cg *g, const struct ir_ins *in, ex_fn h)
+{
+    char why[8];
+    int s[10], n = named_slots(in, s);
+    use(g, in->guard, 1);
+    if (classify(g->m, g->F, in, h, why, sizeof why) != K_NATIVE) {
+        for (int i = 0; i < n; i++) use(g, s[i], 3);
+        return;
+    }
+    use(g, in->a, 1); use(g, in->b, 1); use(g, in->c, 1); use(g, in->e, 1);
+    use(g, in->d, 2); use(g, in->d2, 2);
+    for (int i = 0; i < 4 && i < in->vec; i++) use(g, in->vr[i], in->op == OP_LD ? 2 : 1);
+}
+
 /* registers back to the file (a barrier: the thread resumes from there) */
 static void spill_all(struct cg *g)
 {
     for (int s = 0; s < g->F->nslots; s++) {
-        if (g->kimm[s]) continue;
+        if (g->kimm[s] || g->use[s] != 3) continue; /* a value that never changes, or is never read */
         void *idx = c64(g, (uint64_t)s * 32);
         LL->LLVMBuildStore(g->b, get(g, s), LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""));
     }
@@ -741,6 +763,12 @@ static void body(struct cg *g)
         case OP_MEMBAR:
             LL->LLVMBuildFence(g->b, SEQ_CST, 0, "");
             break;
+        case OP_TRAP: {
+            void *args[2] = { g->C, fnptr(g, in) };
+            LL->LLVMBuildCall2(g->b, g->fty_trap, fnptr(g, (const void *)(uintptr_t)g->hp->trap), args, 2, "");
+            LL->LLVMBuildBr(g->b, g->failbb);
+            continue;
+        }
         case OP_NOP:
             break;
         default:
@@ -786,6 +814,7 @@ static int build(struct cg *g, const char *sym)
     g->fty_mem = LL->LLVMFunctionType(g->ptr, (void *[]){ g->ptr, g->ptr, g->i64, g->i32, g->i32 }, 5, 0);
     g->fty_poll = LL->LLVMFunctionType(g->i32, (void *[]){ g->ptr, g->i64 }, 2, 0);
     g->fty_exec = LL->LLVMFunctionType(g->i32, (void *[]){ g->ptr, g->ptr, g->ptr }, 3, 0);
+    g->fty_trap = LL->LLVMFunctionType(LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ g->ptr, g->ptr }, 2, 0);
     void *fty = LL->LLVMFunctionType(g->i32, (void *[]){ pm[0], pm[1], pm[3] }, 3, 0);
     g->fn = LL->LLVMAddFunction(g->mod, sym, fty);
     unsigned noalias = LL->LLVMGetEnumAttributeKindForName("noalias", 7);
@@ -799,7 +828,9 @@ static int build(struct cg *g, const char *sym)
     g->bb = calloc((size_t)nins + 1, sizeof *g->bb);
     g->barid = calloc((size_t)nins + 1, 1);
     g->resume = calloc((size_t)nins + 1, sizeof *g->resume);
-    if (!g->slot || !g->kimm || !g->kval || !g->bb || !g->barid || !g->resume) return -1;
+    g->use = calloc((size_t)ns + 1, 1);
+    if (!g->slot || !g->kimm || !g->kval || !g->bb || !g->barid || !g->resume || !g->use) return -1;
+    for (int i = F->start; i < F->end; i++) mark_uses(g, &m->ins[i], g->h[i]);
     for (int k = F->cstart; k < F->cend; k++) {
         const struct ir_const *c = &m->consts[k];
         if (c->slot >= 0 && c->slot < ns && (c->kind == K_IMM || c->kind == K_PARAM)) {
@@ -815,6 +846,7 @@ static int build(struct cg *g, const char *sym)
     LL->LLVMBuildStore(g->b, c64(g, 0), g->ic);
     for (int s = 0; s < ns; s++) {
         if (g->kimm[s]) { set(g, s, c64(g, (uint64_t)g->kval[s])); continue; }
+        if (!(g->use[s] & 1)) { set(g, s, c64(g, 0)); continue; }
         void *idx = c64(g, (uint64_t)s * 32);
         set(g, s, LL->LLVMBuildLoad2(g->b, g->i64, LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""), ""));
     }
@@ -900,7 +932,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
 out:
     L->LLVMOrcDisposeThreadSafeContext(tsc);
     jit_llvm_unlock();
-    free(g->slot); free(g->kimm); free(g->kval); free(g->bb); free(g->barid); free(g->resume);
+    free(g->slot); free(g->use); free(g->kimm); free(g->kval); free(g->bb); free(g->barid); free(g->resume);
 }
 
 void jit_release(struct jit_kernel *k)

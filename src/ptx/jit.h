@@ -53,6 +53,8 @@ struct jit_helpers {
     int32_t (*poll)(struct jit_ctx *c, uint64_t n);
     /* instruction in by the interpreter's handler f for this lane: 0 or -1 */
     int32_t (*exec)(struct jit_ctx *c, const struct ir_ins *in, ex_fn f);
+    /* trap: fails the launch */
+    void (*trap)(struct jit_ctx *c, const struct ir_ins *in);
 };
 
 struct jit_kernel {

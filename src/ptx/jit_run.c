@@ -66,7 +66,12 @@ static int32_t h_exec(struct jit_ctx *c, const struct ir_ins *in, ex_fn f)
     return f(c->b, c->w, in, 1u << c->lane, c->Rw) ? -1 : 0;
 }
 
-static const struct jit_helpers helpers = { h_mem, h_poll, h_exec };
+static void h_trap(struct jit_ctx *c, const struct ir_ins *in)
+{
+    ex_fail_at(c->b, c->w, c->lane, in, PTX_E_TRAP, "trap");
+}
+
+static const struct jit_helpers helpers = { h_mem, h_poll, h_exec, h_trap };
 
 /* ---- the compiled kernels of a module ------------------------------------------- */
 struct jit_cache {
