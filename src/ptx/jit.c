@@ -37,6 +37,7 @@ enum { IEQ = 32, INE, IUGT, IUGE, IULT, IULE, ISGT, ISGE, ISLT, ISLE };
 enum { FFALSE, FOEQ, FOGT, FOGE, FOLT, FOLE, FONE, FORD, FUNO, FUEQ, FUGT, FUGE, FULT, FULE, FUNE };
 #define SEQ_CST 7
 #define POLL_EVERY 65536
+#define JIT_MAX_INS 1200
 
 /* ---- the subset ------------------------------------------------------------------- */
 enum { K_NATIVE = 1, K_LANE, K_CONTROL };
@@ -190,6 +191,11 @@ int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *w
 {
     const struct ir_func *F = &m->funcs[entry];
     char what[200];
+    if (F->end - F->start > JIT_MAX_INS) { /* LLVM's time grows faster than the size: 2500 take 40 s */
+        snprintf(why, n, "the JIT takes kernels of up to %d PTX instructions; this one has %d", JIT_MAX_INS,
+                 F->end - F->start);
+        return -1;
+    }
     for (int k = F->start; k < F->end; k++) {
         const struct ir_ins *in = &m->ins[k];
         if (in->op == OP_CALL) {
