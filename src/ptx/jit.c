@@ -236,6 +236,7 @@ struct cg {
     void *fty_mem, *fty_poll, *fty_exec, *fty_trap;
     int nbars, ngc;
     uint8_t *barid;
+    int *barpc;
     void **resume;
 };
 
@@ -761,6 +762,7 @@ static void body(struct cg *g)
             int64_t id = 0;
             imm_of(g->m, F, in->a, &id);
             g->barid[g->nbars] = (uint8_t)id;
+            g->barpc[g->nbars] = i;
             g->resume[g->nbars] = next;
             spill_all(g);
             flush_ret(g, ++g->nbars);
@@ -834,8 +836,9 @@ static int build(struct cg *g, const char *sym)
     g->bb = calloc((size_t)nins + 1, sizeof *g->bb);
     g->barid = calloc((size_t)nins + 1, 1);
     g->resume = calloc((size_t)nins + 1, sizeof *g->resume);
+    g->barpc = calloc((size_t)nins + 1, sizeof *g->barpc);
     g->use = calloc((size_t)ns + 1, 1);
-    if (!g->slot || !g->kimm || !g->kval || !g->bb || !g->barid || !g->resume || !g->use) return -1;
+    if (!g->slot || !g->kimm || !g->kval || !g->bb || !g->barid || !g->resume || !g->use || !g->barpc) return -1;
     for (int i = F->start; i < F->end; i++) mark_uses(g, &m->ins[i], g->h[i]);
     for (int k = F->cstart; k < F->cend; k++) {
         const struct ir_const *c = &m->consts[k];
@@ -931,14 +934,16 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     k->nbars = g->nbars;
     k->ngc = g->ngc;
     k->barid = g->barid;
+    k->barpc = g->barpc;
     g->barid = NULL;
+    g->barpc = NULL;
     k->state = 1;
     k->why[0] = 0;
     k->compile_ms = now_ms() - t0;
 out:
     L->LLVMOrcDisposeThreadSafeContext(tsc);
     jit_llvm_unlock();
-    free(g->slot); free(g->use); free(g->kimm); free(g->kval); free(g->bb); free(g->barid); free(g->resume);
+    free(g->slot); free(g->use); free(g->kimm); free(g->kval); free(g->bb); free(g->barid); free(g->barpc); free(g->resume);
 }
 
 void jit_release(struct jit_kernel *k)
@@ -952,5 +957,6 @@ void jit_release(struct jit_kernel *k)
         jit_llvm_unlock();
     }
     free(k->barid);
+    free(k->barpc);
     memset(k, 0, sizeof *k);
 }

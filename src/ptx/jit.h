@@ -64,6 +64,7 @@ struct jit_kernel {
     double compile_ms;
     int nbars;
     uint8_t *barid;
+    int *barpc;                  /* by barrier k: its instruction (module index) */
     int ngc;                     /* global and generic accesses (jit_ctx.gc) */              /* by barrier k (resume point): its barrier number */
     void *rt;                    /* LLVM's resource tracker of the code */
 };

@@ -153,6 +153,47 @@ const struct jit_kernel *jit_plan(struct plan *P)
 }
 
 /* ---- a block ----------------------------------------------------------------- */
+/* threads wait at different barriers: the interpreter's account of it,
+ * from the warps' state as the interpreter would hold it */
+static void deadlock(struct blk *b, const int32_t *resume, const uint8_t *done)
+{
+    struct plan *P = b->P;
+    const struct jit_kernel *k = P->jit;
+    memset(b->bars, 0, sizeof b->bars);
+    b->alive = 0;
+    for (unsigned i = 0; i < P->nwarps; i++) {
+        struct warp *w = &b->warps[i];
+        w->live = w->wait = w->barw = 0;
+        w->counted = -1;
+    }
+    for (unsigned t = 0; t < P->nthreads; t++) {
+        struct warp *w = &b->warps[t / 32];
+        int l = (int)(t % 32);
+        if (done[t]) continue;
+        w->live |= 1u << l;
+        if (resume[t] <= 0) continue;
+        w->wait |= 1u << l;
+        w->barw |= 1u << l;
+        w->lbar[l] = k->barid[resume[t] - 1];
+        w->lpc[l] = k->barpc[resume[t] - 1];
+    }
+    for (unsigned i = 0; i < P->nwarps; i++) {
+        struct warp *w = &b->warps[i];
+        if (!w->live) continue;
+        b->alive |= 1u << i;
+        int id = w->lbar[__builtin_ctz(w->live)], same = (w->barw & w->live) == w->live;
+        for (uint32_t mm = w->live; mm && same; mm &= mm - 1)
+            same = w->lbar[__builtin_ctz(mm)] == id;
+        if (!same) continue;
+        struct cbar *c = &b->bars[id];
+        c->warps |= 1u << i;
+        c->threads += 32;
+        c->line = P->m->ins[w->lpc[__builtin_ctz(w->live)]].line;
+        w->counted = id;
+    }
+    ex_deadlock(b);
+}
+
 void jit_block(struct blk *b)
 {
     struct plan *P = b->P;
@@ -205,8 +246,7 @@ void jit_block(struct blk *b)
         }
         if (!waiting) break;
         if (mixed) {
-            ex_fail(b, PTX_E_DEADLOCK, "deadlock: the threads of block (%u, %u, %u) wait at different barriers",
-                    b->ctaid[0], b->ctaid[1], b->ctaid[2]);
+            deadlock(b, resume, done);
             goto out;
         }
         if (b->icount - b->icount_seen > SLICE && ex_check_limits(b, &b->warps[0], NULL)) goto out;
