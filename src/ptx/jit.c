@@ -874,10 +874,10 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
                  struct jit_kernel *k)
 {
     const char *why = NULL;
-    const struct llvm_api *L = jit_llvm(&why);
     k->state = -1;
+    if (jit_supported(m, entry, h, k->why, sizeof k->why)) return; /* the kernel's reason before LLVM's */
+    const struct llvm_api *L = jit_llvm(&why);
     if (!L) { snprintf(k->why, sizeof k->why, "%s", why); return; }
-    if (jit_supported(m, entry, h, k->why, sizeof k->why)) return;
     double t0 = now_ms();
     struct cg G, *g = &G;
     memset(g, 0, sizeof *g);
