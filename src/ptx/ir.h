@@ -248,6 +248,10 @@ struct ir_func {
     int explicit_cluster;    /* entry: .explicitcluster */
 };
 
+/* what a module holds for another part, which frees it (a pointer set at
+ * run time: module.c does not know that part) */
+struct ir_owned { void (*free)(void *self); };
+
 struct ptx_module {
     int nfuncs, capfuncs;
     struct ir_func *funcs;
@@ -273,7 +277,8 @@ struct ptx_module {
     int nfiles, capfiles;    /* .file: number -> name (offset in strings) */
     struct ir_file { int num; int name; } *files;
     _Atomic(void *) xcache;  /* the executor's, made at the first launch; freed with the module */
-    _Atomic(void *) jcache;  /* the JIT's compiled kernels (jit_run.c); freed with the module */
+    _Atomic(void *) jcache;  /* the JIT's compiled kernels (jit_run.c): a struct that
+                                starts with a struct ir_owned, freed with the module */
 };
 
 /* the name of .file number num, or NULL */
@@ -292,9 +297,6 @@ void ir_callees(const struct ptx_module *m, int f, int ind,
  * module's .shared variables the entry and the functions it may call use
  * (0, or -1 when out of memory) */
 int ir_shared_sizes(struct ptx_module *m);
-
-/* jit_run.c: the module's compiled kernels freed (module.c) */
-void jit_module_free(struct ptx_module *m);
 
 /* type helpers */
 static inline unsigned ir_type_size(int t)

@@ -75,10 +75,20 @@ static const struct jit_helpers helpers = { h_mem, h_poll, h_exec, h_trap };
 
 /* ---- the compiled kernels of a module ------------------------------------------- */
 struct jit_cache {
+    struct ir_owned owned;       /* first: module.c frees the cache through it */
     pthread_mutex_t lock;
     int n;
     struct jit_kernel k[];       /* by function index */
 };
+
+static void cache_free(void *self)
+{
+    struct jit_cache *c = self;
+    for (int i = 0; i < c->n; i++)
+        if (c->k[i].state) jit_release(&c->k[i]);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
 
 static struct jit_cache *cache_of(const struct ptx_module *m)
 {
@@ -90,6 +100,7 @@ static struct jit_cache *cache_of(const struct ptx_module *m)
     c = atomic_load_explicit(&mm->jcache, memory_order_acquire);
     if (!c && (c = calloc(1, sizeof *c + sizeof c->k[0] * (size_t)(m->nfuncs + 1)))) {
         pthread_mutex_init(&c->lock, NULL);
+        c->owned.free = cache_free;
         c->n = m->nfuncs;
         atomic_store_explicit(&mm->jcache, (void *)c, memory_order_release);
     }
@@ -97,16 +108,6 @@ static struct jit_cache *cache_of(const struct ptx_module *m)
     return c;
 }
 
-void jit_module_free(struct ptx_module *m)
-{
-    struct jit_cache *c = atomic_load(&m->jcache);
-    if (!c) return;
-    for (int i = 0; i < c->n; i++)
-        if (c->k[i].state) jit_release(&c->k[i]);
-    pthread_mutex_destroy(&c->lock);
-    free(c);
-    atomic_store(&m->jcache, NULL);
-}
 
 const struct jit_kernel *jit_plan(struct plan *P)
 {
