@@ -228,7 +228,10 @@ struct cg {
     void *R, *C;
     void **slot;                 /* by slot: its variable */
     int *kimm;                   /* by slot: 1 if an immediate constant */
-    uint8_t *use;                /* by slot: 1 read, 2 written (either may be) */
+    uint8_t *kconst;             /* by slot: 1 if a constant (the launch fills it) */
+    uint64_t *live;              /* by instruction from F->start, and one past the end:
+                                    the slots live on entry, nw words each */
+    int nw;
     int64_t *kval;
     void **bb;                   /* by instruction from F->start, and one past the end: exit */
     void *ic, *pv;               /* the instruction count, an address */
@@ -680,31 +683,84 @@ static void per_lane(struct cg *g, const struct ir_ins *in, ex_fn f)
     }
 }
 
-static void use(struct cg *g, int s, int how)
+/* ---- liveness ------------------------------------------------------------------ */
+static void setbit(uint64_t *v, int s, int ns)
 {
-    if (s >= 0 && s < g->F->nslots) g->use[s] |= (uint8_t)how;
+    if (s >= 0 && s < ns) v[s / 64] |= 1ull << (s % 64);
 }
 
-/* the slots in reads and writes (a per-lane handler: all it names, both) */
-static void mark_uses(struct cg *g, const struct ir_ins *in, ex_fn h)
+/* the slots live on entry to each instruction: what a thread must load when
+ * it starts or resumes, and store when it stops at a barrier. A per-lane
+ * handler reads every slot it names; a guarded write does not kill. */
+static int liveness(struct cg *g)
 {
-    char why[8];
-    int s[10], n = named_slots(in, s);
-    use(g, in->guard, 1);
-    if (classify(g->m, g->F, in, h, why, sizeof why) != K_NATIVE) {
-        for (int i = 0; i < n; i++) use(g, s[i], 3);
-        return;
+    const struct ir_func *F = g->F;
+    int nins = F->end - F->start, ns = F->nslots, nw = g->nw;
+    uint64_t *use = calloc((size_t)nins * (size_t)nw + 1, 8), *def = calloc((size_t)nins * (size_t)nw + 1, 8);
+    uint64_t *out = calloc((size_t)nw + 1, 8);
+    g->live = calloc((size_t)(nins + 1) * (size_t)nw + 1, 8);
+    if (!use || !def || !out || !g->live) { free(use); free(def); free(out); return -1; }
+    for (int k = 0; k < nins; k++) {
+        const struct ir_ins *in = &g->m->ins[F->start + k];
+        uint64_t *u = use + (size_t)k * nw, *d = def + (size_t)k * nw;
+        char why[8];
+        int kind = classify(g->m, F, in, g->h[F->start + k], why, sizeof why);
+        setbit(u, in->guard, ns);
+        if (kind == K_LANE) {
+            int sl[10], n = named_slots(in, sl);
+            for (int i = 0; i < n; i++) setbit(u, sl[i], ns);
+            continue;
+        }
+        setbit(u, in->a, ns); setbit(u, in->b, ns); setbit(u, in->c, ns); setbit(u, in->e, ns);
+        if (in->op == OP_ST)
+            for (int i = 0; i < 4 && i < in->vec; i++) setbit(u, in->vr[i], ns);
+        if (in->guard >= 0 || kind != K_NATIVE) continue;
+        setbit(d, in->d, ns); setbit(d, in->d2, ns);
+        if (in->op == OP_LD)
+            for (int i = 0; i < 4 && i < in->vec; i++) setbit(d, in->vr[i], ns);
     }
-    use(g, in->a, 1); use(g, in->b, 1); use(g, in->c, 1); use(g, in->e, 1);
-    use(g, in->d, 2); use(g, in->d2, 2);
-    for (int i = 0; i < 4 && i < in->vec; i++) use(g, in->vr[i], in->op == OP_LD ? 2 : 1);
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int k = nins - 1; k >= 0; k--) {
+            const struct ir_ins *in = &g->m->ins[F->start + k];
+            int falls = in->guard >= 0 || (in->op != OP_BRA && in->op != OP_EXIT && in->op != OP_RET && in->op != OP_TRAP);
+            memset(out, 0, (size_t)nw * 8);
+            if (falls)
+                for (int w = 0; w < nw; w++) out[w] |= g->live[(size_t)(k + 1) * nw + w];
+            if (in->op == OP_BRA) {
+                int t = (int)in->imm - F->start;
+                if (t < 0 || t > nins) t = nins;
+                for (int w = 0; w < nw; w++) out[w] |= g->live[(size_t)t * nw + w];
+            }
+            uint64_t *lv = g->live + (size_t)k * nw, *u = use + (size_t)k * nw, *d = def + (size_t)k * nw;
+            for (int w = 0; w < nw; w++) {
+                uint64_t v = u[w] | (out[w] & ~d[w]);
+                if (v != lv[w]) { lv[w] = v; changed = 1; }
+            }
+        }
+    }
+    free(use); free(def); free(out);
+    return 0;
 }
 
-/* registers back to the file (a barrier: the thread resumes from there) */
-static void spill_all(struct cg *g)
+/* the live slots at instruction k (from F->start) loaded from the file */
+static void load_live(struct cg *g, int k)
 {
+    const uint64_t *lv = g->live + (size_t)k * g->nw;
     for (int s = 0; s < g->F->nslots; s++) {
-        if (g->kimm[s] || g->use[s] != 3) continue; /* a value that never changes, or is never read */
+        if (g->kimm[s] || !(lv[s / 64] >> (s % 64) & 1)) continue;
+        void *idx = c64(g, (uint64_t)s * 32);
+        set(g, s, LL->LLVMBuildLoad2(g->b, g->i64, LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""), ""));
+    }
+}
+
+/* registers live at instruction k back to the file (a barrier: the thread
+ * resumes there); constants are there already */
+static void spill_live(struct cg *g, int k)
+{
+    const uint64_t *lv = g->live + (size_t)k * g->nw;
+    for (int s = 0; s < g->F->nslots; s++) {
+        if (g->kconst[s] || !(lv[s / 64] >> (s % 64) & 1)) continue;
         void *idx = c64(g, (uint64_t)s * 32);
         LL->LLVMBuildStore(g->b, get(g, s), LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""));
     }
@@ -764,7 +820,7 @@ static void body(struct cg *g)
             g->barid[g->nbars] = (uint8_t)id;
             g->barpc[g->nbars] = i;
             g->resume[g->nbars] = next;
-            spill_all(g);
+            spill_live(g, k + 1);
             flush_ret(g, ++g->nbars);
             continue;
         }
@@ -837,11 +893,14 @@ static int build(struct cg *g, const char *sym)
     g->barid = calloc((size_t)nins + 1, 1);
     g->resume = calloc((size_t)nins + 1, sizeof *g->resume);
     g->barpc = calloc((size_t)nins + 1, sizeof *g->barpc);
-    g->use = calloc((size_t)ns + 1, 1);
-    if (!g->slot || !g->kimm || !g->kval || !g->bb || !g->barid || !g->resume || !g->use || !g->barpc) return -1;
-    for (int i = F->start; i < F->end; i++) mark_uses(g, &m->ins[i], g->h[i]);
+    g->kconst = calloc((size_t)ns + 1, 1);
+    g->nw = (ns + 63) / 64 + 1;
+    if (!g->slot || !g->kimm || !g->kval || !g->bb || !g->barid || !g->resume || !g->kconst || !g->barpc ||
+        liveness(g))
+        return -1;
     for (int k = F->cstart; k < F->cend; k++) {
         const struct ir_const *c = &m->consts[k];
+        if (c->slot >= 0 && c->slot < ns) g->kconst[c->slot] = 1;
         if (c->slot >= 0 && c->slot < ns && (c->kind == K_IMM || c->kind == K_PARAM)) {
             g->kimm[c->slot] = 1;
             g->kval[c->slot] = c->val;
@@ -853,20 +912,29 @@ static int build(struct cg *g, const char *sym)
     g->ic = LL->LLVMBuildAlloca(g->b, g->i64, "");
     g->pv = LL->LLVMBuildAlloca(g->b, g->ptr, "");
     LL->LLVMBuildStore(g->b, c64(g, 0), g->ic);
-    for (int s = 0; s < ns; s++) {
-        if (g->kimm[s]) { set(g, s, c64(g, (uint64_t)g->kval[s])); continue; }
-        if (!(g->use[s] & 1)) { set(g, s, c64(g, 0)); continue; }
-        void *idx = c64(g, (uint64_t)s * 32);
-        set(g, s, LL->LLVMBuildLoad2(g->b, g->i64, LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""), ""));
-    }
+    for (int s = 0; s < ns; s++) set(g, s, c64(g, g->kimm[s] ? (uint64_t)g->kval[s] : 0));
     for (int k = 0; k <= nins; k++) g->bb[k] = newbb(g);
     g->failbb = newbb(g);
     body(g);
     LL->LLVMPositionBuilderAtEnd(g->b, g->failbb);
     flush_ret(g, -1);
+    /* where a thread starts or resumes: what is live there, loaded */
+    void *start = newbb(g);
+    LL->LLVMPositionBuilderAtEnd(g->b, start);
+    load_live(g, 0);
+    LL->LLVMBuildBr(g->b, g->bb[0]);
+    void **rs = calloc((size_t)g->nbars + 1, sizeof *rs);
+    if (!rs) return -1;
+    for (int k = 0; k < g->nbars; k++) {
+        rs[k] = newbb(g);
+        LL->LLVMPositionBuilderAtEnd(g->b, rs[k]);
+        load_live(g, g->barpc[k] - F->start + 1);
+        LL->LLVMBuildBr(g->b, g->resume[k]);
+    }
     LL->LLVMPositionBuilderAtEnd(g->b, entry);
-    void *sw = LL->LLVMBuildSwitch(g->b, resume, g->bb[0], (unsigned)g->nbars);
-    for (int k = 0; k < g->nbars; k++) LL->LLVMAddCase(sw, ci(g, g->i32, (uint64_t)k + 1), g->resume[k]);
+    void *sw = LL->LLVMBuildSwitch(g->b, resume, start, (unsigned)g->nbars);
+    for (int k = 0; k < g->nbars; k++) LL->LLVMAddCase(sw, ci(g, g->i32, (uint64_t)k + 1), rs[k]);
+    free(rs);
     return 0;
 }
 
@@ -943,7 +1011,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
 out:
     L->LLVMOrcDisposeThreadSafeContext(tsc);
     jit_llvm_unlock();
-    free(g->slot); free(g->use); free(g->kimm); free(g->kval); free(g->bb); free(g->barid); free(g->barpc); free(g->resume);
+    free(g->slot); free(g->kconst); free(g->live); free(g->kimm); free(g->kval); free(g->bb); free(g->barid); free(g->barpc); free(g->resume);
 }
 
 void jit_release(struct jit_kernel *k)
