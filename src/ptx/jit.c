@@ -275,13 +275,15 @@ static void *fval(struct cg *g, int s, int t)
 /* a float result as the slot's bits, NaN canonical */
 static void *fbits(struct cg *g, void *r, int t)
 {
+    /* the select on floats: a chain of float operations stays in float registers */
     void *isnan = LL->LLVMBuildFCmp(g->b, FUNO, r, r, "");
     if (t == T_F32) {
-        void *u = LL->LLVMBuildZExt(g->b, LL->LLVMBuildBitCast(g->b, r, g->i32, ""), g->i64, "");
-        return LL->LLVMBuildSelect(g->b, isnan, c64(g, 0x7fffffffu), u, "");
+        void *canon = LL->LLVMBuildBitCast(g->b, ci(g, g->i32, 0x7fffffffu), g->f32, "");
+        void *q = LL->LLVMBuildSelect(g->b, isnan, canon, r, "");
+        return LL->LLVMBuildZExt(g->b, LL->LLVMBuildBitCast(g->b, q, g->i32, ""), g->i64, "");
     }
-    void *u = LL->LLVMBuildBitCast(g->b, r, g->i64, "");
-    return LL->LLVMBuildSelect(g->b, isnan, c64(g, 0x7fffffffffffffffull), u, "");
+    void *canon = LL->LLVMBuildBitCast(g->b, c64(g, 0x7fffffffffffffffull), g->f64, "");
+    return LL->LLVMBuildBitCast(g->b, LL->LLVMBuildSelect(g->b, isnan, canon, r, ""), g->i64, "");
 }
 static void *bit0(struct cg *g, int s) { return LL->LLVMBuildTrunc(g->b, get(g, s), g->i1, ""); }
 static void *b2i(struct cg *g, void *c) { return LL->LLVMBuildZExt(g->b, c, g->i64, ""); }
