@@ -153,9 +153,12 @@ static int block_turn(struct blk *b)
 
 static void run_block(struct blk *b, uint64_t lin)
 {
+    if (b->P->jit) { /* the JIT starts the block itself, or with block_begin */
+        jit_block(b, lin, block_begin);
+        return;
+    }
     block_begin(b, lin);
-    if (b->P->jit) jit_block(b);
-    else while (block_turn(b)) {}
+    while (block_turn(b)) {}
 }
 
 /* A round of a cluster's blocks (n of them from bs): a turn of each that

@@ -229,6 +229,8 @@ struct cg {
     void **slot;                 /* by slot: its variable */
     int *kimm;                   /* by slot: 1 if an immediate constant */
     uint8_t *kconst;             /* by slot: 1 if a constant (the launch fills it) */
+    int *ksreg;                  /* by slot: the special register it holds (S_*), or -1 */
+    int sregs_filled;            /* some special register comes from the register file */
     uint64_t *live;              /* by instruction from F->start, and one past the end:
                                     the slots live on entry, nw words each */
     int nw;
@@ -746,11 +748,21 @@ static int liveness(struct cg *g)
 }
 
 /* the live slots at instruction k (from F->start) loaded from the file */
+/* %ctaid from jit_ctx, or NULL: the others are in the register file */
+static void *sreg_value(struct cg *g, int r)
+{
+    if (r < S_CTAID_X || r > S_CTAID_Z) return NULL;
+    void *v = field(g, offsetof(struct jit_ctx, ctaid) + 4 * (size_t)(r - S_CTAID_X), g->i32);
+    return LL->LLVMBuildZExt(g->b, v, g->i64, "");
+}
+
 static void load_live(struct cg *g, int k)
 {
     const uint64_t *lv = g->live + (size_t)k * g->nw;
     for (int s = 0; s < g->F->nslots; s++) {
         if (g->kimm[s] || !(lv[s / 64] >> (s % 64) & 1)) continue;
+        void *v = g->ksreg[s] >= 0 ? sreg_value(g, g->ksreg[s]) : NULL;
+        if (v) { set(g, s, v); continue; }
         void *idx = c64(g, (uint64_t)s * 32);
         set(g, s, LL->LLVMBuildLoad2(g->b, g->i64, LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""), ""));
     }
@@ -896,6 +908,9 @@ static int build(struct cg *g, const char *sym)
     g->resume = calloc((size_t)nins + 1, sizeof *g->resume);
     g->barpc = calloc((size_t)nins + 1, sizeof *g->barpc);
     g->kconst = calloc((size_t)ns + 1, 1);
+    g->ksreg = malloc(sizeof *g->ksreg * ((size_t)ns + 1));
+    if (!g->ksreg) return -1;
+    for (int s = 0; s <= ns; s++) g->ksreg[s] = -1;
     g->nw = (ns + 63) / 64 + 1;
     if (!g->slot || !g->kimm || !g->kval || !g->bb || !g->barid || !g->resume || !g->kconst || !g->barpc ||
         liveness(g))
@@ -903,6 +918,11 @@ static int build(struct cg *g, const char *sym)
     for (int k = F->cstart; k < F->cend; k++) {
         const struct ir_const *c = &m->consts[k];
         if (c->slot >= 0 && c->slot < ns) g->kconst[c->slot] = 1;
+        if (c->slot >= 0 && c->slot < ns && c->kind == K_SREG) {
+            g->ksreg[c->slot] = (int)c->val;
+            /* the block's own, but for %ctaid: block_begin must fill them */
+            if (c->val == S_SMID || (c->val >= S_CLUSTERID_X && c->val <= S_CLUSTERID_Z)) g->sregs_filled = 1;
+        }
         if (c->slot >= 0 && c->slot < ns && (c->kind == K_IMM || c->kind == K_PARAM)) {
             g->kimm[c->slot] = 1;
             g->kval[c->slot] = c->val;
@@ -1003,6 +1023,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     k->rt = rt;
     k->nbars = g->nbars;
     k->ngc = g->ngc;
+    k->sregs_filled = g->sregs_filled;
     k->barid = g->barid;
     k->barpc = g->barpc;
     g->barid = NULL;
@@ -1013,7 +1034,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
 out:
     L->LLVMOrcDisposeThreadSafeContext(tsc);
     jit_llvm_unlock();
-    free(g->slot); free(g->kconst); free(g->live); free(g->kimm); free(g->kval); free(g->bb); free(g->barid); free(g->barpc); free(g->resume);
+    free(g->slot); free(g->ksreg); free(g->kconst); free(g->live); free(g->kimm); free(g->kval); free(g->bb); free(g->barid); free(g->barpc); free(g->resume);
 }
 
 void jit_release(struct jit_kernel *k)

@@ -36,6 +36,9 @@ struct jit_ctx {
     uint64_t *Rw;                /* w's registers of the entry (lane 0) */
     int lane;
     unsigned tid;
+    uint32_t ctaid[3];           /* the block's %ctaid (the code reads it here; the other
+                                    special registers do not change from block to block:
+                                    the register file has them from the worker's start) */
 };
 
 /* the compiled thread: registers R (slot s of this lane at R[s * 32]),
@@ -65,7 +68,10 @@ struct jit_kernel {
     int nbars;
     uint8_t *barid;
     int *barpc;                  /* by barrier k: its instruction (module index) */
-    int ngc;                     /* global and generic accesses (jit_ctx.gc) */              /* by barrier k (resume point): its barrier number */
+    int ngc;                     /* global and generic accesses (jit_ctx.gc) */
+    int sregs_filled;            /* the code reads special registers of the block other
+                                    than %ctaid (%smid, %clusterid): blocks start with
+                                    the interpreter's block_begin, which fills them */              /* by barrier k (resume point): its barrier number */
     void *rt;                    /* LLVM's resource tracker of the code */
 };
 
@@ -97,7 +103,9 @@ void jit_release(struct jit_kernel *k);
 /* jit_run.c: the kernel of this launch (NULL: the interpreter runs it),
  * and the launch's engine report filled */
 const struct jit_kernel *jit_plan(struct plan *P);
-/* runs block b (block_begin done) with P->jit */
-void jit_block(struct blk *b);
+/* runs block lin of the grid on b with P->jit; begin: the interpreter's
+ * start of a block, for kernels whose special registers the code does not
+ * compute itself */
+void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_t lin));
 
 #endif

@@ -195,11 +195,30 @@ static void deadlock(struct blk *b, const int32_t *resume, const uint8_t *done)
     ex_deadlock(b);
 }
 
-void jit_block(struct blk *b)
+/* a block's start when the code computes its special registers: the
+ * interpreter's block_begin without the register file's refill */
+static void begin_lite(struct blk *b, uint64_t lin)
+{
+    struct plan *P = b->P;
+    const struct ptx_launch *l = P->l;
+    b->ctaid[0] = (unsigned)(lin % l->grid[0]);
+    b->ctaid[1] = (unsigned)(lin / l->grid[0] % l->grid[1]);
+    b->ctaid[2] = (unsigned)(lin / ((uint64_t)l->grid[0] * l->grid[1]));
+    memset(b->shared, 0, P->shsize);
+    for (unsigned i = 0; i < P->nwarps; i++) {
+        unsigned left = P->nthreads - i * 32;
+        b->warps[i].live = b->warps[i].active = left >= 32 ? 0xffffffffu : (1u << left) - 1;
+        b->warps[i].wait = b->warps[i].barw = 0;
+    }
+}
+
+void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_t lin))
 {
     struct plan *P = b->P;
     const struct jit_kernel *k = P->jit;
     unsigned nth = P->nthreads;
+    if (k->sregs_filled) begin(b, lin);
+    else begin_lite(b, lin);
     int32_t resume[1024];
     uint8_t done[1024];
     struct jit_gc gcs[64], *gc = k->ngc <= 64 ? gcs : calloc((size_t)k->ngc, sizeof *gc);
@@ -219,6 +238,7 @@ void jit_block(struct blk *b)
     c.params = P->l->params;
     c.pbytes = P->l->param_bytes;
     c.b = b;
+    memcpy(c.ctaid, b->ctaid, sizeof c.ctaid);
     size_t base = (size_t)P->slotbase[P->entry] * 32;
     for (;;) {
         unsigned waiting = 0;
