@@ -390,6 +390,7 @@ static enum ptx_status run_children(struct plan *P)
         c.explicit_cluster = ptx_entry_cluster(m, wk.entry, c.cluster);
         c.depth = l->depth + 1;
         c.devrt = P->dr;
+        c.engine_report = NULL; /* the host launch's report is the parent grid's */
         if (P->deadline > 0) { /* the host launch's time limit covers its children */
             double left = P->deadline - ex_now();
             if (left <= 0) {
