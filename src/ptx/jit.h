@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The compiling executor (docs/ptx-jit.md), shared by its files and
  * exec_launch.c and nothing else: jit_llvm.c loads libLLVM-16 at run time
- * (the functions of llvm.def), jit.c turns an entry of the checked form
- * into LLVM IR and native code, jit_run.c picks the engine of a launch and
+ * (the functions of llvm.def), jit_subset.c says which instructions it
+ * compiles and how, jit.c turns an entry of the checked form into LLVM IR
+ * and native code, jit_run.c picks the engine of a launch and
  * runs a block's threads through the compiled code.
  *
  * The model. A kernel compiles to one function per thread: its 32-lane
@@ -92,8 +93,14 @@ void jit_llvm_symbol(char *buf, size_t n);
 void jit_llvm_lock(void);
 void jit_llvm_unlock(void);
 
-/* jit.c: can entry compile? 0, or -1 with the first reason in why */
+/* jit_subset.c: how an instruction compiles (K_*), or 0 with the reason
+ * in why; can entry compile (0, or -1 with the first reason in why); the
+ * value of an immediate constant slot (1), or 0 */
+enum { K_NATIVE = 1, K_LANE, K_CONTROL };
+int jit_classify(const struct ptx_module *m, const struct ir_func *F, const struct ir_ins *in, ex_fn h, char *why,
+                 size_t n);
 int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *why, size_t n);
+int jit_imm_of(const struct ptx_module *m, const struct ir_func *F, int slot, int64_t *v);
 /* compiles entry into k (state 1), or fails with k->why (state -1) */
 void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const struct jit_helpers *hp,
                  struct jit_kernel *k);
