@@ -9,6 +9,8 @@
 # -x -C /tmp/base && make -C /tmp/base build/libemu.a build/libtdcommon.a)
 # whose engine runs side by side with this one, alternating run by run, and
 # the ratio this/base is printed. Argument: elements.
+# Then (JIT=0 skips it) the interpreter against the JIT, side by side in
+# one run: ptx_bench engines RUNS (bench/ptx_bench.c, docs/ptx-jit.md).
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
 RUNS=${RUNS:-5}
@@ -64,3 +66,7 @@ awk -v names="$names" '
         }
         if (e1 > 0 && s1 > 0) printf "speed-up with all cores: element-wise %.2fx, shared %.2fx\n", ea / e1, sa / s1
     }' "$out"
+if [ "${JIT:-1}" != 0 ]; then
+    echo "interpreter against JIT (TDTRACE_EMU_THREADS=${TDTRACE_EMU_THREADS:-all}), medians of $RUNS runs:"
+    "$b/bench/ptx_bench" engines "$RUNS" || exit 1
+fi

@@ -2,7 +2,15 @@
 /* PTX engine benchmark: thread-instructions per second for an element-wise
  * kernel and a shared-memory reduction (bar.sync in a loop), on one host
  * thread and on all cores. Linked statically with the emulator, launched
- * through the driver API; kernels as nvcc 13 emits them (-arch=sm_75). */
+ * through the driver API; kernels as nvcc 13 emits them (-arch=sm_75).
+ *
+ * "ptx_bench engines RUNS [NAME]": the interpreter against the JIT
+ * (docs/ptx-jit.md) on the kernels of issue 22 (saxpy of 16M floats, the
+ * shared reduction, naive and 16x16-tiled SGEMM 512, Mandelbrot 1024^2 of
+ * at most 256 iterations): after a first launch on each (the JIT's
+ * compile), RUNS launches of each, alternating; the median seconds, the
+ * ratio, and whether both wrote the same bytes (NAME: only the kernels
+ * whose name holds it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +47,297 @@ static const char ptx[] =
     "$L__BB1_7:\n bar.sync 0; shr.u32 %r16, %r16, 1; setp.ne.s32 %p5, %r16, 0;\n @%p5 bra $L__BB1_5;\n"
     "$L__BB1_8:\n setp.ne.s32 %p6, %r2, 0;\n @%p6 bra $L__BB1_10;\n"
     " ld.shared.f32 %f10, [s]; cvta.to.global.u64 %rd8, %rd2; atom.global.add.f32 %f11, [%rd8], %f10;\n"
-    "$L__BB1_10:\n ret;\n}\n";
+    "$L__BB1_10:\n ret;\n}\n"
+    /* naive and tiled SGEMM, Mandelbrot: nvcc 13 -ptx -arch=sm_75 of
+     * c[r][c] = sum a[r][k] b[k][c] (one thread per element; the tiled one
+     * through 16x16 shared tiles), and of the escape count of
+     * z = z^2 + c over [-2, 1] x [-1.5, 1.5] */
+    " .visible .entry sgemm_naive(\n"
+    " .param .u32 sgemm_naive_param_0,\n"
+    " .param .u64 sgemm_naive_param_1,\n"
+    " .param .u64 sgemm_naive_param_2,\n"
+    " .param .u64 sgemm_naive_param_3\n"
+    " )\n"
+    " {\n"
+    " .reg .pred  %p<9>;\n"
+    " .reg .f32  %f<30>;\n"
+    " .reg .b32  %r<30>;\n"
+    " .reg .b64  %rd<34>;\n"
+    " ld.param.u32  %r13, [sgemm_naive_param_0];\n"
+    " ld.param.u64  %rd18, [sgemm_naive_param_1];\n"
+    " ld.param.u64  %rd19, [sgemm_naive_param_2];\n"
+    " ld.param.u64  %rd17, [sgemm_naive_param_3];\n"
+    " cvta.to.global.u64  %rd1, %rd19;\n"
+    " cvta.to.global.u64  %rd2, %rd18;\n"
+    " mov.u32  %r14, %ntid.y;\n"
+    " mov.u32  %r15, %ctaid.y;\n"
+    " mov.u32  %r16, %tid.y;\n"
+    " mad.lo.s32  %r1, %r15, %r14, %r16;\n"
+    " mov.u32  %r17, %ntid.x;\n"
+    " mov.u32  %r18, %ctaid.x;\n"
+    " mov.u32  %r19, %tid.x;\n"
+    " mad.lo.s32  %r2, %r18, %r17, %r19;\n"
+    " setp.ge.s32  %p1, %r1, %r13;\n"
+    " setp.ge.s32  %p2, %r2, %r13;\n"
+    " or.pred   %p3, %p2, %p1;\n"
+    " @%p3 bra  $L__BB0_9;\n"
+    " setp.lt.s32  %p4, %r13, 1;\n"
+    " mul.lo.s32  %r3, %r1, %r13;\n"
+    " mov.f32  %f29, 0f00000000;\n"
+    " @%p4 bra  $L__BB0_8;\n"
+    " add.s32  %r21, %r13, -1;\n"
+    " and.b32   %r29, %r13, 3;\n"
+    " setp.lt.u32  %p5, %r21, 3;\n"
+    " mov.f32  %f29, 0f00000000;\n"
+    " mov.u32  %r28, 0;\n"
+    " @%p5 bra  $L__BB0_5;\n"
+    " sub.s32  %r27, %r13, %r29;\n"
+    " mul.wide.s32  %rd3, %r3, 4;\n"
+    " mul.wide.s32  %rd20, %r2, 4;\n"
+    " add.s64  %rd30, %rd1, %rd20;\n"
+    " mul.wide.s32  %rd5, %r13, 4;\n"
+    " mov.f32  %f29, 0f00000000;\n"
+    " mov.u32  %r28, 0;\n"
+    " mov.u64  %rd31, %rd2;\n"
+    " $L__BB0_4:\n"
+    " add.s64  %rd21, %rd31, %rd3;\n"
+    " ld.global.f32  %f12, [%rd30];\n"
+    " ld.global.f32  %f13, [%rd21];\n"
+    " fma.rn.f32  %f14, %f13, %f12, %f29;\n"
+    " add.s64  %rd22, %rd30, %rd5;\n"
+    " ld.global.f32  %f15, [%rd22];\n"
+    " ld.global.f32  %f16, [%rd21+4];\n"
+    " fma.rn.f32  %f17, %f16, %f15, %f14;\n"
+    " add.s64  %rd23, %rd22, %rd5;\n"
+    " ld.global.f32  %f18, [%rd23];\n"
+    " ld.global.f32  %f19, [%rd21+8];\n"
+    " fma.rn.f32  %f20, %f19, %f18, %f17;\n"
+    " add.s64  %rd24, %rd23, %rd5;\n"
+    " add.s64  %rd30, %rd24, %rd5;\n"
+    " ld.global.f32  %f21, [%rd24];\n"
+    " ld.global.f32  %f22, [%rd21+12];\n"
+    " fma.rn.f32  %f29, %f22, %f21, %f20;\n"
+    " add.s32  %r28, %r28, 4;\n"
+    " add.s64  %rd31, %rd31, 16;\n"
+    " add.s32  %r27, %r27, -4;\n"
+    " setp.ne.s32  %p6, %r27, 0;\n"
+    " @%p6 bra  $L__BB0_4;\n"
+    " $L__BB0_5:\n"
+    " setp.eq.s32  %p7, %r29, 0;\n"
+    " @%p7 bra  $L__BB0_8;\n"
+    " mad.lo.s32  %r23, %r28, %r13, %r2;\n"
+    " mul.wide.s32  %rd25, %r23, 4;\n"
+    " add.s64  %rd33, %rd1, %rd25;\n"
+    " mul.wide.s32  %rd11, %r13, 4;\n"
+    " add.s32  %r24, %r28, %r3;\n"
+    " mul.wide.s32  %rd26, %r24, 4;\n"
+    " add.s64  %rd32, %rd2, %rd26;\n"
+    " $L__BB0_7:\n"
+    " .pragma \"nounroll\";\n"
+    " ld.global.f32  %f23, [%rd33];\n"
+    " ld.global.f32  %f24, [%rd32];\n"
+    " fma.rn.f32  %f29, %f24, %f23, %f29;\n"
+    " add.s64  %rd33, %rd33, %rd11;\n"
+    " add.s64  %rd32, %rd32, 4;\n"
+    " add.s32  %r29, %r29, -1;\n"
+    " setp.ne.s32  %p8, %r29, 0;\n"
+    " @%p8 bra  $L__BB0_7;\n"
+    " $L__BB0_8:\n"
+    " add.s32  %r25, %r3, %r2;\n"
+    " cvta.to.global.u64  %rd27, %rd17;\n"
+    " mul.wide.s32  %rd28, %r25, 4;\n"
+    " add.s64  %rd29, %rd27, %rd28;\n"
+    " st.global.f32  [%rd29], %f29;\n"
+    " $L__BB0_9:\n"
+    " ret;\n"
+    " }\n"
+    " .visible .entry sgemm_tiled(\n"
+    " .param .u32 sgemm_tiled_param_0,\n"
+    " .param .u64 sgemm_tiled_param_1,\n"
+    " .param .u64 sgemm_tiled_param_2,\n"
+    " .param .u64 sgemm_tiled_param_3\n"
+    " )\n"
+    " {\n"
+    " .reg .pred  %p<3>;\n"
+    " .reg .f32  %f<57>;\n"
+    " .reg .b32  %r<29>;\n"
+    " .reg .b64  %rd<20>;\n"
+    " .shared .align 4 .b8 _ZZ11sgemm_tiledE2ta[1024];\n"
+    " .shared .align 4 .b8 _ZZ11sgemm_tiledE2tb[1024];\n"
+    " ld.param.u32  %r11, [sgemm_tiled_param_0];\n"
+    " ld.param.u64  %rd8, [sgemm_tiled_param_1];\n"
+    " ld.param.u64  %rd9, [sgemm_tiled_param_2];\n"
+    " ld.param.u64  %rd10, [sgemm_tiled_param_3];\n"
+    " mov.u32  %r12, %ctaid.y;\n"
+    " shl.b32  %r13, %r12, 4;\n"
+    " mov.u32  %r1, %tid.y;\n"
+    " add.s32  %r14, %r13, %r1;\n"
+    " mov.u32  %r15, %ctaid.x;\n"
+    " shl.b32  %r2, %r15, 4;\n"
+    " mov.u32  %r3, %tid.x;\n"
+    " mul.lo.s32  %r4, %r14, %r11;\n"
+    " setp.lt.s32  %p1, %r11, 1;\n"
+    " mov.f32  %f56, 0f00000000;\n"
+    " @%p1 bra  $L__BB1_3;\n"
+    " shl.b32  %r17, %r1, 6;\n"
+    " mov.u32  %r18, _ZZ11sgemm_tiledE2ta;\n"
+    " add.s32  %r7, %r18, %r17;\n"
+    " shl.b32  %r19, %r3, 2;\n"
+    " add.s32  %r5, %r7, %r19;\n"
+    " mov.u32  %r20, _ZZ11sgemm_tiledE2tb;\n"
+    " add.s32  %r21, %r20, %r17;\n"
+    " add.s32  %r6, %r21, %r19;\n"
+    " add.s32  %r8, %r20, %r19;\n"
+    " mad.lo.s32  %r22, %r1, %r11, %r3;\n"
+    " add.s32  %r23, %r22, %r2;\n"
+    " cvta.to.global.u64  %rd11, %rd9;\n"
+    " mul.wide.s32  %rd12, %r23, 4;\n"
+    " add.s64  %rd19, %rd11, %rd12;\n"
+    " shl.b32  %r24, %r11, 4;\n"
+    " mul.wide.s32  %rd2, %r24, 4;\n"
+    " add.s32  %r25, %r3, %r4;\n"
+    " cvta.to.global.u64  %rd13, %rd8;\n"
+    " mul.wide.s32  %rd14, %r25, 4;\n"
+    " add.s64  %rd18, %rd13, %rd14;\n"
+    " mov.f32  %f56, 0f00000000;\n"
+    " mov.u32  %r28, 0;\n"
+    " $L__BB1_2:\n"
+    " ld.global.f32  %f6, [%rd18];\n"
+    " st.shared.f32  [%r5], %f6;\n"
+    " ld.global.f32  %f7, [%rd19];\n"
+    " st.shared.f32  [%r6], %f7;\n"
+    " bar.sync  0;\n"
+    " ld.shared.f32  %f8, [%r8];\n"
+    " ld.shared.f32  %f9, [%r7];\n"
+    " fma.rn.f32  %f10, %f9, %f8, %f56;\n"
+    " ld.shared.f32  %f11, [%r8+64];\n"
+    " ld.shared.f32  %f12, [%r7+4];\n"
+    " fma.rn.f32  %f13, %f12, %f11, %f10;\n"
+    " ld.shared.f32  %f14, [%r8+128];\n"
+    " ld.shared.f32  %f15, [%r7+8];\n"
+    " fma.rn.f32  %f16, %f15, %f14, %f13;\n"
+    " ld.shared.f32  %f17, [%r8+192];\n"
+    " ld.shared.f32  %f18, [%r7+12];\n"
+    " fma.rn.f32  %f19, %f18, %f17, %f16;\n"
+    " ld.shared.f32  %f20, [%r8+256];\n"
+    " ld.shared.f32  %f21, [%r7+16];\n"
+    " fma.rn.f32  %f22, %f21, %f20, %f19;\n"
+    " ld.shared.f32  %f23, [%r8+320];\n"
+    " ld.shared.f32  %f24, [%r7+20];\n"
+    " fma.rn.f32  %f25, %f24, %f23, %f22;\n"
+    " ld.shared.f32  %f26, [%r8+384];\n"
+    " ld.shared.f32  %f27, [%r7+24];\n"
+    " fma.rn.f32  %f28, %f27, %f26, %f25;\n"
+    " ld.shared.f32  %f29, [%r8+448];\n"
+    " ld.shared.f32  %f30, [%r7+28];\n"
+    " fma.rn.f32  %f31, %f30, %f29, %f28;\n"
+    " ld.shared.f32  %f32, [%r8+512];\n"
+    " ld.shared.f32  %f33, [%r7+32];\n"
+    " fma.rn.f32  %f34, %f33, %f32, %f31;\n"
+    " ld.shared.f32  %f35, [%r8+576];\n"
+    " ld.shared.f32  %f36, [%r7+36];\n"
+    " fma.rn.f32  %f37, %f36, %f35, %f34;\n"
+    " ld.shared.f32  %f38, [%r8+640];\n"
+    " ld.shared.f32  %f39, [%r7+40];\n"
+    " fma.rn.f32  %f40, %f39, %f38, %f37;\n"
+    " ld.shared.f32  %f41, [%r8+704];\n"
+    " ld.shared.f32  %f42, [%r7+44];\n"
+    " fma.rn.f32  %f43, %f42, %f41, %f40;\n"
+    " ld.shared.f32  %f44, [%r8+768];\n"
+    " ld.shared.f32  %f45, [%r7+48];\n"
+    " fma.rn.f32  %f46, %f45, %f44, %f43;\n"
+    " ld.shared.f32  %f47, [%r8+832];\n"
+    " ld.shared.f32  %f48, [%r7+52];\n"
+    " fma.rn.f32  %f49, %f48, %f47, %f46;\n"
+    " ld.shared.f32  %f50, [%r8+896];\n"
+    " ld.shared.f32  %f51, [%r7+56];\n"
+    " fma.rn.f32  %f52, %f51, %f50, %f49;\n"
+    " ld.shared.f32  %f53, [%r8+960];\n"
+    " ld.shared.f32  %f54, [%r7+60];\n"
+    " fma.rn.f32  %f56, %f54, %f53, %f52;\n"
+    " bar.sync  0;\n"
+    " add.s64  %rd19, %rd19, %rd2;\n"
+    " add.s64  %rd18, %rd18, 64;\n"
+    " add.s32  %r28, %r28, 16;\n"
+    " setp.lt.s32  %p2, %r28, %r11;\n"
+    " @%p2 bra  $L__BB1_2;\n"
+    " $L__BB1_3:\n"
+    " add.s32  %r26, %r2, %r3;\n"
+    " add.s32  %r27, %r4, %r26;\n"
+    " cvta.to.global.u64  %rd15, %rd10;\n"
+    " mul.wide.s32  %rd16, %r27, 4;\n"
+    " add.s64  %rd17, %rd15, %rd16;\n"
+    " st.global.f32  [%rd17], %f56;\n"
+    " ret;\n"
+    " }\n"
+    " .visible .entry mandelbrot(\n"
+    " .param .u32 mandelbrot_param_0,\n"
+    " .param .u32 mandelbrot_param_1,\n"
+    " .param .u32 mandelbrot_param_2,\n"
+    " .param .u64 mandelbrot_param_3\n"
+    " )\n"
+    " {\n"
+    " .reg .pred  %p<8>;\n"
+    " .reg .f32  %f<30>;\n"
+    " .reg .b32  %r<20>;\n"
+    " .reg .b64  %rd<5>;\n"
+    " ld.param.u32  %r6, [mandelbrot_param_0];\n"
+    " ld.param.u32  %r7, [mandelbrot_param_1];\n"
+    " ld.param.u32  %r8, [mandelbrot_param_2];\n"
+    " ld.param.u64  %rd1, [mandelbrot_param_3];\n"
+    " mov.u32  %r9, %ntid.x;\n"
+    " mov.u32  %r10, %ctaid.x;\n"
+    " mov.u32  %r11, %tid.x;\n"
+    " mad.lo.s32  %r1, %r10, %r9, %r11;\n"
+    " mov.u32  %r12, %ntid.y;\n"
+    " mov.u32  %r13, %ctaid.y;\n"
+    " mov.u32  %r14, %tid.y;\n"
+    " mad.lo.s32  %r2, %r13, %r12, %r14;\n"
+    " setp.ge.s32  %p1, %r1, %r6;\n"
+    " setp.ge.s32  %p2, %r2, %r7;\n"
+    " or.pred   %p3, %p1, %p2;\n"
+    " @%p3 bra  $L__BB2_5;\n"
+    " setp.lt.s32  %p4, %r8, 1;\n"
+    " mov.u32  %r19, 0;\n"
+    " @%p4 bra  $L__BB2_4;\n"
+    " cvt.rn.f32.s32  %f15, %r7;\n"
+    " cvt.rn.f32.s32  %f16, %r2;\n"
+    " mul.f32  %f17, %f16, 0f40400000;\n"
+    " div.rn.f32  %f18, %f17, %f15;\n"
+    " add.f32  %f1, %f18, 0fBFC00000;\n"
+    " cvt.rn.f32.s32  %f19, %r6;\n"
+    " cvt.rn.f32.s32  %f20, %r1;\n"
+    " mul.f32  %f21, %f20, 0f40400000;\n"
+    " div.rn.f32  %f22, %f21, %f19;\n"
+    " add.f32  %f2, %f22, 0fC0000000;\n"
+    " mov.f32  %f26, 0f00000000;\n"
+    " mov.u32  %r19, 0;\n"
+    " mov.f32  %f27, %f26;\n"
+    " mov.f32  %f28, %f26;\n"
+    " mov.f32  %f29, %f26;\n"
+    " $L__BB2_3:\n"
+    " sub.f32  %f23, %f27, %f26;\n"
+    " add.f32  %f7, %f2, %f23;\n"
+    " add.f32  %f24, %f29, %f29;\n"
+    " fma.rn.f32  %f28, %f24, %f28, %f1;\n"
+    " add.s32  %r19, %r19, 1;\n"
+    " setp.lt.s32  %p5, %r19, %r8;\n"
+    " mul.f32  %f27, %f7, %f7;\n"
+    " mul.f32  %f26, %f28, %f28;\n"
+    " add.f32  %f25, %f27, %f26;\n"
+    " setp.lt.f32  %p6, %f25, 0f40800000;\n"
+    " and.pred   %p7, %p5, %p6;\n"
+    " mov.f32  %f29, %f7;\n"
+    " @%p7 bra  $L__BB2_3;\n"
+    " $L__BB2_4:\n"
+    " mad.lo.s32  %r17, %r2, %r6, %r1;\n"
+    " cvta.to.global.u64  %rd2, %rd1;\n"
+    " mul.wide.s32  %rd3, %r17, 4;\n"
+    " add.s64  %rd4, %rd2, %rd3;\n"
+    " st.global.u32  [%rd4], %r19;\n"
+    " $L__BB2_5:\n"
+    " ret;\n"
+    " }\n";
 
 static double now(void)
 {
@@ -66,8 +364,103 @@ static double rate(CUfunction f, unsigned grid, unsigned block, unsigned shmem, 
     return best;
 }
 
+/* ---- interp against jit ------------------------------------------------------ */
+struct job {
+    const char *name;
+    CUfunction f;
+    unsigned grid[3], block[3], shmem;
+    void **args;
+    CUdeviceptr out;             /* what it writes */
+    size_t bytes;
+};
+
+static double launch_once(const struct job *j, int engine)
+{
+    emu_launch_engine = engine;
+    double t0 = now();
+    CK(cuLaunchKernel(j->f, j->grid[0], j->grid[1], j->grid[2], j->block[0], j->block[1], j->block[2], j->shmem,
+                      NULL, j->args, NULL));
+    CK(cuCtxSynchronize());
+    return now() - t0;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmpd);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void engines(CUmodule m, int runs, const char *only)
+{
+    enum { N = 16 << 20, G = 512, W = 1024 };
+    CUdeviceptr x, y, o, a, b, c, mo;
+    CK(cuMemAlloc_v2(&x, (size_t)N * 4));
+    CK(cuMemAlloc_v2(&y, (size_t)N * 4));
+    CK(cuMemAlloc_v2(&o, 4));
+    CK(cuMemAlloc_v2(&a, (size_t)G * G * 4));
+    CK(cuMemAlloc_v2(&b, (size_t)G * G * 4));
+    CK(cuMemAlloc_v2(&c, (size_t)G * G * 4));
+    CK(cuMemAlloc_v2(&mo, (size_t)W * W * 4));
+    CK(cuMemsetD32_v2(x, 0x3f800000, N));
+    CK(cuMemsetD32_v2(a, 0x3fc00000, (size_t)G * G));
+    CK(cuMemsetD32_v2(b, 0x3f400000, (size_t)G * G));
+    int n = N, g = G, w = W, maxit = 256;
+    float alpha = 0.5f;
+    void *sargs[] = { &n, &alpha, &x, &y }, *rargs[] = { &x, &o, &n }, *gargs[] = { &g, &a, &b, &c };
+    void *margs[] = { &w, &w, &maxit, &mo };
+    CUfunction f[5];
+    static const char *const names[] = { "saxpy", "reduce", "sgemm_naive", "sgemm_tiled", "mandelbrot" };
+    for (int i = 0; i < 5; i++) CK(cuModuleGetFunction(&f[i], m, names[i]));
+    const struct job jobs[] = {
+        { "saxpy 16M", f[0], { N / 256, 1, 1 }, { 256, 1, 1 }, 0, sargs, y, (size_t)N * 4 },
+        { "shared reduction 16M", f[1], { N / 512, 1, 1 }, { 256, 1, 1 }, 1024, rargs, o, 0 },
+        { "sgemm naive 512", f[2], { G / 16, G / 16, 1 }, { 16, 16, 1 }, 0, gargs, c, (size_t)G * G * 4 },
+        { "sgemm tiled 512", f[3], { G / 16, G / 16, 1 }, { 16, 16, 1 }, 0, gargs, c, (size_t)G * G * 4 },
+        { "mandelbrot 1024^2", f[4], { W / 16, W / 16, 1 }, { 16, 16, 1 }, 0, margs, mo, (size_t)W * W * 4 },
+    };
+    unsigned char *h[2] = { malloc((size_t)N * 4), malloc((size_t)N * 4) };
+    double *t[2] = { calloc((size_t)runs, sizeof(double)), calloc((size_t)runs, sizeof(double)) };
+    if (!h[0] || !h[1] || !t[0] || !t[1]) { fprintf(stderr, "out of memory\n"); exit(1); }
+    printf("%-22s %12s %12s %9s  %s\n", "kernel", "interp (s)", "jit (s)", "interp/jit", "results");
+    for (size_t k = 0; k < sizeof jobs / sizeof *jobs; k++) {
+        const struct job *j = &jobs[k];
+        int same = 1;
+        if (only && !strstr(j->name, only)) continue;
+        for (int e = 0; e < 2; e++) { /* the first launch: the JIT compiles; the results to compare */
+            CK(cuMemsetD32_v2(y, 0x3f800000, N));
+            CK(cuMemsetD32_v2(o, 0, 1));
+            launch_once(j, e ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP);
+            if (j->bytes) CK(cuMemcpyDtoH_v2(h[e], j->out, j->bytes));
+        }
+        if (j->bytes) same = !memcmp(h[0], h[1], j->bytes);
+        for (int r = 0; r < runs; r++)
+            for (int e = 0; e < 2; e++) t[e][r] = launch_once(j, e ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP);
+        double mi = median(t[0], runs), mj = median(t[1], runs);
+        printf("%-22s %12.4f %12.4f %9.1fx  %s\n", j->name, mi, mj, mi / mj,
+               !j->bytes ? "(float atomics: order varies)" : same ? "same bytes" : "DIFFER");
+    }
+    free(h[0]); free(h[1]); free(t[0]); free(t[1]);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "engines")) {
+        int runs = argc > 2 ? atoi(argv[2]) : 5;
+        CUcontext ctx;
+        CUmodule m;
+        CK(cuInit(0));
+        CK(cuCtxCreate(&ctx, 0, 0));
+        CK(cuModuleLoadData(&m, ptx));
+        engines(m, runs < 1 ? 1 : runs, argc > 3 ? argv[3] : NULL);
+        CK(cuCtxDestroy(ctx));
+        return 0;
+    }
     int n = argc > 1 ? atoi(argv[1]) : 1 << 22;
     CUcontext ctx;
     CUmodule m;

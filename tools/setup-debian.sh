@@ -10,7 +10,10 @@ if [ "$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null; then SUDO=su
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
+# llvm-16-dev: LLVM 16, which the PTX JIT loads at run time (docs/ptx-jit.md;
+# without it the interpreter runs every kernel)
 $SUDO apt-get install -y -qq --no-install-recommends \
     build-essential pkg-config python3 python3-dev python3-jsonschema strace \
     libseccomp-dev libelf-dev libdw-dev libcmocka-dev libzstd-dev liblz4-dev \
-    libzydis-dev libopenblas-dev libfftw3-dev libdnnl-dev python3-scipy graphviz chromium >/dev/null
+    libzydis-dev libopenblas-dev libfftw3-dev libdnnl-dev python3-scipy graphviz chromium \
+    llvm-16-dev >/dev/null

@@ -14,12 +14,17 @@
  *                             every core)
  *   TDTRACE_EMU_DRIVER=V      the driver release presented: 12.4 (or
  *                             12040), 11.0 to the API table's newest
+ *   TDTRACE_EMU_ENGINE=E      who runs kernels (src/common/engines.def):
+ *                             interp (default), jit or auto
+ *   TDTRACE_EMU_LLVM=LIB      the LLVM 16 library the JIT loads (default
+ *                             libLLVM-16.so.1); none: no LLVM
  *   CUDA_VISIBLE_DEVICES      as the real driver: indices or GPU-<uuid>
  *   CUDA_MODULE_LOADING       as the real driver: EAGER or LAZY (the
  *                             default; any other value is ignored)
  */
 #include "emu.h"
 #include "drvver.h"
+#include "../ptx/ptx.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -271,6 +276,10 @@ int emu_config_load(struct emu_config *cfg, char *err, size_t errlen)
     if ((v = getenv("TDTRACE_EMU_THREADS")) && *v &&
         (emu_parse_count(v, &cfg->threads) || cfg->threads < 1)) {
         snprintf(err, errlen, "TDTRACE_EMU_THREADS=%s: not a number of host threads (1 to %d)", v, EMU_MAX_DEVICES);
+        return -1;
+    }
+    if ((v = getenv("TDTRACE_EMU_ENGINE")) && *v && (cfg->engine = ptx_engine_find(v)) < 0) {
+        snprintf(err, errlen, "TDTRACE_EMU_ENGINE=%s: not an engine (interp, jit or auto)", v);
         return -1;
     }
     cfg->eager_loading = emu_parse_loading(getenv("CUDA_MODULE_LOADING"));

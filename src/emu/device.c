@@ -15,6 +15,7 @@ struct emu_device *emu_devices;
 unsigned emu_launch_timeout_ms;
 unsigned long long emu_launch_max_instructions;
 int emu_launch_threads;
+int emu_launch_engine;
 int emu_eager_loading;
 static atomic_int ready;
 
@@ -47,6 +48,7 @@ CUresult emu_devices_init(const struct emu_config *cfg)
     emu_launch_timeout_ms = cfg->timeout_ms;
     emu_launch_max_instructions = cfg->max_instructions;
     emu_launch_threads = cfg->threads;
+    emu_launch_engine = cfg->engine;
     emu_eager_loading = cfg->eager_loading;
     return CUDA_SUCCESS;
 }

@@ -103,6 +103,7 @@ struct emu_config {
     unsigned timeout_ms;                /* TDTRACE_EMU_TIMEOUT; 0: no limit */
     unsigned long long max_instructions; /* TDTRACE_EMU_MAX_INSTRUCTIONS; 0: no limit */
     int threads;                        /* TDTRACE_EMU_THREADS: host threads of a launch; 0: all cores */
+    int engine;                         /* TDTRACE_EMU_ENGINE: PTX_ENGINE_* (default interp) */
     int eager_loading;                  /* CUDA_MODULE_LOADING=EAGER (default LAZY) */
     int nvisible;                       /* CUDA_VISIBLE_DEVICES applied */
     int visible[EMU_MAX_DEVICES];       /* visible ordinal -> physical index */
@@ -189,6 +190,7 @@ extern struct emu_device *emu_devices;
 extern unsigned emu_launch_timeout_ms;
 extern unsigned long long emu_launch_max_instructions;
 extern int emu_launch_threads;          /* host threads a launch uses; 0: all cores */
+extern int emu_launch_engine;           /* PTX_ENGINE_*: who runs kernels */
 extern int emu_eager_loading;           /* CUDA_MODULE_LOADING=EAGER: libraries load into contexts at once */
 /* CUDA_SUCCESS once cuInit has succeeded, else CUDA_ERROR_NOT_INITIALIZED. */
 CUresult emu_check_init(void);

@@ -353,6 +353,17 @@ static void fault_of(enum ptx_status st, struct emu_fault *f)
     }
 }
 
+/* which engine ran: said once per kernel, when the JIT decided (the
+ * fallbacks only when the JIT was asked for by name) */
+static void engine_report(const struct launch_op *k, const struct ptx_engine_report *r)
+{
+    if (k->l.engine == PTX_ENGINE_INTERP || !r->compiled) return;
+    if (r->engine == PTX_ENGINE_JIT)
+        emu_reportf("tdtrace-emu: kernel %s: engine jit (compiled with LLVM in %.1f ms)\n", k->name, r->compile_ms);
+    else if (k->l.engine == PTX_ENGINE_JIT)
+        emu_reportf("tdtrace-emu: kernel %s: engine interp, the JIT cannot run it: %s\n", k->name, r->why);
+}
+
 static void launch_run(struct emu_op *op)
 {
     struct launch_op *k = (struct launch_op *)op;
@@ -383,6 +394,10 @@ static void launch_run(struct emu_op *op)
     k->l.nthreads = emu_launch_threads;
     k->l.timeout_ms = emu_launch_timeout_ms;
     k->l.max_instructions = emu_launch_max_instructions;
+    k->l.engine = emu_launch_engine;
+    struct ptx_engine_report er;
+    memset(&er, 0, sizeof er);
+    k->l.engine_report = &er;
     struct ptx_fault pf;
     memset(&pf, 0, sizeof pf);
     k->l.fault = &pf;
@@ -411,6 +426,7 @@ static void launch_run(struct emu_op *op)
         emu_report_kernel(k->name, k->l.grid, k->l.block, k->l.dyn_shared, t0, emu_now_ns(), (int)r.result, op, 0);
     }
     emu_mem_kernel_end();
+    engine_report(k, &er);
     if (barrier)
         emu_mem_release(barrier, 1u << EMU_MEM_GLOBAL);
     if (st == PTX_OK) {

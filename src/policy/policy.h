@@ -115,6 +115,7 @@ int td_policy_names_in(const struct td_policy *p, int first, int last, const cha
 #define TD_EMU_GIVEN_TIMEOUT 8
 #define TD_EMU_GIVEN_MAX_INSTRUCTIONS 16
 #define TD_EMU_GIVEN_DRIVER 32
+#define TD_EMU_GIVEN_ENGINE 64
 struct td_emulate_cfg {
     unsigned given;              /* TD_EMU_GIVEN_*: the settings a statement named */
     int devices;                 /* 1 when not given */
@@ -123,6 +124,7 @@ struct td_emulate_cfg {
     unsigned long long timeout_ns; /* a launch's time limit; 0: none */
     unsigned long long max_instructions; /* a launch's instruction limit; 0: none */
     int driver;                  /* the driver release presented (12040); 0: the newest */
+    const char *engine;          /* who runs kernels (src/common/engines.def); "interp" when not given */
     const char *file; int line;  /* the emulate statement; NULL, 0 if none */
 };
 void td_policy_emulate(const struct td_policy *p, struct td_emulate_cfg *out);

@@ -196,6 +196,7 @@ void td_policy_emulate(const struct td_policy *p, struct td_emulate_cfg *out)
     out->timeout_ns = p ? p->emu_timeout_ns : 0;
     out->max_instructions = p ? p->emu_max_instructions : 0;
     out->driver = p ? p->emu_driver : 0;
+    out->engine = td_pol_engines[p ? p->emu_engine : 0];
     if (p && p->emu_set) {
         out->file = p->emu_loc.file;
         out->line = p->emu_loc.line;

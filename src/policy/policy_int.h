@@ -58,6 +58,7 @@ struct td_policy {
     unsigned long long emu_memory;
     unsigned long long emu_timeout_ns, emu_max_instructions;
     int emu_driver;              /* driver=: a release (12040); 0: the newest */
+    int emu_engine;              /* engine=: an index of src/common/engines.def; 0: interp */
     int require_driver;          /* require driver=: a release; 0: none */
     struct pol_loc require_loc;
     struct pol_loc emu_loc;
@@ -130,6 +131,8 @@ void td_pol_write_libraries(const struct td_policy *p, FILE *f,
 /* policy_util.c */
 extern const char *const td_pol_backends[];   /* NULL-terminated, by TD_BACKEND_* */
 extern const char *const td_pol_profiles[];
+/* the PTX engines' names (src/common/engines.def), NULL-terminated */
+extern const char *const td_pol_engines[];
 int td_pol_profile_find(const char *name);
 /* the profiles as a sentence ("A, B or C") into buf */
 void td_pol_profile_list(char *buf, size_t n);

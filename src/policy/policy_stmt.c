@@ -247,12 +247,12 @@ static int st_backend(struct pol_state *ps, struct pol_tok *t, int n)
 static int st_emulate(struct pol_state *ps, struct pol_tok *t, int n)
 {
     static const char *const keys[] = { "devices", "profile", "memory", "timeout", "max-instructions",
-                                        "driver", NULL };
+                                        "driver", "engine", NULL };
     struct td_policy *p = ps->p;
     int devices = p->emu_devices, profile = p->emu_profile;
     unsigned long long memory = p->emu_memory, v;
     unsigned long long timeout = p->emu_timeout_ns, maxins = p->emu_max_instructions;
-    int driver = p->emu_driver;
+    int driver = p->emu_driver, engine = p->emu_engine;
     unsigned seen = 0, given = p->emu_given;
     if (p->emu_set && !ps->cli)
         return td_pol_conflict(ps, t[0].col, "'emulate'", &p->emu_loc);
@@ -291,10 +291,15 @@ static int st_emulate(struct pol_state *ps, struct pol_tok *t, int n)
         } else if (k == 4) {
             if (parse_uint(ps, val, col, ~0ULL, "instruction count", &maxins) < 0)
                 return -1;
-        } else {
+        } else if (k == 5) {
             char why[160];
             if (td_drv_parse(val, &driver, why, sizeof why) < 0)
                 return perr(ps, col, "%s", why);
+        } else {
+            for (engine = 0; td_pol_engines[engine] && strcmp(td_pol_engines[engine], val); engine++) {}
+            if (!td_pol_engines[engine])
+                return td_pol_perr_dym(ps, col, td_pol_suggest_list(val, td_pol_engines),
+                                       "unknown engine '%s' (interp, jit or auto)", val);
         }
     }
     p->emu_set = 1;
@@ -305,6 +310,7 @@ static int st_emulate(struct pol_state *ps, struct pol_tok *t, int n)
     p->emu_timeout_ns = timeout;
     p->emu_max_instructions = maxins;
     p->emu_driver = driver;
+    p->emu_engine = engine;
     p->emu_loc = td_pol_here(ps);
     if (ps->cli) { /* --emulate means backend emulate */
         p->backend = TD_BACKEND_EMULATE;

@@ -216,6 +216,14 @@ const char *const td_pol_profiles[] = {
     NULL
 };
 
+/* the emulator's PTX engines, from their one table */
+const char *const td_pol_engines[] = {
+#define ENGINE(id, name, what) name,
+#include "engines.def"
+#undef ENGINE
+    NULL
+};
+
 void td_pol_profile_list(char *buf, size_t n)
 {
     td_pol_name_list(td_pol_profiles, buf, n, NULL);

@@ -67,6 +67,8 @@ int td_policy_write_ex(const struct td_policy *p, FILE *f, int flags)
             fprintf(f, " max-instructions=%llu", p->emu_max_instructions);
         if (p->emu_driver)
             fprintf(f, " driver=%s", td_drv_format(p->emu_driver, buf, sizeof buf));
+        if (p->emu_engine)
+            fprintf(f, " engine=%s", td_pol_engines[p->emu_engine]);
         fputc('\n', f);
     }
     if (p->require_driver) {

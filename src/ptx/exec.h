@@ -55,6 +55,7 @@ struct plan {                    /* per launch */
     const struct ptx_module *m;
     const struct ptx_launch *l;
     const ex_fn *h;              /* by instruction: its handler, NULL for control */
+    const struct jit_kernel *jit; /* the compiled kernel that runs the blocks, or NULL */
     int entry;
     int *slotbase;               /* by function: first slot in a warp's file, or -1 */
     unsigned *localbase, *fparambase;

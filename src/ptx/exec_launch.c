@@ -3,7 +3,7 @@
  * counter hands out block indices in order), each host thread running one
  * block at a time, its warps in turn (exec.c); the layout of a kernel's
  * registers, .local and .param frames; special registers and constants. */
-#include "exec.h"
+#include "jit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +154,10 @@ static int block_turn(struct blk *b)
 
 static void run_block(struct blk *b, uint64_t lin)
 {
+    if (b->P->jit) { /* the JIT starts the block itself, or with block_begin */
+        jit_block(b, lin, block_begin);
+        return;
+    }
     block_begin(b, lin);
     while (block_turn(b)) {}
 }
@@ -386,6 +390,7 @@ static enum ptx_status run_children(struct plan *P)
         c.explicit_cluster = ptx_entry_cluster(m, wk.entry, c.cluster);
         c.depth = l->depth + 1;
         c.devrt = P->dr;
+        c.engine_report = NULL; /* the host launch's report is the parent grid's */
         if (P->deadline > 0) { /* the host launch's time limit covers its children */
             double left = P->deadline - ex_now();
             if (left <= 0) {
@@ -469,6 +474,7 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
             goto out;
         }
     P.nclusters = P.nblocks / P.csize;
+    P.jit = jit_plan(&P);
     if (l->timeout_ms) P.deadline = ex_now() + l->timeout_ms / 1000.0;
     if (l->param_bytes < m->funcs[entry].param_bytes) { st = PTX_E_TRAP; snprintf(err, errlen, "parameter buffer too small"); goto out; }
     if (P.nwarps > 32 || !P.nthreads) { st = PTX_E_TRAP; snprintf(err, errlen, "%u threads per block: 1 to 1024 can run", P.nthreads); goto out; }

@@ -269,6 +269,10 @@ struct ir_func {
     int explicit_cluster;    /* entry: .explicitcluster */
 };
 
+/* what a module holds for another part, which frees it (a pointer set at
+ * run time: module.c does not know that part) */
+struct ir_owned { void (*free)(void *self); };
+
 struct ptx_module {
     int nfuncs, capfuncs;
     struct ir_func *funcs;
@@ -294,6 +298,8 @@ struct ptx_module {
     int nfiles, capfiles;    /* .file: number -> name (offset in strings) */
     struct ir_file { int num; int name; } *files;
     _Atomic(void *) xcache;  /* the executor's, made at the first launch; freed with the module */
+    _Atomic(void *) jcache;  /* the JIT's compiled kernels (jit_run.c): a struct that
+                                starts with a struct ir_owned, freed with the module */
 };
 
 /* the name of .file number num, or NULL */

@@ -40,6 +40,8 @@ void ptx_module_free(struct ptx_module *m)
     free(m->files);
     free(m->svars);
     free(atomic_load(&m->xcache));
+    struct ir_owned *jc = atomic_load(&m->jcache);
+    if (jc) jc->free(jc);
     if (m->targets)
         for (int i = 0; i < m->ntargets; i++) free(m->targets[i].pc);
     free(m->targets);

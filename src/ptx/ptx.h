@@ -149,6 +149,27 @@ struct ptx_fault {
     char parent[256];
 };
 
+/* The engines (src/common/engines.def): who runs a kernel. */
+enum ptx_engine {
+#define ENGINE(id, name, what) PTX_ENGINE_##id,
+#include "engines.def"
+#undef ENGINE
+    PTX_ENGINE_COUNT
+};
+/* an engine's name ("jit"), and the engine of a name (-1: none) */
+const char *ptx_engine_name(int e);
+int ptx_engine_find(const char *name);
+/* Which engine ran a launch (ptx_launch.engine_report). */
+struct ptx_engine_report {
+    int engine;                  /* PTX_ENGINE_INTERP or PTX_ENGINE_JIT */
+    int compiled;                /* the JIT took up the kernel in this launch (its
+                                    first): compiled it, or refused it for why */
+    double compile_ms;           /* how long that took */
+    char why[256];               /* the interpreter ran though the JIT was asked
+                                    for: why (the first unsupported instruction,
+                                    no LLVM, ...) */
+};
+
 struct ptx_launch {
     unsigned grid[3], block[3];
     unsigned dyn_shared;                /* dynamic shared bytes */
@@ -176,6 +197,8 @@ struct ptx_launch {
                                            each other's shared memory */
     int explicit_cluster;               /* %is_explicit_cluster: the launch or
                                            the kernel gave a cluster size */
+    int engine;                         /* PTX_ENGINE_*: 0 the interpreter */
+    struct ptx_engine_report *engine_report; /* if set, receives which engine ran */
     uint32_t envreg[32];                /* %envreg0..31, what the driver puts
                                            there: 1 and 2 hold the high and low
                                            halves of a cooperative launch's

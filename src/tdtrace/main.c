@@ -799,6 +799,8 @@ static void policy_env(void)
         snprintf(v, sizeof(v), "%d", ec.driver);
         td_env_add("TDTRACE_EMU_DRIVER", v);
     }
+    if (ec.given & TD_EMU_GIVEN_ENGINE)
+        td_env_add("TDTRACE_EMU_ENGINE", ec.engine);
     if (ec.given & TD_EMU_GIVEN_MAX_INSTRUCTIONS) {
         snprintf(v, sizeof(v), "%llu", ec.max_instructions);
         td_env_add("TDTRACE_EMU_MAX_INSTRUCTIONS", v);

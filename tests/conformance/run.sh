@@ -9,6 +9,9 @@
 # the documented error.
 # BUILD (default build): the build directory holding lib/tdtrace/emu.
 # Without nvcc everything is skipped with the reason; never a failure.
+# ENGINES (default interp): the PTX engines to run everything on, one
+# after the other ("interp jit": both; docs/ptx-jit.md); with more than one,
+# each line names its engine.
 # Prints "conformance: N passed, N failed, N skipped"; exits nonzero on failure.
 BUILD=${BUILD:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,6 +21,7 @@ out="$root/$BUILD/tests/conformance"
 pass=0; fail=0; skip=0
 . "$here/../nvcc-env.sh"
 PROGS=${PROGS:-"simt intops fpconv calls memasync tensor modules libs hang"}
+ENGINES=${ENGINES:-interp}
 if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
     echo "conformance: skipped: no nvcc (the CUDA toolkit is not installed)"
     echo "conformance: 0 passed, 0 failed, 1 skipped"
@@ -46,10 +50,17 @@ done
 
 for p in $PROGS; do
     if [ ! -x "$out/$p" ]; then bad "$p (build)" "$out/$p.build.log"; continue; fi
-    if [ $p = hang ]; then continue; fi
-    log="$out/$p.log"
-    if env LD_LIBRARY_PATH="$lib" timeout 120 "$out/$p" >"$log" 2>&1; then ok "$p: $(grep -c '^ok ' "$log") checks"
-    else bad "$p" "$log"; fi
+done
+tag=""
+for engine in $ENGINES; do
+[ "$ENGINES" = "$engine" ] || tag=" [$engine]"
+export TDTRACE_EMU_ENGINE=$engine
+for p in $PROGS; do
+    if [ ! -x "$out/$p" ] || [ $p = hang ]; then continue; fi
+    log="$out/$p.$engine.log"
+    if env LD_LIBRARY_PATH="$lib" timeout 120 "$out/$p" >"$log" 2>&1; then
+        ok "$p$tag: $(grep -c '^ok ' "$log") checks$(grep -c 'engine jit' "$log" | sed '/^0$/d; s/.*/, & kernels compiled/')"
+    else bad "$p$tag" "$log"; fi
 done
 
 # The hang cases: each ends in seconds with the documented error. A real
@@ -60,12 +71,12 @@ hang() { # name env... -- expected-status expected-text
     while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
     shift
     want=$1 text=$2
-    log="$out/hang-$name.log"
+    log="$out/hang-$name.$engine.log"
     start=$(date +%s)
     env LD_LIBRARY_PATH="$lib" $envs timeout 60 "$out/hang" "$name" >"$log" 2>&1
     took=$(( $(date +%s) - start ))
-    if grep -q "^status $want\$" "$log" && grep -q "$text" "$log" && [ "$took" -le 20 ]; then ok "hang $name: $want in ${took}s"
-    else bad "hang $name (wanted $want and '$text' within 20 s, took ${took}s)" "$log"; fi
+    if grep -q "^status $want\$" "$log" && grep -q "$text" "$log" && [ "$took" -le 20 ]; then ok "hang $name$tag: $want in ${took}s"
+    else bad "hang $name$tag (wanted $want and '$text' within 20 s, took ${took}s)" "$log"; fi
 }
 if [ -x "$out/hang" ] && echo " $PROGS " | grep -q " hang "; then
     hang barrier -- cudaErrorLaunchFailure "deadlock: no thread of block (0,0,0) can go on: barrier 1"
@@ -74,5 +85,6 @@ if [ -x "$out/hang" ] && echo " $PROGS " | grep -q " hang "; then
     hang budget TDTRACE_EMU_MAX_INSTRUCTIONS=50000000 -- cudaErrorLaunchTimeout "instruction budget of 50000000"
     hang shfl -- cudaErrorIllegalInstruction "reads lane 16, which has exited"
 fi
+done
 echo "conformance: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -12,7 +12,28 @@
 # toolkit is an absent prerequisite); with it every test runs, and a test
 # that cannot run (an image nvcc did not build) is a failure.
 # Prints "kernels: N passed, N failed, N skipped"; exits nonzero on failure.
+# ENGINES (default interp): the PTX engines to run everything on, one
+# after the other ("interp jit": both, each line marked with its engine;
+# docs/ptx-jit.md).
 BUILD=${BUILD:-build}
+ENGINES=${ENGINES:-interp}
+case $ENGINES in
+*" "*)
+    tp=0; tf=0; ts=0
+    log=$(mktemp) || exit 1
+    for e in $ENGINES; do
+        ENGINES=$e sh "$0" "$@" >"$log" 2>&1
+        sed "/^kernels: [0-9]* passed/d; s/^/[$e] /" "$log"
+        set -- $(sed -n 's/^kernels: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped.*/\1 \2 \3/p' "$log") 0 1 0
+        tp=$((tp + $1)); tf=$((tf + $2)); ts=$((ts + $3))
+    done
+    rm -f "$log"
+    echo "kernels: $tp passed, $tf failed, $ts skipped"
+    [ "$tf" -eq 0 ]
+    exit
+    ;;
+esac
+export TDTRACE_EMU_ENGINE=$ENGINES
 CC=${CC:-cc}
 here=$(dirname "$0")
 root=$(cd "$here/../.." && pwd)

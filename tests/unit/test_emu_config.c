@@ -146,6 +146,16 @@ static void test_environment(void **state)
     assert_int_equal(emu_config_load(&cfg, err, sizeof err), -1);
     assert_non_null(strstr(err, "TDTRACE_EMU_THREADS=65"));
     setenv("TDTRACE_EMU_THREADS", "2", 1);
+    /* the PTX engine: one of engines.def's names */
+    setenv("TDTRACE_EMU_ENGINE", "fast", 1);
+    assert_int_equal(emu_config_load(&cfg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "TDTRACE_EMU_ENGINE=fast: not an engine (interp, jit or auto)"));
+    setenv("TDTRACE_EMU_ENGINE", "jit", 1);
+    assert_int_equal(emu_config_load(&cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.engine, 1);
+    unsetenv("TDTRACE_EMU_ENGINE");
+    assert_int_equal(emu_config_load(&cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.engine, 0);
     setenv("CUDA_VISIBLE_DEVICES", "2,0", 1);
     /* the module loading mode as the driver reads it; nonsense is ignored */
     assert_int_equal(emu_config_load(&cfg, err, sizeof err), 0);

@@ -249,6 +249,10 @@ static enum ptx_status run(const char *src, unsigned grid, unsigned block, char 
                             .max_instructions = budget, .timeout_ms = time_limit_ms,
                             .cluster = { cluster_x, 1, 1 }, .explicit_cluster = cluster_x > 0,
                             .host = { NULL, lookup, print, heap_alloc, heap_free } };
+    /* TDTRACE_EMU_ENGINE=jit: the same tests through the JIT (kernels it
+     * cannot take run on the interpreter) */
+    const char *e = getenv("TDTRACE_EMU_ENGINE");
+    l.engine = e && ptx_engine_find(e) > 0 ? ptx_engine_find(e) : PTX_ENGINE_INTERP;
     enum ptx_status st = ptx_run(m, ptx_entry_find(m, "k"), &l, err, errlen);
     ptx_module_free(m);
     return st;

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The compiling executor (docs/ptx-jit.md), shared by its files and
+ * exec_launch.c and nothing else: jit_llvm.c loads libLLVM-16 at run time
+ * (the functions of llvm.def), jit_subset.c says which instructions it
+ * compiles and how, jit.c turns an entry of the checked form into LLVM IR
+ * and native code, jit_run.c picks the engine of a launch and
+ * runs a block's threads through the compiled code.
+ *
+ * The model. A kernel compiles to one function per thread: its 32-lane
+ * warps are not vectors here, each thread runs alone from where it last
+ * stopped until it exits or reaches a block barrier (bar.sync), then the
+ * next thread of the block runs. When every thread that has not exited
+ * waits at the same barrier, the round ends and each resumes after it.
+ * Divergence needs nothing: a thread follows its own branches. Warp-level
+ * instructions (shfl, vote, match, mma, ...) and anything that could
+ * observe the lockstep order of a warp (volatile or strong ld/st) are not
+ * compiled: such kernels run on the interpreter. */
+#ifndef TD_PTX_JIT_H
+#define TD_PTX_JIT_H
+
+#include "exec.h"
+
+/* what the compiled code reads and writes besides registers; the offsets
+ * of these fields are baked into the code (jit.c uses offsetof) */
+struct jit_ctx {
+    struct jit_gc { uint64_t lo, span; } *gc; /* by global or generic access of the
+                                    code: the allocation it last found, [lo, lo + span) */
+    unsigned char *shared;       /* the block's shared window, shsize bytes */
+    uint64_t shsize;
+    unsigned char *local;        /* this thread's .local window, lsize bytes */
+    uint64_t lsize;
+    const unsigned char *params; /* the kernel's parameter buffer */
+    uint64_t pbytes;
+    uint64_t icount;             /* thread-instructions run (added to by the code) */
+    struct blk *b;
+    struct warp *w;
+    uint64_t *Rw;                /* w's registers of the entry (lane 0) */
+    int lane;
+    unsigned tid;
+    uint32_t ctaid[3];           /* the block's %ctaid (the code reads it here; the other
+                                    special registers do not change from block to block:
+                                    the register file has them from the worker's start) */
+};
+
+/* the compiled thread: registers R (slot s of this lane at R[s * 32]),
+ * resume 0 at the start or k + 1 after barrier k; returns 0 when the
+ * thread exited, k + 1 when it waits at barrier k, -1 after a failure
+ * (reported with ex_fail) */
+typedef int32_t (*jit_fn)(uint64_t *R, struct jit_ctx *c, int32_t resume);
+
+/* the run-time helpers the code calls (jit_run.c), by address */
+struct jit_helpers {
+    /* the host pointer of an access the inline check did not pass, or
+     * NULL after reporting the fault */
+    unsigned char *(*mem)(struct jit_ctx *c, const struct ir_ins *in, uint64_t a, uint32_t n, int32_t gid);
+    /* n more thread-instructions: 0 to go on, else stop (limits, failure) */
+    int32_t (*poll)(struct jit_ctx *c, uint64_t n);
+    /* instruction in by the interpreter's handler f for this lane: 0 or -1 */
+    int32_t (*exec)(struct jit_ctx *c, const struct ir_ins *in, ex_fn f);
+    /* trap: fails the launch */
+    void (*trap)(struct jit_ctx *c, const struct ir_ins *in);
+};
+
+struct jit_kernel {
+    int state;                   /* 0 not tried, 1 compiled, -1 refused or failed */
+    jit_fn fn;
+    char why[256];               /* refused: the reason (first unsupported instruction) */
+    double compile_ms;
+    int nbars;
+    uint8_t *barid;
+    int *barpc;                  /* by barrier k: its instruction (module index) */
+    int ngc;                     /* global and generic accesses (jit_ctx.gc) */
+    int sregs_filled;            /* the code reads special registers of the block other
+                                    than %ctaid (%smid, %clusterid): blocks start with
+                                    the interpreter's block_begin, which fills them */              /* by barrier k (resume point): its barrier number */
+    void *rt;                    /* LLVM's resource tracker of the code */
+};
+
+/* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
+struct llvm_api {
+#define LLVM_FN(ret, name, params) ret (*name) params;
+#include "llvm.def"
+#undef LLVM_FN
+    void *jit;                   /* the one LLJIT of the process */
+    void *jd;                    /* its main JITDylib */
+};
+const struct llvm_api *jit_llvm(const char **why);
+/* the library loaded: its file name (for reports), or NULL */
+const char *jit_llvm_name(void);
+/* a freshly named symbol for a compiled kernel */
+void jit_llvm_symbol(char *buf, size_t n);
+/* serialises the use of LLVM (one compile at a time) */
+void jit_llvm_lock(void);
+void jit_llvm_unlock(void);
+
+/* jit_subset.c: how an instruction compiles (K_*), or 0 with the reason
+ * in why; can entry compile (0, or -1 with the first reason in why); the
+ * value of an immediate constant slot (1), or 0 */
+enum { K_NATIVE = 1, K_LANE, K_CONTROL };
+int jit_classify(const struct ptx_module *m, const struct ir_func *F, const struct ir_ins *in, ex_fn h, char *why,
+                 size_t n);
+int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *why, size_t n);
+int jit_imm_of(const struct ptx_module *m, const struct ir_func *F, int slot, int64_t *v);
+/* compiles entry into k (state 1), or fails with k->why (state -1) */
+void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const struct jit_helpers *hp,
+                 struct jit_kernel *k);
+/* the code of k is no longer used */
+void jit_release(struct jit_kernel *k);
+
+/* jit_run.c: the kernel of this launch (NULL: the interpreter runs it),
+ * and the launch's engine report filled */
+const struct jit_kernel *jit_plan(struct plan *P);
+/* runs block lin of the grid on b with P->jit; begin: the interpreter's
+ * start of a block, for kernels whose special registers the code does not
+ * compute itself */
+void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_t lin));
+
+#endif

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The PTX JIT at run time: which engine runs a launch (the launch's
+ * choice, the kernel's fitness, LLVM's presence), the compiled kernels of a
+ * module (compiled once, at the first launch that wants them; no cache on
+ * disk yet), a block's threads run through the compiled code round by
+ * round between barriers (the model: jit.h), and the helpers the code
+ * calls for what it does not do inline. */
+#include "jit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *const engine_names[] = {
+#define ENGINE(id, name, what) name,
+#include "engines.def"
+#undef ENGINE
+};
+
+const char *ptx_engine_name(int e)
+{
+    return e >= 0 && e < PTX_ENGINE_COUNT ? engine_names[e] : "?";
+}
+
+int ptx_engine_find(const char *name)
+{
+    for (int e = 0; name && e < PTX_ENGINE_COUNT; e++)
+        if (!strcmp(name, engine_names[e])) return e;
+    return -1;
+}
+
+/* ---- the helpers -------------------------------------------------------------- */
+static unsigned char *h_mem(struct jit_ctx *c, const struct ir_ins *in, uint64_t a, uint32_t n, int32_t gid)
+{
+    struct blk *b = c->b;
+    if (a % n) {
+        ex_mem_fault(b, c->w, c->lane, in, a, n, 1);
+        return NULL;
+    }
+    if (in->space == SP_GLOBAL || in->space == SP_GENERIC) {
+        const struct ptx_host *h = &b->P->l->host;
+        uint64_t lo, hi;
+        if (h->lookup && !h->lookup(h->cookie, a, &lo, &hi) && a + n <= hi && a + n >= a && lo <= a) {
+            if (gid >= 0) c->gc[gid] = (struct jit_gc){ lo, hi - lo };
+            return (unsigned char *)(uintptr_t)a;
+        }
+        if (in->space == SP_GLOBAL) {
+            ex_mem_fault(b, c->w, c->lane, in, a, n, 0);
+            return NULL;
+        }
+    }
+    unsigned char *p = ex_addr(b, in->space, a, n, c->tid);
+    if (!p) ex_mem_fault(b, c->w, c->lane, in, a, n, 0);
+    return p;
+}
+
+static int32_t h_poll(struct jit_ctx *c, uint64_t n)
+{
+    struct blk *b = c->b;
+    b->icount += n;
+    if (b->icount - b->icount_seen > SLICE && ex_check_limits(b, c->w, NULL)) return 1;
+    return 0;
+}
+
+static int32_t h_exec(struct jit_ctx *c, const struct ir_ins *in, ex_fn f)
+{
+    return f(c->b, c->w, in, 1u << c->lane, c->Rw) ? -1 : 0;
+}
+
+static void h_trap(struct jit_ctx *c, const struct ir_ins *in)
+{
+    ex_fail_at(c->b, c->w, c->lane, in, PTX_E_TRAP, "trap");
+}
+
+static const struct jit_helpers helpers = { h_mem, h_poll, h_exec, h_trap };
+
+/* ---- the compiled kernels of a module ------------------------------------------- */
+struct jit_cache {
+    struct ir_owned owned;       /* first: module.c frees the cache through it */
+    pthread_mutex_t lock;
+    int n;
+    struct jit_kernel k[];       /* by function index */
+};
+
+static void cache_free(void *self)
+{
+    struct jit_cache *c = self;
+    for (int i = 0; i < c->n; i++)
+        if (c->k[i].state) jit_release(&c->k[i]);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+static struct jit_cache *cache_of(const struct ptx_module *m)
+{
+    static pthread_mutex_t clock_ = PTHREAD_MUTEX_INITIALIZER;
+    struct ptx_module *mm = (struct ptx_module *)(uintptr_t)m; /* a cache, logically const */
+    struct jit_cache *c = atomic_load_explicit(&mm->jcache, memory_order_acquire);
+    if (c) return c;
+    pthread_mutex_lock(&clock_);
+    c = atomic_load_explicit(&mm->jcache, memory_order_acquire);
+    if (!c && (c = calloc(1, sizeof *c + sizeof c->k[0] * (size_t)(m->nfuncs + 1)))) {
+        pthread_mutex_init(&c->lock, NULL);
+        c->owned.free = cache_free;
+        c->n = m->nfuncs;
+        atomic_store_explicit(&mm->jcache, (void *)c, memory_order_release);
+    }
+    pthread_mutex_unlock(&clock_);
+    return c;
+}
+
+
+const struct jit_kernel *jit_plan(struct plan *P)
+{
+    const struct ptx_launch *l = P->l;
+    struct ptx_engine_report *r = l->engine_report;
+    if (r) {
+        memset(r, 0, sizeof *r);
+        r->engine = PTX_ENGINE_INTERP;
+    }
+    if (l->engine != PTX_ENGINE_JIT && l->engine != PTX_ENGINE_AUTO) return NULL;
+    const char *why = NULL;
+    if (l->cooperative) why = "cooperative launches run on the interpreter";
+    else if (P->csize > 1) why = "launches with clusters run on the interpreter";
+    if (why) {
+        if (r) snprintf(r->why, sizeof r->why, "%s", why);
+        return NULL;
+    }
+    struct jit_cache *c = cache_of(P->m);
+    if (!c) {
+        if (r) snprintf(r->why, sizeof r->why, "out of memory");
+        return NULL;
+    }
+    struct jit_kernel *k = &c->k[P->entry];
+    int now = 0;
+    pthread_mutex_lock(&c->lock);
+    if (!k->state) {
+        jit_compile(P->m, P->entry, P->h, &helpers, k);
+        now = 1;
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (k->state != 1) {
+        if (r) {
+            snprintf(r->why, sizeof r->why, "%s", k->why);
+            r->compiled = now;
+        }
+        return NULL;
+    }
+    if (r) {
+        r->engine = PTX_ENGINE_JIT;
+        r->compiled = now;
+        r->compile_ms = now ? k->compile_ms : 0;
+    }
+    return k;
+}
+
+/* ---- a block ----------------------------------------------------------------- */
+/* threads wait at different barriers: the interpreter's account of it,
+ * from the warps' state as the interpreter would hold it */
+static void deadlock(struct blk *b, const int32_t *resume, const uint8_t *done)
+{
+    struct plan *P = b->P;
+    const struct jit_kernel *k = P->jit;
+    memset(b->bars, 0, sizeof b->bars);
+    b->alive = 0;
+    for (unsigned i = 0; i < P->nwarps; i++) {
+        struct warp *w = &b->warps[i];
+        w->live = w->wait = w->barw = 0;
+        w->counted = -1;
+    }
+    for (unsigned t = 0; t < P->nthreads; t++) {
+        struct warp *w = &b->warps[t / 32];
+        int l = (int)(t % 32);
+        if (done[t]) continue;
+        w->live |= 1u << l;
+        if (resume[t] <= 0) continue;
+        w->wait |= 1u << l;
+        w->barw |= 1u << l;
+        w->lbar[l] = k->barid[resume[t] - 1];
+        w->lpc[l] = k->barpc[resume[t] - 1];
+    }
+    for (unsigned i = 0; i < P->nwarps; i++) {
+        struct warp *w = &b->warps[i];
+        if (!w->live) continue;
+        b->alive |= 1u << i;
+        int id = w->lbar[__builtin_ctz(w->live)], same = (w->barw & w->live) == w->live;
+        for (uint32_t mm = w->live; mm && same; mm &= mm - 1)
+            same = w->lbar[__builtin_ctz(mm)] == id;
+        if (!same) continue;
+        struct cbar *c = &b->bars[id];
+        c->warps |= 1u << i;
+        c->threads += 32;
+        c->line = P->m->ins[w->lpc[__builtin_ctz(w->live)]].line;
+        w->counted = id;
+    }
+    ex_deadlock(b);
+}
+
+/* a block's start when the code computes its special registers: the
+ * interpreter's block_begin without the register file's refill */
+static void begin_lite(struct blk *b, uint64_t lin)
+{
+    struct plan *P = b->P;
+    const struct ptx_launch *l = P->l;
+    b->ctaid[0] = (unsigned)(lin % l->grid[0]);
+    b->ctaid[1] = (unsigned)(lin / l->grid[0] % l->grid[1]);
+    b->ctaid[2] = (unsigned)(lin / ((uint64_t)l->grid[0] * l->grid[1]));
+    memset(b->shared, 0, P->shsize);
+    for (unsigned i = 0; i < P->nwarps; i++) {
+        unsigned left = P->nthreads - i * 32;
+        b->warps[i].live = b->warps[i].active = left >= 32 ? 0xffffffffu : (1u << left) - 1;
+        b->warps[i].wait = b->warps[i].barw = 0;
+    }
+}
+
+void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_t lin))
+{
+    struct plan *P = b->P;
+    const struct jit_kernel *k = P->jit;
+    unsigned nth = P->nthreads;
+    if (k->sregs_filled) begin(b, lin);
+    else begin_lite(b, lin);
+    int32_t resume[1024];
+    uint8_t done[1024];
+    struct jit_gc gcs[64], *gc = k->ngc <= 64 ? gcs : calloc((size_t)k->ngc, sizeof *gc);
+    if (!gc) {
+        ex_fail(b, PTX_E_NOMEM, "out of memory");
+        return;
+    }
+    memset(gc, 0, sizeof *gc * (size_t)(k->ngc <= 64 ? 64 : k->ngc));
+    memset(resume, 0, sizeof resume);
+    memset(done, 0, sizeof done);
+    struct jit_ctx c;
+    memset(&c, 0, sizeof c);
+    c.gc = gc;
+    c.shared = b->shared;
+    c.shsize = P->shsize;
+    c.lsize = P->lstride;
+    c.params = P->l->params;
+    c.pbytes = P->l->param_bytes;
+    c.b = b;
+    memcpy(c.ctaid, b->ctaid, sizeof c.ctaid);
+    size_t base = (size_t)P->slotbase[P->entry] * 32;
+    for (;;) {
+        unsigned waiting = 0;
+        int bar = -1, mixed = 0;
+        for (unsigned t = 0; t < nth; t++) {
+            if (done[t]) continue;
+            struct warp *w = &b->warps[t / 32];
+            c.w = w;
+            c.lane = (int)(t % 32);
+            c.tid = t;
+            c.local = b->local + (size_t)t * P->lstride;
+            c.Rw = w->R0 + base;
+            int32_t r = k->fn(c.Rw + c.lane, &c, resume[t]);
+            b->icount += c.icount;
+            c.icount = 0;
+            if (r < 0 || b->st != PTX_OK) goto out;
+            if (r == 0 || r > k->nbars) {
+                done[t] = 1;
+                w->live &= ~(1u << c.lane);
+                continue;
+            }
+            resume[t] = r;
+            waiting++;
+            if (bar < 0) bar = k->barid[r - 1];
+            else if (bar != k->barid[r - 1]) mixed = 1;
+        }
+        if (!waiting) break;
+        if (mixed) {
+            deadlock(b, resume, done);
+            goto out;
+        }
+        if (b->icount - b->icount_seen > SLICE && ex_check_limits(b, &b->warps[0], NULL)) goto out;
+    }
+    if (b->icount - b->icount_seen > SLICE) ex_check_limits(b, &b->warps[0], NULL);
+out:
+    for (unsigned i = 0; i < P->nwarps; i++) {
+        b->warps[i].live = 0;
+        b->warps[i].active = 0;
+    }
+    b->alive = 0;
+    if (gc != gcs) free(gc);
+}

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The PTX JIT's subset: which instructions it compiles and how (natively,
+ * through the interpreter's per-lane handler, or not at all), and so
+ * which kernels it takes; the reason it gives for the others names the
+ * first instruction it refuses (docs/ptx-jit.md, "What compiles"). */
+#include "jit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define JIT_MAX_INS 1200         /* LLVM's time grows faster than a kernel's size */
+
+static const char *ins_name(const struct ptx_module *m, const struct ir_ins *in)
+{
+    return in->name >= 0 && m->strings ? m->strings + in->name : "?";
+}
+
+/* a load or store whose order across the lanes of a warp could show */
+static int strong_access(const char *name)
+{
+    static const char *const words[] = { ".volatile", ".relaxed", ".acquire", ".release", ".mmio" };
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strstr(name, words[i])) return 1;
+    return 0;
+}
+
+int jit_imm_of(const struct ptx_module *m, const struct ir_func *F, int slot, int64_t *v)
+{
+    for (int k = F->cstart; k < F->cend; k++)
+        if (m->consts[k].slot == slot) {
+            if (m->consts[k].kind != K_IMM) return 0;
+            *v = m->consts[k].val;
+            return 1;
+        }
+    return 0;
+}
+
+static int plain_float(const struct ir_ins *in)
+{
+    return (in->type == T_F32 || in->type == T_F64) && !(in->flags & (F_SAT | F_FTZ | F_RELU | F_NAN | F_ABS | F_CC)) &&
+           (in->sub == RND_NONE || in->sub == RND_RN);
+}
+
+static int int_type(int t) { unsigned n = ir_type_size(t); return !ir_type_float(t) && t != T_PRED && (n == 2 || n == 4 || n == 8); }
+
+int jit_classify(const struct ptx_module *m, const struct ir_func *F, const struct ir_ins *in, ex_fn h,
+                    char *why, size_t n)
+{
+    const char *nm = ins_name(m, in);
+    int t = in->type;
+    unsigned fl = in->flags;
+    switch (in->op) {
+    case OP_NOP: case OP_BRA: case OP_EXIT: case OP_RET: case OP_MEMBAR: case OP_TRAP:
+        return K_CONTROL;
+    case OP_BAR: {
+        int64_t id;
+        if (in->sub2 != BK_SYNC || in->b >= 0 || in->d >= 0 || !jit_imm_of(m, F, in->a, &id) || id < 0 || id >= NBARS) {
+            snprintf(why, n, "'%s' (only bar.sync with a constant barrier and no thread count)", nm);
+            return 0;
+        }
+        return K_CONTROL;
+    }
+    case OP_LD: case OP_ST:
+        if (strong_access(nm)) {
+            snprintf(why, n, "'%s' (volatile and strong accesses show a warp's lockstep order)", nm);
+            return 0;
+        }
+        if (in->vec >= 1 && in->vec <= 4 && ir_type_size(t) >= 1 && ir_type_size(t) <= 8 && t != T_PRED &&
+            (in->space == SP_GLOBAL || in->space == SP_SHARED || in->space == SP_LOCAL || in->space == SP_PARAM ||
+             in->space == SP_GENERIC))
+            return K_NATIVE;
+        break;
+    case OP_MOV:
+        if (in->sub2 == 0 && in->d >= 0 && in->a >= 0 && (t == T_PRED || ir_type_size(t) <= 8)) return K_NATIVE;
+        break;
+    case OP_ADD: case OP_SUB: case OP_AND: case OP_OR: case OP_XOR:
+        if (t == T_PRED && in->op != OP_ADD && in->op != OP_SUB) return K_NATIVE;
+        if (int_type(t) && !(fl & (F_SAT | F_CC))) return K_NATIVE;
+        if ((in->op == OP_ADD || in->op == OP_SUB) && plain_float(in)) return K_NATIVE;
+        break;
+    case OP_MUL:
+        if (int_type(t) && !(fl & (F_SAT | F_CC)) && !((fl & F_WIDE) && (fl & F_HI))) return K_NATIVE;
+        if (plain_float(in)) return K_NATIVE;
+        break;
+    case OP_MAD:
+        if (int_type(t) && !(fl & (F_SAT | F_CC)) && !((fl & F_WIDE) && (fl & F_HI))) return K_NATIVE;
+        if (plain_float(in)) return K_NATIVE;
+        break;
+    case OP_FMA: case OP_DIV: case OP_SQRT: case OP_RCP: case OP_RSQRT:
+        if (plain_float(in) && !((in->op == OP_DIV || in->op == OP_RCP || in->op == OP_SQRT || in->op == OP_RSQRT) &&
+                                 t == T_F64 && (fl & F_APPROX)))
+            return K_NATIVE;
+        if ((in->op == OP_DIV) && int_type(t) && !fl) return K_NATIVE;
+        break;
+    case OP_REM:
+        if (int_type(t) && !fl) return K_NATIVE;
+        break;
+    case OP_MIN: case OP_MAX:
+        if (int_type(t) && !fl) return K_NATIVE;
+        if (plain_float(in)) return K_NATIVE;
+        break;
+    case OP_SHL: case OP_SHR:
+        if (int_type(t)) return K_NATIVE;
+        break;
+    case OP_NOT:
+        if (t == T_PRED || int_type(t)) return K_NATIVE;
+        break;
+    case OP_CNOT:
+        if (int_type(t)) return K_NATIVE;
+        break;
+    case OP_NEG: case OP_ABS:
+        if (int_type(t) && !fl) return K_NATIVE;
+        if ((t == T_F32 || t == T_F64) && !(fl & F_FTZ)) return K_NATIVE;
+        break;
+    case OP_SETP:
+        if (in->d >= 0 && (int_type(t) || ((t == T_F32 || t == T_F64) && !(fl & F_FTZ)))) return K_NATIVE;
+        break;
+    case OP_SELP:
+        if (in->d >= 0) return K_NATIVE;
+        break;
+    case OP_CVT: {
+        int st = in->type2;
+        if (in->b >= 0 || in->d < 0 || (fl & (F_SAT | F_FTZ | F_RELU | F_SATFIN))) break;
+        if (int_type(t) || ir_type_size(t) == 1) {
+            if ((int_type(st) || (ir_type_size(st) == 1 && !ir_type_float(st) && st != T_PRED)) && !ir_type_float(t))
+                return K_NATIVE;
+            break;
+        }
+        if (t == T_F64 && st == T_F32 && in->sub == RND_NONE) return K_NATIVE;
+        if (t == T_F32 && st == T_F64 && (in->sub == RND_NONE || in->sub == RND_RN)) return K_NATIVE;
+        if ((t == T_F32 || t == T_F64) && int_type(st) && (in->sub == RND_NONE || in->sub == RND_RN)) return K_NATIVE;
+        break;
+    }
+    case OP_CVTA: case OP_CVTA_TO:
+        if (in->space == SP_GLOBAL && in->d >= 0) return K_NATIVE;
+        break;
+    default:
+        break;
+    }
+    /* the interpreter's per-lane handler, where one lane at a time is its meaning */
+    switch (in->op) {
+    case OP_MMA: case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: case OP_WARPSYNC: case OP_ELECT:
+    case OP_ACTIVEMASK: case OP_CPASYNC: case OP_MBAR: case OP_CBAR: case OP_MAPA: case OP_GETCTARANK:
+    case OP_NANOSLEEP:
+        break;
+    case OP_LD: case OP_ST:
+        if (h) return K_LANE;
+        break;
+    default:
+        if (h) return K_LANE;
+        break;
+    }
+    snprintf(why, n, "'%s'", nm);
+    return 0;
+}
+
+int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *why, size_t n)
+{
+    const struct ir_func *F = &m->funcs[entry];
+    char what[200];
+    if (F->end - F->start > JIT_MAX_INS) { /* LLVM's time grows faster than the size: 2500 take 40 s */
+        snprintf(why, n, "the JIT takes kernels of up to %d PTX instructions; this one has %d", JIT_MAX_INS,
+                 F->end - F->start);
+        return -1;
+    }
+    for (int k = F->start; k < F->end; k++) {
+        const struct ir_ins *in = &m->ins[k];
+        if (in->op == OP_CALL) {
+            snprintf(why, n, "unsupported by the JIT: instruction '%s' at PTX line %d (calls are not compiled)",
+                     ins_name(m, in), in->line);
+            return -1;
+        }
+        if (!jit_classify(m, F, in, h[k], what, sizeof what)) {
+            snprintf(why, n, "unsupported by the JIT: instruction %s at PTX line %d", what, in->line);
+            return -1;
+        }
+    }
+    for (int k = F->cstart; k < F->cend; k++)
+        if (m->consts[k].kind == K_FUNC || m->consts[k].kind == K_FPARAM) {
+            snprintf(why, n, "unsupported by the JIT: function addresses and call parameters");
+            return -1;
+        }
+    return 0;
+}

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The PTX engine's JIT (docs/ptx-jit.md): the engine names, which engine
+ * a launch gets (interp by default, the JIT when asked and able), the
+ * fallback that names the first unsupported instruction, the emulator
+ * working without LLVM, and the same results (bit for bit) from both
+ * engines: integer and float corner cases, per-lane helpers, divergence
+ * with barriers in loops, out-of-bounds accesses, runaway loops.
+ * The tests that need LLVM 16 skip, saying so, where it is missing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../../src/ptx/ptx.h"
+
+#define HDR ".version 9.0\n.target sm_75\n.address_size 64\n"
+
+static _Alignas(64) unsigned char arena[65536];
+
+static int lookup(void *cookie, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+    (void)cookie;
+    uintptr_t b = (uintptr_t)arena;
+    if (addr < b || addr >= b + 16384) return -1; /* the first 16 KiB are device memory */
+    *lo = b;
+    *hi = b + 16384;
+    return 0;
+}
+
+static struct ptx_fault fault;
+static struct ptx_engine_report rep;
+static uint64_t budget;
+
+/* runs entry k(.param .u64 out) of src on engine e; out: the arena,
+ * cleared first */
+static enum ptx_status run(const char *src, int e, unsigned grid, unsigned block, char *err, size_t errlen)
+{
+    struct ptx_module *m = ptx_parse(src, 0, err, errlen);
+    if (!m) fail_msg("parse: %s", err);
+    memset(arena, 0, sizeof arena);
+    uint64_t out = (uint64_t)(uintptr_t)arena;
+    struct ptx_launch l = { .grid = { grid, 1, 1 }, .block = { block, 1, 1 }, .params = &out, .param_bytes = 8,
+                            .smcount = 4, .fault = &fault, .max_instructions = budget, .engine = e,
+                            .engine_report = &rep, .host = { NULL, lookup, NULL, NULL, NULL, NULL, NULL } };
+    enum ptx_status st = ptx_run(m, ptx_entry_find(m, "k"), &l, err, errlen);
+    ptx_module_free(m);
+    return st;
+}
+
+/* whether this process can compile (LLVM 16 there): the answer of a tiny kernel */
+static int have_jit(void)
+{
+    static int known = -1;
+    if (known < 0) {
+        char err[256];
+        run(HDR ".visible .entry k(.param .u64 out) { ret; }\n", PTX_ENGINE_JIT, 1, 1, err, sizeof err);
+        known = rep.engine == PTX_ENGINE_JIT;
+        if (!known) fprintf(stderr, "(the JIT is not available here: %s)\n", rep.why);
+    }
+    return known;
+}
+#define NEED_JIT() do { if (!have_jit()) { skip(); } } while (0)
+
+static const char saxpy[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .f32 %f<4>;\n"
+    " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+    " cvt.rn.f32.u32 %f1, %r1;\n fma.rn.f32 %f2, %f1, 0f40000000, 0f3F800000;\n st.global.f32 [%rd3], %f2;\n ret;\n}\n";
+
+/* ---- names and selection ------------------------------------------------------- */
+/* first: LLVM not there (a child that has not loaded it): the emulator
+ * works, the interpreter runs, the report says why */
+static void test_no_llvm(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char err[256];
+        setenv("TDTRACE_EMU_LLVM", "/nonexistent/libLLVM-16.so.1", 1);
+        enum ptx_status st = run(saxpy, PTX_ENGINE_JIT, 1, 32, err, sizeof err);
+        float v;
+        memcpy(&v, arena + 4 * 5, 4);
+        _exit(st == PTX_OK && rep.engine == PTX_ENGINE_INTERP && v == 11.0f &&
+              strstr(rep.why, "LLVM 16 is not available") ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    assert_int_equal(ptx_engine_find("interp"), PTX_ENGINE_INTERP);
+    assert_int_equal(ptx_engine_find("jit"), PTX_ENGINE_JIT);
+    assert_int_equal(ptx_engine_find("auto"), PTX_ENGINE_AUTO);
+    assert_int_equal(ptx_engine_find("JIT"), -1);
+    assert_int_equal(ptx_engine_find(""), -1);
+    assert_int_equal(ptx_engine_find(NULL), -1);
+    assert_string_equal(ptx_engine_name(PTX_ENGINE_JIT), "jit");
+    assert_string_equal(ptx_engine_name(PTX_ENGINE_COUNT), "?");
+    assert_string_equal(ptx_engine_name(-1), "?");
+}
+
+/* interp (the default) never asks for LLVM */
+static void test_default_interp(void **state)
+{
+    (void)state;
+    char err[256];
+    assert_int_equal(run(saxpy, PTX_ENGINE_INTERP, 1, 32, err, sizeof err), PTX_OK);
+    assert_int_equal(rep.engine, PTX_ENGINE_INTERP);
+    assert_string_equal(rep.why, "");
+    assert_int_equal(rep.compiled, 0);
+}
+
+/* the JIT refuses a kernel with a warp-level instruction: the interpreter
+ * runs it, and the report names the instruction and its line */
+static void test_fallback_names_instruction(void **state)
+{
+    (void)state;
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n"
+        " shfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\n"
+        " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r2;\n ret;\n}\n";
+    char err[256];
+    for (int e = PTX_ENGINE_JIT; e <= PTX_ENGINE_AUTO; e++) {
+        assert_int_equal(run(src, e, 1, 32, err, sizeof err), PTX_OK);
+        assert_int_equal(rep.engine, PTX_ENGINE_INTERP);
+        if (!strstr(rep.why, "instruction 'shfl.sync.bfly.b32' at PTX line 9")) fail_msg("%s", rep.why);
+        uint32_t v;
+        memcpy(&v, arena + 4 * 6, 4);
+        assert_int_equal(v, 7); /* lane 6 got lane 7's */
+    }
+    /* a volatile access would show the lockstep order: refused too */
+    static const char vol[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>;\n"
+        " ld.param.u64 %rd1, [out];\n ld.volatile.global.u32 %r1, [%rd1];\n st.global.u32 [%rd1], %r1;\n ret;\n}\n";
+    assert_int_equal(run(vol, PTX_ENGINE_JIT, 1, 1, err, sizeof err), PTX_OK);
+    assert_int_equal(rep.engine, PTX_ENGINE_INTERP);
+    if (!strstr(rep.why, "'ld.volatile.global.u32' (volatile")) fail_msg("%s", rep.why);
+}
+
+/* the JIT compiles what it can, once per module: the first launch says so */
+static void test_jit_runs(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    char err[256];
+    assert_int_equal(run(saxpy, PTX_ENGINE_AUTO, 2, 64, err, sizeof err), PTX_OK);
+    assert_int_equal(rep.engine, PTX_ENGINE_JIT);
+    assert_int_equal(rep.compiled, 1);
+    assert_true(rep.compile_ms > 0);
+    for (int i = 0; i < 64; i++) {
+        float v;
+        memcpy(&v, arena + 4 * i, 4);
+        assert_true(v == 2.0f * (float)i + 1.0f);
+    }
+}
+
+/* ---- the same bits from both engines ----------------------------------------------- */
+/* runs src on both engines (the JIT must take it) and compares the arena */
+static void same(const char *src, unsigned grid, unsigned block, size_t bytes)
+{
+    static unsigned char want[sizeof arena];
+    char err[512];
+    enum ptx_status s0 = run(src, PTX_ENGINE_INTERP, grid, block, err, sizeof err);
+    if (s0 != PTX_OK) fail_msg("interp: %s", err);
+    memcpy(want, arena, bytes);
+    enum ptx_status s1 = run(src, PTX_ENGINE_JIT, grid, block, err, sizeof err);
+    if (s1 != PTX_OK) fail_msg("jit: %s", err);
+    if (rep.engine != PTX_ENGINE_JIT) fail_msg("not compiled: %s", rep.why);
+    for (size_t i = 0; i < bytes; i += 4)
+        if (memcmp(want + i, arena + i, 4)) {
+            uint32_t a, b;
+            memcpy(&a, want + i, 4);
+            memcpy(&b, arena + i, 4);
+            fail_msg("word %zu (thread %zu, slot %zu): interp 0x%08x, jit 0x%08x", i / 4, i / 128, i / 4 % 32, a, b);
+        }
+}
+
+/* each thread: 32 words of results at out + 128 * tid */
+#define THREAD_OUT " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 128;\n add.s64 %rd3, %rd1, %rd2;\n"
+
+static void test_same_integer(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b16 %rs<4>; .reg .b32 %r<40>; .reg .b64 %rd<20>; .reg .pred %p<4>;\n"
+        THREAD_OUT
+        " sub.s32 %r2, %r1, 32;\n mov.u32 %r10, -1;\n"
+        " div.s32 %r3, %r2, %r1;\n div.s32 %r4, %r2, %r10;\n rem.s32 %r5, %r2, %r1;\n div.u32 %r6, %r2, %r1;\n"
+        " shl.b32 %r7, %r2, %r1;\n shr.s32 %r8, %r2, %r1;\n shr.u32 %r9, %r2, %r1;\n"
+        " mul.hi.s32 %r11, %r2, 123456789;\n mul.hi.u32 %r12, %r2, -5;\n mul.wide.s32 %rd4, %r2, -77777;\n"
+        " min.s32 %r13, %r2, %r1;\n max.u32 %r14, %r2, %r1;\n cvt.u16.u32 %rs1, %r2;\n cvt.s32.s16 %r15, %rs1;\n"
+        " mad.lo.s32 %r16, %r2, %r2, %r1;\n neg.s32 %r17, %r2;\n abs.s32 %r18, %r2;\n not.b32 %r19, %r2;\n"
+        " setp.lt.s32 %p1, %r2, 0;\n selp.b32 %r20, %r3, %r4, %p1;\n bfe.u32 %r21, %r2, 3, 5;\n popc.b32 %r22, %r2;\n"
+        " rem.u32 %r23, %r2, %r1;\n cnot.b32 %r24, %r1;\n mul.wide.u16 %r25, %rs1, %rs1;\n"
+        " cvt.s64.s32 %rd5, %r2;\n shr.s64 %rd6, %rd5, %r1;\n mul.hi.u64 %rd7, %rd5, %rd5;\n div.s64 %rd8, %rd5, 3;\n"
+        " setp.hi.u32 %p2, %r2, %r1;\n selp.u32 %r26, 1, 0, %p2;\n mad.wide.s32 %rd9, %r2, %r2, %rd5;\n"
+        " st.global.u32 [%rd3], %r3;\n st.global.u32 [%rd3+4], %r4;\n st.global.v2.u32 [%rd3+8], {%r5, %r6};\n"
+        " st.global.v4.u32 [%rd3+16], {%r7, %r8, %r9, %r11};\n st.global.u32 [%rd3+32], %r12;\n"
+        " st.global.u32 [%rd3+36], %r13;\n st.global.u64 [%rd3+40], %rd4;\n st.global.u32 [%rd3+48], %r14;\n"
+        " st.global.u32 [%rd3+52], %r15;\n st.global.u32 [%rd3+56], %r16;\n st.global.u32 [%rd3+60], %r17;\n"
+        " st.global.u32 [%rd3+64], %r18;\n st.global.u32 [%rd3+68], %r19;\n st.global.u32 [%rd3+72], %r20;\n"
+        " st.global.u32 [%rd3+76], %r21;\n st.global.u32 [%rd3+80], %r22;\n st.global.u32 [%rd3+84], %r23;\n"
+        " st.global.u16 [%rd3+88], %rs1;\n st.global.u32 [%rd3+92], %r24;\n st.global.u64 [%rd3+96], %rd6;\n"
+        " st.global.u64 [%rd3+104], %rd7;\n st.global.u64 [%rd3+112], %rd8;\n st.global.u32 [%rd3+120], %r26;\n"
+        " st.global.u32 [%rd3+124], %r25;\n ret;\n}\n";
+    same(src, 1, 64, 64 * 128);
+}
+
+static void test_same_float(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<20>; .reg .pred %p<8>;\n"
+        " .reg .f32 %f<40>; .reg .f64 %fd<8>;\n"
+        THREAD_OUT
+        " sub.s32 %r2, %r1, 32;\n cvt.rn.f32.s32 %f1, %r2;\n div.rn.f32 %f3, %f1, 0f40400000;\n"
+        " and.b32 %r20, %r1, 3;\n"
+        " setp.eq.u32 %p2, %r20, 0;\n selp.b32 %r25, 0x7fc00001, 0x3fc00000, %p2;\n"
+        " setp.eq.u32 %p3, %r20, 1;\n selp.b32 %r25, 0x80000000, %r25, %p3;\n"
+        " setp.eq.u32 %p4, %r20, 2;\n selp.b32 %r25, 0x7f800000, %r25, %p4;\n mov.b32 %f4, %r25;\n"
+        " add.f32 %f5, %f3, %f4;\n mul.rn.f32 %f6, %f3, %f4;\n fma.rn.f32 %f7, %f3, %f4, %f1;\n"
+        " min.f32 %f8, %f3, %f4;\n max.f32 %f9, %f4, %f3;\n sqrt.rn.f32 %f10, %f3;\n rcp.rn.f32 %f11, %f4;\n"
+        " div.rn.f32 %f12, %f4, %f3;\n setp.ltu.f32 %p5, %f3, %f4;\n selp.u32 %r26, 1, 0, %p5;\n"
+        " setp.num.f32 %p6, %f4, %f3;\n selp.u32 %r27, 1, 0, %p6;\n sin.approx.f32 %f13, %f3;\n"
+        " cvt.rzi.s32.f32 %r28, %f6;\n cvt.f64.f32 %fd1, %f3;\n sqrt.rn.f64 %fd2, %fd1;\n cvt.rn.f32.f64 %f14, %fd2;\n"
+        " add.rm.f32 %f15, %f3, 0f33800000;\n mov.f32 %f16, 0f00000000;\n mov.b32 %f17, 0x80000000;\n"
+        " min.f32 %f18, %f16, %f17;\n max.f32 %f19, %f17, %f16;\n neg.f32 %f20, %f4;\n abs.f32 %f21, %f4;\n"
+        " sub.f32 %f22, %f4, %f4;\n div.approx.f32 %f23, %f1, %f4;\n rsqrt.approx.f32 %f24, %f3;\n"
+        " mad.rn.f32 %f25, %f1, %f1, %f4;\n ex2.approx.ftz.f32 %f26, %f3;\n cvt.rni.f32.f32 %f27, %f3;\n"
+        " setp.gt.f32 %p7, %f4, %f3;\n selp.f32 %f28, %f4, %f3, %p7;\n"
+        " st.global.v4.f32 [%rd3], {%f5, %f6, %f7, %f8};\n st.global.v4.f32 [%rd3+16], {%f9, %f10, %f11, %f12};\n"
+        " st.global.v2.u32 [%rd3+32], {%r26, %r27};\n st.global.f32 [%rd3+40], %f13;\n st.global.u32 [%rd3+44], %r28;\n"
+        " st.global.f64 [%rd3+48], %fd2;\n st.global.v2.f32 [%rd3+56], {%f14, %f15};\n"
+        " st.global.v4.f32 [%rd3+64], {%f18, %f19, %f20, %f21};\n st.global.v4.f32 [%rd3+80], {%f22, %f23, %f24, %f25};\n"
+        " st.global.v4.f32 [%rd3+96], {%f26, %f27, %f28, %f4};\n ret;\n}\n";
+    same(src, 1, 64, 64 * 128);
+}
+
+/* a shared-memory tree reduction (barriers in a loop, divergent lanes),
+ * threads that exit before the barrier, loops of different lengths */
+static void test_same_barriers(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<20>; .reg .b64 %rd<8>; .reg .pred %p<8>;\n"
+        " .shared .align 4 .b8 sh[256];\n"
+        " mov.u32 %r1, %tid.x;\n setp.ge.u32 %p0, %r1, 60;\n @%p0 exit;\n"
+        " mad.lo.u32 %r2, %r1, 3, 1;\n shl.b32 %r3, %r1, 2;\n mov.u32 %r4, sh;\n add.u32 %r5, %r4, %r3;\n"
+        " st.shared.u32 [%r5], %r2;\n bar.sync 0;\n mov.u32 %r6, 32;\n"
+        "L1:\n setp.ge.u32 %p1, %r1, %r6;\n @%p1 bra L2;\n shl.b32 %r7, %r6, 2;\n add.u32 %r8, %r5, %r7;\n"
+        " ld.shared.u32 %r9, [%r8];\n ld.shared.u32 %r10, [%r5];\n add.u32 %r10, %r10, %r9;\n st.shared.u32 [%r5], %r10;\n"
+        "L2:\n bar.sync 0;\n shr.u32 %r6, %r6, 1;\n setp.ne.u32 %p2, %r6, 0;\n @%p2 bra L1;\n"
+        " and.b32 %r11, %r1, 1;\n setp.eq.u32 %p3, %r11, 0;\n @%p3 bra L4;\n mov.u32 %r12, 0;\n mov.u32 %r13, 0;\n"
+        "L3:\n add.u32 %r13, %r13, %r12;\n add.u32 %r12, %r12, 1;\n setp.lt.u32 %p4, %r12, %r1;\n @%p4 bra L3;\n bra L5;\n"
+        "L4:\n mul.lo.u32 %r13, %r1, 1000;\n"
+        "L5:\n ld.shared.u32 %r14, [sh];\n add.u32 %r15, %r14, %r13;\n ld.param.u64 %rd1, [out];\n"
+        " mov.u32 %r16, %ctaid.x;\n mad.lo.u32 %r17, %r16, 64, %r1;\n mul.wide.u32 %rd2, %r17, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " st.global.u32 [%rd3], %r15;\n ret;\n}\n";
+    same(src, 3, 64, 3 * 64 * 4);
+    uint32_t v;
+    memcpy(&v, arena + 4 * 7, 4);
+    assert_int_equal(v, 5370 + 21); /* sum of 3t+1 below 60, and 0+1+...+6 */
+}
+
+/* ---- faults and limits ------------------------------------------------------------- */
+static void test_out_of_bounds(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    /* thread 5 writes one word past the device memory */
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " setp.eq.u32 %p1, %r1, 5;\n @%p1 add.s64 %rd3, %rd1, 16384;\n st.global.u32 [%rd3], %r1;\n ret;\n}\n";
+    char err[2][512];
+    struct ptx_fault f[2];
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(run(src, i ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP, 1, 32, err[i], sizeof err[i]), PTX_E_ADDRESS);
+        f[i] = fault;
+    }
+    assert_int_equal(rep.engine, PTX_ENGINE_JIT);
+    assert_string_equal(err[0], err[1]);
+    assert_int_equal(f[1].addr, (uint64_t)(uintptr_t)arena + 16384);
+    assert_int_equal(f[1].thread[0], 5);
+    assert_int_equal(f[1].access, PTX_ACCESS_WRITE);
+    assert_int_equal(f[1].ptx_line, 13);
+    assert_string_equal(f[0].space, f[1].space);
+    /* a shared access past the window, and a misaligned one */
+    static const char sh[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>;\n .shared .align 4 .b8 s[64];\n"
+        " mov.u32 %r1, %tid.x;\n shl.b32 %r2, %r1, 3;\n ld.shared.u32 %r3, [%r2];\n ret;\n}\n";
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(run(sh, i ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP, 1, 32, err[i], sizeof err[i]), PTX_E_ADDRESS);
+    assert_string_equal(err[0], err[1]);
+    static const char mis[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<4>;\n"
+        " ld.param.u64 %rd1, [out];\n ld.global.u32 %r1, [%rd1+2];\n ret;\n}\n";
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(run(mis, i ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP, 1, 1, err[i], sizeof err[i]), PTX_E_MISALIGNED);
+    assert_string_equal(err[0], err[1]);
+}
+
+/* a loop for ever ends at the instruction budget; threads at different
+ * barriers fail as a deadlock, as on the interpreter */
+static void test_limits_and_deadlock(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    char err[512];
+    budget = 1000000;
+    assert_int_equal(run(HDR ".visible .entry k(.param .u64 out)\n{\nL:\n bra L;\n}\n", PTX_ENGINE_JIT, 1, 32, err, sizeof err),
+                     PTX_E_TIMEOUT);
+    budget = 0;
+    assert_int_equal(rep.engine, PTX_ENGINE_JIT);
+    if (!strstr(err, "instruction budget")) fail_msg("%s", err);
+    static const char dl[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<4>; .reg .pred %p<2>;\n"
+        " mov.u32 %r0, %tid.x;\n setp.lt.u32 %p1, %r0, 16;\n @%p1 bra A;\n barrier.sync 0;\n ret;\nA:\n barrier.sync 1;\n ret;\n}\n";
+    char err0[512];
+    assert_int_equal(run(dl, PTX_ENGINE_INTERP, 1, 64, err0, sizeof err0), PTX_E_DEADLOCK);
+    assert_int_equal(run(dl, PTX_ENGINE_JIT, 1, 64, err, sizeof err), PTX_E_DEADLOCK);
+    assert_int_equal(rep.engine, PTX_ENGINE_JIT);
+    assert_string_equal(err0, err);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_llvm), /* first: before this process loads LLVM */
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_default_interp),
+        cmocka_unit_test(test_fallback_names_instruction),
+        cmocka_unit_test(test_jit_runs),
+        cmocka_unit_test(test_same_integer),
+        cmocka_unit_test(test_same_float),
+        cmocka_unit_test(test_same_barriers),
+        cmocka_unit_test(test_out_of_bounds),
+        cmocka_unit_test(test_limits_and_deadlock),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
