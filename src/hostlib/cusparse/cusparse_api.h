@@ -82,6 +82,9 @@ typedef enum {
 } cudaDataType;
 typedef enum { MAJOR_VERSION = 0, MINOR_VERSION = 1, PATCH_LEVEL = 2 } libraryPropertyType;
 typedef struct CUstream_st *cudaStream_t;
+/* float2 and double2: the alignment is the whole pair's */
+typedef struct { _Alignas(8) float x; float y; } cuComplex;
+typedef struct { _Alignas(16) double x; double y; } cuDoubleComplex;
 
 typedef struct cusparseContext *cusparseHandle_t;
 typedef struct cusparseMatDescr *cusparseMatDescr_t;
@@ -299,8 +302,12 @@ cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle, csric02Info
                                      cusparseSolvePolicy_t policy, void *pBuffer);
 TD_SP_FACT_DECL(S, float, csrilu02, csrilu02Info_t)
 TD_SP_FACT_DECL(D, double, csrilu02, csrilu02Info_t)
+TD_SP_FACT_DECL(C, cuComplex, csrilu02, csrilu02Info_t)
+TD_SP_FACT_DECL(Z, cuDoubleComplex, csrilu02, csrilu02Info_t)
 TD_SP_FACT_DECL(S, float, csric02, csric02Info_t)
 TD_SP_FACT_DECL(D, double, csric02, csric02Info_t)
+TD_SP_FACT_DECL(C, cuComplex, csric02, csric02Info_t)
+TD_SP_FACT_DECL(Z, cuDoubleComplex, csric02, csric02Info_t)
 #undef TD_SP_FACT_DECL
 
 #endif

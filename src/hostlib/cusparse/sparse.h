@@ -86,6 +86,7 @@ struct sp_fact_info {
     atomic_int structural;   /* analysis: the first row without a diagonal, or -1 */
     atomic_int numeric;      /* factorisation: the first zero pivot, or -1 */
     int analysed;
+    int base;                /* the index base of the last call, for zeroPivot */
 };
 void sp_info_put(struct sp_fact_info *f);
 
