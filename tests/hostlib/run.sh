@@ -123,6 +123,7 @@ fi
 check_lib cufft libcufft.so.12 cufft fftconv
 check_lib curand libcurand.so.10 curand randkern
 check_lib nvml libnvidia-ml.so.1 nvml
+check_lib cusparse libcusparse.so.12 cusparse
 # NVIDIA's cuSOLVER, unmodified, with the host cuBLAS in front of NVIDIA's
 # (tests/hostlib/solver.c says what it checks)
 if [ ! -f "$host/libcublas.so.13" ]; then
@@ -146,7 +147,7 @@ tdtrace="$root/$BUILD/bin/tdtrace"
 # nothing on the library path; sanitizer builds: LeakSanitizer does not run
 # under a tracer
 tdt() { env -u LD_LIBRARY_PATH ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$tdtrace" "$@"; }
-front_libs="libcublas.so.13 libcublasLt.so.13 libcufft.so.12 libcurand.so.10 libcudnn.so.9 libnvidia-ml.so.1 libnvrtc.so.13 libnvJitLink.so.13"
+front_libs="libcublas.so.13 libcublasLt.so.13 libcufft.so.12 libcurand.so.10 libcudnn.so.9 libnvidia-ml.so.1 libcusparse.so.12 libnvrtc.so.13 libnvJitLink.so.13"
 # what tdtrace built: the host libraries whose back end was there, and the JIT layer
 front_want() { # the sonames that must be tdtrace's, one per line, the rest other
     for so in $front_libs; do

@@ -55,7 +55,7 @@ static cusparseStatus_t spmat_new(void **out, cusparseFormat_t f, int64_t rows, 
     if (!out || rows < 0 || cols < 0 || nnz < 0 || !itype_ok(ot) || !itype_ok(it) || !base_ok(base) ||
         !vtype_ok(vt))
         return CUSPARSE_STATUS_INVALID_VALUE;
-    if (rows && cols && nnz / rows > cols)
+    if (rows && cols && rows <= INT64_MAX / cols && nnz > rows * cols)
         return CUSPARSE_STATUS_INVALID_VALUE;
     if ((!rows || !cols) && nnz)
         return CUSPARSE_STATUS_INVALID_VALUE;
