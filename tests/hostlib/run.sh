@@ -124,6 +124,23 @@ check_lib cufft libcufft.so.12 cufft fftconv
 check_lib curand libcurand.so.10 curand randkern
 check_lib nvml libnvidia-ml.so.1 nvml
 check_lib cusparse libcusparse.so.12 cusparse
+# cuSPARSE's descriptor functions need no GPU either: the same comparison
+if [ -f "$host/libcusparse.so.12" ] && [ -f "$cuda/lib64/libcusparse.so.12" ]; then
+    if $CC -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
+        -o "$out/cusparse_desc.plain" "$here/cusparse_desc.c" -ldl >"$out/cusparse_desc.build.log" 2>&1 &&
+        $CC ${EXTRA_CFLAGS:-} -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
+        -o "$out/cusparse_desc" "$here/cusparse_desc.c" -ldl >>"$out/cusparse_desc.build.log" 2>&1; then
+        # NVIDIA's library prints its own diagnostics on stderr
+        env LD_LIBRARY_PATH="$cuda/lib64" "$out/cusparse_desc.plain" "$cuda/lib64/libcusparse.so.12" \
+            >"$out/cusparse_desc.nvidia" 2>/dev/null
+        "$out/cusparse_desc" "$host/libcusparse.so.12" >"$out/cusparse_desc.host" 2>&1
+        if diff "$out/cusparse_desc.nvidia" "$out/cusparse_desc.host" >"$out/cusparse_desc.diff"; then
+            ok "cusparse: the $(wc -l <"$out/cusparse_desc.host") answers of NVIDIA's descriptor functions"
+        else bad "cusparse: descriptor functions answer otherwise than NVIDIA's (< NVIDIA, > host)" "$out/cusparse_desc.diff"; fi
+    else bad "cusparse: cusparse_desc.c (build)" "$out/cusparse_desc.build.log"; fi
+elif [ -f "$host/libcusparse.so.12" ]; then
+    skp "cusparse descriptors" "no $cuda/lib64/libcusparse.so.12 to compare with (the CUDA toolkit is not installed)"
+fi
 # NVIDIA's cuSOLVER, unmodified, with the host cuBLAS in front of NVIDIA's
 # (tests/hostlib/solver.c says what it checks)
 if [ ! -f "$host/libcublas.so.13" ]; then

@@ -2,8 +2,10 @@
 /* The generic API's descriptors: sparse matrices (CSR, CSC, COO), dense
  * vectors and matrices, sparse vectors. Each lives in hostlib's registry
  * of handles, so a destroyed or made-up one is CUSPARSE_STATUS_INVALID_VALUE
- * and never dereferenced. Creation checks sizes and types; the arrays are
- * checked when an operation uses them (check.c). */
+ * and never dereferenced. Creation checks sizes and enums as NVIDIA's
+ * library does (read from its answers: tests/hostlib/cusparse_desc.c),
+ * except that a diagonal type or fill mode outside the enum is refused;
+ * the arrays are checked when an operation uses them (check.c). */
 #include "sparse.h"
 
 #include <stdlib.h>
@@ -47,7 +49,9 @@ static cusparseStatus_t destroy(const void *d, int kind)
 
 /* ---- sparse matrices ---------------------------------------------------- */
 /* sizes as cuSPARSE checks them: rows, cols, nnz not negative, nnz not
- * above rows * cols; a NULL array only where it would hold nothing */
+ * above rows * cols. NULL arrays are accepted here, as NVIDIA's library
+ * accepts them (a program may set them later): an operation that would
+ * read one refuses it. */
 static cusparseStatus_t spmat_new(void **out, cusparseFormat_t f, int64_t rows, int64_t cols, int64_t nnz,
                                   const void *off, const void *idx, const void *val, cusparseIndexType_t ot,
                                   cusparseIndexType_t it, cusparseIndexBase_t base, cudaDataType vt)
@@ -58,10 +62,6 @@ static cusparseStatus_t spmat_new(void **out, cusparseFormat_t f, int64_t rows, 
     if (rows && cols && rows <= INT64_MAX / cols && nnz > rows * cols)
         return CUSPARSE_STATUS_INVALID_VALUE;
     if ((!rows || !cols) && nnz)
-        return CUSPARSE_STATUS_INVALID_VALUE;
-    if (nnz && (!idx || !val || !off))
-        return CUSPARSE_STATUS_INVALID_VALUE;
-    if (f != CUSPARSE_FORMAT_COO && !off && (f == CUSPARSE_FORMAT_CSR ? rows : cols))
         return CUSPARSE_STATUS_INVALID_VALUE;
     struct cusparseSpMatDescr *d = calloc(1, sizeof *d);
     if (d)
@@ -226,10 +226,6 @@ static cusparseStatus_t set_pointers(void *d, cusparseFormat_t f, void *off, voi
     struct cusparseSpMatDescr *m = spmat(d, f);
     if (!m)
         return CUSPARSE_STATUS_INVALID_VALUE;
-    if (m->nnz && (!off || !idx || !val))
-        return CUSPARSE_STATUS_INVALID_VALUE;
-    if (!off && f != CUSPARSE_FORMAT_COO)
-        return CUSPARSE_STATUS_INVALID_VALUE;
     m->offsets = off, m->indices = idx, m->values = val;
     return CUSPARSE_STATUS_SUCCESS;
 }
@@ -287,7 +283,7 @@ HL_EXPORT cusparseStatus_t cusparseConstSpMatGetValues(cusparseConstSpMatDescr_t
 HL_EXPORT cusparseStatus_t cusparseSpMatSetValues(cusparseSpMatDescr_t spMatDescr, void *values)
 {
     struct cusparseSpMatDescr *m = spmat(spMatDescr, 0);
-    if (!m || (!values && m->nnz))
+    if (!m)
         return CUSPARSE_STATUS_INVALID_VALUE;
     m->values = values;
     return CUSPARSE_STATUS_SUCCESS;
@@ -356,7 +352,7 @@ HL_EXPORT cusparseStatus_t cusparseSpMatSetAttribute(cusparseSpMatDescr_t spMatD
 /* ---- dense vectors -------------------------------------------------------- */
 static cusparseStatus_t dnvec_new(void **out, int64_t size, const void *values, cudaDataType vt)
 {
-    if (!out || size < 0 || (size && !values) || !vtype_ok(vt))
+    if (!out || size < 0 || !vtype_ok(vt))
         return CUSPARSE_STATUS_INVALID_VALUE;
     struct cusparseDnVecDescr *d = calloc(1, sizeof *d);
     if (d)
@@ -419,7 +415,7 @@ HL_EXPORT cusparseStatus_t cusparseConstDnVecGetValues(cusparseConstDnVecDescr_t
 HL_EXPORT cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t dnVecDescr, void *values)
 {
     struct cusparseDnVecDescr *v = dnvec(dnVecDescr);
-    if (!v || (!values && v->size))
+    if (!v)
         return CUSPARSE_STATUS_INVALID_VALUE;
     v->values = values;
     return CUSPARSE_STATUS_SUCCESS;
@@ -432,7 +428,7 @@ static cusparseStatus_t dnmat_new(void **out, int64_t rows, int64_t cols, int64_
     if (!out || rows < 0 || cols < 0 || !vtype_ok(vt) || (order != CUSPARSE_ORDER_COL && order != CUSPARSE_ORDER_ROW))
         return CUSPARSE_STATUS_INVALID_VALUE;
     int64_t inner = order == CUSPARSE_ORDER_COL ? rows : cols;
-    if (ld < (inner ? inner : 1) || (rows && cols && !values))
+    if (ld < (inner ? inner : 1))
         return CUSPARSE_STATUS_INVALID_VALUE;
     struct cusparseDnMatDescr *d = calloc(1, sizeof *d);
     if (d)
@@ -498,7 +494,7 @@ HL_EXPORT cusparseStatus_t cusparseConstDnMatGetValues(cusparseConstDnMatDescr_t
 HL_EXPORT cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t dnMatDescr, void *values)
 {
     struct cusparseDnMatDescr *m = dnmat(dnMatDescr);
-    if (!m || (!values && m->rows && m->cols))
+    if (!m)
         return CUSPARSE_STATUS_INVALID_VALUE;
     m->values = values;
     return CUSPARSE_STATUS_SUCCESS;
@@ -508,7 +504,7 @@ HL_EXPORT cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t dnMatDesc
 static cusparseStatus_t spvec_new(void **out, int64_t size, int64_t nnz, const void *idx, const void *val,
                                   cusparseIndexType_t it, cusparseIndexBase_t base, cudaDataType vt)
 {
-    if (!out || size < 0 || nnz < 0 || nnz > size || (nnz && (!idx || !val)) || !itype_ok(it) || !base_ok(base) ||
+    if (!out || size < 0 || nnz < 0 || nnz > size || !itype_ok(it) || !base_ok(base) ||
         !vtype_ok(vt))
         return CUSPARSE_STATUS_INVALID_VALUE;
     struct cusparseSpVecDescr *d = calloc(1, sizeof *d);
@@ -590,7 +586,7 @@ HL_EXPORT cusparseStatus_t cusparseConstSpVecGetValues(cusparseConstSpVecDescr_t
 HL_EXPORT cusparseStatus_t cusparseSpVecSetValues(cusparseSpVecDescr_t spVecDescr, void *values)
 {
     struct cusparseSpVecDescr *v = spvec(spVecDescr);
-    if (!v || (!values && v->nnz))
+    if (!v)
         return CUSPARSE_STATUS_INVALID_VALUE;
     v->values = values;
     return CUSPARSE_STATUS_SUCCESS;

@@ -107,13 +107,13 @@ static const char *const texts[] = {
 HL_EXPORT const char *cusparseGetErrorName(cusparseStatus_t status)
 {
     unsigned s = (unsigned)status;
-    return s < sizeof names / sizeof *names ? names[s] : "CUSPARSE_STATUS_UNKNOWN";
+    return s < sizeof names / sizeof *names ? names[s] : "unrecognized error code";
 }
 
 HL_EXPORT const char *cusparseGetErrorString(cusparseStatus_t status)
 {
     unsigned s = (unsigned)status;
-    return s < sizeof texts / sizeof *texts ? texts[s] : "unknown error";
+    return s < sizeof texts / sizeof *texts ? texts[s] : "unrecognized error code";
 }
 
 HL_EXPORT cusparseStatus_t cusparseSetStream(cusparseHandle_t handle, cudaStream_t streamId)
