@@ -265,7 +265,7 @@ static cusparseStatus_t fact(cusparseHandle_t h, int m, int nnz, const struct cu
     f->info = fi;
     fi->analysed = 1;
     fi->base = d->base == CUSPARSE_INDEX_BASE_ONE;
-    hl_note(f->ic ? "host incomplete Cholesky loop (complex double)" : "host incomplete LU loop (complex double)");
+    hl_note(f->ic ? "host loops (incomplete Cholesky)" : "host loops (incomplete LU)");
     return sp_submit(h, &f->j, 0);
 }
 

@@ -210,7 +210,7 @@ HL_EXPORT cusparseStatus_t cusparseSpMV(cusparseHandle_t handle, cusparseOperati
         hl_job_free(&m->j);
         return CUSPARSE_STATUS_ALLOC_FAILED;
     }
-    hl_note(fast ? "host CSR SpMV loop" : "host SpMV loop (complex double)");
+    hl_note(fast ? "host loop (CSR SpMV)" : "host loops (SpMV in complex double)"); /* tdtrace -e lib= shows it */
     return sp_submit(handle, &m->j, 0);
 }
 
@@ -347,7 +347,7 @@ HL_EXPORT cusparseStatus_t cusparseSpMM(cusparseHandle_t handle, cusparseOperati
         hl_job_free(&m->j);
         return CUSPARSE_STATUS_ALLOC_FAILED;
     }
-    hl_note("host SpMM loop (complex double)");
+    hl_note("host loops (SpMM in complex double)");
     return sp_submit(handle, &m->j, 0);
 }
 
@@ -407,7 +407,7 @@ static cusparseStatus_t scatter_gather(cusparseHandle_t h, const struct cusparse
             return CUSPARSE_STATUS_INVALID_VALUE;
         }
     }
-    hl_note(gather ? "host gather loop" : "host scatter loop");
+    hl_note(gather ? "host loop (gather)" : "host loop (scatter)");
     return sp_submit(h, &s->j, 0);
 }
 

@@ -199,6 +199,6 @@ HL_EXPORT cusparseStatus_t cusparseSpSV_solve(cusparseHandle_t handle, cusparseO
         return CUSPARSE_STATUS_ALLOC_FAILED;
     }
     s->d = s->z + n;
-    hl_note("host triangular solve loop (complex double)");
+    hl_note("host loops (triangular solve in complex double)");
     return sp_submit(handle, &s->j, 0);
 }
