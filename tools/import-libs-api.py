@@ -31,12 +31,16 @@ NAMES = [
     ('cudnn_cnn.h', 'cudnnStatus_t', 'cudnnConvolutionForward'),
     ('cufft.h', 'cufftResult', 'cufftPlan1d cufftPlan2d cufftDestroy cufftSetStream cufftExecC2C cufftExecR2C '
                                'cufftExecC2R cufftExecZ2Z cufftExecD2Z cufftExecZ2D'),
+    ('cusparse.h', 'cusparseStatus_t', 'cusparseCreate cusparseDestroy cusparseSetStream cusparseSpMV '
+                                       'cusparseSpSV_solve'),
 ]
 # enum type: (header, C enum tag or typedef name)
 ENUMS = {
     'cublasStatus_t': 'cublas_api.h', 'cublasOperation_t': 'cublas_api.h', 'cublasComputeType_t': 'cublas_api.h',
     'cudaDataType': 'library_types.h', 'ncclResult_t': NCCL, 'ncclDataType_t': NCCL, 'ncclRedOp_t': NCCL,
     'cudnnStatus_t': 'cudnn_graph.h', 'cudnnConvolutionFwdAlgo_t': 'cudnn_ops.h', 'cufftResult': 'cufft.h', 'cufftType': 'cufft.h',
+    'cusparseStatus_t': 'cusparse.h', 'cusparseOperation_t': 'cusparse.h', 'cusparseSpMVAlg_t': 'cusparse.h',
+    'cusparseSpSVAlg_t': 'cusparse.h',
 }
 # integer-class C types (an enum of ENUMS, a pointer, or one of these)
 INTS = {'int', 'size_t', 'cufftHandle', 'cublasGemmAlgo_t', 'cudaStream_t', 'int64_t'}
@@ -76,6 +80,7 @@ def params(name, p):
                                                                                     'cublasHandle_t',
                                                                                     'cublasLtHandle_t',
                                                                                     'cudnnHandle_t',
+                                                                                    'cusparseHandle_t',
                                                                                     'cufftHandle') \
             and not ty.startswith('const') else ''
         out.append('%s%s %s' % (role, ty, m.group(2)))
