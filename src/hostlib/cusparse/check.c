@@ -26,8 +26,32 @@ static int hold(struct hl_job *j, const void *p, int64_t n, size_t elem)
 /* offsets: outer + 1 of them, from base, nondecreasing, to nnz + base;
  * indices: inside [base, inner + base), strictly increasing in a row when
  * sorted */
+/* the same for 32-bit offsets and indices, unsorted: SpMV's common case */
+static int valid_compressed32(const struct sp_csr *c)
+{
+    const int32_t *off = c->off, *idx = c->idx;
+    int64_t base = c->base, prev = base;
+    if (off[0] != base || off[c->outer] != c->nnz + base)
+        return 0;
+    for (int64_t r = 1; r <= c->outer; r++) {
+        if (off[r] < prev)
+            return 0;
+        prev = off[r];
+    }
+    /* the offsets are monotone from base to nnz + base: every entry is in
+     * one row, and the indices can be checked in one sweep */
+    uint32_t lim = (uint32_t)c->inner;
+    uint32_t b = (uint32_t)base;
+    int bad = 0;
+    for (int64_t k = 0; k < c->nnz; k++)
+        bad |= (uint32_t)idx[k] - b >= lim;   /* below the base wraps past lim */
+    return !bad;
+}
+
 static int valid_compressed(const struct sp_csr *c, int sorted)
 {
+    if (!sorted && c->otype == CUSPARSE_INDEX_32I && c->itype == CUSPARSE_INDEX_32I && c->inner <= INT32_MAX)
+        return valid_compressed32(c);
     if (sp_idx(c->otype, c->off, 0) != c->base || sp_idx(c->otype, c->off, c->outer) != c->nnz + c->base)
         return 0;
     for (int64_t r = 0; r < c->outer; r++) {
