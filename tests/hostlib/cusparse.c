@@ -5,11 +5,12 @@
  * against a straightforward host reference in double (complex double):
  *   - the handle, status names, pointer modes, legacy matrix descriptors;
  *   - the generic descriptors: create, get, set, destroy, attributes;
- *   - SpMV: CSR, CSC and COO (unsorted), N, T and C, S, D, C, Z, half and
- *     bfloat16 computed in float, index bases 0 and 1, 32- and 64-bit
- *     indices, alpha and beta in host and device pointer mode, beta 0 with
+ *   - SpMV: CSR, CSC and COO (unsorted), N, T and C, S, D, C, Z; half and
+ *     bfloat16 (real and complex) computed in float, int8 into int32 and
+ *     float, a real A with complex x and y; index bases 0 and 1, 32- and
+ *     64-bit indices, alpha and beta in host and device pointer mode, beta 0 with
  *     y full of NaN;
- *   - SpMM: CSR, CSC and COO, op(A) and op(B) N and T, C and Z, both orders,
+ *   - SpMM: CSR, CSC and COO, op(A) and op(B) N, T and C, S, D, C, Z, both orders,
  *     leading dimensions above the minimum (the gaps must stay untouched);
  *   - SpSV: lower and upper, unit and non-unit, N, T and C, S, D, C, Z;
  *   - csrilu02 and csric02 (S, D, C, Z) against dense ILU(0) and IC(0)
@@ -22,7 +23,7 @@
  * Tolerances relative to 1 + |reference|: float 1e-5, double 1e-12; half
  * and bfloat16 inputs are multiples of 1/8 (exact, and so are their
  * products and sums in float), results of those types within one rounding:
- * 1e-3 (half), 4e-3 (bfloat16).
+ * 1e-3 (half), 4e-3 (bfloat16); int32 results exact.
  * Prints "cusparse: N passed, N failed". */
 
 #include <complex.h>
@@ -41,13 +42,31 @@ static size_t vsize(cudaDataType t)
     case CUDA_R_64F: return 8;
     case CUDA_C_32F: return 8;
     case CUDA_C_64F: return 16;
+    case CUDA_C_16F: case CUDA_C_16BF: return 4;
+    case CUDA_R_8I: return 1;
+    case CUDA_R_32I: return 4;
     default: return 2;   /* half, bfloat16 */
     }
 }
 
 static int is_cplx(cudaDataType t)
 {
-    return t == CUDA_C_32F || t == CUDA_C_64F;
+    return t == CUDA_C_32F || t == CUDA_C_64F || t == CUDA_C_16F || t == CUDA_C_16BF;
+}
+
+static uint16_t f2bf(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)(u >> 16);   /* exact values only */
+}
+
+static float bf2f(uint16_t b)
+{
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
 }
 
 /* binary16 of a value exactly representable (normal or zero), and back */
@@ -79,13 +98,15 @@ static void put(cudaDataType t, void *p, size_t i, zc v)
     case CUDA_C_32F: ((float *)p)[2 * i] = (float)creal(v); ((float *)p)[2 * i + 1] = (float)cimag(v); break;
     case CUDA_C_64F: ((double *)p)[2 * i] = creal(v); ((double *)p)[2 * i + 1] = cimag(v); break;
     case CUDA_R_16F: ((uint16_t *)p)[i] = f2h((float)creal(v)); break;
-    case CUDA_R_16BF: {
-        float f = (float)creal(v);
-        uint32_t u;
-        memcpy(&u, &f, 4);
-        ((uint16_t *)p)[i] = (uint16_t)(u >> 16);
+    case CUDA_R_16BF: ((uint16_t *)p)[i] = f2bf((float)creal(v)); break;
+    case CUDA_C_16F:
+        ((uint16_t *)p)[2 * i] = f2h((float)creal(v)), ((uint16_t *)p)[2 * i + 1] = f2h((float)cimag(v));
         break;
-    }
+    case CUDA_C_16BF:
+        ((uint16_t *)p)[2 * i] = f2bf((float)creal(v)), ((uint16_t *)p)[2 * i + 1] = f2bf((float)cimag(v));
+        break;
+    case CUDA_R_8I: ((int8_t *)p)[i] = (int8_t)creal(v); break;
+    case CUDA_R_32I: ((int32_t *)p)[i] = (int32_t)creal(v); break;
     default: break;
     }
 }
@@ -98,12 +119,11 @@ static zc get(cudaDataType t, const void *p, size_t i)
     case CUDA_C_32F: return ((const float *)p)[2 * i] + I * ((const float *)p)[2 * i + 1];
     case CUDA_C_64F: return ((const double *)p)[2 * i] + I * ((const double *)p)[2 * i + 1];
     case CUDA_R_16F: return h2f(((const uint16_t *)p)[i]);
-    case CUDA_R_16BF: {
-        uint32_t u = (uint32_t)((const uint16_t *)p)[i] << 16;
-        float f;
-        memcpy(&f, &u, 4);
-        return f;
-    }
+    case CUDA_R_16BF: return bf2f(((const uint16_t *)p)[i]);
+    case CUDA_C_16F: return h2f(((const uint16_t *)p)[2 * i]) + I * h2f(((const uint16_t *)p)[2 * i + 1]);
+    case CUDA_C_16BF: return bf2f(((const uint16_t *)p)[2 * i]) + I * bf2f(((const uint16_t *)p)[2 * i + 1]);
+    case CUDA_R_8I: return ((const int8_t *)p)[i];
+    case CUDA_R_32I: return ((const int32_t *)p)[i];
     default: return 0;
     }
 }
@@ -112,7 +132,7 @@ static double tol_of(cudaDataType t)
 {
     /* half and bfloat16 results: one rounding of an exact float value */
     return t == CUDA_R_64F || t == CUDA_C_64F ? 1e-12 : t == CUDA_R_32F || t == CUDA_C_32F ? 1e-5
-         : t == CUDA_R_16F ? 1e-3 : 4e-3;
+         : t == CUDA_R_16F || t == CUDA_C_16F ? 1e-3 : t == CUDA_R_32I ? 0 : 4e-3;
 }
 
 static const char *tname(cudaDataType t)
@@ -124,6 +144,10 @@ static const char *tname(cudaDataType t)
     case CUDA_C_64F: return "Z";
     case CUDA_R_16F: return "H";
     case CUDA_R_16BF: return "BF";
+    case CUDA_C_16F: return "CH";
+    case CUDA_C_16BF: return "CBF";
+    case CUDA_R_8I: return "I8";
+    case CUDA_R_32I: return "I32";
     default: return "?";
     }
 }
@@ -132,8 +156,12 @@ static const char *tname(cudaDataType t)
  * bfloat16 (exact), anything in [-1, 1) otherwise */
 static zc rnd(cudaDataType t)
 {
+    if (t == CUDA_R_8I || t == CUDA_R_32I)
+        return floor(urand() * 8);
     if (t == CUDA_R_16F || t == CUDA_R_16BF)
         return floor(urand() * 16) / 8;
+    if (t == CUDA_C_16F || t == CUDA_C_16BF)
+        return floor(urand() * 16) / 8 + I * (floor(urand() * 16) / 8);
     zc v = urand();
     if (is_cplx(t))
         v += I * urand();
@@ -195,7 +223,7 @@ static void sm_make(struct sm *s, int m, int n, double density, cudaDataType t, 
             if ((urand() + 1) / 2 < density || (diag && i == j)) {
                 zc v = rnd(t);
                 if (v == 0)
-                    v = 0.5;
+                    v = t == CUDA_R_8I ? 1 : 0.5;
                 s->A[(size_t)i * n + j] = v;
                 s->nnz++;
             }
@@ -508,7 +536,8 @@ static void test_descriptors(void)
 
 /* ---- SpMV ----------------------------------------------------------------- */
 static void spmv_case(cusparseHandle_t h, cusparseFormat_t f, cusparseOperation_t op, cudaDataType at,
-                      cudaDataType yt, cudaDataType ct, cusparseIndexType_t it, int base, int devmode, int beta0)
+                      cudaDataType xt, cudaDataType yt, cudaDataType ct, cusparseIndexType_t it, int base, int devmode,
+                      int beta0)
 {
     struct sm s;
     sm_make(&s, 23, 17, 0.3, at, 0);
@@ -516,11 +545,12 @@ static void spmv_case(cusparseHandle_t h, cusparseFormat_t f, cusparseOperation_
     int nx = t ? s.m : s.n, ny = t ? s.n : s.m;
     zc *x = calloc((size_t)nx, sizeof(zc)), *y = calloc((size_t)ny, sizeof(zc)), *want = calloc((size_t)ny, sizeof(zc));
     for (int i = 0; i < nx; i++)
-        x[i] = rnd(at);
+        x[i] = rnd(xt);
     for (int i = 0; i < ny; i++)
-        y[i] = beta0 ? NAN : rnd(yt);
-    zc alpha = at == CUDA_R_16F || at == CUDA_R_16BF ? 0.5 : is_cplx(at) ? 0.75 - 0.5 * I : 1.25;
-    zc beta = beta0 ? 0 : is_cplx(at) ? -0.5 + 0.25 * I : -0.5;
+        y[i] = beta0 ? (yt == CUDA_R_32I ? 12345 : NAN) : rnd(yt);
+    int exact = at != CUDA_R_32F && at != CUDA_R_64F && at != CUDA_C_32F && at != CUDA_C_64F;
+    zc alpha = ct == CUDA_R_32I ? 3 : exact ? 0.5 : is_cplx(ct) ? 0.75 - 0.5 * I : 1.25;
+    zc beta = beta0 ? 0 : ct == CUDA_R_32I ? -2 : is_cplx(ct) ? -0.5 + 0.25 * I : -0.5;
     for (int i = 0; i < ny; i++) {
         zc acc = 0;
         for (int k = 0; k < nx; k++)
@@ -529,9 +559,9 @@ static void spmv_case(cusparseHandle_t h, cusparseFormat_t f, cusparseOperation_
     }
     void *arr[3];
     cusparseSpMatDescr_t A = sm_desc(&s, f, it, base, at, arr);
-    void *dx = dev_val(x, (size_t)nx, at), *dy = dev_val(y, (size_t)ny, yt);
+    void *dx = dev_val(x, (size_t)nx, xt), *dy = dev_val(y, (size_t)ny, yt);
     cusparseDnVecDescr_t vx, vy;
-    ST(cusparseCreateDnVec(&vx, nx, dx, at), 0);
+    ST(cusparseCreateDnVec(&vx, nx, dx, xt), 0);
     ST(cusparseCreateDnVec(&vy, ny, dy, yt), 0);
     char sc[2][16];
     put(ct, sc[0], 0, alpha);
@@ -550,7 +580,8 @@ static void spmv_case(cusparseHandle_t h, cusparseFormat_t f, cusparseOperation_
     char *got = malloc((size_t)ny * vsize(yt));
     download(got, dy, (size_t)ny * vsize(yt));
     char what[96];
-    snprintf(what, sizeof what, "SpMV %s op %s A %s base %d idx%d %s%s: y", fmt_name[f], op_name[op], tname(at), base,
+    snprintf(what, sizeof what, "SpMV %s op %s A %s x %s base %d idx%d %s%s: y", fmt_name[f], op_name[op], tname(at),
+             tname(xt), base,
              it == CUSPARSE_INDEX_64I ? 64 : 32, devmode ? "device scalars" : "host scalars", beta0 ? " beta 0" : "");
     close_z(what, yt, got, want, (size_t)ny);
     free(got), free(x), free(y), free(want);
@@ -571,17 +602,24 @@ static void test_spmv(cusparseHandle_t h)
     for (int f = CUSPARSE_FORMAT_CSR; f <= CUSPARSE_FORMAT_COO; f++)
         for (int op = 0; op < 3; op++)
             for (int ti = 0; ti < 4; ti++, n++)
-                spmv_case(h, (cusparseFormat_t)f, (cusparseOperation_t)op, types[ti], types[ti], types[ti],
+                spmv_case(h, (cusparseFormat_t)f, (cusparseOperation_t)op, types[ti], types[ti], types[ti], types[ti],
                           n % 2 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I, n % 3 == 1, n % 4 == 3, n % 5 == 2);
     /* the conjugate gradient's case (the fast path) in both pointer modes */
-    spmv_case(h, CUSPARSE_FORMAT_CSR, 0, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUSPARSE_INDEX_32I, 0, 1, 0);
-    spmv_case(h, CUSPARSE_FORMAT_CSR, 0, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUSPARSE_INDEX_32I, 1, 0, 1);
+    spmv_case(h, CUSPARSE_FORMAT_CSR, 0, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUSPARSE_INDEX_32I, 0, 1, 0);
+    spmv_case(h, CUSPARSE_FORMAT_CSR, 0, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUSPARSE_INDEX_32I, 1, 0, 1);
     end();
-    begin("SpMV: half and bfloat16 A and x computed in float, y of their type or float");
-    spmv_case(h, CUSPARSE_FORMAT_CSR, 0, CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUSPARSE_INDEX_32I, 0, 0, 0);
-    spmv_case(h, CUSPARSE_FORMAT_CSR, 1, CUDA_R_16F, CUDA_R_32F, CUDA_R_32F, CUSPARSE_INDEX_32I, 0, 0, 0);
-    spmv_case(h, CUSPARSE_FORMAT_COO, 0, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F, CUSPARSE_INDEX_64I, 1, 1, 0);
-    spmv_case(h, CUSPARSE_FORMAT_CSC, 0, CUDA_R_16BF, CUDA_R_32F, CUDA_R_32F, CUSPARSE_INDEX_32I, 0, 0, 1);
+    begin("SpMV mixed types: half, bfloat16 (real, complex), int8, real A with complex x and y");
+    spmv_case(h, CUSPARSE_FORMAT_CSR, 0, CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUSPARSE_INDEX_32I, 0, 0, 0);
+    spmv_case(h, CUSPARSE_FORMAT_CSR, 1, CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUDA_R_32F, CUSPARSE_INDEX_32I, 0, 0, 0);
+    spmv_case(h, CUSPARSE_FORMAT_COO, 0, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F, CUSPARSE_INDEX_64I, 1, 1, 0);
+    spmv_case(h, CUSPARSE_FORMAT_CSC, 0, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F, CUDA_R_32F, CUSPARSE_INDEX_32I, 0, 0, 1);
+    spmv_case(h, CUSPARSE_FORMAT_CSR, 2, CUDA_C_16F, CUDA_C_16F, CUDA_C_16F, CUDA_C_32F, CUSPARSE_INDEX_32I, 0, 0, 0);
+    spmv_case(h, CUSPARSE_FORMAT_COO, 0, CUDA_C_16BF, CUDA_C_16BF, CUDA_C_16BF, CUDA_C_32F, CUSPARSE_INDEX_32I, 1, 0, 0);
+    spmv_case(h, CUSPARSE_FORMAT_CSR, 0, CUDA_R_8I, CUDA_R_8I, CUDA_R_32I, CUDA_R_32I, CUSPARSE_INDEX_32I, 0, 1, 0);
+    spmv_case(h, CUSPARSE_FORMAT_CSC, 1, CUDA_R_8I, CUDA_R_8I, CUDA_R_32I, CUDA_R_32I, CUSPARSE_INDEX_64I, 0, 0, 1);
+    spmv_case(h, CUSPARSE_FORMAT_CSR, 1, CUDA_R_8I, CUDA_R_8I, CUDA_R_32F, CUDA_R_32F, CUSPARSE_INDEX_32I, 1, 0, 0);
+    spmv_case(h, CUSPARSE_FORMAT_CSR, 2, CUDA_R_32F, CUDA_C_32F, CUDA_C_32F, CUDA_C_32F, CUSPARSE_INDEX_32I, 0, 0, 0);
+    spmv_case(h, CUSPARSE_FORMAT_COO, 0, CUDA_R_64F, CUDA_C_64F, CUDA_C_64F, CUDA_C_64F, CUSPARSE_INDEX_64I, 1, 1, 0);
     end();
 }
 
@@ -1148,6 +1186,21 @@ static void test_bad(cusparseHandle_t h)
     ST(cusparseDestroySpMat(A2), 0);
     ST(cusparseSpSV_bufferSize(h, N, &one, A, vx, vy, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT,
                                (cusparseSpSVDescr_t)&one, &bs), CUSPARSE_STATUS_INVALID_VALUE);
+    /* SpSV computes one type throughout: half (which SpMV takes) is not */
+    ST(cusparseSpSV_bufferSize(h, N, &one, A, vx, vd, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, sd, &bs),
+       CUSPARSE_STATUS_NOT_SUPPORTED);
+    cusparseSpMatDescr_t A16;
+    cusparseDnVecDescr_t x16, y16;
+    ST(cusparseCreateCsr(&A16, 3, 3, 4, drp, dci, dav, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                         CUSPARSE_INDEX_BASE_ZERO, CUDA_R_16F), 0);
+    ST(cusparseCreateDnVec(&x16, 3, dx, CUDA_R_16F), 0);
+    ST(cusparseCreateDnVec(&y16, 3, dx, CUDA_R_16F), 0);
+    ST(cusparseSpMV_bufferSize(h, N, &one, A16, x16, &zero, y16, CUDA_R_32F, D, &bs), 0);
+    ST(cusparseSpSV_bufferSize(h, N, &one, A16, x16, y16, CUDA_R_32F, CUSPARSE_SPSV_ALG_DEFAULT, sd, &bs),
+       CUSPARSE_STATUS_NOT_SUPPORTED);
+    ST(cusparseDestroySpMat(A16), 0);
+    ST(cusparseDestroyDnVec(x16), 0);
+    ST(cusparseDestroyDnVec(y16), 0);
     ST(cusparseSpSV_destroyDescr(sd), 0);
     ST(cusparseSpSV_destroyDescr(sd), CUSPARSE_STATUS_INVALID_VALUE);
     /* the factorisations: sizes, matrix type, policy, info kind, unsorted columns */

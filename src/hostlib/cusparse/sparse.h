@@ -120,9 +120,9 @@ static inline sp_c sp_conj(sp_c a)
     return (sp_c){ a.re, -a.im };
 }
 sp_c sp_div(sp_c a, sp_c b);
-/* Is (A, X, Y, compute) a combination SpMV/SpMM/SpSV computes here?
- * 0 yes; CUSPARSE_STATUS_NOT_SUPPORTED otherwise. */
-cusparseStatus_t sp_types(cudaDataType a, cudaDataType x, cudaDataType y, cudaDataType compute);
+/* Is (A, X, Y, compute) a combination SpMV/SpMM (uniform: SpSV) computes
+ * here? 0 yes; CUSPARSE_STATUS_NOT_SUPPORTED otherwise. */
+cusparseStatus_t sp_types(cudaDataType a, cudaDataType x, cudaDataType y, cudaDataType compute, int uniform);
 
 /* A scalar argument (alpha, beta) of the compute type: copied at the call
  * in host pointer mode, read when the job runs (held) otherwise. */

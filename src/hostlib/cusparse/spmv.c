@@ -138,7 +138,7 @@ static cusparseStatus_t mv_check(cusparseHandle_t h, cusparseOperation_t op, con
         return CUSPARSE_STATUS_NOT_SUPPORTED;
     if (!sp_isize(A->otype) || !sp_isize(A->itype))
         return CUSPARSE_STATUS_NOT_SUPPORTED;
-    return sp_types(A->vtype, x->vtype, y->vtype, ct);
+    return sp_types(A->vtype, x->vtype, y->vtype, ct, 0);
 }
 
 HL_EXPORT cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha,
@@ -281,7 +281,7 @@ static cusparseStatus_t mm_check(cusparseHandle_t h, cusparseOperation_t opA, cu
         return CUSPARSE_STATUS_NOT_SUPPORTED;
     if (!sp_isize(A->otype) || !sp_isize(A->itype))
         return CUSPARSE_STATUS_NOT_SUPPORTED;
-    return sp_types(A->vtype, B->vtype, C->vtype, ct);
+    return sp_types(A->vtype, B->vtype, C->vtype, ct, 0);
 }
 
 HL_EXPORT cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA,

@@ -51,7 +51,7 @@ static cusparseStatus_t sv_check(cusparseHandle_t h, cusparseOperation_t op, con
         return CUSPARSE_STATUS_INVALID_VALUE;
     if (A->format != CUSPARSE_FORMAT_CSR || !sp_isize(A->otype) || !sp_isize(A->itype))
         return CUSPARSE_STATUS_NOT_SUPPORTED;
-    return sp_types(A->vtype, x->vtype, y->vtype, ct);
+    return sp_types(A->vtype, x->vtype, y->vtype, ct, 1);
 }
 
 HL_EXPORT cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cusparseOperation_t opA, const void *alpha,
