@@ -15,7 +15,7 @@
  *   - SpSV: lower and upper, unit and non-unit, N, T and C, S, D, C, Z;
  *   - csrilu02 and csric02 (S, D, C, Z) against dense ILU(0) and IC(0)
  *     restricted to the pattern; structural and numerical zero pivots;
- *   - Scatter and Gather;
+ *   - Scatter and Gather; Csr2cscEx2, Xcoo2csr, Xcsr2coo;
  *   - stream order: a slow host function and an asynchronous copy of the
  *     column indices before SpMV, a kernel of the program's own after it;
  *   - bad input: handles, descriptors, sizes, types, pointers, indices out
@@ -1006,6 +1006,91 @@ static void test_scatter_gather(cusparseHandle_t h)
     end();
 }
 
+/* ---- conversions ------------------------------------------------------------ */
+static void test_convert(cusparseHandle_t h)
+{
+    begin("Csr2cscEx2 (numeric, symbolic), Xcoo2csr, Xcsr2coo; indices out of range");
+    struct sm s;
+    sm_make(&s, 23, 17, 0.3, CUDA_C_64F, 0);
+    int m = s.m, n = s.n, nnz = s.nnz, base = 1;
+    int *rp = dev_idx(s.rowptr, (size_t)m + 1, CUSPARSE_INDEX_32I, base);
+    int *ci = dev_idx(s.col, (size_t)nnz, CUSPARSE_INDEX_32I, base);
+    void *v = dev_val(s.csr_v, (size_t)nnz, CUDA_C_64F);
+    int *cp = dalloc(((size_t)n + 1) * 4), *ri = dalloc((size_t)nnz * 4);
+    void *cv = dalloc((size_t)nnz * 16);
+    size_t bs = 1;
+    ST(cusparseCsr2cscEx2_bufferSize(h, m, n, nnz, v, rp, ci, cv, cp, ri, CUDA_C_64F, CUSPARSE_ACTION_NUMERIC,
+                                     CUSPARSE_INDEX_BASE_ONE, CUSPARSE_CSR2CSC_ALG_DEFAULT, &bs), 0);
+    ST(cusparseCsr2cscEx2(h, m, n, nnz, v, rp, ci, cv, cp, ri, CUDA_C_64F, CUSPARSE_ACTION_NUMERIC,
+                          CUSPARSE_INDEX_BASE_ONE, CUSPARSE_CSR2CSC_ALG_DEFAULT, NULL), 0);
+    int *hcp = malloc(((size_t)n + 1) * 4), *hri = malloc((size_t)nnz * 4);
+    char *hcv = malloc((size_t)nnz * 16);
+    download(hcp, cp, ((size_t)n + 1) * 4);
+    download(hri, ri, (size_t)nnz * 4);
+    download(hcv, cv, (size_t)nnz * 16);
+    for (int j = 0; j <= n; j++)
+        if (hcp[j] != s.colptr[j] + base) {
+            bad("column offset %d = %d, expected %lld", j, hcp[j], (long long)s.colptr[j] + base);
+            break;
+        }
+    for (int k = 0; k < nnz; k++)
+        if (hri[k] != s.row[k] + base) {
+            bad("row index %d = %d, expected %lld", k, hri[k], (long long)s.row[k] + base);
+            break;
+        }
+    close_z("csr2csc values", CUDA_C_64F, hcv, s.csc_v, (size_t)nnz);
+    /* symbolic: the values are not written */
+    DRV(cuMemsetD8_v2((CUdeviceptr)(uintptr_t)cv, 0, (size_t)nnz * 16));
+    ST(cusparseCsr2cscEx2(h, m, n, nnz, v, rp, ci, cv, cp, ri, CUDA_C_64F, CUSPARSE_ACTION_SYMBOLIC,
+                          CUSPARSE_INDEX_BASE_ONE, CUSPARSE_CSR2CSC_ALG_DEFAULT, NULL), 0);
+    download(hcv, cv, (size_t)nnz * 16);
+    for (int k = 0; k < nnz * 16; k++)
+        if (hcv[k]) {
+            bad("a symbolic conversion wrote the values");
+            break;
+        }
+    /* CSR row offsets -> COO rows -> CSR row offsets */
+    int *coo = dalloc((size_t)nnz * 4), *rp2 = dalloc(((size_t)m + 1) * 4);
+    ST(cusparseXcsr2coo(h, rp, nnz, m, coo, CUSPARSE_INDEX_BASE_ONE), 0);
+    ST(cusparseXcoo2csr(h, coo, nnz, m, rp2, CUSPARSE_INDEX_BASE_ONE), 0);
+    int *hcoo = malloc((size_t)nnz * 4), *hrp = malloc(((size_t)m + 1) * 4);
+    download(hcoo, coo, (size_t)nnz * 4);
+    download(hrp, rp2, ((size_t)m + 1) * 4);
+    for (int i = 0; i < m; i++)
+        for (int64_t k = s.rowptr[i]; k < s.rowptr[i + 1]; k++)
+            if (hcoo[k] != i + base) {
+                bad("csr2coo row %lld = %d, expected %d", (long long)k, hcoo[k], i + base);
+                i = m;
+                break;
+            }
+    for (int i = 0; i <= m; i++)
+        if (hrp[i] != s.rowptr[i] + base) {
+            bad("coo2csr offset %d = %d, expected %lld", i, hrp[i], (long long)s.rowptr[i] + base);
+            break;
+        }
+    /* bad input: a column past n, a row past m, decreasing offsets, enums */
+    ST(cusparseCsr2cscEx2(h, m, n - 1, nnz, v, rp, ci, cv, cp, ri, CUDA_C_64F, CUSPARSE_ACTION_NUMERIC,
+                          CUSPARSE_INDEX_BASE_ONE, CUSPARSE_CSR2CSC_ALG_DEFAULT, NULL),
+       s.colptr[n] > s.colptr[n - 1] ? CUSPARSE_STATUS_INVALID_VALUE : CUSPARSE_STATUS_SUCCESS);
+    ST(cusparseXcoo2csr(h, coo, nnz, m - 1, rp2, CUSPARSE_INDEX_BASE_ONE),
+       s.rowptr[m] > s.rowptr[m - 1] ? CUSPARSE_STATUS_INVALID_VALUE : CUSPARSE_STATUS_SUCCESS);
+    ST(cusparseXcoo2csr(h, coo, nnz, m, rp2, CUSPARSE_INDEX_BASE_ZERO), CUSPARSE_STATUS_INVALID_VALUE);
+    ST(cusparseXcsr2coo(h, rp, nnz + 1, m, coo, CUSPARSE_INDEX_BASE_ONE), CUSPARSE_STATUS_INVALID_VALUE);
+    ST(cusparseXcsr2coo(h, rp, nnz, m, coo, (cusparseIndexBase_t)2), CUSPARSE_STATUS_INVALID_VALUE);
+    ST(cusparseXcsr2coo(NULL, rp, nnz, m, coo, CUSPARSE_INDEX_BASE_ONE), CUSPARSE_STATUS_NOT_INITIALIZED);
+    ST(cusparseCsr2cscEx2(h, m, n, nnz, v, rp, ci, cv, cp, ri, CUDA_C_64F, (cusparseAction_t)2,
+                          CUSPARSE_INDEX_BASE_ONE, CUSPARSE_CSR2CSC_ALG_DEFAULT, NULL), CUSPARSE_STATUS_INVALID_VALUE);
+    ST(cusparseCsr2cscEx2(h, m, n, nnz, v, rp, ci, cv, cp, ri, CUDA_C_64F, CUSPARSE_ACTION_NUMERIC,
+                          CUSPARSE_INDEX_BASE_ONE, (cusparseCsr2CscAlg_t)0, NULL), CUSPARSE_STATUS_INVALID_VALUE);
+    ST(cusparseCsr2cscEx2(h, m, n, nnz, v, rp, ci, cv, cp, ri + 1, CUDA_C_64F, CUSPARSE_ACTION_NUMERIC,
+                          CUSPARSE_INDEX_BASE_ONE, CUSPARSE_CSR2CSC_ALG_DEFAULT, NULL), CUSPARSE_STATUS_INVALID_VALUE);
+    DRV(cuCtxSynchronize());
+    free(hcp), free(hri), free(hcv), free(hcoo), free(hrp);
+    dfree(rp), dfree(ci), dfree(v), dfree(cp), dfree(ri), dfree(cv), dfree(coo), dfree(rp2);
+    sm_free(&s);
+    end();
+}
+
 /* ---- stream order ----------------------------------------------------------- */
 /* scale(p, a, n): p[i] *= a for the n threads of one block */
 static const char ptx[] =
@@ -1269,6 +1354,7 @@ int main(void)
     test_spsv(h);
     test_fact(h);
     test_scatter_gather(h);
+    test_convert(h);
     test_order(h);
     test_bad(h);
     test_stub();

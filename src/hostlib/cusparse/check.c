@@ -122,14 +122,15 @@ cusparseStatus_t sp_take_matrix(struct hl_job *j, cusparseHandle_t h, const stru
     return CUSPARSE_STATUS_SUCCESS;
 }
 
-cusparseStatus_t sp_take_legacy(struct hl_job *j, cusparseHandle_t h, int m, int nnz, const struct cusparseMatDescr *d,
-                                const void *val, size_t vsize, const int *rowptr, const int *colind, int sorted)
+cusparseStatus_t sp_take_legacy(struct hl_job *j, cusparseHandle_t h, int m, int n, int nnz,
+                                const struct cusparseMatDescr *d, const void *val, size_t vsize, const int *rowptr,
+                                const int *colind, int sorted)
 {
     struct sp_csr c = {
-        .outer = m, .inner = m, .nnz = nnz, .off = rowptr, .idx = colind, .val = (void *)(uintptr_t)val,
+        .outer = m, .inner = n, .nnz = nnz, .off = rowptr, .idx = colind, .val = (void *)(uintptr_t)val,
         .otype = CUSPARSE_INDEX_32I, .itype = CUSPARSE_INDEX_32I, .base = d->base == CUSPARSE_INDEX_BASE_ONE,
     };
-    if (hold(j, rowptr, (int64_t)m + 1, 4) || hold(j, colind, nnz, 4) || hold(j, val, nnz, vsize))
+    if (hold(j, rowptr, (int64_t)m + 1, 4) || hold(j, colind, nnz, 4) || (vsize && hold(j, val, nnz, vsize)))
         return CUSPARSE_STATUS_INVALID_VALUE;
     cusparseStatus_t r = sp_sync(h);
     if (r)

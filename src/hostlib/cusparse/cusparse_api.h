@@ -40,6 +40,8 @@ typedef enum {
     CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE = 2,
 } cusparseOperation_t;
 typedef enum { CUSPARSE_SOLVE_POLICY_NO_LEVEL = 0, CUSPARSE_SOLVE_POLICY_USE_LEVEL = 1 } cusparseSolvePolicy_t;
+typedef enum { CUSPARSE_ACTION_SYMBOLIC = 0, CUSPARSE_ACTION_NUMERIC = 1 } cusparseAction_t;
+typedef enum { CUSPARSE_CSR2CSC_ALG_DEFAULT = 1 } cusparseCsr2CscAlg_t;   /* CUSPARSE_CSR2CSC_ALG1 too */
 typedef enum {
     CUSPARSE_FORMAT_CSR = 1,
     CUSPARSE_FORMAT_CSC = 2,
@@ -281,6 +283,21 @@ cusparseStatus_t cusparseSpSV_solve(cusparseHandle_t handle, cusparseOperation_t
                                     cusparseConstSpMatDescr_t matA, cusparseConstDnVecDescr_t vecX,
                                     cusparseDnVecDescr_t vecY, cudaDataType computeType, cusparseSpSVAlg_t alg,
                                     cusparseSpSVDescr_t spsvDescr);
+
+/* ---- format conversions ------------------------------------------------ */
+cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *cooRowInd, int nnz, int m, int *csrSortedRowPtr,
+                                  cusparseIndexBase_t idxBase);
+cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *csrSortedRowPtr, int nnz, int m, int *cooRowInd,
+                                  cusparseIndexBase_t idxBase);
+cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal,
+                                               const int *csrRowPtr, const int *csrColInd, void *cscVal,
+                                               int *cscColPtr, int *cscRowInd, cudaDataType valType,
+                                               cusparseAction_t copyValues, cusparseIndexBase_t idxBase,
+                                               cusparseCsr2CscAlg_t alg, size_t *bufferSize);
+cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t handle, int m, int n, int nnz, const void *csrVal,
+                                    const int *csrRowPtr, const int *csrColInd, void *cscVal, int *cscColPtr,
+                                    int *cscRowInd, cudaDataType valType, cusparseAction_t copyValues,
+                                    cusparseIndexBase_t idxBase, cusparseCsr2CscAlg_t alg, void *buffer);
 
 /* ---- incomplete factorisations (legacy API) -------------------------- */
 cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info);

@@ -243,7 +243,7 @@ static cusparseStatus_t fact(cusparseHandle_t h, int m, int nnz, const struct cu
     f->j.fini = fact_fini;
     f->ic = kind == SP_IC;
     f->analysis = analysis;
-    if ((r = sp_take_legacy(&f->j, h, m, nnz, d, val, sp_vsize(vt), rowptr, colind, 1))) {
+    if ((r = sp_take_legacy(&f->j, h, m, m, nnz, d, val, sp_vsize(vt), rowptr, colind, 1))) {
         hl_job_free(&f->j);
         return r;
     }

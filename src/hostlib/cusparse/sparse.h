@@ -5,7 +5,8 @@
  * (the generic API's descriptors), check.c (a sparse matrix's arrays held
  * and their indices validated), values.c (elements of every value type as
  * complex doubles), spmv.c (SpMV, SpMM, Scatter, Gather), spsv.c
- * (triangular solves), ilu.c (csrilu02, csric02).
+ * (triangular solves), ilu.c (csrilu02, csric02), convert.c (coo2csr,
+ * csr2coo, Csr2cscEx2).
  *
  * Index arrays are device memory that a kernel queued just before may
  * write: an operation that reads them synchronises the handle's stream,
@@ -157,9 +158,11 @@ struct sp_csr {
  * failure. */
 cusparseStatus_t sp_take_matrix(struct hl_job *j, cusparseHandle_t h, const struct cusparseSpMatDescr *A,
                                 struct sp_csr *out, int sorted);
-/* The same for a legacy CSR (int indices, descriptor's base). */
-cusparseStatus_t sp_take_legacy(struct hl_job *j, cusparseHandle_t h, int m, int nnz, const struct cusparseMatDescr *d,
-                                const void *val, size_t vsize, const int *rowptr, const int *colind, int sorted);
+/* The same for a legacy m x n CSR (int indices, the descriptor's base;
+ * vsize 0: the values are not held here). */
+cusparseStatus_t sp_take_legacy(struct hl_job *j, cusparseHandle_t h, int m, int n, int nnz,
+                                const struct cusparseMatDescr *d, const void *val, size_t vsize, const int *rowptr,
+                                const int *colind, int sorted);
 /* Holds a dense vector of n elements of its type; -1 if it is not device memory. */
 int sp_take_vec(struct hl_job *j, const struct cusparseDnVecDescr *v);
 
