@@ -130,8 +130,8 @@ static void fact_run(struct hl_job *j)
     zero = -1;
     for (int64_t i = 0; i < n; i++) {
         int64_t k0, k1;
-        if (!range(a, i, &k0, &k1))
-            continue;
+        if (!range(a, i, &k0, &k1) || k1 - k0 > n)
+            continue;   /* changed since it was validated (row holds n at most) */
         for (int64_t k = k0; k < k1; k++) {
             int64_t c = col_of(a, k);
             f->row[k - k0] = sp_ld(a->vtype, a->val, k);
