@@ -35,6 +35,8 @@ NAMES = [
                                          'cusolverDnSpotrf cusolverDnDpotrf cusolverDnDpotrs cusolverDnDgetrf '
                                          'cusolverDnDgetrs cusolverDnDgeqrf cusolverDnDormqr cusolverDnDsyevd '
                                          'cusolverDnXpotrf cusolverDnXgetrf'),
+    ('cusparse.h', 'cusparseStatus_t', 'cusparseCreate cusparseDestroy cusparseSetStream cusparseSpMV '
+                                       'cusparseSpSV_solve'),
 ]
 # enum type: (header, C enum tag or typedef name)
 ENUMS = {
@@ -43,6 +45,8 @@ ENUMS = {
     'cudnnStatus_t': 'cudnn_graph.h', 'cudnnConvolutionFwdAlgo_t': 'cudnn_ops.h', 'cufftResult': 'cufft.h', 'cufftType': 'cufft.h',
     'cusolverStatus_t': 'cusolver_common.h', 'cusolverEigMode_t': 'cusolver_common.h',
     'cublasFillMode_t': 'cublas_api.h', 'cublasSideMode_t': 'cublas_api.h',
+    'cusparseStatus_t': 'cusparse.h', 'cusparseOperation_t': 'cusparse.h', 'cusparseSpMVAlg_t': 'cusparse.h',
+    'cusparseSpSVAlg_t': 'cusparse.h',
 }
 # integer-class C types (an enum of ENUMS, a pointer, or one of these)
 INTS = {'int', 'size_t', 'cufftHandle', 'cublasGemmAlgo_t', 'cudaStream_t', 'int64_t'}
@@ -83,6 +87,7 @@ def params(name, p):
                                                                                     'cublasLtHandle_t',
                                                                                     'cudnnHandle_t',
                                                                                     'cufftHandle',
+                                                                                    'cusparseHandle_t',
                                                                                     'cusolverDnHandle_t') \
             and not ty.startswith('const') \
             and not re.search(r'(?i)info|ipiv', m.group(2)) else ''  # cuSOLVER's: device memory

@@ -126,6 +126,24 @@ check_lib nvml libnvidia-ml.so.1 nvml
 check_lib cusolver libcusolver.so.12 cusolver
 # a program built against NVIDIA's cuSOLVER header and library, run with
 # the host cuSOLVER (and cuBLAS) in front of NVIDIA's
+check_lib cusparse libcusparse.so.12 cusparse
+# cuSPARSE's descriptor functions need no GPU either: the same comparison
+if [ -f "$host/libcusparse.so.12" ] && [ -f "$cuda/lib64/libcusparse.so.12" ]; then
+    if $CC -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
+        -o "$out/cusparse_desc.plain" "$here/cusparse_desc.c" -ldl >"$out/cusparse_desc.build.log" 2>&1 &&
+        $CC ${EXTRA_CFLAGS:-} -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror \
+        -o "$out/cusparse_desc" "$here/cusparse_desc.c" -ldl >>"$out/cusparse_desc.build.log" 2>&1; then
+        # NVIDIA's library prints its own diagnostics on stderr
+        env LD_LIBRARY_PATH="$cuda/lib64" "$out/cusparse_desc.plain" "$cuda/lib64/libcusparse.so.12" \
+            >"$out/cusparse_desc.nvidia" 2>/dev/null
+        "$out/cusparse_desc" "$host/libcusparse.so.12" >"$out/cusparse_desc.host" 2>&1
+        if diff "$out/cusparse_desc.nvidia" "$out/cusparse_desc.host" >"$out/cusparse_desc.diff"; then
+            ok "cusparse: the $(wc -l <"$out/cusparse_desc.host") answers of NVIDIA's descriptor functions"
+        else bad "cusparse: descriptor functions answer otherwise than NVIDIA's (< NVIDIA, > host)" "$out/cusparse_desc.diff"; fi
+    else bad "cusparse: cusparse_desc.c (build)" "$out/cusparse_desc.build.log"; fi
+elif [ -f "$host/libcusparse.so.12" ]; then
+    skp "cusparse descriptors" "no $cuda/lib64/libcusparse.so.12 to compare with (the CUDA toolkit is not installed)"
+fi
 # (tests/hostlib/solver.c says what it checks)
 if [ ! -f "$host/libcusolver.so.12" ]; then
     skp "cusolver: solver.c" "$host/libcusolver.so.12 was not built (its host back end is missing: see docs/hostlib.md)"
@@ -157,7 +175,7 @@ tdtrace="$root/$BUILD/bin/tdtrace"
 # nothing on the library path; sanitizer builds: LeakSanitizer does not run
 # under a tracer
 tdt() { env -u LD_LIBRARY_PATH ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$tdtrace" "$@"; }
-front_libs="libcublas.so.13 libcublasLt.so.13 libcufft.so.12 libcurand.so.10 libcudnn.so.9 libnvidia-ml.so.1 libcusolver.so.12 libnvrtc.so.13 libnvJitLink.so.13"
+front_libs="libcublas.so.13 libcublasLt.so.13 libcufft.so.12 libcurand.so.10 libcudnn.so.9 libnvidia-ml.so.1 libcusolver.so.12 libcusparse.so.12 libnvrtc.so.13 libnvJitLink.so.13"
 # what tdtrace built: the host libraries whose back end was there, and the JIT layer
 front_want() { # the sonames that must be tdtrace's, one per line, the rest other
     for so in $front_libs; do

@@ -16,6 +16,8 @@
 #     alone finds the library it opens by a bare name with dlopen, under
 #     -e lib= and --runtime (libtdruntime.so's dlopen searches for it)
 #   - policies (deny, inject) on described and undescribed library calls
+#   - the host cuSPARSE (tests/hostlib/cusparse.c): cusparseSpMV decoded,
+#     a function it does not implement named with its status
 #   - nccl.c: NCCL opened with dlopen, ncclCommInitAll on 2 emulated
 #     devices: the calls by name whatever NCCL returned (skipped without
 #     NCCL: TD_NCCL=path/to/libnccl.so.2)
@@ -301,6 +303,27 @@ if ! "$tdtrace" -e 'lib=a:b' -- true >"$out/r1.err" 2>&1 && grep -q "invalid -e 
 else
     cat "$out/r1.err" "$out/r2.err" "$out/r3.err" > "$out/r.err" 2>/dev/null
     bad "$t" "" "$out/r.err"
+fi
+
+# the host cuSPARSE (tests/hostlib/cusparse.c): cusparseSpMV decoded with
+# its enums, its status and [host: ...]; a bad call's status by name; a
+# function the host library does not implement (its stub) by its own name
+# with CUSPARSE_STATUS_NOT_SUPPORTED's value
+t="cusparse"
+if [ ! -f "$host/libcusparse.so.12" ]; then
+    skp "$t" "$host/libcusparse.so.12 was not built (docs/hostlib.md)"
+elif ! $CC $cflags -I"$root/src/hostlib/cusparse" -o "$out/sparse" "$root/tests/hostlib/cusparse.c" -L"$emu" -L"$host" \
+        -l:libcuda.so.1 -l:libcusparse.so.12 -lm >"$out/sparse.build" 2>&1; then
+    bad "$t (build)" "" "$out/sparse.build"
+elif ! trace sparse -e 'lib=libcusparse*' -e trace=%library -- "$out/sparse"; then
+    bad "$t" "tdtrace failed" "$out/sparse.err"
+elif grep -q '^cusparseSpMV(0x[0-9a-f]*, CUSPARSE_OPERATION_NON_TRANSPOSE, 0x[0-9a-f]*, 0x[0-9a-f]*, 0x[0-9a-f]*, 0x[0-9a-f]*, 0x[0-9a-f]*, CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, NULL) = CUSPARSE_STATUS_SUCCESS \[host: host loop (CSR SpMV)\]$' "$out/sparse.trace" &&
+     grep -q '^cusparseSpMV(.*) = CUSPARSE_STATUS_INVALID_VALUE (3)$' "$out/sparse.trace" &&
+     grep -q '^cusparseCreate(&0x[0-9a-f]*) = CUSPARSE_STATUS_SUCCESS$' "$out/sparse.trace" &&
+     grep -q '^cusparseSpGEMM_createDescr(0x[0-9a-f]*, [^)]*) = 10$' "$out/sparse.trace"; then
+    ok "$t: cusparseSpMV decoded with [host: host loop (CSR SpMV)]; a stub by name = 10"
+else
+    bad "$t" "a cuSPARSE call undecoded, or the stub not named" "$out/sparse.trace"
 fi
 
 echo "libtrace: $pass passed, $fail failed, $skip skipped"
