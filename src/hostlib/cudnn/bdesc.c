@@ -11,8 +11,9 @@
  * BAD_PARAM_NULL_POINTER (BAD_PARAM in GetAttribute); a descriptor
  * attribute that is not finalized BAD_PARAM_NOT_FINALIZED, one of the
  * wrong descriptor type BAD_PARAM_DESCRIPTOR_TYPE. A get returns how many
- * elements the attribute has in *elementCount (when not NULL) and copies
- * at most requestedElementCount of them. */
+ * elements the attribute has in *elementCount (when not NULL) when
+ * requestedElementCount is 0, and otherwise copies at most that many and
+ * returns how many it copied. */
 #include "bk.h"
 
 #include <stdlib.h>
@@ -40,7 +41,12 @@ static int known(int t)
     case CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR:
     case CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR:
     case CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR:
-    case CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR: return 1;
+    case CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR:
+    /* what a program creates to get an engine's knobs and layouts into
+     * (cudnn-frontend does): this library's engine has none */
+    case CUDNN_BACKEND_KNOB_INFO_DESCRIPTOR:
+    case CUDNN_BACKEND_LAYOUT_INFO_DESCRIPTOR:
+    case CUDNN_BACKEND_INTERMEDIATE_INFO_DESCRIPTOR: return 1;
     default: return 0;
     }
 }
@@ -195,9 +201,11 @@ static cudnnStatus_t set_tensor(struct bk *d, int name, int type, int64_t n, con
         break;
     case CUDNN_ATTR_TENSOR_DIMENSIONS:
     case CUDNN_ATTR_TENSOR_STRIDES:
-        if ((r = given("the tensor's dimensions or strides", type, CUDNN_TYPE_INT64, n, 1, CUDNN_DIM_MAX, a)))
+        /* more than CUDNN_DIM_MAX is taken here and refused by Finalize, as NVIDIA's library does */
+        if ((r = given("the tensor's dimensions or strides", type, CUDNN_TYPE_INT64, n, 1, 255, a)))
             return r;
-        memcpy(name == CUDNN_ATTR_TENSOR_DIMENSIONS ? t->dim : t->stride, a, (size_t)n * 8);
+        memcpy(name == CUDNN_ATTR_TENSOR_DIMENSIONS ? t->dim : t->stride, a,
+               (size_t)(n < CUDNN_DIM_MAX ? n : CUDNN_DIM_MAX) * 8);
         if (name == CUDNN_ATTR_TENSOR_DIMENSIONS)
             t->nb = (int)n;
         else
@@ -599,6 +607,8 @@ static cudnnStatus_t fin_tensor(const struct bk_tensor *t)
                     1u << (CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT - 900);
     if ((t->set & need) != need)
         return BAD("%s: the data type, dimensions, strides, unique id and byte alignment are required", fn);
+    if (t->nb > CUDNN_DIM_MAX)
+        return BAD("%s: %d dimensions (at most %d)", fn, t->nb, CUDNN_DIM_MAX);
     if ((int)(t->set >> 16) != t->nb)
         return BAD("%s: %d dimensions and %u strides", fn, t->nb, t->set >> 16);
     if (t->align <= 0 || (t->align & (t->align - 1)))
@@ -757,8 +767,10 @@ static cudnnStatus_t put(int type, int want, int64_t req, int64_t *count, void *
                        want);
     if (req < 0 || (req > 0 && !arr))
         return BAD("cudnnBackendGetAttribute: %lld elements requested into %p", (long long)req, arr);
+    if (n > req && req > 0)
+        n = req;
     if (count)
-        *count = n;
+        *count = n;   /* how many there are when none was requested, how many were copied otherwise */
     if (n > req)
         n = req;
     if (n > 0)
@@ -807,7 +819,7 @@ static cudnnStatus_t put_desc(int type, int64_t req, int64_t *count, void *arr, 
         o->final = 1;
     }
     if (count)
-        *count = n;
+        *count = req > 0 ? m : n;
     return CUDNN_STATUS_SUCCESS;
 }
 
