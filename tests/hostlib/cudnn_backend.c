@@ -589,16 +589,29 @@ static void test_attributes(void)
     CD(cudnnBackendGetAttribute(cv, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 0, &cnt, NULL));
     if (cnt != 2)
         bad("pre paddings: %lld elements", (long long)cnt);
-    /* a graph needs a handle; a made-up one is refused */
-    D g = mk(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-    CD(SETA(g, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op));
+    /* a graph: no operations BAD_PARAM; the handle optional, a made-up one refused; an
+     * operation not finalized BAD_PARAM_NOT_FINALIZED (as NVIDIA's library answers) */
+    D g = mk(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR), op2 = mk(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
     ST(cudnnBackendFinalize(g), CUDNN_STATUS_BAD_PARAM);
+    ST(SETA(g, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op2),
+       CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED);
     cudnnHandle_t fake = (cudnnHandle_t)&uid;
     ST(SETA(g, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &fake), CUDNN_STATUS_BAD_PARAM);
+    CD(SETA(g, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op));
     /* Initialize resets */
-    CD(SETA(g, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &h));
     CD(cudnnBackendInitialize(g));
     ST(cudnnBackendFinalize(g), CUDNN_STATUS_BAD_PARAM);
+    CD(SETA(g, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op));
+    CD(cudnnBackendFinalize(g));
+    /* an engine without its graph, a plan without its engine config */
+    D e = mk(CUDNN_BACKEND_ENGINE_DESCRIPTOR), pl = mk(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    ST(cudnnBackendFinalize(e), CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
+    ST(cudnnBackendFinalize(pl), CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
+    ST(SETA(pl, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &e),
+       CUDNN_STATUS_BAD_PARAM_DESCRIPTOR_TYPE);
+    destroy(&op2, 1);
+    destroy(&e, 1);
+    destroy(&pl, 1);
     D all[8] = { op, t2, c, pw, got, cv, g };
     destroy(all, 7);
     end();

@@ -676,7 +676,8 @@ static cudnnStatus_t fin_op(const struct bk_op *o)
 static cudnnStatus_t fin_engine(const struct bk_engine *e, struct bk_prog *scratch)
 {
     if (!e->has_graph)
-        return BAD("cudnnBackendFinalize (engine): CUDNN_ATTR_ENGINE_OPERATION_GRAPH is required");
+        return dnn_err(CUDNN_STATUS_BAD_PARAM_NULL_POINTER,
+                       "cudnnBackendFinalize (engine): CUDNN_ATTR_ENGINE_OPERATION_GRAPH is required");
     if (e->index != 0)
         return BAD("cudnnBackendFinalize (engine): global index %lld (the host cuDNN has one engine, 0)",
                    (long long)e->index);
@@ -710,10 +711,9 @@ HL_EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor
             r = BAD("cudnnBackendFinalize (reduction): the operator and the compute type are required");
         break;
     case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR:
-        if (!d->u.graph.nops || !d->u.graph.handle)
-            r = BAD("cudnnBackendFinalize (operation graph): CUDNN_ATTR_OPERATIONGRAPH_OPS and _HANDLE are required");
-        else
-            r = dnn_handle(d->u.graph.handle);
+        /* the handle is optional (deprecated in cuDNN 9, as NVIDIA's library takes it) */
+        if (!d->u.graph.nops)
+            r = BAD("cudnnBackendFinalize (operation graph): CUDNN_ATTR_OPERATIONGRAPH_OPS is required");
         break;
     case CUDNN_BACKEND_ENGINE_DESCRIPTOR:
     case CUDNN_BACKEND_ENGINECFG_DESCRIPTOR:
@@ -737,9 +737,10 @@ HL_EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor
             r = BAD("cudnnBackendFinalize (engine heuristics): the operation graph and the mode are required");
         break;
     case CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR:
-        if (!d->u.plan.has_cfg || !d->u.plan.handle)
-            r = BAD("cudnnBackendFinalize (execution plan): the engine config and the handle are required");
-        else if (!(r = dnn_handle(d->u.plan.handle)))
+        if (!d->u.plan.has_cfg)
+            r = dnn_err(CUDNN_STATUS_BAD_PARAM_NULL_POINTER, "cudnnBackendFinalize (execution plan): "
+                        "CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG is required");
+        else
             r = fin_engine(&d->u.plan.c.e, &d->u.plan.prog);
         break;
     case CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR:
