@@ -9,7 +9,7 @@
 #     with the host implementation in front (when nvcc is there).
 # A library that was not built (its host back end missing) is skipped with
 # the reason, and so is what needs the toolkit.
-#   BUILD=build [TD_NVCC=...] [EXTRA_CFLAGS=...] sh tests/hostlib/run.sh
+#   BUILD=build [TD_NVCC=...] [TD_CUDNN_FRONTEND=DIR] [EXTRA_CFLAGS=...] sh tests/hostlib/run.sh
 # Prints "hostlib: N passed, N failed, N skipped"; exits nonzero on failure.
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
@@ -95,7 +95,7 @@ nvcc_prog() {
         fi
         flags="$flags -l$(echo "$so" | sed "s/^lib//; s/\.so\..*//")"
     done
-    if ! "$NVCC" $NVCC_XFLAGS -o "$out/$t" "$here/$t.cu" $flags >"$out/$t.build.log" 2>&1; then
+    if ! "$NVCC" $NVCC_XFLAGS ${NVCC_PROG_XFLAGS:-} -o "$out/$t" "$here/$t.cu" $flags >"$out/$t.build.log" 2>&1; then
         bad "$label: $t.cu (build)" "$out/$t.build.log"
         return
     fi
@@ -106,8 +106,18 @@ nvcc_prog() {
 check_lib cublas libcublas.so.13 cublas order mlp
 check_lib cublaslt libcublasLt.so.13 cublaslt ltorder
 check_lib cudnn libcudnn.so.9 cudnn cnn
-# the backend (graph) API
-[ -f "$host/libcudnn.so.9" ] && c_test cudnn libcudnn.so.9 cudnn_backend
+# the backend (graph) API: directly, and through NVIDIA's cudnn-frontend
+# header library (not part of tdtrace nor of the toolkit): TD_CUDNN_FRONTEND
+# names a checkout of it (the directory holding include/cudnn_frontend.h)
+if [ -f "$host/libcudnn.so.9" ]; then
+    c_test cudnn libcudnn.so.9 cudnn_backend
+    fe=${TD_CUDNN_FRONTEND:-}
+    if [ -n "$fe" ] && [ -f "$fe/include/cudnn_frontend.h" ]; then
+        NVCC_PROG_XFLAGS="-std=c++17 -I$fe/include -lnvrtc -lcuda" nvcc_prog cudnn frontend libcudnn.so.9
+    else
+        skp "cudnn: frontend.cu" "no cudnn-frontend (TD_CUDNN_FRONTEND names a checkout of github.com/NVIDIA/cudnn-frontend)"
+    fi
+fi
 # cuDNN's descriptor functions need no GPU: one sequence of calls through
 # dlopen, on the host library and on NVIDIA's, must print the same
 if [ -f "$host/libcudnn.so.9" ] && [ -f "$cuda/lib64/libcudnn.so.9" ]; then

@@ -12,8 +12,8 @@
  * attribute that is not finalized BAD_PARAM_NOT_FINALIZED, one of the
  * wrong descriptor type BAD_PARAM_DESCRIPTOR_TYPE. A get returns how many
  * elements the attribute has in *elementCount (when not NULL) when
- * requestedElementCount is 0, and otherwise copies at most that many and
- * returns how many it copied. */
+ * requestedElementCount is 0 or the array NULL, and otherwise copies at
+ * most that many and returns how many it copied. */
 #include "bk.h"
 
 #include <stdlib.h>
@@ -766,8 +766,10 @@ static cudnnStatus_t put(int type, int want, int64_t req, int64_t *count, void *
     if (type != want)
         return dnn_err(CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE, "cudnnBackendGetAttribute: asked as type %d (%d)", type,
                        want);
-    if (req < 0 || (req > 0 && !arr))
-        return BAD("cudnnBackendGetAttribute: %lld elements requested into %p", (long long)req, arr);
+    if (req < 0)
+        return BAD("cudnnBackendGetAttribute: %lld elements requested", (long long)req);
+    if (!arr)
+        req = 0;   /* how many there are (cudnn-frontend asks so) */
     if (n > req && req > 0)
         n = req;
     if (count)
@@ -805,8 +807,10 @@ static cudnnStatus_t put_desc(int type, int64_t req, int64_t *count, void *arr, 
     if (type != CUDNN_TYPE_BACKEND_DESCRIPTOR)
         return dnn_err(CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE, "cudnnBackendGetAttribute: a descriptor asked as type %d",
                        type);
-    if (req < 0 || (req > 0 && !arr))
-        return BAD("cudnnBackendGetAttribute: %lld elements requested into %p", (long long)req, arr);
+    if (req < 0)
+        return BAD("cudnnBackendGetAttribute: %lld elements requested", (long long)req);
+    if (!arr)
+        req = 0;
     int64_t m = n < req ? n : req;
     for (int64_t i = 0; i < m; i++) {
         struct bk *o = live(((cudnnBackendDescriptor_t *)arr)[i]);
