@@ -291,7 +291,6 @@ HL_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDe
         return dnn_err(CUDNN_STATUS_BAD_PARAM, "%s: not a live execution plan and variant pack", fn);
     if (!pl->final || !vp->final)
         return dnn_err(CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED, "%s: the plan or the variant pack is not finalized", fn);
-    hl_note("host cuDNN graph (oneDNN convolutions, host loops)"); /* tdtrace -e lib= shows it */
     struct bj *j = hl_job_new(sizeof *j, run_graph);
     if (!j)
         return dnn_err(CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, "%s: out of memory", fn);
@@ -305,5 +304,6 @@ HL_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDe
         hl_job_free(&j->h);
         return r;
     }
+    hl_note("host cuDNN graph (oneDNN convolutions, host loops)"); /* tdtrace -e lib= shows it */
     return dnn_submit(handle, &j->h);
 }
