@@ -304,6 +304,6 @@ HL_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDe
         hl_job_free(&j->h);
         return r;
     }
-    hl_note("host cuDNN graph (oneDNN convolutions, host loops)"); /* tdtrace -e lib= shows it */
+    hl_note("cuDNN graph: oneDNN convolutions, host loops"); /* tdtrace -e lib= shows it */
     return dnn_submit(handle, &j->h);
 }
