@@ -8,7 +8,8 @@
  * broadcast batch; pointwise-only graphs (scaled ADD, RELU_BWD); a
  * reduction; against plain double loops on the host. Inputs are multiples
  * of 1/64 in [-1, 1). Tolerances relative to 1 + |reference|: float 1e-4
- * (1e-5 for the pointwise and reduction graphs). Also the attribute
+ * (1e-5 for the pointwise and reduction graphs), half 2e-3 (a half
+ * convolution + bias + ReLU through float virtual tensors). Also the attribute
  * errors (statuses as NVIDIA's cuDNN 9.19 gives them where it needs no
  * GPU), graphs it does not run (NOT_SUPPORTED at finalize, no heuristics
  * result), stream order, bad input at execution.
@@ -38,10 +39,9 @@ static D mk(cudnnBackendDescriptorType_t t)
     return d;
 }
 
-static D tensor(int64_t uid, int nb, const int64_t *dim, const int64_t *stride, int virt)
+static D tensor_t(cudnnDataType_t f, int64_t uid, int nb, const int64_t *dim, const int64_t *stride, int virt)
 {
     D d = mk(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-    cudnnDataType_t f = CUDNN_DATA_FLOAT;
     int64_t al = 16, st[8];
     if (!stride) {   /* packed row-major */
         int64_t s = 1;
@@ -58,6 +58,11 @@ static D tensor(int64_t uid, int nb, const int64_t *dim, const int64_t *stride, 
     CD(SETA(d, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &v));
     CD(cudnnBackendFinalize(d));
     return d;
+}
+
+static D tensor(int64_t uid, int nb, const int64_t *dim, const int64_t *stride, int virt)
+{
+    return tensor_t(CUDNN_DATA_FLOAT, uid, nb, dim, stride, virt);
 }
 
 static D convdesc(int64_t pad, int64_t post, int64_t stride)
@@ -301,6 +306,65 @@ static void test_conv_fwd(int fused)
     DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)dy));
     DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)db));
     free(hx), free(hw), free(hy), free(got), free(want);
+    end();
+}
+
+/* half data, float virtual tensors between (what frameworks build for
+ * half convolutions with a float intermediate type) */
+static void test_conv_half(void)
+{
+    begin("graph: half conv forward + bias ADD + RELU_FWD through float virtual tensors, NHWC");
+    int64_t xd[4] = { N_, C_, H_, W_ }, wd[4] = { K_, C_, R_, R_ }, yd[4] = { N_, K_, H_, W_ }, bd[4] = { 1, K_, 1, 1 };
+    int64_t xs[4] = { H_ * W_ * C_, 1, W_ * C_, C_ }, ys[4] = { H_ * W_ * K_, 1, W_ * K_, K_ };
+    int64_t ws[4] = { C_ * R_ * R_, R_ * R_, R_, 1 };
+    int64_t nx = N_ * C_ * H_ * W_, nw = K_ * C_ * R_ * R_, ny = N_ * K_ * H_ * W_;
+    float *fx = malloc(nx * 4), *fw = malloc(nw * 4), fb[K_];
+    _Float16 *hx = malloc(nx * 2), *hw = malloc(nw * 2), hb[K_], *got = malloc(ny * 2);
+    double *want = malloc(ny * sizeof *want);
+    for (int64_t i = 0; i < nx; i++)
+        hx[i] = (_Float16)(fx[i] = (float)rval());
+    for (int64_t i = 0; i < nw; i++)
+        hw[i] = (_Float16)(fw[i] = (float)rval());
+    for (int i = 0; i < K_; i++)
+        hb[i] = (_Float16)(fb[i] = (float)rval());
+    void *dx = dalloc(nx * 2), *dw = dalloc(nw * 2), *db = dalloc(K_ * 2), *dy = dalloc(ny * 2);
+    DRV(cuMemcpyHtoD_v2((CUdeviceptr)(uintptr_t)dx, hx, nx * 2));
+    DRV(cuMemcpyHtoD_v2((CUdeviceptr)(uintptr_t)dw, hw, nw * 2));
+    DRV(cuMemcpyHtoD_v2((CUdeviceptr)(uintptr_t)db, hb, K_ * 2));
+    cudnnDataType_t hf = CUDNN_DATA_HALF;
+    D X = tensor_t(hf, 1, 4, xd, xs, 0), Wt = tensor_t(hf, 2, 4, wd, ws, 0), Y = tensor_t(hf, 3, 4, yd, ys, 0);
+    D B = tensor_t(hf, 4, 4, bd, NULL, 0), v1 = tensor(10, 4, yd, NULL, 1), v2 = tensor(11, 4, yd, NULL, 1);
+    D c = convdesc(1, 1, 1);
+    D ops[3] = { op_conv(0, X, Wt, v1, c, 1, 0), op_pw(CUDNN_POINTWISE_ADD, v1, B, v2, 1, 1),
+                 op_pw(CUDNN_POINTWISE_RELU_FWD, v2, NULL, Y, 1, 1) };
+    D plan = plan_of(ops, 3);
+    if (!plan) {
+        bad("no engine config for the graph");
+    } else {
+        int64_t uids[4] = { 1, 2, 3, 4 };
+        void *ptrs[4] = { dx, dw, dy, db };
+        D vp = vpack(4, uids, ptrs);
+        CD(cudnnBackendExecute(h, plan, vp));
+        DRV(cuCtxSynchronize());
+        DRV(cuMemcpyDtoH_v2(got, (CUdeviceptr)(uintptr_t)dy, ny * 2));
+        float *gotf = malloc(ny * 4);
+        for (int64_t i = 0; i < ny; i++)
+            gotf[i] = (float)got[i];
+        for (int i = 0; i < N_; i++)
+            for (int k = 0; k < K_; k++)
+                for (int p = 0; p < H_; p++)
+                    for (int q = 0; q < W_; q++)
+                        want[i * ys[0] + k * ys[1] + p * ys[2] + q * ys[3]] =
+                            fmax(ref_conv(fx, xs, fw, i, k, p, q) + fb[k], 0);
+        close_f("relu(conv + bias), half", gotf, want, ny, 2e-3);
+        free(gotf);
+        destroy(&vp, 1);
+        destroy(&plan, 1);
+    }
+    destroy(ops, 3);
+    D all[7] = { X, Wt, Y, B, v1, v2, c };
+    destroy(all, 7);
+    free(fx), free(fw), free(hx), free(hw), free(got), free(want);
     end();
 }
 
@@ -772,6 +836,7 @@ int main(void)
     test_attributes();
     test_conv_fwd(0);
     test_conv_fwd(1);
+    test_conv_half();
     test_conv_bwd();
     test_matmul();
     test_pointwise_reduction();
