@@ -5,8 +5,8 @@
  * declarations (src/hostlib/cudnn/cudnn_api.h): a convolution forward,
  * backward data and backward filter alone; convolution + bias + ReLU with
  * virtual tensors in between (NHWC); matmul + bias + GELU with a
- * broadcast batch; pointwise-only graphs (scaled ADD, RELU_BWD); a
- * reduction; against plain double loops on the host. Inputs are multiples
+ * broadcast batch; pointwise-only graphs (scaled ADD, RELU_BWD, ReLU in
+ * place); a reduction; against plain double loops on the host. Inputs are multiples
  * of 1/64 in [-1, 1). Tolerances relative to 1 + |reference|: float 1e-4
  * (1e-5 for the pointwise and reduction graphs), half 2e-3 (a half
  * convolution + bias + ReLU through float virtual tensors). Also the attribute
@@ -514,6 +514,23 @@ static void test_pointwise_reduction(void)
     }
     destroy(&op, 1);
     destroy(&vp, 1);
+    /* in place: x = relu(x), x one tensor (one unique id) for both */
+    uids[0] = 4, ptrs[0] = dg;
+    op = op_pw(CUDNN_POINTWISE_RELU_FWD, G, NULL, G, 1, 1), plan = plan_of(&op, 1), vp = vpack(1, uids, ptrs);
+    if (plan) {
+        CD(cudnnBackendExecute(h, plan, vp));
+        DRV(cuCtxSynchronize());
+        down(got, dg, NE);
+        for (int i = 0; i < NE; i++)
+            want[i] = hg[i] > 0 ? hg[i] : 0;
+        close_f("relu in place", got, want, NE, 1e-5);
+        destroy(&plan, 1);
+    } else {
+        bad("no engine config for an operation in place");
+    }
+    destroy(&op, 1);
+    destroy(&vp, 1);
+    uids[0] = 1, ptrs[0] = dx;
     /* r = sum over H, W of x */
     D red = mk(CUDNN_BACKEND_REDUCTION_DESCRIPTOR);
     cudnnReduceTensorOp_t add = CUDNN_REDUCE_TENSOR_ADD;
@@ -730,9 +747,15 @@ static void test_unsupported(void)
     CD(SETA(e5, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &g4));
     CD(SETA(e5, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &idx));
     ST(cudnnBackendFinalize(e5), CUDNN_STATUS_NOT_SUPPORTED_SHAPE);
-    D all[20] = { X, Wt, Y, c, op, g, e, heur, cfg, e2, p, g2, e3, V, Big, p2, p3, g3, g4, e4 };
-    destroy(all, 20);
-    destroy(&e5, 1);
+    /* two operations that read each other's output */
+    D V2 = tensor(11, 4, yd, NULL, 1), c1 = op_pw(CUDNN_POINTWISE_RELU_FWD, V, NULL, V2, 1, 1),
+      c2 = op_pw(CUDNN_POINTWISE_TANH_FWD, V2, NULL, V, 1, 1), cyc[2] = { c1, c2 };
+    D g5 = graph(cyc, 2), e6 = mk(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+    CD(SETA(e6, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &g5));
+    CD(SETA(e6, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &idx));
+    ST(cudnnBackendFinalize(e6), CUDNN_STATUS_BAD_PARAM);
+    D all[27] = { X, Wt, Y, c, op, g, e, heur, cfg, e2, p, g2, e3, V, Big, p2, p3, g3, g4, e4, e5, V2, c1, c2, g5, e6 };
+    destroy(all, 26);
     end();
 }
 

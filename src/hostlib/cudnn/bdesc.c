@@ -740,8 +740,8 @@ HL_EXPORT cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor
         if (!d->u.plan.has_cfg)
             r = dnn_err(CUDNN_STATUS_BAD_PARAM_NULL_POINTER, "cudnnBackendFinalize (execution plan): "
                         "CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG is required");
-        else
-            r = fin_engine(&d->u.plan.c.e, &d->u.plan.prog);
+        else if (!(r = fin_engine(&d->u.plan.c.e, &d->u.plan.prog)))
+            r = bk_prepare(&d->u.plan.prog);
         break;
     case CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR:
         if (d->u.vp.nuid != d->u.vp.nptr)

@@ -118,7 +118,7 @@ struct bk_prog {
     int arg[BK_MAXOPS][BT_N];        /* slot of each operand, -1 for none */
     struct conv_prob conv[BK_MAXOPS];/* the convolutions' problems */
     struct bk_slot t[BK_MAXT];
-    char what[192];                  /* for tdtrace -e lib= and the plan's JSON */
+    char what[352];                  /* for tdtrace -e lib= and the plan's JSON */
 };
 
 struct bk_plan {
@@ -166,6 +166,9 @@ struct bk {
  * (with a message for cudnnGetLastErrorString naming what) for a graph this
  * library does not run, BAD_PARAM for one that is wrong. */
 cudnnStatus_t bk_compile(const struct bk_graph *g, struct bk_prog *p);
+/* prepares the program's convolutions once (oneDNN may refuse one:
+ * NOT_SUPPORTED) and keeps them for the executions (convexec.c's cache) */
+cudnnStatus_t bk_prepare(const struct bk_prog *p);
 
 
 #endif

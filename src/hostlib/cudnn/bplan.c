@@ -263,9 +263,10 @@ cudnnStatus_t bk_compile(const struct bk_graph *g, struct bk_prog *p)
             operands(&g->ops[i], in, &nin, &out);
             for (int k = 0; k < nin; k++) {
                 int s = arg[i][in[k]], w = writer[s];
-                if (p->t[s].virt && w < 0)
-                    return BADG("virtual tensor %lld is read but no operation writes it", (long long)p->t[s].uid);
-                if (w >= 0 && !done[w])
+                if (p->t[s].virt && (w < 0 || w == i))
+                    return BADG("virtual tensor %lld is read but no (other) operation writes it",
+                                (long long)p->t[s].uid);
+                if (w >= 0 && w != i && !done[w])   /* w == i: in place */
                     ready = 0;
             }
             if (ready)
@@ -288,5 +289,20 @@ cudnnStatus_t bk_compile(const struct bk_graph *g, struct bk_prog *p)
     }
     if (len < sizeof p->what)
         snprintf(p->what + len, sizeof p->what - len, "\"}");
+    return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t bk_prepare(const struct bk_prog *p)
+{
+    for (int i = 0; i < p->nops; i++) {
+        const struct bk_op *o = &p->ops[i];
+        if (o->kind != BO_CONV_FWD && o->kind != BO_CONV_BWD_DATA && o->kind != BO_CONV_BWD_FILTER)
+            continue;
+        struct cx *c;
+        cudnnStatus_t r = dnn_conv_prepare(&c, &p->conv[i], o->alpha, o->beta, "host cuDNN graph");
+        if (r)
+            return r;
+        dnn_conv_release(c);
+    }
     return CUDNN_STATUS_SUCCESS;
 }
