@@ -747,6 +747,16 @@ static void test_unsupported(void)
     CD(SETA(e5, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &g4));
     CD(SETA(e5, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &idx));
     ST(cudnnBackendFinalize(e5), CUDNN_STATUS_NOT_SUPPORTED_SHAPE);
+    /* dimensions each below 2^31 whose product overflows */
+    int64_t huge[4] = { (int64_t)1 << 30, (int64_t)1 << 30, (int64_t)1 << 30, (int64_t)1 << 30 };
+    int64_t ones[4] = { 1, 1, 1, 1 };
+    D Huge = tensor(12, 4, huge, ones, 0), p4 = op_pw(CUDNN_POINTWISE_RELU_FWD, Huge, NULL, Huge, 1, 1);
+    D g6 = graph(&p4, 1), e7 = mk(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+    CD(SETA(e7, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &g6));
+    CD(SETA(e7, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &idx));
+    ST(cudnnBackendFinalize(e7), CUDNN_STATUS_BAD_PARAM);
+    D more[4] = { Huge, p4, g6, e7 };
+    destroy(more, 4);
     /* two operations that read each other's output */
     D V2 = tensor(11, 4, yd, NULL, 1), c1 = op_pw(CUDNN_POINTWISE_RELU_FWD, V, NULL, V2, 1, 1),
       c2 = op_pw(CUDNN_POINTWISE_TANH_FWD, V2, NULL, V, 1, 1), cyc[2] = { c1, c2 };
