@@ -16,6 +16,7 @@
  * most that many and returns how many it copied. */
 #include "bk.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,11 +61,34 @@ static int is_op(int t)
            t == CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR;
 }
 
+/* the bytes a descriptor of type t takes: its header and its own member of
+ * the union (a tensor is small, a plan holds its program) */
+static size_t bk_size(int t)
+{
+    size_t m;
+    switch (t) {
+    case CUDNN_BACKEND_TENSOR_DESCRIPTOR: m = sizeof(struct bk_tensor); break;
+    case CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR: m = sizeof(struct bk_conv); break;
+    case CUDNN_BACKEND_POINTWISE_DESCRIPTOR: m = sizeof(struct bk_pw); break;
+    case CUDNN_BACKEND_MATMUL_DESCRIPTOR: m = sizeof(struct bk_mm); break;
+    case CUDNN_BACKEND_REDUCTION_DESCRIPTOR: m = sizeof(struct bk_red); break;
+    case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR: m = sizeof(struct bk_graph); break;
+    case CUDNN_BACKEND_ENGINE_DESCRIPTOR: m = sizeof(struct bk_engine); break;
+    case CUDNN_BACKEND_ENGINECFG_DESCRIPTOR: m = sizeof(struct bk_cfg); break;
+    case CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR: m = sizeof(struct bk_heur); break;
+    case CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: m = sizeof(struct bk_plan); break;
+    case CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR: m = sizeof(struct bk_vpack); break;
+    case CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR: m = sizeof(struct bk_knob); break;
+    default: m = is_op(t) ? sizeof(struct bk_op) : 0; break;   /* the info descriptors hold nothing */
+    }
+    return offsetof(struct bk, u) + m;
+}
+
 /* a descriptor in its state after Create */
 static void reset(struct bk *d)
 {
     cudnnBackendDescriptorType_t t = d->type;
-    memset(d, 0, sizeof *d);
+    memset(d, 0, bk_size((int)t));
     d->type = t;
     switch ((int)t) {
     case CUDNN_BACKEND_TENSOR_DESCRIPTOR: d->u.tensor.vcount = 1; d->u.tensor.vdim = -1; break;
@@ -104,7 +128,7 @@ HL_EXPORT cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_
         return dnn_err(CUDNN_STATUS_NOT_SUPPORTED, "%s: descriptor type %d is not implemented by the host cuDNN "
                        "(see docs/hostlib.md)", fn, (int)descriptorType);
     void *p;
-    cudnnStatus_t r = dnn_create(&p, sizeof(struct bk), DK_BACKEND);
+    cudnnStatus_t r = dnn_create(&p, bk_size((int)descriptorType), DK_BACKEND);
     if (r)
         return r;
     struct bk *d = p;

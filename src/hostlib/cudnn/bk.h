@@ -140,6 +140,8 @@ struct bk_knob {
     int64_t type, value;
 };
 
+/* allocated to the size of its type's member of the union (bdesc.c): only
+ * that member is ever touched, after a check of the type */
 struct bk {
     cudnnBackendDescriptorType_t type;
     int final;                       /* finalized */
