@@ -195,12 +195,14 @@ HL_COMMON_OBJ := $(call objs,$(wildcard src/hostlib/common/*.c))
 # A third word, unversioned: the library's symbols have no version node (NVML).
 # (The sonames come from src/common/frontlibs.def.)
 HL_LIBS := cublas cublaslt cudnn cufft curand nvml
+HL_LIBS += cusolver
 HL_cublas := openblas 15
 HL_cublaslt := openblas 15
 HL_cudnn := lib:dnnl:dnnl.h 3000
 HL_cufft := fftw3f+fftw3 16
 HL_curand := - 204
 HL_nvml := - 3 unversioned
+HL_cusolver := openblas 9
 hl_soname = $(SONAME_$(1))
 hl_pkg    = $(word 1,$(HL_$(1)))
 hl_ns     = $(word 2,$(HL_$(1)))

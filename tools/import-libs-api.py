@@ -31,12 +31,18 @@ NAMES = [
     ('cudnn_cnn.h', 'cudnnStatus_t', 'cudnnConvolutionForward'),
     ('cufft.h', 'cufftResult', 'cufftPlan1d cufftPlan2d cufftDestroy cufftSetStream cufftExecC2C cufftExecR2C '
                                'cufftExecC2R cufftExecZ2Z cufftExecD2Z cufftExecZ2D'),
+    ('cusolverDn.h', 'cusolverStatus_t', 'cusolverDnCreate cusolverDnDestroy cusolverDnSetStream '
+                                         'cusolverDnSpotrf cusolverDnDpotrf cusolverDnDpotrs cusolverDnDgetrf '
+                                         'cusolverDnDgetrs cusolverDnDgeqrf cusolverDnDormqr cusolverDnDsyevd '
+                                         'cusolverDnXpotrf cusolverDnXgetrf'),
 ]
 # enum type: (header, C enum tag or typedef name)
 ENUMS = {
     'cublasStatus_t': 'cublas_api.h', 'cublasOperation_t': 'cublas_api.h', 'cublasComputeType_t': 'cublas_api.h',
     'cudaDataType': 'library_types.h', 'ncclResult_t': NCCL, 'ncclDataType_t': NCCL, 'ncclRedOp_t': NCCL,
     'cudnnStatus_t': 'cudnn_graph.h', 'cudnnConvolutionFwdAlgo_t': 'cudnn_ops.h', 'cufftResult': 'cufft.h', 'cufftType': 'cufft.h',
+    'cusolverStatus_t': 'cusolver_common.h', 'cusolverEigMode_t': 'cusolver_common.h',
+    'cublasFillMode_t': 'cublas_api.h', 'cublasSideMode_t': 'cublas_api.h',
 }
 # integer-class C types (an enum of ENUMS, a pointer, or one of these)
 INTS = {'int', 'size_t', 'cufftHandle', 'cublasGemmAlgo_t', 'cudaStream_t', 'int64_t'}
@@ -76,8 +82,10 @@ def params(name, p):
                                                                                     'cublasHandle_t',
                                                                                     'cublasLtHandle_t',
                                                                                     'cudnnHandle_t',
-                                                                                    'cufftHandle') \
-            and not ty.startswith('const') else ''
+                                                                                    'cufftHandle',
+                                                                                    'cusolverDnHandle_t') \
+            and not ty.startswith('const') \
+            and not re.search(r'(?i)info|ipiv', m.group(2)) else ''  # cuSOLVER's: device memory
         out.append('%s%s %s' % (role, ty, m.group(2)))
     return out
 

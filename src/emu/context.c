@@ -679,8 +679,9 @@ TD_EXPORT CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
  * CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH exists only below compute capability 9.0;
  * the L2 fetch granularity is 0 to 128 bytes, the persisting L2 size at
  * most the device's; the stack at most 1 MiB per thread. The others take
- * any value; the emulator keeps them for cuCtxGetLimit (its kernels have no
- * fixed stack, printf FIFO or heap). */
+ * any value; launch.c sizes kernels' stacks with the stack limit, bounds
+ * the device heap with the heap size and device-side launches with the
+ * pending launch count; the printf FIFO size is only kept. */
 static CUresult limit_check(const struct emu_ctx *c, int limit, size_t value)
 {
     switch (limit) {

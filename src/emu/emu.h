@@ -222,6 +222,8 @@ struct emu_ctx {
     struct emu_stream *streams;    /* every stream of the context */
     struct emu_stream *legacy;     /* the NULL stream, made on first use */
     size_t limits[EMU_NLIMITS];    /* by CUlimit */
+    _Atomic size_t heap_used;      /* device heap bytes outstanding (kernels' malloc,
+                                      cudaMalloc): at most CU_LIMIT_MALLOC_HEAP_SIZE */
     int cache_config;              /* cuCtxSetCacheConfig */
     atomic_int sticky;             /* a kernel's fault (CUresult), until teardown */
     _Atomic uint64_t peers;        /* devices whose memory its kernels reach (peer.c) */
@@ -600,6 +602,8 @@ struct emu_fault {
     int line, column;
     const char *message;         /* the engine's one-line account */
     int device;                  /* the kernel's device's ordinal, -1: not known */
+    unsigned depth;              /* a child grid's nesting depth (dynamic parallelism), 0: none */
+    const char *parent;          /* then the kernel that launched it */
 };
 /* The report's text (lines ending in '\n'); its length. near: the
  * allocation the address lies in or near (emu_mem_nearest), or NULL. */
@@ -614,9 +618,11 @@ void emu_report(const char *text, size_t len);
 /* the same, formatted (at most 511 bytes) */
 void emu_reportf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A kernel ran (on a stream's worker), from t0 to t1 (emu_now_ns): told to
- * tdtrace's listener, if there is one */
+ * tdtrace's listener, if there is one. child: a grid a kernel launched
+ * (dynamic parallelism), on op's stream, which no call queued (no
+ * correlation) */
 void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigned block[3], unsigned shared,
-                       uint64_t t0, uint64_t t1, int result, const struct emu_op *op);
+                       uint64_t t0, uint64_t t1, int result, const struct emu_op *op, int child);
 
 /* An image was loaded: the least compute capability that loads it and the
  * ISA of the PTX chosen (emu_image_needs), told to tdtrace's listener */

@@ -117,7 +117,7 @@ static void op_place(struct td_emu_event *ev, const struct emu_op *op)
 }
 
 void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigned block[3], unsigned shared,
-                       uint64_t t0, uint64_t t1, int result, const struct emu_op *op)
+                       uint64_t t0, uint64_t t1, int result, const struct emu_op *op, int child)
 {
     td_emu_listener fn = atomic_load(&listener);
     if (!fn)
@@ -137,6 +137,8 @@ void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigne
     ev.shared = shared;
     ev.op = TD_EMU_OP_KERNEL;
     op_place(&ev, op);
+    if (child)
+        ev.corr = 0;
     fn(&ev);
 }
 
@@ -403,6 +405,9 @@ size_t emu_fault_format(const struct emu_fault *f, const struct emu_mem_near *ne
     if (f->has_thread)
         put(&o, "    by thread (%u,%u,%u) in block (%u,%u,%u)\n", f->thread[0], f->thread[1], f->thread[2],
             f->block[0], f->block[1], f->block[2]);
+    if (f->depth && f->parent && *f->parent)
+        put(&o, "    in a child grid (nesting depth %u) launched by kernel %s\n", f->depth,
+            emu_demangle(f->parent, df, sizeof df));
     if (f->ptx_line > 0) {
         put(&o, "    at PTX line %d", f->ptx_line);
         if (f->opcode && *f->opcode)

@@ -18,6 +18,7 @@
 
 #include "../ptx/ptx.h"
 #include "fatbin.h"
+#include "xlat.h"
 
 struct emu_ptxmod {
     struct ptx_module *pm;      /* NULL: the image has no PTX to run */
@@ -224,13 +225,56 @@ static void host_print(void *cookie, const char *text, size_t len)
     pthread_mutex_unlock(&k->plock);
 }
 
-/* device malloc/free: device memory of the launch's context */
+/* The device heap (kernels' malloc, device-side cudaMalloc, the device
+ * runtime's parameter buffers): device memory of the launch's context, at
+ * most CU_LIMIT_MALLOC_HEAP_SIZE bytes outstanding. Each allocation's
+ * record gives its bytes back when it leaves the address map, however it
+ * goes (free, the context's teardown or reset). */
+struct heap_rec {
+    struct emu_ctx *ctx;                /* referenced by the allocation */
+    size_t size;
+    int back;                           /* given back */
+};
+
+static void heap_gone(void *cookie, int final)
+{
+    struct heap_rec *h = cookie;
+    if (!h->back) {
+        atomic_fetch_sub(&h->ctx->heap_used, h->size);
+        h->back = 1;
+    }
+    if (final)
+        free(h);
+}
+
 static uint64_t host_heap_alloc(void *cookie, uint64_t size)
 {
     struct launch_op *k = cookie;
     uintptr_t a = 0;
-    if (!size || size > ((uint64_t)1 << 40) || emu_mem_alloc(k->ctx, (size_t)size, EMU_MEM_GLOBAL, 0, NULL, &a))
+    if (!size || size > ((uint64_t)1 << 40))
         return 0;
+    struct heap_rec *h = malloc(sizeof *h);
+    if (!h)
+        return 0;
+    pthread_mutex_lock(&k->ctx->lock);
+    size_t limit = k->ctx->limits[CU_LIMIT_MALLOC_HEAP_SIZE];
+    pthread_mutex_unlock(&k->ctx->lock);
+    size_t was = atomic_fetch_add(&k->ctx->heap_used, (size_t)size);
+    struct emu_alloc *al = NULL;
+    if (was + size > limit || was + size < was || emu_mem_alloc(k->ctx, (size_t)size, EMU_MEM_GLOBAL, 0, NULL, &a) ||
+        !(al = emu_mem_lookup(a)) || al->base != a) {
+        if (al)
+            emu_alloc_put(al);
+        if (a)
+            emu_mem_release(a, 1u << EMU_MEM_GLOBAL);
+        atomic_fetch_sub(&k->ctx->heap_used, (size_t)size);
+        free(h);
+        return 0;
+    }
+    *h = (struct heap_rec){ k->ctx, (size_t)size, 0 };
+    al->gone_cookie = h; /* the address is nobody's but this call's yet */
+    al->gone = heap_gone;
+    emu_alloc_put(al);
     return a;
 }
 
@@ -238,6 +282,56 @@ static void host_heap_free(void *cookie, uint64_t addr)
 {
     (void)cookie;
     emu_mem_release((uintptr_t)addr, 1u << EMU_MEM_GLOBAL);
+}
+
+/* ---- the device runtime's questions (dynamic parallelism) ---------------- */
+static int host_dev_attr(void *cookie, int attr, int dev, int *value)
+{
+    (void)cookie;
+    struct emu_device *d = dev >= 0 ? emu_device(dev) : NULL;
+    if (!d)
+        return 101; /* cudaErrorInvalidDevice */
+    return emu_device_attr(d, attr, value) ? 1 : 0; /* cudaErrorInvalidValue: cudaDeviceAttr numbers CUdevice_attribute's */
+}
+
+static int host_dev_limit(void *cookie, int limit, uint64_t *value)
+{
+    struct launch_op *k = cookie;
+    if (limit < 0 || limit >= EMU_NLIMITS)
+        return 215; /* cudaErrorUnsupportedLimit; cudaLimit numbers CUlimit's */
+    pthread_mutex_lock(&k->ctx->lock);
+    *value = k->ctx->limits[limit];
+    pthread_mutex_unlock(&k->ctx->lock);
+    return 0;
+}
+
+static const char *host_error_text(void *cookie, int code, int name)
+{
+    (void)cookie;
+    const char *t = name ? NULL : td_xlat_text(TD_X_cudaError_t, (unsigned long long)(unsigned)code);
+    return t ? t : td_xlat_name(TD_X_cudaError_t, (unsigned long long)(unsigned)code);
+}
+
+static void fault_of(enum ptx_status st, struct emu_fault *f);
+
+/* a child grid ran: a kernel of the trace, on the launch's stream */
+static void host_child_ran(void *cookie, const char *kernel, const unsigned grid[3], const unsigned block[3],
+                           unsigned dyn_shared, unsigned depth, uint64_t t0, uint64_t t1, int status)
+{
+    struct launch_op *k = cookie;
+    (void)depth;
+    if (!emu_listening())
+        return;
+    struct emu_fault r = { 0 };
+    if (status != PTX_OK)
+        fault_of((enum ptx_status)status, &r);
+    emu_report_kernel(kernel, grid, block, dyn_shared, t0, t1, (int)r.result, &k->op, 1);
+}
+
+static void host_note(void *cookie, const char *text, size_t len)
+{
+    struct launch_op *k = cookie;
+    emu_reportf("tdtrace-emu: kernel %s: %.*s", k->name, (int)(len > 400 ? 400 : len), text);
 }
 
 /* what a failed run returns to the program, and the report's heading */
@@ -269,11 +363,20 @@ static void launch_run(struct emu_op *op)
     k->l.host.print = host_print; /* set_cond: emu_launch_cond's, for kernels of graphs */
     k->l.host.heap_alloc = host_heap_alloc;
     k->l.host.heap_free = host_heap_free;
+    k->l.host.dev_attr = host_dev_attr;
+    k->l.host.dev_limit = host_dev_limit;
+    k->l.host.error_text = host_error_text;
+    k->l.host.note = host_note;
+    k->l.host.child_ran = host_child_ran;
+    k->l.device = k->ctx->dev->ordinal;
+    k->l.ndevices = emu_ndevices;
     /* the engine's frames hold whole 64-bit registers: 16 times CUDA's
      * per-thread stack (at most 256 KiB; 16 KiB at least, the engine's default) */
     pthread_mutex_lock(&k->ctx->lock);
     size_t stack = k->ctx->limits[CU_LIMIT_STACK_SIZE];
+    size_t pending = k->ctx->limits[CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT];
     pthread_mutex_unlock(&k->ctx->lock);
+    k->l.pending_limit = pending > 0xffffffffu ? 0xffffffffu : (unsigned)pending;
     k->l.stack_bytes = stack > 1024 ? (unsigned)(stack > 16384 ? 262144 : stack * 16) : 0;
     k->l.params = k->params;
     k->l.gaddr = k->gaddr;
@@ -305,7 +408,7 @@ static void launch_run(struct emu_op *op)
         struct emu_fault r = { 0 };
         if (st != PTX_OK)
             fault_of(st, &r);
-        emu_report_kernel(k->name, k->l.grid, k->l.block, k->l.dyn_shared, t0, emu_now_ns(), (int)r.result, op);
+        emu_report_kernel(k->name, k->l.grid, k->l.block, k->l.dyn_shared, t0, emu_now_ns(), (int)r.result, op, 0);
     }
     emu_mem_kernel_end();
     if (barrier)
@@ -337,6 +440,8 @@ static void launch_run(struct emu_op *op)
     f.line = pf.line;
     f.column = pf.column;
     f.message = err;
+    f.depth = pf.depth;
+    f.parent = pf.parent;
     if (k->len)
         emu_ctx_output(k->ctx, k->out, k->len);
     /* the report first: a synchronising call that the fault ends returns
@@ -388,7 +493,12 @@ CUresult emu_launch_op(struct emu_ctx *c, struct emu_ptxmod *px, struct emu_obj 
         return CUDA_ERROR_OUT_OF_MEMORY;
     k->op.device_work = 1; /* a broken context runs no more kernels */
     pthread_mutex_init(&k->plock, NULL);
-    k->params = calloc(1, pbytes ? pbytes : 1);
+    /* aligned as a parameter may ask (.param .align 128: a __grid_constant__
+     * CUtensorMap, whose generic address cp.async.bulk.tensor takes) */
+    size_t palloc = ((size_t)pbytes + 127) / 128 * 128;
+    k->params = aligned_alloc(128, palloc ? palloc : 128);
+    if (k->params)
+        memset(k->params, 0, palloc ? palloc : 128);
     if (!k->params) {
         pthread_mutex_destroy(&k->plock);
         free(k);

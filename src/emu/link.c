@@ -3,7 +3,9 @@
  * cuLinkComplete, cuLinkDestroy) on PTX: texts in, one PTX text out, which
  * cuModuleLoadData then takes. A link state is a handle of the current
  * context, in the registry like every other: a stale or made-up one is
- * CUDA_ERROR_INVALID_HANDLE, and the context's teardown destroys it. */
+ * CUDA_ERROR_INVALID_HANDLE, and the context's teardown destroys it.
+ * libcudadevrt.a (what a program links for dynamic parallelism) is taken
+ * and adds nothing: the PTX engine serves the device runtime itself. */
 #include "emu.h"
 
 #include <stdio.h>
@@ -112,6 +114,13 @@ static CUresult link_add(struct emu_link *l, const char *data, size_t size)
     return CUDA_SUCCESS;
 }
 
+/* data (size bytes) is libcudadevrt.a: an ar archive holding cuda_device_runtime.o */
+static int is_devrt(const void *data, size_t size)
+{
+    static const char member[] = "cuda_device_runtime.o/";
+    return size >= 8 && memcmp(data, "!<arch>\n", 8) == 0 && memmem(data, size, member, sizeof member - 1) != NULL;
+}
+
 TD_EXPORT CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size,
                                             const char *name, unsigned int numOptions, CUjit_option *options,
                                             void **optionValues)
@@ -123,8 +132,11 @@ TD_EXPORT CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType ty
     struct emu_jit own;
     char why[400] = "";
     CUresult r = CUDA_SUCCESS;
+    int devrt = 0;
     if (!data || emu_jit_options(numOptions, options, optionValues, &own)) {
         r = CUDA_ERROR_INVALID_VALUE;
+    } else if (type == CU_JIT_INPUT_LIBRARY && is_devrt(data, size)) {
+        devrt = 1;
     } else if (type != CU_JIT_INPUT_PTX) {
         snprintf(why, sizeof why, "only PTX input can be linked by the emulator (input type %d)", (int)type);
         r = CUDA_ERROR_NOT_SUPPORTED;
@@ -146,7 +158,10 @@ TD_EXPORT CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType ty
         }
     }
     pthread_mutex_lock(&l->lock);
-    if (r == CUDA_SUCCESS) {
+    if (r == CUDA_SUCCESS && devrt) {
+        emu_reportf("tdtrace-emu: cuLinkAddData: %s: libcudadevrt, whose device runtime is the emulator's own: "
+                    "nothing to link\n", name ? name : "input");
+    } else if (r == CUDA_SUCCESS) {
         r = link_add(l, data, size);
     } else if (why[0]) { /* the link's error log gathers each input's reason */
         char line[480];

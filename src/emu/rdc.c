@@ -132,7 +132,7 @@ CUresult emu_rdc_resolve(const void *image, int cc, struct emu_image *img, char 
     int *archs = calloc((size_t)n, sizeof *archs);
     char what[1536] = "", skipped[512] = "";
     CUresult r = tus && texts && lens && archs ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
-    int m = 0;
+    int m = 0, devrt_tu = 0;
     for (int k = 0; k < n && !r; k++) {
         uintptr_t fb = (uintptr_t)rd64((const char *)list + (size_t)k * 8);
         uintptr_t fr = room(&o, fb, 16);
@@ -154,10 +154,16 @@ CUresult emu_rdc_resolve(const void *image, int cc, struct emu_image *img, char 
             break;
         }
         if (tu->chosen < 0) {
-            /* nothing the device runs (libcudadevrt's unit has PTX for
-             * the newest devices only): left out, named in the report; a
+            /* nothing the device runs: left out, named in the report; a
              * kernel calling one of its functions fails at its launch,
-             * naming it, and its own kernels are not in the module */
+             * naming it, and its own kernels are not in the module.
+             * libcudadevrt's unit (PTX for the newest devices only) is
+             * the device runtime, which the PTX engine serves itself */
+            if (tu->nentries && strstr(tu->entries[0].name, "cuda_device_runtime")) {
+                devrt_tu = k + 1;
+                emu_image_free(tu);
+                continue;
+            }
             size_t at = strlen(skipped);
             if (at + 1 < sizeof skipped)
                 snprintf(skipped + at, sizeof skipped - at, "%sTU %d (%s%s)", at ? ", " : "", k + 1,
@@ -198,11 +204,13 @@ CUresult emu_rdc_resolve(const void *image, int cc, struct emu_image *img, char 
             li.is_text = 0; /* it stands for the fatbinary */
             emu_image_free(img);
             *img = li;
-            char text[2200];
+            char text[2300], dv[96] = "";
+            if (devrt_tu)
+                snprintf(dv, sizeof dv, "; TU %d, libcudadevrt's device runtime, is the emulator's own", devrt_tu);
             int tl = snprintf(text, sizeof text, "tdtrace-emu: relocatable device code: linked the PTX of %d "
-                              "translation unit%s: %s%s%s%s\n", m, m == 1 ? "" : "s", what,
+                              "translation unit%s: %s%s%s%s%s\n", m, m == 1 ? "" : "s", what,
                               skipped[0] ? "; left out, machine code only for this device: " : "", skipped,
-                              skipped[0] ? " (their kernels and functions cannot run here)" : "");
+                              skipped[0] ? " (their kernels and functions cannot run here)" : "", dv);
             emu_report(text, tl < 0 ? 0 : (size_t)tl < sizeof text ? (size_t)tl : sizeof text - 1);
         }
     }

@@ -1,45 +1,38 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tensor maps (cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col,
- * cuTensorMapReplaceAddress): the
+ * cuTensorMapEncodeIm2colWide, cuTensorMapReplaceAddress): the
  * arguments checked as the CUDA Driver API documents them, and a real
  * descriptor written into the caller's 128-byte CUtensorMap, in a layout
- * of the emulator's own (struct tmap; the map is opaque to programs). The
- * PTX engine has no cp.async.bulk.tensor yet, which reads it: such a
- * kernel is refused at launch (CUDA_ERROR_NOT_SUPPORTED, the PTX line), and
- * CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED stays 0 (profiles.def). */
+ * of the emulator's own (struct tmap, src/ptx/tmap.h; the map is opaque to
+ * programs), which the PTX engine's cp.async.bulk.tensor reads
+ * (src/ptx/exec_tensor.c). */
 #include "emu.h"
 
 #include <stdint.h>
 #include <string.h>
 
-#define TMAP_MAGIC 0x4d544454u /* "TDTM" */
+#include "../ptx/tmap.h"
 
-struct tmap {
-    uint32_t magic;
-    uint8_t kind;        /* 1: tiled, 2: im2col */
-    uint8_t dtype, rank, interleave, swizzle, l2, oob, pad;
-    uint64_t addr;
-    uint64_t dim[5];
-    uint64_t stride[4];  /* bytes, of dimensions 1..rank-1 */
-    uint16_t box[5];     /* tiled */
-    uint8_t estride[5];
-    uint8_t pad2;
-    int16_t lower[3], upper[3]; /* im2col: the pixel box's corners, {D, H, W} */
-    uint16_t channels, pixels;  /* im2col */
-};
-_Static_assert(sizeof(struct tmap) <= 128, "a CUtensorMap is 128 bytes");
 
-/* bytes of an element; the packed types: of 16 values of 4 or 6 bits */
-static const struct { uint8_t bytes; uint8_t is_float; uint8_t packed; } dtypes[] = {
-    [CU_TENSOR_MAP_DATA_TYPE_UINT8] = { 1, 0, 0 },      [CU_TENSOR_MAP_DATA_TYPE_UINT16] = { 2, 0, 0 },
-    [CU_TENSOR_MAP_DATA_TYPE_UINT32] = { 4, 0, 0 },     [CU_TENSOR_MAP_DATA_TYPE_INT32] = { 4, 0, 0 },
-    [CU_TENSOR_MAP_DATA_TYPE_UINT64] = { 8, 0, 0 },     [CU_TENSOR_MAP_DATA_TYPE_INT64] = { 8, 0, 0 },
-    [CU_TENSOR_MAP_DATA_TYPE_FLOAT16] = { 2, 1, 0 },    [CU_TENSOR_MAP_DATA_TYPE_FLOAT32] = { 4, 1, 0 },
-    [CU_TENSOR_MAP_DATA_TYPE_FLOAT64] = { 8, 1, 0 },    [CU_TENSOR_MAP_DATA_TYPE_BFLOAT16] = { 2, 1, 0 },
-    [CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ] = { 4, 1, 0 }, [CU_TENSOR_MAP_DATA_TYPE_TFLOAT32] = { 4, 1, 0 },
-    [CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ] = { 4, 1, 0 }, [CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B] = { 8, 0, 1 },
-    [CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B] = { 16, 0, 1 }, [CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B] = { 16, 0, 1 },
+/* bytes of an element (the packed types: of 16 values of 4 or 6 bits) and
+ * what it is (tmap.h) */
+#define U TMAP_E_UINT
+#define S TMAP_E_SINT
+#define F TMAP_E_FLOAT
+static const struct { uint8_t bytes; uint8_t kind; uint8_t packed; } dtypes[] = {
+    [CU_TENSOR_MAP_DATA_TYPE_UINT8] = { 1, U, 0 },      [CU_TENSOR_MAP_DATA_TYPE_UINT16] = { 2, U, 0 },
+    [CU_TENSOR_MAP_DATA_TYPE_UINT32] = { 4, U, 0 },     [CU_TENSOR_MAP_DATA_TYPE_INT32] = { 4, S, 0 },
+    [CU_TENSOR_MAP_DATA_TYPE_UINT64] = { 8, U, 0 },     [CU_TENSOR_MAP_DATA_TYPE_INT64] = { 8, S, 0 },
+    [CU_TENSOR_MAP_DATA_TYPE_FLOAT16] = { 2, TMAP_E_F16, 0 }, [CU_TENSOR_MAP_DATA_TYPE_FLOAT32] = { 4, F, 0 },
+    [CU_TENSOR_MAP_DATA_TYPE_FLOAT64] = { 8, F, 0 },    [CU_TENSOR_MAP_DATA_TYPE_BFLOAT16] = { 2, TMAP_E_BF16, 0 },
+    [CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ] = { 4, F, 0 }, [CU_TENSOR_MAP_DATA_TYPE_TFLOAT32] = { 4, F, 0 },
+    [CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ] = { 4, F, 0 }, [CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B] = { 8, U, 1 },
+    [CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B] = { 16, U, 1 }, [CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B] = { 16, U, 1 },
 };
+#undef U
+#undef S
+#undef F
+static int is_float(unsigned t) { return dtypes[t].kind >= TMAP_E_FLOAT; }
 
 /* the swizzle modes' span in bytes (0: none) */
 static unsigned swizzle_span(CUtensorMapSwizzle s)
@@ -94,7 +87,7 @@ static int check_common(struct tmap *m, const CUtensorMap *tensorMap, CUtensorMa
     if (!addr || !addr_ok((uintptr_t)addr, il, type) || !dim || !estride || (rank > 1 && !stride))
         return -1;
     /* NaN fill: floating-point types only, not the packed ones */
-    if (oob == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA && (!dtypes[t].is_float || dtypes[t].packed))
+    if (oob == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA && (!is_float(t) || dtypes[t].packed))
         return -1;
     /* 32-byte interleave swizzles 32 bytes */
     if (il == CU_TENSOR_MAP_INTERLEAVE_32B && sw != CU_TENSOR_MAP_SWIZZLE_32B)
@@ -129,6 +122,12 @@ static int check_common(struct tmap *m, const CUtensorMap *tensorMap, CUtensorMa
     memset(m, 0, sizeof *m);
     m->magic = TMAP_MAGIC;
     m->dtype = (uint8_t)t;
+    m->ebytes = dtypes[t].packed ? 0 : dtypes[t].bytes;
+    m->ekind = dtypes[t].kind;
+    m->nan_fill = is_float(t) && oob == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
+    m->span = (uint8_t)swizzle_span(sw);
+    m->atom = sw == CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B || sw == CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B ? 32
+            : sw == CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B ? 64 : 16;
     m->rank = (uint8_t)rank;
     m->interleave = (uint8_t)il;
     m->swizzle = (uint8_t)sw;
@@ -176,7 +175,7 @@ TD_EXPORT CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtens
         return CUDA_ERROR_INVALID_VALUE;
     if (align16_packed(tensorDataType) && boxDim[0] != 128)
         return CUDA_ERROR_INVALID_VALUE;
-    m.kind = 1;
+    m.kind = TMAP_TILED;
     for (unsigned i = 0; i < tensorRank; i++)
         m.box[i] = (uint16_t)boxDim[i];
     put_map(tensorMap, &m);
@@ -218,9 +217,59 @@ TD_EXPORT CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUten
         m.lower[i] = (int16_t)lo;
         m.upper[i] = (int16_t)hi;
     }
-    m.kind = 2;
+    m.kind = TMAP_IM2COL;
     m.channels = (uint16_t)channelsPerPixel;
     m.pixels = (uint16_t)pixelsPerColumn;
+    put_map(tensorMap, &m);
+    return CUDA_SUCCESS;
+}
+
+/* Im2colWide (compute capability 10.0 and later, on the current context's
+ * device): the pixel box along W only, swizzles of 64 or 128 bytes (and
+ * 128B_ATOM_32B), W or W128 mode (W128: pixelsPerColumn ignored). */
+TD_EXPORT CUresult CUDAAPI cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType,
+                                                       cuuint32_t tensorRank, void *globalAddress,
+                                                       const cuuint64_t *globalDim, const cuuint64_t *globalStrides,
+                                                       int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth,
+                                                       cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn,
+                                                       const cuuint32_t *elementStrides,
+                                                       CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode,
+                                                       CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+                                                       CUtensorMapFloatOOBfill oobFill)
+{
+    EMU_INIT_OR_RETURN();
+    struct emu_ctx *c;
+    CUresult r = emu_ctx_query(&c);
+    if (r)
+        return r;
+    int major = emu_device_attr_or(c->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0);
+    emu_ctx_put(c);
+    if (major < 10)
+        return CUDA_ERROR_NOT_SUPPORTED; /* "only supported on devices of compute capability 10.0 or higher" */
+    if ((unsigned)tensorDataType >= sizeof dtypes / sizeof *dtypes)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (swizzle != CU_TENSOR_MAP_SWIZZLE_64B && swizzle != CU_TENSOR_MAP_SWIZZLE_128B &&
+        swizzle != CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (mode != CU_TENSOR_MAP_IM2COL_WIDE_MODE_W && mode != CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128)
+        return CUDA_ERROR_INVALID_VALUE;
+    uint64_t inner = (uint64_t)span_of(tensorDataType, channelsPerPixel);
+    struct tmap m;
+    if (check_common(&m, tensorMap, tensorDataType, tensorRank, 3, globalAddress, globalDim, globalStrides,
+                     elementStrides, interleave, swizzle, l2Promotion, oobFill, inner))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!channelsPerPixel || channelsPerPixel > 256 || (align16_packed(tensorDataType) && channelsPerPixel != 128))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (mode == CU_TENSOR_MAP_IM2COL_WIDE_MODE_W && (!pixelsPerColumn || pixelsPerColumn > 1024))
+        return CUDA_ERROR_INVALID_VALUE;
+    int lo = pixelBoxLowerCornerWidth, hi = pixelBoxUpperCornerWidth;
+    if (lo < -32768 || lo > 32767 || hi < -32768 || hi > 32767 || (long long)globalDim[1] + hi - lo < 1)
+        return CUDA_ERROR_INVALID_VALUE; /* W is dimension 1: a box of no pixel */
+    m.kind = TMAP_IM2COL_WIDE;
+    m.lower[0] = (int16_t)lo;
+    m.upper[0] = (int16_t)hi;
+    m.channels = (uint16_t)channelsPerPixel;
+    m.pixels = (uint16_t)(mode == CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128 ? 128 : pixelsPerColumn);
     put_map(tensorMap, &m);
     return CUDA_SUCCESS;
 }
@@ -232,7 +281,7 @@ TD_EXPORT CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap *tensorMap, voi
         return CUDA_ERROR_INVALID_VALUE;
     struct tmap m;
     memcpy(&m, tensorMap, sizeof m);
-    if (m.magic != TMAP_MAGIC || (m.kind != 1 && m.kind != 2) || m.dtype >= sizeof dtypes / sizeof *dtypes)
+    if (m.magic != TMAP_MAGIC || (m.kind < TMAP_TILED || m.kind > TMAP_IM2COL_WIDE) || m.dtype >= sizeof dtypes / sizeof *dtypes)
         return CUDA_ERROR_INVALID_VALUE; /* not a map the emulator made */
     if (!addr_ok((uintptr_t)globalAddress, (CUtensorMapInterleave)m.interleave, (CUtensorMapDataType)m.dtype))
         return CUDA_ERROR_INVALID_VALUE;

@@ -37,6 +37,7 @@ struct phys {
     size_t size;
     struct emu_device *dev;
     unsigned handle_types;            /* requestedHandleTypes */
+    unsigned char comp;               /* CU_MEM_ALLOCATION_COMP_GENERIC: stored plainly (below) */
     int charged;                      /* counted against dev (not an import) */
     int hrefs, mrefs;                 /* handle references, mappings */
 };
@@ -194,7 +195,25 @@ static CUresult check_prop(const CUmemAllocationProp *prop, struct emu_device **
         return CUDA_ERROR_NOT_SUPPORTED; /* Windows handles, fabric (IMEX) */
     if (prop->win32HandleMetaData)
         return CUDA_ERROR_INVALID_VALUE;
+    if (prop->allocFlags.compressionType != CU_MEM_ALLOCATION_COMP_NONE &&
+        prop->allocFlags.compressionType != CU_MEM_ALLOCATION_COMP_GENERIC)
+        return CUDA_ERROR_INVALID_VALUE;
     return CUDA_SUCCESS;
+}
+
+/* Generic compression is a storage format of the GPU's memory system:
+ * what kernels and copies read and write is the same either way, so the
+ * emulator keeps a compressible allocation's bytes as they are and only
+ * records that it is one. A device without the feature (its profile's
+ * GENERIC_COMPRESSION_SUPPORTED is 0) gives a plain allocation instead,
+ * as the driver does: cuMemGetAllocationPropertiesFromHandle says which
+ * the program got. */
+static unsigned char compression(const CUmemAllocationProp *prop, const struct emu_device *dev)
+{
+    return prop->allocFlags.compressionType == CU_MEM_ALLOCATION_COMP_GENERIC &&
+                   emu_device_attr_or(dev, CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED, 0)
+               ? CU_MEM_ALLOCATION_COMP_GENERIC
+               : CU_MEM_ALLOCATION_COMP_NONE;
 }
 
 TD_EXPORT CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
@@ -212,8 +231,8 @@ TD_EXPORT CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity, co
     return CUDA_SUCCESS;
 }
 
-static CUresult phys_add(int fd, size_t size, struct emu_device *dev, unsigned types, int charged,
-                         CUmemGenericAllocationHandle *out)
+static CUresult phys_add(int fd, size_t size, struct emu_device *dev, unsigned types, unsigned char comp,
+                         int charged, CUmemGenericAllocationHandle *out)
 {
     struct phys *p = calloc(1, sizeof *p);
     if (!p)
@@ -222,6 +241,7 @@ static CUresult phys_add(int fd, size_t size, struct emu_device *dev, unsigned t
     p->size = size;
     p->dev = dev;
     p->handle_types = types;
+    p->comp = comp;
     p->charged = charged;
     p->hrefs = 1;
     pthread_mutex_lock(&lock);
@@ -256,7 +276,7 @@ TD_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, siz
         emu_mem_uncharge(dev, size);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    r = phys_add(fd, size, dev, (unsigned)prop->requestedHandleTypes, 1, handle);
+    r = phys_add(fd, size, dev, (unsigned)prop->requestedHandleTypes, compression(prop, dev), 1, handle);
     if (r) {
         close(fd);
         emu_mem_uncharge(dev, size);
@@ -319,6 +339,7 @@ TD_EXPORT CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocatio
         prop->requestedHandleTypes = (CUmemAllocationHandleType)p->handle_types;
         prop->location.type = CU_MEM_LOCATION_TYPE_DEVICE;
         prop->location.id = p->dev->ordinal;
+        prop->allocFlags.compressionType = p->comp;
         r = CUDA_SUCCESS;
     }
     pthread_mutex_unlock(&lock);
@@ -391,7 +412,8 @@ TD_EXPORT CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocation
     if (mine < 0)
         return CUDA_ERROR_OUT_OF_MEMORY;
     /* counted against the exporter's device, not again here */
-    CUresult r = phys_add(mine, (size_t)st.st_size, dev, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0, handle);
+    CUresult r = phys_add(mine, (size_t)st.st_size, dev, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+                          CU_MEM_ALLOCATION_COMP_NONE, 0, handle);
     if (r)
         close(mine);
     return r;

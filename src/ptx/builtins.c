@@ -1,13 +1,40 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Helpers of the executor that are not instructions: half and bfloat16
- * conversions (round to nearest even, or toward zero), and device printf
- * formatting of vprintf's packed argument buffer. */
+/* Helpers of the executor that are not instructions: the table of builtin
+ * functions (builtins.def), half and bfloat16 conversions (round to
+ * nearest even, or toward zero), and device printf formatting of
+ * vprintf's packed argument buffer. */
 #include "ir.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const struct ir_builtin ir_builtins[B_COUNT] = {
+    [B_NONE] = { "", 0, 0, 0, B_LIB },
+#define BUILTIN(id, nm, amin, amax, nret, how) [id] = { nm, amin, amax, nret, how },
+#include "builtins.def"
+#undef BUILTIN
+};
+
+static const struct { const char *name; int id; } aliases[] = {
+#define BUILTIN(id, nm, amin, amax, nret, how)
+#define ALIAS(nm, id) { nm, id },
+#include "builtins.def"
+#undef ALIAS
+#undef BUILTIN
+};
+
+int ir_builtin_find(const char *s, int n)
+{
+    for (int i = 1; i < B_COUNT; i++)
+        if ((size_t)n == strlen(ir_builtins[i].name) && memcmp(s, ir_builtins[i].name, (size_t)n) == 0)
+            return i;
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if ((size_t)n == strlen(aliases[i].name) && memcmp(s, aliases[i].name, (size_t)n) == 0)
+            return aliases[i].id;
+    return B_NONE;
+}
 
 static uint32_t fbits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static float bitsf(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }

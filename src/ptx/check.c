@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The checker: can a function run? It must be defined (or be a builtin:
- * vprintf, __assertfail, malloc, free, cudaGraphSetConditional), hold no unsupported instruction,
+ * builtins.def), hold no unsupported instruction,
  * and so must every function it calls directly; a call through a pointer
  * checks its target when it happens. Also finds the functions on cycles of
  * the call graph (recursion, direct or through pointers): their calls save
@@ -23,7 +23,7 @@ void ir_callees(const struct ptx_module *m, int f, int ind,
         if (g >= 0) fn(m, f, g, arg);
         else if (ind)
             for (int h = 0; h < m->nfuncs; h++)
-                if (m->funcs[h].addr_taken) fn(m, f, h, arg);
+                if (m->funcs[h].addr_taken && !m->funcs[h].is_entry) fn(m, f, h, arg); /* a kernel's address launches it */
     }
 }
 

@@ -459,7 +459,7 @@ static int call_exec(struct blk *b, struct warp *w, const struct ir_ins *in, uin
         if (g < 0) {
             uint64_t a = R[(size_t)in->a * 32 + l];
             g = ir_fidx(a, M->nfuncs);
-            if (g < 0 || (!M->funcs[g].defined && !M->funcs[g].builtin)) {
+            if (g < 0 || M->funcs[g].is_entry || (!M->funcs[g].defined && !M->funcs[g].builtin)) {
                 ex_fail_at(b, w, l, in, PTX_E_TRAP, "indirect call through 0x%llx, which is not a function's address",
                            (unsigned long long)a);
                 return -1;
@@ -682,12 +682,16 @@ static void do_builtin(struct blk *b, struct warp *w, const struct ir_ins *in, u
         int l = L;
         unsigned tid = (unsigned)(w->id * 32 + l);
         unsigned char *fp = b->fparam + (size_t)tid * P->fstride + fc;
+        if (ir_builtins[fg->builtin].how != B_LIB) {
+            if (ex_devrt_call(b, w, l, in, c, fg->builtin, fp)) return;
+            continue;
+        }
         uint64_t av[5] = { 0, 0, 0, 0, 0 };
         for (int i = 0; i < c->nargs && i < 5; i++)
             memcpy(&av[i], fp + c->args[i].from, c->args[i].size > 8 ? 8 : c->args[i].size);
         uint64_t rv = 0;
         switch (fg->builtin) {
-        case OP_VPRINTF: {
+        case B_VPRINTF: {
             const unsigned char *fmt = NULL, *args = NULL;
             size_t fl = ex_read_dev(b, av[0], &fmt);
             size_t al = av[1] ? ex_read_dev(b, av[1], &args) : 0;
@@ -703,13 +707,13 @@ static void do_builtin(struct blk *b, struct warp *w, const struct ir_ins *in, u
             rv = (uint64_t)(uint32_t)count;
             break;
         }
-        case OP_MALLOC:
+        case B_MALLOC:
             rv = h->heap_alloc ? h->heap_alloc(h->cookie, av[0]) : 0;
             break;
-        case OP_FREE:
+        case B_FREE:
             if (av[0] && h->heap_free) h->heap_free(h->cookie, av[0]);
             break;
-        case OP_SETCOND: /* the conditional node's value, in the executable
+        case B_SETCOND: /* the conditional node's value, in the executable
                             graph the kernel runs from (the host's to find) */
             if (!h->set_cond || h->set_cond(h->cond_cookie, av[0], (unsigned)av[1])) {
                 struct ex_site at = { w, l, in, PTX_ACCESS_NONE, 0, 0, 0, 1 };

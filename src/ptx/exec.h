@@ -78,6 +78,9 @@ struct plan {                    /* per launch */
     enum ptx_status status;
     char *err;
     size_t errlen;
+    struct ptx_devrt *dr;        /* devrt.c: the host launch's device runtime, made on first use */
+    int dr_own;                  /* made by this (the host launch's) grid */
+    struct ex_grid *gq;          /* devrt.c: this grid's parameter buffers and queued work */
 };
 
 /* a call frame of one lane */
@@ -137,6 +140,7 @@ struct blk {                     /* one host thread's block state */
     enum ptx_status st;
     struct cbar bars[NBARS];
     uint32_t alive;              /* warps with live lanes */
+    uint32_t *lasterr;           /* per thread: the device runtime's last error (devrt.c) */
     /* exec_tex.c: texture and surface objects resolved in this launch (a
      * launch's memory stays mapped until it ends), by handle */
     struct ex_texc { uint64_t h; int kind; struct ptx_tex t; } texc[4]; /* kind: 0 empty, 1 + surface */
@@ -234,6 +238,13 @@ static inline uint64_t *ex_regs(const struct blk *b, const struct warp *w, const
 size_t ex_read_dev(void *blk, uint64_t addr, const unsigned char **p);
 /* the host pointer of an access of n bytes by lane tid, or NULL */
 unsigned char *ex_addr(struct blk *b, int space, uint64_t a, unsigned n, unsigned tid);
+/* complete_tx of n bytes by lane l on the mbarrier at shared address ma:
+ * 0, or -1 with the launch failed (a bad address, the tx-count out of range) */
+int ex_mbar_tx(struct blk *b, struct warp *w, int l, const struct ir_ins *in, uint64_t ma, uint32_t n);
+/* the same on the mbarrier at q (ma its address, for the fault when q is NULL) */
+int ex_mbar_tx_at(struct blk *b, struct warp *w, int l, const struct ir_ins *in, uint64_t *q, uint64_t ma, uint32_t n);
+/* exec_tensor.c: cp.async.bulk.tensor */
+ex_fn ex_tensor_select(const struct ir_ins *in);
 /* a memory fault of lane l */
 void ex_mem_fault(struct blk *b, const struct warp *w, int lane, const struct ir_ins *in, uint64_t a,
                   unsigned n, int misaligned);
@@ -297,6 +308,37 @@ static inline int directed(int rnd) { return rnd == RND_RZ || rnd == RND_RM || r
 /* half-width float type to float and back */
 static inline float h2f(uint64_t v, int t) { return t == T_BF16 || t == T_BF16X2 ? ptx_bf16_to_f32((uint16_t)v) : ptx_f16_to_f32((uint16_t)v); }
 static inline uint64_t f2h(float f, int t, int rnd) { return t == T_BF16 || t == T_BF16X2 ? ptx_f32_to_bf16(f, rnd) : ptx_f32_to_f16(f, rnd); }
+
+/* devrt.c: the device runtime (dynamic parallelism). A call of builtin id
+ * (B_DEVRT or B_NOTSUP) by lane l of w, its call .param at fp: 0, or -1
+ * after ex_fail. */
+int ex_devrt_call(struct blk *b, struct warp *w, int l, const struct ir_ins *in, const struct ir_call *c, int id,
+                  unsigned char *fp);
+/* work a grid queued: a child grid, or a device-side copy or set */
+enum { EW_NONE, EW_LAUNCH, EW_COPY, EW_SET };
+struct ex_work {
+    int kind, tail;              /* tail: in cudaStreamTailLaunch */
+    int entry;                   /* EW_LAUNCH: the kernel, its configuration and parameters (malloc'd) */
+    unsigned grid[3], block[3], shmem;
+    unsigned char *params;
+    unsigned pbytes;
+    uint64_t dst, src, n;        /* EW_COPY, EW_SET (val): n bytes in each of height rows, */
+    uint64_t dpitch, spitch, height; /* the rows dpitch and spitch bytes apart */
+    int val;
+};
+/* the bytes from the first to the end of the last row of height rows of n
+ * bytes, pitch apart (pitch >= n): 0 when it does not fit in 64 bits */
+static inline uint64_t ex_span2d(uint64_t n, uint64_t pitch, uint64_t height)
+{
+    if (!height || !n) return 0;
+    if (pitch && height - 1 > (UINT64_MAX - n) / pitch) return 0;
+    return pitch * (height - 1) + n;
+}
+/* once the grid's blocks are done: its next work in order into wk (the
+ * caller frees wk->params), 1; 0 when there is none */
+int ex_devrt_next(struct plan *P, struct ex_work *wk);
+/* the grid's end: frees what is left (and the host launch's state) */
+void ex_devrt_end(struct plan *P);
 
 /* exec_cvt.c: cvt of one lane (b: the second source of two-source forms) */
 uint64_t ex_cvt(const struct ir_ins *in, uint64_t a, uint64_t b);

@@ -110,6 +110,7 @@ static void block_begin(struct blk *b, uint64_t k)
     b->cb_arrived = b->cb_phase = 0;
     b->cwait = 0;
     memset(b->cphase, 0, sizeof *b->cphase * P->nthreads);
+    memset(b->lasterr, 0, sizeof *b->lasterr * P->nthreads);
     memset(b->shared, 0, P->shsize);
     memset(b->bars, 0, sizeof b->bars);
     for (int i = 0; i < NBARS; i++) b->bars[i].rand = 1;
@@ -259,6 +260,7 @@ static void blk_free(struct blk *b)
     free(b->sp);
     free(b->scratch);
     free(b->cphase);
+    free(b->lasterr);
 }
 
 static int blk_init(struct blk *b, struct plan *P)
@@ -274,7 +276,8 @@ static int blk_init(struct blk *b, struct plan *P)
     b->sp = P->reentrant ? calloc(P->nthreads, sizeof *b->sp) : NULL;
     b->scratch = P->reentrant ? calloc(1, P->scratch + 1) : NULL;
     b->cphase = calloc(P->nthreads, sizeof *b->cphase);
-    if (!b->shared || !b->local || !b->fparam || !b->warps || !b->regs || !b->frames || !b->cphase ||
+    b->lasterr = calloc(P->nthreads, sizeof *b->lasterr);
+    if (!b->shared || !b->local || !b->fparam || !b->warps || !b->regs || !b->frames || !b->cphase || !b->lasterr ||
         (P->reentrant && (!b->sp || !b->scratch))) {
         blk_free(b);
         return -1;
@@ -308,7 +311,7 @@ static int layout(struct plan *P, int f)
         if (M->ins[k].op != OP_CALL) continue;
         const struct ir_call *c = &M->calls[M->ins[k].imm];
         for (int g = c->callee >= 0 ? c->callee : 0; g < M->nfuncs; g++) {
-            if (c->callee < 0 && !M->funcs[g].addr_taken) continue;
+            if (c->callee < 0 && (!M->funcs[g].addr_taken || M->funcs[g].is_entry)) continue;
             int d = 1 + layout(P, g);
             if (d > depth) depth = d;
             if (c->callee >= 0) break;
@@ -335,12 +338,85 @@ static const ex_fn *handlers(const struct ptx_module *m)
             if (!f) f = ex_warp_select(in);
             if (!f) f = ex_mma_select(m, in);
             if (!f) f = ex_cluster_select(in);
+            if (!f) f = ex_tensor_select(in);
             h[i] = f;
         }
         atomic_store_explicit(&mm->xcache, (void *)h, memory_order_release);
     }
     pthread_mutex_unlock(&hlock);
     return h;
+}
+
+/* the work the grid of P queued (dynamic parallelism, devrt.c), in order:
+ * child grids (each with its own children after it), device-side copies
+ * and sets. The first failure ends it, the message saying which child. */
+static enum ptx_status run_children(struct plan *P)
+{
+    const struct ptx_launch *l = P->l;
+    const struct ptx_module *m = P->m;
+    struct ex_work wk;
+    enum ptx_status st = PTX_OK;
+    while (st == PTX_OK && ex_devrt_next(P, &wk)) {
+        if (wk.kind != EW_LAUNCH) { /* checked when queued; the memory may have gone since */
+            uint64_t lo, hi, lo2, hi2, dspan = ex_span2d(wk.n, wk.dpitch, wk.height);
+            uint64_t sspan = wk.kind == EW_COPY ? ex_span2d(wk.n, wk.spitch, wk.height) : 0;
+            int ok = l->host.lookup && l->host.lookup(l->host.cookie, wk.dst, &lo, &hi) == 0 && dspan && wk.dst + dspan <= hi &&
+                     (wk.kind == EW_SET || (sspan && l->host.lookup(l->host.cookie, wk.src, &lo2, &hi2) == 0 &&
+                                            wk.src + sspan <= hi2));
+            if (!ok) {
+                st = PTX_E_ADDRESS;
+                snprintf(P->err, P->errlen, "a device-side %s of %llu bytes queued by kernel %s: its memory was freed before it ran",
+                         wk.kind == EW_SET ? "cudaMemsetAsync" : "cudaMemcpyAsync", (unsigned long long)dspan, m->funcs[P->entry].name);
+                break;
+            }
+            for (uint64_t r = 0; r < wk.height; r++) {
+                unsigned char *dp = (unsigned char *)(uintptr_t)(wk.dst + r * wk.dpitch);
+                if (wk.kind == EW_SET) memset(dp, wk.val, (size_t)wk.n);
+                else memmove(dp, (const void *)(uintptr_t)(wk.src + r * wk.spitch), (size_t)wk.n);
+            }
+            continue;
+        }
+        struct ptx_launch c = *l;
+        memcpy(c.grid, wk.grid, sizeof c.grid);
+        memcpy(c.block, wk.block, sizeof c.block);
+        c.dyn_shared = wk.shmem;
+        c.params = wk.params;
+        c.param_bytes = wk.pbytes;
+        c.cooperative = 0;
+        c.explicit_cluster = ptx_entry_cluster(m, wk.entry, c.cluster);
+        c.depth = l->depth + 1;
+        c.devrt = P->dr;
+        if (P->deadline > 0) { /* the host launch's time limit covers its children */
+            double left = P->deadline - ex_now();
+            if (left <= 0) {
+                free(wk.params);
+                st = PTX_E_TIMEOUT;
+                snprintf(P->err, P->errlen, "the host launch's time limit ran out before child grid %s (launched by %s) "
+                         "could run", m->funcs[wk.entry].name, m->funcs[P->entry].name);
+                break;
+            }
+            c.timeout_ms = left * 1000 < 1 ? 1 : (unsigned)(left * 1000);
+        }
+        char cerr[512];
+        double t0 = ex_now();
+        st = ptx_run(m, wk.entry, &c, cerr, sizeof cerr);
+        if (l->host.child_ran)
+            l->host.child_ran(l->host.cookie, m->funcs[wk.entry].name, c.grid, c.block, c.dyn_shared, c.depth,
+                              (uint64_t)(t0 * 1e9), (uint64_t)(ex_now() * 1e9), (int)st);
+        free(wk.params);
+        if (st != PTX_OK) {
+            if (strncmp(cerr, "in child grid ", 14) == 0) /* the innermost says it */
+                snprintf(P->err, P->errlen, "%s", cerr);
+            else
+                snprintf(P->err, P->errlen, "in child grid %s (depth %u, launched by %s): %s", m->funcs[wk.entry].name,
+                         c.depth, m->funcs[P->entry].name, cerr);
+            if (l->fault && !l->fault->depth) { /* the innermost says where */
+                l->fault->depth = c.depth;
+                snprintf(l->fault->parent, sizeof l->fault->parent, "%s", m->funcs[P->entry].name);
+            }
+        }
+    }
+    return st;
 }
 
 enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_launch *l, char *err, size_t errlen)
@@ -447,7 +523,10 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
     free(bs);
     if (st == PTX_OK)
         st = P.status;
+    if (st == PTX_OK && P.gq)
+        st = run_children(&P);
 out:
+    ex_devrt_end(&P);
     if (st != PTX_OK && l->fault && !l->fault->status) {
         l->fault->status = st;
         snprintf(l->fault->kernel, sizeof l->fault->kernel, "%s", m->funcs[entry].name);

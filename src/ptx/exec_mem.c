@@ -365,6 +365,31 @@ static inline uint64_t mb_settle(uint64_t v)
     return v;
 }
 
+int ex_mbar_tx(struct blk *b, struct warp *w, int l, const struct ir_ins *in, uint64_t ma, uint32_t n)
+{
+    unsigned tid = (unsigned)(w->id * 32 + l);
+    return ex_mbar_tx_at(b, w, l, in, ma % 8 ? NULL : (uint64_t *)(void *)addr_of(b, SP_SHARED, ma, 8, tid), ma, n);
+}
+
+int ex_mbar_tx_at(struct blk *b, struct warp *w, int l, const struct ir_ins *in, uint64_t *q, uint64_t ma, uint32_t n)
+{
+    if (!q) {
+        struct ir_ins wr = { .op = OP_ST, .space = SP_SHARED, .line = in->line, .name = in->name, .fn = in->fn };
+        ex_mem_fault(b, w, l, &wr, ma, 8, ma % 8 != 0);
+        return -1;
+    }
+    uint64_t o = __atomic_load_n(q, __ATOMIC_ACQUIRE), nv;
+    do {
+        int64_t tx = MB_TX(o) - (int64_t)n;
+        if (tx < -0xfffff) {
+            ex_fail_at(b, w, l, in, PTX_E_SYNC, "%s: the mbarrier's tx-count %lld is out of range", ex_name(b, in), (long long)tx);
+            return -1;
+        }
+        nv = mb_settle(mb_make(MB_PEND(o), MB_EXP(o), tx, MB_PHASE(o)));
+    } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+    return 0;
+}
+
 /* cp.async.bulk: the copy at once (size a multiple of 16, both addresses
  * 16-aligned), then complete_tx of size bytes on the mbarrier (to shared
  * memory); to global memory the bulk_group's wait is a no-op */
@@ -393,18 +418,8 @@ static int cp_bulk(struct blk *b, struct warp *w, const struct ir_ins *in, uint3
         if (!dp) { ex_mem_fault(b, w, l, &wr, d, n, 0); return -1; }
         memmove(dp, sp, n);
         if (to_global) continue;
-        uint64_t ma = R[(size_t)in->vr[0] * 32 + l] + R[(size_t)in->vr[1] * 32 + l];
-        uint64_t *q = ma % 8 ? NULL : (uint64_t *)(void *)addr_of(b, SP_SHARED, ma, 8, tid);
-        if (!q) { ex_mem_fault(b, w, l, &wr, ma, 8, ma % 8 != 0); return -1; }
-        uint64_t o = __atomic_load_n(q, __ATOMIC_ACQUIRE), nv;
-        do {
-            int64_t tx = MB_TX(o) - (int64_t)n;
-            if (tx < -0xfffff) {
-                ex_fail_at(b, w, l, in, PTX_E_SYNC, "%s: the mbarrier's tx-count %lld is out of range", ex_name(b, in), (long long)tx);
-                return -1;
-            }
-            nv = mb_settle(mb_make(MB_PEND(o), MB_EXP(o), tx, MB_PHASE(o)));
-        } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+        if (ex_mbar_tx(b, w, l, in, R[(size_t)in->vr[0] * 32 + l] + R[(size_t)in->vr[1] * 32 + l], n))
+            return -1;
     }
     return 0;
 }

@@ -52,11 +52,12 @@ enum ir_op {
     OP_VIDEO,                         /* video instructions: see VI_* */
     OP_CVTPACK,                       /* cvt.pack.sat: type the converted type */
     OP_GRIDDEP,                       /* griddepcontrol (parsed as a no-op) */
+    OP_CREATEPOLICY,                  /* createpolicy: parsed as a mov of a policy value */
     OP_MAPA,                          /* mapa: space SP_CLUSTER or SP_GENERIC, d = a in rank b */
     OP_GETCTARANK,                    /* getctarank: space SP_CLUSTER or SP_GENERIC, d = the rank holding a */
     OP_CBAR,                          /* barrier.cluster: ins.sub CB_ARRIVE or CB_WAIT */
     OP_TEX, OP_TLD4, OP_TXQ, OP_SULD, OP_SUST, OP_SUQ, /* textures and surfaces: see TG_* */
-    OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE, OP_SETCOND,  /* builtin functions */
+    OP_CPTENSOR,                      /* cp.async.bulk.tensor: see TM_* */
     OP_COUNT
 };
 
@@ -69,6 +70,14 @@ enum { TG_1D, TG_2D, TG_3D, TG_A1D, TG_A2D, TG_CUBE, TG_ACUBE };
 enum { SU_TRAP, SU_CLAMP, SU_ZERO };
 enum { TQ_WIDTH, TQ_HEIGHT, TQ_DEPTH, TQ_NORM_COORDS, TQ_FILTER, TQ_ADDR0, TQ_ADDR1, TQ_ADDR2,
        TQ_ARRAY_SIZE, TQ_MIP_LEVELS, TQ_SAMPLES, TQ_LAYOUT };
+/* cp.async.bulk.tensor (exec_tensor.c): ins.sub TM_LOAD (global to shared,
+ * complete_tx on an mbarrier) or TM_STORE (shared to global, bulk_group);
+ * ins.sub2 the rank; a + d2 the shared address (base slot, the offset's
+ * constant slot); b the tensor map's generic address; the coordinates in
+ * vr[0..3] and c (the fifth); loads: the mbarrier at e + d, and with
+ * .multicast::cluster the ctaMask's slot in imm (else -1); TM_REDUCE: the
+ * operation (AT_*) in type2. */
+enum { TM_LOAD, TM_STORE, TM_REDUCE };
 /* bar: ins.sub2 */
 enum { BK_SYNC, BK_ARRIVE, BK_RED };
 /* barrier.cluster: ins.sub */
@@ -176,6 +185,20 @@ struct ir_call {
     struct ir_copy *args, *rets;
 };
 
+/* builtin functions (builtins.def): ids from 1, 0 being none */
+enum { B_LIB, B_DEVRT, B_NOTSUP };
+enum {
+    B_NONE,
+#define BUILTIN(id, name, amin, amax, nret, how) id,
+#include "builtins.def"
+#undef BUILTIN
+    B_COUNT
+};
+struct ir_builtin { const char *name; int amin, amax, nrets, how; };
+extern const struct ir_builtin ir_builtins[B_COUNT];
+/* builtins.c: the builtin named s (n bytes), or B_NONE */
+int ir_builtin_find(const char *s, int n);
+
 /* an address in a variable's initialiser: written when its address is known */
 struct ir_reloc {
     int global;              /* the variable initialised */
@@ -221,9 +244,7 @@ struct ir_param { unsigned offset, size, align; };
 struct ir_func {
     char *name;
     int is_entry, is_extern, defined;
-    int builtin;             /* OP_VPRINTF, OP_ASSERTFAIL, OP_MALLOC, OP_FREE,
-                                OP_SETCOND (cudaGraphSetConditional) for
-                                those externs, else 0 */
+    int builtin;             /* B_* (builtins.def) for those externs, else 0 */
     int addr_taken;          /* its address is used: indirect calls may reach it */
     int reentrant;           /* on a cycle of the call graph: may be active
                                 twice in a thread, so calls save its frame */

@@ -182,5 +182,9 @@ int parse_matrix(struct ps *p, int guard, int gneg);
  * tld4, txq, suld, sust, suq)? then parse_tex reads it */
 int is_tex(struct ps *p);
 int parse_tex(struct ps *p, int guard, int gneg);
+/* parse_tensor.c: is the instruction at cur a tensor-map one
+ * (cp.async.bulk.tensor, prefetch.tensor)? then parse_tensor reads it */
+int is_tensor(struct ps *p);
+int parse_tensor(struct ps *p, int guard, int gneg);
 
 #endif

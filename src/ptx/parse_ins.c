@@ -318,7 +318,7 @@ static const struct { const char *s; int op; } opnames[] = {
     { "match", OP_MATCH }, { "redux", OP_REDUX }, { "elect", OP_ELECT }, { "brx", OP_BRX },
     { "fence", OP_MEMBAR }, { "prefetch", OP_NOP }, { "prefetchu", OP_NOP }, { "pmevent", OP_NOP },
     { "nanosleep", OP_NOP }, { "brkpt", OP_TRAP }, { "discard", OP_NOP }, { "applypriority", OP_NOP },
-    { "createpolicy", OP_UNSUPPORTED }, { "cp", OP_CPASYNC }, { "mbarrier", OP_MBAR },
+    { "createpolicy", OP_CREATEPOLICY }, { "cp", OP_CPASYNC }, { "mbarrier", OP_MBAR },
     { "griddepcontrol", OP_GRIDDEP }, { "mapa", OP_MAPA }, { "getctarank", OP_GETCTARANK },
     { "isspacep", OP_ISSPACEP },
 };
@@ -409,6 +409,20 @@ int parse_ins(struct ps *p, int guard, int gneg)
     switch (op) {
     case OP_NOP:
     case OP_MEMBAR:
+        break;
+    case OP_CREATEPOLICY:
+        /* createpolicy{.fractional|.range|.cvt}.L2::...b64 policy, ...: an
+         * opaque cache policy that only .L2::cache_hint operands take, and
+         * this memory has no cache for it to steer: any value will do */
+        if (nops < 2 || nops > 4 || ops[0].kind != O_REG || ir_type_size(ops[0].rtype) != 8) {
+            ps_err(p, line, "createpolicy: expected a 64-bit destination and its operands");
+            rc = -1;
+            goto out;
+        }
+        in->op = OP_MOV;
+        in->type = T_B64;
+        in->d = dst(p, &ops[0]);
+        in->a = const_slot(p, K_IMM, 0);
         break;
     case OP_GRIDDEP: /* the grids before this one have finished: launches on a stream run in order */
         NEED(0);

@@ -66,6 +66,7 @@ void parse_mods(struct ps *p, struct ir_ins *in, int *op, struct mods *md)
         if (is(k, ".L2::cache_hint")) { md->hint = 1; continue; } /* a cache-policy operand follows the others */
         if (*op == OP_CVT && is(k, ".pack")) { *op = OP_CVTPACK; continue; }
         if (*op == OP_GRIDDEP && (is(k, ".wait") || is(k, ".launch_dependents"))) continue;
+        if (*op == OP_CREATEPOLICY && (is(k, ".fractional") || is(k, ".range") || is(k, ".cvt"))) continue;
         if (is(k, ".to")) { md->cvta_to = 1; continue; }
         if (is(k, ".sat")) { in->flags |= F_SAT; continue; }
         if (is(k, ".ftz")) { in->flags |= F_FTZ; continue; }

@@ -206,11 +206,7 @@ int func_get(struct ps *p, const char *s, int n)
     p->depth = 0;
     sym_add(p, s, n, SY_FUNC, m->nfuncs, 0);
     p->depth = saved;
-    if (n == 7 && memcmp(s, "vprintf", 7) == 0) f->builtin = OP_VPRINTF;
-    if (n == 12 && memcmp(s, "__assertfail", 12) == 0) f->builtin = OP_ASSERTFAIL;
-    if (n == 6 && memcmp(s, "malloc", 6) == 0) f->builtin = OP_MALLOC;
-    if (n == 4 && memcmp(s, "free", 4) == 0) f->builtin = OP_FREE;
-    if (n == 23 && memcmp(s, "cudaGraphSetConditional", 23) == 0) f->builtin = OP_SETCOND;
+    f->builtin = ir_builtin_find(s, n);
     return m->nfuncs++;
 }
 

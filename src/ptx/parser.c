@@ -387,6 +387,7 @@ static int parse_body(struct ps *p)
         if (is_matrix(p)) parse_matrix(p, guard, gneg);
         else if (is_video(p)) parse_video(p, guard, gneg);
         else if (is_tex(p)) parse_tex(p, guard, gneg);
+        else if (is_tensor(p)) parse_tensor(p, guard, gneg);
         else parse_ins(p, guard, gneg);
         f = &m->funcs[p->fn];
     }
@@ -610,10 +611,8 @@ static int resolve_calls(struct ps *p)
         c->rets = calloc((size_t)cf->nrets + 1, sizeof *c->rets);
         if (!c->args || !c->rets) { ps_err(p, cf->line, "out of memory"); return -1; }
         if (!g || g->builtin) { /* by position, sizes as the call site declares them */
-            static const int nargs[] = { [OP_VPRINTF] = 2, [OP_ASSERTFAIL] = 5, [OP_MALLOC] = 1, [OP_FREE] = 1, [OP_SETCOND] = 2 };
-            static const int nrets[] = { [OP_VPRINTF] = 1, [OP_ASSERTFAIL] = 0, [OP_MALLOC] = 1, [OP_FREE] = 0, [OP_SETCOND] = 0 };
-            if (g && (cf->nargs < (g->builtin == OP_ASSERTFAIL ? 4 : nargs[g->builtin]) || cf->nargs > nargs[g->builtin] ||
-                      cf->nrets > nrets[g->builtin])) {
+            const struct ir_builtin *bi = g ? &ir_builtins[g->builtin] : NULL;
+            if (bi && (cf->nargs < bi->amin || cf->nargs > bi->amax || cf->nrets > bi->nrets)) {
                 ps_err(p, cf->line, "call of %s with %d arguments and %d results", g->name, cf->nargs, cf->nrets);
                 return -1;
             }

@@ -77,7 +77,26 @@ struct ptx_host {
      * NULL: the kernel does not run from a graph (the call fails it). */
     int (*set_cond)(void *cookie, uint64_t handle, unsigned value);
     void *cond_cookie;
+    /* The CUDA device runtime of dynamic parallelism (devrt.c); NULL where
+     * the host has none (those calls return an error). dev_attr: attribute
+     * attr (cudaDeviceAttr) of device dev into *value: 0, or a cudaError_t.
+     * dev_limit: limit (cudaLimit) into *value: 0, or a cudaError_t.
+     * error_text: a cudaError_t's name (name 1) or description, static, or
+     * NULL. note: a line for the launch's report (a device-runtime call the
+     * engine does not serve, named once per host launch). child_ran: a
+     * child grid ran (t0, t1: CLOCK_MONOTONIC ns; status a ptx_status). */
+    int (*dev_attr)(void *cookie, int attr, int dev, int *value);
+    int (*dev_limit)(void *cookie, int limit, uint64_t *value);
+    const char *(*error_text)(void *cookie, int code, int name);
+    void (*note)(void *cookie, const char *text, size_t len);
+    void (*child_ran)(void *cookie, const char *kernel, const unsigned grid[3], const unsigned block[3],
+                      unsigned dyn_shared, unsigned depth, uint64_t t0, uint64_t t1, int status);
 };
+
+/* Dynamic parallelism: the deepest nesting of grids (a host launch's grid
+ * is depth 0) */
+#define PTX_DEVRT_MAX_DEPTH 24
+struct ptx_devrt;
 
 enum ptx_status {
     PTX_OK = 0,
@@ -124,6 +143,10 @@ struct ptx_fault {
     char opcode[64];             /* its spelling, as "st.global.u32" */
     char file[256];              /* from the PTX's .loc/.file line info, if any */
     int line, column;
+    unsigned depth;              /* a child grid's (dynamic parallelism): its nesting
+                                    depth, and the kernel that launched it; 0, "": the
+                                    host's launch */
+    char parent[256];
 };
 
 struct ptx_launch {
@@ -157,6 +180,13 @@ struct ptx_launch {
                                            there: 1 and 2 hold the high and low
                                            halves of a cooperative launch's
                                            grid barrier word's address */
+    int device, ndevices;               /* cudaGetDevice, cudaGetDeviceCount in kernels */
+    unsigned pending_limit;             /* device-side launches the grids of a host
+                                           launch may have pending (cudaLimitDev-
+                                           RuntimePendingLaunchCount); 0: 2048 */
+    /* the engine's, for child grids: 0 and NULL from the host */
+    unsigned depth;                     /* nesting depth */
+    struct ptx_devrt *devrt;            /* the host launch's device-runtime state */
 };
 
 /* A texture or surface object as tex, tld4, txq, suld, sust and suq see

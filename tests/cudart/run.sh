@@ -140,6 +140,9 @@ build texture-static texture.cu
 build peer-static peer.cu
 build ipc-static ipc.cu
 build cluster-static cluster.cu -arch=sm_90
+build tma-static tma.cu -arch=sm_90
+build tmacluster-static tmacluster.cu -arch=sm_90a
+build tmahostile-static tmahostile.cu -arch=sm_90
 build noclusters-static noclusters.cu -arch=sm_80
 build attach-static attach.cu
 build poolipc-static poolipc.cu
@@ -194,6 +197,9 @@ alone  texture-static       texture-static
 alone  peer-static          peer-static TDTRACE_EMU_DEVICES=2
 alone  ipc-static           ipc-static
 alone  cluster-static       cluster-static
+alone  tma-static           tma-static
+alone  tmacluster-static    tmacluster-static
+alone  tmahostile-static    tmahostile-static
 traced cluster-static-tdtrace cluster-static -- cuLaunchKernelEx cuOccupancyMaxActiveClusters cuOccupancyMaxPotentialClusterSize cuKernelSetAttribute
 alone  noclusters-a100      noclusters-static TDTRACE_EMU_PROFILE=a100
 alone  attach-static        attach-static

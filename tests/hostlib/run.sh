@@ -139,17 +139,28 @@ fi
 check_lib cufft libcufft.so.12 cufft fftconv
 check_lib curand libcurand.so.10 curand randkern
 check_lib nvml libnvidia-ml.so.1 nvml
-# NVIDIA's cuSOLVER, unmodified, with the host cuBLAS in front of NVIDIA's
+check_lib cusolver libcusolver.so.12 cusolver
+# a program built against NVIDIA's cuSOLVER header and library, run with
+# the host cuSOLVER (and cuBLAS) in front of NVIDIA's
 # (tests/hostlib/solver.c says what it checks)
-if [ ! -f "$host/libcublas.so.13" ]; then
-    skp "cusolver" "$host/libcublas.so.13 was not built (its host back end is missing: see docs/hostlib.md)"
+if [ ! -f "$host/libcusolver.so.12" ]; then
+    skp "cusolver: solver.c" "$host/libcusolver.so.12 was not built (its host back end is missing: see docs/hostlib.md)"
 elif [ ! -f "$cuda/lib64/libcusolver.so.12" ] || [ ! -f "$cuda/include/cusolverDn.h" ]; then
     skp "cusolver" "no $cuda/lib64/libcusolver.so.12 or its header (the CUDA toolkit is not installed)"
 elif $CC ${EXTRA_CFLAGS:-} -std=c11 -O1 -g -Wall -Wextra -Werror -I "$cuda/include" -o "$out/solver" "$here/solver.c" \
     -L"$cuda/lib64" -lcusolver -lcudart -lm >"$out/solver.build.log" 2>&1; then
     if env LD_LIBRARY_PATH="$emu:$host:$cuda/lib64" "$out/solver" >"$out/solver.log" 2>/dev/null; then
-        ok "cusolver: $(tail -n 1 "$out/solver.log")"
+        ok "cusolver: solver.c: $(tail -n 1 "$out/solver.log")"
     else bad "cusolver: solver.c" "$out/solver.log"; fi
+    # NVIDIA's own cuSOLVER with only the host cuBLAS in front (its
+    # cusolverDnCreate sets the cuBLAS handle's environment mode; potrf's
+    # kernels ship PTX)
+    if [ ! -f "$root/$BUILD/lib/tdtrace/front/cublas/libcublas.so.13" ]; then
+        skp "cusolver: solver.c on NVIDIA's cuSOLVER" "the host cuBLAS was not built"
+    elif env LD_LIBRARY_PATH="$emu:$root/$BUILD/lib/tdtrace/front/cublas:$cuda/lib64" "$out/solver" \
+        >"$out/solver.nv.log" 2>/dev/null; then
+        ok "cusolver: solver.c on NVIDIA's cuSOLVER and the host cuBLAS: $(tail -n 1 "$out/solver.nv.log")"
+    else bad "cusolver: solver.c on NVIDIA's cuSOLVER and the host cuBLAS" "$out/solver.nv.log"; fi
 else bad "cusolver: solver.c (build)" "$out/solver.build.log"; fi
 # a training step through cuBLAS, cuBLASLt and cuDNN together
 nvcc_prog "cublas+cublaslt+cudnn" train libcublas.so.13 libcublasLt.so.13 libcudnn.so.9
@@ -162,7 +173,7 @@ tdtrace="$root/$BUILD/bin/tdtrace"
 # nothing on the library path; sanitizer builds: LeakSanitizer does not run
 # under a tracer
 tdt() { env -u LD_LIBRARY_PATH ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$tdtrace" "$@"; }
-front_libs="libcublas.so.13 libcublasLt.so.13 libcufft.so.12 libcurand.so.10 libcudnn.so.9 libnvidia-ml.so.1 libnvrtc.so.13 libnvJitLink.so.13"
+front_libs="libcublas.so.13 libcublasLt.so.13 libcufft.so.12 libcurand.so.10 libcudnn.so.9 libnvidia-ml.so.1 libcusolver.so.12 libnvrtc.so.13 libnvJitLink.so.13"
 # what tdtrace built: the host libraries whose back end was there, and the JIT layer
 front_want() { # the sonames that must be tdtrace's, one per line, the rest other
     for so in $front_libs; do
@@ -200,6 +211,16 @@ if $CC ${EXTRA_CFLAGS:-} -std=c11 -O1 -g -Wall -Wextra -Werror -o "$out/front" "
             ok "tdtrace --backend=emulate -- mlp: $(tail -n 1 "$out/mlp.tdtrace.log")"
         else bad "tdtrace --backend=emulate -- mlp" "$out/mlp.tdtrace.log"; fi
     else skp "tdtrace -- mlp" "no mlp program (nvcc or the host cuBLAS missing)"; fi
+    # -e lib=: a cuSOLVER call decoded with what ran it, and one the host
+    # library does not implement, by its name with NOT_SUPPORTED (9)
+    if [ -x "$out/cusolver" ] && [ -f "$host/libcusolver.so.12" ]; then
+        if tdt --backend=emulate -e 'lib=libcusolver*' -o "$out/cusolver.trace" -- "$out/cusolver" \
+            >"$out/cusolver.tdtrace.log" 2>&1 &&
+            grep -q '^cusolverDnDpotrf(0x[0-9a-f]*, CUBLAS_FILL_MODE_LOWER, 30, .*) = CUSOLVER_STATUS_SUCCESS \[host: OpenBLAS LAPACK potrf\]$' "$out/cusolver.trace" &&
+            grep -q '^cusolverDnDsytrf_bufferSize(.*) = 9$' "$out/cusolver.trace"; then
+            ok "tdtrace -e lib=libcusolver*: Dpotrf decoded, [host: OpenBLAS LAPACK potrf]; Dsytrf_bufferSize = 9 (not implemented)"
+        else bad "tdtrace -e lib=libcusolver* -- cusolver" "$out/cusolver.tdtrace.log"; fi
+    else skp "tdtrace -e lib=libcusolver*" "no cusolver test program (the host cuSOLVER missing)"; fi
 else bad "front.c (build)" "$out/front.build.log"; fi
 
 echo "hostlib: $pass passed, $fail failed, $skip skipped"

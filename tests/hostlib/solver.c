@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* NVIDIA's cuSOLVER (libcusolver.so.12, unmodified) on the emulated GPU with
- * tdtrace's host cuBLAS in front of NVIDIA's: cusolverDnCreate makes a
- * cuBLAS handle and sets the handle's (undocumented) environment mode on it,
- * which the host cuBLAS must take; then a Cholesky factorisation, whose
- * kernels ship PTX, runs on the emulator and is checked against the host.
+/* A program built against NVIDIA's cuSOLVER header and library
+ * (libcusolver.so.12) on the emulated GPU, run with tdtrace's host cuSOLVER
+ * in front of NVIDIA's (it ran NVIDIA's own library, with the host cuBLAS,
+ * before there was one: NVIDIA's cusolverDnCreate sets an undocumented
+ * environment mode on its cuBLAS handle, which the host cuBLAS takes):
+ * cusolverDnCreate, the stream, then a Cholesky factorisation checked
+ * against the host's, and a matrix that is not positive definite.
  * Built against the toolkit's headers; run by tests/hostlib/run.sh. */
 #include <math.h>
 #include <stdio.h>

@@ -2,7 +2,8 @@
 /* Driver-API program: loads an image built from kernels.cu (PTX text or a
  * fatbinary) with cuModuleLoadData, or through cuLibraryLoadData /
  * cuLinkCreate, runs one named test and checks it against the host.
- * Usage: drv IMAGE TEST [module|library|link]. Exit 0 on success. */
+ * Usage: drv IMAGE TEST [module|library|link|link-devrt]. Exit 0 on success.
+ * link-devrt: links libcudadevrt.a (the path in $DEVRT) too. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,9 +323,24 @@ static void t_intmath(void)
     }
 }
 
+/* dsl.ptx: a device-side launch through the device runtime's public names */
+static void t_dsl(void)
+{
+    unsigned o[33];
+    CUdeviceptr dout = dalloc(sizeof o);
+    CK(cuMemsetD32_v2(dout, 0xffffffffu, 33));
+    void *args[] = { &dout };
+    CK(cuLaunchKernel(fn("dsl_parent"), 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+    sync_ok();
+    d2h(o, dout, sizeof o);
+    for (unsigned i = 0; i < 32; i++)
+        if (o[i] != 100 + i) FAIL("dsl: out[%u] = %u, want %u", i, o[i], 100 + i);
+    if (o[32] != 0) FAIL("dsl: cudaLaunchDeviceV2 returned %u", o[32]);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 3) FAIL("usage: drv IMAGE TEST [module|library|link]");
+    if (argc < 3) FAIL("usage: drv IMAGE TEST [module|library|link|link-devrt]");
     const char *how = argc > 3 ? argv[3] : "module";
     size_t len;
     atexit(free_kept);
@@ -338,12 +354,17 @@ int main(int argc, char **argv)
     if (strcmp(how, "library") == 0) {
         use_lib = 1;
         CK(cuLibraryLoadData(&lib, img, NULL, NULL, 0, NULL, NULL, 0));
-    } else if (strcmp(how, "link") == 0) {
+    } else if (strcmp(how, "link") == 0 || strcmp(how, "link-devrt") == 0) {
         CUlinkState ls;
         void *out;
         size_t osz;
         CK(cuLinkCreate_v2(0, NULL, NULL, &ls));
         CK(cuLinkAddData_v2(ls, CU_JIT_INPUT_PTX, img, len + 1, "kernels.ptx", 0, NULL, NULL));
+        if (strcmp(how, "link-devrt") == 0) {
+            const char *devrt = getenv("DEVRT");
+            if (!devrt) FAIL("link-devrt: DEVRT names no libcudadevrt.a");
+            CK(cuLinkAddFile_v2(ls, CU_JIT_INPUT_LIBRARY, devrt, 0, NULL, NULL));
+        }
         CK(cuLinkComplete(ls, &out, &osz));
         CK(cuModuleLoadData(&mod, out));
         CK(cuLinkDestroy(ls));
@@ -354,6 +375,7 @@ int main(int argc, char **argv)
         { "warp", t_warp }, { "matmul", t_matmul }, { "printf", t_printf }, { "assert", t_assert },
         { "constant", t_constant }, { "call", t_call }, { "intmath", t_intmath },
         { "sticky", t_sticky }, { "freerun", t_free_running }, { "arch", t_arch }, { "oob", t_oob },
+        { "dsl", t_dsl },
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
         if (strcmp(tests[i].name, argv[2]) == 0) {

@@ -6,7 +6,7 @@
 # as the function, as the runtime does) and through cuLink*; then runtime
 # programs (<<<>>>, static and shared runtime), and programs built with
 # relocatable device code (-rdc=true: one and two translation units,
-# dynamic parallelism refused at its kernel).
+# dynamic parallelism).
 # BUILD (default build): the build directory holding lib/tdtrace/emu.
 # Without nvcc everything is skipped with the reason (the one skip: the
 # toolkit is an absent prerequisite); with it every test runs, and a test
@@ -66,6 +66,17 @@ for img in kernels.ptx kernels.fatbin kernels-plain.fatbin; do
     done
 done
 for t in elementwise matmul call; do run "kernels.ptx link $t" "$out/link.$t.log" "$out/drv" "$out/kernels.ptx" $t link; done
+# a device-side launch in PTX that names the device runtime's public
+# functions, linked with libcudadevrt.a through cuLink* (as NVIDIA's
+# libNVVM sample device-side-launch does): the archive adds nothing
+devrt_a="$(dirname "$(dirname "$(command -v "$NVCC")")")/lib64/libcudadevrt.a"
+if [ -f "$devrt_a" ]; then
+    log="$out/dsl.log"
+    if env LD_LIBRARY_PATH="$lib" DEVRT="$devrt_a" "$out/drv" "$here/dsl.ptx" dsl link-devrt >"$log" 2>&1 &&
+       grep -q "libcudadevrt, whose device runtime is the emulator's own: nothing to link" "$log"; then
+        ok "dsl.ptx: device-side launch by the public names, linked with libcudadevrt.a"
+    else bad "dsl.ptx: device-side launch linked with libcudadevrt.a" "$log"; fi
+else skip=$((skip + 1)); echo "skip dsl.ptx: no libcudadevrt.a at $devrt_a (the toolkit beside nvcc has none)"; fi
 
 # machine code only: the load must say CUDA_ERROR_NO_BINARY_FOR_GPU
 if [ ! -f "$out/kernels-sass.fatbin" ]; then
@@ -163,15 +174,48 @@ if "$NVCC" $xc -rdc=true $rdcg -o "$out/rdc-ab" "$here/rdc_a.cu" "$here/rdc_b.cu
         ok "rdc: two translation units (calls, globals, statics, weak functions across them)"
     else bad "rdc: two translation units" "$out/rdc-ab.log"; fi
 else bad "rdc: two translation units (build)" "$out/rdc-ab.build.log"; fi
-# dynamic parallelism: libcudadevrt's unit is machine code only; the
-# launching kernel fails at its launch, naming the function, the rest runs
+# dynamic parallelism (CDP2): the device runtime is the engine's own;
+# each check of rdc_dp.cu is a test (children writing data, recursion,
+# the depth and pending-launch limits, device streams, tail launch,
+# device-side memory functions and their 2D forms, the heap limit, queries, bad launches returning errors,
+# a child's fault failing the host launch), and printf from children
 if "$NVCC" $xc -rdc=true $rdcg -o "$out/rdc-dp" "$here/rdc_dp.cu" >"$out/rdc-dp.build.log" 2>&1; then
-    if rdc_run rdc-dp && grep -qx 'plain: cudaSuccess, 0 wrong' "$out/rdc-dp.log" &&
-       grep -qx 'parent: cudaErrorNotSupported' "$out/rdc-dp.log" &&
-       grep -q '^tdtrace-emu: kernel _Z6parentPi: unsupported: call of [A-Za-z0-9_]*, which the PTX does not define$' "$out/rdc-dp.log" &&
-       grep -q 'left out, machine code only for this device: TU 2 (.*cuda_device_runtime' "$out/rdc-dp.log"; then
-        ok "rdc: dynamic parallelism fails at the launching kernel, naming the function"
-    else bad "rdc: dynamic parallelism" "$out/rdc-dp.log"; fi
+    rdc_run rdc-dp
+    log="$out/rdc-dp.log"
+    n=0
+    while IFS= read -r line; do
+        case $line in
+        *": ok") n=$((n + 1)); ok "rdc: dynamic parallelism: ${line%: ok}" ;;
+        *": FAIL "*) n=$((n + 1)); bad "rdc: dynamic parallelism: $line" ;;
+        esac
+    done <"$log"
+    if [ "$n" -eq 13 ] && grep -qx PASSED "$log"; then ok "rdc: dynamic parallelism: every check ran"
+    else bad "rdc: dynamic parallelism: $n of 13 checks ran" "$log"; fi
+    if [ "$(grep -c '^child says 7 from block [01] thread [01]$' "$log")" = 4 ]; then ok "rdc: dynamic parallelism: printf from child grids"
+    else bad "rdc: dynamic parallelism: printf from child grids" "$log"; fi
+    if grep -q "^tdtrace-emu: kernel _Z10bad_parentPiPv: device runtime: __cudaCDP2RuntimeGetVersion is not supported by the emulator" "$log" &&
+       grep -q '^    in a child grid (nesting depth 1) launched by kernel oob_parent(int\*)$' "$log" &&
+       grep -q "TU 2, libcudadevrt's device runtime, is the emulator's own" "$log"; then
+        ok "rdc: dynamic parallelism: the report names unsupported calls and a faulting child grid"
+    else bad "rdc: dynamic parallelism: the report" "$log"; fi
 else bad "rdc: dynamic parallelism (build)" "$out/rdc-dp.build.log"; fi
+# under tdtrace: child grids are kernel runs without launches in -c's table
+if [ -x "$root/$BUILD/bin/tdtrace" ] && [ -x "$out/rdc-dp" ]; then
+    log="$out/rdc-dp.tdtrace.log"
+    env ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$root/$BUILD/bin/tdtrace" -c --emulate=profile=h100 -- "$out/rdc-dp" >"$log" 2>&1
+    if grep -Eq '^ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +0 +66 fill\(int\*, int, int\)$' "$log" &&
+       grep -Eq '^ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +1 +1 fill_parent\(int\*, int, int\*\)$' "$log" &&
+       grep -Eq '^ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +1 +25 deep\(int, int\*, int\*\)$' "$log"; then
+        ok "rdc: dynamic parallelism under tdtrace: child grids are kernel runs in the summary"
+    else bad "rdc: dynamic parallelism under tdtrace" "$log"; fi
+else bad "rdc: dynamic parallelism under tdtrace: $root/$BUILD/bin/tdtrace or $out/rdc-dp missing"; fi
+# a tree of child grids without end: the host launch's time limit ends it
+if "$NVCC" $xc -rdc=true $rdcg -o "$out/rdc-dp-bomb" "$here/rdc_dp_bomb.cu" >"$out/rdc-dp-bomb.build.log" 2>&1; then
+    if env LD_LIBRARY_PATH="$lib" TDTRACE_EMU_PROFILE=h100 TDTRACE_EMU_TIMEOUT=1 "$out/rdc-dp-bomb" >"$out/rdc-dp-bomb.log" 2>&1 &&
+       grep -qx 'bomb: cudaErrorLaunchTimeout' "$out/rdc-dp-bomb.log" &&
+       grep -q '^    in a child grid (nesting depth [0-9]*) launched by kernel bomb(int)$' "$out/rdc-dp-bomb.log"; then
+        ok "rdc: dynamic parallelism: the time limit covers a launch's child grids"
+    else bad "rdc: dynamic parallelism: time limit" "$out/rdc-dp-bomb.log"; fi
+else bad "rdc: dynamic parallelism: time limit (build)" "$out/rdc-dp-bomb.build.log"; fi
 echo "kernels: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -30,6 +30,7 @@ import argparse
 import concurrent.futures
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -53,7 +54,8 @@ FAIL = re.compile(r"FAIL|[Mm]ismatch|Test failed|TEST FAILED|CUDA error|CUDA_ERR
                   r"Result = FAIL|does not match|INCORRECT|Errors? found|verification failed", re.S)
 # samples whose expected output carries a failure mark: their own success line
 OWN_CHECK = {"0_Introduction/simpleAssert": "simpleAssert completed, returned OK"}
-PASS = re.compile(r"PASS|[Tt]est passed|Result = PASS|[Cc]orrect|\bpassed\b|[Cc]omplete|SUCCESS|[Dd]one", re.S)
+PASS = re.compile(r"PASS|[Tt]est passed|Result = PASS|[Cc]orrect|\bpassed\b|[Cc]omplete|SUCCESS|[Dd]one|[Rr]esults: OK",
+                  re.S)
 
 
 def cmake_facts(d):
@@ -92,20 +94,42 @@ def cmake_facts(d):
         if "OpenMP" in extra:
             opts.append("-Xcompiler=-fopenmp")
             libs.append("-lgomp")
-    return {"name": m.group(1), "srcs": srcs, "libs": libs, "opts": opts, "kernels": kernels}, None
+    # what the sample's POST_BUILD steps copy beside the executable: (sources, destination)
+    copies = []
+    for cmd in re.findall(r"add_custom_command\(\s*TARGET\s+\S+\s+POST_BUILD\s+COMMAND\s+\$\{CMAKE_COMMAND\}\s+-E\s+"
+                          r"(copy|copy_if_different|copy_directory)\s+([^)]*)\)", text):
+        args = cmd[1].split()
+        if len(args) >= 2:
+            copies.append((cmd[0] == "copy_directory", args[:-1], args[-1]))
+    return {"name": m.group(1), "srcs": srcs, "libs": libs, "opts": opts, "kernels": kernels,
+            "separable": bool(re.search(r"CUDA_SEPARABLE_COMPILATION\s+ON", text)), "copies": copies}, None
+
+
+NEEDS_RDC = "requires separate compilation mode"
+
+
+def compile_sample(nvcc, common, d, facts, rdc, exe):
+    cmd = [nvcc, "-std=c++17", "-I", common, "-I", d, "-gencode", "arch=compute_90,code=[sm_90,compute_90]",
+           "-o", exe] + facts["opts"]
+    if rdc:
+        cmd += ["-rdc=true"]
+    cmd += [os.path.join(d, s) for s in facts["srcs"]] + facts["libs"]
+    if rdc:
+        cmd += ["-lcudadevrt"]
+    return subprocess.run(cmd, capture_output=True, text=True)
 
 
 def build(nvcc, common, d, facts, variant, out):
+    """The executable, a note on how it was built, or None and the error."""
     exe = os.path.join(out, "bin-" + variant, facts["name"])
     os.makedirs(os.path.dirname(exe), exist_ok=True)
-    cmd = [nvcc, "-std=c++17", "-I", common, "-I", d, "-gencode", "arch=compute_90,code=[sm_90,compute_90]",
-           "-o", exe] + facts["opts"]
-    if variant == "b":
-        cmd += ["-rdc=true"]
-    cmd += [os.path.join(d, s) for s in facts["srcs"]] + facts["libs"]
-    if variant == "b":
-        cmd += ["-lcudadevrt"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    note = ""
+    p = compile_sample(nvcc, common, d, facts, variant == "b", exe)
+    if p.returncode and variant == "a" and facts["separable"] and NEEDS_RDC in p.stderr:
+        # kernels launching kernels cannot be built without -rdc=true, which
+        # the sample's own CMakeLists.txt turns on: built as it says
+        p = compile_sample(nvcc, common, d, facts, True, exe)
+        note = "built with -rdc=true (device-side launches need it; its CMakeLists.txt sets it) | "
     if p.returncode:
         return None, (p.stderr or p.stdout).strip().splitlines()[-1:] or ["nvcc failed"]
     for kind, name, src in facts["kernels"]:  # beside the sources: the samples look there
@@ -114,7 +138,61 @@ def build(nvcc, common, d, facts, variant, out):
                             os.path.join(d, src)], capture_output=True, text=True)
         if k.returncode:
             return None, ["the kernel file %s: " % name + ((k.stderr or "nvcc failed").strip().splitlines() or [""])[-1]]
-    return exe, None
+    return (exe, note), None
+
+
+def copy_files(src, files, dst):
+    """Copies the files into dst; a link on the way (to the source
+    folder) is replaced, never written through."""
+    if os.path.islink(dst):
+        os.unlink(dst)
+    os.makedirs(dst, exist_ok=True)
+    for f in files:
+        t = os.path.join(dst, f)
+        if os.path.lexists(t):
+            os.unlink(t)
+        shutil.copy(os.path.join(src, f), t)
+
+
+def run_folder(args, d, facts, variant):
+    """Where the sample runs: its source folder, or, where its POST_BUILD
+    steps copy files beside the executable (the NVRTC samples' headers), a
+    folder at the same depth below OUT/run-V holding links to everything
+    in the source folder and those copies. None and why where a step names
+    what this harness cannot resolve."""
+    if not facts["copies"]:
+        return d, None
+    rel = os.path.relpath(d, args.src)
+    root = os.path.join(os.path.abspath(args.out), "run-" + variant)
+    here = os.path.join(root, rel)
+    shutil.rmtree(here, ignore_errors=True)
+    os.makedirs(here)
+    common = os.path.join(root, "Common")
+    if not os.path.lexists(common):  # the samples' ../../../Common/data
+        os.symlink(os.path.join(os.path.abspath(args.src), "Common"), common)
+    for e in os.listdir(d):
+        os.symlink(os.path.join(d, e), os.path.join(here, e))
+    inc = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(args.nvcc))), "include")
+    names = {"CMAKE_CURRENT_SOURCE_DIR": d, "CMAKE_CURRENT_BINARY_DIR": here, "CUDA_INCLUDE_DIR": inc}
+
+    def resolve(a):
+        bad = [v for v in re.findall(r"\$\{(\w+)\}", a) if v not in names]
+        return None if bad else re.sub(r"\$\{(\w+)\}", lambda m: names[m.group(1)], a)
+    for is_dir, srcs, dst in facts["copies"]:
+        dst = resolve(dst)
+        if dst is None or any(resolve(x) is None for x in srcs):
+            return None, "a POST_BUILD step names a variable this harness does not know: " + " ".join(srcs + [dst or "?"])
+        real = os.path.realpath(dst)
+        if real != os.path.realpath(here) and not real.startswith(os.path.realpath(here) + os.sep):
+            # never write through a link into the samples' checkout
+            return None, "a POST_BUILD step copies into the source folder: " + dst
+        for x in map(resolve, srcs):
+            if is_dir:
+                for top, _, files in os.walk(x):
+                    copy_files(top, files, os.path.normpath(os.path.join(dst, os.path.relpath(top, x))))
+            else:
+                copy_files(os.path.dirname(x), [os.path.basename(x)], dst)
+    return here, None
 
 
 def run(exe, d, env, timeout, name=""):
@@ -141,10 +219,14 @@ def one(args, env, common, d, variant):
     facts, why = cmake_facts(d)
     if not facts:
         return name, "left-out", 0.0, why
-    exe, err = build(args.nvcc, common, d, facts, variant, args.out)
-    if not exe:
+    built, err = build(args.nvcc, common, d, facts, variant, args.out)
+    if not built:
         return name, "build-fail", 0.0, err[0]
-    return (name,) + run(exe, d, env, args.timeout, name)
+    here, why = run_folder(args, d, facts, variant)
+    if not here:
+        return name, "build-fail", 0.0, why
+    verdict, dt, tail = run(built[0], here, env, args.timeout, name)
+    return name, verdict, dt, built[1] + tail
 
 
 def main():

@@ -143,7 +143,6 @@ static void test_stubs_are_off(void **state)
     (void)state;
     static const int off[] = {
         CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH,
-        CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED,
         CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES, CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED, CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED,
         CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED,
         CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED, CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
@@ -176,6 +175,9 @@ static void test_features_on(void **state)
     for (size_t i = 0; i < NPROF; i++) {
         const struct emu_profile *p = emu_profile_find(names[i]);
         assert_int_equal(attr(p, 0, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH),
+                         attr(p, 0, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) >= 9);
+        /* tensor-map copies (src/ptx/exec_tensor.c): likewise */
+        assert_int_equal(attr(p, 0, CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED),
                          attr(p, 0, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) >= 9);
     }
 }

@@ -150,6 +150,43 @@ static void test_parse_errors(void **state)
     assert_non_null(strstr(err, "line 7"));
     assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "fine"), err, sizeof err), 0);
     ptx_module_free(m);
+    /* tensor-map copies: the tile mode runs (reductions too), a prefetch is
+     * a hint; the im2col mode and an unknown reduction are refused by their
+     * spelling */
+    static const char tma[] = HDR
+        ".entry t(.param .u64 p) {\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n .shared .align 128 .b8 s[1024];\n"
+        " .shared .align 8 .b64 bar;\n mov.u32 %r0, s;\n mov.u32 %r1, bar;\n ld.param.u64 %rd0, [p];\n"
+        " cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r0], [%rd0, {%r2, %r3}], [%r1];\n"
+        " cp.async.bulk.tensor.1d.global.shared::cta.bulk_group.L2::cache_hint [%rd0, {%r2}], [%r0], %rd1;\n"
+        " prefetch.tensor.2d.L2.global.tile [%rd0, {%r2, %r3}];\n ret;\n}\n"
+        ".entry i(.param .u64 p) {\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n .reg .b16 %h<2>;\n ld.param.u64 %rd0, [p];\n"
+        " cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r0], [%rd0, {%r1, %r2, %r3}], [%r1], {%h0};\n"
+        " ret;\n}\n"
+        ".entry r(.param .u64 p) {\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n ld.param.u64 %rd0, [p];\n"
+        " cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd0, {%r1}], [%r0];\n"
+        " cp.reduce.async.bulk.tensor.1d.global.shared::cta.mul.tile.bulk_group [%rd0, {%r1}], [%r0];\n ret;\n}\n"
+        ".entry w(.param .u64 p) {\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n ld.param.u64 %rd0, [p];\n"
+        " cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r0], [%rd0, {%r1}], [%r2];\n"
+        " ret;\n}\n";
+    m = ptx_parse(tma, 0, err, sizeof err);
+    if (!m) fail_msg("%s", err);
+    assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "t"), err, sizeof err), 0);
+    assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "i"), err, sizeof err), -1);
+    assert_non_null(strstr(err, "cp.async.bulk.tensor.3d.shared::cluster.global.im2col"));
+    assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "r"), err, sizeof err), -1);
+    assert_non_null(strstr(err, "cp.reduce.async.bulk.tensor.1d.global.shared::cta.mul"));
+    /* createpolicy: a policy value, for cache hints that steer nothing here */
+    static const char pol[] = HDR ".entry cp(.param .u64 p) {\n .reg .b64 %rd<4>;\n .reg .f32 %f<2>;\n"
+        " createpolicy.fractional.L2::evict_last.b64 %rd1, 1.0;\n"
+        " createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %rd2, 0.5;\n"
+        " ld.param.u64 %rd0, [p];\n ld.global.L2::cache_hint.f32 %f0, [%rd0], %rd1;\n ret;\n}\n";
+    struct ptx_module *pm = ptx_parse(pol, 0, err, sizeof err);
+    if (!pm) fail_msg("%s", err);
+    assert_int_equal(ptx_entry_check(pm, ptx_entry_find(pm, "cp"), err, sizeof err), 0);
+    ptx_module_free(pm);
+    /* two coordinates for a 2-D copy: refused, not guessed */
+    assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "w"), err, sizeof err), -1);
+    ptx_module_free(m);
 }
 
 /* ---- executor ------------------------------------------------------------ */
@@ -530,6 +567,115 @@ static void test_printf_calls(void **state)
     assert_string_equal(printed, "v=42 2.5 ok\nv=42 2.5 ok\nokok"); /* a warp: each call for both lanes */
     assert_int_equal(out32(0), 3); /* CUDA's printf returns the arguments it parsed */
     assert_int_equal(out32(1), 0);
+}
+
+/* ---- dynamic parallelism (devrt.c) --------------------------------------------- */
+#define DEVRT_DECLS \
+    ".extern .func (.param .b64 rv) __cudaCDP2GetParameterBufferV2 (.param .b64 f, .param .align 4 .b8 g[12], " \
+    ".param .align 4 .b8 b[12], .param .b32 s);\n" \
+    ".extern .func (.param .b32 rv) __cudaCDP2LaunchDeviceV2 (.param .b64 p, .param .b64 s);\n" \
+    ".extern .func (.param .b32 rv) __cudaCDP2GetLastError ();\n" \
+    ".extern .func (.param .b32 rv) __cudaCDP2Memcpy3DAsync (.param .b64 p, .param .b64 s);\n"
+/* GetParameterBufferV2 of fn (a register or name) with block threads into %rd<buf> */
+#define DEVRT_BUF(fn, block, buf) \
+    " { .param .b64 f; st.param.b64 [f], " fn "; .param .align 4 .b8 g[12]; st.param.b32 [g], 1; st.param.b32 [g+4], 1;" \
+    " st.param.b32 [g+8], 1; .param .align 4 .b8 b[12]; st.param.b32 [b], " block "; st.param.b32 [b+4], 1;" \
+    " st.param.b32 [b+8], 1; .param .b32 s; st.param.b32 [s], 0; .param .b64 rv;" \
+    " call.uni (rv), __cudaCDP2GetParameterBufferV2, (f, g, b, s); ld.param.b64 " buf ", [rv]; }\n"
+#define DEVRT_LAUNCH(buf, res) \
+    " { .param .b64 p; st.param.b64 [p], " buf "; .param .b64 s; st.param.b64 [s], 0; .param .b32 rv;" \
+    " call.uni (rv), __cudaCDP2LaunchDeviceV2, (p, s); ld.param.b32 " res ", [rv]; }\n"
+#define DEVRT_LASTERR(res) \
+    " { .param .b32 rv; call.uni (rv), __cudaCDP2GetLastError, (); ld.param.b32 " res ", [rv]; }\n"
+
+static void test_dynamic_parallelism(void **state)
+{
+    (void)state;
+    static const char src[] = HDR DEVRT_DECLS
+        ".func helper() { ret; }\n"
+        ".entry child(.param .u64 p, .param .u32 v) {\n .reg .b64 %rd<4>; .reg .b32 %r<4>;\n"
+        " ld.param.u64 %rd1, [p]; ld.param.u32 %r1, [v]; mov.u32 %r2, %tid.x; mul.wide.u32 %rd2, %r2, 4;\n"
+        " add.u64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r1; ret;\n}\n"
+        ".entry k(.param .u64 out) {\n .reg .b64 %rd<12>; .reg .b32 %r<12>; .reg .pred %p<2>;\n"
+        " ld.param.u64 %rd1, [out]; mov.u64 %rd2, child;\n"
+        DEVRT_BUF("%rd2", "4", "%rd3")
+        " st.u64 [%rd3], %rd1; st.u32 [%rd3+8], 5;\n"
+        DEVRT_LAUNCH("%rd3", "%r1")
+        " st.global.u32 [%rd1+64], %r1;\n"
+        /* a function that is not a kernel, and an address that is no function: NULL and the error */
+        " mov.u64 %rd4, helper;\n"
+        DEVRT_BUF("%rd4", "4", "%rd5")
+        DEVRT_LASTERR("%r2")
+        " cvt.u32.u64 %r3, %rd5; add.u32 %r2, %r2, %r3; st.global.u32 [%rd1+68], %r2;\n"
+        " mov.u64 %rd6, 0x1234;\n"
+        DEVRT_BUF("%rd6", "4", "%rd7")
+        DEVRT_LASTERR("%r4")
+        " cvt.u32.u64 %r3, %rd7; add.u32 %r4, %r4, %r3; st.global.u32 [%rd1+72], %r4;\n"
+        /* a parameter buffer that the grid did not hand out */
+        DEVRT_LAUNCH("%rd1", "%r5")
+        " st.global.u32 [%rd1+76], %r5;\n"
+        /* a block of 2048 threads: refused at launch */
+        DEVRT_BUF("%rd2", "2048", "%rd8")
+        DEVRT_LAUNCH("%rd8", "%r6")
+        " st.global.u32 [%rd1+80], %r6;\n"
+        /* the child has not run yet: it runs after this grid */
+        " ld.global.u32 %r7, [%rd1]; st.global.u32 [%rd1+84], %r7;\n"
+        /* a device-runtime function not served: cudaErrorNotSupported, named in the report */
+        " { .param .b64 p; st.param.b64 [p], 0; .param .b64 s; st.param.b64 [s], 0; .param .b32 rv;"
+        " call.uni (rv), __cudaCDP2Memcpy3DAsync, (p, s); ld.param.b32 %r8, [rv]; }\n"
+        " st.global.u32 [%rd1+88], %r8;\n ret;\n}\n";
+    char err[256];
+    nprinted = 0;
+    memset(arena, 0, 128);
+    struct ptx_module *m = ptx_parse(src, 0, err, sizeof err);
+    if (!m) fail_msg("parse: %s", err);
+    assert_int_equal(ptx_entry_check(m, ptx_entry_find(m, "k"), err, sizeof err), 0);
+    uint64_t out = (uint64_t)(uintptr_t)arena;
+    heap_next = 0;
+    freed = 0;
+    struct ptx_launch l = { .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .params = &out, .param_bytes = 8,
+                            .smcount = 4, .fault = &fault, .max_instructions = budget,
+                            .host = { .lookup = lookup, .print = print, .heap_alloc = heap_alloc, .heap_free = heap_free,
+                                      .note = print } };
+    assert_int_equal(ptx_run(m, ptx_entry_find(m, "k"), &l, err, sizeof err), PTX_OK);
+    for (int i = 0; i < 4; i++) assert_int_equal(out32(i), 5); /* the child ran, after its parent */
+    assert_int_equal(out32(4), 0);
+    assert_int_equal(out32(16), 0);    /* launched */
+    assert_int_equal(out32(17), 98);   /* cudaErrorInvalidDeviceFunction, NULL */
+    assert_int_equal(out32(18), 98);
+    assert_int_equal(out32(19), 1);    /* cudaErrorInvalidValue */
+    assert_int_equal(out32(20), 9);    /* cudaErrorInvalidConfiguration */
+    assert_int_equal(out32(21), 0);
+    assert_int_equal(out32(22), 801);  /* cudaErrorNotSupported */
+    assert_int_equal(freed, 2);        /* both parameter buffers */
+    printed[nprinted] = 0;
+    assert_non_null(strstr(printed, "__cudaCDP2Memcpy3DAsync is not supported"));
+
+    /* a grid that launches itself for ever: refused at depth 24 */
+    static const char deep[] = HDR DEVRT_DECLS
+        ".entry k(.param .u64 out) {\n .reg .b64 %rd<6>; .reg .b32 %r<4>;\n"
+        " ld.param.u64 %rd1, [out]; ld.global.u32 %r1, [%rd1]; add.u32 %r1, %r1, 1; st.global.u32 [%rd1], %r1;\n"
+        " mov.u64 %rd2, k;\n"
+        DEVRT_BUF("%rd2", "1", "%rd3")
+        " st.u64 [%rd3], %rd1;\n"
+        DEVRT_LAUNCH("%rd3", "%r2")
+        " st.global.u32 [%rd1+4], %r2;\n ret;\n}\n";
+    memset(arena, 0, 128);
+    assert_int_equal(run(deep, 1, 1, err, sizeof err), PTX_OK);
+    assert_int_equal(out32(0), 25);    /* depths 0 to 24 ran */
+    assert_int_equal(out32(1), 65);    /* cudaErrorLaunchMaxDepthExceeded */
+
+    /* the public names are the same builtins */
+    static const char pub[] = HDR
+        ".extern .func (.param .b32 rv) cudaGetDevice (.param .b64 p);\n"
+        ".entry k(.param .u64 out) {\n .reg .b64 %rd<2>; .reg .b32 %r<2>;\n ld.param.u64 %rd1, [out];\n"
+        " { .param .b64 p; st.param.b64 [p], %rd1; .param .b32 rv; call.uni (rv), cudaGetDevice, (p);"
+        " ld.param.b32 %r1, [rv]; }\n st.global.u32 [%rd1+4], %r1;\n ret;\n}\n";
+    memset(arena, 0xee, 8);
+    assert_int_equal(run(pub, 1, 1, err, sizeof err), PTX_OK);
+    assert_int_equal(out32(0), 0);     /* device 0 */
+    assert_int_equal(out32(1), 0);     /* cudaSuccess */
+    ptx_module_free(m);
 }
 
 /* ---- the SIMT model ----------------------------------------------------------- */
@@ -1169,6 +1315,7 @@ int main(void)
         cmocka_unit_test(test_wide_access),
         cmocka_unit_test_teardown(test_clusters, clusters_off),
         cmocka_unit_test(test_printf_calls),
+        cmocka_unit_test(test_dynamic_parallelism),
         cmocka_unit_test(test_driver),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

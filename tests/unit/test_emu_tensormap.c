@@ -4,13 +4,19 @@
  * CUDA_ERROR_INVALID_VALUE (map
  * alignment, types, rank, address alignment, dimensions, strides, box,
  * element strides, the inner box row, swizzle span, NaN fill); the map it
- * writes is the one cuTensorMapReplaceAddress accepts. */
+ * writes is the one cuTensorMapReplaceAddress accepts.
+ * cuTensorMapEncodeIm2colWide needs a current context on a device of
+ * compute capability 10.0 or later: the tests run on the b200 profile, and
+ * a child process on h100 finds CUDA_ERROR_NOT_SUPPORTED. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "emu.h"
 
@@ -187,12 +193,75 @@ static void test_replace(void **state)
     assert_memory_equal(before, m, 128);
 }
 
+static CUresult wide(CUtensorMap *m, const cuuint64_t *dim, const cuuint64_t *stride, int lo, int hi,
+                     unsigned channels, unsigned pixels, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle sw)
+{
+    const cuuint32_t es[4] = { 1, 1, 1, 1 };
+    return cuTensorMapEncodeIm2colWide(m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, data, dim, stride, lo, hi, channels,
+                                       pixels, es, CU_TENSOR_MAP_INTERLEAVE_NONE, mode, sw,
+                                       CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
+static void test_im2col_wide(void **state)
+{
+    (void)state;
+    OK(cuInit(0));
+    CUtensorMap *m = (CUtensorMap *)mapbuf[0];
+    const cuuint64_t dim[4] = { 16, 8, 8, 2 }, stride[3] = { 64, 512, 4096 };
+    const CUtensorMapIm2ColWideMode W = CU_TENSOR_MAP_IM2COL_WIDE_MODE_W, W128 = CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128;
+    const CUtensorMapSwizzle S64 = CU_TENSOR_MAP_SWIZZLE_64B;
+    assert_int_equal(wide(m, dim, stride, -1, -1, 16, 64, W, S64), CUDA_ERROR_INVALID_CONTEXT); /* no context */
+    CUcontext ctx;
+    OK(cuCtxCreate(&ctx, 0, 0));
+    OK(wide(m, dim, stride, -1, -1, 16, 64, W, S64));           /* 16 floats: the 64-byte span */
+    OK(wide(m, dim, stride, -1, -1, 16, 0, W128, S64));          /* W128: pixelsPerColumn ignored */
+    OK(wide(m, dim, stride, -1, -1, 32, 8, W, CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B));
+    BAD(wide(m, dim, stride, -1, -1, 16, 64, W, CU_TENSOR_MAP_SWIZZLE_NONE)); /* 64B, 128B, 128B_ATOM_32B only */
+    BAD(wide(m, dim, stride, -1, -1, 16, 64, W, CU_TENSOR_MAP_SWIZZLE_32B));
+    BAD(wide(m, dim, stride, -1, -1, 32, 64, W, S64));          /* 128 bytes a pixel: past the span */
+    BAD(wide(m, dim, stride, -1, -1, 16, 0, W, S64));           /* W: 1 to 1024 pixels */
+    BAD(wide(m, dim, stride, -1, -1, 16, 1025, W, S64));
+    BAD(wide(m, dim, stride, -1, -1, 0, 64, W, S64));
+    BAD(wide(m, dim, stride, -1, -1, 16, 64, (CUtensorMapIm2ColWideMode)2, S64));
+    BAD(wide(m, dim, stride, -32769, 0, 16, 64, W, S64));       /* corners in [-32768, 32767] */
+    BAD(wide(m, dim, stride, 4, -4, 16, 64, W, S64));            /* W: 8 + (-4) - 4 = 0 pixels */
+    BAD(cuTensorMapEncodeIm2colWide(m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, data, dim, stride, 0, 0, 16, 64,
+                                    (const cuuint32_t[]){ 1, 1 }, CU_TENSOR_MAP_INTERLEAVE_NONE, W, S64,
+                                    CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)); /* rank 3-5 */
+    OK(wide(m, dim, stride, -1, -1, 16, 64, W, S64));
+    OK(cuTensorMapReplaceAddress(m, data + 8));                  /* a wide map is a map */
+    OK(cuCtxDestroy(ctx));
+}
+
+/* on a device below compute capability 10.0: CUDA_ERROR_NOT_SUPPORTED (a child, on h100) */
+static int wide_on_h100(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("TDTRACE_EMU_PROFILE", "h100", 1);
+        CUcontext ctx;
+        const cuuint64_t dim[4] = { 16, 8, 8, 2 }, stride[3] = { 64, 512, 4096 };
+        if (cuInit(0) || cuCtxCreate(&ctx, 0, 0))
+            _exit(2);
+        _exit(wide((CUtensorMap *)mapbuf[0], dim, stride, -1, -1, 16, 64, CU_TENSOR_MAP_IM2COL_WIDE_MODE_W,
+                   CU_TENSOR_MAP_SWIZZLE_64B) == CUDA_ERROR_NOT_SUPPORTED ? 0 : 1);
+    }
+    int st = 0;
+    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
 int main(void)
 {
+    if (wide_on_h100()) {
+        fprintf(stderr, "cuTensorMapEncodeIm2colWide on h100: not CUDA_ERROR_NOT_SUPPORTED\n");
+        return 1;
+    }
+    setenv("TDTRACE_EMU_PROFILE", "b200", 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiled),
         cmocka_unit_test(test_replace),
         cmocka_unit_test(test_im2col),
+        cmocka_unit_test(test_im2col_wide),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

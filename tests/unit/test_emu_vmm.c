@@ -221,6 +221,49 @@ static void test_references(void **state)
 }
 
 /* one allocation at two addresses: the same bytes */
+/* Generic compression: recorded and reported; the bytes are the same
+ * (a kernel writes them, a copy reads them back) */
+static void test_compression(void **state)
+{
+    (void)state;
+    int has = -1;
+    OK(cuDeviceGetAttribute(&has, CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED, 0));
+    assert_int_equal(has, 1); /* the default profile, h100 */
+    CUmemAllocationProp p = prop(0, 0);
+    p.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;
+    size_t g = 0;
+    OK(cuMemGetAllocationGranularity(&g, &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    assert_int_equal(g, G);
+    CUmemGenericAllocationHandle h;
+    OK(cuMemCreate(&h, G, &p, 0));
+    CUmemAllocationProp q;
+    OK(cuMemGetAllocationPropertiesFromHandle(&q, h));
+    assert_int_equal(q.allocFlags.compressionType, CU_MEM_ALLOCATION_COMP_GENERIC);
+    CUdeviceptr va;
+    OK(cuMemAddressReserve(&va, G, 0, 0, 0));
+    OK(cuMemMap(va, G, 0, h, 0));
+    CUmemAccessDesc a = { { CU_MEM_LOCATION_TYPE_DEVICE, 0 }, CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+    OK(cuMemSetAccess(va, G, &a, 1));
+    launch_seq(va, 1000, 7);
+    OK(cuCtxSynchronize());
+    unsigned got[1000];
+    OK(cuMemcpyDtoH_v2(got, va, sizeof got));
+    for (unsigned i = 0; i < 1000; i++)
+        assert_int_equal(got[i], 7 + i);
+    OK(cuMemUnmap(va, G));
+    OK(cuMemAddressFree(va, G));
+    OK(cuMemRelease(h));
+    /* a plain request stays plain; an unknown compression type is refused */
+    p.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_NONE;
+    OK(cuMemCreate(&h, G, &p, 0));
+    OK(cuMemGetAllocationPropertiesFromHandle(&q, h));
+    assert_int_equal(q.allocFlags.compressionType, CU_MEM_ALLOCATION_COMP_NONE);
+    OK(cuMemRelease(h));
+    p.allocFlags.compressionType = 2;
+    ERR(cuMemCreate(&h, G, &p, 0), CUDA_ERROR_INVALID_VALUE);
+    ERR(cuMemGetAllocationGranularity(&g, &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_ERROR_INVALID_VALUE);
+}
+
 static void test_alias(void **state)
 {
     (void)state;
@@ -514,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_granularity),
         cmocka_unit_test(test_lifecycle),
         cmocka_unit_test(test_references),
+        cmocka_unit_test(test_compression),
         cmocka_unit_test(test_alias),
         cmocka_unit_test(test_kernel_across),
         cmocka_unit_test(test_errors),

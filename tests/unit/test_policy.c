@@ -488,10 +488,10 @@ static const struct err_case err_cases[] = {
     { "ioctl deny X\nioctl deny X errno=EIO\n", "t.policy:2:1: 'ioctl deny X' conflicts with line 1" },
     { "ioctl deny 0x2a dev=/dev/a\nioctl deny 42 dev=/dev/a\n", "t.policy:2:1: 'ioctl deny 42' conflicts with line 1" },
     /* library */
-    { "library\n", "t.policy:1:1: 'library' needs NAME=auto|host|nvidia (NAME: cublas, cublaslt, cufft, curand, cudnn, nvml, nvrtc, nvjitlink or all)" },
+    { "library\n", "t.policy:1:1: 'library' needs NAME=auto|host|nvidia (NAME: cublas, cublaslt, cufft, curand, cudnn, nvml, cusolver, nvrtc, nvjitlink or all)" },
     { "library cublas\n", "t.policy:1:9: 'cublas' is not NAME=auto|host|nvidia" },
-    { "library cublaz=host\n", "t.policy:1:9: unknown library 'cublaz' (cublas, cublaslt, cufft, curand, cudnn, nvml, nvrtc, nvjitlink or all); did you mean 'cublas'?" },
-    { "library =host\n", "t.policy:1:9: unknown library '' (cublas, cublaslt, cufft, curand, cudnn, nvml, nvrtc, nvjitlink or all)" },
+    { "library cublaz=host\n", "t.policy:1:9: unknown library 'cublaz' (cublas, cublaslt, cufft, curand, cudnn, nvml, cusolver, nvrtc, nvjitlink or all); did you mean 'cublas'?" },
+    { "library =host\n", "t.policy:1:9: unknown library '' (cublas, cublaslt, cufft, curand, cudnn, nvml, cusolver, nvrtc, nvjitlink or all)" },
     { "library cufft=hots\n", "t.policy:1:15: unknown choice 'hots' (auto, host or nvidia); did you mean 'host'?" },
     { "library cufft=\n", "t.policy:1:15: unknown choice '' (auto, host or nvidia)" },
     { "library all=host cudnn=nvidia\n", "t.policy:1:18: library cudnn is named twice" },
