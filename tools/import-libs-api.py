@@ -27,7 +27,7 @@ NAMES = [
     ('cublasLt.h', 'cublasStatus_t', 'cublasLtCreate cublasLtDestroy cublasLtMatmul'),
     (NCCL, 'ncclResult_t', 'ncclGetVersion ncclCommInitAll ncclCommDestroy ncclAllReduce '
                            'ncclBroadcast ncclAllGather ncclReduceScatter ncclSend ncclRecv ncclGroupStart ncclGroupEnd'),
-    ('cudnn_graph.h', 'cudnnStatus_t', 'cudnnCreate cudnnDestroy cudnnSetStream'),
+    ('cudnn_graph.h', 'cudnnStatus_t', 'cudnnCreate cudnnDestroy cudnnSetStream cudnnBackendExecute'),
     ('cudnn_cnn.h', 'cudnnStatus_t', 'cudnnConvolutionForward'),
     ('cufft.h', 'cufftResult', 'cufftPlan1d cufftPlan2d cufftDestroy cufftSetStream cufftExecC2C cufftExecR2C '
                                'cufftExecC2R cufftExecZ2Z cufftExecD2Z cufftExecZ2D'),

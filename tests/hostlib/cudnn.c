@@ -970,9 +970,9 @@ static void test_bad(void)
     free(got);
     /* an entry point this library does not implement, through NVIDIA's symbol */
     extern int cudnnRNNForward_unused(void) __asm__("cudnnRNNForward");
-    extern int cudnnBackendCreateDescriptor_unused(void) __asm__("cudnnBackendCreateDescriptor");
+    extern int cudnnBackendPopulateCudaGraph_unused(void) __asm__("cudnnBackendPopulateCudaGraph");
     ST(cudnnRNNForward_unused(), CUDNN_STATUS_NOT_SUPPORTED);
-    ST(cudnnBackendCreateDescriptor_unused(), CUDNN_STATUS_NOT_SUPPORTED);
+    ST(cudnnBackendPopulateCudaGraph_unused(), CUDNN_STATUS_NOT_SUPPORTED);
     if (strcmp(cudnnGetErrorString(CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE), "CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE") ||
         strcmp(cudnnGetErrorString((cudnnStatus_t)9999), "CUDNN_UNKNOWN_STATUS"))
         bad("status names");

@@ -232,6 +232,91 @@ int main(int argc, char **argv)
     T("seto add", seto(op, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN));
     T("seto op 9", seto(op, (cudnnOpTensorOp_t)9, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN));
 
+
+    /* the backend API's descriptors (those that need no handle) */
+    cudnnStatus_t (*bcreate)(cudnnBackendDescriptorType_t, cudnnBackendDescriptor_t *) =
+        F(cudnnStatus_t, cudnnBackendCreateDescriptor, cudnnBackendDescriptorType_t, cudnnBackendDescriptor_t *);
+    cudnnStatus_t (*bset)(cudnnBackendDescriptor_t, cudnnBackendAttributeName_t, cudnnBackendAttributeType_t, int64_t,
+                          const void *) =
+        F(cudnnStatus_t, cudnnBackendSetAttribute, cudnnBackendDescriptor_t, cudnnBackendAttributeName_t,
+          cudnnBackendAttributeType_t, int64_t, const void *);
+    cudnnStatus_t (*bget)(cudnnBackendDescriptor_t, cudnnBackendAttributeName_t, cudnnBackendAttributeType_t, int64_t,
+                          int64_t *, void *) =
+        F(cudnnStatus_t, cudnnBackendGetAttribute, cudnnBackendDescriptor_t, cudnnBackendAttributeName_t,
+          cudnnBackendAttributeType_t, int64_t, int64_t *, void *);
+    cudnnStatus_t (*bfin)(cudnnBackendDescriptor_t) = F(cudnnStatus_t, cudnnBackendFinalize, cudnnBackendDescriptor_t);
+    cudnnStatus_t (*bdestroy)(cudnnBackendDescriptor_t) =
+        F(cudnnStatus_t, cudnnBackendDestroyDescriptor, cudnnBackendDescriptor_t);
+    cudnnBackendDescriptor_t bt = NULL, bc = NULL;
+    cudnnDataType_t bf = CUDNN_DATA_FLOAT;
+    int64_t bdims[9] = { 2, 3, 4, 5, 1, 1, 1, 1, 1 }, bstr[4] = { 60, 20, 5, 1 }, bneg[4] = { 2, -3, 4, 5 };
+    int64_t buid = 7, bal = 16, bal3 = 3, bv = 0, bcnt = -1, bd2[8] = { 0 };
+    T("backend create tensor", bcreate(CUDNN_BACKEND_TENSOR_DESCRIPTOR, &bt));
+    T("backend get before finalize", bget(bt, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &bcnt, &bv));
+    T("backend finalize empty tensor", bfin(bt));
+    T("backend set type as int64", bset(bt, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_INT64, 1, &bf));
+    T("backend set type, 2 elements", bset(bt, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 2, &bf));
+    T("backend set type, 0 elements", bset(bt, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 0, &bf));
+    T("backend set type, NULL", bset(bt, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, NULL));
+    T("backend set type", bset(bt, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &bf));
+    T("backend set a convolution attribute", bset(bt, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &bf));
+    T("backend set 0 dimensions", bset(bt, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 0, bdims));
+    T("backend set 9 dimensions", bset(bt, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 9, bdims));
+    T("backend set a negative dimension", bset(bt, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, bneg));
+    T("backend set dimensions", bset(bt, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, bdims));
+    T("backend finalize without strides", bfin(bt));
+    T("backend set 3 strides", bset(bt, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 3, bstr));
+    T("backend finalize with 3 strides", bfin(bt));
+    T("backend set strides", bset(bt, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, bstr));
+    T("backend finalize without id", bfin(bt));
+    T("backend set id", bset(bt, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &buid));
+    T("backend finalize without alignment", bfin(bt));
+    T("backend set alignment 3", bset(bt, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &bal3));
+    T("backend finalize with alignment 3", bfin(bt));
+    T("backend set alignment", bset(bt, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &bal));
+    T("backend finalize tensor", bfin(bt));
+    T("backend finalize again", bfin(bt));
+    T("backend set after finalize", bset(bt, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &buid));
+    T("backend get id", bget(bt, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &bcnt, &bv));
+    printf("  %lld %lld\n", (long long)bcnt, (long long)bv);
+    T("backend get id as int32", bget(bt, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT32, 1, &bcnt, &bv));
+    T("backend get 2 of the dimensions", bget(bt, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 2, &bcnt, bd2));
+    printf("  %lld: %lld %lld %lld\n", (long long)bcnt, (long long)bd2[0], (long long)bd2[1], (long long)bd2[2]);
+    bcnt = -1;
+    T("backend get the dimensions' count", bget(bt, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 0, &bcnt, NULL));
+    printf("  %lld\n", (long long)bcnt);
+    T("backend get without a count", bget(bt, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 8, NULL, bd2));
+    unsigned char bb = 9;
+    T("backend get is-virtual", bget(bt, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &bcnt, &bb));
+    printf("  %lld %d\n", (long long)bcnt, bb);
+    T("backend get a convolution attribute", bget(bt, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &bcnt, &bf));
+    T("backend get the vector count", bget(bt, CUDNN_ATTR_TENSOR_VECTOR_COUNT, CUDNN_TYPE_INT64, 1, &bcnt, &bv));
+    printf("  %lld\n", (long long)bv);
+    T("backend get of NULL", bget(NULL, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &bcnt, &bv));
+    T("backend set of NULL", bset(NULL, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &buid));
+    T("backend finalize NULL", bfin(NULL));
+    T("backend destroy NULL", bdestroy(NULL));
+    T("backend destroy tensor", bdestroy(bt));
+    int64_t b2 = 2, bone[3] = { 1, 1, 1 };
+    cudnnConvolutionMode_t bm = CUDNN_CROSS_CORRELATION;
+    T("backend create convolution", bcreate(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, &bc));
+    T("backend finalize empty convolution", bfin(bc));
+    T("backend set spatial dims", bset(bc, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &b2));
+    T("backend set compute type", bset(bc, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &bf));
+    T("backend set mode", bset(bc, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &bm));
+    T("backend set pre paddings", bset(bc, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, bone));
+    T("backend set post paddings", bset(bc, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2, bone));
+    T("backend finalize without dilations", bfin(bc));
+    T("backend set dilations", bset(bc, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 2, bone));
+    T("backend set 3 strides", bset(bc, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 3, bone));
+    T("backend finalize with 3 strides", bfin(bc));
+    T("backend set strides", bset(bc, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2, bone));
+    T("backend finalize convolution", bfin(bc));
+    bcnt = -1;
+    T("backend get pre paddings", bget(bc, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, &bcnt, bd2));
+    printf("  %lld: %lld %lld\n", (long long)bcnt, (long long)bd2[0], (long long)bd2[1]);
+    T("backend destroy convolution", bdestroy(bc));
+
     T("destroy tensor", F(cudnnStatus_t, cudnnDestroyTensorDescriptor, cudnnTensorDescriptor_t)(t));
     T("destroy NULL tensor", F(cudnnStatus_t, cudnnDestroyTensorDescriptor, cudnnTensorDescriptor_t)(NULL));
     T("destroy NULL filter", F(cudnnStatus_t, cudnnDestroyFilterDescriptor, cudnnFilterDescriptor_t)(NULL));

@@ -9,7 +9,7 @@
 #     with the host implementation in front (when nvcc is there).
 # A library that was not built (its host back end missing) is skipped with
 # the reason, and so is what needs the toolkit.
-#   BUILD=build [TD_NVCC=...] [EXTRA_CFLAGS=...] sh tests/hostlib/run.sh
+#   BUILD=build [TD_NVCC=...] [TD_CUDNN_FRONTEND=DIR] [EXTRA_CFLAGS=...] sh tests/hostlib/run.sh
 # Prints "hostlib: N passed, N failed, N skipped"; exits nonzero on failure.
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
@@ -34,6 +34,23 @@ case "$BUILD ${EXTRA_CFLAGS:-}" in
 *tsan*|*sanitize=thread*) export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 ;;
 esac
 
+# LIB SONAME CTEST: builds CTEST.c against tdtrace's own declarations and runs it
+c_test() {
+    lib=$1; so=$2; ctest=$3
+    if $CC ${EXTRA_CFLAGS:-} -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -pthread \
+        -I "$root/include/tdtrace" -I "$root/include" -I "$root/$BUILD/gen" -I "$root/src/hostlib/$lib" \
+        -o "$out/$ctest" "$here/$ctest.c" -L"$emu" -L"$host" -l:libcuda.so.1 -l:"$so" -lm -ldl >"$out/$ctest.build.log" 2>&1; then
+        # NVIDIA's own library, where the toolkit is, as the reference
+        if env NVIDIA_CURAND="$(ls "$cuda/lib64/libcurand.so.10" 2>/dev/null)" "$out/$ctest" >"$out/$ctest.log" 2>&1; then
+            ok "$lib: $(tail -n 1 "$out/$ctest.log")"
+            grep '^skip ' "$out/$ctest.log" | while read -r l; do echo "$l"; done
+            skip=$((skip + $(grep -c '^skip ' "$out/$ctest.log")))
+        else bad "$lib: $ctest" "$out/$ctest.log"; fi
+    else
+        bad "$lib: $ctest (build)" "$out/$ctest.build.log"
+    fi
+}
+
 # LIB SONAME [C test] [nvcc tests...]
 check_lib() {
     lib=$1; so=$2; ctest=$3; shift 3
@@ -41,20 +58,7 @@ check_lib() {
         skp "$lib" "$host/$so was not built (its host back end is missing: see docs/hostlib.md)"
         return
     fi
-    if [ -n "$ctest" ]; then
-        if $CC ${EXTRA_CFLAGS:-} -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -pthread \
-            -I "$root/include/tdtrace" -I "$root/include" -I "$root/$BUILD/gen" -I "$root/src/hostlib/$lib" \
-            -o "$out/$ctest" "$here/$ctest.c" -L"$emu" -L"$host" -l:libcuda.so.1 -l:"$so" -lm -ldl >"$out/$ctest.build.log" 2>&1; then
-            # NVIDIA's own library, where the toolkit is, as the reference
-            if env NVIDIA_CURAND="$(ls "$cuda/lib64/libcurand.so.10" 2>/dev/null)" "$out/$ctest" >"$out/$ctest.log" 2>&1; then
-                ok "$lib: $(tail -n 1 "$out/$ctest.log")"
-                grep '^skip ' "$out/$ctest.log" | while read -r l; do echo "$l"; done
-                skip=$((skip + $(grep -c '^skip ' "$out/$ctest.log")))
-            else bad "$lib: $ctest" "$out/$ctest.log"; fi
-        else
-            bad "$lib: $ctest (build)" "$out/$ctest.build.log"
-        fi
-    fi
+    [ -z "$ctest" ] || c_test "$lib" "$so" "$ctest"
     # the same symbols, with the same version, as NVIDIA's
     if [ -f "$cuda/lib64/$so" ]; then
         nm -D --defined-only --with-symbol-versions "$cuda/lib64/$so" | awk '{print $3}' | sort >"$out/$lib.nvidia.syms"
@@ -91,7 +95,7 @@ nvcc_prog() {
         fi
         flags="$flags -l$(echo "$so" | sed "s/^lib//; s/\.so\..*//")"
     done
-    if ! "$NVCC" $NVCC_XFLAGS -o "$out/$t" "$here/$t.cu" $flags >"$out/$t.build.log" 2>&1; then
+    if ! "$NVCC" $NVCC_XFLAGS ${NVCC_PROG_XFLAGS:-} -o "$out/$t" "$here/$t.cu" $flags >"$out/$t.build.log" 2>&1; then
         bad "$label: $t.cu (build)" "$out/$t.build.log"
         return
     fi
@@ -102,6 +106,18 @@ nvcc_prog() {
 check_lib cublas libcublas.so.13 cublas order mlp
 check_lib cublaslt libcublasLt.so.13 cublaslt ltorder
 check_lib cudnn libcudnn.so.9 cudnn cnn
+# the backend (graph) API: directly, and through NVIDIA's cudnn-frontend
+# header library (not part of tdtrace nor of the toolkit): TD_CUDNN_FRONTEND
+# names a checkout of it (the directory holding include/cudnn_frontend.h)
+if [ -f "$host/libcudnn.so.9" ]; then
+    c_test cudnn libcudnn.so.9 cudnn_backend
+    fe=${TD_CUDNN_FRONTEND:-}
+    if [ -n "$fe" ] && [ -f "$fe/include/cudnn_frontend.h" ]; then
+        NVCC_PROG_XFLAGS="-std=c++17 -I$fe/include -lnvrtc -lcuda" nvcc_prog cudnn frontend libcudnn.so.9
+    else
+        skp "cudnn: frontend.cu" "no cudnn-frontend (TD_CUDNN_FRONTEND names a checkout of github.com/NVIDIA/cudnn-frontend)"
+    fi
+fi
 # cuDNN's descriptor functions need no GPU: one sequence of calls through
 # dlopen, on the host library and on NVIDIA's, must print the same
 if [ -f "$host/libcudnn.so.9" ] && [ -f "$cuda/lib64/libcudnn.so.9" ]; then

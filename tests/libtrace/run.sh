@@ -18,6 +18,8 @@
 #   - policies (deny, inject) on described and undescribed library calls
 #   - the host cuSPARSE (tests/hostlib/cusparse.c): cusparseSpMV decoded,
 #     a function it does not implement named with its status
+#   - tests/hostlib/cudnn_backend.c through tdtrace's host cuDNN:
+#     cudnnBackendExecute decoded, with its host mark and its driver calls
 #   - nccl.c: NCCL opened with dlopen, ncclCommInitAll on 2 emulated
 #     devices: the calls by name whatever NCCL returned (skipped without
 #     NCCL: TD_NCCL=path/to/libnccl.so.2)
@@ -292,6 +294,25 @@ if [ -x "$out/sgemm" ] && [ -x "$out/ltmain" ]; then
     fi
 else
     skp "$t" "sgemm or ltmain was not built (see above)"
+fi
+
+# ---- cuDNN's backend API ----------------------------------------------------------------
+# tests/hostlib/cudnn_backend.c through tdtrace's host cuDNN: cudnnBackendExecute
+# decoded with its status and [host: cuDNN graph ...], its cuLaunchHostFunc
+# beneath it; a refused one with its status, no host mark
+t="cudnn backend"
+if [ ! -f "$host/libcudnn.so.9" ]; then
+    skp "$t" "$host/libcudnn.so.9 was not built (docs/hostlib.md)"
+elif ! $CC $cflags -pthread -I"$root/src/hostlib/cudnn" -o "$out/cudnn_backend" "$root/tests/hostlib/cudnn_backend.c" \
+        -L"$emu" -L"$host" -l:libcuda.so.1 -l:libcudnn.so.9 -lm >"$out/cudnn_backend.build" 2>&1; then
+    bad "$t (build)" "" "$out/cudnn_backend.build"
+elif trace cudnn_backend -e 'lib=libcudnn*' -- "$out/cudnn_backend" && grep -q ', 0 failed' "$out/cudnn_backend.out" &&
+     grep -q '^cudnnBackendExecute(0x[0-9a-f]*, 0x[0-9a-f]*, 0x[0-9a-f]*) = CUDNN_STATUS_SUCCESS \[host: cuDNN graph: oneDNN convolutions, host loops\]$' "$out/cudnn_backend.trace" &&
+     grep -q '^cudnnBackendExecute(0x[0-9a-f]*, 0x[0-9a-f]*, 0x[0-9a-f]*) = CUDNN_STATUS_BAD_PARAM_NULL_POINTER (2002)$' "$out/cudnn_backend.trace" &&
+     nested "$out/cudnn_backend.trace" cudnnBackendExecute cuLaunchHostFunc; then
+    ok "$t"
+else
+    bad "$t" "cudnnBackendExecute undecoded, without its host mark or its driver calls beneath it" "$out/cudnn_backend.trace"
 fi
 
 # ---- refusals ------------------------------------------------------------------------

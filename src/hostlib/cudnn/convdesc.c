@@ -194,6 +194,14 @@ cudnnStatus_t dnn_conv_check(const char *fn, cudnnTensorDescriptor_t xDesc, cudn
         return r;
     p->kind = k;
     p->conv = *c;
+    return dnn_conv_prob_check(fn, p, 0);
+}
+
+cudnnStatus_t dnn_conv_prob_check(const char *fn, const struct conv_prob *p, int float_out)
+{
+    const struct cudnnConvolutionStruct *c = &p->conv;
+    enum conv_kind k = p->kind;
+    cudnnStatus_t r;
     int out[CUDNN_DIM_MAX];
     if ((r = out_dims(c, &p->x, &p->w, out, fn)))
         return r;
@@ -201,9 +209,14 @@ cudnnStatus_t dnn_conv_check(const char *fn, cudnnTensorDescriptor_t xDesc, cudn
         if (p->y.nb != p->x.nb || p->y.dim[d] != out[d])
             return dnn_err(CUDNN_STATUS_BAD_PARAM, "%s: %s's dimension %d is %d, the convolution gives %d", fn,
                            k == CK_FWD ? "y" : "dy", d, d < p->y.nb ? p->y.dim[d] : 0, out[d]);
-    cudnnDataType_t t = p->x.type;
-    if (p->w.type != t || p->y.type != t)
-        return dnn_err(CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE, "%s: tensors and filter of different types", fn);
+    /* the inputs' type; the output's may be float when float_out says so */
+    const struct td *in = k == CK_BWD_FILTER ? &p->x : &p->w;
+    const struct td *o = k == CK_FWD ? &p->y : k == CK_BWD_DATA ? &p->x : &p->w;
+    cudnnDataType_t t = in->type;
+    const struct td *ts[3] = { &p->x, &p->w, &p->y };
+    for (int i = 0; i < 3; i++)
+        if (ts[i]->type != t && !(ts[i] == o && float_out && o->type == CUDNN_DATA_FLOAT))
+            return dnn_err(CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE, "%s: tensors and filter of different types", fn);
     int ok = (t == CUDNN_DATA_FLOAT && c->compute == CUDNN_DATA_FLOAT) ||
              (t == CUDNN_DATA_HALF && (c->compute == CUDNN_DATA_HALF || c->compute == CUDNN_DATA_FLOAT)) ||
              (t == CUDNN_DATA_BFLOAT16 && (c->compute == CUDNN_DATA_BFLOAT16 || c->compute == CUDNN_DATA_FLOAT));

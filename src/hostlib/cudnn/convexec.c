@@ -370,29 +370,39 @@ struct cj {
     struct cudnnActivationStruct act;
 };
 
-static void run_conv(struct hl_job *hj)
+/* gathers the inputs that are not used where they lie, convolves, and
+ * writes the output (unless oneDNN wrote it where it lies) as
+ * alpha * result + beta * out; 1 if the result is left in c->dense for the
+ * caller (fused: the output was not written) */
+static int conv_exec(struct cx *c, void *const *ptr, double alpha, double beta, int fused)
 {
-    struct cj *j = (struct cj *)hj;
-    struct cx *c = j->c;
     const struct td *t[3] = { &c->p.x, &c->p.w, &c->p.y };
     int flipped = c->p.conv.mode == CUDNN_CONVOLUTION;
     for (int i = 0; i < 3; i++) {
         if (i == c->out || c->direct[i])
             continue;
-        dnn_gather_f(t[i], j->ptr[i], c->dense[i]);
+        dnn_gather_f(t[i], ptr[i], c->dense[i]);
         if (i == 1 && flipped)
             flip(t[1], c->dense[1]);
     }
-    cx_compute(c, (void *const *)j->ptr);
+    cx_compute(c, ptr);
     if (c->direct[c->out])
-        return;   /* written where it lies, alpha 1 and beta 0 */
+        return 0;   /* written where it lies, alpha 1 and beta 0 */
     if (c->out == 1 && flipped)
         flip(t[1], c->dense[1]);
-    if (!j->fused) {
-        dnn_scatter_f(t[c->out], (void *)j->ptr[c->out], c->dense[c->out], j->alpha, j->beta);
+    if (fused)
+        return 1;
+    dnn_scatter_f(t[c->out], ptr[c->out], c->dense[c->out], alpha, beta);
+    return 0;
+}
+
+static void run_conv(struct hl_job *hj)
+{
+    struct cj *j = (struct cj *)hj;
+    struct cx *c = j->c;
+    if (!conv_exec(c, (void *const *)j->ptr, j->alpha, j->beta, j->fused))
         return;
-    }
-    const struct td *y = t[2];
+    const struct td *y = &c->p.y;
     struct dnn_it iy, iz;
     dnn_it_init(&iy, y);
     dnn_it_init(&iz, &j->z);
@@ -409,6 +419,38 @@ static void fini_conv(struct hl_job *hj)
     struct cj *j = (struct cj *)hj;
     if (j->c)
         cx_put(j->c);
+}
+
+/* a prepared convolution for p: float operands where they lie (the output
+ * too when out_direct: it is just the result), or, for a layout oneDNN
+ * does not take as it is (overlapping strides...), all through copies */
+static cudnnStatus_t cx_for(struct cx **c, const struct conv_prob *p, int out_direct, const char *fn)
+{
+    int direct[3], flip_w = p->conv.mode == CUDNN_CONVOLUTION;
+    const struct td *ts[3] = { &p->x, &p->w, &p->y };
+    for (int i = 0; i < 3; i++)
+        direct[i] = ts[i]->type == CUDNN_DATA_FLOAT && !(i == 1 && flip_w);
+    int out = p->kind == CK_FWD ? 2 : p->kind == CK_BWD_DATA ? 0 : 1;
+    direct[out] = direct[out] && out_direct;
+    if (!cx_get(c, p, direct, fn))
+        return CUDNN_STATUS_SUCCESS;
+    static const int none[3] = { 0, 0, 0 };
+    return cx_get(c, p, none, fn);
+}
+
+cudnnStatus_t dnn_conv_prepare(struct cx **c, const struct conv_prob *p, double alpha, double beta, const char *fn)
+{
+    return cx_for(c, p, alpha == 1 && beta == 0, fn);
+}
+
+void dnn_conv_run(struct cx *c, void *const ptr[3], double alpha, double beta)
+{
+    conv_exec(c, ptr, alpha, beta, 0);
+}
+
+void dnn_conv_release(struct cx *c)
+{
+    cx_put(c);
 }
 
 /* checks the algorithm and the operands, prepares, holds, queues */
@@ -432,17 +474,8 @@ static cudnnStatus_t conv_call(cudnnHandle_t handle, struct cj *t, const struct 
         r = dnn_hold(&j->h, ts[i], j->ptr[i], names[p->kind][i]);
     if (!r && j->fused && !(r = dnn_hold(&j->h, &j->b, j->B, "bias")) && j->alpha2 != 0)
         r = dnn_hold(&j->h, &j->z, j->Z, "z");
-    /* float operands where they lie; the output too when it is just the result */
-    int direct[3], flip_w = p->conv.mode == CUDNN_CONVOLUTION;
-    for (int i = 0; i < 3; i++)
-        direct[i] = p->x.type == CUDNN_DATA_FLOAT && !(i == 1 && flip_w);
-    int out = p->kind == CK_FWD ? 2 : p->kind == CK_BWD_DATA ? 0 : 1;
-    direct[out] = direct[out] && !j->fused && j->alpha == 1 && j->beta == 0;
-    if (!r && cx_get(&j->c, p, direct, fn)) {
-        /* a layout oneDNN does not take as it is (overlapping strides...): copies */
-        static const int none[3] = { 0, 0, 0 };
-        r = cx_get(&j->c, p, none, fn);
-    }
+    if (!r)
+        r = cx_for(&j->c, p, !j->fused && j->alpha == 1 && j->beta == 0, fn);
     if (!r)
         j->h.fini = fini_conv;
     if (r) {

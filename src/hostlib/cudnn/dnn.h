@@ -27,6 +27,7 @@ enum dnn_kind {
     DK_POOL,
     DK_ACT,
     DK_OPTENSOR,
+    DK_BACKEND,   /* the backend API's descriptors (bk.h) */
 };
 
 struct cudnnContext {
@@ -148,11 +149,24 @@ struct conv_prob {
 cudnnStatus_t dnn_conv_check(const char *fn, cudnnTensorDescriptor_t xDesc, cudnnFilterDescriptor_t wDesc,
                              cudnnConvolutionDescriptor_t convDesc, cudnnTensorDescriptor_t yDesc, enum conv_kind k,
                              struct conv_prob *p);
+/* the checks of dnn_conv_check on a problem already filled in (the
+ * backend API's); float_out: the output may be float where the inputs are
+ * half or bfloat16 */
+cudnnStatus_t dnn_conv_prob_check(const char *fn, const struct conv_prob *p, int float_out);
 /* does this implementation run algorithm a of kind k? */
 int dnn_conv_algo_ok(enum conv_kind k, int a);
 /* runs the problem once on scratch memory and returns the milliseconds it
  * took, or a negative number if it could not (convexec.c) */
 float dnn_conv_time(const struct conv_prob *p);
+/* A prepared convolution (convexec.c), for the backend API's jobs:
+ * prepared at the call for these scaling factors (so that the job cannot
+ * fail), run on the stream with the operands' pointers (x, w, y, in the
+ * program's memory or host scratch): out = alpha * result + beta * out,
+ * then released. */
+struct cx;
+cudnnStatus_t dnn_conv_prepare(struct cx **c, const struct conv_prob *p, double alpha, double beta, const char *fn);
+void dnn_conv_run(struct cx *c, void *const ptr[3], double alpha, double beta);
+void dnn_conv_release(struct cx *c);
 
 /* ---- act.c ----------------------------------------------------------------- */
 /* an activation function at x (cudnnActivationForward's f) */
