@@ -55,8 +55,8 @@ FAIL = re.compile(r"FAIL|[Mm]ismatch|Test failed|TEST FAILED|CUDA error|CUDA_ERR
                   r"Result = FAIL|does not match|INCORRECT|Errors? found|verification failed", re.S)
 # samples whose expected output carries a failure mark: their own success line
 OWN_CHECK = {"0_Introduction/simpleAssert": "simpleAssert completed, returned OK"}
-PASS = re.compile(r"PASS|[Tt]est passed|Result = PASS|[Cc]orrect|\bpassed\b|[Cc]omplete|SUCCESS|[Dd]one|[Rr]esults: OK",
-                  re.S)
+PASS = re.compile(r"PASS|[Tt]est passed|Result = PASS|[Cc]orrect|\bpassed\b|[Cc]omplete|SUCCESS|[Dd]one|[Rr]esults: OK|"
+                  r"Error amount = 0\.0+\s|Counted total of 0 errors", re.S)
 
 
 def cmake_facts(d):
