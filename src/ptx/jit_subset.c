@@ -140,8 +140,8 @@ int jit_classify(const struct ptx_module *m, const struct ir_func *F, const stru
     /* the interpreter's per-lane handler, where one lane at a time is its meaning */
     switch (in->op) {
     case OP_MMA: case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: case OP_WARPSYNC: case OP_ELECT:
-    case OP_ACTIVEMASK: case OP_CPASYNC: case OP_MBAR: case OP_CBAR: case OP_MAPA: case OP_GETCTARANK:
-    case OP_NANOSLEEP:
+    case OP_ACTIVEMASK: case OP_CPASYNC: case OP_CPTENSOR: case OP_MBAR: case OP_CBAR: case OP_MAPA:
+    case OP_GETCTARANK: case OP_NANOSLEEP:
         break;
     case OP_LD: case OP_ST:
         if (h) return K_LANE;
