@@ -20,6 +20,10 @@
 CC      ?= cc
 BUILD   ?= build
 SAN     ?=
+# the PTX engines the kernel and conformance suites run on: both, and the
+# interpreter alone under the sanitizers (the JIT's helpers are the
+# interpreter's own handlers)
+ENGINES ?= $(if $(SAN),interp,interp jit)
 PREFIX  ?= /usr/local
 DESTDIR ?=
 VERSION := 0.1.0
@@ -372,8 +376,8 @@ e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/cudart/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/runtime/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/libtrace/run.sh
-	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/kernels/run.sh
-	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/conformance/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" ENGINES="$(ENGINES)" sh tests/kernels/run.sh
+	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" ENGINES="$(ENGINES)" sh tests/conformance/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/nvlibs/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/graph/run.sh
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/hostlib/run.sh
