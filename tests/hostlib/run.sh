@@ -189,8 +189,8 @@ nvcc_prog "cublas+cublaslt+cudnn" train libcublas.so.13 libcublasLt.so.13 libcud
 # library where the GPU is not emulated is refused
 tdtrace="$root/$BUILD/bin/tdtrace"
 # nothing on the library path; sanitizer builds: LeakSanitizer does not run
-# under a tracer
-tdt() { env -u LD_LIBRARY_PATH ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$tdtrace" "$@"; }
+# under a tracer, and tdtrace's libraries come before the ASan runtime
+tdt() { env -u LD_LIBRARY_PATH ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$tdtrace" "$@"; }
 front_libs="libcublas.so.13 libcublasLt.so.13 libcufft.so.12 libcurand.so.10 libcudnn.so.9 libnvidia-ml.so.1 libcusolver.so.12 libcusparse.so.12 libnvrtc.so.13 libnvJitLink.so.13"
 # what tdtrace built: the host libraries whose back end was there, and the JIT layer
 front_want() { # the sonames that must be tdtrace's, one per line, the rest other
