@@ -33,17 +33,23 @@
 
 #include "tmap.h"
 
+/* a memory fault of lane l of the copy, as an access (op) of space: -1 */
+static int fault(struct blk *b, struct warp *w, int l, const struct ir_ins *in, int op, int space, uint64_t a,
+                 unsigned n, int misaligned)
+{
+    struct ir_ins acc = { .op = (uint16_t)op, .space = (uint8_t)space, .line = in->line, .name = in->name, .fn = in->fn };
+    ex_mem_fault(b, w, l, &acc, a, n, misaligned);
+    return -1;
+}
+
 /* the map at generic address a, copied and checked; 0, or -1 with the
  * launch failed */
 static int get_map(struct blk *b, struct warp *w, int l, const struct ir_ins *in, uint64_t a, struct tmap *m)
 {
     unsigned tid = (unsigned)(w->id * 32 + l);
     const unsigned char *p = a % 64 ? NULL : ex_addr(b, SP_GENERIC, a, 128, tid);
-    if (!p) {
-        struct ir_ins rd = { .op = OP_LD, .space = SP_GENERIC, .line = in->line, .name = in->name, .fn = in->fn };
-        ex_mem_fault(b, w, l, &rd, a, 128, a % 64 != 0);
-        return -1;
-    }
+    if (!p)
+        return fault(b, w, l, in, OP_LD, SP_GENERIC, a, 128, a % 64 != 0);
     memcpy(m, p, sizeof *m);
     const char *why = NULL;
     uint64_t box = 1;
@@ -192,11 +198,8 @@ static int cp_tensor(struct blk *b, struct warp *w, const struct ir_ins *in, uin
             if (!(cta >> r & 1)) continue;
             uint64_t base = r == b->crank ? 0 : (uint64_t)(r + 1) << CLUSTER_SHIFT;
             sh[nd] = sa % 128 || sa >> CLUSTER_SHIFT ? NULL : ex_cluster_ptr(b, base | sa, bytes);
-            if (!sh[nd]) {
-                struct ir_ins acc = { .op = (uint16_t)(load ? OP_ST : OP_LD), .space = SP_SHARED, .line = in->line, .name = in->name, .fn = in->fn };
-                ex_mem_fault(b, w, l, &acc, sa, bytes, sa % 128 != 0);
-                return -1;
-            }
+            if (!sh[nd])
+                return fault(b, w, l, in, load ? OP_ST : OP_LD, SP_SHARED, sa, bytes, sa % 128 != 0);
             mb[nd] = !load || ma % 8 || ma >> CLUSTER_SHIFT ? NULL : (uint64_t *)(void *)ex_cluster_ptr(b, base | ma, 8);
             nd++;
         }
@@ -224,11 +227,8 @@ static int cp_tensor(struct blk *b, struct warp *w, const struct ir_ins *in, uin
                 uint64_t ga, len = (uint64_t)(hi - lo) * es;
                 wrap |= __builtin_add_overflow(row, (uint64_t)(g[0] + lo) * es, &ga);
                 gp = wrap ? NULL : ex_addr(b, SP_GLOBAL, ga, (unsigned)len, tid);
-                if (!gp) {
-                    struct ir_ins acc = { .op = (uint16_t)(load ? OP_LD : OP_ST), .space = SP_GLOBAL, .line = in->line, .name = in->name, .fn = in->fn };
-                    ex_mem_fault(b, w, l, &acc, ga, (unsigned)len, 0);
-                    return -1;
-                }
+                if (!gp)
+                    return fault(b, w, l, in, load ? OP_LD : OP_ST, SP_GLOBAL, ga, (unsigned)len, 0);
             }
             for (unsigned i0 = 0; i0 < n[0]; i0++) {
                 uint64_t at = swz(sa + (k + i0) * es, m.span) - sa;
