@@ -55,6 +55,44 @@ typedef enum curandDirectionVectorSet {
     CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6 = 104,
 } curandDirectionVectorSet_t;
 
+typedef enum curandMethod {
+    CURAND_CHOOSE_BEST = 0,
+    CURAND_ITR = 1,
+    CURAND_KNUTH = 2,
+    CURAND_HITR = 3,
+    CURAND_M1 = 4,
+    CURAND_M2 = 5,
+    CURAND_BINARY_SEARCH = 6,
+    CURAND_DISCRETE_GAUSS = 7,
+    CURAND_REJECTION = 8,
+    CURAND_DEVICE_API = 9,
+    CURAND_FAST_REJECTION = 10,
+    CURAND_3RD = 11,
+    CURAND_DEFINITION = 12,
+    CURAND_POISSON = 13,
+} curandMethod_t;
+
+/* a discrete distribution as the device API reads it (curand_discrete,
+ * curand_poisson with a distribution): the layout of NVIDIA's public
+ * curand_discrete.h, in device memory */
+typedef struct curandHistogramM2_st {
+    double *V, *host_V;
+    unsigned int *K, *host_K;
+    unsigned int host_gen;
+} curandHistogramM2_st;
+typedef struct curandDistributionM2Shift_st {
+    curandHistogramM2_st *histogram, *host_histogram;
+    unsigned int shift, length, host_gen;
+} curandDistributionM2Shift_st;
+typedef struct curandDiscreteDistribution_st *curandDiscreteDistribution_t;
+struct curandDiscreteDistribution_st {
+    curandDiscreteDistribution_t self_host_ptr;
+    curandDistributionM2Shift_st *M2, *host_M2;
+    double stddev, mean;
+    curandMethod_t method;
+    unsigned int host_gen;
+};
+
 typedef unsigned int curandDirectionVectors32_t[32];
 typedef unsigned long long curandDirectionVectors64_t[64];
 
@@ -93,5 +131,10 @@ curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, float *outpu
                                        float stddev);
 curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generator, double *outputPtr, size_t n,
                                              double mean, double stddev);
+curandStatus_t curandCreatePoissonDistribution(double lambda, curandDiscreteDistribution_t *discrete_distribution);
+curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution);
+curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsigned int *outputPtr, size_t n, double lambda);
+curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator, unsigned int *outputPtr, size_t n,
+                                           double lambda, curandMethod_t method);
 
 #endif

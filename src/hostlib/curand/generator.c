@@ -40,24 +40,32 @@
 #define GEN_KIND 1
 #define VERSION 10400
 
-/* D_U64: the 64-bit quasirandom generators only */
-enum dist { D_U32, D_UNIF, D_UNIF_D, D_NORM, D_NORM_D, D_U64, D__N };
+/* D_U64: the 64-bit quasirandom generators only; D_POIS: Poisson, made
+ * from the raw results of D_U32 (D_U64 for the 64-bit Sobol'); D_POIS_N:
+ * Poisson from lambda 2000 on (XORWOW, MRG32k3a, Philox), from a normal
+ * float (the first of each Box-Muller pair; Philox: D_NORM's) */
+enum dist { D_U32, D_UNIF, D_UNIF_D, D_NORM, D_NORM_D, D_U64, D_POIS, D_POIS_N, D__N };
 struct layout { uint32_t nstates, group, raw; };
 #define MTGP_STATES 192
 static const struct layout layouts[4][D__N] = {
     [RNG_XORWOW] = { [D_U32] = { 4096, 1, 1 }, [D_UNIF] = { 4096, 1, 1 }, [D_UNIF_D] = { 4096, 1, 2 },
-                     [D_NORM] = { 4096, 2, 2 }, [D_NORM_D] = { 4096, 2, 4 } },
+                     [D_NORM] = { 4096, 2, 2 }, [D_NORM_D] = { 4096, 2, 4 }, [D_POIS] = { 4096, 1, 1 },
+                     [D_POIS_N] = { 4096, 1, 2 } },
     [RNG_MRG32K3A] = { [D_U32] = { 81920, 1, 1 }, [D_UNIF] = { 81920, 1, 1 }, [D_UNIF_D] = { 81920, 1, 1 },
-                       [D_NORM] = { 81920, 2, 2 }, [D_NORM_D] = { 81920, 2, 2 } },
+                       [D_NORM] = { 81920, 2, 2 }, [D_NORM_D] = { 81920, 2, 2 }, [D_POIS] = { 81920, 1, 1 },
+                       [D_POIS_N] = { 81920, 1, 2 } },
     [RNG_PHILOX] = { [D_U32] = { 65536, 4, 4 }, [D_UNIF] = { 65536, 4, 4 }, [D_UNIF_D] = { 65536, 4, 8 },
-                     [D_NORM] = { 65536, 4, 4 }, [D_NORM_D] = { 65536, 4, 8 } },
+                     [D_NORM] = { 65536, 4, 4 }, [D_NORM_D] = { 65536, 4, 8 }, [D_POIS] = { 65536, 4, 4 },
+                     [D_POIS_N] = { 65536, 4, 4 } },
     /* state s on parameter set s, a block of 256 from each in turn; one
      * element per output, whatever the distribution */
     [RNG_MTGP32] = { [D_U32] = { MTGP_STATES, 256, 256 }, [D_UNIF] = { MTGP_STATES, 256, 256 },
                      [D_UNIF_D] = { MTGP_STATES, 256, 256 }, [D_NORM] = { MTGP_STATES, 256, 256 },
-                     [D_NORM_D] = { MTGP_STATES, 256, 256 } },
+                     [D_NORM_D] = { MTGP_STATES, 256, 256 }, [D_POIS] = { MTGP_STATES, 256, 256 },
+                     [D_POIS_N] = { MTGP_STATES, 256, 256 } },
 };
 #define MAX_STATES 81920
+#define POISSON_MAX 400000.0 /* the largest lambda NVIDIA's library takes */
 
 /* the engine states of a generator (shared with its queued jobs) */
 struct cache {
@@ -252,6 +260,57 @@ static double icdf53(uint64_t x)
     return s * normal_quantile((double)x * INV53 + INV53 / 2);
 }
 
+/* ---- Poisson: a raw result -> one value ---------------------------------- */
+/* h.v NULL: lambda >= 2000, the normal approximation (or lambda NaN) */
+struct pois {
+    double lambda;
+    int itr;                   /* Fishman's inversion (no table) */
+    struct poisson_hist h;
+};
+
+/* _curand_poisson_ITR_double of NVIDIA's curand_poisson.h: inversion by
+ * sequential search, e^-lambda taken in steps of e^-500; u in (0, 1). The
+ * search stops at 2^24 (where rounding leaves the sum below u it would not) */
+static uint32_t pois_itr(double u, double lambda)
+{
+    double l, p = 1.0, q = 1.0;
+    uint32_t k = 0;
+    int pw = 0;
+    do {
+        l = lambda > (double)pw + 500.0 ? exp(-500.0) : exp((double)pw - lambda);
+        p *= l;
+        q *= l;
+        pw += 500;
+        while (u > q && k < (1u << 24)) {
+            k++;
+            p *= lambda / (double)k;
+            q += p;
+        }
+    } while ((double)pw < lambda);
+    return k;
+}
+
+/* x: a 32-bit result, or a 64-bit Sobol' one (bits 64). NVIDIA's host
+ * generators: below 2000 the square histogram (poisson.c) of the uniform
+ * double x 2^-32 + 2^-32 (64 bits: (x >> 11) 2^-53 + 2^-54), as
+ * curand_discrete draws; from 2000 on round(lambda + sqrt(lambda) z) with z
+ * the inverse-CDF normal of x; lambda NaN gives 0 (0xffffffff from the
+ * quasirandom generators), as NVIDIA's does */
+static uint32_t pois_value(const struct pois *p, uint64_t x, int bits, int quasi)
+{
+    if (p->lambda != p->lambda)
+        return quasi ? 0xffffffffu : 0;
+    if (p->h.v) {
+        double u = bits == 64 ? (double)(x >> 11) * INV53 + INV53 / 2 : (double)(uint32_t)x * INV32 + INV32;
+        return poisson_draw(&p->h, u);
+    }
+    if (p->itr)
+        return pois_itr(bits == 64 ? (double)(x >> 11) * INV53 + INV53 / 4 : (double)(uint32_t)x * INV32 + INV32 / 2,
+                        p->lambda);
+    double z = bits == 64 ? icdf53(x) : icdf32((uint32_t)x, 0);
+    return (uint32_t)(sqrt(p->lambda) * z + p->lambda + 0.5);
+}
+
 /* out: GROUP values (uint32, float or double) */
 static void round_out(enum rng_engine e, enum dist d, union rng_state *s, void *out)
 {
@@ -261,13 +320,15 @@ static void round_out(enum rng_engine e, enum dist d, union rng_state *s, void *
     const struct layout *l = &layouts[e][d];
     if (e == RNG_MRG32K3A) {
         switch (d) {
-        case D_U32: u[0] = rng_u32(e, s); return;
+        case D_U32:
+        case D_POIS: u[0] = rng_u32(e, s); return;
         case D_UNIF: f[0] = (float)(rng_mrg(s) * MRG_NORM); return;
         case D_UNIF_D: g[0] = rng_mrg(s) * MRG_NORM; return;
-        case D_NORM: {
-            float x = (float)(rng_mrg(s) * MRG_NORM);
+        case D_NORM:
+        case D_POIS_N: {
+            float x = (float)(rng_mrg(s) * MRG_NORM), b;
             float y = (float)(rng_mrg(s) * MRG_NORM) * (float)(2 * PI);
-            box_muller(x, y, &f[0], &f[1]);
+            box_muller(x, y, &f[0], d == D_NORM ? &f[1] : &b);
             return;
         }
         case D_NORM_D: {
@@ -287,7 +348,9 @@ static void round_out(enum rng_engine e, enum dist d, union rng_state *s, void *
          * normals by the inverse CDF (in float, for doubles too) */
         for (uint32_t i = 0; i < l->group; i++) {
             switch (d) {
-            case D_U32: u[i] = r[i]; break;
+            case D_U32:
+            case D_POIS:
+            case D_POIS_N: u[i] = r[i]; break;
             case D_UNIF: f[i] = unif_f(r[i]); break;
             case D_UNIF_D: g[i] = (double)r[i] * INV32 + INV32; break;
             case D_NORM: f[i] = (float)icdf32(r[i], 1); break;
@@ -299,7 +362,8 @@ static void round_out(enum rng_engine e, enum dist d, union rng_state *s, void *
         return;
     }
     switch (d) {
-    case D_U32: memcpy(u, r, l->group * 4); break;
+    case D_U32:
+    case D_POIS: memcpy(u, r, l->group * 4); break;
     case D_UNIF:
         for (uint32_t i = 0; i < l->group; i++)
             f[i] = unif_f(r[i]);
@@ -311,6 +375,15 @@ static void round_out(enum rng_engine e, enum dist d, union rng_state *s, void *
     case D_NORM:
         for (uint32_t i = 0; i < l->group; i += 2)
             bm_bits(r[i], r[i + 1], &f[i], &f[i + 1]);
+        break;
+    case D_POIS_N:
+        if (e == RNG_PHILOX) {
+            for (uint32_t i = 0; i < l->group; i += 2)
+                bm_bits(r[i], r[i + 1], &f[i], &f[i + 1]);
+        } else {
+            float b;
+            bm_bits(r[0], r[1], &f[0], &b);
+        }
         break;
     case D_NORM_D:
         for (uint32_t i = 0; i < l->group; i += 2)
@@ -332,6 +405,7 @@ struct qfill {
     size_t n;
     void *out;
     double mean, stddev;
+    struct pois p;
 };
 
 static void quasi_out(const struct qfill *j, uint64_t x, void *o)
@@ -342,6 +416,12 @@ static void quasi_out(const struct qfill *j, uint64_t x, void *o)
     switch (j->d) {
     case D_U32: memcpy(o, &hi, 4); return;
     case D_U64: memcpy(o, &x, 8); return;
+    case D_POIS:
+    case D_POIS_N: {
+        uint32_t r = pois_value(&j->p, j->bits == 32 ? hi : x, j->bits, 1);
+        memcpy(o, &r, 4);
+        return;
+    }
     case D_UNIF: f = unif_f(hi); memcpy(o, &f, 4); return;
     case D_UNIF_D:
         g = j->bits == 32 ? (double)hi * INV32 + INV32 : (double)(x >> 11) * INV53 + INV53 / 2;
@@ -366,7 +446,7 @@ static void quasi_out(const struct qfill *j, uint64_t x, void *o)
 static void qfill_run(struct hl_job *hj)
 {
     const struct qfill *j = (const struct qfill *)hj;
-    size_t per = j->n / j->dims, es = j->d == D_U32 || j->d == D_UNIF || j->d == D_NORM ? 4 : 8;
+    size_t per = j->n / j->dims, es = j->d == D_U32 || j->d == D_UNIF || j->d == D_NORM || j->d == D_POIS ? 4 : 8;
     uint64_t gray = j->pos ^ (j->pos >> 1);
     if (j->scrambled && j->bits == 64)
         gray &= 0xffffffffu; /* NVIDIA's scrambled Sobol64 starts from the low 32 bits (read off its host generator) */
@@ -397,6 +477,7 @@ struct fill {
     size_t n;
     void *out;
     double mean, stddev;
+    struct pois p;
 };
 
 static void fill_run(struct hl_job *hj)
@@ -440,6 +521,15 @@ static void fill_run(struct hl_job *hj)
                 if (j->lognormal)
                     v = exp(v);
                 memcpy(o, &v, 8);
+            } else if (j->d == D_POIS) {
+                uint32_t x;
+                memcpy(&x, buf + w * 4, 4);
+                x = pois_value(&j->p, x, 32, 0);
+                memcpy(o, &x, 4);
+            } else if (j->d == D_POIS_N) {
+                double z = ((float *)buf)[w];
+                uint32_t x = (uint32_t)(sqrt(j->p.lambda) * z + j->p.lambda + 0.5);
+                memcpy(o, &x, 4);
             } else {
                 memcpy(o, buf + w * es, es);
             }
@@ -453,6 +543,31 @@ static void fill_run(struct hl_job *hj)
 static void fill_fini(struct hl_job *hj)
 {
     cache_put(((struct fill *)hj)->c);
+    poisson_hist_free(&((struct fill *)hj)->p.h);
+}
+
+static void qfill_fini(struct hl_job *hj)
+{
+    poisson_hist_free(&((struct qfill *)hj)->p.h);
+}
+
+/* how NVIDIA's host generators make Poisson values for lambda (checked by
+ * the caller), read off them: the square histogram below 2000 for XORWOW,
+ * MRG32k3a and Philox, below 32 for MTGP32, below 10 for the 32-bit
+ * Sobol', never for the 64-bit Sobol'; inversion (pois_itr) from there to
+ * ITR_MAX; the normal approximation above */
+static curandStatus_t pois_make(const struct curandGenerator_st *g, double lambda, struct pois *p)
+{
+    double m2_below = g->quasi == 64 ? 0 : g->quasi == 32 ? 10 : g->e == RNG_MTGP32 ? 32 : POISSON_NORMAL_MIN;
+    memset(p, 0, sizeof *p);
+    p->lambda = lambda;
+    if (lambda != lambda)
+        return CURAND_STATUS_SUCCESS;
+    if (lambda >= m2_below) {
+        p->itr = m2_below < POISSON_NORMAL_MIN;
+        return CURAND_STATUS_SUCCESS;
+    }
+    return poisson_hist(lambda, &p->h) ? CURAND_STATUS_ALLOCATION_FAILED : CURAND_STATUS_SUCCESS;
 }
 
 /* ---- entry points ---------------------------------------------------------- */
@@ -654,7 +769,7 @@ static curandStatus_t run_job(curandGenerator_t g, struct hl_job *j, void *out, 
 static curandStatus_t generate_quasi(curandGenerator_t g, enum dist d, void *out, size_t n, double mean,
                                      double stddev, int lognormal)
 {
-    size_t es = d == D_U32 || d == D_UNIF || d == D_NORM ? 4 : 8;
+    size_t es = d == D_U32 || d == D_UNIF || d == D_NORM || d == D_POIS ? 4 : 8;
     if ((d == D_U32 && g->quasi != 32) || (d == D_U64 && g->quasi != 64))
         return CURAND_STATUS_TYPE_ERROR;
     if (n % g->dims)
@@ -663,11 +778,18 @@ static curandStatus_t generate_quasi(curandGenerator_t g, enum dist d, void *out
         return CURAND_STATUS_OUT_OF_RANGE;
     if (n == 0)
         return CURAND_STATUS_SUCCESS;
+    if (d == D_POIS && (mean <= 0 || mean > POISSON_MAX))
+        return CURAND_STATUS_OUT_OF_RANGE;
     if (!out)
         return CURAND_STATUS_OUT_OF_RANGE;
     struct qfill *j = hl_job_new(sizeof *j, qfill_run);
     if (!j)
         return CURAND_STATUS_ALLOCATION_FAILED;
+    j->h.fini = qfill_fini;
+    if (d == D_POIS && pois_make(g, mean, &j->p)) {
+        hl_job_free(&j->h);
+        return CURAND_STATUS_ALLOCATION_FAILED;
+    }
     if (sobol_tables(g->scrambled, &j->t)) { /* built at creation */
         hl_job_free(&j->h);
         return CURAND_STATUS_INTERNAL_ERROR;
@@ -705,6 +827,8 @@ static curandStatus_t generate(curandGenerator_t g, enum dist d, void *out, size
         return CURAND_STATUS_OUT_OF_RANGE;
     if (n == 0)
         return CURAND_STATUS_SUCCESS;
+    if ((d == D_POIS || d == D_POIS_N) && (mean <= 0 || mean > POISSON_MAX))
+        return CURAND_STATUS_OUT_OF_RANGE;
     if (!out)
         return CURAND_STATUS_OUT_OF_RANGE;
     struct cache *c = g->c;
@@ -718,6 +842,10 @@ static curandStatus_t generate(curandGenerator_t g, enum dist d, void *out, size
     struct fill *j = hl_job_new(sizeof *j, fill_run);
     if (!j)
         return CURAND_STATUS_ALLOCATION_FAILED;
+    if ((d == D_POIS || d == D_POIS_N) && pois_make(g, mean, &j->p)) {
+        hl_job_free(&j->h);
+        return CURAND_STATUS_ALLOCATION_FAILED;
+    }
     atomic_fetch_add(&c->refs, 1);
     j->c = c;
     j->h.fini = fill_fini;
@@ -777,4 +905,40 @@ HL_EXPORT curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t g, doub
                                                        double stddev)
 {
     return generate(g, D_NORM_D, out, n, mean, stddev, 1);
+}
+
+HL_EXPORT curandStatus_t curandGeneratePoisson(curandGenerator_t g, unsigned int *out, size_t n, double lambda)
+{
+    int normal = live(g) && !g->quasi && g->e != RNG_MTGP32 && lambda >= POISSON_NORMAL_MIN;
+    return generate(g, normal ? D_POIS_N : D_POIS, out, n, lambda, 0, 0);
+}
+
+/* NVIDIA's "just for internal usage" entry: its host generators take only
+ * CURAND_DEVICE_API (the device API's per-state algorithms, which give other
+ * numbers: not implemented here), answer CURAND_3RD with
+ * PREEXISTING_FAILURE and every other method with INTERNAL_ERROR */
+HL_EXPORT curandStatus_t curandGeneratePoissonMethod(curandGenerator_t g, unsigned int *out, size_t n, double lambda,
+                                                     curandMethod_t method)
+{
+    (void)out, (void)n, (void)lambda;
+    if (!live(g))
+        return CURAND_STATUS_NOT_INITIALIZED;
+    switch (method) {
+    case CURAND_DEVICE_API: return CURAND_STATUS_ARCH_MISMATCH;
+    case CURAND_3RD: return CURAND_STATUS_PREEXISTING_FAILURE;
+    case CURAND_CHOOSE_BEST:
+    case CURAND_ITR:
+    case CURAND_KNUTH:
+    case CURAND_HITR:
+    case CURAND_M1:
+    case CURAND_M2:
+    case CURAND_BINARY_SEARCH:
+    case CURAND_DISCRETE_GAUSS:
+    case CURAND_REJECTION:
+    case CURAND_FAST_REJECTION:
+    case CURAND_DEFINITION:
+    case CURAND_POISSON:
+        break;
+    }
+    return CURAND_STATUS_INTERNAL_ERROR;
 }

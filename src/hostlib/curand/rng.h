@@ -56,4 +56,15 @@ struct sobol_tables {
 };
 int sobol_tables(int scrambled, struct sobol_tables *t);
 
+/* Poisson (poisson.c): NVIDIA's square histogram for 0 < lambda < 2000
+ * (from 2000 on its library uses a normal approximation); v and k have
+ * length + 1 entries (the last V 0, K 0). poisson_hist returns 0, -1 when
+ * memory ran out, -2 for a lambda out of that range. */
+#define POISSON_NORMAL_MIN 2000.0
+struct poisson_hist { uint32_t shift, length; double *v; uint32_t *k; };
+int poisson_hist(double lambda, struct poisson_hist *h);
+void poisson_hist_free(struct poisson_hist *h);
+/* the result for a uniform u in (0, 1] */
+uint32_t poisson_draw(const struct poisson_hist *h, double u);
+
 #endif
