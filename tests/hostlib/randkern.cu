@@ -12,6 +12,11 @@
 //     curandGetScrambleConstants32/64) and the offset, N curand() calls;
 //     dimension d's points are results d * N .. of a generate call with D
 //     dimensions after curandSetGeneratorOffset.
+//   - Poisson: curand_discrete (and curand_discrete4) with a distribution
+//     from curandCreatePoissonDistribution (the square histogram, lambda
+//     < 2000) on Philox states curand_init(seed, s, 0) gives
+//     curandGeneratePoisson's results of a Philox device generator (state
+//     s's value k is result ((k / 4) * 65536 + s) * 4 + k % 4).
 // Every value must be equal (a part the host cuRAND was built without is
 // skipped). Prints "randkern: N passed, N failed, N skipped".
 #include <cstdio>
@@ -165,9 +170,63 @@ static void test_sobol(const char *what, curandRngType_t type, const V *hdirs, c
     CK(cudaFree(d_host));
 }
 
+// S states, K values each from curand_discrete (curand_discrete4 when four)
+__global__ void poisson(curandDiscreteDistribution_t dist, unsigned long long seed, unsigned *out, int k, int four)
+{
+    curandStatePhilox4_32_10_t st;
+    int s = blockIdx.x * blockDim.x + threadIdx.x;
+    curand_init(seed, s, 0, &st);
+    for (int i = 0; i < k; i += four ? 4 : 1) {
+        if (four) {
+            uint4 v = curand_discrete4(&st, dist);
+            out[s * k + i] = v.x, out[s * k + i + 1] = v.y, out[s * k + i + 2] = v.z, out[s * k + i + 3] = v.w;
+        } else {
+            out[s * k + i] = curand_discrete(&st, dist);
+        }
+    }
+}
+
+static void test_poisson(double lambda, int four)
+{
+    const int S = 128, K = 12;
+    const size_t n = ((size_t)(K / 4 - 1) * 65536 + S) * 4;
+    curandDiscreteDistribution_t dist;
+    CR(curandCreatePoissonDistribution(lambda, &dist));
+    unsigned *d_dev, *d_host, *dev = (unsigned *)std::malloc(S * K * 4), *host = (unsigned *)std::malloc(n * 4);
+    unsigned *want = (unsigned *)std::malloc(S * K * 4);
+    CK(cudaMalloc(&d_dev, S * K * 4));
+    CK(cudaMalloc(&d_host, n * 4));
+    poisson<<<S / 64, 64>>>(dist, 777, d_dev, K, four);
+    CK(cudaGetLastError());
+    curandGenerator_t g;
+    CR(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10));
+    CR(curandSetPseudoRandomGeneratorSeed(g, 777));
+    CR(curandGeneratePoisson(g, d_host, n, lambda));
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(dev, d_dev, S * K * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(host, d_host, n * 4, cudaMemcpyDeviceToHost));
+    for (int s = 0; s < S; s++)
+        for (int k = 0; k < K; k++)
+            want[s * K + k] = host[((size_t)(k / 4) * 65536 + s) * 4 + k % 4];
+    char what[160];
+    std::snprintf(what, sizeof what, "Poisson lambda %g: %s with curandCreatePoissonDistribution = curandGeneratePoisson",
+                  lambda, four ? "curand_discrete4" : "curand_discrete");
+    check(what, dev, want, (size_t)S * K);
+    CR(curandDestroyGenerator(g));
+    CR(curandDestroyDistribution(dist));
+    CK(cudaFree(d_dev));
+    CK(cudaFree(d_host));
+    std::free(dev);
+    std::free(host);
+    std::free(want);
+}
+
 int main()
 {
     test_mtgp();
+    test_poisson(3.5, 0);
+    test_poisson(1500.25, 0);
+    test_poisson(77.7, 1);
     curandGenerator_t probe;
     if (curandCreateGenerator(&probe, CURAND_RNG_QUASI_SOBOL32) != CURAND_STATUS_SUCCESS) {
         std::printf("skip Sobol': the host cuRAND was built without the direction numbers (python3-scipy)\n");
