@@ -77,6 +77,10 @@ struct cache {
     union rng_state *st;
     struct mtgp *mt;           /* MTGP32: the states st[s].g points at */
     uint64_t *used;            /* elements state s has consumed */
+    /* D_POIS_N (XORWOW, MRG32k3a): the cosine of state s's last pair,
+     * which is its next result where spare_ok[s] */
+    float *spare;
+    unsigned char *spare_ok;
     uint64_t epoch, end;       /* the settings the last fill ran under; where it ended */
     struct {                   /* the last group made, for a call that starts inside it */
         int valid, d;
@@ -106,6 +110,8 @@ static void cache_put(struct cache *c)
         free(c->st);
         free(c->mt);
         free(c->used);
+        free(c->spare);
+        free(c->spare_ok);
         free(c);
     }
 }
@@ -116,9 +122,11 @@ static int cache_reset(struct cache *c, uint64_t seed)
     if (!c->st) {
         c->st = malloc(MAX_STATES * sizeof *c->st);
         c->used = malloc(MAX_STATES * sizeof *c->used);
+        c->spare = malloc(MAX_STATES * sizeof *c->spare);
+        c->spare_ok = calloc(MAX_STATES, 1);
         if (c->e == RNG_MTGP32)
             c->mt = malloc(MTGP_STATES * sizeof *c->mt);
-        if (!c->st || !c->used || (c->e == RNG_MTGP32 && !c->mt))
+        if (!c->st || !c->used || !c->spare || !c->spare_ok || (c->e == RNG_MTGP32 && !c->mt))
             return -1;
     }
     uint32_t n = 0;
@@ -137,6 +145,7 @@ static int cache_reset(struct cache *c, uint64_t seed)
         }
         c->used[s] = 0;
     }
+    memset(c->spare_ok, 0, MAX_STATES);
     c->seed = seed;
     c->ready = 1;
     return 0;
@@ -269,8 +278,9 @@ struct pois {
 };
 
 /* _curand_poisson_ITR_double of NVIDIA's curand_poisson.h: inversion by
- * sequential search, e^-lambda taken in steps of e^-500; u in (0, 1). The
- * search stops at 2^24 (where rounding leaves the sum below u it would not) */
+ * sequential search, e^-lambda taken in steps of e^-500; u in (0, 1]. The
+ * search stops at 2^24 (where rounding leaves the sum below u, NVIDIA's
+ * would not stop) */
 static uint32_t pois_itr(double u, double lambda)
 {
     double l, p = 1.0, q = 1.0;
@@ -291,10 +301,11 @@ static uint32_t pois_itr(double u, double lambda)
 }
 
 /* x: a 32-bit result, or a 64-bit Sobol' one (bits 64). NVIDIA's host
- * generators: below 2000 the square histogram (poisson.c) of the uniform
- * double x 2^-32 + 2^-32 (64 bits: (x >> 11) 2^-53 + 2^-54), as
- * curand_discrete draws; from 2000 on round(lambda + sqrt(lambda) z) with z
- * the inverse-CDF normal of x; lambda NaN gives 0 (0xffffffff from the
+ * generators (pois_make says which for which lambda): the square histogram
+ * (poisson.c) or inversion (pois_itr) of the uniform double
+ * x 2^-32 + 2^-32 (64 bits: (x >> 11) 2^-53 + 2^-54), or
+ * round(lambda + sqrt(lambda) z) with z the inverse-CDF normal of x (of its
+ * high 32 bits for 64); lambda NaN gives 0 (0xffffffff from the
  * quasirandom generators), as NVIDIA's does */
 static uint32_t pois_value(const struct pois *p, uint64_t x, int bits, int quasi)
 {
@@ -305,9 +316,9 @@ static uint32_t pois_value(const struct pois *p, uint64_t x, int bits, int quasi
         return poisson_draw(&p->h, u);
     }
     if (p->itr)
-        return pois_itr(bits == 64 ? (double)(x >> 11) * INV53 + INV53 / 4 : (double)(uint32_t)x * INV32 + INV32 / 2,
+        return pois_itr(bits == 64 ? (double)(x >> 11) * INV53 + INV53 / 2 : (double)(uint32_t)x * INV32 + INV32,
                         p->lambda);
-    double z = bits == 64 ? icdf53(x) : icdf32((uint32_t)x, 0);
+    double z = icdf32(bits == 64 ? (uint32_t)(x >> 32) : (uint32_t)x, 0);
     return (uint32_t)(sqrt(p->lambda) * z + p->lambda + 0.5);
 }
 
@@ -325,10 +336,10 @@ static void round_out(enum rng_engine e, enum dist d, union rng_state *s, void *
         case D_UNIF: f[0] = (float)(rng_mrg(s) * MRG_NORM); return;
         case D_UNIF_D: g[0] = rng_mrg(s) * MRG_NORM; return;
         case D_NORM:
-        case D_POIS_N: {
-            float x = (float)(rng_mrg(s) * MRG_NORM), b;
+        case D_POIS_N: { /* D_POIS_N: the pair too (fill_run keeps the cosine) */
+            float x = (float)(rng_mrg(s) * MRG_NORM);
             float y = (float)(rng_mrg(s) * MRG_NORM) * (float)(2 * PI);
-            box_muller(x, y, &f[0], d == D_NORM ? &f[1] : &b);
+            box_muller(x, y, &f[0], &f[1]);
             return;
         }
         case D_NORM_D: {
@@ -376,14 +387,9 @@ static void round_out(enum rng_engine e, enum dist d, union rng_state *s, void *
         for (uint32_t i = 0; i < l->group; i += 2)
             bm_bits(r[i], r[i + 1], &f[i], &f[i + 1]);
         break;
-    case D_POIS_N:
-        if (e == RNG_PHILOX) {
-            for (uint32_t i = 0; i < l->group; i += 2)
-                bm_bits(r[i], r[i + 1], &f[i], &f[i + 1]);
-        } else {
-            float b;
-            bm_bits(r[0], r[1], &f[0], &b);
-        }
+    case D_POIS_N: /* Philox: D_NORM's four; XORWOW: the pair (fill_run keeps the cosine) */
+        for (uint32_t i = 0; i < (e == RNG_PHILOX ? l->group : 2); i += 2)
+            bm_bits(r[i], r[i + 1], &f[i], &f[i + 1]);
         break;
     case D_NORM_D:
         for (uint32_t i = 0; i < l->group; i += 2)
@@ -498,10 +504,35 @@ static void fill_run(struct hl_job *hj)
     /* the offset counts groups for the normal distributions, outputs otherwise
      * (MTGP32 takes no offset: start is where the last call stopped) */
     uint64_t q0 = (j->d == D_NORM || j->d == D_NORM_D) && c->e != RNG_MTGP32 ? j->start * l->group : j->start;
+    /* XORWOW and MRG32k3a's D_POIS_N: a state's pair of normals makes its
+     * results in two rounds, the sine in the even one (NVIDIA's layout) */
+    int pairs = j->d == D_POIS_N && c->e != RNG_PHILOX && c->e != RNG_MTGP32;
+    if (!pairs || !same)
+        memset(c->spare_ok, 0, MAX_STATES);
     for (size_t i = 0; i < j->n;) {
         uint64_t q = q0 + i, grp = q / l->group, w = q % l->group;
         uint32_t s = (uint32_t)(grp % l->nstates);
         uint64_t r = grp / l->nstates;
+        if (pairs) {
+            float z;
+            if (c->spare_ok[s]) {
+                z = c->spare[s];
+                c->spare_ok[s] = 0;
+            } else {
+                /* a state's first pair in a call that starts afresh is at
+                 * element 2 r (an offset moves each state r rounds on) */
+                uint64_t at = continuing || i >= l->nstates ? c->used[s] : r * 2;
+                round_out(c->e, j->d, state_at(c, s, at), buf);
+                c->used[s] += 2;
+                z = ((float *)buf)[0];
+                c->spare[s] = ((float *)buf)[1];
+                c->spare_ok[s] = 1;
+            }
+            uint32_t x = (uint32_t)(sqrt(j->p.lambda) * (double)z + j->p.lambda + 0.5);
+            memcpy((char *)j->out + i * 4, &x, 4);
+            i++;
+            continue;
+        }
         if (!(i == 0 && w && same && c->pending.valid && c->pending.d == (int)j->d && c->pending.grp == grp)) {
             round_out(c->e, j->d, state_at(c, s, continuing ? c->used[s] : r * l->raw), buf);
             c->used[s] += l->raw;
@@ -552,10 +583,13 @@ static void qfill_fini(struct hl_job *hj)
 }
 
 /* how NVIDIA's host generators make Poisson values for lambda (checked by
- * the caller), read off them: the square histogram below 2000 for XORWOW,
- * MRG32k3a and Philox, below 32 for MTGP32, below 10 for the 32-bit
- * Sobol', never for the 64-bit Sobol'; inversion (pois_itr) from there to
- * ITR_MAX; the normal approximation above */
+ * the caller), read off them:
+ *   XORWOW, MRG32k3a, Philox: the square histogram below 2000, then the
+ *     normal approximation from Box-Muller normals (D_POIS_N);
+ *   MTGP32: the square histogram below 32, inversion to 8000, the normal
+ *     approximation (inverse CDF) above;
+ *   32-bit Sobol': the same with the square histogram below 10;
+ *   64-bit Sobol': inversion below 2000, the normal approximation from. */
 static curandStatus_t pois_make(const struct curandGenerator_st *g, double lambda, struct pois *p)
 {
     double m2_below = g->quasi == 64 ? 0 : g->quasi == 32 ? 10 : g->e == RNG_MTGP32 ? 32 : POISSON_NORMAL_MIN;
@@ -564,7 +598,7 @@ static curandStatus_t pois_make(const struct curandGenerator_st *g, double lambd
     if (lambda != lambda)
         return CURAND_STATUS_SUCCESS;
     if (lambda >= m2_below) {
-        p->itr = m2_below < POISSON_NORMAL_MIN;
+        p->itr = m2_below < POISSON_NORMAL_MIN && (g->quasi == 64 ? lambda < POISSON_NORMAL_MIN : lambda <= 8000);
         return CURAND_STATUS_SUCCESS;
     }
     return poisson_hist(lambda, &p->h) ? CURAND_STATUS_ALLOCATION_FAILED : CURAND_STATUS_SUCCESS;
