@@ -481,6 +481,80 @@ static void on_device(void)
     end();
 }
 
+/* Poisson: statuses (NVIDIA's where its host generator answers: tested
+ * against it in poisson_against_nvidia; the rest from its documentation),
+ * a device generator on a stream, the device-side distribution */
+static void poisson_input(void)
+{
+    begin("Poisson: bad input, device generator, curandCreatePoissonDistribution");
+    curandGenerator_t g, h, fake = (curandGenerator_t)(uintptr_t)0x4321;
+    unsigned int host[8], *d = dalloc(4096 * 4), *hd = malloc(4096 * 4), *hh = malloc(4096 * 4);
+    ST(curandCreateGenerator(&g, CURAND_RNG_PSEUDO_XORWOW), 0);
+    ST(curandCreateGeneratorHost(&h, CURAND_RNG_PSEUDO_XORWOW), 0);
+    ST(curandGeneratePoisson(fake, d, 8, 3.5), CURAND_STATUS_NOT_INITIALIZED);
+    ST(curandGeneratePoisson(NULL, d, 8, 3.5), CURAND_STATUS_NOT_INITIALIZED);
+    ST(curandGeneratePoisson(g, d, 8, 0), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGeneratePoisson(g, d, 8, -1), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGeneratePoisson(g, d, 8, INFINITY), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGeneratePoisson(g, d, 8, 400000.5), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGeneratePoisson(g, d, 0, -1), 0); /* nothing to make: NVIDIA's answers success */
+    ST(curandGeneratePoisson(g, host, 8, 3.5), CURAND_STATUS_OUT_OF_RANGE); /* not device memory */
+    ST(curandGeneratePoisson(g, d, 4097, 3.5), CURAND_STATUS_OUT_OF_RANGE); /* past the allocation */
+    ST(curandGeneratePoisson(g, NULL, 8, 3.5), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGeneratePoissonMethod(g, d, 8, 3.5, CURAND_CHOOSE_BEST), CURAND_STATUS_INTERNAL_ERROR);
+    ST(curandGeneratePoissonMethod(g, d, 8, 3.5, CURAND_3RD), CURAND_STATUS_PREEXISTING_FAILURE);
+    ST(curandGeneratePoissonMethod(g, d, 8, 3.5, CURAND_DEVICE_API), CURAND_STATUS_ARCH_MISMATCH);
+    ST(curandGeneratePoissonMethod(fake, d, 8, 3.5, CURAND_DEVICE_API), CURAND_STATUS_NOT_INITIALIZED);
+    /* lambda NaN: 0 from a pseudorandom generator (NVIDIA's does so) */
+    ST(curandGeneratePoisson(h, host, 8, NAN), 0);
+    for (int i = 0; i < 8; i++)
+        if (host[i] != 0)
+            bad("lambda NaN: value %d is %u, not 0", i, host[i]);
+    /* a device generator on a stream gives the host generator's numbers */
+    CUstream s;
+    DRV(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    ST(curandSetStream(g, (cudaStream_t)s), 0);
+    ST(curandSetPseudoRandomGeneratorSeed(g, 5), 0);
+    ST(curandSetPseudoRandomGeneratorSeed(h, 5), 0);
+    ST(curandSetGeneratorOffset(h, 0), 0); /* the NaN call moved it on */
+    ST(curandGeneratePoisson(g, d, 4096, 2500), 0);
+    ST(curandGeneratePoisson(h, hh, 4096, 2500), 0);
+    DRV(cuStreamSynchronize(s));
+    DRV(cuMemcpyDtoH_v2(hd, (CUdeviceptr)(uintptr_t)d, 4096 * 4));
+    if (memcmp(hd, hh, 4096 * 4))
+        bad("device and host generators' Poisson results differ");
+    /* the device-side distribution */
+    curandDiscreteDistribution_t dist, big;
+    ST(curandCreatePoissonDistribution(3.5, NULL), CURAND_STATUS_NOT_INITIALIZED);
+    ST(curandCreatePoissonDistribution(0, &dist), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandCreatePoissonDistribution(-2, &dist), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandCreatePoissonDistribution(400001, &dist), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandCreatePoissonDistribution(NAN, &dist), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandDestroyDistribution(NULL), CURAND_STATUS_NOT_INITIALIZED);
+    ST(curandCreatePoissonDistribution(3.5, &dist), 0);
+    ST(curandCreatePoissonDistribution(5000, &big), 0);
+    if (!cur_bad) {
+        /* device memory is host memory on the emulated GPU */
+        if (dist->method != CURAND_M2 || dist->M2->shift != 0 || dist->M2->length != 232 || dist->mean != 3.5)
+            bad("lambda 3.5: method %d shift %u length %u (NVIDIA's: M2, 0, 232)", (int)dist->method,
+                dist->M2->shift, dist->M2->length);
+        else if (dist->M2->histogram->K[10] != 9 || dist->M2->histogram->V[232] != 0)
+            bad("lambda 3.5: K[10] %u (NVIDIA's 9)", dist->M2->histogram->K[10]);
+        if (big->method == CURAND_M2 || big->mean != 5000 || big->stddev != sqrt(5000.0))
+            bad("lambda 5000: not the normal approximation");
+    }
+    ST(curandDestroyDistribution(dist), 0);
+    ST(curandDestroyDistribution(dist), CURAND_STATUS_NOT_INITIALIZED);
+    ST(curandDestroyDistribution(big), 0);
+    ST(curandDestroyGenerator(g), 0);
+    ST(curandDestroyGenerator(h), 0);
+    DRV(cuStreamDestroy_v2(s));
+    DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)d));
+    free(hd);
+    free(hh);
+    end();
+}
+
 static void bad_input(void)
 {
     begin("bad input: generators, types, lengths, pointers, orderings");
@@ -577,6 +651,7 @@ int main(void)
     against_nvidia(getenv("NVIDIA_CURAND"));
     on_device();
     bad_input();
+    poisson_input();
     if (n_pois)
         printf("%lld Poisson values compared with NVIDIA's\n", n_pois);
     printf("curand: %d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);
