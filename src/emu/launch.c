@@ -358,7 +358,10 @@ static void fault_of(enum ptx_status st, struct emu_fault *f)
 static void engine_report(const struct launch_op *k, const struct ptx_engine_report *r)
 {
     if (k->l.engine == PTX_ENGINE_INTERP || !r->compiled) return;
-    if (r->engine == PTX_ENGINE_JIT)
+    if (r->note[0]) emu_reportf("tdtrace-emu: %s\n", r->note);
+    if (r->engine == PTX_ENGINE_JIT && r->from_cache)
+        emu_reportf("tdtrace-emu: kernel %s: engine jit (loaded from the cache in %.1f ms)\n", k->name, r->compile_ms);
+    else if (r->engine == PTX_ENGINE_JIT)
         emu_reportf("tdtrace-emu: kernel %s: engine jit (compiled with LLVM in %.1f ms)\n", k->name, r->compile_ms);
     else if (k->l.engine == PTX_ENGINE_JIT)
         emu_reportf("tdtrace-emu: kernel %s: engine interp, the JIT cannot run it: %s\n", k->name, r->why);
