@@ -325,7 +325,7 @@ static void host_child_ran(void *cookie, const char *kernel, const unsigned grid
     struct emu_fault r = { 0 };
     if (status != PTX_OK)
         fault_of((enum ptx_status)status, &r);
-    emu_report_kernel(kernel, grid, block, dyn_shared, t0, t1, (int)r.result, &k->op, 1);
+    emu_report_kernel(kernel, grid, block, dyn_shared, t0, t1, (int)r.result, &k->op, 1, NULL);
 }
 
 static void host_note(void *cookie, const char *text, size_t len)
@@ -426,7 +426,7 @@ static void launch_run(struct emu_op *op)
         struct emu_fault r = { 0 };
         if (st != PTX_OK)
             fault_of(st, &r);
-        emu_report_kernel(k->name, k->l.grid, k->l.block, k->l.dyn_shared, t0, emu_now_ns(), (int)r.result, op, 0);
+        emu_report_kernel(k->name, k->l.grid, k->l.block, k->l.dyn_shared, t0, emu_now_ns(), (int)r.result, op, 0, &er);
     }
     emu_mem_kernel_end();
     engine_report(k, &er);

@@ -151,7 +151,12 @@ const struct jit_kernel *jit_plan(struct plan *P)
         r->compiled = now;
         r->compile_ms = now ? k->compile_ms : 0;
         r->from_cache = now && k->from_cache;
-        if (now) jitc_note(r->note, sizeof r->note);
+        if (now) {
+            struct jitc_stats s;
+            jitc_stats(&s);
+            r->code_bytes = s.code_bytes;
+            jitc_note(r->note, sizeof r->note);
+        }
     }
     return k;
 }
