@@ -87,8 +87,9 @@ if [ "${JIT:-1}" != 0 ]; then
                           how[f, k] = /loaded from the cache/ ? "cache" : "LLVM" }
         END { printf "%-12s %10s %10s %8s\n", "kernel", "cold", "cached", "ratio"
               for (i = 1; i <= n; i++) { k = order[i]
-                  printf "%-12s %10.1f %10.1f %7.0fx%s\n", k, cold[k], warm[k], warm[k] > 0 ? cold[k] / warm[k] : 0,
-                         how[1, k] == "LLVM" && how[2, k] == "cache" ? "" : "  (not from the cache: " how[2, k] ")" } }
+                  r = warm[k] > 0 ? cold[k] / warm[k] : 0
+                  note = how[1, k] == "LLVM" && how[2, k] == "cache" ? "" : "  (not from the cache: " how[2, k] ")"
+                  printf "%-12s %10.1f %10.1f %7.0fx%s\n", k, cold[k], warm[k], r, note } }
     ' "$cold" "$warm"
     rm -rf "$cache" "$cold" "$warm"
 fi
