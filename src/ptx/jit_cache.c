@@ -484,12 +484,13 @@ static uint64_t lookup(const struct llvm_api *L, const char *name, char *why, si
     return addr;
 }
 
-int jitc_bind(const struct llvm_api *L, char *why, size_t n)
+/* the references refs[0, nref) of the code just linked, filled */
+static int bind_refs(const struct llvm_api *L, const struct ref *refs, int nref, char *why, size_t n)
 {
-    for (int j = 0; j < cur.nref; j++) {
+    for (int j = 0; j < nref; j++) {
         char name[100];
         snprintf(name, sizeof name, "%s.r%d", cur.sym, j);
-        const void *v = ref_value(&cur.ref[j]);
+        const void *v = ref_value(&refs[j]);
         uint64_t a = v ? lookup(L, name, why, n) : 0;
         if (!a) {
             if (!v) snprintf(why, n, "internal error: reference %d of the code names nothing", j);
@@ -498,6 +499,11 @@ int jitc_bind(const struct llvm_api *L, char *why, size_t n)
         *(const void **)(uintptr_t)a = v;
     }
     return 0;
+}
+
+int jitc_bind(const struct llvm_api *L, char *why, size_t n)
+{
+    return bind_refs(L, cur.ref, cur.nref, why, n);
 }
 
 /* ---- native code ------------------------------------------------------------- */
@@ -613,9 +619,6 @@ int jitc_load(const struct llvm_api *L, struct jit_kernel *k)
     for (uint32_t i = 0; i < h.nrefs; i++)
         if (refs[i].kind < 0 || refs[i].kind >= R_COUNT || !ref_value(&refs[i])) ok = 0;
     if (!ok) { free(barid); free(barpc); free(refs); goto bad; }
-    free(cur.ref);
-    cur.ref = refs;
-    cur.nref = (int)h.nrefs;
     /* the code into the JIT */
     void *buf = L->LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)q, (size_t)h.objlen, cur.sym);
     void *rt = L->LLVMOrcJITDylibCreateResourceTracker(L->jd);
@@ -625,16 +628,17 @@ int jitc_load(const struct llvm_api *L, struct jit_kernel *k)
     if (err) {
         L->LLVMDisposeErrorMessage(L->LLVMGetErrorMessage(err));
         L->LLVMOrcReleaseResourceTracker(rt);
-        free(barid); free(barpc);
+        free(barid); free(barpc); free(refs);
         goto bad;
     }
-    if (!(addr = lookup(L, cur.sym, why, sizeof why)) || jitc_bind(L, why, sizeof why)) {
+    if (!(addr = lookup(L, cur.sym, why, sizeof why)) || bind_refs(L, refs, (int)h.nrefs, why, sizeof why)) {
         void *e2 = L->LLVMOrcResourceTrackerRemove(rt);
         if (e2) L->LLVMDisposeErrorMessage(L->LLVMGetErrorMessage(e2));
         L->LLVMOrcReleaseResourceTracker(rt);
-        free(barid); free(barpc);
+        free(barid); free(barpc); free(refs);
         goto bad;
     }
+    free(refs);
     k->fn = (jit_fn)(uintptr_t)addr;
     k->rt = rt;
     k->nbars = (int)h.nbars;

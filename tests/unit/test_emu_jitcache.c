@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "../../src/ptx/ptx.h"
+#include "sha256.h"
 
 #define HDR ".version 9.0\n.target sm_75\n.address_size 64\n"
 #define GRID 3
@@ -73,6 +74,7 @@ static int child(int v, int engine)
     static struct ptx_fault fault;
     static struct ptx_engine_report rep;
     char src[4096], err[256];
+    alarm(120); /* a child that hangs fails the test instead */
     kernel_src(src, sizeof src, v);
     struct ptx_module *m = ptx_parse(src, 0, err, sizeof err);
     if (!m) return 2;
@@ -275,6 +277,29 @@ static void garbage(const char *path)
     fclose(f);
 }
 
+/* an entry whose checksum is right but whose object does not define the
+ * symbols the header promises (they are renamed): LLVM's lookup fails */
+static void renamed(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static unsigned char b[1 << 20];
+    size_t n = fread(b, 1, sizeof b, f);
+    fclose(f);
+    uint32_t hdrsize;
+    memcpy(&hdrsize, b + 12, 4);
+    assert_true(hdrsize < n);
+    int k = 0;
+    for (size_t i = hdrsize; i + 4 <= n; i++)
+        if (!memcmp(b + i, "tdk_", 4)) { b[i] = 'x'; k++; }
+    assert_true(k > 0);
+    sha256(b + hdrsize, n - hdrsize, b + 48); /* the payload's checksum, right again */
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, n, f), n);
+    fclose(f);
+}
+
 static void test_corrupt_ignored_and_replaced(void **state)
 {
     (void)state;
@@ -285,6 +310,7 @@ static void test_corrupt_ignored_and_replaced(void **state)
     spoiled("cut", cut);
     spoiled("empty", empty);
     spoiled("garbage", garbage);
+    spoiled("renamed", renamed);
 }
 
 /* a directory refused: the note says why, the kernel compiles and runs,
