@@ -137,7 +137,10 @@ static void *intrinsic(struct cg *g, const char *name, void *ty, void **args, un
 }
 
 /* a host address (a helper, an instruction, a handler): read at run time
- * from the object's own table (jit_cache.c), so the code holds none */
+ * from the object's own table (jit_cache.c), so the code holds none. Every
+ * host address the code uses must come through here: the cache on disk
+ * gives the object to other processes, whose addresses differ (an address
+ * jitc_ref cannot name is emitted as a constant and the kernel not kept) */
 static void *fnptr(struct cg *g, const void *p) { return jitc_ref(LL, g->ctx, g->mod, g->b, p); }
 
 static void *newbb(struct cg *g) { return LL->LLVMAppendBasicBlockInContext(g->ctx, g->fn, ""); }
