@@ -62,7 +62,7 @@ struct cg {
     void *ic, *pv;               /* the instruction count, an address */
     void *failbb;
     void *fty_mem, *fty_poll, *fty_exec, *fty_trap;
-    int nbars, ngc;
+    int nbars, ngc, nwstops;
     uint8_t *barid;
     int *barpc;
     void **resume;
@@ -492,13 +492,20 @@ static int named_slots(const struct ir_ins *in, int *s)
     return k;
 }
 
-static void per_lane(struct cg *g, const struct ir_ins *in, ex_fn f)
+/* the slots in names, to the register file */
+static void store_named(struct cg *g, const struct ir_ins *in)
 {
     int s[10], n = named_slots(in, s);
     for (int i = 0; i < n; i++) {
         void *idx = c64(g, (uint64_t)s[i] * 32);
         LL->LLVMBuildStore(g->b, get(g, s[i]), LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""));
     }
+}
+
+static void per_lane(struct cg *g, const struct ir_ins *in, ex_fn f)
+{
+    int s[10], n = named_slots(in, s);
+    store_named(g, in);
     void *args[3] = { g->C, fnptr(g, in), fnptr(g, (const void *)(uintptr_t)f) };
     void *r = LL->LLVMBuildCall2(g->b, g->fty_exec, fnptr(g, (const void *)(uintptr_t)g->hp->exec), args, 3, "");
     void *ok = newbb(g);
@@ -533,7 +540,7 @@ static int liveness(struct cg *g)
         char why[8];
         int kind = jit_classify(g->m, F, in, g->h[F->start + k], why, sizeof why);
         setbit(u, in->guard, ns);
-        if (kind == K_LANE) {
+        if (kind == K_LANE || kind == K_WSYNC) {
             int sl[10], n = named_slots(in, sl);
             for (int i = 0; i < n; i++) setbit(u, sl[i], ns);
             continue;
@@ -646,6 +653,16 @@ static void body(struct cg *g)
             run = newbb(g);
             LL->LLVMBuildCondBr(g->b, guard, run, next);
             LL->LLVMPositionBuilderAtEnd(g->b, run);
+        }
+        if (kind == K_WSYNC) { /* a warp rendezvous: operands to the file, stop there */
+            store_named(g, in);
+            g->barid[g->nbars] = JIT_WSTOP;
+            g->barpc[g->nbars] = i;
+            g->resume[g->nbars] = next;
+            g->nwstops++;
+            spill_live(g, k + 1);
+            flush_ret(g, ++g->nbars);
+            continue;
         }
         switch (in->op) {
         case OP_EXIT: case OP_RET:
@@ -845,6 +862,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     k->fn = (jit_fn)(uintptr_t)addr;
     k->rt = rt;
     k->nbars = g->nbars;
+    k->nwstops = g->nwstops;
     k->ngc = g->ngc;
     k->sregs_filled = g->sregs_filled;
     k->barid = g->barid;

@@ -66,7 +66,8 @@ struct jit_kernel {
     jit_fn fn;
     char why[256];               /* refused: the reason (first unsupported instruction) */
     double compile_ms;
-    int nbars;
+    int nbars;                   /* resume points: barriers and warp rendezvous */
+    int nwstops;                 /* of those, warp rendezvous (barid JIT_WSTOP) */
     uint8_t *barid;
     int *barpc;                  /* by barrier k: its instruction (module index) */
     int ngc;                     /* global and generic accesses (jit_ctx.gc) */
@@ -96,7 +97,9 @@ void jit_llvm_unlock(void);
 /* jit_subset.c: how an instruction compiles (K_*), or 0 with the reason
  * in why; can entry compile (0, or -1 with the first reason in why); the
  * value of an immediate constant slot (1), or 0 */
-enum { K_NATIVE = 1, K_LANE, K_CONTROL };
+enum { K_NATIVE = 1, K_LANE, K_CONTROL, K_WSYNC };
+/* barid of a resume point that is a warp rendezvous (K_WSYNC), not a barrier */
+#define JIT_WSTOP 255
 int jit_classify(const struct ptx_module *m, const struct ir_func *F, const struct ir_ins *in, ex_fn h, char *why,
                  size_t n);
 int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *why, size_t n);
@@ -114,5 +117,18 @@ const struct jit_kernel *jit_plan(struct plan *P);
  * start of a block, for kernels whose special registers the code does not
  * compute itself */
 void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_t lin));
+/* a block's start when the code computes its special registers */
+void jit_begin_lite(struct blk *b, uint64_t lin);
+/* no thread of the block can go on (resume[t]: where thread t waits, done[t]:
+ * it exited; lanes at warp rendezvous keep the member mask in wsmask): the
+ * interpreter's account of it */
+void jit_deadlock(struct blk *b, const int32_t *resume, const uint8_t *done);
+
+/* jit_warp.c: instead of jit_block for kernels with warp rendezvous (shfl.sync,
+ * vote.sync, match, redux, elect, bar.warp.sync; k->nwstops > 0): each
+ * thread runs to its next barrier or rendezvous; a rendezvous completes,
+ * by the interpreter's own code (ex_wsync_settle, ex_warp_sync), when every
+ * lane its member mask requires has come */
+void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_t lin));
 
 #endif

@@ -120,24 +120,28 @@ static void test_default_interp(void **state)
     assert_int_equal(rep.compiled, 0);
 }
 
-/* the JIT refuses a kernel with a warp-level instruction: the interpreter
- * runs it, and the report names the instruction and its line */
+/* the JIT refuses a kernel with an instruction that shows which lanes run
+ * together (activemask): the interpreter runs it, and the report names the
+ * instruction and its line */
 static void test_fallback_names_instruction(void **state)
 {
     (void)state;
     static const char src[] = HDR
-        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>;\n"
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
         " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n"
-        " shfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\n"
+        " setp.lt.u32 %p1, %r1, 8;\n @%p1 bra A;\n activemask.b32 %r2;\n bra B;\nA:\n activemask.b32 %r2;\nB:\n"
         " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r2;\n ret;\n}\n";
     char err[256];
     for (int e = PTX_ENGINE_JIT; e <= PTX_ENGINE_AUTO; e++) {
         assert_int_equal(run(src, e, 1, 32, err, sizeof err), PTX_OK);
         assert_int_equal(rep.engine, PTX_ENGINE_INTERP);
-        if (!strstr(rep.why, "instruction 'shfl.sync.bfly.b32' at PTX line 9")) fail_msg("%s", rep.why);
+        if (!strstr(rep.why, "instruction 'activemask.b32' (the lanes running together") ||
+            !strstr(rep.why, "at PTX line 11")) fail_msg("%s", rep.why);
         uint32_t v;
         memcpy(&v, arena + 4 * 6, 4);
-        assert_int_equal(v, 7); /* lane 6 got lane 7's */
+        assert_int_equal(v, 0xffu); /* lanes 0-7 ran together */
+        memcpy(&v, arena + 4 * 9, 4);
+        assert_int_equal(v, 0xffffff00u);
     }
     /* a volatile access would show the lockstep order: refused too */
     static const char vol[] = HDR
