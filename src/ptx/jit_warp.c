@@ -8,7 +8,8 @@
  * register file. Rounds: every thread that can go on runs until it exits or
  * stops; each lane stopped at a rendezvous is put in its warp's state as the
  * interpreter holds a waiting lane (wait bit, lpc, wsmask), after the
- * interpreter's own arrival checks (ex_wsync_arrive); then the interpreter's
+ * interpreter's own arrival checks (ex_wsync_arrive, by instruction, the
+ * lowest pc first, as its groups come); then the interpreter's
  * ex_wsync_settle completes every rendezvous whose required lanes have all
  * come (or exited), through ex_warp_sync: the same code as the interpreter,
  * so the same results and the same errors, from whatever paths the lanes
@@ -36,6 +37,7 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
     else jit_begin_lite(b, lin);
     int32_t resume[1024];
     uint8_t done[1024], ready[1024];
+    uint32_t arrived[32];        /* by warp: lanes come to a rendezvous in this round */
     struct jit_gc gcs[64], *gc = k->ngc <= 64 ? gcs : calloc((size_t)k->ngc, sizeof *gc);
     if (!gc) {
         ex_fail(b, PTX_E_NOMEM, "out of memory");
@@ -45,6 +47,7 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
     memset(resume, 0, sizeof resume);
     memset(done, 0, sizeof done);
     memset(ready, 1, sizeof ready);
+    memset(arrived, 0, sizeof arrived);
     struct jit_ctx c;
     memset(&c, 0, sizeof c);
     c.gc = gc;
@@ -81,16 +84,30 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
             resume[t] = r;
             if (k->barid[r - 1] != JIT_WSTOP) continue;
             const struct ir_ins *in = &code[k->barpc[r - 1]];
-            if (ex_wsync_arrive(b, w, in, bit, c.Rw)) goto out;
             w->lpc[c.lane] = k->barpc[r - 1];
             w->wsmask[c.lane] = (uint32_t)c.Rw[(size_t)in->e * 32 + (size_t)c.lane];
-            w->wait |= bit;
+            arrived[t / 32] |= bit;
         }
         /* the rendezvous whose lanes have all come (or exited) */
         int again = 0;
         uint32_t stuck = 0;
         for (unsigned i = 0; i < P->nwarps; i++) {
             struct warp *w = &b->warps[i];
+            /* the arrival checks, once the lanes that exit have: each
+             * instruction's lanes together, the lowest pc first, as the
+             * interpreter's groups come */
+            for (uint32_t left = arrived[i]; left;) {
+                int pc = w->lpc[__builtin_ctz(left)];
+                for (uint32_t mm = left; mm; mm &= mm - 1)
+                    if (w->lpc[__builtin_ctz(mm)] < pc) pc = w->lpc[__builtin_ctz(mm)];
+                uint32_t m = 0;
+                for (uint32_t mm = left; mm; mm &= mm - 1)
+                    if (w->lpc[__builtin_ctz(mm)] == pc) m |= 1u << __builtin_ctz(mm);
+                if (ex_wsync_arrive(b, w, &code[pc], m, w->R0 + base)) goto out;
+                left &= ~m;
+            }
+            w->wait |= arrived[i];
+            arrived[i] = 0;
             uint32_t before = w->wait;
             if (!before) continue;
             if (ex_wsync_settle(b, w)) goto out;
