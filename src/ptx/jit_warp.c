@@ -11,7 +11,9 @@
  * interpreter's own arrival checks (ex_wsync_arrive, by instruction, the
  * lowest pc first, as its groups come); then the interpreter's
  * ex_wsync_settle completes every rendezvous whose required lanes have all
- * come (or exited), through ex_warp_sync: the same code as the interpreter,
+ * come (or exited), through ex_warp_sync (directly when a warp's lanes all
+ * came to one instruction with one mask that requires just them, what
+ * ex_wsync_settle would find): the same code as the interpreter,
  * so the same results and the same errors, from whatever paths the lanes
  * came. The lanes of a completed rendezvous go on in the next round. When
  * no thread can go on: all at one block barrier, the next round resumes
@@ -93,6 +95,22 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
         uint32_t stuck = 0;
         for (unsigned i = 0; i < P->nwarps; i++) {
             struct warp *w = &b->warps[i];
+            uint32_t A = arrived[i];
+            if (A && !w->wait) { /* the common case: the lanes all came to one instruction
+                                    with one mask, the lanes it requires: it completes */
+                int l0 = __builtin_ctz(A), pc = w->lpc[l0];
+                uint32_t M = w->wsmask[l0];
+                int one = 1;
+                for (uint32_t mm = A & (A - 1); mm && one; mm &= mm - 1)
+                    one = w->lpc[__builtin_ctz(mm)] == pc && w->wsmask[__builtin_ctz(mm)] == M;
+                if (one && (code[pc].op == OP_WARPSYNC ? M : M & w->live) == A) {
+                    arrived[i] = 0;
+                    if (ex_warp_sync(b, w, A, M)) goto out;
+                    for (uint32_t mm = A; mm; mm &= mm - 1) ready[i * 32 + (unsigned)__builtin_ctz(mm)] = 1;
+                    again = 1;
+                    continue;
+                }
+            }
             /* the arrival checks, once the lanes that exit have: each
              * instruction's lanes together, the lowest pc first, as the
              * interpreter's groups come */
