@@ -384,6 +384,26 @@ static void test_warp_divergent(void **state)
     same(src, 2, 64, 128 * 128);
 }
 
+/* rendezvous and block barriers together: shuffles and bar.sync in a loop,
+ * a warp that exits first (the barrier counts the warps left) */
+static void test_warp_barriers(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<20>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " .shared .align 4 .b8 sh[512];\n"
+        " mov.u32 %r1, %tid.x;\n setp.ge.u32 %p1, %r1, 64;\n @%p1 exit;\n"
+        " mul.lo.u32 %r2, %r1, 7;\n mov.u32 %r3, sh;\n shl.b32 %r4, %r1, 2;\n add.u32 %r5, %r3, %r4;\n"
+        " xor.b32 %r6, %r4, 128;\n add.u32 %r7, %r3, %r6;\n mov.u32 %r8, 0;\n"
+        "L:\n shfl.sync.bfly.b32 %r9, %r2, 1, 31, -1;\n add.u32 %r2, %r2, %r9;\n st.shared.u32 [%r5], %r2;\n bar.sync 0;\n"
+        " ld.shared.u32 %r10, [%r7];\n mad.lo.u32 %r2, %r2, 3, %r10;\n add.u32 %r2, %r2, %r1;\n bar.sync 0;\n add.u32 %r8, %r8, 1;\n"
+        " setp.lt.u32 %p2, %r8, 4;\n @%p2 bra L;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r11, %ctaid.x;\n mad.lo.u32 %r12, %r11, 64, %r1;\n"
+        " mul.wide.u32 %rd2, %r12, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r2;\n ret;\n}\n";
+    same(src, 2, 96, 2 * 64 * 4);
+}
+
 /* the interpreter's errors, the same from the JIT: a shuffle reading a lane
  * outside its mask, bar.warp.sync naming exited lanes, a lane outside its
  * own mask, lanes waiting at a shuffle for lanes held at a barrier */
@@ -500,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_warp_shuffle_reduction),
         cmocka_unit_test(test_warp_partial_masks),
         cmocka_unit_test(test_warp_divergent),
+        cmocka_unit_test(test_warp_barriers),
         cmocka_unit_test(test_warp_errors),
         cmocka_unit_test(test_warp_refused),
         cmocka_unit_test(test_out_of_bounds),
