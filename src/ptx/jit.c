@@ -18,9 +18,13 @@
  *    atomics, textures, ...) calls the interpreter's own handler for this
  *    one lane, with the operands stored to the register file around it: the
  *    same code, so the same bits;
- *  - refused: warp-level and block-cluster instructions, calls, and
- *    volatile or strong loads/stores (the lockstep order of a warp could
- *    show): the kernel runs on the interpreter, the report names it.
+ *  - rendezvous: shfl.sync, vote.sync, match, redux, elect, bar.warp.sync
+ *    store their operands and stop the thread as a barrier does; jit_warp.c
+ *    completes them with the interpreter's code and the thread resumes;
+ *  - refused: activemask, non-.sync shfl/vote, matrix and block-cluster
+ *    instructions, calls, and volatile or strong loads/stores (which lanes
+ *    run together, or the lockstep order of a warp, could show): the
+ *    kernel runs on the interpreter, the report names it.
  * Every load and store checks its address as the interpreter does: the
  * allocation last found (global), the window's size (shared, local,
  * param), alignment; anything else goes to the run-time helper, which asks

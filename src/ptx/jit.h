@@ -11,10 +11,13 @@
  * stopped until it exits or reaches a block barrier (bar.sync), then the
  * next thread of the block runs. When every thread that has not exited
  * waits at the same barrier, the round ends and each resumes after it.
- * Divergence needs nothing: a thread follows its own branches. Warp-level
- * instructions (shfl, vote, match, mma, ...) and anything that could
- * observe the lockstep order of a warp (volatile or strong ld/st) are not
- * compiled: such kernels run on the interpreter. */
+ * Divergence needs nothing: a thread follows its own branches. The
+ * warp-synchronous instructions (shfl.sync, vote.sync, match, redux, elect,
+ * bar.warp.sync) are resume points too, completed by the interpreter's
+ * rendezvous code (jit_warp.c). What could observe which lanes run
+ * together or their lockstep order (activemask, non-.sync shfl/vote,
+ * matrix instructions, volatile or strong ld/st) is not compiled: such
+ * kernels run on the interpreter. */
 #ifndef TD_PTX_JIT_H
 #define TD_PTX_JIT_H
 
@@ -43,9 +46,10 @@ struct jit_ctx {
 };
 
 /* the compiled thread: registers R (slot s of this lane at R[s * 32]),
- * resume 0 at the start or k + 1 after barrier k; returns 0 when the
- * thread exited, k + 1 when it waits at barrier k, -1 after a failure
- * (reported with ex_fail) */
+ * resume 0 at the start or k + 1 after resume point k (a barrier, or a
+ * warp rendezvous: barid JIT_WSTOP); returns 0 when the thread exited,
+ * k + 1 when it waits at resume point k, -1 after a failure (reported with
+ * ex_fail) */
 typedef int32_t (*jit_fn)(uint64_t *R, struct jit_ctx *c, int32_t resume);
 
 /* the run-time helpers the code calls (jit_run.c), by address */
