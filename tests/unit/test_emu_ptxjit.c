@@ -406,7 +406,8 @@ static void test_warp_barriers(void **state)
 
 /* the interpreter's errors, the same from the JIT: a shuffle reading a lane
  * outside its mask, bar.warp.sync naming exited lanes, a lane outside its
- * own mask, lanes waiting at a shuffle for lanes held at a barrier */
+ * own mask, lanes waiting at a shuffle for lanes held at a barrier, and for
+ * lanes at a vote (another rendezvous) */
 static void test_warp_errors(void **state)
 {
     (void)state;
@@ -421,8 +422,11 @@ static void test_warp_errors(void **state)
         HDR ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .pred %p<2>;\n"
         " mov.u32 %r1, %tid.x;\n setp.lt.u32 %p1, %r1, 16;\n @%p1 bra A;\n bar.sync 0;\n ret;\n"
         "A:\n shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;\n ret;\n}\n",
+        HDR ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .pred %p<2>;\n"
+        " mov.u32 %r1, %tid.x;\n setp.lt.u32 %p1, %r1, 16;\n @%p1 bra A;\n vote.sync.ballot.b32 %r2, %p1, -1;\n ret;\n"
+        "A:\n shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;\n ret;\n}\n",
     };
-    static const enum ptx_status want[] = { PTX_E_SYNC, PTX_E_DEADLOCK, PTX_E_SYNC, PTX_E_DEADLOCK };
+    static const enum ptx_status want[] = { PTX_E_SYNC, PTX_E_DEADLOCK, PTX_E_SYNC, PTX_E_DEADLOCK, PTX_E_DEADLOCK };
     for (size_t i = 0; i < sizeof srcs / sizeof *srcs; i++) {
         char e0[512], e1[512];
         assert_int_equal(run(srcs[i], PTX_ENGINE_INTERP, 1, 64, e0, sizeof e0), want[i]);
