@@ -606,11 +606,13 @@ int jitc_load(const struct llvm_api *L, struct jit_kernel *k)
     if (!barid || !barpc || !refs) { free(barid); free(barpc); free(refs); goto miss; }
     memcpy(barid, pay, h.nbars);
     const unsigned char *q = pay + pad4(h.nbars);
-    int ok = 1;
-    for (uint32_t i = 0; i < h.nbars; i++) {
+    int ok = 1, nwstops = 0;
+    for (uint32_t i = 0; i < h.nbars; i++) { /* each resume point: a bar, or a warp rendezvous */
         int32_t pc;
         memcpy(&pc, q + 4 * i, 4);
-        if (pc < 0 || (uint32_t)pc >= nins || cur.m->ins[F->start + pc].op != OP_BAR) ok = 0;
+        if (pc < 0 || (uint32_t)pc >= nins) ok = 0;
+        else if (barid[i] == JIT_WSTOP) nwstops++;
+        else if (cur.m->ins[F->start + pc].op != OP_BAR) ok = 0;
         barpc[i] = F->start + pc;
     }
     q += 4ull * h.nbars;
@@ -642,6 +644,7 @@ int jitc_load(const struct llvm_api *L, struct jit_kernel *k)
     k->fn = (jit_fn)(uintptr_t)addr;
     k->rt = rt;
     k->nbars = (int)h.nbars;
+    k->nwstops = nwstops;
     k->ngc = (int)h.ngc;
     k->sregs_filled = (int)h.sregs_filled;
     k->barid = barid;

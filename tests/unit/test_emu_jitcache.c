@@ -36,6 +36,17 @@
  * stores: variant v differs by a constant */
 static void kernel_src(char *buf, size_t n, int v)
 {
+    if (v >= 100) { /* a warp-shuffle reduction (warp rendezvous: jit_warp.c) */
+        snprintf(buf, n, HDR
+            ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %%r<20>; .reg .b64 %%rd<8>;\n"
+            " mov.u32 %%r1, %%tid.x;\n mad.lo.u32 %%r2, %%r1, %%r1, %d;\n"
+            " shfl.sync.bfly.b32 %%r3, %%r2, 16, 31, -1;\n add.u32 %%r2, %%r2, %%r3;\n"
+            " shfl.sync.bfly.b32 %%r3, %%r2, 8, 31, -1;\n add.u32 %%r2, %%r2, %%r3;\n"
+            " shfl.sync.bfly.b32 %%r3, %%r2, 1, 31, -1;\n add.u32 %%r2, %%r2, %%r3;\n"
+            " ld.param.u64 %%rd1, [out];\n mov.u32 %%r16, %%ctaid.x;\n mad.lo.u32 %%r17, %%r16, 64, %%r1;\n"
+            " mul.wide.u32 %%rd2, %%r17, 4;\n add.s64 %%rd3, %%rd1, %%rd2;\n st.global.u32 [%%rd3], %%r2;\n ret;\n}\n", v);
+        return;
+    }
     snprintf(buf, n, HDR
         ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %%r<20>; .reg .b64 %%rd<8>; .reg .pred %%p<8>;\n"
         " .shared .align 4 .b8 sh[256];\n"
@@ -220,10 +231,22 @@ static void test_hit_in_second_process(void **state)
     if (f) fclose(f);
     if (aslr) assert_true(a.self != b.self); /* so the code of the first named none of its addresses */
     else fprintf(stderr, "(no ASLR here: both processes had the same addresses)\n");
+    /* a kernel with warp rendezvous, if the JIT takes it: the same */
+    struct res wi = interp_ref(100), w1 = spawn(100, d), w2 = spawn(100, d);
+    if (w1.engine == PTX_ENGINE_JIT) {
+        assert_int_equal(w1.from_cache, 0);
+        assert_int_equal(w2.from_cache, 1);
+        assert_int_equal(w2.engine, PTX_ENGINE_JIT);
+        assert_memory_equal(w1.out, wi.out, OUTB);
+        assert_memory_equal(w2.out, wi.out, OUTB);
+    } else {
+        fprintf(stderr, "(the JIT does not take the warp kernel: %s)\n", w1.why);
+    }
+    assert_int_equal(entries(d, NULL, 0, NULL), 1 + (w1.engine == PTX_ENGINE_JIT));
     /* another kernel: another entry */
     struct res c = spawn(2, d);
     assert_int_equal(c.from_cache, 0);
-    assert_int_equal(entries(d, NULL, 0, NULL), 2);
+    assert_int_equal(entries(d, NULL, 0, NULL), 2 + (w1.engine == PTX_ENGINE_JIT));
 }
 
 /* spoils the entry of variant 1 in d with how, then: ignored (compiled,
