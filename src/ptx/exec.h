@@ -228,6 +228,14 @@ static inline const struct blk *ex_cluster_gen(const struct blk *b, uint64_t a, 
  * its own instruction w->lpc[l] (all of one kind and member mask M):
  * reads their sources, writes their results. 0, or -1 after ex_fail. */
 int ex_warp_sync(struct blk *b, struct warp *w, uint32_t P, uint32_t M);
+/* exec.c, the warp rendezvous (also the JIT's, jit_warp.c): the checks of
+ * lanes m arriving at warp-synchronous in (a lane outside its own member
+ * mask, bar.warp.sync naming exited lanes): 0, or -1 after failing; then
+ * every rendezvous of w whose lanes (wait & ~barw, at lpc, with wsmask) have
+ * all come completes (their lpc moves past it, their wait bit clears):
+ * 0, or -1 after failing */
+int ex_wsync_arrive(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, const uint64_t *R);
+int ex_wsync_settle(struct blk *b, struct warp *w);
 /* the registers of lane l's function at instruction in */
 static inline uint64_t *ex_regs(const struct blk *b, const struct warp *w, const struct ir_ins *in)
 {
@@ -276,6 +284,27 @@ static inline int64_t sext(uint64_t v, unsigned size)
     case 2: return (int16_t)v;
     case 4: return (int32_t)v;
     default: return (int64_t)v;
+    }
+}
+
+/* the value an integer atom/red of n bytes (signed if sg) leaves for old
+ * value o and operand v: add min max inc dec and or xor exch, as the PTX ISA
+ * defines them (the one home of these rules: atom/red, cp.reduce) */
+static inline uint64_t ex_atom_int(int op, int sg, unsigned n, uint64_t o, uint64_t v)
+{
+    uint64_t m = mask_of(n);
+    o &= m, v &= m;
+    int64_t so = sext(o, n), sv = sext(v, n);
+    switch (op) {
+    case AT_ADD: return (o + v) & m;
+    case AT_MIN: return (sg ? sv < so : v < o) ? v : o;
+    case AT_MAX: return (sg ? sv > so : v > o) ? v : o;
+    case AT_INC: return o >= v ? 0 : o + 1;
+    case AT_DEC: return (o == 0 || o > v) ? v : o - 1;
+    case AT_AND: return o & v;
+    case AT_OR: return o | v;
+    case AT_XOR: return o ^ v;
+    default: return v; /* AT_EXCH */
     }
 }
 static inline float ftz32(float f) { return fabsf(f) < 1.17549435e-38f ? copysignf(0.0f, f) : f; }
