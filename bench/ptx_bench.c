@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <math.h>
 
 #include "emu.h"
 #include "../src/ptx/ptx.h"
+#include "ptx_c.h"
 
 static const char ptx[] =
     ".version 9.0\n.target sm_75\n.address_size 64\n"
@@ -364,7 +366,7 @@ static double rate(CUfunction f, unsigned grid, unsigned block, unsigned shmem, 
     return best;
 }
 
-/* ---- interp against jit ------------------------------------------------------ */
+/* ---- interp, jit and plain C ------------------------------------------------- */
 struct job {
     const char *name;
     CUfunction f;
@@ -374,14 +376,46 @@ struct job {
     size_t bytes;
 };
 
-static double launch_once(const struct job *j, int engine)
+enum { E_INTERP, E_JIT, E_C, NE };
+static const char *const ename[NE] = { "interp", "jit", "C" };
+
+struct host { /* the plain C side's arrays */
+    float *x, *y, *a, *b, *c, red;
+    int *mo;
+};
+
+enum { N = 16 << 20, G = 512, W = 1024, MAXIT = 256 };
+
+static void c_run(size_t k, struct host *h)
 {
-    emu_launch_engine = engine;
+    switch (k) {
+    case 0: c_saxpy(N, 0.5f, h->x, h->y); break;
+    case 1: h->red = c_reduce(h->x, N); break;
+    case 2: c_sgemm_naive(G, h->a, h->b, h->c); break;
+    case 3: c_sgemm_tiled(G, h->a, h->b, h->c); break;
+    default: c_mandelbrot(W, W, MAXIT, h->mo); break;
+    }
+}
+
+/* one launch (or C call) on `threads` host threads (0: all cores); seconds,
+ * and the thread-instructions of it in *ins */
+static double launch_once(const struct job *j, size_t k, struct host *h, int e, int threads, uint64_t *ins)
+{
+    uint64_t i0 = ptx_instructions();
     double t0 = now();
-    CK(cuLaunchKernel(j->f, j->grid[0], j->grid[1], j->grid[2], j->block[0], j->block[1], j->block[2], j->shmem,
-                      NULL, j->args, NULL));
-    CK(cuCtxSynchronize());
-    return now() - t0;
+    if (e == E_C) {
+        c_threads(threads);
+        c_run(k, h);
+    } else {
+        emu_launch_engine = e == E_JIT ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP;
+        emu_launch_threads = threads;
+        CK(cuLaunchKernel(j->f, j->grid[0], j->grid[1], j->grid[2], j->block[0], j->block[1], j->block[2],
+                          j->shmem, NULL, j->args, NULL));
+        CK(cuCtxSynchronize());
+    }
+    double t = now() - t0;
+    if (ins) *ins = ptx_instructions() - i0;
+    return t;
 }
 
 static int cmpd(const void *a, const void *b)
@@ -396,9 +430,31 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* the results of engine e (a fresh y) against C's: 1 same bytes, 0 differ */
+static int check(const struct job *j, size_t k, struct host *h, int e, CUdeviceptr y, CUdeviceptr o,
+                 unsigned char *buf)
+{
+    CK(cuMemsetD32_v2(y, 0x3f800000, N));
+    CK(cuMemsetD32_v2(o, 0, 1));
+    launch_once(j, k, h, e, 0, NULL);
+    if (!j->bytes) {
+        float v;
+        CK(cuMemcpyDtoH_v2(&v, o, 4));
+        return !memcmp(&v, &h->red, 4);
+    }
+    CK(cuMemcpyDtoH_v2(buf, j->out, j->bytes));
+    const void *ref = k == 0 ? (void *)h->y : k == 4 ? (void *)h->mo : (void *)h->c;
+    return !memcmp(buf, ref, j->bytes);
+}
+
+/* PTX_BENCH_ENGINES (default "interp jit C"): which run; RUNS of each, per
+ * core count (1, all), engines alternating run by run */
 static void engines(CUmodule m, int runs, const char *only)
 {
-    enum { N = 16 << 20, G = 512, W = 1024 };
+    const char *sel = getenv("PTX_BENCH_ENGINES");
+    int on[NE];
+    for (int e = 0; e < NE; e++) on[e] = !sel || strstr(sel, ename[e]) != NULL;
+    on[E_C] = 1;
     CUdeviceptr x, y, o, a, b, c, mo;
     CK(cuMemAlloc_v2(&x, (size_t)N * 4));
     CK(cuMemAlloc_v2(&y, (size_t)N * 4));
@@ -407,10 +463,22 @@ static void engines(CUmodule m, int runs, const char *only)
     CK(cuMemAlloc_v2(&b, (size_t)G * G * 4));
     CK(cuMemAlloc_v2(&c, (size_t)G * G * 4));
     CK(cuMemAlloc_v2(&mo, (size_t)W * W * 4));
+    struct host h = { malloc((size_t)N * 4), malloc((size_t)N * 4), malloc((size_t)G * G * 4),
+                      malloc((size_t)G * G * 4), malloc((size_t)G * G * 4), 0, malloc((size_t)W * W * 4) };
+    unsigned char *buf = malloc((size_t)N * 4);
+    double *t[NE][2];
+    for (int e = 0; e < NE; e++)
+        for (int q = 0; q < 2; q++) t[e][q] = calloc((size_t)runs, sizeof(double));
+    if (!h.x || !h.y || !h.a || !h.b || !h.c || !h.mo || !buf) { fprintf(stderr, "out of memory\n"); exit(1); }
+    for (int i = 0; i < G * G; i++) { /* small integers and quarters: no rounding hides an order */
+        h.a[i] = (float)(i % 7) * 0.25f - 0.5f;
+        h.b[i] = (float)(i % 5) * 0.5f - 1.0f + (float)(i % 3) * 0.125f;
+    }
+    for (int i = 0; i < N; i++) h.x[i] = 1.0f;
+    CK(cuMemcpyHtoD_v2(a, h.a, (size_t)G * G * 4));
+    CK(cuMemcpyHtoD_v2(b, h.b, (size_t)G * G * 4));
     CK(cuMemsetD32_v2(x, 0x3f800000, N));
-    CK(cuMemsetD32_v2(a, 0x3fc00000, (size_t)G * G));
-    CK(cuMemsetD32_v2(b, 0x3f400000, (size_t)G * G));
-    int n = N, g = G, w = W, maxit = 256;
+    int n = N, g = G, w = W, maxit = MAXIT;
     float alpha = 0.5f;
     void *sargs[] = { &n, &alpha, &x, &y }, *rargs[] = { &x, &o, &n }, *gargs[] = { &g, &a, &b, &c };
     void *margs[] = { &w, &w, &maxit, &mo };
@@ -424,28 +492,62 @@ static void engines(CUmodule m, int runs, const char *only)
         { "sgemm tiled 512", f[3], { G / 16, G / 16, 1 }, { 16, 16, 1 }, 0, gargs, c, (size_t)G * G * 4 },
         { "mandelbrot 1024^2", f[4], { W / 16, W / 16, 1 }, { 16, 16, 1 }, 0, margs, mo, (size_t)W * W * 4 },
     };
-    unsigned char *h[2] = { malloc((size_t)N * 4), malloc((size_t)N * 4) };
-    double *t[2] = { calloc((size_t)runs, sizeof(double)), calloc((size_t)runs, sizeof(double)) };
-    if (!h[0] || !h[1] || !t[0] || !t[1]) { fprintf(stderr, "out of memory\n"); exit(1); }
-    printf("%-22s %12s %12s %9s  %s\n", "kernel", "interp (s)", "jit (s)", "interp/jit", "results");
+    printf("%-20s %5s %10s %10s %10s %8s %7s %9s  %s\n", "kernel", "cores", "interp (s)", "jit (s)", "C (s)",
+           "interp/jit", "jit/C", "jit Gti/s", "results against C");
+    double lg[2] = { 0, 0 }, worst[2] = { 0, 0 };
+    int nk = 0;
     for (size_t k = 0; k < sizeof jobs / sizeof *jobs; k++) {
         const struct job *j = &jobs[k];
-        int same = 1;
         if (only && !strstr(j->name, only)) continue;
-        for (int e = 0; e < 2; e++) { /* the first launch: the JIT compiles; the results to compare */
-            CK(cuMemsetD32_v2(y, 0x3f800000, N));
-            CK(cuMemsetD32_v2(o, 0, 1));
-            launch_once(j, e ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP);
-            if (j->bytes) CK(cuMemcpyDtoH_v2(h[e], j->out, j->bytes));
+        /* the reference; the first launch of each engine (the JIT compiles) */
+        for (int i = 0; i < N; i++) h.y[i] = 1.0f;
+        c_threads(0);
+        c_run(k, &h);
+        int same[NE] = { 1, 1, 1 };
+        for (int e = 0; e < E_C; e++)
+            if (on[e]) same[e] = check(j, k, &h, e, y, o, buf);
+        uint64_t ins = 0;
+        double m[NE][2];
+        for (int q = 0; q < 2; q++) {
+            for (int r = 0; r < runs; r++)
+                for (int e = 0; e < NE; e++)
+                    if (on[e]) t[e][q][r] = launch_once(j, k, &h, e, q ? 0 : 1, e == E_JIT ? &ins : NULL);
+            for (int e = 0; e < NE; e++) m[e][q] = on[e] ? median(t[e][q], runs) : 0;
+            char ri[16] = "-", rj[16] = "-", rc[16] = "-", gt[16] = "-";
+            if (on[E_INTERP]) snprintf(ri, sizeof ri, "%.4f", m[E_INTERP][q]);
+            if (on[E_JIT]) snprintf(rj, sizeof rj, "%.4f", m[E_JIT][q]);
+            snprintf(rc, sizeof rc, "%.4f", m[E_C][q]);
+            char ij[16] = "-", jc[16] = "-";
+            if (on[E_INTERP] && on[E_JIT]) snprintf(ij, sizeof ij, "%.1fx", m[E_INTERP][q] / m[E_JIT][q]);
+            if (on[E_JIT]) {
+                double rat = m[E_JIT][q] / m[E_C][q];
+                snprintf(jc, sizeof jc, "%.1fx", rat);
+                snprintf(gt, sizeof gt, "%.2f", (double)ins / m[E_JIT][q] / 1e9);
+                lg[q] += log(rat);
+                if (rat > worst[q]) worst[q] = rat;
+            }
+            char res[96] = "";
+            if (!q)
+                snprintf(res, sizeof res, "interp %s, jit %s",
+                         !on[E_INTERP] ? "-" : same[E_INTERP] ? "same" : "DIFFER",
+                         !on[E_JIT] ? "-" : same[E_JIT] ? "same" : "DIFFER");
+            printf("%-20s %5s %10s %10s %10s %8s %7s %9s  %s\n", q ? "" : j->name, q ? "all" : "1", ri, rj, rc, ij,
+                   jc, gt, res);
         }
-        if (j->bytes) same = !memcmp(h[0], h[1], j->bytes);
-        for (int r = 0; r < runs; r++)
-            for (int e = 0; e < 2; e++) t[e][r] = launch_once(j, e ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP);
-        double mi = median(t[0], runs), mj = median(t[1], runs);
-        printf("%-22s %12.4f %12.4f %9.1fx  %s\n", j->name, mi, mj, mi / mj,
-               !j->bytes ? "(float atomics: order varies)" : same ? "same bytes" : "DIFFER");
+        char su[NE][16];
+        for (int e = 0; e < NE; e++) {
+            if (on[e]) snprintf(su[e], sizeof su[e], "%.2fx", m[e][0] / m[e][1]);
+            else snprintf(su[e], sizeof su[e], "-");
+        }
+        printf("%-20s speed-up from 1 core to all: interp %s, jit %s, C %s\n", "", su[E_INTERP], su[E_JIT], su[E_C]);
+        nk++;
     }
-    free(h[0]); free(h[1]); free(t[0]); free(t[1]);
+    if (nk && on[E_JIT])
+        printf("jit/C over %d kernels: geometric mean %.2fx, worst %.2fx (1 core); %.2fx, worst %.2fx (all cores)\n",
+               nk, exp(lg[0] / nk), worst[0], exp(lg[1] / nk), worst[1]);
+    free(h.x); free(h.y); free(h.a); free(h.b); free(h.c); free(h.mo); free(buf);
+    for (int e = 0; e < NE; e++)
+        for (int q = 0; q < 2; q++) free(t[e][q]);
 }
 
 int main(int argc, char **argv)
