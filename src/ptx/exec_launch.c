@@ -266,6 +266,7 @@ static void blk_free(struct blk *b)
     free(b->cphase);
     free(b->lasterr);
     free(b->jthr);
+    free(b->jgc);
 }
 
 static int blk_init(struct blk *b, struct plan *P)

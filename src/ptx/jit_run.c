@@ -222,12 +222,14 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
     else begin_lite(b, lin);
     int32_t resume[1024];
     uint8_t done[1024];
-    struct jit_gc gcs[64], *gc = k->ngc <= 64 ? gcs : calloc((size_t)k->ngc, sizeof *gc);
-    if (!gc) {
+    /* the allocation each access last found: kept from block to block of
+     * the launch on b, as the interpreter keeps its cache (b->clo, b->chi);
+     * a lookup in the host's map takes its lock and an allocation's count */
+    struct jit_gc *gc = b->jgc;
+    if (!gc && !(gc = b->jgc = calloc((size_t)k->ngc + 1, sizeof *gc))) {
         ex_fail(b, PTX_E_NOMEM, "out of memory");
         return;
     }
-    memset(gc, 0, sizeof *gc * (size_t)(k->ngc <= 64 ? 64 : k->ngc));
     memset(resume, 0, sizeof *resume * nth);
     memset(done, 0, nth);
     struct jit_ctx c;
@@ -304,5 +306,4 @@ out:
         b->warps[i].active = 0;
     }
     b->alive = 0;
-    if (gc != gcs) free(gc);
 }
