@@ -105,3 +105,36 @@ void c_mandelbrot(int w, int h, int maxit, int *out)
             out[y * w + x] = it;
         }
 }
+
+/* the warp-shuffle block reduction: blocks of 256 threads, each summing
+ * per elements a block's stride apart, then each warp's tree (shfl.sync.down
+ * 16, 8, 4, 2, 1), then the first warp's tree of the 8 partials (4, 2, 1);
+ * out[block] the block's sum, the PTX's additions in its order */
+void c_warp_reduce(const float *in, float *out, int nblocks, int per)
+{
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < nblocks; b++) {
+        float v[256], p[32];
+        for (int t = 0; t < 256; t++) {
+            float s = 0;
+            for (int i = 0; i < per; i++) s = s + in[(size_t)b * 256 * per + (size_t)i * 256 + t];
+            v[t] = s;
+        }
+        for (int w = 0; w < 8; w++) {
+            float *l = v + w * 32;
+            for (int off = 16; off > 0; off >>= 1) {
+                float n[32];
+                for (int i = 0; i < 32; i++) n[i] = l[i] + (i + off < 32 ? l[i + off] : l[i]);
+                for (int i = 0; i < 32; i++) l[i] = n[i];
+            }
+            p[w] = l[0];
+        }
+        for (int i = 8; i < 32; i++) p[i] = 0;
+        for (int off = 4; off > 0; off >>= 1) {
+            float n[32];
+            for (int i = 0; i < 32; i++) n[i] = p[i] + (i + off < 32 ? p[i + off] : p[i]);
+            for (int i = 0; i < 32; i++) p[i] = n[i];
+        }
+        out[b] = p[0];
+    }
+}

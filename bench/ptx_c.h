@@ -8,4 +8,5 @@ float c_reduce(const float *in, int n);
 void c_sgemm_naive(int n, const float *a, const float *b, float *c);
 void c_sgemm_tiled(int n, const float *a, const float *b, float *c);
 void c_mandelbrot(int w, int h, int maxit, int *out);
+void c_warp_reduce(const float *in, float *out, int nblocks, int per);
 #endif

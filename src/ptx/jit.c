@@ -18,9 +18,13 @@
  *    atomics, textures, ...) calls the interpreter's own handler for this
  *    one lane, with the operands stored to the register file around it: the
  *    same code, so the same bits;
- *  - refused: warp-level and block-cluster instructions, calls, and
- *    volatile or strong loads/stores (the lockstep order of a warp could
- *    show): the kernel runs on the interpreter, the report names it.
+ *  - rendezvous: shfl.sync, vote.sync, match, redux, elect, bar.warp.sync
+ *    store their operands and stop the thread as a barrier does; jit_warp.c
+ *    completes them with the interpreter's code and the thread resumes;
+ *  - refused: activemask, non-.sync shfl/vote, matrix and block-cluster
+ *    instructions, calls, and volatile or strong loads/stores (which lanes
+ *    run together, or the lockstep order of a warp, could show): the
+ *    kernel runs on the interpreter, the report names it.
  * Every load and store checks its address as the interpreter does: the
  * allocation last found (global), the window's size (shared, local,
  * param), alignment; anything else goes to the run-time helper, which asks
@@ -62,7 +66,7 @@ struct cg {
     void *ic, *pv;               /* the instruction count, an address */
     void *failbb;
     void *fty_mem, *fty_poll, *fty_exec, *fty_trap;
-    int nbars, ngc;
+    int nbars, ngc, nwstops;
     uint8_t *barid;
     int *barpc;
     void **resume;
@@ -492,13 +496,20 @@ static int named_slots(const struct ir_ins *in, int *s)
     return k;
 }
 
-static void per_lane(struct cg *g, const struct ir_ins *in, ex_fn f)
+/* the slots in names, to the register file */
+static void store_named(struct cg *g, const struct ir_ins *in)
 {
     int s[10], n = named_slots(in, s);
     for (int i = 0; i < n; i++) {
         void *idx = c64(g, (uint64_t)s[i] * 32);
         LL->LLVMBuildStore(g->b, get(g, s[i]), LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""));
     }
+}
+
+static void per_lane(struct cg *g, const struct ir_ins *in, ex_fn f)
+{
+    int s[10], n = named_slots(in, s);
+    store_named(g, in);
     void *args[3] = { g->C, fnptr(g, in), fnptr(g, (const void *)(uintptr_t)f) };
     void *r = LL->LLVMBuildCall2(g->b, g->fty_exec, fnptr(g, (const void *)(uintptr_t)g->hp->exec), args, 3, "");
     void *ok = newbb(g);
@@ -533,7 +544,7 @@ static int liveness(struct cg *g)
         char why[8];
         int kind = jit_classify(g->m, F, in, g->h[F->start + k], why, sizeof why);
         setbit(u, in->guard, ns);
-        if (kind == K_LANE) {
+        if (kind == K_LANE || kind == K_WSYNC) {
             int sl[10], n = named_slots(in, sl);
             for (int i = 0; i < n; i++) setbit(u, sl[i], ns);
             continue;
@@ -646,6 +657,16 @@ static void body(struct cg *g)
             run = newbb(g);
             LL->LLVMBuildCondBr(g->b, guard, run, next);
             LL->LLVMPositionBuilderAtEnd(g->b, run);
+        }
+        if (kind == K_WSYNC) { /* a warp rendezvous: operands to the file, stop there */
+            store_named(g, in);
+            g->barid[g->nbars] = JIT_WSTOP;
+            g->barpc[g->nbars] = i;
+            g->resume[g->nbars] = next;
+            g->nwstops++;
+            spill_live(g, k + 1);
+            flush_ret(g, ++g->nbars);
+            continue;
         }
         switch (in->op) {
         case OP_EXIT: case OP_RET:
@@ -877,7 +898,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     char rsym[80];
     snprintf(rsym, sizeof rsym, "%s_round", sym);
     int bad = build(g, sym);
-    if (!bad) build_round(g, rsym);
+    if (!bad && !g->nwstops) build_round(g, rsym); /* jit_warp.c runs the others thread by thread */
     L->LLVMDisposeBuilder(g->b);
     char *msg = NULL;
     void *tsm = NULL, *rt = NULL, *err;
@@ -919,10 +940,12 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     k->fn = (jit_fn)(uintptr_t)addr;
     snprintf(name, sizeof name, "%s%s", pfx ? (char[]){ pfx, 0 } : "", rsym);
     addr = 0;
-    if ((err = L->LLVMOrcLLJITLookup(L->jit, &addr, name))) L->LLVMDisposeErrorMessage(L->LLVMGetErrorMessage(err));
-    k->round = err ? NULL : (jit_round_fn)(uintptr_t)addr;
+    err = g->nwstops ? NULL : L->LLVMOrcLLJITLookup(L->jit, &addr, name);
+    if (err) L->LLVMDisposeErrorMessage(L->LLVMGetErrorMessage(err));
+    k->round = err || !addr ? NULL : (jit_round_fn)(uintptr_t)addr;
     k->rt = rt;
     k->nbars = g->nbars;
+    k->nwstops = g->nwstops;
     k->ngc = g->ngc;
     k->sregs_filled = g->sregs_filled;
     k->barid = g->barid;
