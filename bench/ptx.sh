@@ -13,7 +13,9 @@
 # -O3 -march=native -fopenmp) side by side in one run, on 1 core and on all:
 # ptx_bench engines RUNS (bench/ptx_bench.c, docs/ptx-jit.md);
 # PTX_BENCH_ENGINES="jit" leaves the interpreter out, PTX_BENCH_ONLY=NAME
-# runs only the kernels whose name holds NAME.
+# runs only the kernels whose name holds NAME; and the JIT's compile time of
+# the five kernels, cold (an empty cache on disk) and cached (a second
+# process): ptx_bench compile, twice.
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
 RUNS=${RUNS:-5}
@@ -74,4 +76,25 @@ awk -v names="$names" '
 if [ "${JIT:-1}" != 0 ]; then
     echo "interpreter, JIT and plain C on 1 core and on all ($(nproc)), medians of $RUNS runs, load average $(cut -d" " -f1-3 /proc/loadavg):"
     "$b/bench/ptx_bench" engines "$RUNS" ${PTX_BENCH_ONLY:+"$PTX_BENCH_ONLY"} || exit 1
+fi
+if [ "${JIT:-1}" != 0 ]; then
+    cache=$(mktemp -d) || exit 1
+    cold=$(mktemp) || exit 1
+    warm=$(mktemp) || exit 1
+    TDTRACE_EMU_CACHE=$cache "$b/bench/ptx_bench" compile 2>"$cold" || { cat "$cold"; exit 1; }
+    TDTRACE_EMU_CACHE=$cache "$b/bench/ptx_bench" compile 2>"$warm" || { cat "$warm"; exit 1; }
+    echo "the JIT's compile time, cold (an empty cache) and cached (the next process), ms:"
+    # lines: tdtrace-emu: kernel NAME: engine jit (compiled with LLVM in X ms) / (loaded from the cache in X ms)
+    awk '
+        FNR == 1 { f++ }
+        /engine jit \(/ { k = $3; sub(/:$/, "", k); ms = $(NF - 1)
+                          if (f == 1) { order[++n] = k; cold[k] = ms } else warm[k] = ms
+                          how[f, k] = /loaded from the cache/ ? "cache" : "LLVM" }
+        END { printf "%-12s %10s %10s %8s\n", "kernel", "cold", "cached", "ratio"
+              for (i = 1; i <= n; i++) { k = order[i]
+                  r = warm[k] > 0 ? cold[k] / warm[k] : 0
+                  note = how[1, k] == "LLVM" && how[2, k] == "cache" ? "" : "  (not from the cache: " how[2, k] ")"
+                  printf "%-12s %10.1f %10.1f %7.0fx%s\n", k, cold[k], warm[k], r, note } }
+    ' "$cold" "$warm"
+    rm -rf "$cache" "$cold" "$warm"
 fi

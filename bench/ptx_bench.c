@@ -11,7 +11,12 @@
  * one and 16 a thread): after a first launch on each (the JIT's
  * compile), RUNS launches of each, alternating; the median seconds, the
  * ratio, and whether both wrote the same bytes (NAME: only the kernels
- * whose name holds it). */
+ * whose name holds it).
+ *
+ * "ptx_bench compile": one launch of one block of each of those kernels
+ * on the JIT, so that each is compiled or loaded from the JIT's cache on
+ * disk; the emulator's report says which and how long (bench/ptx.sh runs
+ * it twice, cold and cached). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -593,8 +598,47 @@ static void engines(CUmodule m, int runs, const char *only)
         for (int q = 0; q < 2; q++) free(t[e][q]);
 }
 
+/* one block of each kernel on the JIT: its compile (or its load from the cache) */
+static void compile_only(CUmodule m)
+{
+    enum { G = 512, W = 1024, N = 1 << 16 };
+    CUdeviceptr x, y, o, a, b, c, mo;
+    CK(cuMemAlloc_v2(&x, (size_t)N * 4));
+    CK(cuMemAlloc_v2(&y, (size_t)N * 4));
+    CK(cuMemAlloc_v2(&o, 4));
+    CK(cuMemAlloc_v2(&a, (size_t)G * G * 4));
+    CK(cuMemAlloc_v2(&b, (size_t)G * G * 4));
+    CK(cuMemAlloc_v2(&c, (size_t)G * G * 4));
+    CK(cuMemAlloc_v2(&mo, (size_t)W * W * 4));
+    int n = 256, g = G, w = W, maxit = 256;
+    float alpha = 0.5f;
+    void *sargs[] = { &n, &alpha, &x, &y }, *rargs[] = { &x, &o, &n }, *gargs[] = { &g, &a, &b, &c };
+    void *margs[] = { &w, &w, &maxit, &mo };
+    static const char *const names[] = { "saxpy", "reduce", "sgemm_naive", "sgemm_tiled", "mandelbrot" };
+    void **args[] = { sargs, rargs, gargs, gargs, margs };
+    const unsigned block[5][2] = { { 256, 1 }, { 256, 1 }, { 16, 16 }, { 16, 16 }, { 16, 16 } };
+    const unsigned shmem[5] = { 0, 1024, 0, 0, 0 };
+    emu_launch_engine = PTX_ENGINE_JIT;
+    for (int i = 0; i < 5; i++) {
+        CUfunction f;
+        CK(cuModuleGetFunction(&f, m, names[i]));
+        CK(cuLaunchKernel(f, 1, 1, 1, block[i][0], block[i][1], 1, shmem[i], NULL, args[i], NULL));
+        CK(cuCtxSynchronize());
+    }
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "compile")) {
+        CUcontext ctx;
+        CUmodule m;
+        CK(cuInit(0));
+        CK(cuCtxCreate(&ctx, 0, 0));
+        CK(cuModuleLoadData(&m, ptx));
+        compile_only(m);
+        CK(cuCtxDestroy(ctx));
+        return 0;
+    }
     if (argc > 1 && !strcmp(argv[1], "engines")) {
         int runs = argc > 2 ? atoi(argv[2]) : 5;
         CUcontext ctx;

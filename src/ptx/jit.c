@@ -32,6 +32,8 @@
 #include "jit.h"
 #undef L /* exec.h's lane macro: the API table is named so here */
 
+#include "jit_cache.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,7 +140,12 @@ static void *intrinsic(struct cg *g, const char *name, void *ty, void **args, un
     return LL->LLVMBuildCall2(g->b, fty, f, args, n, "");
 }
 
-static void *fnptr(struct cg *g, const void *p) { return LL->LLVMBuildIntToPtr(g->b, c64(g, (uint64_t)(uintptr_t)p), g->ptr, ""); }
+/* a host address (a helper, an instruction, a handler): read at run time
+ * from the object's own table (jit_cache.c), so the code holds none. Every
+ * host address the code uses must come through here: the cache on disk
+ * gives the object to other processes, whose addresses differ (an address
+ * jitc_ref cannot name is emitted as a constant and the kernel not kept) */
+static void *fnptr(struct cg *g, const void *p) { return jitc_ref(LL, g->ctx, g->mod, g->b, p); }
 
 static void *newbb(struct cg *g) { return LL->LLVMAppendBasicBlockInContext(g->ctx, g->fn, ""); }
 
@@ -875,6 +882,21 @@ static void build_round(struct cg *g, const char *sym)
     g->fn = thread;
 }
 
+/* k's round function (sym's, named sym_round), compiled or loaded from the
+ * cache; none for kernels with warp rendezvous, or an object without it */
+static void round_of(const struct llvm_api *L, struct jit_kernel *k, const char *sym)
+{
+    char name[96];
+    char pfx = L->LLVMOrcLLJITGetGlobalPrefix(L->jit);
+    uint64_t addr = 0;
+    k->round = NULL;
+    if (k->nwstops) return;
+    snprintf(name, sizeof name, "%s%s_round", pfx ? (char[]){ pfx, 0 } : "", sym);
+    void *err = L->LLVMOrcLLJITLookup(L->jit, &addr, name);
+    if (err) L->LLVMDisposeErrorMessage(L->LLVMGetErrorMessage(err));
+    else if (addr) k->round = (jit_round_fn)(uintptr_t)addr;
+}
+
 void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const struct jit_helpers *hp,
                  struct jit_kernel *k)
 {
@@ -889,7 +911,13 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     g->api = L; g->m = m; g->F = &m->funcs[entry]; g->h = h; g->hp = hp;
     char sym[64];
     jit_llvm_lock();
-    jit_llvm_symbol(sym, sizeof sym);
+    if (jitc_begin(L, m, entry, h, hp, sym, sizeof sym) && jitc_load(L, k)) {
+        round_of(L, k, sym);
+        k->compile_ms = now_ms() - t0;
+        jitc_end(k);
+        jit_llvm_unlock();
+        return;
+    }
     void *tsc = L->LLVMOrcCreateNewThreadSafeContext();
     g->ctx = L->LLVMOrcThreadSafeContextGetContext(tsc);
     g->mod = L->LLVMModuleCreateWithNameInContext(sym, g->ctx);
@@ -901,7 +929,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     if (!bad && !g->nwstops) build_round(g, rsym); /* jit_warp.c runs the others thread by thread */
     L->LLVMDisposeBuilder(g->b);
     char *msg = NULL;
-    void *tsm = NULL, *rt = NULL, *err;
+    void *rt = NULL, *err;
     if (bad) {
         snprintf(k->why, sizeof k->why, "out of memory");
         L->LLVMDisposeModule(g->mod);
@@ -918,10 +946,8 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     err = L->LLVMRunPasses(g->mod, "default<O2>", NULL, opts);
     L->LLVMDisposePassBuilderOptions(opts);
     if (err) { llvm_error(L, err, "optimisation failed", k); L->LLVMDisposeModule(g->mod); goto out; }
-    tsm = L->LLVMOrcCreateNewThreadSafeModule(g->mod, tsc);
     rt = L->LLVMOrcJITDylibCreateResourceTracker(L->jd);
-    if ((err = L->LLVMOrcLLJITAddLLVMIRModuleWithRT(L->jit, rt, tsm))) {
-        llvm_error(L, err, "could not add the module", k);
+    if (jitc_add(L, g->mod, rt, k->why, sizeof k->why)) { /* native code, disposes of g->mod */
         L->LLVMOrcReleaseResourceTracker(rt);
         goto out;
     }
@@ -929,23 +955,20 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     char name[96];
     char pfx = L->LLVMOrcLLJITGetGlobalPrefix(L->jit);
     snprintf(name, sizeof name, "%s%s", pfx ? (char[]){ pfx, 0 } : "", sym);
-    if ((err = L->LLVMOrcLLJITLookup(L->jit, &addr, name)) || !addr) {
+    if ((err = L->LLVMOrcLLJITLookup(L->jit, &addr, name)) || !addr || jitc_bind(L, k->why, sizeof k->why)) {
         if (err) llvm_error(L, err, "could not generate code", k);
-        else snprintf(k->why, sizeof k->why, "LLVM generated no code");
+        else if (!addr) snprintf(k->why, sizeof k->why, "LLVM generated no code");
+        jitc_forget(rt);
         void *e2 = L->LLVMOrcResourceTrackerRemove(rt);
         if (e2) L->LLVMDisposeErrorMessage(L->LLVMGetErrorMessage(e2));
         L->LLVMOrcReleaseResourceTracker(rt);
         goto out;
     }
     k->fn = (jit_fn)(uintptr_t)addr;
-    snprintf(name, sizeof name, "%s%s", pfx ? (char[]){ pfx, 0 } : "", rsym);
-    addr = 0;
-    err = g->nwstops ? NULL : L->LLVMOrcLLJITLookup(L->jit, &addr, name);
-    if (err) L->LLVMDisposeErrorMessage(L->LLVMGetErrorMessage(err));
-    k->round = err || !addr ? NULL : (jit_round_fn)(uintptr_t)addr;
     k->rt = rt;
     k->nbars = g->nbars;
     k->nwstops = g->nwstops;
+    round_of(L, k, sym);
     k->ngc = g->ngc;
     k->sregs_filled = g->sregs_filled;
     k->barid = g->barid;
@@ -956,6 +979,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     k->why[0] = 0;
     k->compile_ms = now_ms() - t0;
 out:
+    jitc_end(k);
     L->LLVMOrcDisposeThreadSafeContext(tsc);
     jit_llvm_unlock();
     free(g->slot); free(g->ksreg); free(g->kconst); free(g->live); free(g->kimm); free(g->kval); free(g->bb); free(g->barid); free(g->barpc); free(g->resume);
@@ -969,6 +993,7 @@ void jit_release(struct jit_kernel *k)
         void *err = L->LLVMOrcResourceTrackerRemove(k->rt);
         if (err) L->LLVMDisposeErrorMessage(L->LLVMGetErrorMessage(err));
         L->LLVMOrcReleaseResourceTracker(k->rt);
+        jitc_forget(k->rt);
         jit_llvm_unlock();
     }
     free(k->barid);

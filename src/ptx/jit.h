@@ -99,7 +99,12 @@ struct jit_kernel {
                                     than %ctaid (%smid, %clusterid): blocks start with
                                     the interpreter's block_begin, which fills them */              /* by barrier k (resume point): its barrier number */
     void *rt;                    /* LLVM's resource tracker of the code */
+    int from_cache;              /* loaded from the cache on disk (jit_cache.c) */
 };
+
+/* the version of the code jit.c generates, part of the key of every entry
+ * of the cache on disk: one more when the code changes */
+#define JIT_CODE_VERSION 3 /* 3: the round function beside the thread's */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

@@ -6,6 +6,7 @@
  * round between barriers (the model: jit.h), and the helpers the code
  * calls for what it does not do inline. */
 #include "jit.h"
+#include "jit_cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,13 @@ const struct jit_kernel *jit_plan(struct plan *P)
         r->engine = PTX_ENGINE_JIT;
         r->compiled = now;
         r->compile_ms = now ? k->compile_ms : 0;
+        r->from_cache = now && k->from_cache;
+        if (now) {
+            struct jitc_stats s;
+            jitc_stats(&s);
+            r->code_bytes = s.code_bytes;
+            jitc_note(r->note, sizeof r->note);
+        }
     }
     return k;
 }
