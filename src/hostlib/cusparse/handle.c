@@ -21,10 +21,11 @@ int sp_live(const void *d, int kind)
 
 cusparseStatus_t sp_submit(cusparseHandle_t h, struct hl_job *j, int wait)
 {
+    j->capture = "cuSPARSE";   /* a graph being captured records it */
     switch (hl_job_submit(j, h->stream, wait)) {
     case HL_SUBMITTED:
         return CUSPARSE_STATUS_SUCCESS;
-    case HL_CAPTURING:
+    case HL_CAPTURING: /* a result to host memory (hl_capture_refusal) */
         return CUSPARSE_STATUS_NOT_SUPPORTED;
     case HL_SUBMIT_FAILED:
         break;
