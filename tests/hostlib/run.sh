@@ -182,6 +182,9 @@ elif $CC ${EXTRA_CFLAGS:-} -std=c11 -O1 -g -Wall -Wextra -Werror -I "$cuda/inclu
 else bad "cusolver: solver.c (build)" "$out/solver.build.log"; fi
 # a training step through cuBLAS, cuBLASLt and cuDNN together
 nvcc_prog "cublas+cublaslt+cudnn" train libcublas.so.13 libcublasLt.so.13 libcudnn.so.9
+# library calls inside stream capture: recorded into the graph, replayed
+# at each launch (tests/hostlib/capture.cu says what it checks)
+nvcc_prog "cublas+cufft+cusparse" capture libcublas.so.13 libcufft.so.12 libcusparse.so.12
 
 # tdtrace puts the host libraries in front by itself (src/tdtrace/frontlibs.c):
 # with no LD_LIBRARY_PATH, on the emulated GPU, the loader finds each
