@@ -242,6 +242,18 @@ if $CC ${EXTRA_CFLAGS:-} -std=c11 -O1 -g -Wall -Wextra -Werror -o "$out/front" "
             ok "tdtrace -e lib=libcusolver*: Dpotrf decoded, [host: OpenBLAS LAPACK potrf]; Dsytrf_bufferSize = 9 (not implemented)"
         else bad "tdtrace -e lib=libcusolver* -- cusolver" "$out/cusolver.tdtrace.log"; fi
     else skp "tdtrace -e lib=libcusolver*" "no cusolver test program (the host cuSOLVER missing)"; fi
+    # -e lib=: a call captured into a graph says so; a refused one says why
+    if [ -x "$out/capture" ] && [ -f "$host/libcublas.so.13" ]; then
+        if tdt --backend=emulate -e 'lib=libcublas*,libcufft*' -o "$out/capture.trace" -- "$out/capture" \
+            >"$out/capture.tdtrace.log" 2>&1 &&
+            grep -q '^cublasSgemm_v2(.*) = CUBLAS_STATUS_SUCCESS \[host: captured into a graph: OpenBLAS sgemm\]$' "$out/capture.trace" &&
+            grep -q '^cufftExecC2C(.*) = CUFFT_SUCCESS \[host: captured into a graph: FFTW\]$' "$out/capture.trace" &&
+            grep -q '^cublasSdot_v2(.*) = 15 \[host: not captured: the call returns its result in host memory' "$out/capture.trace" &&
+            grep -q 'invalid global access of 1024 bytes in host library call cuBLAS \[OpenBLAS level 1\] (CUDA_ERROR_ILLEGAL_ADDRESS)' \
+                "$out/capture.trace" "$out/capture.tdtrace.log"; then
+            ok "tdtrace -e lib=: calls captured into a graph say so, a refused one says why, a freed operand is reported"
+        else bad "tdtrace -e lib= -- capture" "$out/capture.tdtrace.log"; fi
+    else skp "tdtrace -e lib= -- capture" "no capture program (nvcc or the host cuBLAS missing)"; fi
 else bad "front.c (build)" "$out/front.build.log"; fi
 
 echo "hostlib: $pass passed, $fail failed, $skip skipped"

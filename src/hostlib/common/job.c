@@ -12,7 +12,8 @@
 
 #include "emuhost.h"
 
-/* what a captured job keeps besides the job */
+/* what a captured job keeps besides the job (no parentheses in what: the
+ * trace takes a name with them for a C++ signature) */
 struct hl_capture {
     pthread_mutex_t run;            /* one run at a time */
     char what[128];                 /* for a fault report: "cuBLAS (OpenBLAS level 3)" */
@@ -188,8 +189,8 @@ static enum hl_submit_status capture(struct hl_job *j, CUstream s, int wait)
         return HL_SUBMIT_FAILED;
     }
     const char *ran = hl_note_peek();
-    snprintf(j->cap->what, sizeof j->cap->what, "%s%s%s%s", j->capture, ran ? " (" : "", ran ? ran : "",
-             ran ? ")" : "");
+    snprintf(j->cap->what, sizeof j->cap->what, "%s%s%s%s", j->capture, ran ? " [" : "", ran ? ran : "",
+             ran ? "]" : "");
     /* validated at the call; held again at each run, not meanwhile */
     release_all(j);
     CUuserObject u;
