@@ -39,10 +39,11 @@ struct td_emuhost {
      * as a kernel's invalid global access is reported (what names the
      * operation: "cublasSgemm"), and faults the stream's context with the
      * sticky CUDA_ERROR_ILLEGAL_ADDRESS, so the program's next
-     * synchronisation returns it. CUDA_ERROR_INVALID_CONTEXT on a thread
-     * that is no stream's worker (nothing is reported then). Present when
-     * size covers it. */
-    CUresult (*fault)(const char *what, CUdeviceptr p, size_t len);
+     * synchronisation returns it. why, when not NULL, says what else the
+     * operation found wrong (a bad index), and p and len are ignored.
+     * CUDA_ERROR_INVALID_CONTEXT on a thread that is no stream's worker
+     * (nothing is reported then). Present when size covers it. */
+    CUresult (*fault)(const char *what, const char *why, CUdeviceptr p, size_t len);
 };
 
 #endif

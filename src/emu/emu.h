@@ -618,9 +618,9 @@ void emu_fault_report(const struct emu_fault *f);
 /* The report of a host library's operation (what: "cublasSgemm") that
  * found bytes at addr no longer allocated when it ran (a graph replayed
  * after a cuMemFree), laid out as a kernel's invalid global access, with
- * the allocation nearest; device: -1 when not known. bytes 0: no address
- * (what says what the call found wrong). */
-void emu_fault_report_host(const char *what, uint64_t addr, size_t bytes, int device);
+ * the allocation nearest; device: -1 when not known. why not NULL: what
+ * else the operation found wrong (a bad index), no address then. */
+void emu_fault_report_host(const char *what, const char *why, uint64_t addr, size_t bytes, int device);
 /* The sink of reports: fn(cookie, text, len) for each report; NULL (the
  * default) writes to the program's stderr. */
 typedef void (*emu_report_fn)(void *cookie, const char *text, size_t len);

@@ -349,12 +349,12 @@ static CUresult host_device_memory(CUdevice dev, unsigned long long *total, unsi
     return CUDA_SUCCESS;
 }
 
-static CUresult host_fault(const char *what, CUdeviceptr p, size_t len)
+static CUresult host_fault(const char *what, const char *why, CUdeviceptr p, size_t len)
 {
     struct emu_ctx *c = emu_stream_worker_ctx();
     if (!c)
         return CUDA_ERROR_INVALID_CONTEXT;
-    emu_fault_report_host(what, (uint64_t)p, len, c->dev ? c->dev->ordinal : -1);
+    emu_fault_report_host(what, why, (uint64_t)p, len, c->dev ? c->dev->ordinal : -1);
     emu_ctx_fail(c, CUDA_ERROR_ILLEGAL_ADDRESS);
     return CUDA_SUCCESS;
 }

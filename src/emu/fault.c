@@ -441,7 +441,7 @@ void emu_fault_report(const struct emu_fault *f)
         emu_report(text, len);
 }
 
-void emu_fault_report_host(const char *what, uint64_t addr, size_t bytes, int device)
+void emu_fault_report_host(const char *what, const char *why, uint64_t addr, size_t bytes, int device)
 {
     struct emu_fault f;
     memset(&f, 0, sizeof f);
@@ -453,20 +453,20 @@ void emu_fault_report_host(const char *what, uint64_t addr, size_t bytes, int de
     f.size = bytes > UINT32_MAX ? UINT32_MAX : (unsigned)bytes;
     f.device = device;
     struct emu_mem_near n = { 0 };
-    if (bytes)
+    if (!why)
         emu_mem_nearest((uintptr_t)addr, &n);
     char text[1024];
     struct out o = { text, sizeof text, 0 };
     text[0] = 0;
-    if (bytes) {
+    if (!why) {
         put(&o, "tdtrace-emu: invalid global access of %zu bytes in host library call %s (CUDA_ERROR_ILLEGAL_ADDRESS)\n",
             bytes, f.kernel);
         put_address(&o, &f, &n);
-    } else { /* what is wrong is in the name (a bad index the call found) */
-        put(&o, "tdtrace-emu: host library call %s failed (CUDA_ERROR_ILLEGAL_ADDRESS)\n", f.kernel);
+        put(&o, "    the operand was checked when the call was captured into a graph and is checked again at each "
+                "launch of the graph\n");
+    } else {
+        put(&o, "tdtrace-emu: host library call %s: %s (CUDA_ERROR_ILLEGAL_ADDRESS)\n", f.kernel, why);
     }
-    put(&o, "    the operand was checked when the call was captured into a graph and is checked again at each "
-            "launch of the graph\n");
     if (!listen_report(text, o.at, &f))
         emu_report(text, o.at);
 }

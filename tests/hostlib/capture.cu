@@ -6,14 +6,17 @@
 //      cublasSaxpy (device pointer mode: its alpha changes between
 //      launches) -> kernel, captured, launched 3 times with new input;
 //   2. cufftExecC2C captured, 3 launches with new input;
-//   3. cusparseSpMV captured, 3 launches with new x;
+//   3. cusparseSpMV captured, 3 launches with new x; cudnnActivationForward
+//      (ReLU) the same;
 //   4. the graph destroyed before its executable graph, and after it; a
 //      launch after the graph is gone;
 //   5. a blocking call (cublasSdot with a host result) refused in capture,
 //      the capture still good;
 //   6. an operand freed between launches: the launch's work reports an
 //      illegal address (sticky cudaErrorIllegalAddress), no crash.
-// Each result is compared with a host computation.
+// Each result is compared with a host computation. With the argument
+// "badindex": a column index of a captured SpMV's matrix made bad after
+// the capture is reported at the launch (sticky cudaErrorIllegalAddress).
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>
@@ -22,6 +25,8 @@
 #include <cublas_v2.h>
 #include <cufft.h>
 #include <cusparse.h>
+#include <cudnn.h>
+#include <cstring>
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     std::printf("%s:%d: %s = %s\n", __FILE__, __LINE__, #x, cudaGetErrorName(e_)); return 1; } } while (0)
@@ -132,7 +137,7 @@ static int fft(cudaStream_t s)
     return 0;
 }
 
-static int spmv(cudaStream_t s)
+static int spmv(cudaStream_t s, int bad)
 {
     // a tridiagonal 16 x 16 matrix in CSR
     const int n = 16;
@@ -174,6 +179,18 @@ static int spmv(cudaStream_t s)
     cudaGraphExec_t ge;
     CK(cudaGraphInstantiate(&ge, g, 0));
     float hx[n], hy[n];
+    if (bad) {
+        CK(cudaGraphLaunch(ge, s));
+        CK(cudaStreamSynchronize(s));
+        int wrong = n + 5;
+        CK(cudaMemcpy(idx + 4, &wrong, 4, cudaMemcpyHostToDevice));
+        CK(cudaGraphLaunch(ge, s));
+        cudaError_t e = cudaStreamSynchronize(s);
+        EXPECT(e == cudaErrorIllegalAddress, "launch with a bad index: %s, not cudaErrorIllegalAddress",
+               cudaGetErrorName(e));
+        std::printf("a bad index after the capture: %s at the launch, no crash\n", cudaGetErrorName(e));
+        return 0;
+    }
     for (int launch = 0; launch < 3; launch++) {
         for (int i = 0; i < n; i++) hx[i] = (float)((i * (launch + 2)) % 9) - 3.0f;
         CK(cudaMemcpy(x, hx, sizeof hx, cudaMemcpyHostToDevice));
@@ -192,6 +209,48 @@ static int spmv(cudaStream_t s)
     CB(cusparseDestroy(h));
     cudaFree(off); cudaFree(idx); cudaFree(val); cudaFree(x); cudaFree(y); cudaFree(buf);
     std::printf("cuSPARSE SpMV: 3 launches match\n");
+    return 0;
+}
+
+static int relu(cudaStream_t s)
+{
+    const int n = 32;
+    float *x, *y;
+    CK(cudaMalloc(&x, n * 4)); CK(cudaMalloc(&y, n * 4));
+    cudnnHandle_t h;
+    CB(cudnnCreate(&h));
+    CB(cudnnSetStream(h, s));
+    cudnnTensorDescriptor_t t;
+    CB(cudnnCreateTensorDescriptor(&t));
+    CB(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, 2, 4, 4));
+    cudnnActivationDescriptor_t a;
+    CB(cudnnCreateActivationDescriptor(&a));
+    CB(cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0));
+    const float one = 1.0f, zero = 0.0f;
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CB(cudnnActivationForward(h, a, &one, t, x, &zero, t, y));
+    cudaGraph_t g;
+    CK(cudaStreamEndCapture(s, &g));
+    cudaGraphExec_t ge;
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    // the descriptors and the handle go; the job owns what it needs
+    CB(cudnnDestroyActivationDescriptor(a));
+    CB(cudnnDestroyTensorDescriptor(t));
+    CB(cudnnDestroy(h));
+    float hx[n], hy[n];
+    for (int launch = 0; launch < 3; launch++) {
+        for (int i = 0; i < n; i++) hx[i] = (float)((i * 5 + launch * 3) % 11) - 5.0f;
+        CK(cudaMemcpy(x, hx, sizeof hx, cudaMemcpyHostToDevice));
+        CK(cudaGraphLaunch(ge, s));
+        CK(cudaStreamSynchronize(s));
+        CK(cudaMemcpy(hy, y, sizeof hy, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; i++)
+            EXPECT(hy[i] == (hx[i] > 0 ? hx[i] : 0.0f), "launch %d: relu(%g) = %g", launch, hx[i], hy[i]);
+    }
+    CK(cudaGraphDestroy(g));
+    CK(cudaGraphExecDestroy(ge));
+    cudaFree(x); cudaFree(y);
+    std::printf("cuDNN ReLU: 3 launches match\n");
     return 0;
 }
 
@@ -241,17 +300,19 @@ static int freed(cudaStream_t s, cublasHandle_t h)
     return 0;
 }
 
-int main()
+int main(int argc, char **argv)
 {
     cudaStream_t s;
     CK(cudaStreamCreate(&s));
+    if (argc > 1 && !std::strcmp(argv[1], "badindex"))
+        return spmv(s, 1);
     cublasHandle_t h;
     CB(cublasCreate(&h));
-    if (blas_chain(s, h) || fft(s) || spmv(s) || refused(s, h))
+    if (blas_chain(s, h) || fft(s) || spmv(s, 0) || relu(s) || refused(s, h))
         return 1;
     // the context is faulted from here on
     if (freed(s, h))
         return 1;
-    std::printf("capture: 6 checks pass\n");
+    std::printf("capture: 7 checks pass\n");
     return 0;
 }

@@ -184,7 +184,16 @@ else bad "cusolver: solver.c (build)" "$out/solver.build.log"; fi
 nvcc_prog "cublas+cublaslt+cudnn" train libcublas.so.13 libcublasLt.so.13 libcudnn.so.9
 # library calls inside stream capture: recorded into the graph, replayed
 # at each launch (tests/hostlib/capture.cu says what it checks)
-nvcc_prog "cublas+cufft+cusparse" capture libcublas.so.13 libcufft.so.12 libcusparse.so.12
+nvcc_prog "cublas+cufft+cusparse+cudnn" capture libcublas.so.13 libcufft.so.12 libcusparse.so.12 libcudnn.so.9
+# the same program: a sparse index made bad after the capture is reported
+# at the launch (the context faults, so a process of its own)
+if [ -x "$out/capture" ] && [ -f "$host/libcusparse.so.12" ]; then
+    if "$out/capture" badindex >"$out/capture.badindex.log" 2>&1 &&
+        grep -q '^tdtrace-emu: host library call cuSPARSE \[host loop \[CSR SpMV\]\]: an index of the sparse matrix is out of range' \
+            "$out/capture.badindex.log"; then
+        ok "cusparse: capture.cu badindex: $(grep '^a bad index' "$out/capture.badindex.log")"
+    else bad "cusparse: capture.cu badindex" "$out/capture.badindex.log"; fi
+else skp "cusparse: capture.cu badindex" "no capture program (nvcc or a host library missing)"; fi
 
 # tdtrace puts the host libraries in front by itself (src/tdtrace/frontlibs.c):
 # with no LD_LIBRARY_PATH, on the emulated GPU, the loader finds each

@@ -106,7 +106,7 @@ static void CUDAAPI job_main(void *arg)
 /* ---- capture ------------------------------------------------------------- */
 
 /* the emulator's fault entry, when its table has one */
-static CUresult (*fault_entry(void))(const char *, CUdeviceptr, size_t)
+static CUresult (*fault_entry(void))(const char *, const char *, CUdeviceptr, size_t)
 {
     const struct td_emuhost *t = hl_emuhost();
     if (!t || t->size < offsetof(struct td_emuhost, fault) + sizeof t->fault)
@@ -134,14 +134,9 @@ static void CUDAAPI job_replay(void *arg)
     if (i == j->nholds && !bad) {
         j->run(j);
     } else {
-        char what[256];
-        if (bad)
-            snprintf(what, sizeof what, "%s: %s", j->cap->what, bad);
-        else
-            snprintf(what, sizeof what, "%s", j->cap->what);
-        CUresult (*f)(const char *, CUdeviceptr, size_t) = fault_entry();
+        CUresult (*f)(const char *, const char *, CUdeviceptr, size_t) = fault_entry();
         if (f)
-            f(what, bad ? 0 : (CUdeviceptr)(uintptr_t)j->holds[i].p, bad ? 0 : j->holds[i].len);
+            f(j->cap->what, bad, bad ? 0 : (CUdeviceptr)(uintptr_t)j->holds[i].p, bad ? 0 : j->holds[i].len);
     }
     release_all(j);
     pthread_mutex_unlock(&j->cap->run);
@@ -191,6 +186,9 @@ static enum hl_submit_status capture(struct hl_job *j, CUstream s, int wait)
     const char *ran = hl_note_peek();
     snprintf(j->cap->what, sizeof j->cap->what, "%s%s%s%s", j->capture, ran ? " [" : "", ran ? ran : "",
              ran ? "]" : "");
+    for (char *c = j->cap->what; *c; c++) /* "host loop (CSR SpMV)" */
+        if (*c == '(' || *c == ')')
+            *c = *c == '(' ? '[' : ']';
     /* validated at the call; held again at each run, not meanwhile */
     release_all(j);
     CUuserObject u;

@@ -86,8 +86,8 @@ static const char *check_at_run(const void *arg)
     const struct sp_csr *c = arg;
     if (c->off ? valid_compressed(c, 0) : valid_coo(c))
         return NULL;
-    return "an index of the sparse matrix is out of range (checked at each launch of the graph; the call could "
-           "not read the indices when it was captured)";
+    return "an index of the sparse matrix is out of range, checked at each launch of the graph: the call could "
+           "not read the indices when it was captured";
 }
 
 cusparseStatus_t sp_take_matrix(struct hl_job *j, cusparseHandle_t h, const struct cusparseSpMatDescr *A,
