@@ -278,6 +278,27 @@ static inline int64_t sext(uint64_t v, unsigned size)
     default: return (int64_t)v;
     }
 }
+
+/* the value an integer atom/red of n bytes (signed if sg) leaves for old
+ * value o and operand v: add min max inc dec and or xor exch, as the PTX ISA
+ * defines them (the one home of these rules: atom/red, cp.reduce) */
+static inline uint64_t ex_atom_int(int op, int sg, unsigned n, uint64_t o, uint64_t v)
+{
+    uint64_t m = mask_of(n);
+    o &= m, v &= m;
+    int64_t so = sext(o, n), sv = sext(v, n);
+    switch (op) {
+    case AT_ADD: return (o + v) & m;
+    case AT_MIN: return (sg ? sv < so : v < o) ? v : o;
+    case AT_MAX: return (sg ? sv > so : v > o) ? v : o;
+    case AT_INC: return o >= v ? 0 : o + 1;
+    case AT_DEC: return (o == 0 || o > v) ? v : o - 1;
+    case AT_AND: return o & v;
+    case AT_OR: return o | v;
+    case AT_XOR: return o ^ v;
+    default: return v; /* AT_EXCH */
+    }
+}
 static inline float ftz32(float f) { return fabsf(f) < 1.17549435e-38f ? copysignf(0.0f, f) : f; }
 /* .sat: clamp to [0, 1], NaN to 0 */
 static inline float sat32(float q) { return q != q ? 0.0f : q < 0 ? 0.0f : q > 1 ? 1.0f : q; }

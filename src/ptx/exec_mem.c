@@ -264,16 +264,8 @@ static int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32
                     o = exp;
                     break;
                 }
-                default:
-                    do {
-                        uint32_t x = (uint32_t)v;
-                        switch (in->sub) {
-                        case AT_MIN: nv = sg ? ((int32_t)o < (int32_t)x ? o : x) : (o < x ? o : x); break;
-                        case AT_MAX: nv = sg ? ((int32_t)o > (int32_t)x ? o : x) : (o > x ? o : x); break;
-                        case AT_INC: nv = o >= x ? 0 : o + 1; break;
-                        default: nv = (o == 0 || o > x) ? x : o - 1; break; /* AT_DEC */
-                        }
-                    } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+                default: /* min, max, inc, dec */
+                    do { nv = (uint32_t)ex_atom_int(in->sub, sg, 4, o, v); } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
                     break;
                 }
                 old = o;
@@ -294,15 +286,8 @@ static int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32
                     o = exp;
                     break;
                 }
-                default:
-                    do {
-                        switch (in->sub) {
-                        case AT_MIN: nv = sg ? ((int64_t)o < (int64_t)v ? o : v) : (o < v ? o : v); break;
-                        case AT_MAX: nv = sg ? ((int64_t)o > (int64_t)v ? o : v) : (o > v ? o : v); break;
-                        case AT_INC: nv = o >= v ? 0 : o + 1; break;
-                        default: nv = (o == 0 || o > v) ? v : o - 1; break;
-                        }
-                    } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+                default: /* min, max, inc, dec */
+                    do { nv = ex_atom_int(in->sub, sg, 8, o, v); } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
                     break;
                 }
                 old = o;

@@ -127,19 +127,7 @@ static uint64_t red_apply(int op, int k, unsigned n, uint64_t o, uint64_t v)
         return (op == AT_MIN ? y < x : y > x) ? v : o;
     }
     if (k == TMAP_E_FLOAT) return UF32(F32(o) + F32(v));
-    int sg = k == TMAP_E_SINT;
-    int64_t so = sext(o, n), sv = sext(v, n);
-    uint64_t m = mask_of(n);
-    switch (op) {
-    case AT_ADD: return (o + v) & m;
-    case AT_MIN: return (sg ? sv < so : v < o) ? v : o;
-    case AT_MAX: return (sg ? sv > so : v > o) ? v : o;
-    case AT_INC: return o >= v ? 0 : o + 1;
-    case AT_DEC: return (o == 0 || o > v) ? v : o - 1;
-    case AT_AND: return o & v;
-    case AT_OR: return o | v;
-    default: return o ^ v;
-    }
+    return ex_atom_int(op, k == TMAP_E_SINT, n, o, v);
 }
 
 /* the element at g op= the element at s, atomically */
