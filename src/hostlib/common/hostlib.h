@@ -11,7 +11,8 @@
  * held (the emulator's host-access table, include/tdtrace/emuhost.h) until
  * the job has run, so a cuMemFree meanwhile cannot pull memory from under
  * it. A job never fails: everything it could fail on was checked before it
- * was queued. */
+ * was queued. (A job recorded into a graph being captured is the exception:
+ * it checks its ranges again at each launch, job.c below.) */
 #ifndef TD_HOSTLIB_H
 #define TD_HOSTLIB_H
 
