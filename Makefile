@@ -386,6 +386,9 @@ e2e: all
 	@BUILD=$(BUILD) EXTRA_CFLAGS="$(OPT)" sh tests/pyframes/run.sh
 	@BUILD=$(BUILD) sh tests/report/run.sh
 test: unit fuzz-smoke e2e
+# the suites' JIT runs keep their compiled kernels in the build folder, not
+# in the user's cache (docs/ptx-jit.md)
+unit fuzz-smoke e2e: export TDTRACE_EMU_CACHE = $(abspath $(BUILD))/jit-cache
 # docs/report.png: tdtrace report's page, drawn by headless Chromium
 report-png: all
 	@BUILD=$(BUILD) sh tools/report-png.sh docs/report.png

@@ -10,7 +10,9 @@
 # whose engine runs side by side with this one, alternating run by run, and
 # the ratio this/base is printed. Argument: elements.
 # Then (JIT=0 skips it) the interpreter against the JIT, side by side in
-# one run: ptx_bench engines RUNS (bench/ptx_bench.c, docs/ptx-jit.md).
+# one run: ptx_bench engines RUNS (bench/ptx_bench.c, docs/ptx-jit.md),
+# and the JIT's compile time of the five kernels, cold (an empty cache on
+# disk) and cached (a second process): ptx_bench compile, twice.
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
 RUNS=${RUNS:-5}
@@ -69,4 +71,25 @@ awk -v names="$names" '
 if [ "${JIT:-1}" != 0 ]; then
     echo "interpreter against JIT (TDTRACE_EMU_THREADS=${TDTRACE_EMU_THREADS:-all}), medians of $RUNS runs:"
     "$b/bench/ptx_bench" engines "$RUNS" || exit 1
+fi
+if [ "${JIT:-1}" != 0 ]; then
+    cache=$(mktemp -d) || exit 1
+    cold=$(mktemp) || exit 1
+    warm=$(mktemp) || exit 1
+    TDTRACE_EMU_CACHE=$cache "$b/bench/ptx_bench" compile 2>"$cold" || { cat "$cold"; exit 1; }
+    TDTRACE_EMU_CACHE=$cache "$b/bench/ptx_bench" compile 2>"$warm" || { cat "$warm"; exit 1; }
+    echo "the JIT's compile time, cold (an empty cache) and cached (the next process), ms:"
+    # lines: tdtrace-emu: kernel NAME: engine jit (compiled with LLVM in X ms) / (loaded from the cache in X ms)
+    awk '
+        FNR == 1 { f++ }
+        /engine jit \(/ { k = $3; sub(/:$/, "", k); ms = $(NF - 1)
+                          if (f == 1) { order[++n] = k; cold[k] = ms } else warm[k] = ms
+                          how[f, k] = /loaded from the cache/ ? "cache" : "LLVM" }
+        END { printf "%-12s %10s %10s %8s\n", "kernel", "cold", "cached", "ratio"
+              for (i = 1; i <= n; i++) { k = order[i]
+                  r = warm[k] > 0 ? cold[k] / warm[k] : 0
+                  note = how[1, k] == "LLVM" && how[2, k] == "cache" ? "" : "  (not from the cache: " how[2, k] ")"
+                  printf "%-12s %10.1f %10.1f %7.0fx%s\n", k, cold[k], warm[k], r, note } }
+    ' "$cold" "$warm"
+    rm -rf "$cache" "$cold" "$warm"
 fi

@@ -7,10 +7,15 @@
  * "ptx_bench engines RUNS [NAME]": the interpreter against the JIT
  * (docs/ptx-jit.md) on the kernels of issue 22 (saxpy of 16M floats, the
  * shared reduction, naive and 16x16-tiled SGEMM 512, Mandelbrot 1024^2 of
- * at most 256 iterations): after a first launch on each (the JIT's
+ * at most 256 iterations, a warp-shuffle block reduction of 16M floats, one and 16 a thread): after a first launch on each (the JIT's
  * compile), RUNS launches of each, alternating; the median seconds, the
  * ratio, and whether both wrote the same bytes (NAME: only the kernels
- * whose name holds it). */
+ * whose name holds it).
+ *
+ * "ptx_bench compile": one launch of one block of each of those kernels
+ * on the JIT, so that each is compiled or loaded from the JIT's cache on
+ * disk; the emulator's report says which and how long (bench/ptx.sh runs
+ * it twice, cold and cached). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,7 +342,36 @@ static const char ptx[] =
     " st.global.u32  [%rd4], %r19;\n"
     " $L__BB2_5:\n"
     " ret;\n"
-    " }\n";
+    " }\n"
+    /* a warp-shuffle block reduction (CUB's and the samples' form): each
+     * thread sums `per` elements (a block's stride apart), each warp sums
+     * with shfl.sync.down, lane 0 to shared, bar.sync, warp 0 sums the
+     * partials, thread 0 writes the block's sum to out[ctaid] */
+    ".visible .entry warp_reduce(.param .u64 in, .param .u64 out, .param .u32 per)\n{\n"
+    " .reg .pred %p<4>; .reg .f32 %f<12>; .reg .b32 %r<16>; .reg .b64 %rd<8>;\n"
+    " .shared .align 4 .b8 wpart[32];\n"
+    " ld.param.u64 %rd1, [in]; ld.param.u64 %rd2, [out]; ld.param.u32 %r14, [per];\n"
+    " cvta.to.global.u64 %rd1, %rd1; cvta.to.global.u64 %rd2, %rd2;\n"
+    " mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ntid.x; mul.lo.s32 %r12, %r2, %r3;\n"
+    " mad.lo.s32 %r4, %r12, %r14, %r1; mul.wide.u32 %rd3, %r4, 4; add.s64 %rd4, %rd1, %rd3; mul.wide.u32 %rd7, %r3, 4;\n"
+    " mov.f32 %f1, 0f00000000; mov.u32 %r13, 0;\n"
+    "$L__BB5_1:\n ld.global.f32 %f5, [%rd4]; add.f32 %f1, %f1, %f5; add.s64 %rd4, %rd4, %rd7; add.s32 %r13, %r13, 1;\n"
+    " setp.lt.u32 %p0, %r13, %r14;\n @%p0 bra $L__BB5_1;\n"
+    " shfl.sync.down.b32 %f2, %f1, 16, 31, -1; add.f32 %f1, %f1, %f2;\n"
+    " shfl.sync.down.b32 %f2, %f1, 8, 31, -1; add.f32 %f1, %f1, %f2;\n"
+    " shfl.sync.down.b32 %f2, %f1, 4, 31, -1; add.f32 %f1, %f1, %f2;\n"
+    " shfl.sync.down.b32 %f2, %f1, 2, 31, -1; add.f32 %f1, %f1, %f2;\n"
+    " shfl.sync.down.b32 %f2, %f1, 1, 31, -1; add.f32 %f1, %f1, %f2;\n"
+    " and.b32 %r5, %r1, 31; shr.u32 %r6, %r1, 5; setp.ne.s32 %p1, %r5, 0; mov.u32 %r7, wpart; shl.b32 %r8, %r6, 2;\n"
+    " add.s32 %r9, %r7, %r8;\n @!%p1 st.shared.f32 [%r9], %f1;\n bar.sync 0;\n"
+    " setp.ne.s32 %p2, %r6, 0;\n @%p2 bra $L__BB5_2;\n"
+    " shl.b32 %r10, %r5, 2; add.s32 %r11, %r7, %r10; mov.f32 %f3, 0f00000000; setp.lt.u32 %p3, %r5, 8;\n"
+    " @%p3 ld.shared.f32 %f3, [%r11];\n"
+    " shfl.sync.down.b32 %f4, %f3, 4, 31, -1; add.f32 %f3, %f3, %f4;\n"
+    " shfl.sync.down.b32 %f4, %f3, 2, 31, -1; add.f32 %f3, %f3, %f4;\n"
+    " shfl.sync.down.b32 %f4, %f3, 1, 31, -1; add.f32 %f3, %f3, %f4;\n"
+    " @%p1 bra $L__BB5_2;\n mul.wide.u32 %rd5, %r2, 4; add.s64 %rd6, %rd2, %rd5; st.global.f32 [%rd6], %f3;\n"
+    "$L__BB5_2:\n ret;\n}\n";
 
 static double now(void)
 {
@@ -414,15 +448,19 @@ static void engines(CUmodule m, int runs, const char *only)
     float alpha = 0.5f;
     void *sargs[] = { &n, &alpha, &x, &y }, *rargs[] = { &x, &o, &n }, *gargs[] = { &g, &a, &b, &c };
     void *margs[] = { &w, &w, &maxit, &mo };
-    CUfunction f[5];
-    static const char *const names[] = { "saxpy", "reduce", "sgemm_naive", "sgemm_tiled", "mandelbrot" };
-    for (int i = 0; i < 5; i++) CK(cuModuleGetFunction(&f[i], m, names[i]));
+    int per1 = 1, per16 = 16;
+    void *w1args[] = { &x, &y, &per1 }, *w16args[] = { &x, &y, &per16 };
+    CUfunction f[6];
+    static const char *const names[] = { "saxpy", "reduce", "sgemm_naive", "sgemm_tiled", "mandelbrot", "warp_reduce" };
+    for (int i = 0; i < 6; i++) CK(cuModuleGetFunction(&f[i], m, names[i]));
     const struct job jobs[] = {
         { "saxpy 16M", f[0], { N / 256, 1, 1 }, { 256, 1, 1 }, 0, sargs, y, (size_t)N * 4 },
         { "shared reduction 16M", f[1], { N / 512, 1, 1 }, { 256, 1, 1 }, 1024, rargs, o, 0 },
         { "sgemm naive 512", f[2], { G / 16, G / 16, 1 }, { 16, 16, 1 }, 0, gargs, c, (size_t)G * G * 4 },
         { "sgemm tiled 512", f[3], { G / 16, G / 16, 1 }, { 16, 16, 1 }, 0, gargs, c, (size_t)G * G * 4 },
         { "mandelbrot 1024^2", f[4], { W / 16, W / 16, 1 }, { 16, 16, 1 }, 0, margs, mo, (size_t)W * W * 4 },
+        { "warp-shuffle reduce 16M", f[5], { N / 256, 1, 1 }, { 256, 1, 1 }, 0, w1args, y, (size_t)N / 256 * 4 },
+        { "warp-shuffle reduce 16M, 16 a thread", f[5], { N / 4096, 1, 1 }, { 256, 1, 1 }, 0, w16args, y, (size_t)N / 4096 * 4 },
     };
     unsigned char *h[2] = { malloc((size_t)N * 4), malloc((size_t)N * 4) };
     double *t[2] = { calloc((size_t)runs, sizeof(double)), calloc((size_t)runs, sizeof(double)) };
@@ -448,8 +486,47 @@ static void engines(CUmodule m, int runs, const char *only)
     free(h[0]); free(h[1]); free(t[0]); free(t[1]);
 }
 
+/* one block of each kernel on the JIT: its compile (or its load from the cache) */
+static void compile_only(CUmodule m)
+{
+    enum { G = 512, W = 1024, N = 1 << 16 };
+    CUdeviceptr x, y, o, a, b, c, mo;
+    CK(cuMemAlloc_v2(&x, (size_t)N * 4));
+    CK(cuMemAlloc_v2(&y, (size_t)N * 4));
+    CK(cuMemAlloc_v2(&o, 4));
+    CK(cuMemAlloc_v2(&a, (size_t)G * G * 4));
+    CK(cuMemAlloc_v2(&b, (size_t)G * G * 4));
+    CK(cuMemAlloc_v2(&c, (size_t)G * G * 4));
+    CK(cuMemAlloc_v2(&mo, (size_t)W * W * 4));
+    int n = 256, g = G, w = W, maxit = 256;
+    float alpha = 0.5f;
+    void *sargs[] = { &n, &alpha, &x, &y }, *rargs[] = { &x, &o, &n }, *gargs[] = { &g, &a, &b, &c };
+    void *margs[] = { &w, &w, &maxit, &mo };
+    static const char *const names[] = { "saxpy", "reduce", "sgemm_naive", "sgemm_tiled", "mandelbrot" };
+    void **args[] = { sargs, rargs, gargs, gargs, margs };
+    const unsigned block[5][2] = { { 256, 1 }, { 256, 1 }, { 16, 16 }, { 16, 16 }, { 16, 16 } };
+    const unsigned shmem[5] = { 0, 1024, 0, 0, 0 };
+    emu_launch_engine = PTX_ENGINE_JIT;
+    for (int i = 0; i < 5; i++) {
+        CUfunction f;
+        CK(cuModuleGetFunction(&f, m, names[i]));
+        CK(cuLaunchKernel(f, 1, 1, 1, block[i][0], block[i][1], 1, shmem[i], NULL, args[i], NULL));
+        CK(cuCtxSynchronize());
+    }
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "compile")) {
+        CUcontext ctx;
+        CUmodule m;
+        CK(cuInit(0));
+        CK(cuCtxCreate(&ctx, 0, 0));
+        CK(cuModuleLoadData(&m, ptx));
+        compile_only(m);
+        CK(cuCtxDestroy(ctx));
+        return 0;
+    }
     if (argc > 1 && !strcmp(argv[1], "engines")) {
         int runs = argc > 2 ? atoi(argv[2]) : 5;
         CUcontext ctx;

@@ -63,6 +63,11 @@ struct td_emu_event {
     int dir;                  /* OP, a copy: enum td_emu_dir */
     uint64_t op_bytes;        /* OP: a copy's or memset's bytes */
     uint64_t *corr_out;       /* SUBMIT: where the listener answers */
+    /* KERNEL: the PTX JIT took the kernel up at this launch (its first):
+     * 1 compiled it, 2 loaded it from its cache on disk; 0 neither */
+    int jit;
+    double jit_ms;            /* how long that took */
+    uint64_t jit_code_bytes;  /* the compiled code the process holds then */
 };
 
 typedef void (*td_emu_listener)(const struct td_emu_event *ev);

@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #define TD_RING_MAGIC   0x3167726474647454ULL   /* "Ttdtrdg1" */
-#define TD_RING_VERSION 6   /* 6: TD_IT_LIB (-e lib=), calls of up to 20 arguments */
+#define TD_RING_VERSION 7   /* 6: TD_IT_LIB (-e lib=), calls of up to 20 arguments; 7: td_ev_kernel.jit */
 #define TD_CTL_MAGIC    0x316c746374647454ULL   /* "Ttdtctl1" */
 #define TD_RING_HDR     4096u
 #define TD_RING_MAXREC  4096u      /* no record is longer */
@@ -97,6 +97,10 @@ struct td_ev_kernel {
     uint64_t stream;      /* the stream's ordinal in the process: 0 the legacy stream
                            * (< TD_MAX_STREAM) */
     uint64_t corr;        /* the call that launched it (its TD_IT_CORR); 0: not known */
+    uint32_t jit;         /* the emulator's JIT at this launch: 0 nothing, 1 compiled the
+                           * kernel, 2 loaded it from the cache on disk */
+    uint32_t jit_us;      /* how long that took, microseconds */
+    uint64_t jit_code_bytes; /* the compiled code the process held then */
 };
 
 /* other work that ran on a stream */

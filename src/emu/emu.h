@@ -632,8 +632,10 @@ void emu_reportf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * tdtrace's listener, if there is one. child: a grid a kernel launched
  * (dynamic parallelism), on op's stream, which no call queued (no
  * correlation) */
+struct ptx_engine_report;
 void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigned block[3], unsigned shared,
-                       uint64_t t0, uint64_t t1, int result, const struct emu_op *op, int child);
+                       uint64_t t0, uint64_t t1, int result, const struct emu_op *op, int child,
+                       const struct ptx_engine_report *er);
 
 /* An image was loaded: the least compute capability that loads it and the
  * ISA of the PTX chosen (emu_image_needs), told to tdtrace's listener */

@@ -117,7 +117,8 @@ static void op_place(struct td_emu_event *ev, const struct emu_op *op)
 }
 
 void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigned block[3], unsigned shared,
-                       uint64_t t0, uint64_t t1, int result, const struct emu_op *op, int child)
+                       uint64_t t0, uint64_t t1, int result, const struct emu_op *op, int child,
+                       const struct ptx_engine_report *er)
 {
     td_emu_listener fn = atomic_load(&listener);
     if (!fn)
@@ -139,6 +140,11 @@ void emu_report_kernel(const char *kernel, const unsigned grid[3], const unsigne
     op_place(&ev, op);
     if (child)
         ev.corr = 0;
+    if (er && er->compiled && er->engine == PTX_ENGINE_JIT) { /* the JIT's compile or load (the first launch) */
+        ev.jit = er->from_cache ? 2 : 1;
+        ev.jit_ms = er->compile_ms;
+        ev.jit_code_bytes = er->code_bytes;
+    }
     fn(&ev);
 }
 

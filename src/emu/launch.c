@@ -325,7 +325,7 @@ static void host_child_ran(void *cookie, const char *kernel, const unsigned grid
     struct emu_fault r = { 0 };
     if (status != PTX_OK)
         fault_of((enum ptx_status)status, &r);
-    emu_report_kernel(kernel, grid, block, dyn_shared, t0, t1, (int)r.result, &k->op, 1);
+    emu_report_kernel(kernel, grid, block, dyn_shared, t0, t1, (int)r.result, &k->op, 1, NULL);
 }
 
 static void host_note(void *cookie, const char *text, size_t len)
@@ -358,7 +358,10 @@ static void fault_of(enum ptx_status st, struct emu_fault *f)
 static void engine_report(const struct launch_op *k, const struct ptx_engine_report *r)
 {
     if (k->l.engine == PTX_ENGINE_INTERP || !r->compiled) return;
-    if (r->engine == PTX_ENGINE_JIT)
+    if (r->note[0]) emu_reportf("tdtrace-emu: %s\n", r->note);
+    if (r->engine == PTX_ENGINE_JIT && r->from_cache)
+        emu_reportf("tdtrace-emu: kernel %s: engine jit (loaded from the cache in %.1f ms)\n", k->name, r->compile_ms);
+    else if (r->engine == PTX_ENGINE_JIT)
         emu_reportf("tdtrace-emu: kernel %s: engine jit (compiled with LLVM in %.1f ms)\n", k->name, r->compile_ms);
     else if (k->l.engine == PTX_ENGINE_JIT)
         emu_reportf("tdtrace-emu: kernel %s: engine interp, the JIT cannot run it: %s\n", k->name, r->why);
@@ -423,7 +426,7 @@ static void launch_run(struct emu_op *op)
         struct emu_fault r = { 0 };
         if (st != PTX_OK)
             fault_of(st, &r);
-        emu_report_kernel(k->name, k->l.grid, k->l.block, k->l.dyn_shared, t0, emu_now_ns(), (int)r.result, op, 0);
+        emu_report_kernel(k->name, k->l.grid, k->l.block, k->l.dyn_shared, t0, emu_now_ns(), (int)r.result, op, 0, &er);
     }
     emu_mem_kernel_end();
     engine_report(k, &er);

@@ -284,11 +284,9 @@ static int wsync_try(struct blk *b, struct warp *w, const struct ir_ins *in, uin
 
 /* a warp-synchronous instruction (F_SYNC) by the lanes m of the running
  * group: 0 done at once (the group goes on), 1 the group changed, -1 failed */
-static int wsync_exec(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
+int ex_wsync_arrive(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, const uint64_t *R)
 {
     const uint64_t *E = R + (size_t)in->e * 32;
-    uint32_t M = (uint32_t)E[__builtin_ctz(m)];
-    int uniform = 1;
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         int l = __builtin_ctz(mm);
         uint32_t Ml = (uint32_t)E[l];
@@ -296,7 +294,6 @@ static int wsync_exec(struct blk *b, struct warp *w, const struct ir_ins *in, ui
             ex_fail_at(b, w, l, in, PTX_E_SYNC, "%s: lane %d is not in its own member mask 0x%08x", ex_name(b, in), l, Ml);
             return -1;
         }
-        if (Ml != M) uniform = 0;
     }
     for (uint32_t mm = m; mm; mm &= mm - 1) {
         uint32_t Ml = (uint32_t)E[__builtin_ctz(mm)];
@@ -307,6 +304,17 @@ static int wsync_exec(struct blk *b, struct warp *w, const struct ir_ins *in, ui
             return -1;
         }
     }
+    return 0;
+}
+
+static int wsync_exec(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
+{
+    const uint64_t *E = R + (size_t)in->e * 32;
+    uint32_t M = (uint32_t)E[__builtin_ctz(m)];
+    int uniform = 1;
+    if (ex_wsync_arrive(b, w, in, m, R)) return -1;
+    for (uint32_t mm = m; mm; mm &= mm - 1)
+        if ((uint32_t)E[__builtin_ctz(mm)] != M) uniform = 0;
     if (uniform && required(w, in, M) == m) { /* all here: at once */
         for (uint32_t mm = m; mm; mm &= mm - 1) w->lpc[__builtin_ctz(mm)] = w->pc;
         return ex_warp_sync(b, w, m, M) ? -1 : 0;
@@ -328,7 +336,7 @@ static int wsync_exec(struct blk *b, struct warp *w, const struct ir_ins *in, ui
 }
 
 /* lanes exited: rendezvous waiting for them may complete (or never can) */
-static int wsync_exit(struct blk *b, struct warp *w)
+int ex_wsync_settle(struct blk *b, struct warp *w)
 {
     const struct ir_ins *code = b->P->m->ins;
     uint32_t there = w->wait & ~w->barw;
@@ -519,7 +527,7 @@ static int ret_exec(struct blk *b, struct warp *w, uint32_t m, uint32_t *exited)
 static int exited(struct blk *b, struct warp *w)
 {
     bar_exit(b, w);
-    if ((w->wait & ~w->barw) && wsync_exit(b, w)) return -1;
+    if ((w->wait & ~w->barw) && ex_wsync_settle(b, w)) return -1;
     if (!w->active) ex_reschedule(w);
     return 0;
 }

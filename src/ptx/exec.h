@@ -228,6 +228,14 @@ static inline const struct blk *ex_cluster_gen(const struct blk *b, uint64_t a, 
  * its own instruction w->lpc[l] (all of one kind and member mask M):
  * reads their sources, writes their results. 0, or -1 after ex_fail. */
 int ex_warp_sync(struct blk *b, struct warp *w, uint32_t P, uint32_t M);
+/* exec.c, the warp rendezvous (also the JIT's, jit_warp.c): the checks of
+ * lanes m arriving at warp-synchronous in (a lane outside its own member
+ * mask, bar.warp.sync naming exited lanes): 0, or -1 after failing; then
+ * every rendezvous of w whose lanes (wait & ~barw, at lpc, with wsmask) have
+ * all come completes (their lpc moves past it, their wait bit clears):
+ * 0, or -1 after failing */
+int ex_wsync_arrive(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, const uint64_t *R);
+int ex_wsync_settle(struct blk *b, struct warp *w);
 /* the registers of lane l's function at instruction in */
 static inline uint64_t *ex_regs(const struct blk *b, const struct warp *w, const struct ir_ins *in)
 {

@@ -155,7 +155,7 @@ static int block_turn(struct blk *b)
 static void run_block(struct blk *b, uint64_t lin)
 {
     if (b->P->jit) { /* the JIT starts the block itself, or with block_begin */
-        jit_block(b, lin, block_begin);
+        (b->P->jit->nwstops ? jit_warp_block : jit_block)(b, lin, block_begin);
         return;
     }
     block_begin(b, lin);

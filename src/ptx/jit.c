@@ -18,15 +18,21 @@
  *    atomics, textures, ...) calls the interpreter's own handler for this
  *    one lane, with the operands stored to the register file around it: the
  *    same code, so the same bits;
- *  - refused: warp-level and block-cluster instructions, calls, and
- *    volatile or strong loads/stores (the lockstep order of a warp could
- *    show): the kernel runs on the interpreter, the report names it.
+ *  - rendezvous: shfl.sync, vote.sync, match, redux, elect, bar.warp.sync
+ *    store their operands and stop the thread as a barrier does; jit_warp.c
+ *    completes them with the interpreter's code and the thread resumes;
+ *  - refused: activemask, non-.sync shfl/vote, matrix and block-cluster
+ *    instructions, calls, and volatile or strong loads/stores (which lanes
+ *    run together, or the lockstep order of a warp, could show): the
+ *    kernel runs on the interpreter, the report names it.
  * Every load and store checks its address as the interpreter does: the
  * allocation last found (global), the window's size (shared, local,
  * param), alignment; anything else goes to the run-time helper, which asks
  * the host's allocation map and reports the fault. */
 #include "jit.h"
 #undef L /* exec.h's lane macro: the API table is named so here */
+
+#include "jit_cache.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -62,7 +68,7 @@ struct cg {
     void *ic, *pv;               /* the instruction count, an address */
     void *failbb;
     void *fty_mem, *fty_poll, *fty_exec, *fty_trap;
-    int nbars, ngc;
+    int nbars, ngc, nwstops;
     uint8_t *barid;
     int *barpc;
     void **resume;
@@ -134,7 +140,12 @@ static void *intrinsic(struct cg *g, const char *name, void *ty, void **args, un
     return LL->LLVMBuildCall2(g->b, fty, f, args, n, "");
 }
 
-static void *fnptr(struct cg *g, const void *p) { return LL->LLVMBuildIntToPtr(g->b, c64(g, (uint64_t)(uintptr_t)p), g->ptr, ""); }
+/* a host address (a helper, an instruction, a handler): read at run time
+ * from the object's own table (jit_cache.c), so the code holds none. Every
+ * host address the code uses must come through here: the cache on disk
+ * gives the object to other processes, whose addresses differ (an address
+ * jitc_ref cannot name is emitted as a constant and the kernel not kept) */
+static void *fnptr(struct cg *g, const void *p) { return jitc_ref(LL, g->ctx, g->mod, g->b, p); }
 
 static void *newbb(struct cg *g) { return LL->LLVMAppendBasicBlockInContext(g->ctx, g->fn, ""); }
 
@@ -492,13 +503,20 @@ static int named_slots(const struct ir_ins *in, int *s)
     return k;
 }
 
-static void per_lane(struct cg *g, const struct ir_ins *in, ex_fn f)
+/* the slots in names, to the register file */
+static void store_named(struct cg *g, const struct ir_ins *in)
 {
     int s[10], n = named_slots(in, s);
     for (int i = 0; i < n; i++) {
         void *idx = c64(g, (uint64_t)s[i] * 32);
         LL->LLVMBuildStore(g->b, get(g, s[i]), LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""));
     }
+}
+
+static void per_lane(struct cg *g, const struct ir_ins *in, ex_fn f)
+{
+    int s[10], n = named_slots(in, s);
+    store_named(g, in);
     void *args[3] = { g->C, fnptr(g, in), fnptr(g, (const void *)(uintptr_t)f) };
     void *r = LL->LLVMBuildCall2(g->b, g->fty_exec, fnptr(g, (const void *)(uintptr_t)g->hp->exec), args, 3, "");
     void *ok = newbb(g);
@@ -533,7 +551,7 @@ static int liveness(struct cg *g)
         char why[8];
         int kind = jit_classify(g->m, F, in, g->h[F->start + k], why, sizeof why);
         setbit(u, in->guard, ns);
-        if (kind == K_LANE) {
+        if (kind == K_LANE || kind == K_WSYNC) {
             int sl[10], n = named_slots(in, sl);
             for (int i = 0; i < n; i++) setbit(u, sl[i], ns);
             continue;
@@ -646,6 +664,16 @@ static void body(struct cg *g)
             run = newbb(g);
             LL->LLVMBuildCondBr(g->b, guard, run, next);
             LL->LLVMPositionBuilderAtEnd(g->b, run);
+        }
+        if (kind == K_WSYNC) { /* a warp rendezvous: operands to the file, stop there */
+            store_named(g, in);
+            g->barid[g->nbars] = JIT_WSTOP;
+            g->barpc[g->nbars] = i;
+            g->resume[g->nbars] = next;
+            g->nwstops++;
+            spill_live(g, k + 1);
+            flush_ret(g, ++g->nbars);
+            continue;
         }
         switch (in->op) {
         case OP_EXIT: case OP_RET:
@@ -797,7 +825,12 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     g->api = L; g->m = m; g->F = &m->funcs[entry]; g->h = h; g->hp = hp;
     char sym[64];
     jit_llvm_lock();
-    jit_llvm_symbol(sym, sizeof sym);
+    if (jitc_begin(L, m, entry, h, hp, sym, sizeof sym) && jitc_load(L, k)) {
+        k->compile_ms = now_ms() - t0;
+        jitc_end(k);
+        jit_llvm_unlock();
+        return;
+    }
     void *tsc = L->LLVMOrcCreateNewThreadSafeContext();
     g->ctx = L->LLVMOrcThreadSafeContextGetContext(tsc);
     g->mod = L->LLVMModuleCreateWithNameInContext(sym, g->ctx);
@@ -806,7 +839,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     int bad = build(g, sym);
     L->LLVMDisposeBuilder(g->b);
     char *msg = NULL;
-    void *tsm = NULL, *rt = NULL, *err;
+    void *rt = NULL, *err;
     if (bad) {
         snprintf(k->why, sizeof k->why, "out of memory");
         L->LLVMDisposeModule(g->mod);
@@ -823,10 +856,8 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     err = L->LLVMRunPasses(g->mod, "default<O2>", NULL, opts);
     L->LLVMDisposePassBuilderOptions(opts);
     if (err) { llvm_error(L, err, "optimisation failed", k); L->LLVMDisposeModule(g->mod); goto out; }
-    tsm = L->LLVMOrcCreateNewThreadSafeModule(g->mod, tsc);
     rt = L->LLVMOrcJITDylibCreateResourceTracker(L->jd);
-    if ((err = L->LLVMOrcLLJITAddLLVMIRModuleWithRT(L->jit, rt, tsm))) {
-        llvm_error(L, err, "could not add the module", k);
+    if (jitc_add(L, g->mod, rt, k->why, sizeof k->why)) { /* native code, disposes of g->mod */
         L->LLVMOrcReleaseResourceTracker(rt);
         goto out;
     }
@@ -834,9 +865,10 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     char name[72];
     char pfx = L->LLVMOrcLLJITGetGlobalPrefix(L->jit);
     snprintf(name, sizeof name, "%s%s", pfx ? (char[]){ pfx, 0 } : "", sym);
-    if ((err = L->LLVMOrcLLJITLookup(L->jit, &addr, name)) || !addr) {
+    if ((err = L->LLVMOrcLLJITLookup(L->jit, &addr, name)) || !addr || jitc_bind(L, k->why, sizeof k->why)) {
         if (err) llvm_error(L, err, "could not generate code", k);
-        else snprintf(k->why, sizeof k->why, "LLVM generated no code");
+        else if (!addr) snprintf(k->why, sizeof k->why, "LLVM generated no code");
+        jitc_forget(rt);
         void *e2 = L->LLVMOrcResourceTrackerRemove(rt);
         if (e2) L->LLVMDisposeErrorMessage(L->LLVMGetErrorMessage(e2));
         L->LLVMOrcReleaseResourceTracker(rt);
@@ -845,6 +877,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     k->fn = (jit_fn)(uintptr_t)addr;
     k->rt = rt;
     k->nbars = g->nbars;
+    k->nwstops = g->nwstops;
     k->ngc = g->ngc;
     k->sregs_filled = g->sregs_filled;
     k->barid = g->barid;
@@ -855,6 +888,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     k->why[0] = 0;
     k->compile_ms = now_ms() - t0;
 out:
+    jitc_end(k);
     L->LLVMOrcDisposeThreadSafeContext(tsc);
     jit_llvm_unlock();
     free(g->slot); free(g->ksreg); free(g->kconst); free(g->live); free(g->kimm); free(g->kval); free(g->bb); free(g->barid); free(g->barpc); free(g->resume);
@@ -868,6 +902,7 @@ void jit_release(struct jit_kernel *k)
         void *err = L->LLVMOrcResourceTrackerRemove(k->rt);
         if (err) L->LLVMDisposeErrorMessage(L->LLVMGetErrorMessage(err));
         L->LLVMOrcReleaseResourceTracker(k->rt);
+        jitc_forget(k->rt);
         jit_llvm_unlock();
     }
     free(k->barid);

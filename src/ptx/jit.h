@@ -11,10 +11,13 @@
  * stopped until it exits or reaches a block barrier (bar.sync), then the
  * next thread of the block runs. When every thread that has not exited
  * waits at the same barrier, the round ends and each resumes after it.
- * Divergence needs nothing: a thread follows its own branches. Warp-level
- * instructions (shfl, vote, match, mma, ...) and anything that could
- * observe the lockstep order of a warp (volatile or strong ld/st) are not
- * compiled: such kernels run on the interpreter. */
+ * Divergence needs nothing: a thread follows its own branches. The
+ * warp-synchronous instructions (shfl.sync, vote.sync, match, redux, elect,
+ * bar.warp.sync) are resume points too, completed by the interpreter's
+ * rendezvous code (jit_warp.c). What could observe which lanes run
+ * together or their lockstep order (activemask, non-.sync shfl/vote,
+ * matrix instructions, volatile or strong ld/st) is not compiled: such
+ * kernels run on the interpreter. */
 #ifndef TD_PTX_JIT_H
 #define TD_PTX_JIT_H
 
@@ -43,9 +46,10 @@ struct jit_ctx {
 };
 
 /* the compiled thread: registers R (slot s of this lane at R[s * 32]),
- * resume 0 at the start or k + 1 after barrier k; returns 0 when the
- * thread exited, k + 1 when it waits at barrier k, -1 after a failure
- * (reported with ex_fail) */
+ * resume 0 at the start or k + 1 after resume point k (a barrier, or a
+ * warp rendezvous: barid JIT_WSTOP); returns 0 when the thread exited,
+ * k + 1 when it waits at resume point k, -1 after a failure (reported with
+ * ex_fail) */
 typedef int32_t (*jit_fn)(uint64_t *R, struct jit_ctx *c, int32_t resume);
 
 /* the run-time helpers the code calls (jit_run.c), by address */
@@ -66,7 +70,8 @@ struct jit_kernel {
     jit_fn fn;
     char why[256];               /* refused: the reason (first unsupported instruction) */
     double compile_ms;
-    int nbars;
+    int nbars;                   /* resume points: barriers and warp rendezvous */
+    int nwstops;                 /* of those, warp rendezvous (barid JIT_WSTOP) */
     uint8_t *barid;
     int *barpc;                  /* by barrier k: its instruction (module index) */
     int ngc;                     /* global and generic accesses (jit_ctx.gc) */
@@ -74,7 +79,12 @@ struct jit_kernel {
                                     than %ctaid (%smid, %clusterid): blocks start with
                                     the interpreter's block_begin, which fills them */              /* by barrier k (resume point): its barrier number */
     void *rt;                    /* LLVM's resource tracker of the code */
+    int from_cache;              /* loaded from the cache on disk (jit_cache.c) */
 };
+
+/* the version of the code jit.c generates, part of the key of every entry
+ * of the cache on disk: one more when the code changes */
+#define JIT_CODE_VERSION 2
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {
@@ -96,7 +106,9 @@ void jit_llvm_unlock(void);
 /* jit_subset.c: how an instruction compiles (K_*), or 0 with the reason
  * in why; can entry compile (0, or -1 with the first reason in why); the
  * value of an immediate constant slot (1), or 0 */
-enum { K_NATIVE = 1, K_LANE, K_CONTROL };
+enum { K_NATIVE = 1, K_LANE, K_CONTROL, K_WSYNC };
+/* barid of a resume point that is a warp rendezvous (K_WSYNC), not a barrier */
+#define JIT_WSTOP 255
 int jit_classify(const struct ptx_module *m, const struct ir_func *F, const struct ir_ins *in, ex_fn h, char *why,
                  size_t n);
 int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *why, size_t n);
@@ -114,5 +126,18 @@ const struct jit_kernel *jit_plan(struct plan *P);
  * start of a block, for kernels whose special registers the code does not
  * compute itself */
 void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_t lin));
+/* a block's start when the code computes its special registers */
+void jit_begin_lite(struct blk *b, uint64_t lin);
+/* no thread of the block can go on (resume[t]: where thread t waits, done[t]:
+ * it exited; lanes at warp rendezvous keep the member mask in wsmask): the
+ * interpreter's account of it */
+void jit_deadlock(struct blk *b, const int32_t *resume, const uint8_t *done);
+
+/* jit_warp.c: instead of jit_block for kernels with warp rendezvous (shfl.sync,
+ * vote.sync, match, redux, elect, bar.warp.sync; k->nwstops > 0): each
+ * thread runs to its next barrier or rendezvous; a rendezvous completes,
+ * by the interpreter's own code (ex_wsync_settle, ex_warp_sync), when every
+ * lane its member mask requires has come */
+void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_t lin));
 
 #endif

@@ -6,6 +6,7 @@
  * round between barriers (the model: jit.h), and the helpers the code
  * calls for what it does not do inline. */
 #include "jit.h"
+#include "jit_cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +150,13 @@ const struct jit_kernel *jit_plan(struct plan *P)
         r->engine = PTX_ENGINE_JIT;
         r->compiled = now;
         r->compile_ms = now ? k->compile_ms : 0;
+        r->from_cache = now && k->from_cache;
+        if (now) {
+            struct jitc_stats s;
+            jitc_stats(&s);
+            r->code_bytes = s.code_bytes;
+            jitc_note(r->note, sizeof r->note);
+        }
     }
     return k;
 }
@@ -156,7 +164,7 @@ const struct jit_kernel *jit_plan(struct plan *P)
 /* ---- a block ----------------------------------------------------------------- */
 /* threads wait at different barriers: the interpreter's account of it,
  * from the warps' state as the interpreter would hold it */
-static void deadlock(struct blk *b, const int32_t *resume, const uint8_t *done)
+void jit_deadlock(struct blk *b, const int32_t *resume, const uint8_t *done)
 {
     struct plan *P = b->P;
     const struct jit_kernel *k = P->jit;
@@ -174,9 +182,10 @@ static void deadlock(struct blk *b, const int32_t *resume, const uint8_t *done)
         w->live |= 1u << l;
         if (resume[t] <= 0) continue;
         w->wait |= 1u << l;
+        w->lpc[l] = k->barpc[resume[t] - 1];
+        if (k->barid[resume[t] - 1] == JIT_WSTOP) continue; /* a warp rendezvous */
         w->barw |= 1u << l;
         w->lbar[l] = k->barid[resume[t] - 1];
-        w->lpc[l] = k->barpc[resume[t] - 1];
     }
     for (unsigned i = 0; i < P->nwarps; i++) {
         struct warp *w = &b->warps[i];
@@ -197,7 +206,7 @@ static void deadlock(struct blk *b, const int32_t *resume, const uint8_t *done)
 
 /* a block's start when the code computes its special registers: the
  * interpreter's block_begin without the register file's refill */
-static void begin_lite(struct blk *b, uint64_t lin)
+void jit_begin_lite(struct blk *b, uint64_t lin)
 {
     struct plan *P = b->P;
     const struct ptx_launch *l = P->l;
@@ -218,7 +227,7 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
     const struct jit_kernel *k = P->jit;
     unsigned nth = P->nthreads;
     if (k->sregs_filled) begin(b, lin);
-    else begin_lite(b, lin);
+    else jit_begin_lite(b, lin);
     int32_t resume[1024];
     uint8_t done[1024];
     struct jit_gc gcs[64], *gc = k->ngc <= 64 ? gcs : calloc((size_t)k->ngc, sizeof *gc);
@@ -267,7 +276,7 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
         }
         if (!waiting) break;
         if (mixed) {
-            deadlock(b, resume, done);
+            jit_deadlock(b, resume, done);
             goto out;
         }
         if (b->icount - b->icount_seen > SLICE && ex_check_limits(b, &b->warps[0], NULL)) goto out;

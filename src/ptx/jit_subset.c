@@ -131,6 +131,15 @@ int jit_classify(const struct ptx_module *m, const struct ir_func *F, const stru
         if ((t == T_F32 || t == T_F64) && int_type(st) && (in->sub == RND_NONE || in->sub == RND_RN)) return K_NATIVE;
         break;
     }
+    case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: case OP_WARPSYNC: case OP_ELECT:
+        /* a rendezvous of the lanes its member mask names: the thread stops
+         * there and the interpreter's code completes it (jit_warp.c) */
+        if ((fl & F_SYNC) && !h && in->e >= 0) return K_WSYNC;
+        snprintf(why, n, "'%s' (without .sync it works on the lanes running together, which the JIT does not model)", nm);
+        return 0;
+    case OP_ACTIVEMASK:
+        snprintf(why, n, "'%s' (the lanes running together are the interpreter's schedule, which the JIT does not model)", nm);
+        return 0;
     case OP_CVTA: case OP_CVTA_TO:
         if (in->space == SP_GLOBAL && in->d >= 0) return K_NATIVE;
         break;

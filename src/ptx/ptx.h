@@ -165,6 +165,9 @@ struct ptx_engine_report {
     int compiled;                /* the JIT took up the kernel in this launch (its
                                     first): compiled it, or refused it for why */
     double compile_ms;           /* how long that took */
+    int from_cache;              /* the code came from the cache on disk (in compile_ms) */
+    unsigned long long code_bytes; /* the JIT's compiled code in the process, then */
+    char note[400];              /* once per process: why the cache is not used, or "" */
     char why[256];               /* the interpreter ran though the JIT was asked
                                     for: why (the first unsupported instruction,
                                     no LLVM, ...) */

@@ -9,6 +9,7 @@
 #include <execinfo.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +254,12 @@ static void on_emu_event(const struct td_emu_event *ev)
         }
         k.shared = ev->shared;
         ev_place(ev, &k.device, &k.stream, &k.corr);
+        if (ev->size >= offsetof(struct td_emu_event, jit_code_bytes) + sizeof ev->jit_code_bytes && ev->jit > 0 &&
+            ev->jit <= 2) {
+            k.jit = (uint32_t)ev->jit;
+            k.jit_us = ev->jit_ms > 0 && ev->jit_ms < 4e6 ? (uint32_t)(ev->jit_ms * 1e3) : 0;
+            k.jit_code_bytes = ev->jit_code_bytes;
+        }
         void *d = td_rb_item(&b, 0, TD_IT_EVENT, sizeof(k), 0);
         if (d)
             memcpy(d, &k, sizeof(k));

@@ -479,9 +479,13 @@ void td_out_kernel(const struct td_rec *rec, uint32_t len, int cupti)
         tp_raw(p, ",\"mangled\":");
         tp_str(p, mangled, strlen(mangled), 0);
     }
-    tp_rawf(p, ",\"duration\":%.9f,\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"shared\":%u}",
+    tp_rawf(p, ",\"duration\":%.9f,\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],\"shared\":%u",
             rec->t_exit >= rec->t_enter ? (double)(rec->t_exit - rec->t_enter) / 1e9 : 0.0, k.grid[0], k.grid[1],
             k.grid[2], k.block[0], k.block[1], k.block[2], k.shared);
+    if (k.jit == 1 || k.jit == 2) /* the emulator's JIT took the kernel up at this launch */
+        tp_rawf(p, ",\"jit\":\"%s\",\"jit_seconds\":%.6f,\"jit_code_bytes\":%llu", k.jit == 1 ? "compiled" : "cache",
+                (double)k.jit_us / 1e6, (unsigned long long)k.jit_code_bytes);
+    tp_raw(p, "}");
     line_end(p);
 }
 

@@ -222,8 +222,28 @@ void td_summary_launch(const struct td_rec *rec, uint32_t len)
         kernel("?", 1)->launches++;
 }
 
+/* the emulator's JIT: kernels compiled and loaded from its cache, their
+ * time, the most compiled code a process held */
+static struct { unsigned long long compiled, loaded, compile_us, load_us, code_max; } jit;
+
+static const char *sz(unsigned long long v, char *b, size_t n);
+
 void td_summary_kernel_ran(const struct td_rec *rec, uint32_t len)
 {
+    const struct td_item *ev = td_rec_item(rec, len, 0, TD_IT_EVENT);
+    if (ev && ev->len == sizeof(struct td_ev_kernel)) {
+        struct td_ev_kernel e;
+        memcpy(&e, ev + 1, sizeof(e));
+        if (e.jit == 1) {
+            jit.compiled++;
+            jit.compile_us += e.jit_us;
+        } else if (e.jit == 2) {
+            jit.loaded++;
+            jit.load_us += e.jit_us;
+        }
+        if (e.jit && e.jit_code_bytes > jit.code_max)
+            jit.code_max = e.jit_code_bytes;
+    }
     const struct td_item *it = td_rec_item(rec, len, 1, TD_IT_STR);
     struct kstat *k = it ? kernel((const char *)(it + 1), it->len) : kernel("?", 1);
     unsigned long long d = rec->t_exit >= rec->t_enter ? rec->t_exit - rec->t_enter : 0;
@@ -464,6 +484,14 @@ static void kernel_table(void)
         tp_raw(p, "(no run was timed: times come from the emulated device, or from CUPTI on a real GPU)");
         line(p);
     }
+    if (jit.compiled || jit.loaded) {
+        char b[32];
+        tp_rawf(p, "emulator's JIT: %llu kernel%s compiled in %.1f ms, %llu loaded from the cache in %.1f ms; "
+                "compiled code held: at most %s", jit.compiled, jit.compiled == 1 ? "" : "s",
+                (double)jit.compile_us / 1e3, jit.loaded, (double)jit.load_us / 1e3,
+                sz(jit.code_max, b, sizeof(b)));
+        line(p);
+    }
 }
 
 static void ioctl_table(void)
@@ -612,6 +640,10 @@ static void json_summary(void)
         tp_struct_end(&p);
     }
     tp_array_end(&p);
+    if (jit.compiled || jit.loaded)
+        tp_rawf(&p, ",\"jit\":{\"compiled\":%llu,\"compile_seconds\":%.6f,\"loaded\":%llu,\"load_seconds\":%.6f,"
+                "\"code_bytes_max\":%llu}", jit.compiled, (double)jit.compile_us / 1e6, jit.loaded,
+                (double)jit.load_us / 1e6, jit.code_max);
     tp_raw(&p, ",\"processes\":");
     tp_array_begin(&p);
     int np;

@@ -369,7 +369,7 @@ static int m_forge_device(void)
 {
     MUST(cuInit(0));
     need_ring();
-    struct td_ev_kernel k = { { 1, 1, 1 }, { 1, 1, 1 }, 0, 0, 3, 7 };
+    struct td_ev_kernel k = { { 1, 1, 1 }, { 1, 1, 1 }, 0, 0, 3, 7, 0, 0, 0 };
     forge_event(TD_EV_KERNEL, &k, sizeof(k), "evil\"\\name\n\x01</script>");
     struct td_ev_devop o = { TD_DOP_MEMCPY, TD_DIR_HTOD, 64, 0, 1, 8, 4096 };
     forge_event(TD_EV_DEVOP, &o, sizeof(o), NULL);                 /* device 64 */

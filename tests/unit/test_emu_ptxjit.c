@@ -120,24 +120,28 @@ static void test_default_interp(void **state)
     assert_int_equal(rep.compiled, 0);
 }
 
-/* the JIT refuses a kernel with a warp-level instruction: the interpreter
- * runs it, and the report names the instruction and its line */
+/* the JIT refuses a kernel with an instruction that shows which lanes run
+ * together (activemask): the interpreter runs it, and the report names the
+ * instruction and its line */
 static void test_fallback_names_instruction(void **state)
 {
     (void)state;
     static const char src[] = HDR
-        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>;\n"
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
         " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n"
-        " shfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\n"
+        " setp.lt.u32 %p1, %r1, 8;\n @%p1 bra A;\n activemask.b32 %r2;\n bra B;\nA:\n activemask.b32 %r2;\nB:\n"
         " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r2;\n ret;\n}\n";
     char err[256];
     for (int e = PTX_ENGINE_JIT; e <= PTX_ENGINE_AUTO; e++) {
         assert_int_equal(run(src, e, 1, 32, err, sizeof err), PTX_OK);
         assert_int_equal(rep.engine, PTX_ENGINE_INTERP);
-        if (!strstr(rep.why, "instruction 'shfl.sync.bfly.b32' at PTX line 9")) fail_msg("%s", rep.why);
+        if (!strstr(rep.why, "instruction 'activemask.b32' (the lanes running together") ||
+            !strstr(rep.why, "at PTX line 11")) fail_msg("%s", rep.why);
         uint32_t v;
         memcpy(&v, arena + 4 * 6, 4);
-        assert_int_equal(v, 7); /* lane 6 got lane 7's */
+        assert_int_equal(v, 0xffu); /* lanes 0-7 ran together */
+        memcpy(&v, arena + 4 * 9, 4);
+        assert_int_equal(v, 0xffffff00u);
     }
     /* a volatile access would show the lockstep order: refused too */
     static const char vol[] = HDR
@@ -276,6 +280,175 @@ static void test_same_barriers(void **state)
     assert_int_equal(v, 5370 + 21); /* sum of 3t+1 below 60, and 0+1+...+6 */
 }
 
+/* ---- warp rendezvous (jit_warp.c) ------------------------------------------------- */
+/* a block reduction as CUB and the CUDA samples write it: a warp-shuffle
+ * reduction in each warp, lane 0 to shared memory, bar.sync, the first
+ * warp reduces the partial sums */
+static const char warp_reduce[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<8>; .reg .pred %p<8>;\n"
+    " .shared .align 4 .b8 part[32];\n"
+    " mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n mad.lo.u32 %r3, %r2, 256, %r1;\n"
+    " mul.lo.u32 %r4, %r3, 2654435761;\n shr.u32 %r4, %r4, 20;\n"
+    " shfl.sync.down.b32 %r5, %r4, 16, 31, -1;\n add.u32 %r4, %r4, %r5;\n"
+    " shfl.sync.down.b32 %r5, %r4, 8, 31, -1;\n add.u32 %r4, %r4, %r5;\n"
+    " shfl.sync.down.b32 %r5, %r4, 4, 31, -1;\n add.u32 %r4, %r4, %r5;\n"
+    " shfl.sync.down.b32 %r5, %r4, 2, 31, -1;\n add.u32 %r4, %r4, %r5;\n"
+    " shfl.sync.down.b32 %r5, %r4, 1, 31, -1;\n add.u32 %r4, %r4, %r5;\n"
+    " and.b32 %r6, %r1, 31;\n shr.u32 %r7, %r1, 5;\n setp.ne.u32 %p1, %r6, 0;\n"
+    " mov.u32 %r8, part;\n shl.b32 %r9, %r7, 2;\n add.u32 %r10, %r8, %r9;\n"
+    " @!%p1 st.shared.u32 [%r10], %r4;\n bar.sync 0;\n setp.ne.u32 %p2, %r7, 0;\n @%p2 bra END;\n"
+    " mov.u32 %r11, 0;\n setp.lt.u32 %p3, %r6, 8;\n shl.b32 %r12, %r6, 2;\n add.u32 %r13, %r8, %r12;\n"
+    " @%p3 ld.shared.u32 %r11, [%r13];\n"
+    " shfl.sync.bfly.b32 %r14, %r11, 4, 31, -1;\n add.u32 %r11, %r11, %r14;\n"
+    " shfl.sync.bfly.b32 %r14, %r11, 2, 31, -1;\n add.u32 %r11, %r11, %r14;\n"
+    " shfl.sync.bfly.b32 %r14, %r11, 1, 31, -1;\n add.u32 %r11, %r11, %r14;\n"
+    " @%p1 bra END;\n ld.param.u64 %rd1, [out];\n mul.wide.u32 %rd2, %r2, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+    " st.global.u32 [%rd3], %r11;\nEND:\n ret;\n}\n";
+
+static void test_warp_shuffle_reduction(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    same(warp_reduce, 4, 256, 4 * 4);
+    for (unsigned blk = 0; blk < 4; blk++) {
+        uint32_t want = 0, v;
+        for (unsigned t = 0; t < 256; t++) want += ((blk * 256 + t) * 2654435761u) >> 20;
+        memcpy(&v, arena + 4 * blk, 4);
+        assert_int_equal(v, want);
+    }
+}
+
+/* partial member masks (half warps), and every warp instruction the JIT
+ * takes: shfl (each mode, the c operand, the predicate), vote.all/any/uni/
+ * ballot, match.any/all, redux, elect, bar.warp.sync */
+static void test_warp_partial_masks(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<20>; .reg .pred %p<8>;\n"
+        THREAD_OUT
+        " and.b32 %r2, %r1, 31;\n setp.lt.u32 %p1, %r2, 16;\n selp.b32 %r3, 0xffff, 0xffff0000, %p1;\n"
+        " mul.lo.u32 %r4, %r1, 37;\n and.b32 %r5, %r4, 7;\n"
+        " shfl.sync.up.b32 %r6|%p2, %r4, 3, 0x1000, %r3;\n selp.u32 %r7, 1, 0, %p2;\n"
+        " shfl.sync.down.b32 %r8|%p3, %r4, 5, 0x100f, %r3;\n selp.u32 %r9, 1, 0, %p3;\n"
+        " shfl.sync.bfly.b32 %r10, %r4, 9, 0x101f, %r3;\n"
+        " shfl.sync.idx.b32 %r11, %r4, %r5, 0x100f, %r3;\n"
+        " setp.ne.u32 %p4, %r5, 3;\n"
+        " vote.sync.all.pred %p5, %p4, %r3;\n selp.u32 %r12, 1, 0, %p5;\n"
+        " vote.sync.any.pred %p5, !%p4, %r3;\n selp.u32 %r13, 1, 0, %p5;\n"
+        " vote.sync.uni.pred %p5, %p4, %r3;\n selp.u32 %r14, 1, 0, %p5;\n"
+        " vote.sync.ballot.b32 %r15, %p4, %r3;\n"
+        " match.any.sync.b32 %r16, %r5, %r3;\n"
+        " match.all.sync.b32 %r17|%p6, %r5, %r3;\n selp.u32 %r18, 1, 0, %p6;\n"
+        " and.b32 %r30, %r4, 1;\n match.all.sync.b32 %r19|%p6, %r30, %r3;\n selp.u32 %r20, 1, 0, %p6;\n"
+        " redux.sync.add.u32 %r21, %r4, %r3;\n redux.sync.max.s32 %r22, %r4, %r3;\n"
+        " redux.sync.min.u32 %r23, %r4, %r3;\n redux.sync.xor.b32 %r24, %r4, %r3;\n"
+        " elect.sync %r25|%p7, %r3;\n selp.u32 %r26, 1, 0, %p7;\n"
+        " bar.warp.sync %r3;\n"
+        " st.global.v4.u32 [%rd3], {%r6, %r7, %r8, %r9};\n st.global.v4.u32 [%rd3+16], {%r10, %r11, %r12, %r13};\n"
+        " st.global.v4.u32 [%rd3+32], {%r14, %r15, %r16, %r17};\n st.global.v4.u32 [%rd3+48], {%r18, %r19, %r20, %r21};\n"
+        " st.global.v4.u32 [%rd3+64], {%r22, %r23, %r24, %r25};\n st.global.u32 [%rd3+80], %r26;\n ret;\n}\n";
+    same(src, 1, 64, 64 * 128);
+    uint32_t v;
+    memcpy(&v, arena + 128 * 20 + 60, 4); /* thread 20's redux.add: its half warp's */
+    uint32_t want = 0;
+    for (unsigned t = 16; t < 32; t++) want += t * 37;
+    assert_int_equal(v, want);
+    memcpy(&v, arena + 128 * 20 + 76, 4); /* elect: lane 16 leads the upper half */
+    assert_int_equal(v, 16);
+}
+
+/* divergence: lanes meet at rendezvous from different paths (shfl and
+ * vote in both branches of an if, in a loop of a different length per
+ * lane), threads that exit before a shuffle whose mask leaves them out */
+static void test_warp_divergent(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<20>; .reg .pred %p<8>;\n"
+        THREAD_OUT
+        " and.b32 %r2, %r1, 31;\n and.b32 %r3, %r1, 1;\n setp.eq.u32 %p1, %r3, 0;\n mul.lo.u32 %r4, %r1, 11;\n"
+        " @%p1 bra EVEN;\n add.u32 %r4, %r4, 1000;\n shfl.sync.idx.b32 %r5, %r4, 0, 31, -1;\n"
+        " setp.gt.u32 %p2, %r2, 20;\n vote.sync.ballot.b32 %r6, %p2, -1;\n bra JOIN;\n"
+        "EVEN:\n shfl.sync.idx.b32 %r5, %r4, 0, 31, -1;\n setp.lt.u32 %p2, %r2, 5;\n vote.sync.ballot.b32 %r6, %p2, -1;\n"
+        "JOIN:\n mov.u32 %r7, 0;\n mov.u32 %r8, 0;\n"
+        "LOOP:\n setp.ge.u32 %p3, %r7, %r2;\n @%p3 bra DONE;\n add.u32 %r8, %r8, %r7;\n add.u32 %r7, %r7, 1;\n bra LOOP;\n"
+        "DONE:\n redux.sync.add.u32 %r9, %r8, -1;\n"
+        " setp.ge.u32 %p4, %r2, 8;\n @%p4 bra OUT;\n shfl.sync.down.b32 %r10, %r8, 1, 7, 0xff;\n"
+        " st.global.u32 [%rd3+16], %r10;\n"
+        "OUT:\n st.global.v4.u32 [%rd3], {%r5, %r6, %r8, %r9};\n"
+        " setp.ge.u32 %p5, %r2, 24;\n @%p5 exit;\n vote.sync.all.pred %p6, %p1, 0xffffff;\n selp.u32 %r11, 1, 0, %p6;\n"
+        " st.global.u32 [%rd3+20], %r11;\n ret;\n}\n";
+    same(src, 2, 64, 128 * 128);
+}
+
+/* rendezvous and block barriers together: shuffles and bar.sync in a loop,
+ * a warp that exits first (the barrier counts the warps left) */
+static void test_warp_barriers(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<20>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " .shared .align 4 .b8 sh[512];\n"
+        " mov.u32 %r1, %tid.x;\n setp.ge.u32 %p1, %r1, 64;\n @%p1 exit;\n"
+        " mul.lo.u32 %r2, %r1, 7;\n mov.u32 %r3, sh;\n shl.b32 %r4, %r1, 2;\n add.u32 %r5, %r3, %r4;\n"
+        " xor.b32 %r6, %r4, 128;\n add.u32 %r7, %r3, %r6;\n mov.u32 %r8, 0;\n"
+        "L:\n shfl.sync.bfly.b32 %r9, %r2, 1, 31, -1;\n add.u32 %r2, %r2, %r9;\n st.shared.u32 [%r5], %r2;\n bar.sync 0;\n"
+        " ld.shared.u32 %r10, [%r7];\n mad.lo.u32 %r2, %r2, 3, %r10;\n add.u32 %r2, %r2, %r1;\n bar.sync 0;\n add.u32 %r8, %r8, 1;\n"
+        " setp.lt.u32 %p2, %r8, 4;\n @%p2 bra L;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r11, %ctaid.x;\n mad.lo.u32 %r12, %r11, 64, %r1;\n"
+        " mul.wide.u32 %rd2, %r12, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r2;\n ret;\n}\n";
+    same(src, 2, 96, 2 * 64 * 4);
+}
+
+/* the interpreter's errors, the same from the JIT: a shuffle reading a lane
+ * outside its mask, bar.warp.sync naming exited lanes, a lane outside its
+ * own mask, lanes waiting at a shuffle for lanes held at a barrier, and for
+ * lanes at a vote (another rendezvous) */
+static void test_warp_errors(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    static const char *const srcs[] = {
+        HDR ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>;\n"
+        " mov.u32 %r1, %tid.x;\n shfl.sync.bfly.b32 %r2, %r1, 16, 31, 0xffff;\n ret;\n}\n",
+        HDR ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .pred %p<2>;\n"
+        " mov.u32 %r1, %tid.x;\n setp.eq.u32 %p1, %r1, 3;\n @%p1 exit;\n bar.warp.sync -1;\n ret;\n}\n",
+        HDR ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>;\n"
+        " mov.u32 %r1, %tid.x;\n vote.sync.ballot.b32 %r2, 1, 0xfffffffe;\n ret;\n}\n",
+        HDR ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .pred %p<2>;\n"
+        " mov.u32 %r1, %tid.x;\n setp.lt.u32 %p1, %r1, 16;\n @%p1 bra A;\n bar.sync 0;\n ret;\n"
+        "A:\n shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;\n ret;\n}\n",
+        HDR ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .pred %p<2>;\n"
+        " mov.u32 %r1, %tid.x;\n setp.lt.u32 %p1, %r1, 16;\n @%p1 bra A;\n vote.sync.ballot.b32 %r2, %p1, -1;\n ret;\n"
+        "A:\n shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;\n ret;\n}\n",
+    };
+    static const enum ptx_status want[] = { PTX_E_SYNC, PTX_E_DEADLOCK, PTX_E_SYNC, PTX_E_DEADLOCK, PTX_E_DEADLOCK };
+    for (size_t i = 0; i < sizeof srcs / sizeof *srcs; i++) {
+        char e0[512], e1[512];
+        assert_int_equal(run(srcs[i], PTX_ENGINE_INTERP, 1, 64, e0, sizeof e0), want[i]);
+        assert_int_equal(run(srcs[i], PTX_ENGINE_JIT, 1, 64, e1, sizeof e1), want[i]);
+        if (rep.engine != PTX_ENGINE_JIT) fail_msg("not compiled: %s", rep.why);
+        assert_string_equal(e0, e1);
+    }
+}
+
+/* still refused: the deprecated vote without .sync works on the running group */
+static void test_warp_refused(void **state)
+{
+    (void)state;
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .pred %p<2>;\n"
+        " mov.u32 %r1, %tid.x;\n setp.lt.u32 %p1, %r1, 4;\n vote.ballot.b32 %r2, %p1;\n ret;\n}\n";
+    char err[256];
+    assert_int_equal(run(src, PTX_ENGINE_JIT, 1, 32, err, sizeof err), PTX_OK);
+    assert_int_equal(rep.engine, PTX_ENGINE_INTERP);
+    if (!strstr(rep.why, "'vote.ballot.b32' (without .sync")) fail_msg("%s", rep.why);
+}
+
 /* ---- faults and limits ------------------------------------------------------------- */
 static void test_out_of_bounds(void **state)
 {
@@ -348,6 +521,12 @@ int main(void)
         cmocka_unit_test(test_same_integer),
         cmocka_unit_test(test_same_float),
         cmocka_unit_test(test_same_barriers),
+        cmocka_unit_test(test_warp_shuffle_reduction),
+        cmocka_unit_test(test_warp_partial_masks),
+        cmocka_unit_test(test_warp_divergent),
+        cmocka_unit_test(test_warp_barriers),
+        cmocka_unit_test(test_warp_errors),
+        cmocka_unit_test(test_warp_refused),
         cmocka_unit_test(test_out_of_bounds),
         cmocka_unit_test(test_limits_and_deadlock),
     };

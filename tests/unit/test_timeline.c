@@ -191,7 +191,7 @@ static void test_timeline(void **state)
     td_tl_call(call, b.len, "DENIED by x.policy:3");
 
     /* its kernel, with a name that needs escaping, on device 1 stream 2 */
-    struct td_ev_kernel k = { { 2, 1, 1 }, { 32, 1, 1 }, 128, 1, 2, 7 };
+    struct td_ev_kernel k = { { 2, 1, 1 }, { 32, 1, 1 }, 128, 1, 2, 7, 0, 0, 0 };
     r = start(&b, TD_REC_EVENT, TD_EV_KERNEL, 0, NULL);
     r->t_enter = 5000020000ULL;
     r->t_exit = 5000030500ULL;
