@@ -9,10 +9,13 @@
 # -x -C /tmp/base && make -C /tmp/base build/libemu.a build/libtdcommon.a)
 # whose engine runs side by side with this one, alternating run by run, and
 # the ratio this/base is printed. Argument: elements.
-# Then (JIT=0 skips it) the interpreter against the JIT, side by side in
-# one run: ptx_bench engines RUNS (bench/ptx_bench.c, docs/ptx-jit.md),
-# and the JIT's compile time of the five kernels, cold (an empty cache on
-# disk) and cached (a second process): ptx_bench compile, twice.
+# Then (JIT=0 skips it) the interpreter, the JIT and plain C (bench/ptx_c.c,
+# -O3 -march=native -fopenmp) side by side in one run, on 1 core and on all:
+# ptx_bench engines RUNS (bench/ptx_bench.c, docs/ptx-jit.md);
+# PTX_BENCH_ENGINES="jit" leaves the interpreter out, PTX_BENCH_ONLY=NAME
+# runs only the kernels whose name holds NAME; and the JIT's compile time of
+# the five kernels, cold (an empty cache on disk) and cached (a second
+# process): ptx_bench compile, twice.
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
 RUNS=${RUNS:-5}
@@ -20,9 +23,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 b="$root/$BUILD"
 [ -f "$b/libemu.a" ] || { echo "ptx bench: $b/libemu.a missing (make BUILD=$BUILD all)" >&2; exit 1; }
 mkdir -p "$b/bench"
+$CC -std=c11 -O3 -march=native -fopenmp -ffp-contract=off -Wall -Werror -c -o "$b/bench/ptx_c.o" \
+    "$root/bench/ptx_c.c" || exit 1
 build() { # output libdir
-    $CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Werror -I "$root/include" -I "$root/include/tdtrace" -I "$root/src/common" \
-        -I "$root/src/emu" -I "$b/gen" -o "$1" "$root/bench/ptx_bench.c" "$2/libemu.a" "$2/libtdcommon.a" \
+    $CC -std=c11 -fopenmp -D_GNU_SOURCE -O2 -Wall -Werror -I "$root/include" -I "$root/include/tdtrace" -I "$root/src/common" \
+        -I "$root/src/emu" -I "$b/gen" -o "$1" "$root/bench/ptx_bench.c" "$b/bench/ptx_c.o" "$2/libemu.a" "$2/libtdcommon.a" \
         -lzstd -llz4 -lm -ldl -pthread
 }
 build "$b/bench/ptx_bench" "$b" || exit 1
@@ -69,8 +74,8 @@ awk -v names="$names" '
         if (e1 > 0 && s1 > 0) printf "speed-up with all cores: element-wise %.2fx, shared %.2fx\n", ea / e1, sa / s1
     }' "$out"
 if [ "${JIT:-1}" != 0 ]; then
-    echo "interpreter against JIT (TDTRACE_EMU_THREADS=${TDTRACE_EMU_THREADS:-all}), medians of $RUNS runs:"
-    "$b/bench/ptx_bench" engines "$RUNS" || exit 1
+    echo "interpreter, JIT and plain C on 1 core and on all ($(nproc)), medians of $RUNS runs, load average $(cut -d" " -f1-3 /proc/loadavg):"
+    "$b/bench/ptx_bench" engines "$RUNS" ${PTX_BENCH_ONLY:+"$PTX_BENCH_ONLY"} || exit 1
 fi
 if [ "${JIT:-1}" != 0 ]; then
     cache=$(mktemp -d) || exit 1

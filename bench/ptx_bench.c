@@ -7,7 +7,8 @@
  * "ptx_bench engines RUNS [NAME]": the interpreter against the JIT
  * (docs/ptx-jit.md) on the kernels of issue 22 (saxpy of 16M floats, the
  * shared reduction, naive and 16x16-tiled SGEMM 512, Mandelbrot 1024^2 of
- * at most 256 iterations, a warp-shuffle block reduction of 16M floats, one and 16 a thread): after a first launch on each (the JIT's
+ * at most 256 iterations, a warp-shuffle block reduction of 16M floats,
+ * one and 16 a thread): after a first launch on each (the JIT's
  * compile), RUNS launches of each, alternating; the median seconds, the
  * ratio, and whether both wrote the same bytes (NAME: only the kernels
  * whose name holds it).
@@ -20,9 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <math.h>
 
 #include "emu.h"
 #include "../src/ptx/ptx.h"
+#include "ptx_c.h"
 
 static const char ptx[] =
     ".version 9.0\n.target sm_75\n.address_size 64\n"
@@ -373,10 +376,15 @@ static const char ptx[] =
     " @%p1 bra $L__BB5_2;\n mul.wide.u32 %rd5, %r2, 4; add.s64 %rd6, %rd2, %rd5; st.global.f32 [%rd6], %f3;\n"
     "$L__BB5_2:\n ret;\n}\n";
 
+/* PTX_BENCH_CLOCK=cpu: the process's CPU time instead of the wall clock
+ * (on a loaded machine, one core's figures then do not count the time other
+ * jobs ran; all cores' figures become the sum of the threads' times) */
 static double now(void)
 {
+    static int cpu = -1;
+    if (cpu < 0) cpu = getenv("PTX_BENCH_CLOCK") && !strcmp(getenv("PTX_BENCH_CLOCK"), "cpu");
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -398,7 +406,7 @@ static double rate(CUfunction f, unsigned grid, unsigned block, unsigned shmem, 
     return best;
 }
 
-/* ---- interp against jit ------------------------------------------------------ */
+/* ---- interp, jit and plain C ------------------------------------------------- */
 struct job {
     const char *name;
     CUfunction f;
@@ -408,14 +416,48 @@ struct job {
     size_t bytes;
 };
 
-static double launch_once(const struct job *j, int engine)
+enum { E_INTERP, E_JIT, E_C, NE };
+static const char *const ename[NE] = { "interp", "jit", "C" };
+
+struct host { /* the plain C side's arrays */
+    float *x, *y, *a, *b, *c, red;
+    int *mo;
+};
+
+enum { N = 16 << 20, G = 512, W = 1024, MAXIT = 256 };
+
+static void c_run(size_t k, struct host *h)
 {
-    emu_launch_engine = engine;
+    switch (k) {
+    case 0: c_saxpy(N, 0.5f, h->x, h->y); break;
+    case 1: h->red = c_reduce(h->x, N); break;
+    case 2: c_sgemm_naive(G, h->a, h->b, h->c); break;
+    case 3: c_sgemm_tiled(G, h->a, h->b, h->c); break;
+    case 4: c_mandelbrot(W, W, MAXIT, h->mo); break;
+    case 5: c_warp_reduce(h->x, h->y, N / 256, 1); break;
+    default: c_warp_reduce(h->x, h->y, N / 4096, 16); break;
+    }
+}
+
+/* one launch (or C call) on `threads` host threads (0: all cores); seconds,
+ * and the thread-instructions of it in *ins */
+static double launch_once(const struct job *j, size_t k, struct host *h, int e, int threads, uint64_t *ins)
+{
+    uint64_t i0 = ptx_instructions();
     double t0 = now();
-    CK(cuLaunchKernel(j->f, j->grid[0], j->grid[1], j->grid[2], j->block[0], j->block[1], j->block[2], j->shmem,
-                      NULL, j->args, NULL));
-    CK(cuCtxSynchronize());
-    return now() - t0;
+    if (e == E_C) {
+        c_threads(threads);
+        c_run(k, h);
+    } else {
+        emu_launch_engine = e == E_JIT ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP;
+        emu_launch_threads = threads;
+        CK(cuLaunchKernel(j->f, j->grid[0], j->grid[1], j->grid[2], j->block[0], j->block[1], j->block[2],
+                          j->shmem, NULL, j->args, NULL));
+        CK(cuCtxSynchronize());
+    }
+    double t = now() - t0;
+    if (ins) *ins = ptx_instructions() - i0;
+    return t;
 }
 
 static int cmpd(const void *a, const void *b)
@@ -430,9 +472,31 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* the results of engine e (a fresh y) against C's: 1 same bytes, 0 differ */
+static int check(const struct job *j, size_t k, struct host *h, int e, CUdeviceptr y, CUdeviceptr o,
+                 unsigned char *buf)
+{
+    CK(cuMemsetD32_v2(y, 0x3f800000, N));
+    CK(cuMemsetD32_v2(o, 0, 1));
+    launch_once(j, k, h, e, 0, NULL);
+    if (!j->bytes) {
+        float v;
+        CK(cuMemcpyDtoH_v2(&v, o, 4));
+        return !memcmp(&v, &h->red, 4);
+    }
+    CK(cuMemcpyDtoH_v2(buf, j->out, j->bytes));
+    const void *ref = k == 0 || k >= 5 ? (void *)h->y : k == 4 ? (void *)h->mo : (void *)h->c;
+    return !memcmp(buf, ref, j->bytes);
+}
+
+/* PTX_BENCH_ENGINES (default "interp jit C"): which run; RUNS of each, per
+ * core count (1, all), engines alternating run by run */
 static void engines(CUmodule m, int runs, const char *only)
 {
-    enum { N = 16 << 20, G = 512, W = 1024 };
+    const char *sel = getenv("PTX_BENCH_ENGINES");
+    int on[NE];
+    for (int e = 0; e < NE; e++) on[e] = !sel || strstr(sel, ename[e]) != NULL;
+    on[E_C] = 1;
     CUdeviceptr x, y, o, a, b, c, mo;
     CK(cuMemAlloc_v2(&x, (size_t)N * 4));
     CK(cuMemAlloc_v2(&y, (size_t)N * 4));
@@ -441,10 +505,22 @@ static void engines(CUmodule m, int runs, const char *only)
     CK(cuMemAlloc_v2(&b, (size_t)G * G * 4));
     CK(cuMemAlloc_v2(&c, (size_t)G * G * 4));
     CK(cuMemAlloc_v2(&mo, (size_t)W * W * 4));
+    struct host h = { malloc((size_t)N * 4), malloc((size_t)N * 4), malloc((size_t)G * G * 4),
+                      malloc((size_t)G * G * 4), malloc((size_t)G * G * 4), 0, malloc((size_t)W * W * 4) };
+    unsigned char *buf = malloc((size_t)N * 4);
+    double *t[NE][2];
+    for (int e = 0; e < NE; e++)
+        for (int q = 0; q < 2; q++) t[e][q] = calloc((size_t)runs, sizeof(double));
+    if (!h.x || !h.y || !h.a || !h.b || !h.c || !h.mo || !buf) { fprintf(stderr, "out of memory\n"); exit(1); }
+    for (int i = 0; i < G * G; i++) { /* small integers and quarters: no rounding hides an order */
+        h.a[i] = (float)(i % 7) * 0.25f - 0.5f;
+        h.b[i] = (float)(i % 5) * 0.5f - 1.0f + (float)(i % 3) * 0.125f;
+    }
+    for (int i = 0; i < N; i++) h.x[i] = 1.0f;
+    CK(cuMemcpyHtoD_v2(a, h.a, (size_t)G * G * 4));
+    CK(cuMemcpyHtoD_v2(b, h.b, (size_t)G * G * 4));
     CK(cuMemsetD32_v2(x, 0x3f800000, N));
-    CK(cuMemsetD32_v2(a, 0x3fc00000, (size_t)G * G));
-    CK(cuMemsetD32_v2(b, 0x3f400000, (size_t)G * G));
-    int n = N, g = G, w = W, maxit = 256;
+    int n = N, g = G, w = W, maxit = MAXIT;
     float alpha = 0.5f;
     void *sargs[] = { &n, &alpha, &x, &y }, *rargs[] = { &x, &o, &n }, *gargs[] = { &g, &a, &b, &c };
     void *margs[] = { &w, &w, &maxit, &mo };
@@ -462,28 +538,64 @@ static void engines(CUmodule m, int runs, const char *only)
         { "warp-shuffle reduce 16M", f[5], { N / 256, 1, 1 }, { 256, 1, 1 }, 0, w1args, y, (size_t)N / 256 * 4 },
         { "warp-shuffle reduce 16M, 16 a thread", f[5], { N / 4096, 1, 1 }, { 256, 1, 1 }, 0, w16args, y, (size_t)N / 4096 * 4 },
     };
-    unsigned char *h[2] = { malloc((size_t)N * 4), malloc((size_t)N * 4) };
-    double *t[2] = { calloc((size_t)runs, sizeof(double)), calloc((size_t)runs, sizeof(double)) };
-    if (!h[0] || !h[1] || !t[0] || !t[1]) { fprintf(stderr, "out of memory\n"); exit(1); }
-    printf("%-22s %12s %12s %9s  %s\n", "kernel", "interp (s)", "jit (s)", "interp/jit", "results");
+    printf("%-20s %5s %10s %10s %10s %8s %7s %9s  %s\n", "kernel", "cores", "interp (s)", "jit (s)", "C (s)",
+           "interp/jit", "jit/C", "jit Gti/s", "results against C");
+    double lg[2] = { 0, 0 }, worst[2] = { 0, 0 };
+    int nk = 0;
     for (size_t k = 0; k < sizeof jobs / sizeof *jobs; k++) {
         const struct job *j = &jobs[k];
-        int same = 1;
         if (only && !strstr(j->name, only)) continue;
-        for (int e = 0; e < 2; e++) { /* the first launch: the JIT compiles; the results to compare */
-            CK(cuMemsetD32_v2(y, 0x3f800000, N));
-            CK(cuMemsetD32_v2(o, 0, 1));
-            launch_once(j, e ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP);
-            if (j->bytes) CK(cuMemcpyDtoH_v2(h[e], j->out, j->bytes));
+        /* the reference; the first launch of each engine (the JIT compiles) */
+        for (int i = 0; i < N; i++) h.y[i] = 1.0f;
+        c_threads(0);
+        c_run(k, &h);
+        int same[NE] = { 1, 1, 1 };
+        for (int e = 0; e < E_C; e++)
+            if (on[e]) same[e] = check(j, k, &h, e, y, o, buf);
+        uint64_t ins = 0;
+        double m[NE][2];
+        for (int q = 0; q < 2; q++) {
+            for (int r = 0; r < runs; r++)
+                for (int e = 0; e < NE; e++)
+                    if (on[e]) t[e][q][r] = launch_once(j, k, &h, e, q ? 0 : 1, e == E_JIT ? &ins : NULL);
+            for (int e = 0; e < NE; e++) m[e][q] = on[e] ? median(t[e][q], runs) : 0;
+            char ri[16] = "-", rj[16] = "-", rc[16] = "-", gt[16] = "-";
+            if (on[E_INTERP]) snprintf(ri, sizeof ri, "%.4f", m[E_INTERP][q]);
+            if (on[E_JIT]) snprintf(rj, sizeof rj, "%.4f", m[E_JIT][q]);
+            snprintf(rc, sizeof rc, "%.4f", m[E_C][q]);
+            char ij[16] = "-", jc[16] = "-";
+            if (on[E_INTERP] && on[E_JIT]) snprintf(ij, sizeof ij, "%.1fx", m[E_INTERP][q] / m[E_JIT][q]);
+            if (on[E_JIT]) {
+                double rat = m[E_JIT][q] / m[E_C][q];
+                snprintf(jc, sizeof jc, "%.1fx", rat);
+                snprintf(gt, sizeof gt, "%.2f", (double)ins / m[E_JIT][q] / 1e9);
+                if (k < 5) { /* issue 22's five */
+                    lg[q] += log(rat);
+                    if (rat > worst[q]) worst[q] = rat;
+                }
+            }
+            char res[96] = "";
+            if (!q)
+                snprintf(res, sizeof res, "interp %s, jit %s",
+                         !on[E_INTERP] ? "-" : same[E_INTERP] ? "same" : "DIFFER",
+                         !on[E_JIT] ? "-" : same[E_JIT] ? "same" : "DIFFER");
+            printf("%-20s %5s %10s %10s %10s %8s %7s %9s  %s\n", q ? "" : j->name, q ? "all" : "1", ri, rj, rc, ij,
+                   jc, gt, res);
         }
-        if (j->bytes) same = !memcmp(h[0], h[1], j->bytes);
-        for (int r = 0; r < runs; r++)
-            for (int e = 0; e < 2; e++) t[e][r] = launch_once(j, e ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP);
-        double mi = median(t[0], runs), mj = median(t[1], runs);
-        printf("%-22s %12.4f %12.4f %9.1fx  %s\n", j->name, mi, mj, mi / mj,
-               !j->bytes ? "(float atomics: order varies)" : same ? "same bytes" : "DIFFER");
+        char su[NE][16];
+        for (int e = 0; e < NE; e++) {
+            if (on[e]) snprintf(su[e], sizeof su[e], "%.2fx", m[e][0] / m[e][1]);
+            else snprintf(su[e], sizeof su[e], "-");
+        }
+        printf("%-20s speed-up from 1 core to all: interp %s, jit %s, C %s\n", "", su[E_INTERP], su[E_JIT], su[E_C]);
+        nk += k < 5;
     }
-    free(h[0]); free(h[1]); free(t[0]); free(t[1]);
+    if (nk && on[E_JIT])
+        printf("jit/C over issue 22's %d kernels: geometric mean %.2fx, worst %.2fx (1 core); %.2fx, worst %.2fx (all cores)\n",
+               nk, exp(lg[0] / nk), worst[0], exp(lg[1] / nk), worst[1]);
+    free(h.x); free(h.y); free(h.a); free(h.b); free(h.c); free(h.mo); free(buf);
+    for (int e = 0; e < NE; e++)
+        for (int q = 0; q < 2; q++) free(t[e][q]);
 }
 
 /* one block of each kernel on the JIT: its compile (or its load from the cache) */

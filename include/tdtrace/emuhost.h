@@ -33,6 +33,17 @@ struct td_emuhost {
      * with no context needed (NVML, src/hostlib/nvml, answers without one).
      * CUDA_ERROR_INVALID_DEVICE for an ordinal out of range. */
     CUresult (*device_memory)(CUdevice dev, unsigned long long *total, unsigned long long *used);
+    /* Called from a host function while it runs on a stream's worker (a
+     * library operation captured into a graph, replayed after the program
+     * freed memory it names): reports that [p, p+len) is not allocated,
+     * as a kernel's invalid global access is reported (what names the
+     * operation: "cublasSgemm"), and faults the stream's context with the
+     * sticky CUDA_ERROR_ILLEGAL_ADDRESS, so the program's next
+     * synchronisation returns it. why, when not NULL, says what else the
+     * operation found wrong (a bad index), and p and len are ignored.
+     * CUDA_ERROR_INVALID_CONTEXT on a thread that is no stream's worker
+     * (nothing is reported then). Present when size covers it. */
+    CUresult (*fault)(const char *what, const char *why, CUdeviceptr p, size_t len);
 };
 
 #endif

@@ -442,6 +442,9 @@ struct emu_stream {
  * stream's context's sticky error fails it (emu_ctx_current). */
 CUresult emu_stream_resolve(CUstream h, int ptds, struct emu_stream **out);
 void emu_stream_put(struct emu_stream *s);
+/* The context of the stream whose worker the calling thread is (a host
+ * function or host node runs there), or NULL on any other thread. */
+struct emu_ctx *emu_stream_worker_ctx(void);
 /* tdtrace's listener (fault.c sets these): submit() on the submitting
  * thread gives an op its correlation id (0: no times wanted); ran() says
  * that an op other than a kernel ran from t0 to t1 (emu_now_ns) */
@@ -612,6 +615,12 @@ struct emu_fault {
 size_t emu_fault_format(const struct emu_fault *f, const struct emu_mem_near *near, char *buf, size_t len);
 /* Formats f, with the allocation nearest to its address, into the sink. */
 void emu_fault_report(const struct emu_fault *f);
+/* The report of a host library's operation (what: "cublasSgemm") that
+ * found bytes at addr no longer allocated when it ran (a graph replayed
+ * after a cuMemFree), laid out as a kernel's invalid global access, with
+ * the allocation nearest; device: -1 when not known. why not NULL: what
+ * else the operation found wrong (a bad index), no address then. */
+void emu_fault_report_host(const char *what, const char *why, uint64_t addr, size_t bytes, int device);
 /* The sink of reports: fn(cookie, text, len) for each report; NULL (the
  * default) writes to the program's stderr. */
 typedef void (*emu_report_fn)(void *cookie, const char *text, size_t len);

@@ -349,7 +349,17 @@ static CUresult host_device_memory(CUdevice dev, unsigned long long *total, unsi
     return CUDA_SUCCESS;
 }
 
-static const struct td_emuhost emuhost = { sizeof emuhost, host_hold, host_release, host_device_memory };
+static CUresult host_fault(const char *what, const char *why, CUdeviceptr p, size_t len)
+{
+    struct emu_ctx *c = emu_stream_worker_ctx();
+    if (!c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    emu_fault_report_host(what, why, (uint64_t)p, len, c->dev ? c->dev->ordinal : -1);
+    emu_ctx_fail(c, CUDA_ERROR_ILLEGAL_ADDRESS);
+    return CUDA_SUCCESS;
+}
+
+static const struct td_emuhost emuhost = { sizeof emuhost, host_hold, host_release, host_device_memory, host_fault };
 static const unsigned char emuhost_uuid[16] = TD_EMUHOST_UUID;
 
 TD_EXPORT CUresult CUDAAPI cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)

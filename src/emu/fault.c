@@ -446,3 +446,33 @@ void emu_fault_report(const struct emu_fault *f)
     if (!listen_report(text, len, f))
         emu_report(text, len);
 }
+
+void emu_fault_report_host(const char *what, const char *why, uint64_t addr, size_t bytes, int device)
+{
+    struct emu_fault f;
+    memset(&f, 0, sizeof f);
+    f.status = EMU_FAULT_ADDRESS;
+    f.result = CUDA_ERROR_ILLEGAL_ADDRESS;
+    f.kernel = what && *what ? what : "a host library operation";
+    f.space = "global";
+    f.addr = addr;
+    f.size = bytes > UINT32_MAX ? UINT32_MAX : (unsigned)bytes;
+    f.device = device;
+    struct emu_mem_near n = { 0 };
+    if (!why)
+        emu_mem_nearest((uintptr_t)addr, &n);
+    char text[1024];
+    struct out o = { text, sizeof text, 0 };
+    text[0] = 0;
+    if (!why) {
+        put(&o, "tdtrace-emu: invalid global access of %zu bytes in host library call %s (CUDA_ERROR_ILLEGAL_ADDRESS)\n",
+            bytes, f.kernel);
+        put_address(&o, &f, &n);
+        put(&o, "    the operand was checked when the call was captured into a graph and is checked again at each "
+                "launch of the graph\n");
+    } else {
+        put(&o, "tdtrace-emu: host library call %s: %s (CUDA_ERROR_ILLEGAL_ADDRESS)\n", f.kernel, why);
+    }
+    if (!listen_report(text, o.at, &f))
+        emu_report(text, o.at);
+}

@@ -56,6 +56,11 @@ static int capturing(struct emu_stream *s)
 /* the stream whose worker this thread is (host functions run there) */
 static __thread struct emu_stream *worker_of;
 
+struct emu_ctx *emu_stream_worker_ctx(void)
+{
+    return worker_of ? worker_of->sctx : NULL;
+}
+
 uint64_t emu_now_ns(void)
 {
     struct timespec ts;

@@ -142,6 +142,10 @@ struct blk {                     /* one host thread's block state */
     struct cbar bars[NBARS];
     uint32_t alive;              /* warps with live lanes */
     uint32_t *lasterr;           /* per thread: the device runtime's last error (devrt.c) */
+    void *jthr;                  /* jit_run.c: the JIT's table of the threads (struct
+                                    jit_thr), made at the launch's first block */
+    void *jgc;                   /* jit_run.c: the allocation each global access of the
+                                    code last found (struct jit_gc), for the launch */
     /* exec_tex.c: texture and surface objects resolved in this launch (a
      * launch's memory stays mapped until it ends), by handle */
     struct ex_texc { uint64_t h; int kind; struct ptx_tex t; } texc[4]; /* kind: 0 empty, 1 + surface */

@@ -265,6 +265,8 @@ static void blk_free(struct blk *b)
     free(b->scratch);
     free(b->cphase);
     free(b->lasterr);
+    free(b->jthr);
+    free(b->jgc);
 }
 
 static int blk_init(struct blk *b, struct plan *P)

@@ -811,6 +811,92 @@ static int build(struct cg *g, const char *sym)
     return 0;
 }
 
+/* the round of a block (jit.h, jit_round_fn) named sym, a loop over its
+ * threads calling the thread's function g->fn, which LLVM inlines: one
+ * call per block and round instead of one per thread */
+static void build_round(struct cg *g, const char *sym)
+{
+    void *tfty = LL->LLVMFunctionType(g->i32, (void *[]){ g->ptr, g->ptr, g->i32 }, 3, 0);
+    void *fty = LL->LLVMFunctionType(g->i32, (void *[]){ g->ptr, g->ptr, g->ptr, g->ptr, g->i32 }, 5, 0);
+    unsigned inl = LL->LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+    if (inl) LL->LLVMAddAttributeAtIndex(g->fn, ~0u, LL->LLVMCreateEnumAttribute(g->ctx, inl, 0));
+    void *thread = g->fn;
+    void *fn = g->fn = LL->LLVMAddFunction(g->mod, sym, fty);
+    unsigned noalias = LL->LLVMGetEnumAttributeKindForName("noalias", 7);
+    for (unsigned i = 1; noalias && i <= 4; i++)
+        LL->LLVMAddAttributeAtIndex(fn, i, LL->LLVMCreateEnumAttribute(g->ctx, noalias, 0));
+    void *C = LL->LLVMGetParam(fn, 0), *th = LL->LLVMGetParam(fn, 1), *res = LL->LLVMGetParam(fn, 2);
+    void *done = LL->LLVMGetParam(fn, 3), *nth = LL->LLVMGetParam(fn, 4);
+    void *entry = newbb(g), *head = newbb(g), *body = newbb(g), *run = newbb(g), *fail = newbb(g), *ok = newbb(g);
+    void *exited = newbb(g), *waits = newbb(g), *next = newbb(g), *end = newbb(g);
+    LL->LLVMPositionBuilderAtEnd(g->b, entry);
+    void *t = LL->LLVMBuildAlloca(g->b, g->i32, ""), *nw = LL->LLVMBuildAlloca(g->b, g->i32, "");
+    LL->LLVMBuildStore(g->b, ci(g, g->i32, 0), t);
+    LL->LLVMBuildStore(g->b, ci(g, g->i32, 0), nw);
+    LL->LLVMBuildBr(g->b, head);
+    LL->LLVMPositionBuilderAtEnd(g->b, head);
+    void *tv = LL->LLVMBuildLoad2(g->b, g->i32, t, "");
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IULT, tv, nth, ""), body, end);
+    LL->LLVMPositionBuilderAtEnd(g->b, body);
+    void *t64 = LL->LLVMBuildZExt(g->b, tv, g->i64, "");
+    void *dp = LL->LLVMBuildGEP2(g->b, g->i8, done, &t64, 1, "");
+    void *d = LL->LLVMBuildLoad2(g->b, g->i8, dp, "");
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, INE, d, ci(g, g->i8, 0), ""), next, run);
+    LL->LLVMPositionBuilderAtEnd(g->b, run);
+    void *toff = LL->LLVMBuildMul(g->b, t64, c64(g, sizeof(struct jit_thr)), "");
+    void *tp = LL->LLVMBuildGEP2(g->b, g->i8, th, &toff, 1, "");
+#define THR(f, ty) LL->LLVMBuildLoad2(g->b, ty, LL->LLVMBuildGEP2(g->b, g->i8, tp, (void *[]){ c64(g, offsetof(struct jit_thr, f)) }, 1, ""), "")
+#define CTX(f) LL->LLVMBuildGEP2(g->b, g->i8, C, (void *[]){ c64(g, offsetof(struct jit_ctx, f)) }, 1, "")
+    void *R = THR(R, g->ptr), *w = THR(w, g->ptr), *lane = THR(lane, g->i32);
+    LL->LLVMBuildStore(g->b, THR(local, g->ptr), CTX(local));
+    LL->LLVMBuildStore(g->b, w, CTX(w));
+    LL->LLVMBuildStore(g->b, THR(Rw, g->ptr), CTX(Rw));
+    LL->LLVMBuildStore(g->b, lane, CTX(lane));
+    LL->LLVMBuildStore(g->b, THR(tid, g->i32), CTX(tid));
+#undef THR
+#undef CTX
+    void *rp = LL->LLVMBuildGEP2(g->b, g->i32, res, &t64, 1, "");
+    void *r = LL->LLVMBuildCall2(g->b, tfty, thread, (void *[]){ R, C, LL->LLVMBuildLoad2(g->b, g->i32, rp, "") }, 3, "");
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, ISLT, r, ci(g, g->i32, 0), ""), fail, ok);
+    LL->LLVMPositionBuilderAtEnd(g->b, fail);
+    LL->LLVMBuildRet(g->b, ci(g, g->i32, (uint64_t)(uint32_t)-1));
+    LL->LLVMPositionBuilderAtEnd(g->b, ok);
+    void *ex = LL->LLVMBuildOr(g->b, LL->LLVMBuildICmp(g->b, IEQ, r, ci(g, g->i32, 0), ""),
+                               LL->LLVMBuildICmp(g->b, ISGT, r, ci(g, g->i32, (uint64_t)g->nbars), ""), "");
+    LL->LLVMBuildCondBr(g->b, ex, exited, waits);
+    LL->LLVMPositionBuilderAtEnd(g->b, exited);
+    LL->LLVMBuildStore(g->b, ci(g, g->i8, 1), dp);
+    void *lp = LL->LLVMBuildGEP2(g->b, g->i8, w, (void *[]){ c64(g, offsetof(struct warp, live)) }, 1, "");
+    void *bit = LL->LLVMBuildShl(g->b, ci(g, g->i32, 1), lane, "");
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAnd(g->b, LL->LLVMBuildLoad2(g->b, g->i32, lp, ""), LL->LLVMBuildNot(g->b, bit, ""), ""), lp);
+    LL->LLVMBuildBr(g->b, next);
+    LL->LLVMPositionBuilderAtEnd(g->b, waits);
+    LL->LLVMBuildStore(g->b, r, rp);
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, LL->LLVMBuildLoad2(g->b, g->i32, nw, ""), ci(g, g->i32, 1), ""), nw);
+    LL->LLVMBuildBr(g->b, next);
+    LL->LLVMPositionBuilderAtEnd(g->b, next);
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, tv, ci(g, g->i32, 1), ""), t);
+    LL->LLVMBuildBr(g->b, head);
+    LL->LLVMPositionBuilderAtEnd(g->b, end);
+    LL->LLVMBuildRet(g->b, LL->LLVMBuildLoad2(g->b, g->i32, nw, ""));
+    g->fn = thread;
+}
+
+/* k's round function (sym's, named sym_round), compiled or loaded from the
+ * cache; none for kernels with warp rendezvous, or an object without it */
+static void round_of(const struct llvm_api *L, struct jit_kernel *k, const char *sym)
+{
+    char name[96];
+    char pfx = L->LLVMOrcLLJITGetGlobalPrefix(L->jit);
+    uint64_t addr = 0;
+    k->round = NULL;
+    if (k->nwstops) return;
+    snprintf(name, sizeof name, "%s%s_round", pfx ? (char[]){ pfx, 0 } : "", sym);
+    void *err = L->LLVMOrcLLJITLookup(L->jit, &addr, name);
+    if (err) L->LLVMDisposeErrorMessage(L->LLVMGetErrorMessage(err));
+    else if (addr) k->round = (jit_round_fn)(uintptr_t)addr;
+}
+
 void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const struct jit_helpers *hp,
                  struct jit_kernel *k)
 {
@@ -826,6 +912,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     char sym[64];
     jit_llvm_lock();
     if (jitc_begin(L, m, entry, h, hp, sym, sizeof sym) && jitc_load(L, k)) {
+        round_of(L, k, sym);
         k->compile_ms = now_ms() - t0;
         jitc_end(k);
         jit_llvm_unlock();
@@ -836,7 +923,10 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     g->mod = L->LLVMModuleCreateWithNameInContext(sym, g->ctx);
     L->LLVMSetDataLayout(g->mod, L->LLVMOrcLLJITGetDataLayoutStr(L->jit));
     g->b = L->LLVMCreateBuilderInContext(g->ctx);
+    char rsym[80];
+    snprintf(rsym, sizeof rsym, "%s_round", sym);
     int bad = build(g, sym);
+    if (!bad && !g->nwstops) build_round(g, rsym); /* jit_warp.c runs the others thread by thread */
     L->LLVMDisposeBuilder(g->b);
     char *msg = NULL;
     void *rt = NULL, *err;
@@ -862,7 +952,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
         goto out;
     }
     uint64_t addr = 0;
-    char name[72];
+    char name[96];
     char pfx = L->LLVMOrcLLJITGetGlobalPrefix(L->jit);
     snprintf(name, sizeof name, "%s%s", pfx ? (char[]){ pfx, 0 } : "", sym);
     if ((err = L->LLVMOrcLLJITLookup(L->jit, &addr, name)) || !addr || jitc_bind(L, k->why, sizeof k->why)) {
@@ -878,6 +968,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     k->rt = rt;
     k->nbars = g->nbars;
     k->nwstops = g->nwstops;
+    round_of(L, k, sym);
     k->ngc = g->ngc;
     k->sregs_filled = g->sregs_filled;
     k->barid = g->barid;

@@ -52,6 +52,25 @@ struct jit_ctx {
  * ex_fail) */
 typedef int32_t (*jit_fn)(uint64_t *R, struct jit_ctx *c, int32_t resume);
 
+/* a thread of the block as the round function sees it (jit_block fills a
+ * table of them once per block; the offsets are baked into the code) */
+struct jit_thr {
+    uint64_t *R;                 /* its registers: slot s at R[s * 32] */
+    unsigned char *local;        /* its .local window */
+    struct warp *w;
+    uint64_t *Rw;                /* w's registers of the entry (lane 0) */
+    int lane;
+    unsigned tid;
+};
+
+/* one round of a block, compiled with the thread's code inlined: each
+ * thread t < nth with !done[t] runs from resume[t] (c's per-thread fields
+ * set from th[t] first); one that exits gets done[t] = 1 and leaves its
+ * warp's live mask, one that waits at barrier k gets resume[t] = k + 1.
+ * Returns how many wait at a barrier, or -1 as soon as a thread fails */
+typedef int32_t (*jit_round_fn)(struct jit_ctx *c, const struct jit_thr *th, int32_t *resume, uint8_t *done,
+                                uint32_t nth);
+
 /* the run-time helpers the code calls (jit_run.c), by address */
 struct jit_helpers {
     /* the host pointer of an access the inline check did not pass, or
@@ -68,6 +87,7 @@ struct jit_helpers {
 struct jit_kernel {
     int state;                   /* 0 not tried, 1 compiled, -1 refused or failed */
     jit_fn fn;
+    jit_round_fn round;          /* the block's round loop over fn (NULL: jit_block's own) */
     char why[256];               /* refused: the reason (first unsupported instruction) */
     double compile_ms;
     int nbars;                   /* resume points: barriers and warp rendezvous */
@@ -84,7 +104,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 2
+#define JIT_CODE_VERSION 3 /* 3: the round function beside the thread's */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

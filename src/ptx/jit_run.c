@@ -57,7 +57,8 @@ static unsigned char *h_mem(struct jit_ctx *c, const struct ir_ins *in, uint64_t
 static int32_t h_poll(struct jit_ctx *c, uint64_t n)
 {
     struct blk *b = c->b;
-    b->icount += n;
+    b->icount += n + c->icount; /* with what the round's earlier threads ran */
+    c->icount = 0;
     if (b->icount - b->icount_seen > SLICE && ex_check_limits(b, c->w, NULL)) return 1;
     return 0;
 }
@@ -230,14 +231,16 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
     else jit_begin_lite(b, lin);
     int32_t resume[1024];
     uint8_t done[1024];
-    struct jit_gc gcs[64], *gc = k->ngc <= 64 ? gcs : calloc((size_t)k->ngc, sizeof *gc);
-    if (!gc) {
+    /* the allocation each access last found: kept from block to block of
+     * the launch on b, as the interpreter keeps its cache (b->clo, b->chi);
+     * a lookup in the host's map takes its lock and an allocation's count */
+    struct jit_gc *gc = b->jgc;
+    if (!gc && !(gc = b->jgc = calloc((size_t)k->ngc + 1, sizeof *gc))) {
         ex_fail(b, PTX_E_NOMEM, "out of memory");
         return;
     }
-    memset(gc, 0, sizeof *gc * (size_t)(k->ngc <= 64 ? 64 : k->ngc));
-    memset(resume, 0, sizeof resume);
-    memset(done, 0, sizeof done);
+    memset(resume, 0, sizeof *resume * nth);
+    memset(done, 0, nth);
     struct jit_ctx c;
     memset(&c, 0, sizeof c);
     c.gc = gc;
@@ -249,10 +252,34 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
     c.b = b;
     memcpy(c.ctaid, b->ctaid, sizeof c.ctaid);
     size_t base = (size_t)P->slotbase[P->entry] * 32;
+    struct jit_thr *thr = b->jthr; /* the same for every block of the launch on b */
+    if (k->round && !thr) {
+        if (!(thr = b->jthr = malloc(sizeof *thr * nth))) {
+            ex_fail(b, PTX_E_NOMEM, "out of memory");
+            goto out;
+        }
+        for (unsigned t = 0; t < nth; t++) {
+            struct warp *w = &b->warps[t / 32];
+            thr[t] = (struct jit_thr){ w->R0 + base + t % 32, b->local + (size_t)t * P->lstride, w, w->R0 + base,
+                                       (int)(t % 32), t };
+        }
+    }
     for (;;) {
         unsigned waiting = 0;
         int bar = -1, mixed = 0;
-        for (unsigned t = 0; t < nth; t++) {
+        if (thr) { /* the compiled loop over the threads */
+            int32_t r = k->round(&c, thr, resume, done, nth);
+            b->icount += c.icount;
+            c.icount = 0;
+            if (r < 0 || b->st != PTX_OK) goto out;
+            for (unsigned t = 0; t < nth && r > 0; t++) {
+                if (done[t]) continue;
+                waiting++;
+                if (bar < 0) bar = k->barid[resume[t] - 1];
+                else if (bar != k->barid[resume[t] - 1]) mixed = 1;
+            }
+        }
+        for (unsigned t = 0; t < nth && !thr; t++) {
             if (done[t]) continue;
             struct warp *w = &b->warps[t / 32];
             c.w = w;
@@ -288,5 +315,4 @@ out:
         b->warps[i].active = 0;
     }
     b->alive = 0;
-    if (gc != gcs) free(gc);
 }

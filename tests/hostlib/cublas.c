@@ -676,6 +676,35 @@ static void test_level1(void)
         got = down(t, dy, ly);
         close_d("rot y", got, y, ly * ncp[t], tol[t]);
         free(got);
+        /* rotm (real) with the full H: param in host memory is read at the
+         * call (overwritten right after it, before the work has run) */
+        if (t == S || t == D) {
+            double hp[5] = { -1, 0.5, 0.25, -0.75, 1.5 };   /* flag, h11, h21, h12, h22 */
+            float fp[5];
+            for (int k = 0; k < 5; k++)
+                fp[k] = (float)hp[k];
+            if (t == S)
+                ST(cublasSrotm_v2(h, n, dx, incx, dy, incy, fp), 0);
+            else
+                ST(cublasDrotm_v2(h, n, dx, incx, dy, incy, hp), 0);
+            for (int k = 1; k < 5; k++)
+                fp[k] = 1e6f, hp[k] = 1e6;
+            for (int i = 0; i < n; i++) {
+                double xv[2], yv[2], nx[2] = { 0, 0 }, ny[2] = { 0, 0 };
+                getz(t, x, XI(i), xv);
+                getz(t, y, YI(i), yv);
+                nx[0] = 0.5 * xv[0] - 0.75 * yv[0];
+                ny[0] = 0.25 * xv[0] + 1.5 * yv[0];
+                setz(t, x, XI(i), nx);
+                setz(t, y, YI(i), ny);
+            }
+            got = down(t, dx, lx);
+            close_d("rotm x", got, x, lx * ncp[t], tol[t]);
+            free(got);
+            got = down(t, dy, ly);
+            close_d("rotm y", got, y, ly * ncp[t], tol[t]);
+            free(got);
+        }
         /* copy x (inc 2) to y (inc -3), then swap them back and forth */
         switch (t) {
         case S: ST(cublasScopy_v2(h, n, dx, incx, dy, incy), 0); ST(cublasSswap_v2(h, n, dx, incx, dy, incy), 0); break;

@@ -853,7 +853,7 @@ static void CUDAAPI slow(void *arg)
 
 static void test_order(void)
 {
-    begin("stream order: a slow host function and a kernel before Dpotrf/Dpotrs, a kernel after, on one stream");
+    begin("stream order: a slow host function and a kernel before Dpotrf/Dpotrs, a kernel after, on one stream; Dpotrf captured into a graph and launched");
     CUmodule mod;
     CUfunction adddiag, scale;
     DRV(cuModuleLoadData(&mod, ptx));
@@ -890,15 +890,37 @@ static void test_order(void)
     DRV(cuCtxSynchronize());
     ST(cusolverDnSetStream(h, (cudaStream_t)s), CUSOLVER_STATUS_SUCCESS);
     ST(info_of(dinfo), 0);
-    /* a stream being captured into a graph: refused */
+    /* a stream being captured into a graph: recorded as one node, which
+     * a launch runs (the factor of the matrix restored) */
+    cx *f1 = down(D, dA2, (size_t)n * n);   /* the factor the call on the default stream made */
     CUstream cs;
     DRV(cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING));
     DRV(cuStreamBeginCapture_v2(cs, CU_STREAM_CAPTURE_MODE_RELAXED));
     ST(cusolverDnSetStream(h, (cudaStream_t)cs), CUSOLVER_STATUS_SUCCESS);
-    ST(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, dA, lda, w, 64, dinfo), CUSOLVER_STATUS_NOT_SUPPORTED);
+    ST(cusolverDnDpotrf(h, CUBLAS_FILL_MODE_LOWER, n, dA2, lda, w, 64, dinfo), CUSOLVER_STATUS_SUCCESS);
     CUgraph g;
     DRV(cuStreamEndCapture(cs, &g));
+    size_t nodes = 0;
+    DRV(cuGraphGetNodes(g, NULL, &nodes));
+    ST((int)nodes, 1);
+    CUgraphExec ge;
+    DRV(cuGraphInstantiateWithFlags(&ge, g, 0));
     DRV(cuGraphDestroy(g));
+    double *fresh = up(D, a2, (size_t)n * n);
+    DRV(cuMemcpyDtoD_v2((CUdeviceptr)(uintptr_t)dA2, (CUdeviceptr)(uintptr_t)fresh, (size_t)n * n * sizeof(double)));
+    dfree(fresh);
+    set_info(dinfo, -7);
+    DRV(cuGraphLaunch(ge, cs));
+    DRV(cuStreamSynchronize(cs));
+    ST(info_of(dinfo), 0);
+    cx *f2 = down(D, dA2, (size_t)n * n);
+    int same = 1;
+    for (int c = 0; c < n; c++)
+        for (int r = c; r < n; r++)
+            same &= f1[r + (size_t)c * n] == f2[r + (size_t)c * n];
+    ST(same, 1);
+    free(f1), free(f2);
+    DRV(cuGraphExecDestroy(ge));
     ST(cusolverDnSetStream(h, (cudaStream_t)s), CUSOLVER_STATUS_SUCCESS);
     DRV(cuStreamDestroy_v2(cs));
     free(a), free(a2), free(b), free(x);

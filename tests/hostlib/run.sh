@@ -182,6 +182,18 @@ elif $CC ${EXTRA_CFLAGS:-} -std=c11 -O1 -g -Wall -Wextra -Werror -I "$cuda/inclu
 else bad "cusolver: solver.c (build)" "$out/solver.build.log"; fi
 # a training step through cuBLAS, cuBLASLt and cuDNN together
 nvcc_prog "cublas+cublaslt+cudnn" train libcublas.so.13 libcublasLt.so.13 libcudnn.so.9
+# library calls inside stream capture: recorded into the graph, replayed
+# at each launch (tests/hostlib/capture.cu says what it checks)
+nvcc_prog "cublas+cufft+cusparse+cudnn" capture libcublas.so.13 libcufft.so.12 libcusparse.so.12 libcudnn.so.9
+# the same program: a sparse index made bad after the capture is reported
+# at the launch (the context faults, so a process of its own)
+if [ -x "$out/capture" ] && [ -f "$host/libcusparse.so.12" ]; then
+    if "$out/capture" badindex >"$out/capture.badindex.log" 2>&1 &&
+        grep -q '^tdtrace-emu: host library call cuSPARSE \[host loop \[CSR SpMV\]\]: an index of the sparse matrix is out of range' \
+            "$out/capture.badindex.log"; then
+        ok "cusparse: capture.cu badindex: $(grep '^a bad index' "$out/capture.badindex.log")"
+    else bad "cusparse: capture.cu badindex" "$out/capture.badindex.log"; fi
+else skp "cusparse: capture.cu badindex" "no capture program (nvcc or a host library missing)"; fi
 
 # tdtrace puts the host libraries in front by itself (src/tdtrace/frontlibs.c):
 # with no LD_LIBRARY_PATH, on the emulated GPU, the loader finds each
@@ -239,6 +251,18 @@ if $CC ${EXTRA_CFLAGS:-} -std=c11 -O1 -g -Wall -Wextra -Werror -o "$out/front" "
             ok "tdtrace -e lib=libcusolver*: Dpotrf decoded, [host: OpenBLAS LAPACK potrf]; Dsytrf_bufferSize = 9 (not implemented)"
         else bad "tdtrace -e lib=libcusolver* -- cusolver" "$out/cusolver.tdtrace.log"; fi
     else skp "tdtrace -e lib=libcusolver*" "no cusolver test program (the host cuSOLVER missing)"; fi
+    # -e lib=: a call captured into a graph says so; a refused one says why
+    if [ -x "$out/capture" ] && [ -f "$host/libcublas.so.13" ]; then
+        if tdt --backend=emulate -e 'lib=libcublas*,libcufft*' -o "$out/capture.trace" -- "$out/capture" \
+            >"$out/capture.tdtrace.log" 2>&1 &&
+            grep -q '^cublasSgemm_v2(.*) = CUBLAS_STATUS_SUCCESS \[host: captured into a graph: OpenBLAS sgemm\]$' "$out/capture.trace" &&
+            grep -q '^cufftExecC2C(.*) = CUFFT_SUCCESS \[host: captured into a graph: FFTW\]$' "$out/capture.trace" &&
+            grep -q '^cublasSdot_v2(.*) = 15 \[host: not captured: the call returns its result in host memory' "$out/capture.trace" &&
+            grep -q 'invalid global access of 1024 bytes in host library call cuBLAS \[OpenBLAS level 1\] (CUDA_ERROR_ILLEGAL_ADDRESS)' \
+                "$out/capture.trace" "$out/capture.tdtrace.log"; then
+            ok "tdtrace -e lib=: calls captured into a graph say so, a refused one says why, a freed operand is reported"
+        else bad "tdtrace -e lib= -- capture" "$out/capture.tdtrace.log"; fi
+    else skp "tdtrace -e lib= -- capture" "no capture program (nvcc or the host cuBLAS missing)"; fi
 else bad "front.c (build)" "$out/front.build.log"; fi
 
 echo "hostlib: $pass passed, $fail failed, $skip skipped"

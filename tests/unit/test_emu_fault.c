@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Emulator: the fault report. The allocation an address lies in or
  * nearest to (in, past its end, before its start, in freed memory), the
- * report's text for each kind of failure, demangled kernel names, and the
- * one sink every report goes through. */
+ * report's text for each kind of failure, demangled kernel names, the
+ * one sink every report goes through, and the host-access table's fault
+ * entry (a host library's work captured into a graph that finds its
+ * memory gone). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 #include <cmocka.h>
 
 #include "emu.h"
+#include "emuhost.h"
 
 #define OK(x) assert_int_equal((x), CUDA_SUCCESS)
 
@@ -262,6 +265,63 @@ static void test_sink(void **state)
     OK(cuCtxCreate(&ctx, 0, 0));
 }
 
+/* the host-access table's fault entry, from a host function on a stream */
+struct fault_call {
+    const struct td_emuhost *t;
+    const char *what, *why;
+    CUdeviceptr p;
+    size_t len;
+    CUresult r;
+};
+
+static void CUDAAPI call_fault(void *arg)
+{
+    struct fault_call *c = arg;
+    c->r = c->t->fault(c->what, c->why, c->p, c->len);
+}
+
+static void test_host_fault(void **state)
+{
+    (void)state;
+    const void *tab = NULL;
+    CUuuid id = { TD_EMUHOST_UUID };
+    OK(cuGetExportTable(&tab, &id));
+    const struct td_emuhost *t = tab;
+    assert_true(t->size >= offsetof(struct td_emuhost, fault) + sizeof t->fault);
+    CUdeviceptr a;
+    OK(cuMemAlloc_v2(&a, 1024));
+    OK(cuMemFree_v2(a));
+    /* not on a stream's worker: refused, nothing reported, nothing faulted */
+    ncaptured = 0;
+    captured[0] = 0;
+    emu_report_set_sink(capture, NULL);
+    assert_int_equal(t->fault("cuBLAS", NULL, a, 1024), CUDA_ERROR_INVALID_CONTEXT);
+    assert_int_equal(ncaptured, 0);
+    OK(cuCtxSynchronize());
+    /* on the worker: the report, the context's sticky error */
+    struct fault_call c = { t, "cuBLAS [OpenBLAS level 1]", NULL, a, 1024, CUDA_ERROR_UNKNOWN };
+    OK(cuLaunchHostFunc(NULL, call_fault, &c));
+    assert_int_equal(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+    assert_int_equal(c.r, CUDA_SUCCESS);
+    assert_non_null(strstr(captured, "tdtrace-emu: invalid global access of 1024 bytes in host library call "
+                                     "cuBLAS [OpenBLAS level 1] (CUDA_ERROR_ILLEGAL_ADDRESS)\n"));
+    assert_non_null(strstr(captured, ", in a freed 1024-byte device allocation (cuMemAlloc)\n"));
+    OK(cuCtxDestroy_v2(ctx));
+    OK(cuCtxCreate(&ctx, 0, 0));
+    /* with a reason: one line, no address */
+    ncaptured = 0;
+    captured[0] = 0;
+    struct fault_call w = { t, "cuSPARSE", "an index out of range", 0, 0, CUDA_ERROR_UNKNOWN };
+    OK(cuLaunchHostFunc(NULL, call_fault, &w));
+    assert_int_equal(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+    emu_report_set_sink(NULL, NULL);
+    assert_int_equal(w.r, CUDA_SUCCESS);
+    assert_string_equal(captured, "tdtrace-emu: host library call cuSPARSE: an index out of range "
+                                  "(CUDA_ERROR_ILLEGAL_ADDRESS)\n");
+    OK(cuCtxDestroy_v2(ctx));
+    OK(cuCtxCreate(&ctx, 0, 0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_format_null_and_windows),
         cmocka_unit_test(test_format_other_failures),
         cmocka_unit_test(test_sink),
+        cmocka_unit_test(test_host_fault),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

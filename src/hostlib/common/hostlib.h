@@ -11,7 +11,8 @@
  * held (the emulator's host-access table, include/tdtrace/emuhost.h) until
  * the job has run, so a cuMemFree meanwhile cannot pull memory from under
  * it. A job never fails: everything it could fail on was checked before it
- * was queued. */
+ * was queued. (A job recorded into a graph being captured is the exception:
+ * it checks its ranges again at each launch, job.c below.) */
 #ifndef TD_HOSTLIB_H
 #define TD_HOSTLIB_H
 
@@ -50,17 +51,50 @@ const struct td_emuhost *hl_emuhost(void);
 /* says what runs the call in progress on this thread (a string constant:
  * "OpenBLAS sgemm"); tdtrace_host_note (exported) reads and clears it */
 void hl_note(const char *what);
+/* the note set so far on this thread (not cleared), or NULL */
+const char *hl_note_peek(void);
+/* the call in progress was recorded into a graph being captured: the note
+ * says so ("captured into a graph: OpenBLAS sgemm") */
+void hl_note_captured(void);
 
 /* ---- job.c: work queued on a stream ---------------------------------- */
+/* Capture. On a stream being captured into a graph (cudaStreamBeginCapture)
+ * a job whose library allows it (capture set) becomes a host node of the
+ * graph, as NVIDIA's libraries record their kernels: the graph owns the job
+ * through a user object (cuUserObjectCreate, cuGraphRetainUserObject), so it
+ * lives as long as the graph and every executable graph made from it, and
+ * is freed when the last of them goes. Its ranges were validated at the
+ * call and are not held meanwhile (the program may free and reallocate
+ * between launches): each run holds them again first, and one that is gone
+ * is reported as a kernel's invalid access is and faults the context
+ * (sticky CUDA_ERROR_ILLEGAL_ADDRESS, emuhost.h's fault); the job does not
+ * run then. Runs of one captured job are serialised (two executable graphs
+ * of one graph may run at once). A blocking job (wait) cannot be captured:
+ * its result would be needed before the graph ran. */
 #define HL_JOB_HOLDS 8
+struct hl_hold {
+    void *tok;                      /* the emulator's reference, or NULL */
+    const void *p;
+    size_t len;
+};
 struct hl_job {
     void (*run)(struct hl_job *j);  /* the computation (stream worker) */
     void (*fini)(struct hl_job *j); /* frees what the job owns, or NULL */
     int nholds, capholds;
-    void **holds;                   /* tokens of held ranges */
-    void *inline_holds[HL_JOB_HOLDS];
+    struct hl_hold *holds;          /* held ranges */
+    struct hl_hold inline_holds[HL_JOB_HOLDS];
     int wait;                       /* the caller waits for it */
     sem_t done;
+    /* capture: the library's name ("cuBLAS") when it allows the job to be
+     * recorded into a graph being captured; NULL refuses */
+    const char *capture;
+    /* capture: what a run checks after holding its ranges (the indices of
+     * a sparse matrix that the call could not read yet), arg its argument
+     * (inside the job); NULL when nothing. Nonzero: the run is reported as
+     * a fault naming why (a constant string) */
+    const char *(*check)(const void *arg);
+    const void *check_arg;
+    struct hl_capture *cap;         /* capture's state, NULL until then */
 };
 /* A zeroed job of size bytes (>= sizeof(struct hl_job)), or NULL. */
 void *hl_job_new(size_t size, void (*run)(struct hl_job *j));
@@ -72,13 +106,20 @@ int hl_job_hold(struct hl_job *j, const void *p, size_t bytes);
 /* Frees a job that was not submitted (releases what it holds). */
 void hl_job_free(struct hl_job *j);
 enum hl_submit_status {
-    HL_SUBMITTED = 0,
+    HL_SUBMITTED = 0,   /* queued, or recorded into the graph being captured */
     HL_SUBMIT_FAILED,   /* the driver refused (bad stream, no memory) */
-    HL_CAPTURING,       /* the stream is being captured into a graph */
+    HL_CAPTURING,       /* the stream is being captured and the job cannot be
+                         * (hl_capture_refusal says why) */
 };
-/* Queues j on stream s (wait: returns when it has run). The job belongs to
- * the stream from here, also on error. */
+/* Queues j on stream s (wait: returns when it has run), or records it into
+ * the graph s is being captured into. The job belongs to the stream (or
+ * the graph) from here, also on error. */
 enum hl_submit_status hl_job_submit(struct hl_job *j, CUstream s, int wait);
+/* Why the last HL_CAPTURING on this thread was refused (a constant). */
+const char *hl_capture_refusal(void);
+/* 1 when s is being captured into a graph (for calls that must refuse
+ * before they queue anything: they read device memory at the call) */
+int hl_capturing(CUstream s);
 
 /* ---- extent.c: bytes an operand spans, or -1 on overflow -------------- */
 /* a vector of n elements of size elem with increment inc (either sign) */

@@ -65,10 +65,11 @@ int blas_hold(struct hl_job *j, const void *p, int64_t bytes)
 
 cublasStatus_t blas_submit(cublasHandle_t h, struct hl_job *j, int wait)
 {
+    j->capture = "cuBLAS";   /* a graph being captured records it */
     switch (hl_job_submit(j, h->stream, wait)) {
     case HL_SUBMITTED:
         return CUBLAS_STATUS_SUCCESS;
-    case HL_CAPTURING:
+    case HL_CAPTURING: /* a result to host memory (hl_capture_refusal) */
         return CUBLAS_STATUS_NOT_SUPPORTED;
     case HL_SUBMIT_FAILED:
         break;
@@ -152,6 +153,11 @@ cublasStatus_t blas_read_arrays(struct hl_job *j, cublasHandle_t h, int n, const
     for (int k = 0; k < n; k++)
         if (blas_hold(j, arrays[k], (int64_t)len))
             return CUBLAS_STATUS_INVALID_VALUE;
+    if (hl_capturing(h->stream)) { /* the arrays are read now, which a capture cannot wait for */
+        hl_note("not captured: a batched call's pointer arrays are read at the call, after the stream's work, "
+                "which a stream being captured cannot wait for (refused)");
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
     if (cuStreamSynchronize(h->stream) != CUDA_SUCCESS)
         return CUBLAS_STATUS_EXECUTION_FAILED;
     void **p = malloc((size_t)n * len);

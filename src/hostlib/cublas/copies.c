@@ -51,9 +51,10 @@ static cublasStatus_t copy(int64_t rows, int64_t width, const void *src, int64_t
     }
     /* page-locked host memory lets an asynchronous copy return at once */
     int wait = !async || hbytes < 0 || blas_hold(&j->h, host, hbytes);
+    j->h.capture = "cuBLAS";   /* an asynchronous copy with page-locked memory can be captured */
     switch (hl_job_submit(&j->h, async ? s : NULL, wait)) {
     case HL_SUBMITTED: return CUBLAS_STATUS_SUCCESS;
-    case HL_CAPTURING: return CUBLAS_STATUS_NOT_SUPPORTED;
+    case HL_CAPTURING: return CUBLAS_STATUS_NOT_SUPPORTED;   /* one that waits (hl_capture_refusal) */
     case HL_SUBMIT_FAILED: break;
     }
     return CUBLAS_STATUS_MAPPING_ERROR;

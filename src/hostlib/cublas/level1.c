@@ -14,6 +14,7 @@ struct l1 {
     void *res;          /* result (and rotg/rotmg's a, b, c, s / d1, d2, x1, y1, param) */
     void *p[4];
     size_t ressz;       /* an index result: 4 (int) or 8 (int64_t) bytes */
+    _Alignas(8) unsigned char param[5 * 8];   /* rotm's param in host pointer mode, read at the call */
 };
 
 static void put_index(struct l1 *j, size_t i)
@@ -218,10 +219,12 @@ static cublasStatus_t l1(cublasHandle_t h, enum bt t, enum l1op op, int64_t n, c
         j->p[0] = (void *)c;
         if (h->pointer_mode == CUBLAS_POINTER_MODE_DEVICE)
             bad |= blas_hold(&j->h, c, 5 * (int64_t)es);
-        else if (!c)
+        else if (!c || 5 * es > sizeof j->param)
             bad = 1;
-        else
-            wait = 1; /* param is read from host memory when the job runs */
+        else { /* a host scalar: read at the call, as the others are */
+            memcpy(j->param, c, 5 * es);
+            j->p[0] = j->param;
+        }
     }
     if (has_res)
         bad |= result_take(&j->h, h, res, op == AMAX || op == AMIN ? ressz : (op == DOT || op == DOTC ? es : rs),

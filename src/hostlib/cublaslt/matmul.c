@@ -402,9 +402,10 @@ HL_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMa
         hl_job_free(&j->h);
         return CUBLAS_STATUS_ALLOC_FAILED;
     }
+    j->h.capture = "cuBLASLt";   /* a graph being captured records it */
     switch (hl_job_submit(&j->h, (CUstream)stream, 0)) {
     case HL_SUBMITTED: return CUBLAS_STATUS_SUCCESS;
-    case HL_CAPTURING: return CUBLAS_STATUS_NOT_SUPPORTED;
+    case HL_CAPTURING: return CUBLAS_STATUS_NOT_SUPPORTED;   /* not expected: it never waits */
     case HL_SUBMIT_FAILED: break;
     }
     return CUBLAS_STATUS_EXECUTION_FAILED;

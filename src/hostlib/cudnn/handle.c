@@ -148,10 +148,11 @@ HL_EXPORT cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *strea
 
 cudnnStatus_t dnn_submit(cudnnHandle_t h, struct hl_job *j)
 {
+    j->capture = "cuDNN";   /* a graph being captured records it */
     switch (hl_job_submit(j, h->stream, 0)) {
     case HL_SUBMITTED: return CUDNN_STATUS_SUCCESS;
     case HL_CAPTURING:
-        return dnn_err(CUDNN_STATUS_NOT_SUPPORTED, "the handle's stream is being captured into a graph");
+        return dnn_err(CUDNN_STATUS_NOT_SUPPORTED, "%s", hl_capture_refusal());
     case HL_SUBMIT_FAILED: break;
     }
     return dnn_err(CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER, "cuLaunchHostFunc refused the work");

@@ -111,9 +111,10 @@ cufftResult fft_exec(struct fft_plan *p, void *in, void *out, int sign)
         hl_job_free(&j->h);
         return CUFFT_NOT_SUPPORTED;   /* a layout FFTW cannot plan (or no memory) */
     }
+    j->h.capture = "cuFFT";   /* a graph being captured records it */
     switch (hl_job_submit(&j->h, p->stream, 0)) {
     case HL_SUBMITTED: return CUFFT_SUCCESS;
-    case HL_CAPTURING: return CUFFT_NOT_SUPPORTED;
+    case HL_CAPTURING: return CUFFT_NOT_SUPPORTED;   /* not expected: it never waits */
     case HL_SUBMIT_FAILED: break;
     }
     return CUFFT_EXEC_FAILED;

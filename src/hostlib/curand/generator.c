@@ -793,7 +793,7 @@ static curandStatus_t run_job(curandGenerator_t g, struct hl_job *j, void *out, 
     }
     switch (hl_job_submit(j, g->stream, 0)) {
     case HL_SUBMITTED: return CURAND_STATUS_SUCCESS;
-    case HL_CAPTURING: return CURAND_STATUS_ARCH_MISMATCH;
+    case HL_CAPTURING: return CURAND_STATUS_ARCH_MISMATCH; /* not recorded into a graph: the job works on the generator's state (hl_capture_refusal) */
     case HL_SUBMIT_FAILED: return CURAND_STATUS_LAUNCH_FAILURE;
     }
     return CURAND_STATUS_INTERNAL_ERROR;

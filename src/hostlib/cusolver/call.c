@@ -35,11 +35,14 @@ int sv_hold_mat(struct sv_job *j, const void *p, int64_t rows, int64_t cols, int
 
 static cusolverStatus_t submit(cusolverDnHandle_t h, struct sv_job *j)
 {
+    /* the dense factorisations and solves here write only device memory
+     * (info included) and never wait: a graph being captured records them */
+    j->base.capture = "cuSOLVER";
     switch (hl_job_submit(&j->base, h->stream, 0)) {
     case HL_SUBMITTED:
         return CUSOLVER_STATUS_SUCCESS;
     case HL_CAPTURING:
-        return CUSOLVER_STATUS_NOT_SUPPORTED;
+        return CUSOLVER_STATUS_NOT_SUPPORTED;   /* not expected: it never waits */
     case HL_SUBMIT_FAILED:
         break;
     }

@@ -79,6 +79,17 @@ static int valid_coo(const struct sp_csr *c)
     return 1;
 }
 
+/* a captured job's check at each launch of its graph (hl_job's check):
+ * the indices as they are then */
+static const char *check_at_run(const void *arg)
+{
+    const struct sp_csr *c = arg;
+    if (c->off ? valid_compressed(c, 0) : valid_coo(c))
+        return NULL;
+    return "an index of the sparse matrix is out of range, checked at each launch of the graph: the call could "
+           "not read the indices when it was captured";
+}
+
 cusparseStatus_t sp_take_matrix(struct hl_job *j, cusparseHandle_t h, const struct cusparseSpMatDescr *A,
                                 struct sp_csr *c, int sorted)
 {
@@ -113,6 +124,14 @@ cusparseStatus_t sp_take_matrix(struct hl_job *j, cusparseHandle_t h, const stru
     case CUSPARSE_FORMAT_BSR:
     case CUSPARSE_FORMAT_SLICED_ELLPACK:
         return CUSPARSE_STATUS_NOT_SUPPORTED;
+    }
+    /* captured: the indices are what the graph's earlier nodes will have
+     * written when it runs; a job to be queued (c inside it) checks them
+     * then, at each launch */
+    if (j->run && !sorted && hl_capturing(h->stream)) {
+        j->check = check_at_run;
+        j->check_arg = c;
+        return CUSPARSE_STATUS_SUCCESS;
     }
     cusparseStatus_t r = sp_sync(h);
     if (r)

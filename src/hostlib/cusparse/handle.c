@@ -21,10 +21,11 @@ int sp_live(const void *d, int kind)
 
 cusparseStatus_t sp_submit(cusparseHandle_t h, struct hl_job *j, int wait)
 {
+    j->capture = "cuSPARSE";   /* a graph being captured records it */
     switch (hl_job_submit(j, h->stream, wait)) {
     case HL_SUBMITTED:
         return CUSPARSE_STATUS_SUCCESS;
-    case HL_CAPTURING:
+    case HL_CAPTURING: /* a result to host memory (hl_capture_refusal) */
         return CUSPARSE_STATUS_NOT_SUPPORTED;
     case HL_SUBMIT_FAILED:
         break;
@@ -35,8 +36,11 @@ cusparseStatus_t sp_submit(cusparseHandle_t h, struct hl_job *j, int wait)
 cusparseStatus_t sp_sync(cusparseHandle_t h)
 {
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (cuStreamIsCapturing(h->stream, &cs) == CUDA_SUCCESS && cs != CU_STREAM_CAPTURE_STATUS_NONE)
+    if (cuStreamIsCapturing(h->stream, &cs) == CUDA_SUCCESS && cs != CU_STREAM_CAPTURE_STATUS_NONE) {
+        hl_note("not captured: the call reads the matrix's indices at the call, after the stream's work, which a "
+                "stream being captured cannot wait for (refused)");
         return CUSPARSE_STATUS_NOT_SUPPORTED;
+    }
     return cuStreamSynchronize(h->stream) == CUDA_SUCCESS ? CUSPARSE_STATUS_SUCCESS
                                                           : CUSPARSE_STATUS_EXECUTION_FAILED;
 }

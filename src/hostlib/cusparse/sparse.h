@@ -155,7 +155,9 @@ struct sp_csr {
 /* Holds A's arrays for j, waits for the stream and validates every index
  * (sorted: column indices strictly increasing within each row, as the
  * factorisations need). 0, CUSPARSE_STATUS_INVALID_VALUE, or the stream's
- * failure. */
+ * failure. On a stream being captured, for a job that will be queued (run
+ * set; out inside the job) and unsorted indices, nothing is read: the job
+ * checks the indices at each launch of the graph (hl_job's check). */
 cusparseStatus_t sp_take_matrix(struct hl_job *j, cusparseHandle_t h, const struct cusparseSpMatDescr *A,
                                 struct sp_csr *out, int sorted);
 /* The same for a legacy m x n CSR (int indices, the descriptor's base;
