@@ -737,14 +737,14 @@ static void store(const struct jit_kernel *k)
     unsigned char *p = calloc(1, sizeof h + h.paylen);
     if (!p) return;
     unsigned char *q = p + sizeof h;
-    memcpy(q, k->barid, h.nbars);
+    if (h.nbars) memcpy(q, k->barid, h.nbars);
     q += pad4(h.nbars);
     for (uint32_t i = 0; i < h.nbars; i++) {
         int32_t pc = k->barpc[i] - F->start;
         memcpy(q + 4 * i, &pc, 4);
     }
     q += 4ull * h.nbars;
-    memcpy(q, cur.ref, sizeof(struct ref) * h.nrefs);
+    if (h.nrefs) memcpy(q, cur.ref, sizeof(struct ref) * h.nrefs); /* no references: no array */
     q += sizeof(struct ref) * h.nrefs;
     memcpy(q, cur.obj, cur.objlen);
     sha256(p + sizeof h, (size_t)h.paylen, h.sum);
@@ -752,7 +752,7 @@ static void store(const struct jit_kernel *k)
     static unsigned long serial;
     char tmp[96];
     unsigned r = (unsigned)now_ms() ^ (unsigned)(uintptr_t)p;
-    snprintf(tmp, sizeof tmp, ".tmp-%ld-%lu-%08x", (long)getpid(), ++serial, r);
+    snprintf(tmp, sizeof tmp, ".tmp-%ld-%lu-%08x", (long)getpid(), __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED), r);
     int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) {
         int bad = write_all(fd, p, sizeof h + h.paylen);
