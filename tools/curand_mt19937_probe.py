@@ -7,9 +7,15 @@ CURAND_RNG_PSEUDO_MT19937 (142), generates 156 x 65536 words and checks
 the 8-thread x 8192-generator layout written up in docs/hostlib.md:
 result 0 is std::mt19937(folded seed)'s first output, and for the listed
 generators block 1 (untempered) is one MT19937 twist of block 0.
+With MT19937_JUMP=path to a build of tools/mt19937-jump.c, also checks
+that generator g (g = 1, 2, 4) starts at the seeded state jumped ahead by
+g x 2^2048 steps.
 Usage: curand_mt19937_probe.py [libcurand.so path] [seed]
 """
 import ctypes
+import os
+import struct
+import subprocess
 import sys
 
 N, M = 624, 397
@@ -85,6 +91,19 @@ def main():
         twist(nxt)
         same = sum(x == y for x, y in zip(nxt, blocks[1]))
         print("generator %d: block 1 == twist(block 0) in %d of %d words" % (g, same, N))
+    tool = os.environ.get("MT19937_JUMP")
+    if tool:
+        for g, k in ((1, 2048), (2, 2049), (4, 2050)):
+            raw = subprocess.run([tool, str(folded), str(k)], check=True,
+                                 stdout=subprocess.PIPE).stdout
+            ref = struct.unpack("%dI" % N, raw)
+            got = [0] * N
+            for lane in range(8):
+                for j in range(78):
+                    got[word(lane, j)] = untemper(out[8 * g + lane + j * THREADS])
+            same = sum(x == y for x, y in zip(ref, got))
+            print("generator %d: block 0 == seeded state jumped 2^%d, %d of %d words"
+                  % (g, k, same, N))
     return 0
 
 
