@@ -142,6 +142,9 @@ void jit_release(struct jit_kernel *k);
 /* jit_run.c: the kernel of this launch (NULL: the interpreter runs it),
  * and the launch's engine report filled */
 const struct jit_kernel *jit_plan(struct plan *P);
+/* the context of block b's threads (the launch's allocation cache kept on
+ * b); -1: out of memory, the launch failed */
+int jit_ctx_init(struct jit_ctx *c, struct blk *b);
 /* runs block lin of the grid on b with P->jit; begin: the interpreter's
  * start of a block, for kernels whose special registers the code does not
  * compute itself */

@@ -222,6 +222,30 @@ void jit_begin_lite(struct blk *b, uint64_t lin)
     }
 }
 
+/* the context of block b's threads, with the allocation cache each global
+ * access last found: kept from block to block of the launch on b, as the
+ * interpreter keeps its cache (b->clo, b->chi); a lookup in the host's map
+ * takes its lock and an allocation's count. -1 (the launch failed): no memory */
+int jit_ctx_init(struct jit_ctx *c, struct blk *b)
+{
+    const struct plan *P = b->P;
+    struct jit_gc *gc = b->jgc;
+    if (!gc && !(gc = b->jgc = calloc((size_t)P->jit->ngc + 1, sizeof *gc))) {
+        ex_fail(b, PTX_E_NOMEM, "out of memory");
+        return -1;
+    }
+    memset(c, 0, sizeof *c);
+    c->gc = gc;
+    c->shared = b->shared;
+    c->shsize = P->shsize;
+    c->lsize = P->lstride;
+    c->params = P->l->params;
+    c->pbytes = P->l->param_bytes;
+    c->b = b;
+    memcpy(c->ctaid, b->ctaid, sizeof c->ctaid);
+    return 0;
+}
+
 void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_t lin))
 {
     struct plan *P = b->P;
@@ -231,26 +255,11 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
     else jit_begin_lite(b, lin);
     int32_t resume[1024];
     uint8_t done[1024];
-    /* the allocation each access last found: kept from block to block of
-     * the launch on b, as the interpreter keeps its cache (b->clo, b->chi);
-     * a lookup in the host's map takes its lock and an allocation's count */
-    struct jit_gc *gc = b->jgc;
-    if (!gc && !(gc = b->jgc = calloc((size_t)k->ngc + 1, sizeof *gc))) {
-        ex_fail(b, PTX_E_NOMEM, "out of memory");
+    struct jit_ctx c;
+    if (jit_ctx_init(&c, b))
         return;
-    }
     memset(resume, 0, sizeof *resume * nth);
     memset(done, 0, nth);
-    struct jit_ctx c;
-    memset(&c, 0, sizeof c);
-    c.gc = gc;
-    c.shared = b->shared;
-    c.shsize = P->shsize;
-    c.lsize = P->lstride;
-    c.params = P->l->params;
-    c.pbytes = P->l->param_bytes;
-    c.b = b;
-    memcpy(c.ctaid, b->ctaid, sizeof c.ctaid);
     size_t base = (size_t)P->slotbase[P->entry] * 32;
     struct jit_thr *thr = b->jthr; /* the same for every block of the launch on b */
     if (k->round && !thr) {

@@ -40,26 +40,13 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
     int32_t resume[1024];
     uint8_t done[1024], ready[1024];
     uint32_t arrived[32];        /* by warp: lanes come to a rendezvous in this round */
-    struct jit_gc gcs[64], *gc = k->ngc <= 64 ? gcs : calloc((size_t)k->ngc, sizeof *gc);
-    if (!gc) {
-        ex_fail(b, PTX_E_NOMEM, "out of memory");
+    struct jit_ctx c;
+    if (jit_ctx_init(&c, b))
         return;
-    }
-    memset(gc, 0, sizeof *gc * (size_t)(k->ngc <= 64 ? 64 : k->ngc));
     memset(resume, 0, sizeof resume);
     memset(done, 0, sizeof done);
     memset(ready, 1, sizeof ready);
     memset(arrived, 0, sizeof arrived);
-    struct jit_ctx c;
-    memset(&c, 0, sizeof c);
-    c.gc = gc;
-    c.shared = b->shared;
-    c.shsize = P->shsize;
-    c.lsize = P->lstride;
-    c.params = P->l->params;
-    c.pbytes = P->l->param_bytes;
-    c.b = b;
-    memcpy(c.ctaid, b->ctaid, sizeof c.ctaid);
     size_t base = (size_t)P->slotbase[P->entry] * 32;
     for (unsigned i = 0; i < P->nwarps; i++) b->warps[i].wait = b->warps[i].barw = 0;
     for (;;) {
@@ -166,5 +153,4 @@ out:
         b->warps[i].wait = 0;
     }
     b->alive = 0;
-    if (gc != gcs) free(gc);
 }
