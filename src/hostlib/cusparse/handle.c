@@ -35,8 +35,7 @@ cusparseStatus_t sp_submit(cusparseHandle_t h, struct hl_job *j, int wait)
 
 cusparseStatus_t sp_sync(cusparseHandle_t h)
 {
-    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (cuStreamIsCapturing(h->stream, &cs) == CUDA_SUCCESS && cs != CU_STREAM_CAPTURE_STATUS_NONE) {
+    if (hl_capturing(h->stream)) {
         hl_note("not captured: the call reads the matrix's indices at the call, after the stream's work, which a "
                 "stream being captured cannot wait for (refused)");
         return CUSPARSE_STATUS_NOT_SUPPORTED;
