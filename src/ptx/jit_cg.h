@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The PTX JIT's code generator, shared by its three files: jit_ir.c (the
+ * IR of the native instructions, loads and stores, per-lane calls), jit.c
+ * (a thread's function, the round, the compile) and jit_vec.c (a warp's
+ * function: the lanes as vectors). One generator for both widths: with
+ * W = JIT_LANES the value types (i1 ... f64) are vectors of 32 and the
+ * constants splats, so native() builds the same operations on the 32
+ * lanes at once; the scalar types (s1 ... s64) and pointers serve the
+ * context, addresses and counts whatever W is. */
+#ifndef TD_PTX_JIT_CG_H
+#define TD_PTX_JIT_CG_H
+
+#include "jit.h"
+#undef L /* exec.h's lane macro: the API table is named so here */
+
+#include "jit_cache.h"
+
+#include <stddef.h>
+
+/* LLVM's predicate numbers (llvm-c/Core.h) */
+enum { IEQ = 32, INE, IUGT, IUGE, IULT, IULE, ISGT, ISGE, ISLT, ISLE };
+enum { FFALSE, FOEQ, FOGT, FOGE, FOLT, FOLE, FONE, FORD, FUNO, FUEQ, FUGT, FUGE, FULT, FULE, FUNE };
+#define LLVM_VECTOR_KIND 13 /* LLVMVectorTypeKind */
+#define SEQ_CST 7
+#define POLL_EVERY 65536
+#define JIT_LANES 32
+
+struct cg {
+    const struct llvm_api *api;
+    const struct ptx_module *m;
+    const struct ir_func *F;
+    const ex_fn *h;
+    const struct jit_helpers *hp;
+    void *ctx, *mod, *b, *fn;
+    int W;                       /* lanes a value holds: 1, or JIT_LANES (jit_vec.c) */
+    void *i1, *i8, *i16, *i32, *i64, *i128, *f32, *f64; /* value types (vectors of W) */
+    void *s1, *s8, *s32, *s64, *ptr; /* scalar types */
+    void *R, *C;
+    void **slot;                 /* by slot: its variable */
+    int *kimm;                   /* by slot: 1 if an immediate constant */
+    uint8_t *kconst;             /* by slot: 1 if a constant (the launch fills it) */
+    int *ksreg;                  /* by slot: the special register it holds (S_*), or -1 */
+    int sregs_filled;            /* some special register comes from the register file */
+    uint64_t *live;              /* by instruction from F->start, and one past the end:
+                                    the slots live on entry, nw words each */
+    int nw;
+    int64_t *kval;
+    void **bb;                   /* by instruction from F->start, and one past the end: exit */
+    void *ic, *pv;               /* the instruction count, an address */
+    void *failbb;
+    void *fty_mem, *fty_poll, *fty_exec, *fty_trap;
+    int nbars, ngc, nwstops;
+    uint8_t *barid;
+    int *barpc;
+    void **resume;
+    int *gidof;                  /* by instruction from F->start: its entry in jit_ctx.gc, or -1 */
+    int *entryof;                /* by instruction from F->start: the warp's function may hand
+                                    its lanes to the thread's before it: the entry's
+                                    number (resume nbars + 1 + it), or -1 */
+    int nentries;
+    void *vpred;                 /* W > 1: the lanes a guarded instruction writes (set
+                                    keeps the others' values), or NULL */
+};
+
+#define LL (g->api)
+static inline void *vty(struct cg *g, void *t) { return g->W > 1 ? LL->LLVMVectorType(t, (unsigned)g->W) : t; }
+/* a constant of value type ty: splat over the lanes when ty is a vector */
+static inline void *ci(struct cg *g, void *ty, uint64_t v)
+{
+    if (g->W == 1 || LL->LLVMGetTypeKind(ty) != LLVM_VECTOR_KIND) return LL->LLVMConstInt(ty, v, 0);
+    void *e = LL->LLVMConstInt(LL->LLVMGetElementType(ty), v, 0), *el[JIT_LANES];
+    for (int i = 0; i < g->W; i++) el[i] = e;
+    return LL->LLVMConstVector(el, (unsigned)g->W);
+}
+static inline void *c64(struct cg *g, uint64_t v) { return ci(g, g->i64, v); }
+static inline void *k64(struct cg *g, uint64_t v) { return LL->LLVMConstInt(g->s64, v, 0); }
+static inline void *k32(struct cg *g, uint64_t v) { return LL->LLVMConstInt(g->s32, v, 0); }
+static inline void *ity(struct cg *g, unsigned bytes) { return bytes == 1 ? g->i8 : bytes == 2 ? g->i16 : bytes == 4 ? g->i32 : g->i64; }
+
+static inline void *get(struct cg *g, int s)
+{
+    if (s < 0) return c64(g, 0);
+    return LL->LLVMBuildLoad2(g->b, g->i64, g->slot[s], "");
+}
+static inline void set(struct cg *g, int s, void *v)
+{
+    if (s < 0) return;
+    if (g->vpred) v = LL->LLVMBuildSelect(g->b, g->vpred, v, get(g, s), "");
+    LL->LLVMBuildStore(g->b, v, g->slot[s]);
+}
+static inline void *trunc_(struct cg *g, void *v, unsigned bytes) { return bytes >= 8 ? v : LL->LLVMBuildTrunc(g->b, v, ity(g, bytes), ""); }
+static inline void *zext(struct cg *g, void *v, unsigned bytes) { return bytes >= 8 ? v : LL->LLVMBuildZExt(g->b, v, g->i64, ""); }
+static inline void *sext_(struct cg *g, void *v, unsigned bytes) { return bytes >= 8 ? v : LL->LLVMBuildSExt(g->b, v, g->i64, ""); }
+static inline void *bit0(struct cg *g, int s) { return LL->LLVMBuildTrunc(g->b, get(g, s), g->i1, ""); }
+
+/* a field of the context (struct jit_ctx), of scalar type ty */
+static inline void *field_ptr(struct cg *g, size_t off)
+{
+    void *idx = k64(g, off);
+    return LL->LLVMBuildGEP2(g->b, g->s8, g->C, &idx, 1, "");
+}
+static inline void *field(struct cg *g, size_t off, void *ty) { return LL->LLVMBuildLoad2(g->b, ty, field_ptr(g, off), ""); }
+
+/* a host address (a helper, an instruction, a handler): read at run time
+ * from the object's own table (jit_cache.c), so the code holds none. Every
+ * host address the code uses must come through here: the cache on disk
+ * gives the object to other processes, whose addresses differ (an address
+ * jitc_ref cannot name is emitted as a constant and the kernel not kept) */
+static inline void *fnptr(struct cg *g, const void *p) { return jitc_ref(LL, g->ctx, g->mod, g->b, p); }
+static inline void *newbb(struct cg *g) { return LL->LLVMAppendBasicBlockInContext(g->ctx, g->fn, ""); }
+
+/* jit_ir.c */
+/* the types of g for W lanes (1 or JIT_LANES) */
+void jit_cg_types(struct cg *g, int W);
+/* the instruction count added to the context, and a return of v */
+void jit_flush_ret(struct cg *g, int32_t v);
+/* a native instruction (jit_subset.c's K_NATIVE); with W > 1 all but ld/st */
+void jit_native(struct cg *g, const struct ir_ins *in);
+/* the slots an instruction names (for the per-lane handler): how many */
+int jit_named_slots(const struct ir_ins *in, int *s);
+/* W == 1: an instruction by the interpreter's handler f for this lane */
+void jit_per_lane(struct cg *g, const struct ir_ins *in, ex_fn f);
+/* W == 1: the named slots to the register file */
+void jit_store_named(struct cg *g, const struct ir_ins *in);
+
+/* jit_vec.c: the warp's function (jit_vfn) named sym, from the thread's
+ * analysis in g (liveness, resume points, entries, gidof) */
+void jit_build_vec(struct cg *g, const char *sym);
+
+#endif

@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The PTX JIT's IR of the native instructions (jit_cg.h): integer,
+ * predicate and f32/f64 arithmetic, compares, selects, conversions with
+ * the interpreter's exact results (canonical NaNs, shifts clamped,
+ * division by 0 as PTX defines it), for one lane or, with W = JIT_LANES,
+ * for a warp's lanes as vectors (the same builders on vector operands);
+ * and, for a thread's function, its loads and stores with the
+ * interpreter's checks and its calls of per-lane handlers. */
+#include "jit_cg.h"
+
+#include <stdio.h>
+
+void jit_cg_types(struct cg *g, int W)
+{
+    g->W = W;
+    g->s1 = LL->LLVMIntTypeInContext(g->ctx, 1);
+    g->s8 = LL->LLVMIntTypeInContext(g->ctx, 8);
+    g->s32 = LL->LLVMIntTypeInContext(g->ctx, 32);
+    g->s64 = LL->LLVMIntTypeInContext(g->ctx, 64);
+    g->ptr = LL->LLVMPointerTypeInContext(g->ctx, 0);
+    g->i1 = vty(g, g->s1);
+    g->i8 = vty(g, g->s8);
+    g->i16 = vty(g, LL->LLVMIntTypeInContext(g->ctx, 16));
+    g->i32 = vty(g, g->s32);
+    g->i64 = vty(g, g->s64);
+    g->f32 = vty(g, LL->LLVMFloatTypeInContext(g->ctx));
+    g->f64 = vty(g, LL->LLVMDoubleTypeInContext(g->ctx));
+}
+
+static void *ival(struct cg *g, int s, unsigned n, int sg)
+{
+    void *v = trunc_(g, get(g, s), n);
+    return sg ? sext_(g, v, n) : zext(g, v, n);
+}
+static void *fval(struct cg *g, int s, int t)
+{
+    void *v = get(g, s);
+    if (t == T_F32) return LL->LLVMBuildBitCast(g->b, LL->LLVMBuildTrunc(g->b, v, g->i32, ""), g->f32, "");
+    return LL->LLVMBuildBitCast(g->b, v, g->f64, "");
+}
+/* a float result as the slot's bits, NaN canonical */
+static void *fbits(struct cg *g, void *r, int t)
+{
+    /* the select on floats: a chain of float operations stays in float registers */
+    void *isnan = LL->LLVMBuildFCmp(g->b, FUNO, r, r, "");
+    if (t == T_F32) {
+        void *canon = LL->LLVMBuildBitCast(g->b, ci(g, g->i32, 0x7fffffffu), g->f32, "");
+        void *q = LL->LLVMBuildSelect(g->b, isnan, canon, r, "");
+        return LL->LLVMBuildZExt(g->b, LL->LLVMBuildBitCast(g->b, q, g->i32, ""), g->i64, "");
+    }
+    void *canon = LL->LLVMBuildBitCast(g->b, c64(g, 0x7fffffffffffffffull), g->f64, "");
+    return LL->LLVMBuildBitCast(g->b, LL->LLVMBuildSelect(g->b, isnan, canon, r, ""), g->i64, "");
+}
+static void *b2i(struct cg *g, void *c) { return LL->LLVMBuildZExt(g->b, c, g->i64, ""); }
+
+
+/* llvm.NAME of type ty (f32 or f64, vectors of W) on n operands */
+static void *intrinsic(struct cg *g, const char *name, int t, void **args, unsigned n)
+{
+    void *ty = t == T_F32 ? g->f32 : g->f64;
+    char full[48];
+    snprintf(full, sizeof full, "llvm.%s.%s%s", name, g->W > 1 ? "v32" : "", t == T_F32 ? "f32" : "f64");
+    void *ptys[3] = { ty, ty, ty };
+    void *fty = LL->LLVMFunctionType(ty, ptys, n, 0);
+    void *f = LL->LLVMGetNamedFunction(g->mod, full);
+    if (!f) f = LL->LLVMAddFunction(g->mod, full, fty);
+    return LL->LLVMBuildCall2(g->b, fty, f, args, n, "");
+}
+
+/* the instruction count and a return */
+void jit_flush_ret(struct cg *g, int32_t v)
+{
+    void *p = field_ptr(g, offsetof(struct jit_ctx, icount));
+    void *old = LL->LLVMBuildLoad2(g->b, g->s64, p, "");
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, old, LL->LLVMBuildLoad2(g->b, g->s64, g->ic, ""), ""), p);
+    LL->LLVMBuildRet(g->b, k32(g, (uint64_t)(uint32_t)v));
+}
+
+/* the host pointer of an access of n bytes at a by in (space sp): the
+ * inline check, else the helper; a fault leaves through failbb */
+static void *address(struct cg *g, const struct ir_ins *in, void *a, unsigned n)
+{
+    void *inb, *ptr;
+    int gid = -1;
+    void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, a, c64(g, n - 1), ""), c64(g, 0), "");
+    void *off, *span;
+    switch (in->space) {
+    case SP_SHARED:
+        off = a; span = field(g, offsetof(struct jit_ctx, shsize), g->i64);
+        ptr = LL->LLVMBuildGEP2(g->b, g->i8, field(g, offsetof(struct jit_ctx, shared), g->ptr), &a, 1, "");
+        break;
+    case SP_LOCAL:
+        off = a; span = field(g, offsetof(struct jit_ctx, lsize), g->i64);
+        ptr = LL->LLVMBuildGEP2(g->b, g->i8, field(g, offsetof(struct jit_ctx, local), g->ptr), &a, 1, "");
+        break;
+    case SP_PARAM:
+        off = a; span = field(g, offsetof(struct jit_ctx, pbytes), g->i64);
+        ptr = LL->LLVMBuildGEP2(g->b, g->i8, field(g, offsetof(struct jit_ctx, params), g->ptr), &a, 1, "");
+        break;
+    default: { /* global and generic: the allocation this access last found */
+        gid = g->ngc++;
+        void *idx = c64(g, (uint64_t)gid * sizeof(struct jit_gc));
+        void *e = LL->LLVMBuildGEP2(g->b, g->i8, field(g, offsetof(struct jit_ctx, gc), g->ptr), &idx, 1, "");
+        void *lo = LL->LLVMBuildLoad2(g->b, g->i64, e, "");
+        idx = c64(g, offsetof(struct jit_gc, span));
+        span = LL->LLVMBuildLoad2(g->b, g->i64, LL->LLVMBuildGEP2(g->b, g->i8, e, &idx, 1, ""), "");
+        off = LL->LLVMBuildSub(g->b, a, lo, "");
+        ptr = LL->LLVMBuildIntToPtr(g->b, a, g->ptr, "");
+        break;
+    }
+    }
+    void *c1 = LL->LLVMBuildICmp(g->b, IULT, off, span, "");
+    void *c2 = LL->LLVMBuildICmp(g->b, IULE, LL->LLVMBuildAdd(g->b, off, c64(g, n), ""), span, "");
+    inb = LL->LLVMBuildAnd(g->b, LL->LLVMBuildAnd(g->b, c1, c2, ""), al, "");
+    LL->LLVMBuildStore(g->b, ptr, g->pv);
+    void *slow = newbb(g), *join = newbb(g);
+    LL->LLVMBuildCondBr(g->b, inb, join, slow);
+    LL->LLVMPositionBuilderAtEnd(g->b, slow);
+    void *args[5] = { g->C, fnptr(g, in), a, ci(g, g->i32, n), ci(g, g->i32, (uint64_t)(uint32_t)gid) };
+    void *p = LL->LLVMBuildCall2(g->b, g->fty_mem, fnptr(g, (const void *)(uintptr_t)g->hp->mem), args, 5, "");
+    LL->LLVMBuildStore(g->b, p, g->pv);
+    void *isnull = LL->LLVMBuildICmp(g->b, IEQ, p, LL->LLVMConstNull(g->ptr), "");
+    LL->LLVMBuildCondBr(g->b, isnull, g->failbb, join);
+    LL->LLVMPositionBuilderAtEnd(g->b, join);
+    return LL->LLVMBuildLoad2(g->b, g->ptr, g->pv, "");
+}
+
+static void ldst(struct cg *g, const struct ir_ins *in)
+{
+    unsigned n = ir_type_size(in->type), tot = n * (unsigned)in->vec;
+    void *a = LL->LLVMBuildAdd(g->b, get(g, in->a), c64(g, (uint64_t)in->imm), "");
+    void *p = address(g, in, a, tot);
+    for (int i = 0; i < in->vec; i++) {
+        void *idx = c64(g, (uint64_t)i * n);
+        void *q = LL->LLVMBuildGEP2(g->b, g->i8, p, &idx, 1, "");
+        if (in->op == OP_LD) {
+            void *v = LL->LLVMBuildLoad2(g->b, ity(g, n), q, "");
+            LL->LLVMSetAlignment(v, n);
+            if (in->vr[i] >= 0) set(g, in->vr[i], ir_type_signed(in->type) ? sext_(g, v, n) : zext(g, v, n));
+        } else {
+            void *st = LL->LLVMBuildStore(g->b, trunc_(g, get(g, in->vr[i]), n), q);
+            LL->LLVMSetAlignment(st, n);
+        }
+    }
+}
+
+static void *iop(struct cg *g, int op, void *x, void *y)
+{
+    switch (op) {
+    case OP_ADD: return LL->LLVMBuildAdd(g->b, x, y, "");
+    case OP_SUB: return LL->LLVMBuildSub(g->b, x, y, "");
+    case OP_AND: return LL->LLVMBuildAnd(g->b, x, y, "");
+    case OP_OR: return LL->LLVMBuildOr(g->b, x, y, "");
+    default: return LL->LLVMBuildXor(g->b, x, y, "");
+    }
+}
+
+/* a * b for integer type t with flags (.wide: the double width; .hi: the
+ * upper half), zero-extended to 64 bits */
+static void *imul(struct cg *g, const struct ir_ins *in)
+{
+    unsigned n = ir_type_size(in->type);
+    int sg = ir_type_signed(in->type);
+    if (!(in->flags & (F_WIDE | F_HI)))
+        return zext(g, LL->LLVMBuildMul(g->b, trunc_(g, get(g, in->a), n), trunc_(g, get(g, in->b), n), ""), n);
+    void *w = vty(g, LL->LLVMIntTypeInContext(g->ctx, n * 16));
+    void *x = trunc_(g, get(g, in->a), n), *y = trunc_(g, get(g, in->b), n);
+    x = sg ? LL->LLVMBuildSExt(g->b, x, w, "") : LL->LLVMBuildZExt(g->b, x, w, "");
+    y = sg ? LL->LLVMBuildSExt(g->b, y, w, "") : LL->LLVMBuildZExt(g->b, y, w, "");
+    void *p = LL->LLVMBuildMul(g->b, x, y, "");
+    if (in->flags & F_WIDE) return n * 2 >= 8 ? LL->LLVMBuildTrunc(g->b, p, g->i64, "") : LL->LLVMBuildZExt(g->b, p, g->i64, "");
+    p = LL->LLVMBuildLShr(g->b, p, ci(g, w, n * 8), "");
+    return zext(g, LL->LLVMBuildTrunc(g->b, p, ity(g, n), ""), n);
+}
+
+static void *idivrem(struct cg *g, const struct ir_ins *in)
+{
+    unsigned n = ir_type_size(in->type);
+    int sg = ir_type_signed(in->type), div = in->op == OP_DIV;
+    void *ty = ity(g, n);
+    void *x = trunc_(g, get(g, in->a), n), *y = trunc_(g, get(g, in->b), n);
+    void *zero = ci(g, ty, 0), *one = ci(g, ty, 1), *m1 = ci(g, ty, ~0ull);
+    void *y0 = LL->LLVMBuildICmp(g->b, IEQ, y, zero, "");
+    void *ax = x;                    /* a & mask: rem by 0 */
+    if (!sg) {
+        void *ys = LL->LLVMBuildSelect(g->b, y0, one, y, "");
+        void *q = div ? LL->LLVMBuildUDiv(g->b, x, ys, "") : LL->LLVMBuildURem(g->b, x, ys, "");
+        return zext(g, LL->LLVMBuildSelect(g->b, y0, div ? m1 : ax, q, ""), n);
+    }
+    void *ym1 = LL->LLVMBuildICmp(g->b, IEQ, y, m1, "");
+    void *bad = LL->LLVMBuildOr(g->b, y0, ym1, "");
+    void *ys = LL->LLVMBuildSelect(g->b, bad, one, y, "");
+    void *q = div ? LL->LLVMBuildSDiv(g->b, x, ys, "") : LL->LLVMBuildSRem(g->b, x, ys, "");
+    void *neg = LL->LLVMBuildSub(g->b, zero, x, "");
+    q = LL->LLVMBuildSelect(g->b, ym1, div ? neg : zero, q, "");
+    return zext(g, LL->LLVMBuildSelect(g->b, y0, div ? m1 : ax, q, ""), n);
+}
+
+static void *ishift(struct cg *g, const struct ir_ins *in)
+{
+    unsigned n = ir_type_size(in->type), bits = n * 8;
+    int sg = ir_type_signed(in->type);
+    void *s = LL->LLVMBuildZExt(g->b, LL->LLVMBuildTrunc(g->b, get(g, in->b), g->i32, ""), g->i64, "");
+    void *big = LL->LLVMBuildICmp(g->b, IUGE, s, c64(g, bits), "");
+    if (in->op == OP_SHL) {
+        void *r = LL->LLVMBuildShl(g->b, get(g, in->a), LL->LLVMBuildSelect(g->b, big, c64(g, 0), s, ""), "");
+        return LL->LLVMBuildSelect(g->b, big, c64(g, 0), zext(g, trunc_(g, r, n), n), "");
+    }
+    if (sg) {
+        void *x = ival(g, in->a, n, 1);
+        void *r = LL->LLVMBuildAShr(g->b, x, LL->LLVMBuildSelect(g->b, big, c64(g, bits - 1), s, ""), "");
+        return zext(g, trunc_(g, r, n), n);
+    }
+    void *x = ival(g, in->a, n, 0);
+    void *r = LL->LLVMBuildLShr(g->b, x, LL->LLVMBuildSelect(g->b, big, c64(g, 0), s, ""), "");
+    return LL->LLVMBuildSelect(g->b, big, c64(g, 0), r, "");
+}
+
+/* PTX's min/max of floats: a NaN operand gives the other, -0 < +0 */
+static void *fminmax(struct cg *g, int max, void *x, void *y, int t)
+{
+    void *bt = t == T_F32 ? g->i32 : g->i64;
+    void *xn = LL->LLVMBuildFCmp(g->b, FUNO, x, x, ""), *yn = LL->LLVMBuildFCmp(g->b, FUNO, y, y, "");
+    void *xs = LL->LLVMBuildICmp(g->b, ISLT, LL->LLVMBuildBitCast(g->b, x, bt, ""), ci(g, bt, 0), "");
+    void *zero = LL->LLVMBuildAnd(g->b, LL->LLVMBuildFCmp(g->b, FOEQ, x, y, ""),
+                                  LL->LLVMBuildFCmp(g->b, FOEQ, x, LL->LLVMConstNull(t == T_F32 ? g->f32 : g->f64), ""), "");
+    void *z = max ? LL->LLVMBuildSelect(g->b, xs, y, x, "") : LL->LLVMBuildSelect(g->b, xs, x, y, "");
+    void *c = LL->LLVMBuildFCmp(g->b, max ? FOGT : FOLT, x, y, "");
+    void *r = LL->LLVMBuildSelect(g->b, c, x, y, "");
+    r = LL->LLVMBuildSelect(g->b, zero, z, r, "");
+    r = LL->LLVMBuildSelect(g->b, yn, x, r, "");
+    return LL->LLVMBuildSelect(g->b, xn, y, r, "");
+}
+
+static void *farith(struct cg *g, const struct ir_ins *in)
+{
+    int t = in->type;
+    void *fty = t == T_F32 ? g->f32 : g->f64;
+    void *x = fval(g, in->a, t), *r;
+    void *one = LL->LLVMBuildBitCast(g->b, t == T_F32 ? ci(g, g->i32, 0x3f800000u) : c64(g, 0x3ff0000000000000ull), fty, "");
+    switch (in->op) {
+    case OP_ADD: r = LL->LLVMBuildFAdd(g->b, x, fval(g, in->b, t), ""); break;
+    case OP_SUB: r = LL->LLVMBuildFSub(g->b, x, fval(g, in->b, t), ""); break;
+    case OP_MUL: r = LL->LLVMBuildFMul(g->b, x, fval(g, in->b, t), ""); break;
+    case OP_DIV: r = LL->LLVMBuildFDiv(g->b, x, fval(g, in->b, t), ""); break;
+    case OP_MIN: case OP_MAX: r = fminmax(g, in->op == OP_MAX, x, fval(g, in->b, t), t); break;
+    case OP_MAD: case OP_FMA: {
+        void *args[3] = { x, fval(g, in->b, t), fval(g, in->c, t) };
+        r = intrinsic(g, "fma", t, args, 3);
+        break;
+    }
+    case OP_SQRT: r = intrinsic(g, "sqrt", t, &x, 1); break;
+    case OP_RCP: r = LL->LLVMBuildFDiv(g->b, one, x, ""); break;
+    default: /* OP_RSQRT */
+        r = LL->LLVMBuildFDiv(g->b, one, intrinsic(g, "sqrt", t, &x, 1), "");
+        break;
+    }
+    return fbits(g, r, t);
+}
+
+static int fpred(int c)
+{
+    switch (c) {
+    case CMP_EQ: return FOEQ; case CMP_NE: return FONE; case CMP_LT: return FOLT; case CMP_LE: return FOLE;
+    case CMP_GT: return FOGT; case CMP_GE: return FOGE; case CMP_EQU: return FUEQ; case CMP_NEU: return FUNE;
+    case CMP_LTU: return FULT; case CMP_LEU: return FULE; case CMP_GTU: return FUGT; case CMP_GEU: return FUGE;
+    case CMP_NUM: return FORD; case CMP_NAN: return FUNO;
+    default: return FFALSE;
+    }
+}
+static int ipred(int c, int sg)
+{
+    switch (c) {
+    case CMP_EQ: return IEQ; case CMP_NE: return INE;
+    case CMP_LT: case CMP_LO: return sg ? ISLT : IULT;
+    case CMP_LE: case CMP_LS: return sg ? ISLE : IULE;
+    case CMP_GT: case CMP_HI: return sg ? ISGT : IUGT;
+    case CMP_GE: case CMP_HS: return sg ? ISGE : IUGE;
+    default: return -1;
+    }
+}
+
+static void setp(struct cg *g, const struct ir_ins *in)
+{
+    int t = in->type;
+    void *r;
+    if (t == T_F32 || t == T_F64) {
+        int p = fpred(in->sub);
+        r = p == FFALSE ? ci(g, g->i1, 0) : LL->LLVMBuildFCmp(g->b, p, fval(g, in->a, t), fval(g, in->b, t), "");
+    } else {
+        unsigned n = ir_type_size(t);
+        int p = ipred(in->sub, ir_type_signed(t));
+        r = p < 0 ? ci(g, g->i1, 0) : LL->LLVMBuildICmp(g->b, p, trunc_(g, get(g, in->a), n), trunc_(g, get(g, in->b), n), "");
+    }
+    void *r2 = LL->LLVMBuildXor(g->b, r, ci(g, g->i1, 1), "");
+    if (in->sub2) {
+        void *cv = bit0(g, in->c);
+        if (in->flags & F_ANEG) cv = LL->LLVMBuildXor(g->b, cv, ci(g, g->i1, 1), "");
+        if (in->sub2 == BOOL_AND) { r = LL->LLVMBuildAnd(g->b, r, cv, ""); r2 = LL->LLVMBuildAnd(g->b, r2, cv, ""); }
+        else if (in->sub2 == BOOL_OR) { r = LL->LLVMBuildOr(g->b, r, cv, ""); r2 = LL->LLVMBuildOr(g->b, r2, cv, ""); }
+        else { r = LL->LLVMBuildXor(g->b, r, cv, ""); r2 = LL->LLVMBuildXor(g->b, r2, cv, ""); }
+    }
+    set(g, in->d, b2i(g, r));
+    if (in->d2 >= 0) set(g, in->d2, b2i(g, r2));
+}
+
+static void *cvt(struct cg *g, const struct ir_ins *in)
+{
+    int t = in->type, st = in->type2;
+    unsigned dn = ir_type_size(t), sn = ir_type_size(st);
+    if (!ir_type_float(t)) /* int -> int */
+        return zext(g, trunc_(g, ival(g, in->a, sn, ir_type_signed(st)), dn), dn);
+    if (t == T_F64 && st == T_F32) return fbits(g, LL->LLVMBuildFPExt(g->b, fval(g, in->a, T_F32), g->f64, ""), T_F64);
+    if (t == T_F32 && st == T_F64) return fbits(g, LL->LLVMBuildFPTrunc(g->b, fval(g, in->a, T_F64), g->f32, ""), T_F32);
+    void *v = ival(g, in->a, sn, ir_type_signed(st));
+    void *fty = t == T_F32 ? g->f32 : g->f64;
+    void *r = ir_type_signed(st) ? LL->LLVMBuildSIToFP(g->b, v, fty, "") : LL->LLVMBuildUIToFP(g->b, v, fty, "");
+    return fbits(g, r, t);
+}
+
+void jit_native(struct cg *g, const struct ir_ins *in)
+{
+    int t = in->type;
+    unsigned n = ir_type_size(t);
+    int sg = ir_type_signed(t);
+    switch (in->op) {
+    case OP_LD: case OP_ST:
+        ldst(g, in);
+        return;
+    case OP_MOV:
+        set(g, in->d, t == T_PRED ? LL->LLVMBuildAnd(g->b, get(g, in->a), c64(g, 1), "") : zext(g, trunc_(g, get(g, in->a), n), n));
+        return;
+    case OP_CVTA: case OP_CVTA_TO: /* global: the same address */
+        set(g, in->d, zext(g, trunc_(g, get(g, in->a), n), n));
+        return;
+    case OP_SETP:
+        setp(g, in);
+        return;
+    case OP_SELP: {
+        void *c = bit0(g, in->c);
+        if (in->flags & F_ANEG) c = LL->LLVMBuildXor(g->b, c, ci(g, g->i1, 1), "");
+        set(g, in->d, LL->LLVMBuildSelect(g->b, c, get(g, in->a), get(g, in->b), ""));
+        return;
+    }
+    case OP_CVT:
+        set(g, in->d, cvt(g, in));
+        return;
+    default:
+        break;
+    }
+    if (t == T_PRED) {
+        void *x = LL->LLVMBuildAnd(g->b, get(g, in->a), c64(g, 1), "");
+        set(g, in->d, in->op == OP_NOT ? LL->LLVMBuildXor(g->b, x, c64(g, 1), "")
+                                       : iop(g, in->op, x, LL->LLVMBuildAnd(g->b, get(g, in->b), c64(g, 1), "")));
+        return;
+    }
+    if (t == T_F32 || t == T_F64) {
+        if (in->op == OP_NEG || in->op == OP_ABS) {
+            uint64_t sbit = t == T_F32 ? 0x80000000u : 0x8000000000000000ull;
+            void *a = zext(g, trunc_(g, get(g, in->a), n), n);
+            set(g, in->d, in->op == OP_NEG ? LL->LLVMBuildXor(g->b, a, c64(g, sbit), "") : LL->LLVMBuildAnd(g->b, a, c64(g, sbit - 1), ""));
+            return;
+        }
+        set(g, in->d, farith(g, in));
+        return;
+    }
+    void *r;
+    switch (in->op) {
+    case OP_ADD: case OP_SUB: case OP_AND: case OP_OR: case OP_XOR:
+        r = zext(g, iop(g, in->op, trunc_(g, get(g, in->a), n), trunc_(g, get(g, in->b), n)), n);
+        break;
+    case OP_MUL:
+        r = imul(g, in);
+        break;
+    case OP_MAD: {
+        void *p = imul(g, in);
+        unsigned rn = (in->flags & F_WIDE) ? n * 2 : n;
+        r = zext(g, trunc_(g, LL->LLVMBuildAdd(g->b, p, get(g, in->c), ""), rn), rn);
+        break;
+    }
+    case OP_DIV: case OP_REM:
+        r = idivrem(g, in);
+        break;
+    case OP_MIN: case OP_MAX: {
+        void *x = trunc_(g, get(g, in->a), n), *y = trunc_(g, get(g, in->b), n);
+        void *c = LL->LLVMBuildICmp(g->b, in->op == OP_MIN ? (sg ? ISLT : IULT) : (sg ? ISGT : IUGT), x, y, "");
+        r = zext(g, LL->LLVMBuildSelect(g->b, c, x, y, ""), n);
+        break;
+    }
+    case OP_SHL: case OP_SHR:
+        r = ishift(g, in);
+        break;
+    case OP_NOT:
+        r = zext(g, LL->LLVMBuildNot(g->b, trunc_(g, get(g, in->a), n), ""), n);
+        break;
+    case OP_CNOT:
+        r = b2i(g, LL->LLVMBuildICmp(g->b, IEQ, trunc_(g, get(g, in->a), n), ci(g, ity(g, n), 0), ""));
+        break;
+    case OP_NEG: case OP_ABS: {
+        void *x = trunc_(g, get(g, in->a), n), *z = ci(g, ity(g, n), 0);
+        void *neg = LL->LLVMBuildSub(g->b, z, x, "");
+        r = in->op == OP_NEG ? neg : LL->LLVMBuildSelect(g->b, LL->LLVMBuildICmp(g->b, ISLT, x, z, ""), neg, x, "");
+        r = zext(g, r, n);
+        break;
+    }
+    default:
+        r = c64(g, 0);
+        break;
+    }
+    set(g, in->d, r);
+}
+
+/* the slots an instruction names (for the per-lane handler) */
+int jit_named_slots(const struct ir_ins *in, int *s)
+{
+    int k = 0;
+    const int32_t cand[] = { in->d, in->d2, in->a, in->b, in->c, in->e, in->vr[0], in->vr[1], in->vr[2], in->vr[3] };
+    for (size_t i = 0; i < sizeof cand / sizeof *cand; i++)
+        if (cand[i] >= 0) s[k++] = cand[i];
+    return k;
+}
+
+/* the slots in names, to the register file */
+void jit_store_named(struct cg *g, const struct ir_ins *in)
+{
+    int s[10], n = jit_named_slots(in, s);
+    for (int i = 0; i < n; i++) {
+        void *idx = c64(g, (uint64_t)s[i] * 32);
+        LL->LLVMBuildStore(g->b, get(g, s[i]), LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""));
+    }
+}
+
+void jit_per_lane(struct cg *g, const struct ir_ins *in, ex_fn f)
+{
+    int s[10], n = jit_named_slots(in, s);
+    jit_store_named(g, in);
+    void *args[3] = { g->C, fnptr(g, in), fnptr(g, (const void *)(uintptr_t)f) };
+    void *r = LL->LLVMBuildCall2(g->b, g->fty_exec, fnptr(g, (const void *)(uintptr_t)g->hp->exec), args, 3, "");
+    void *ok = newbb(g);
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, INE, r, ci(g, g->i32, 0), ""), g->failbb, ok);
+    LL->LLVMPositionBuilderAtEnd(g->b, ok);
+    for (int i = 0; i < n; i++) {
+        void *idx = c64(g, (uint64_t)s[i] * 32);
+        set(g, s[i], LL->LLVMBuildLoad2(g->b, g->i64, LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""), ""));
+    }
+}
