@@ -73,6 +73,10 @@ struct plan {                    /* per launch */
                                     k % csize of cluster k / csize */
     atomic_ullong next_block;    /* the next cluster to run (non-cooperative launches) */
     atomic_ullong ins;           /* thread-instructions of the launch so far */
+    int jvec;                    /* the JIT runs warps as vectors (jit.warp, and not
+                                    TDTRACE_EMU_JIT_VECTOR=0) */
+    atomic_ullong jvruns, jvlanes; /* calls of the warp's function; lanes it handed to
+                                    the thread's (ptx_engine_report) */
     atomic_int stop;
     double deadline;             /* CLOCK_MONOTONIC seconds, 0: none */
     pthread_mutex_t lock;

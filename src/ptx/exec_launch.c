@@ -533,6 +533,11 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
         st = P.status;
     if (st == PTX_OK && P.gq)
         st = run_children(&P);
+    if (P.jit && l->engine_report) {
+        l->engine_report->vector = P.jvec;
+        l->engine_report->vec_runs = atomic_load(&P.jvruns);
+        l->engine_report->vec_lanes = atomic_load(&P.jvlanes);
+    }
 out:
     ex_devrt_end(&P);
     if (st != PTX_OK && l->fault && !l->fault->status) {

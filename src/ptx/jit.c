@@ -232,25 +232,20 @@ static void llvm_error(const struct llvm_api *L, void *err, const char *what, st
     L->LLVMDisposeErrorMessage(msg);
 }
 
-/* the IR of the entry into g->mod (the function named sym) */
-static int build(struct cg *g, const char *sym)
+/* what the functions of the entry share: types, constants, liveness, the
+ * instructions before which the warp's function may hand its lanes to the
+ * thread's (entries: loads and stores, per-lane and trap instructions,
+ * guarded control) */
+static int prepare(struct cg *g)
 {
     const struct ir_func *F = g->F;
     const struct ptx_module *m = g->m;
     int nins = F->end - F->start, ns = F->nslots;
     jit_cg_types(g, 1);
-    void *pm[4] = { g->ptr, g->ptr, g->ptr, g->i32 };
-    g->fty_mem = LL->LLVMFunctionType(g->ptr, (void *[]){ g->ptr, g->ptr, g->i64, g->i32, g->i32 }, 5, 0);
-    g->fty_poll = LL->LLVMFunctionType(g->i32, (void *[]){ g->ptr, g->i64 }, 2, 0);
-    g->fty_exec = LL->LLVMFunctionType(g->i32, (void *[]){ g->ptr, g->ptr, g->ptr }, 3, 0);
+    g->fty_mem = LL->LLVMFunctionType(g->ptr, (void *[]){ g->ptr, g->ptr, g->s64, g->s32, g->s32 }, 5, 0);
+    g->fty_poll = LL->LLVMFunctionType(g->s32, (void *[]){ g->ptr, g->s64 }, 2, 0);
+    g->fty_exec = LL->LLVMFunctionType(g->s32, (void *[]){ g->ptr, g->ptr, g->ptr }, 3, 0);
     g->fty_trap = LL->LLVMFunctionType(LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ g->ptr, g->ptr }, 2, 0);
-    void *fty = LL->LLVMFunctionType(g->i32, (void *[]){ pm[0], pm[1], pm[3] }, 3, 0);
-    g->fn = LL->LLVMAddFunction(g->mod, sym, fty);
-    unsigned noalias = LL->LLVMGetEnumAttributeKindForName("noalias", 7);
-    if (noalias) LL->LLVMAddAttributeAtIndex(g->fn, 2, LL->LLVMCreateEnumAttribute(g->ctx, noalias, 0));
-    g->R = LL->LLVMGetParam(g->fn, 0);
-    g->C = LL->LLVMGetParam(g->fn, 1);
-    void *resume = LL->LLVMGetParam(g->fn, 2);
     g->slot = calloc((size_t)ns + 1, sizeof *g->slot);
     g->kimm = calloc((size_t)ns + 1, sizeof *g->kimm);
     g->kval = calloc((size_t)ns + 1, sizeof *g->kval);
@@ -259,12 +254,14 @@ static int build(struct cg *g, const char *sym)
     g->resume = calloc((size_t)nins + 1, sizeof *g->resume);
     g->barpc = calloc((size_t)nins + 1, sizeof *g->barpc);
     g->kconst = calloc((size_t)ns + 1, 1);
+    g->gidof = calloc((size_t)nins + 1, sizeof *g->gidof);
+    g->entryof = calloc((size_t)nins + 1, sizeof *g->entryof);
     g->ksreg = malloc(sizeof *g->ksreg * ((size_t)ns + 1));
     if (!g->ksreg) return -1;
     for (int s = 0; s <= ns; s++) g->ksreg[s] = -1;
     g->nw = (ns + 63) / 64 + 1;
     if (!g->slot || !g->kimm || !g->kval || !g->bb || !g->barid || !g->resume || !g->kconst || !g->barpc ||
-        liveness(g))
+        !g->gidof || !g->entryof || liveness(g))
         return -1;
     for (int k = F->cstart; k < F->cend; k++) {
         const struct ir_const *c = &m->consts[k];
@@ -279,6 +276,33 @@ static int build(struct cg *g, const char *sym)
             g->kval[c->slot] = c->val;
         }
     }
+    for (int k = 0; k < nins; k++) {
+        const struct ir_ins *in = &m->ins[F->start + k];
+        char why[8];
+        int kind = jit_classify(m, F, in, g->h[F->start + k], why, sizeof why);
+        int ctl = in->op == OP_BRA || in->op == OP_EXIT || in->op == OP_RET || in->op == OP_BAR;
+        g->gidof[k] = -1;
+        g->entryof[k] = kind == K_LANE || in->op == OP_LD || in->op == OP_ST || in->op == OP_TRAP ||
+                        (in->guard >= 0 && ctl) ? g->nentries++ : -1;
+    }
+    return 0;
+}
+
+/* the thread's function (jit_fn) named sym; with entries, also resumed
+ * before each entry j (resume nbars + 1 + j): the lanes the warp's
+ * function hands on */
+static void thread_fn(struct cg *g, const char *sym, int entries)
+{
+    const struct ir_func *F = g->F;
+    int nins = F->end - F->start, ns = F->nslots;
+    void *fty = LL->LLVMFunctionType(g->s32, (void *[]){ g->ptr, g->ptr, g->s32 }, 3, 0);
+    g->fn = LL->LLVMAddFunction(g->mod, sym, fty);
+    g->nbars = g->nwstops = g->ngc = 0;
+    unsigned noalias = LL->LLVMGetEnumAttributeKindForName("noalias", 7);
+    if (noalias) LL->LLVMAddAttributeAtIndex(g->fn, 2, LL->LLVMCreateEnumAttribute(g->ctx, noalias, 0));
+    g->R = LL->LLVMGetParam(g->fn, 0);
+    g->C = LL->LLVMGetParam(g->fn, 1);
+    void *resume = LL->LLVMGetParam(g->fn, 2);
     void *entry = newbb(g);
     LL->LLVMPositionBuilderAtEnd(g->b, entry);
     for (int s = 0; s < ns; s++) g->slot[s] = LL->LLVMBuildAlloca(g->b, g->i64, "");
@@ -296,19 +320,30 @@ static int build(struct cg *g, const char *sym)
     LL->LLVMPositionBuilderAtEnd(g->b, start);
     load_live(g, 0);
     LL->LLVMBuildBr(g->b, g->bb[0]);
-    void **rs = calloc((size_t)g->nbars + 1, sizeof *rs);
-    if (!rs) return -1;
-    for (int k = 0; k < g->nbars; k++) {
-        rs[k] = newbb(g);
-        LL->LLVMPositionBuilderAtEnd(g->b, rs[k]);
-        load_live(g, g->barpc[k] - F->start + 1);
-        LL->LLVMBuildBr(g->b, g->resume[k]);
+    int nent = entries ? g->nentries : 0;
+    void *sw = NULL;
+    for (int k = 0; k < g->nbars + nent; k++) {
+        void *rb = newbb(g);
+        LL->LLVMPositionBuilderAtEnd(g->b, rb);
+        if (k < g->nbars) {
+            load_live(g, g->barpc[k] - F->start + 1);
+            LL->LLVMBuildBr(g->b, g->resume[k]);
+        } else {
+            int at = 0;
+            while (g->entryof[at] != k - g->nbars) at++;
+            load_live(g, at);
+            LL->LLVMBuildBr(g->b, g->bb[at]);
+        }
+        if (!sw) {
+            LL->LLVMPositionBuilderAtEnd(g->b, entry);
+            sw = LL->LLVMBuildSwitch(g->b, resume, start, (unsigned)(g->nbars + nent));
+        }
+        LL->LLVMAddCase(sw, k32(g, (uint64_t)k + 1), rb);
     }
-    LL->LLVMPositionBuilderAtEnd(g->b, entry);
-    void *sw = LL->LLVMBuildSwitch(g->b, resume, start, (unsigned)g->nbars);
-    for (int k = 0; k < g->nbars; k++) LL->LLVMAddCase(sw, ci(g, g->i32, (uint64_t)k + 1), rs[k]);
-    free(rs);
-    return 0;
+    if (!sw) {
+        LL->LLVMPositionBuilderAtEnd(g->b, entry);
+        LL->LLVMBuildBr(g->b, start);
+    }
 }
 
 /* the round of a block (jit.h, jit_round_fn) named sym, a loop over its
@@ -382,19 +417,32 @@ static void build_round(struct cg *g, const char *sym)
     g->fn = thread;
 }
 
-/* k's round function (sym's, named sym_round), compiled or loaded from the
- * cache; none for kernels with warp rendezvous, or an object without it */
-static void round_of(const struct llvm_api *L, struct jit_kernel *k, const char *sym)
+/* the function sym + suffix of k, compiled or loaded from the cache, or 0 */
+static uint64_t lookup(const struct llvm_api *L, const char *sym, const char *suffix)
 {
     char name[96];
     char pfx = L->LLVMOrcLLJITGetGlobalPrefix(L->jit);
     uint64_t addr = 0;
-    k->round = NULL;
-    if (k->nwstops) return;
-    snprintf(name, sizeof name, "%s%s_round", pfx ? (char[]){ pfx, 0 } : "", sym);
+    snprintf(name, sizeof name, "%s%s%s", pfx ? (char[]){ pfx, 0 } : "", sym, suffix);
     void *err = L->LLVMOrcLLJITLookup(L->jit, &addr, name);
-    if (err) L->LLVMDisposeErrorMessage(L->LLVMGetErrorMessage(err));
-    else if (addr) k->round = (jit_round_fn)(uintptr_t)addr;
+    if (err) {
+        L->LLVMDisposeErrorMessage(L->LLVMGetErrorMessage(err));
+        return 0;
+    }
+    return addr;
+}
+
+/* k's round function (sym_round), the warp's (sym_warp) and the thread's
+ * with entries (sym_tail); none for kernels with warp rendezvous */
+static void round_of(const struct llvm_api *L, struct jit_kernel *k, const char *sym)
+{
+    k->round = NULL;
+    k->warp = NULL;
+    k->tail = NULL;
+    if (k->nwstops) return;
+    k->round = (jit_round_fn)(uintptr_t)lookup(L, sym, "_round");
+    k->tail = (jit_fn)(uintptr_t)lookup(L, sym, "_tail");
+    if (k->tail) k->warp = (jit_warp_fn)(uintptr_t)lookup(L, sym, "_warp");
 }
 
 void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const struct jit_helpers *hp,
@@ -423,10 +471,19 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     g->mod = L->LLVMModuleCreateWithNameInContext(sym, g->ctx);
     L->LLVMSetDataLayout(g->mod, L->LLVMOrcLLJITGetDataLayoutStr(L->jit));
     g->b = L->LLVMCreateBuilderInContext(g->ctx);
-    char rsym[80];
-    snprintf(rsym, sizeof rsym, "%s_round", sym);
-    int bad = build(g, sym);
-    if (!bad && !g->nwstops) build_round(g, rsym); /* jit_warp.c runs the others thread by thread */
+    char xsym[80];
+    int bad = prepare(g);
+    if (!bad) {
+        thread_fn(g, sym, 0);
+        if (!g->nwstops) { /* jit_warp.c runs the others thread by thread */
+            snprintf(xsym, sizeof xsym, "%s_round", sym);
+            build_round(g, xsym);
+            snprintf(xsym, sizeof xsym, "%s_tail", sym);
+            thread_fn(g, xsym, 1);
+            snprintf(xsym, sizeof xsym, "%s_warp", sym);
+            jit_build_vec(g, xsym);
+        }
+    }
     L->LLVMDisposeBuilder(g->b);
     char *msg = NULL;
     void *rt = NULL, *err;
@@ -483,6 +540,7 @@ out:
     L->LLVMOrcDisposeThreadSafeContext(tsc);
     jit_llvm_unlock();
     free(g->slot); free(g->ksreg); free(g->kconst); free(g->live); free(g->kimm); free(g->kval); free(g->bb); free(g->barid); free(g->barpc); free(g->resume);
+    free(g->gidof); free(g->entryof);
 }
 
 void jit_release(struct jit_kernel *k)

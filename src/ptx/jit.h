@@ -52,6 +52,17 @@ struct jit_ctx {
  * ex_fail) */
 typedef int32_t (*jit_fn)(uint64_t *R, struct jit_ctx *c, int32_t resume);
 
+/* the warp's function (jit_vec.c): the lanes mask of a warp, all at one
+ * resume point (0, or k + 1 after resume point k), run together as
+ * vectors, registers R (the warp's, lane 0: slot s of lane l at
+ * R[s * 32 + l]); returns 0 when they all exited, k + 1 when they all wait
+ * at barrier k, -1 after a failure, or nbars + 1 + j when they left the
+ * vector form before entry j (a branch that diverges, an access outside
+ * the windows it checks, a per-lane instruction, ...): each lane then runs
+ * the thread's function with entries (jit_kernel.tail) from resume
+ * nbars + 1 + j, with its registers in R as the warp left them */
+typedef int32_t (*jit_warp_fn)(uint64_t *R, struct jit_ctx *c, int32_t resume, uint32_t mask);
+
 /* a thread of the block as the round function sees it (jit_block fills a
  * table of them once per block; the offsets are baked into the code) */
 struct jit_thr {
@@ -88,6 +99,8 @@ struct jit_kernel {
     int state;                   /* 0 not tried, 1 compiled, -1 refused or failed */
     jit_fn fn;
     jit_round_fn round;          /* the block's round loop over fn (NULL: jit_block's own) */
+    jit_warp_fn warp;            /* the warp's function, lanes as vectors (NULL: none) */
+    jit_fn tail;                 /* fn, also resumed at the warp's function's entries */
     char why[256];               /* refused: the reason (first unsupported instruction) */
     double compile_ms;
     int nbars;                   /* resume points: barriers and warp rendezvous */
@@ -104,7 +117,8 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 3 /* 3: the round function beside the thread's */
+#define JIT_CODE_VERSION 4 /* 3: the round function beside the thread's; 4: the warp's
+                                 vector function and the thread's with entries */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

@@ -99,6 +99,7 @@ static void *address(struct cg *g, const struct ir_ins *in, void *a, unsigned n)
         break;
     default: { /* global and generic: the allocation this access last found */
         gid = g->ngc++;
+        g->gidof[in - &g->m->ins[g->F->start]] = gid;
         void *idx = c64(g, (uint64_t)gid * sizeof(struct jit_gc));
         void *e = LL->LLVMBuildGEP2(g->b, g->i8, field(g, offsetof(struct jit_ctx, gc), g->ptr), &idx, 1, "");
         void *lo = LL->LLVMBuildLoad2(g->b, g->i64, e, "");

@@ -147,6 +147,8 @@ const struct jit_kernel *jit_plan(struct plan *P)
         }
         return NULL;
     }
+    const char *vec = getenv("TDTRACE_EMU_JIT_VECTOR");
+    P->jvec = k->warp && vec && !strcmp(vec, "1"); /* opt-in until the vector form passes the suites */
     if (r) {
         r->engine = PTX_ENGINE_JIT;
         r->compiled = now;
@@ -246,6 +248,66 @@ int jit_ctx_init(struct jit_ctx *c, struct blk *b)
     return 0;
 }
 
+/* a round of block b with the warps as vectors (k->warp): each warp whose
+ * lanes that have not exited all stand at one resume point runs through
+ * the warp's function; the lanes it hands on, and the lanes of a warp
+ * that stand at different points, run through the thread's function with
+ * entries, one by one. 0, or -1 when the launch failed */
+static int vec_round(struct blk *b, struct jit_ctx *c, int32_t *resume, uint8_t *done, size_t base,
+                     uint64_t *runs, uint64_t *handed)
+{
+    struct plan *P = b->P;
+    const struct jit_kernel *k = P->jit;
+    for (unsigned i = 0; i < P->nwarps; i++) {
+        struct warp *w = &b->warps[i];
+        unsigned t0 = i * 32, n = P->nthreads - t0 < 32 ? P->nthreads - t0 : 32;
+        uint32_t live = 0;
+        int same = 1;
+        for (unsigned l = 0; l < n; l++) {
+            if (done[t0 + l]) continue;
+            if (live && resume[t0 + l] != resume[t0 + (unsigned)__builtin_ctz(live)]) same = 0;
+            live |= 1u << l;
+        }
+        if (!live) continue;
+        c->w = w;
+        c->Rw = w->R0 + base;
+        uint32_t one = live; /* the lanes to run one by one */
+        if (same) {
+            c->lane = __builtin_ctz(live);
+            c->tid = t0 + (unsigned)c->lane;
+            c->local = b->local + (size_t)c->tid * P->lstride;
+            int32_t r = k->warp(c->Rw, c, resume[c->tid], live);
+            b->icount += c->icount;
+            c->icount = 0;
+            (*runs)++;
+            if (r < 0 || b->st != PTX_OK) return -1;
+            for (uint32_t mm = live; mm; mm &= mm - 1) resume[t0 + (unsigned)__builtin_ctz(mm)] = r;
+            if (r == 0) {
+                for (uint32_t mm = live; mm; mm &= mm - 1) done[t0 + (unsigned)__builtin_ctz(mm)] = 1;
+                w->live &= ~live;
+            }
+            if (r <= k->nbars) one = 0;
+            else *handed += (unsigned)__builtin_popcount(live);
+        }
+        for (; one; one &= one - 1) {
+            unsigned t = t0 + (unsigned)__builtin_ctz(one);
+            c->lane = (int)(t % 32);
+            c->tid = t;
+            c->local = b->local + (size_t)t * P->lstride;
+            int32_t r = k->tail(c->Rw + c->lane, c, resume[t]);
+            b->icount += c->icount;
+            c->icount = 0;
+            if (r < 0 || b->st != PTX_OK) return -1;
+            resume[t] = r;
+            if (r == 0 || r > k->nbars) {
+                done[t] = 1;
+                w->live &= ~(1u << c->lane);
+            }
+        }
+    }
+    return 0;
+}
+
 void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_t lin))
 {
     struct plan *P = b->P;
@@ -262,7 +324,8 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
     memset(done, 0, nth);
     size_t base = (size_t)P->slotbase[P->entry] * 32;
     struct jit_thr *thr = b->jthr; /* the same for every block of the launch on b */
-    if (k->round && !thr) {
+    uint64_t vruns = 0, vhanded = 0;
+    if (k->round && !thr && !P->jvec) {
         if (!(thr = b->jthr = malloc(sizeof *thr * nth))) {
             ex_fail(b, PTX_E_NOMEM, "out of memory");
             goto out;
@@ -276,7 +339,15 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
     for (;;) {
         unsigned waiting = 0;
         int bar = -1, mixed = 0;
-        if (thr) { /* the compiled loop over the threads */
+        if (P->jvec) { /* the warps as vectors */
+            if (vec_round(b, &c, resume, done, base, &vruns, &vhanded)) goto out;
+            for (unsigned t = 0; t < nth; t++) {
+                if (done[t]) continue;
+                waiting++;
+                if (bar < 0) bar = k->barid[resume[t] - 1];
+                else if (bar != k->barid[resume[t] - 1]) mixed = 1;
+            }
+        } else if (thr) { /* the compiled loop over the threads */
             int32_t r = k->round(&c, thr, resume, done, nth);
             b->icount += c.icount;
             c.icount = 0;
@@ -288,7 +359,7 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
                 else if (bar != k->barid[resume[t] - 1]) mixed = 1;
             }
         }
-        for (unsigned t = 0; t < nth && !thr; t++) {
+        for (unsigned t = 0; t < nth && !thr && !P->jvec; t++) {
             if (done[t]) continue;
             struct warp *w = &b->warps[t / 32];
             c.w = w;
@@ -319,6 +390,10 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
     }
     if (b->icount - b->icount_seen > SLICE) ex_check_limits(b, &b->warps[0], NULL);
 out:
+    if (vruns) {
+        atomic_fetch_add(&P->jvruns, vruns);
+        atomic_fetch_add(&P->jvlanes, vhanded);
+    }
     for (unsigned i = 0; i < P->nwarps; i++) {
         b->warps[i].live = 0;
         b->warps[i].active = 0;

@@ -168,6 +168,9 @@ struct ptx_engine_report {
     int from_cache;              /* the code came from the cache on disk (in compile_ms) */
     unsigned long long code_bytes; /* the JIT's compiled code in the process, then */
     char note[400];              /* once per process: why the cache is not used, or "" */
+    int vector;                  /* the JIT ran warps as vectors where it could */
+    unsigned long long vec_runs; /* calls of the warp's vector function (docs/ptx-jit.md) */
+    unsigned long long vec_lanes; /* lanes those handed on to the thread's function */
     char why[256];               /* the interpreter ran though the JIT was asked
                                     for: why (the first unsupported instruction,
                                     no LLVM, ...) */

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The PTX JIT's warp function (jit.h, jit_warp_fn; docs/ptx-jit.md, "A
+ * warp's lanes as vectors"): the lanes of a warp that stand at one resume
+ * point run together, each register a vector of 32 lanes, the native
+ * instructions built by jit_ir.c's own code at that width.
+ *
+ * What stays vectors: native arithmetic (guarded: a select, the lanes
+ * whose guard is false keep their values), branches, exits and barriers
+ * whose guard is the same on every lane of the mask, loads and stores whose
+ * every lane (of the mask and the guard) passes the thread's own checks
+ * inline (alignment, the allocation the access last found, the shared and
+ * parameter windows): then masked gathers and scatters. Anything else
+ * leaves the vector form before the instruction (an entry, jit.c): the
+ * live registers go to the register file, in the layout the thread's
+ * function reads, and each lane runs on from there through the thread's
+ * function with entries, which does exactly what the thread's function
+ * does (its checks, faults, per-lane handlers, divergence). The
+ * instruction count adds the mask's lanes per instruction, as the threads
+ * would have counted. */
+#include "jit_cg.h"
+
+#include <stdio.h>
+
+struct vg {
+    struct cg *g;
+    void *mask;                  /* the lanes running (i32) */
+    void *npop;                  /* how many (i64) */
+    void *vptr;                  /* <32 x ptr> */
+};
+
+/* a scalar as a vector of W lanes */
+static void *splat(struct cg *g, void *x, void *vt)
+{
+    void *v = LL->LLVMBuildInsertElement(g->b, LL->LLVMConstNull(vt), x, k32(g, 0), "");
+    return LL->LLVMBuildShuffleVector(g->b, v, LL->LLVMConstNull(vt), LL->LLVMConstNull(g->i32), "");
+}
+static void *lanes(struct cg *g, void *bits) { return LL->LLVMBuildBitCast(g->b, bits, g->i1, ""); }
+static void *bits(struct cg *g, void *v) { return LL->LLVMBuildBitCast(g->b, v, g->s32, ""); }
+
+/* a slot's lanes in the register file: R[s * 32] as a vector */
+static void *rf(struct cg *g, int s)
+{
+    void *idx = k64(g, (uint64_t)s * JIT_LANES);
+    return LL->LLVMBuildGEP2(g->b, g->s64, g->R, &idx, 1, "");
+}
+
+static void load_live(struct cg *g, int k)
+{
+    const uint64_t *lv = g->live + (size_t)k * g->nw;
+    for (int s = 0; s < g->F->nslots; s++) {
+        if (g->kimm[s] || !(lv[s / 64] >> (s % 64) & 1)) continue;
+        int r = g->ksreg[s];
+        if (r >= S_CTAID_X && r <= S_CTAID_Z) {
+            void *v = field(g, offsetof(struct jit_ctx, ctaid) + 4 * (size_t)(r - S_CTAID_X), g->s32);
+            set(g, s, splat(g, LL->LLVMBuildZExt(g->b, v, g->s64, ""), g->i64));
+            continue;
+        }
+        void *v = LL->LLVMBuildLoad2(g->b, g->i64, rf(g, s), "");
+        LL->LLVMSetAlignment(v, 8);
+        set(g, s, v);
+    }
+}
+
+static void spill_live(struct cg *g, int k)
+{
+    const uint64_t *lv = g->live + (size_t)k * g->nw;
+    for (int s = 0; s < g->F->nslots; s++) {
+        if (g->kconst[s] || !(lv[s / 64] >> (s % 64) & 1)) continue;
+        LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, get(g, s), rf(g, s)), 8);
+    }
+}
+
+/* leaving the vector form before instruction k (its entry): not counted */
+static void *handover(struct vg *v, int k)
+{
+    struct cg *g = v->g;
+    void *here = LL->LLVMGetInsertBlock(g->b), *bb = newbb(g);
+    LL->LLVMPositionBuilderAtEnd(g->b, bb);
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildSub(g->b, LL->LLVMBuildLoad2(g->b, g->s64, g->ic, ""), v->npop, ""), g->ic);
+    spill_live(g, k);
+    jit_flush_ret(g, g->nbars + 1 + g->entryof[k]);
+    LL->LLVMPositionBuilderAtEnd(g->b, here);
+    return bb;
+}
+
+static void *call(struct cg *g, const char *name, void *ret, void **tys, void **args, unsigned n)
+{
+    void *fty = LL->LLVMFunctionType(ret, tys, n, 0);
+    void *f = LL->LLVMGetNamedFunction(g->mod, name);
+    if (!f) f = LL->LLVMAddFunction(g->mod, name, fty);
+    return LL->LLVMBuildCall2(g->b, fty, f, args, n, "");
+}
+
+/* a load or store of the lanes eff (i32; the mask, and the guard) by
+ * masked gathers and scatters, when they all pass the checks inline;
+ * else the lanes go on one by one from here (fb) */
+static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
+{
+    struct cg *g = v->g;
+    unsigned n = ir_type_size(in->type), tot = n * (unsigned)in->vec;
+    void *a = LL->LLVMBuildAdd(g->b, get(g, in->a), c64(g, (uint64_t)in->imm), "");
+    void *base = NULL, *off = a, *span;
+    switch (in->space) {
+    case SP_SHARED:
+        span = field(g, offsetof(struct jit_ctx, shsize), g->s64);
+        base = field(g, offsetof(struct jit_ctx, shared), g->ptr);
+        break;
+    case SP_PARAM:
+        span = field(g, offsetof(struct jit_ctx, pbytes), g->s64);
+        base = field(g, offsetof(struct jit_ctx, params), g->ptr);
+        break;
+    default: { /* global and generic: the allocation this access last found */
+        int gid = g->gidof[in - &g->m->ins[g->F->start]];
+        void *idx = k64(g, (uint64_t)gid * sizeof(struct jit_gc));
+        void *e = LL->LLVMBuildGEP2(g->b, g->s8, field(g, offsetof(struct jit_ctx, gc), g->ptr), &idx, 1, "");
+        void *lo = LL->LLVMBuildLoad2(g->b, g->s64, e, "");
+        idx = k64(g, offsetof(struct jit_gc, span));
+        span = LL->LLVMBuildLoad2(g->b, g->s64, LL->LLVMBuildGEP2(g->b, g->s8, e, &idx, 1, ""), "");
+        off = LL->LLVMBuildSub(g->b, a, splat(g, lo, g->i64), "");
+        break;
+    }
+    }
+    span = splat(g, span, g->i64);
+    void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, a, c64(g, tot - 1), ""), c64(g, 0), "");
+    void *c1 = LL->LLVMBuildICmp(g->b, IULT, off, span, "");
+    void *c2 = LL->LLVMBuildICmp(g->b, IULE, LL->LLVMBuildAdd(g->b, off, c64(g, tot), ""), span, "");
+    void *inb = bits(g, LL->LLVMBuildAnd(g->b, LL->LLVMBuildAnd(g->b, c1, c2, ""), al, ""));
+    void *ok = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildOr(g->b, inb, LL->LLVMBuildNot(g->b, eff, ""), ""), k32(g, ~0u), "");
+    void *go = newbb(g);
+    LL->LLVMBuildCondBr(g->b, ok, go, fb);
+    LL->LLVMPositionBuilderAtEnd(g->b, go);
+    void *ev = lanes(g, eff), *et = ity(g, n);
+    char name[64];
+    const char *es = n == 1 ? "i8" : n == 2 ? "i16" : n == 4 ? "i32" : "i64";
+    for (int i = 0; i < in->vec; i++) {
+        void *o = LL->LLVMBuildAdd(g->b, base ? off : a, c64(g, (uint64_t)i * n), "");
+        void *p = base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &o, 1, "") : LL->LLVMBuildIntToPtr(g->b, o, v->vptr, "");
+        if (in->op == OP_LD) {
+            if (in->vr[i] < 0) continue;
+            snprintf(name, sizeof name, "llvm.masked.gather.v32%s.v32p0", es);
+            void *x = call(g, name, et, (void *[]){ v->vptr, g->s32, g->i1, et },
+                           (void *[]){ p, k32(g, n), ev, LL->LLVMConstNull(et) }, 4);
+            set(g, in->vr[i], ir_type_signed(in->type) ? sext_(g, x, n) : zext(g, x, n));
+        } else {
+            snprintf(name, sizeof name, "llvm.masked.scatter.v32%s.v32p0", es);
+            call(g, name, LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ et, v->vptr, g->s32, g->i1 },
+                 (void *[]){ trunc_(g, get(g, in->vr[i]), n), p, k32(g, n), ev }, 4);
+        }
+    }
+}
+
+static void body(struct vg *v)
+{
+    struct cg *g = v->g;
+    const struct ir_func *F = g->F;
+    int nins = F->end - F->start;
+    for (int k = 0; k < nins; k++) {
+        int i = F->start + k;
+        const struct ir_ins *in = &g->m->ins[i];
+        char why[8];
+        int kind = jit_classify(g->m, F, in, g->h[i], why, sizeof why);
+        void *next = g->bb[k + 1];
+        LL->LLVMPositionBuilderAtEnd(g->b, g->bb[k]);
+        LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, LL->LLVMBuildLoad2(g->b, g->s64, g->ic, ""), v->npop, ""), g->ic);
+        void *fb = g->entryof[k] >= 0 ? handover(v, k) : NULL;
+        void *guard = NULL, *gb = v->mask, *all = NULL, *none = NULL;
+        if (in->guard >= 0) {
+            guard = bit0(g, in->guard);
+            if (in->gneg) guard = LL->LLVMBuildXor(g->b, guard, ci(g, g->i1, 1), "");
+            gb = LL->LLVMBuildAnd(g->b, bits(g, guard), v->mask, "");
+            all = LL->LLVMBuildICmp(g->b, IEQ, gb, v->mask, "");
+            none = LL->LLVMBuildICmp(g->b, IEQ, gb, k32(g, 0), "");
+        }
+        /* guarded control: the same on every lane, or one by one from here */
+        void *taken = NULL;
+        if (guard && (in->op == OP_BRA || in->op == OP_EXIT || in->op == OP_RET)) {
+            void *notall = newbb(g);
+            taken = newbb(g);
+            LL->LLVMBuildCondBr(g->b, all, taken, notall);
+            LL->LLVMPositionBuilderAtEnd(g->b, notall);
+            LL->LLVMBuildCondBr(g->b, none, next, fb);
+            LL->LLVMPositionBuilderAtEnd(g->b, taken);
+        }
+        if (in->op == OP_BRA) {
+            int target = (int)in->imm - F->start;
+            if (target < 0 || target > nins) target = nins;
+            if (target <= k) { /* a loop: now and then, the limits */
+                void *poll = newbb(g), *go = newbb(g);
+                void *cnt = LL->LLVMBuildLoad2(g->b, g->s64, g->ic, "");
+                LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IUGE, cnt, k64(g, POLL_EVERY), ""), poll, go);
+                LL->LLVMPositionBuilderAtEnd(g->b, poll);
+                void *args[2] = { g->C, cnt };
+                void *r = LL->LLVMBuildCall2(g->b, g->fty_poll, fnptr(g, (const void *)(uintptr_t)g->hp->poll), args, 2, "");
+                LL->LLVMBuildStore(g->b, k64(g, 0), g->ic);
+                LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, INE, r, k32(g, 0), ""), g->failbb, go);
+                LL->LLVMPositionBuilderAtEnd(g->b, go);
+            }
+            LL->LLVMBuildBr(g->b, g->bb[target]);
+            continue;
+        }
+        if (in->op == OP_EXIT || in->op == OP_RET) {
+            jit_flush_ret(g, 0);
+            continue;
+        }
+        if (fb && (kind == K_LANE || in->op == OP_TRAP || in->op == OP_BAR ||
+                   ((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL))) {
+            /* the lanes one by one (per-lane handlers, a trap, a guarded
+             * barrier, a thread's own .local window), unless none runs it */
+            if (in->op == OP_BAR) g->resume[g->nbars++] = next; /* the thread's numbering */
+            if (none) LL->LLVMBuildCondBr(g->b, none, next, fb);
+            else LL->LLVMBuildBr(g->b, fb);
+            continue;
+        }
+        switch (in->op) {
+        case OP_BAR: {
+            g->resume[g->nbars] = next;
+            spill_live(g, k + 1);
+            jit_flush_ret(g, ++g->nbars);
+            continue;
+        }
+        case OP_MEMBAR:
+            LL->LLVMBuildFence(g->b, SEQ_CST, 0, "");
+            break;
+        case OP_NOP:
+            break;
+        case OP_LD: case OP_ST:
+            g->vpred = guard;
+            ldst(v, in, gb, fb);
+            g->vpred = NULL;
+            break;
+        default:
+            g->vpred = guard;
+            jit_native(g, in);
+            g->vpred = NULL;
+            break;
+        }
+        LL->LLVMBuildBr(g->b, next);
+    }
+    LL->LLVMPositionBuilderAtEnd(g->b, g->bb[nins]);
+    jit_flush_ret(g, 0);
+}
+
+void jit_build_vec(struct cg *g, const char *sym)
+{
+    const struct ir_func *F = g->F;
+    int nins = F->end - F->start, ns = F->nslots, nbars = g->nbars;
+    struct vg V = { g, NULL, NULL, NULL }, *v = &V;
+    jit_cg_types(g, JIT_LANES);
+    v->vptr = LL->LLVMVectorType(g->ptr, JIT_LANES);
+    void *fty = LL->LLVMFunctionType(g->s32, (void *[]){ g->ptr, g->ptr, g->s32, g->s32 }, 4, 0);
+    g->fn = LL->LLVMAddFunction(g->mod, sym, fty);
+    unsigned noalias = LL->LLVMGetEnumAttributeKindForName("noalias", 7);
+    if (noalias) LL->LLVMAddAttributeAtIndex(g->fn, 2, LL->LLVMCreateEnumAttribute(g->ctx, noalias, 0));
+    g->R = LL->LLVMGetParam(g->fn, 0);
+    g->C = LL->LLVMGetParam(g->fn, 1);
+    void *resume = LL->LLVMGetParam(g->fn, 2);
+    v->mask = LL->LLVMGetParam(g->fn, 3);
+    void *entry = newbb(g);
+    LL->LLVMPositionBuilderAtEnd(g->b, entry);
+    for (int s = 0; s < ns; s++) g->slot[s] = LL->LLVMBuildAlloca(g->b, g->i64, "");
+    g->ic = LL->LLVMBuildAlloca(g->b, g->s64, "");
+    LL->LLVMBuildStore(g->b, k64(g, 0), g->ic);
+    v->npop = LL->LLVMBuildZExt(g->b, call(g, "llvm.ctpop.i32", g->s32, (void *[]){ g->s32 }, &v->mask, 1), g->s64, "");
+    for (int s = 0; s < ns; s++) set(g, s, c64(g, g->kimm[s] ? (uint64_t)g->kval[s] : 0));
+    for (int k = 0; k <= nins; k++) g->bb[k] = newbb(g);
+    g->failbb = newbb(g);
+    g->nbars = 0;
+    body(v);
+    LL->LLVMPositionBuilderAtEnd(g->b, g->failbb);
+    jit_flush_ret(g, -1);
+    void *start = newbb(g);
+    LL->LLVMPositionBuilderAtEnd(g->b, start);
+    load_live(g, 0);
+    LL->LLVMBuildBr(g->b, g->bb[0]);
+    LL->LLVMPositionBuilderAtEnd(g->b, entry);
+    void *sw = LL->LLVMBuildSwitch(g->b, resume, start, (unsigned)nbars);
+    for (int k = 0; k < nbars; k++) {
+        void *rb = newbb(g);
+        LL->LLVMAddCase(sw, k32(g, (uint64_t)k + 1), rb);
+        LL->LLVMPositionBuilderAtEnd(g->b, rb);
+        load_live(g, g->barpc[k] - F->start + 1);
+        LL->LLVMBuildBr(g->b, g->resume[k]);
+    }
+    g->nbars = nbars;
+}
