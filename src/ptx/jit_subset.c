@@ -152,10 +152,13 @@ int jit_classify(const struct ptx_module *m, const struct ir_func *F, const stru
     default:
         break;
     }
-    /* the interpreter's per-lane handler, where one lane at a time is its meaning */
+    /* the interpreter's per-lane handler, where one lane at a time is its
+     * meaning: cp.async and cp.async.bulk too, whose copy the interpreter
+     * makes at issue, lane by lane (commit_group and wait_group are no-ops
+     * after the parser) */
     switch (in->op) {
     case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: case OP_WARPSYNC: case OP_ELECT:
-    case OP_ACTIVEMASK: case OP_CPASYNC: case OP_CPTENSOR: case OP_MBAR: case OP_CBAR: case OP_MAPA:
+    case OP_ACTIVEMASK: case OP_CPTENSOR: case OP_MBAR: case OP_CBAR: case OP_MAPA:
     case OP_GETCTARANK: case OP_NANOSLEEP:
         break;
     case OP_LD: case OP_ST:

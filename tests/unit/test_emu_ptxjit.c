@@ -553,6 +553,49 @@ static void test_mma_errors(void **state)
 #undef MMA_HEAD
 }
 
+/* cp.async (4, 8, 16 bytes; src-size with a zero tail; ignore-src) with
+ * commit_group and wait_group: the interpreter's per-lane handler, so the
+ * same bytes; a misaligned source, the same error */
+static void test_cp_async(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
+        " .shared .align 16 .b8 sm[2048];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n"
+        " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n mad.lo.u32 %r2, %r1, -1640531535, 7;\n"
+        " st.global.u32 [%rd3], %r2;\n bar.sync 0;\n"
+        " mov.u32 %r3, sm;\n shl.b32 %r4, %r1, 5;\n add.u32 %r4, %r3, %r4;\n"
+        " and.b32 %r5, %r1, 0x3f0;\n mul.wide.u32 %rd4, %r5, 4;\n add.s64 %rd5, %rd1, %rd4;\n"
+        " and.b32 %r6, %r1, 15;\n setp.lt.u32 %p1, %r6, 5;\n"
+        " cp.async.cg.shared.global [%r4], [%rd5], 16, %r6;\n"
+        " cp.async.ca.shared.global [%r4+16], [%rd5+8], 8, %p1;\n"
+        " cp.async.ca.shared.global [%r4+24], [%rd5+4], 4;\n"
+        " cp.async.commit_group;\n cp.async.wait_group 0;\n bar.sync 0;\n"
+        " mul.wide.u32 %rd6, %r1, 32;\n add.s64 %rd6, %rd1, %rd6;\n add.s64 %rd6, %rd6, 4096;\n"
+        " ld.shared.v4.u32 {%r7,%r8,%r9,%r10}, [%r4];\n st.global.v4.u32 [%rd6], {%r7,%r8,%r9,%r10};\n"
+        " ld.shared.v4.u32 {%r7,%r8,%r9,%r10}, [%r4+16];\n st.global.v4.u32 [%rd6+16], {%r7,%r8,%r9,%r10};\n"
+        " cp.async.wait_all;\n ret;\n}\n";
+    same(src, 1, 64, 4096 + 32 * 64);
+    uint32_t nz = 0;
+    for (size_t i = 4096; i < 4096 + 32 * 64; i += 4) { uint32_t v; memcpy(&v, arena + i, 4); nz += v != 0; }
+    if (nz < 32 * 64 / 8) fail_msg("%u words copied", nz);
+    static const char bad[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
+        " .shared .align 16 .b8 sm[2048];\n ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n"
+        " mov.u32 %r3, sm;\n shl.b32 %r4, %r1, 4;\n add.u32 %r4, %r3, %r4;\n"
+        " setp.eq.u32 %p1, %r1, 45;\n selp.u64 %rd2, 4, 0, %p1;\n add.s64 %rd5, %rd1, %rd2;\n"
+        " cp.async.cg.shared.global [%r4], [%rd5], 16;\n cp.async.wait_all;\n ret;\n}\n";
+    char e0[512], e1[512];
+    enum ptx_status s0 = run(bad, PTX_ENGINE_INTERP, 1, 64, e0, sizeof e0);
+    assert_int_not_equal(s0, PTX_OK);
+    if (!strstr(e0, "thread (45,0,0)")) fail_msg("interp: %s", e0);
+    assert_int_equal(run(bad, PTX_ENGINE_JIT, 1, 64, e1, sizeof e1), s0);
+    if (rep.engine != PTX_ENGINE_JIT) fail_msg("not compiled: %s", rep.why);
+    assert_string_equal(e0, e1);
+}
+
 /* ---- faults and limits ------------------------------------------------------------- */
 static void test_out_of_bounds(void **state)
 {
@@ -634,6 +677,7 @@ int main(void)
         cmocka_unit_test(test_mma_same),
         cmocka_unit_test(test_ldmatrix_same),
         cmocka_unit_test(test_mma_errors),
+        cmocka_unit_test(test_cp_async),
         cmocka_unit_test(test_out_of_bounds),
         cmocka_unit_test(test_limits_and_deadlock),
     };
