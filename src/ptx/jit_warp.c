@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The PTX JIT's block runner for kernels with warp rendezvous (shfl.sync,
- * vote.sync, match.sync, redux.sync, elect.sync, bar.warp.sync;
- * docs/ptx-jit.md, "Warp-level instructions").
+ * vote.sync, match.sync, redux.sync, elect.sync, bar.warp.sync, and the
+ * matrix instructions; docs/ptx-jit.md, "Warp-level instructions").
  *
  * The compiled thread stops at such an instruction as at a barrier (a
  * resume point whose barid is JIT_WSTOP), with its operands in the
@@ -19,6 +19,12 @@
  * no thread can go on: all at one block barrier, the next round resumes
  * them after it; else it is a deadlock, reported from the same state as the
  * interpreter would hold (jit_deadlock, ex_deadlock).
+ *
+ * Matrix instructions (mma, wmma, ldmatrix, stmatrix, movmatrix) take the
+ * whole warp: their lanes wait apart (mwait) until every live lane of the
+ * warp is at one, then the interpreter's handler runs for the lanes at the
+ * lowest (matrix_group); one that cannot complete fails in that handler
+ * with the interpreter's error.
  *
  * What this does not give: the interpreter's lockstep order between two
  * rendezvous (weak accesses of lanes of a warp are not ordered there; PTX
