@@ -350,6 +350,36 @@ static void poisson_against_nvidia(void)
     }
 }
 
+/* XORWOW and MRG32k3a after curandSetGeneratorOffset: NVIDIA's host
+ * generator starts thread t of the call (the group of outputs t, t + the
+ * states' count, ...) on subsequence (offset + t) mod states at element
+ * (offset + t) / states, in elements whatever the distribution takes per
+ * group; offsets past the first round tell that from offset * RAW. The
+ * position counts groups (a call of n normals moves it n / 2 on). Normal,
+ * log-normal, uniform double and Poisson (lambda 2000 on) calls after
+ * offsets, normal calls after normal calls, uniform calls between */
+static void offsets_against_nvidia(void)
+{
+    static const struct { curandRngType_t t; const char *name; long long round; } types[] = {
+        { CURAND_RNG_PSEUDO_XORWOW, "XORWOW", 4096 },
+        { CURAND_RNG_PSEUDO_MRG32K3A, "MRG32k3a", 81920 },
+    };
+    for (int t = 0; t < 2; t++) {
+        long long r = types[t].round;
+        const struct call norm[] = { { NORM, 20, r, 0, 0 }, { NORM, 2 * r + 200, 2 * r - 1, 0, 0 },
+                                     { NORMD, 2 * r + 200, 3 * r + 12345 % r, 0, 0 },
+                                     { LNORM, 2 * r + 2, r + 7, 0, 0 }, { LNORMD, 200, 5 * r + 1, 0, 0 } };
+        const struct call seq[] = { { NORM, 2 * r + 6, r + 3, 0, 0 }, { NORM, 2 * r + 10, -1, 0, 0 },
+                                    { NORMD, r + 4, -1, 0, 0 }, { LNORM, 12, -1, 0, 0 }, { UNIF, r + 5, -1, 0, 0 },
+                                    { NORM, 2 * r + 2, -1, 0, 0 }, { U32, 7, -1, 0, 0 } };
+        const struct call other[] = { { UNIFD, r + 100, r + 1, 0, 0 }, { POIS, 2 * r + 100, 3 * r + 5, 0, 2500 },
+                                      { POIS, r + 3, -1, 0, 4000 }, { UNIFD, 100, 2 * r, 0, 0 } };
+        compare(types[t].t, types[t].name, "normal and log-normal calls after offsets past one round", norm, 5);
+        compare(types[t].t, types[t].name, "normal calls after normal calls, uniform calls between (after an offset)", seq, 7);
+        compare(types[t].t, types[t].name, "uniform doubles and Poisson from lambda 2000 after offsets", other, 4);
+    }
+}
+
 static void against_nvidia(const char *path)
 {
     /* N: past one round of the layout's states (4096, 81920, 65536 x 4, 200 x 256) */
@@ -409,6 +439,7 @@ static void against_nvidia(const char *path)
     if (have_sobol)
         quasi_against_nvidia();
     poisson_against_nvidia();
+    offsets_against_nvidia();
 }
 
 /* ---- on the emulated GPU ------------------------------------------------------ */

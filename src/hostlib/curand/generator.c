@@ -480,7 +480,7 @@ struct fill {
     enum dist d;
     int lognormal;
     uint64_t seed, start, epoch;
-    size_t n;
+    size_t n, adv;             /* adv: how far the call moves the generator's position */
     void *out;
     double mean, stddev;
     struct pois p;
@@ -501,12 +501,19 @@ static void fill_run(struct hl_job *hj)
      * (r * 192 + s) * 256 on): each state is positioned exactly */
     int same = c->epoch == j->epoch && c->end == j->start, continuing = same && c->e != RNG_MTGP32;
     unsigned char *buf = c->pending.v;
-    /* the offset counts groups for the normal distributions, outputs otherwise
-     * (MTGP32 takes no offset: start is where the last call stopped) */
+    /* the position counts groups for the normal distributions, outputs
+     * otherwise (MTGP32 takes no offset: start is where the last call
+     * stopped) */
     uint64_t q0 = (j->d == D_NORM || j->d == D_NORM_D) && c->e != RNG_MTGP32 ? j->start * l->group : j->start;
     /* XORWOW and MRG32k3a's D_POIS_N: a state's pair of normals makes its
      * results in two rounds, the sine in the even one (NVIDIA's layout) */
     int pairs = j->d == D_POIS_N && c->e != RNG_PHILOX && c->e != RNG_MTGP32;
+    /* XORWOW and MRG32k3a starting afresh: NVIDIA's thread t (groups t,
+     * t + nstates, ...) starts at element (g0 + t) / nstates of its
+     * subsequence, g0 the call's first group, whatever RAW is (read off its
+     * host generators after offsets past one round) */
+    int by_thread = c->e == RNG_XORWOW || c->e == RNG_MRG32K3A;
+    uint64_t g0 = q0 / l->group;
     if (!pairs || !same)
         memset(c->spare_ok, 0, MAX_STATES);
     for (size_t i = 0; i < j->n;) {
@@ -520,8 +527,8 @@ static void fill_run(struct hl_job *hj)
                 c->spare_ok[s] = 0;
             } else {
                 /* a state's first pair in a call that starts afresh is at
-                 * element 2 r (an offset moves each state r rounds on) */
-                uint64_t at = continuing || i >= l->nstates ? c->used[s] : r * 2;
+                 * element r (as by_thread below) */
+                uint64_t at = continuing || i >= l->nstates ? c->used[s] : r;
                 round_out(c->e, j->d, state_at(c, s, at), buf);
                 c->used[s] += 2;
                 z = ((float *)buf)[0];
@@ -534,7 +541,9 @@ static void fill_run(struct hl_job *hj)
             continue;
         }
         if (!(i == 0 && w && same && c->pending.valid && c->pending.d == (int)j->d && c->pending.grp == grp)) {
-            round_out(c->e, j->d, state_at(c, s, continuing ? c->used[s] : r * l->raw), buf);
+            uint64_t rk = (grp - g0) / l->nstates; /* the thread's round in this call */
+            uint64_t at = continuing ? c->used[s] : by_thread ? r - rk + rk * l->raw : r * l->raw;
+            round_out(c->e, j->d, state_at(c, s, at), buf);
             c->used[s] += l->raw;
             c->pending.valid = 1;
             c->pending.d = (int)j->d;
@@ -567,7 +576,7 @@ static void fill_run(struct hl_job *hj)
         }
     }
     c->epoch = j->epoch;
-    c->end = j->start + j->n;
+    c->end = j->start + j->adv;
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -859,6 +868,10 @@ static curandStatus_t generate(curandGenerator_t g, enum dist d, void *out, size
         return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
     if (n > SIZE_MAX / es || g->pos > UINT64_MAX - n)
         return CURAND_STATUS_OUT_OF_RANGE;
+    /* XORWOW and MRG32k3a: the position (the offset too) counts groups, one
+     * per thread of NVIDIA's host generator, which a call of normals
+     * advances by n / 2 (read off its host generators) */
+    size_t adv = g->e == RNG_XORWOW || g->e == RNG_MRG32K3A ? n / layouts[g->e][d].group : n;
     if (n == 0)
         return CURAND_STATUS_SUCCESS;
     if ((d == D_POIS || d == D_POIS_N) && (mean <= 0 || mean > POISSON_MAX))
@@ -887,6 +900,7 @@ static curandStatus_t generate(curandGenerator_t g, enum dist d, void *out, size
     j->lognormal = lognormal;
     j->seed = g->seed;
     j->start = g->pos;
+    j->adv = adv;
     j->epoch = g->epoch;
     j->n = n;
     j->out = out;
@@ -894,7 +908,7 @@ static curandStatus_t generate(curandGenerator_t g, enum dist d, void *out, size
     j->stddev = stddev;
     curandStatus_t st = run_job(g, &j->h, out, n * es);
     if (st == CURAND_STATUS_SUCCESS)
-        g->pos += n;
+        g->pos += adv;
     return st;
 }
 
