@@ -340,12 +340,9 @@ static void poisson_against_nvidia(void)
         compare_q(types[t].t, dims, types[t].name, "Poisson mixed with other distributions over calls", mixed_q,
                   types[t].t == CURAND_RNG_PSEUDO_PHILOX4_32_10 ? 3 : 5);
         if (types[t].t != CURAND_RNG_PSEUDO_MTGP32) { /* it takes no offset */
-            /* not reproduced (docs/hostlib.md): XORWOW's Poisson from
-             * lambda 2000 on past the first round after an offset */
             const struct call off[] = { { POIS, dims ? 30 : 10, 5, 0, 3.5 }, { POIS, n, 123457, 0, 3.5 },
                                         { POIS, n, 7, 0, 2500 } };
-            compare_q(types[t].t, dims, types[t].name, "Poisson after offsets", off,
-                      types[t].t == CURAND_RNG_PSEUDO_XORWOW ? 2 : 3);
+            compare_q(types[t].t, dims, types[t].name, "Poisson after offsets", off, 3);
         }
     }
 }
@@ -408,9 +405,8 @@ static void against_nvidia(const char *path)
         const struct call normd[] = { { NORMD, n, -1, 0, 0 } };
         const struct call lnorm[] = { { LNORM, n, -1, 0, 0 } };
         const struct call lnormd[] = { { LNORMD, n, -1, 0, 0 } };
-        /* not reproduced (docs/hostlib.md): normal results after an offset or
-         * after another normal call; Philox mixing distributions or taking a
-         * new seed in mid-sequence */
+        /* not reproduced (docs/hostlib.md): Philox mixing distributions or
+         * taking a new seed in mid-sequence (offsets: offsets_against_nvidia) */
         const struct call mixed[] = { { UNIF, n + 1, -1, 0, 0 }, { UNIFD, n / 4 + 1, -1, 0, 0 }, { NORM, n, -1, 0, 0 } };
         const struct call reseed[] = { { U32, 100, -1, 0, 0 }, { U32, 100, -1, 1234, 0 }, { U32, 100, -1, 99, 0 },
                                        { U32, 300, -1, 1234, 0 } };
