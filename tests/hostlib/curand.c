@@ -377,6 +377,24 @@ static void offsets_against_nvidia(void)
     }
 }
 
+/* Philox4x32-10's normals: NVIDIA's host generator counts its position
+ * (the offset too) in outputs for normals as for the rest, so normal calls
+ * after an offset, after normal calls of any even count or after uniform
+ * calls continue one stream (not its normal doubles: docs/hostlib.md) */
+static void philox_normals_against_nvidia(void)
+{
+    const long long r = 65536 * 4; /* outputs in one round of the states */
+    const struct call off[] = { { NORM, 20, r + 8, 0, 0 }, { NORM, 2 * r + 200, 2 * r - 4, 0, 0 },
+                                { LNORM, 100, 5, 0, 0 } };
+    const struct call seq[] = { { NORM, 10, -1, 0, 0 }, { NORM, 2 * r + 8, -1, 0, 0 }, { NORM, 2 * r + 12, -1, 0, 0 },
+                                { LNORM, 2 * r + 2, -1, 0, 0 } };
+    const struct call mixed[] = { { UNIF, 8, -1, 0, 0 }, { NORM, 20, -1, 0, 0 }, { U32, 4, -1, 0, 0 },
+                                  { NORM, 2 * r + 4, -1, 0, 0 } };
+    compare(CURAND_RNG_PSEUDO_PHILOX4_32_10, "Philox4x32-10", "normal calls after offsets", off, 3);
+    compare(CURAND_RNG_PSEUDO_PHILOX4_32_10, "Philox4x32-10", "normal calls after normal calls", seq, 4);
+    compare(CURAND_RNG_PSEUDO_PHILOX4_32_10, "Philox4x32-10", "normal calls after uniform and 32-bit calls", mixed, 4);
+}
+
 static void against_nvidia(const char *path)
 {
     /* N: past one round of the layout's states (4096, 81920, 65536 x 4, 200 x 256) */
@@ -436,6 +454,7 @@ static void against_nvidia(const char *path)
         quasi_against_nvidia();
     poisson_against_nvidia();
     offsets_against_nvidia();
+    philox_normals_against_nvidia();
 }
 
 /* ---- on the emulated GPU ------------------------------------------------------ */

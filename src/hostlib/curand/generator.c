@@ -501,10 +501,11 @@ static void fill_run(struct hl_job *hj)
      * (r * 192 + s) * 256 on): each state is positioned exactly */
     int same = c->epoch == j->epoch && c->end == j->start, continuing = same && c->e != RNG_MTGP32;
     unsigned char *buf = c->pending.v;
-    /* the position counts groups for the normal distributions, outputs
-     * otherwise (MTGP32 takes no offset: start is where the last call
-     * stopped) */
-    uint64_t q0 = (j->d == D_NORM || j->d == D_NORM_D) && c->e != RNG_MTGP32 ? j->start * l->group : j->start;
+    /* XORWOW and MRG32k3a: the position counts groups for the normal
+     * distributions, outputs otherwise; Philox's counts outputs (MTGP32
+     * takes no offset: start is where the last call stopped) */
+    uint64_t q0 = (j->d == D_NORM || j->d == D_NORM_D) && (c->e == RNG_XORWOW || c->e == RNG_MRG32K3A)
+                      ? j->start * l->group : j->start;
     /* XORWOW and MRG32k3a's D_POIS_N: a state's pair of normals makes its
      * results in two rounds, the sine in the even one (NVIDIA's layout) */
     int pairs = j->d == D_POIS_N && c->e != RNG_PHILOX && c->e != RNG_MTGP32;
