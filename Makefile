@@ -305,6 +305,9 @@ $(BUILD)/tests/test_jit_%: tests/unit/test_jit_%.c $(BUILD)/libtdjit.a $(BUILD)/
 $(BUILD)/tests/test_hostlib: tests/unit/test_hostlib.c $(call objs,src/hostlib/common/convert.c src/hostlib/common/extent.c src/hostlib/common/handles.c)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc/hostlib/common $(CFLAGS) -Wno-missing-prototypes -o $@ $^ $(LDFLAGS) -lm -lcmocka
+$(BUILD)/tests/test_curand_mt19937: tests/unit/test_curand_mt19937.c $(call objs,src/hostlib/curand/mt19937.c)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc/hostlib/curand $(CFLAGS) -Wno-missing-prototypes -o $@ $^ $(LDFLAGS) -lcmocka
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc -Isrc/api -Isrc/tdtrace -Isrc/shim $(CFLAGS) -Wno-missing-prototypes -o $@ $< src/api/apiparse.c $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS) -lcmocka
