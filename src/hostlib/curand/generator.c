@@ -518,8 +518,14 @@ static void fill_mt19937(struct fill *j)
                     g = exp(g);
                 memcpy(o, &g, 8);
                 break;
-            case D_POIS:
-            case D_POIS_N: u = pois_value(&j->p, w[k], 32, 0); memcpy(o, &u, 4); break;
+            case D_POIS_N: /* from lambda 2000: NVIDIA's normal approximation, rounded to float */
+                if (j->p.lambda == j->p.lambda) {
+                    u = (uint32_t)(float)(sqrt(j->p.lambda) * icdf32(w[k], 0) + j->p.lambda + 0.5);
+                    memcpy(o, &u, 4);
+                    break;
+                }
+                /* fall through */
+            case D_POIS: u = pois_value(&j->p, w[k], 32, 0); memcpy(o, &u, 4); break;
             case D_U64:
             case D__N: break;
             }
