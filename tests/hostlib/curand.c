@@ -685,7 +685,27 @@ static void mt19937_input(void)
     ST(curandGenerateUniform(g, NULL, 3), CURAND_STATUS_OUT_OF_RANGE);
     ST(curandGeneratePoisson(g, a, 3, -1), CURAND_STATUS_OUT_OF_RANGE);
     ST(curandGenerateLongLong(g, (unsigned long long *)a, 2), CURAND_STATUS_TYPE_ERROR);
+    /* a device generator (on_device made the context current) gives the
+     * host generator's words, past one round of threads */
+    curandGenerator_t dg;
+    size_t n = 70000;
+    unsigned int *d = dalloc(n * 4), *hd = malloc(n * 4), *hh = malloc(n * 4);
+    ST(curandSetPseudoRandomGeneratorSeed(g, 7), 0);
+    ST(curandGenerate(g, hh, 100), 0);
+    ST(curandGenerate(g, hh + 100, n - 100), 0);
+    ST(curandCreateGenerator(&dg, CURAND_RNG_PSEUDO_MT19937), 0);
+    ST(curandSetPseudoRandomGeneratorSeed(dg, 7), 0);
+    ST(curandGenerate(dg, d, n), 0);
+    ST(curandGenerate(dg, d, n + 1), CURAND_STATUS_OUT_OF_RANGE); /* past the allocation */
+    DRV(cuCtxSynchronize());
+    DRV(cuMemcpyDtoH_v2(hd, (CUdeviceptr)(uintptr_t)d, n * 4));
+    if (memcmp(hd, hh, n * 4))
+        bad("MT19937: device and host generators differ");
+    ST(curandDestroyGenerator(dg), 0);
     ST(curandDestroyGenerator(g), 0);
+    DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)d));
+    free(hd);
+    free(hh);
     end();
 }
 
@@ -705,10 +725,10 @@ int main(void)
     }
     against_nvidia(getenv("NVIDIA_CURAND"));
     mt19937_against_nvidia();
-    mt19937_input();
     on_device();
     bad_input();
     poisson_input();
+    mt19937_input();
     if (n_pois)
         printf("%lld Poisson values compared with NVIDIA's\n", n_pois);
     printf("curand: %d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);
