@@ -228,6 +228,24 @@ static char *link_ptx(const char *ir, size_t irlen, const void *fatbin, size_t s
     return ptx;
 }
 
+/* whether the linked PTX still declares the callback .extern: nvJitLink's
+ * -ptx leaves a symbol no input defines unresolved rather than failing */
+static int unresolved(const char *ptx, const char *name)
+{
+    size_t nl = strlen(name);
+    for (const char *l = ptx; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        if (strncmp(l, ".extern .func", 13) != 0)
+            continue;
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        while (len > 0 && (l[len - 1] == ' ' || l[len - 1] == '\r' || l[len - 1] == '('))
+            len--;
+        if (len > nl && memcmp(l + len - nl, name, nl) == 0 && (l[len - nl - 1] == ' ' || l[len - nl - 1] == ')'))
+            return 1;
+    }
+    return 0;
+}
+
 /* a C identifier of at most 1023 characters */
 static int identifier(const char *s)
 {
@@ -276,6 +294,11 @@ cufftResult fft_cb_build(struct fft_cb *cb, int type, const char *name, const vo
     free(ir);
     if (!ptx)
         return st;
+    if (unresolved(ptx, name)) {
+        free(ptx);
+        hl_note("LTO callback: the fatbinary defines no device function of that symbol name");
+        return CUFFT_NVJITLINK_FAILURE;
+    }
     CUmodule mod;
     CUfunction fn;
     CUresult r = cuModuleLoadData(&mod, ptx);
@@ -363,6 +386,25 @@ void *fft_cb_tmp(struct fft_plan *p, int which, size_t bytes)
     p->tmplen[which] = bytes;
     p->tmpctx = ctx;
     return p->tmp[which];
+}
+
+cufftResult fft_cb_prepare(struct fft_plan *p)
+{
+    size_t need[2] = { 0, 0 };
+    for (int inplace = 0; inplace < 2; inplace++) {
+        struct fft_side is, os;
+        fft_sides(p, inplace, &is, &os);
+        int64_t ib = fft_span(p, &is, fft_elem(p, p->kind != FK_R2C));
+        int64_t ob = fft_span(p, &os, fft_elem(p, p->kind != FK_C2R));
+        if (ib < 0 || ob < 0)
+            return CUFFT_INVALID_SIZE;
+        need[0] = need[0] > (size_t)ib ? need[0] : (size_t)ib;
+        need[1] = need[1] > (size_t)ob ? need[1] : (size_t)ob;
+    }
+    for (int d = 0; d < 2; d++)
+        if (p->cb[d].set && !fft_cb_tmp(p, d, need[d]))
+            return CUFFT_ALLOC_FAILED;
+    return CUFFT_SUCCESS;
 }
 
 int fft_cb_launch(struct fft_plan *p, int dir, void *data, void *tmp, const struct fft_side *s)

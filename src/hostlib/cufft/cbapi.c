@@ -40,6 +40,10 @@ HL_EXPORT cufftResult cufftXtSetJITCallback(cufftHandle plan, const char *lto_ca
     }
     cb.info = caller_info ? caller_info[0] : NULL;
     p->cb[dir] = cb;
+    if (p->made && (r = fft_cb_prepare(p))) {
+        fft_cb_clear(&p->cb[dir]);
+        return r;
+    }
     hl_note(dir == FCB_LOAD ? "NVRTC and nvJitLink: the load callback linked into PTX for the emulated GPU"
                             : "NVRTC and nvJitLink: the store callback linked into PTX for the emulated GPU");
     return CUFFT_SUCCESS;

@@ -99,6 +99,9 @@ cufftResult fft_cb_fits(const struct fft_plan *p);
 /* device scratch of at least bytes for side `which` (0 in, 1 out), kept by
  * the plan; NULL if it cannot be had */
 void *fft_cb_tmp(struct fft_plan *p, int which, size_t bytes);
+/* the scratch a made plan's callbacks need, for either placement, had now
+ * (not at execution, which may be in stream capture): 0, or the status */
+cufftResult fft_cb_prepare(struct fft_plan *p);
 /* queues the callback of direction dir on the plan's stream over every
  * element of side s: a load reads data into tmp, a store writes tmp to
  * data; 0, or -1 if the driver refused */

@@ -186,6 +186,10 @@ static cufftResult make(cufftHandle h, int rank, const long long *n, const long 
     if (do_make) {
         *p = tmp;
         p->made = 1;
+        if ((r = fft_cb_prepare(p))) {   /* the callbacks' scratch */
+            p->made = 0;
+            return r;
+        }
     }
     if (workSize)
         workSize[0] = 0;   /* FFTW's plans need no work area of the program's */
