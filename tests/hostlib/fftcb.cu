@@ -269,6 +269,19 @@ int main(int argc, char **argv)
     read_fatbin(argv[1]);
     cudaStream_t s;
     CK(cudaStreamCreate(&s));
+    {
+        // NVIDIA's NVRTC and nvJitLink are what links the callbacks
+        cufftHandle p;
+        void *info = NULL;
+        CF(cufftCreate(&p));
+        cufftResult r = cufftXtSetJITCallback(p, "ld_c", fatbin.data(), fatbin.size(), CUFFT_CB_LD_COMPLEX, &info);
+        CF(cufftDestroy(p));
+        if (r == CUFFT_MISSING_DEPENDENCY) {
+            std::printf("NVIDIA's NVRTC or nvJitLink (libnvrtc.so.13, libnvJitLink.so.13) is not found\n");
+            return 77;
+        }
+        CF(r);
+    }
     const cbcase cases[] = {
         { "C2C 1-D n 16 batch 3, load and store", CUFFT_C2C, 1, { 16 }, 3, 0, {}, 1, 0, {}, 1, 0, 0, "ld_c", "st_c", CUFFT_FORWARD, 0 },
         { "C2C 2-D 4x6 batch 2 in place, load", CUFFT_C2C, 2, { 4, 6 }, 2, 0, {}, 1, 0, {}, 1, 0, 1, "ld_c", NULL, CUFFT_INVERSE, 0 },
