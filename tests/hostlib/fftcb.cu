@@ -351,6 +351,27 @@ int main(int argc, char **argv)
     EXPECT(cufftXtSetJITCallback(p, "ld_z", fb, fs, CUFFT_CB_LD_COMPLEX_DOUBLE, &null_info), CUFFT_INVALID_TYPE);
     CF(cufftDestroy(p));
     EXPECT(cufftXtSetJITCallback(p, "ld_c", fb, fs, CUFFT_CB_LD_COMPLEX, &null_info), CUFFT_INVALID_PLAN);
+    // half precision: no callback types for it
+    CF(cufftCreate(&p));
+    EXPECT(cufftXtSetJITCallback(p, "ld_c", fb, fs, CUFFT_CB_LD_COMPLEX, &null_info), CUFFT_SUCCESS);
+    {
+        long long hn = 16;
+        EXPECT(cufftXtMakePlanMany(p, 1, &hn, NULL, 1, 0, CUDA_C_16F, NULL, 1, 0, CUDA_C_16F, 1, &ws, CUDA_C_16F),
+               CUFFT_NOT_SUPPORTED);
+    }
+    CF(cufftDestroy(p));
+    // a plan over several GPUs
+    int ndev = 0;
+    CK(cudaGetDeviceCount(&ndev));
+    if (ndev >= 2) {
+        int gpus[2] = { 0, 1 };
+        CF(cufftCreate(&p));
+        CF(cufftXtSetGPUs(p, 2, gpus));
+        EXPECT(cufftXtSetJITCallback(p, "ld_c", fb, fs, CUFFT_CB_LD_COMPLEX, &null_info), CUFFT_NOT_SUPPORTED);
+        CF(cufftDestroy(p));
+    } else {
+        std::printf("one device: a plan over several GPUs is not tried\n");
+    }
     // the legacy callbacks need NVIDIA's static cuFFT
     CF(cufftCreate(&p));
     EXPECT(cufftXtSetCallback(p, (void **)&null_info, CUFFT_CB_LD_COMPLEX, NULL), CUFFT_NOT_SUPPORTED);
