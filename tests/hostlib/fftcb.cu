@@ -106,7 +106,7 @@ static double val(long long k, int part) { return std::sin(0.37 * (double)k + 1.
 
 // runs one case; returns the largest error over (1 + max |reference|)
 static double run_case(const cbcase &c, cudaStream_t s, bool apply_callbacks_in_reference = true,
-                       bool graph = false)
+                       bool graph = false, bool destroy_early = false)
 {
     bool dbl = is_dbl(c.type), icx = in_cplx(c.type), ocx = out_cplx(c.type);
     side is = layout(c, true), os = layout(c, false);
@@ -168,6 +168,7 @@ static double run_case(const cbcase &c, cudaStream_t s, bool apply_callbacks_in_
         up(in, din);
         if (graph) CK(cudaGraphLaunch(ge, s));
         else CF(cufftXtExec(p, din, dout, c.dir));
+        if (destroy_early) CF(cufftDestroy(p));   // its queued work still runs
         CK(cudaStreamSynchronize(s));
         std::vector<double> got(c.inplace ? in.size() : out0.size());
         if (dbl) CK(cudaMemcpy(got.data(), dout, got.size() * 8, cudaMemcpyDeviceToHost));
@@ -245,7 +246,7 @@ static double run_case(const cbcase &c, cudaStream_t s, bool apply_callbacks_in_
         }
     }
     if (ge) CK(cudaGraphExecDestroy(ge));
-    CF(cufftDestroy(p));
+    if (!destroy_early) CF(cufftDestroy(p));
     CK(cudaFree(din));
     if (!c.inplace) CK(cudaFree(dout));
     CK(cudaFree(dadd));
@@ -306,6 +307,10 @@ int main(int argc, char **argv)
     double off = run_case(cases[0], s, false);
     std::printf("%s against a reference without the callbacks: error %.2g\n", cases[0].name, off);
     if (!(off > 1e-2)) { std::printf("FAIL the callbacks made no difference\n"); return 1; }
+    // the plan destroyed before its queued work has run
+    double de = run_case(cases[0], s, true, false, true);
+    std::printf("%s, the plan destroyed before the stream is synchronised: error %.2g\n", cases[0].name, de);
+    if (!(de <= 1e-4)) { std::printf("FAIL destroyed early\n"); return 1; }
     // a graph captured once, launched twice with new input
     double ge = run_case(cases[0], s, true, true);
     std::printf("%s, captured into a graph, 2 launches: error %.2g\n", cases[0].name, ge);
