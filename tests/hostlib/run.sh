@@ -141,6 +141,7 @@ check_lib cufft libcufft.so.12 cufft fftconv
 # NVIDIA documents (nvcc -dlto -rdc=true -fatbin), which fftcb.cu hands to
 # cufftXtSetJITCallback; the host cuFFT links them with NVIDIA's NVRTC and
 # nvJitLink at run time (exit 77: those are not found)
+rm -f "$out/fftcb" "$out/fftcb_cb.fatbin"   # no earlier run's for the trace check below
 if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
     skp "cufft: fftcb.cu" "no nvcc (the CUDA toolkit is not installed)"
 elif [ ! -f "$host/libcufft.so.12" ]; then
