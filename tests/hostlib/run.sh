@@ -155,7 +155,7 @@ else
     TDTRACE_EMU_DEVICES=2 LSAN_OPTIONS="suppressions=$here/nvjit.lsan${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
         "$out/fftcb" "$out/fftcb_cb.fatbin" >"$out/fftcb.log" 2>&1
     case $? in
-    0) ok "cufft: fftcb.cu $(tail -n 1 "$out/fftcb.log")" ;;
+    0) ok "cufft: fftcb.cu $(grep "^fftcb: " "$out/fftcb.log" | tail -n 1)" ;;
     77) skp "cufft: fftcb.cu" "$(tail -n 1 "$out/fftcb.log")" ;;
     *) bad "cufft: fftcb.cu" "$out/fftcb.log" ;;
     esac
