@@ -680,6 +680,81 @@ static void bad_input(void)
     end();
 }
 
+/* MT19937 (docs/hostlib.md): NVIDIA's host generator takes seconds to set
+ * up (its 8192 start states), so two of them: one call of 200,000 words with
+ * seed 1234, and one sequence from a seed above 2^32 past block 0 of
+ * every generator (78 x 65,536 words), every distribution, Poisson on each
+ * side of lambda 2000 (9000: rounded to float there), and new seeds in mid-sequence (the same seed again
+ * continues, another starts again) */
+static void mt19937_against_nvidia(void)
+{
+    if (!nv.create_host)
+        return; /* against_nvidia said why */
+    const struct call one[] = { { U32, 200000, -1, 0, 0 } };
+    const struct call seq[] = {
+        { U32, 100, -1, 0x123456789abull, 0 }, { U32, 78 * 65536 + 100000, -1, 0, 0 }, { UNIF, 1001, -1, 0, 0 },
+        { UNIFD, 1000, -1, 0, 0 }, { NORM, 1001, -1, 0, 0 }, { NORMD, 1000, -1, 0, 0 }, { LNORM, 999, -1, 0, 0 },
+        { LNORMD, 1000, -1, 0, 0 }, { POIS, 1000, -1, 0, 10 }, { POIS, 1000, -1, 0, 100 }, { POIS, 1000, -1, 0, 2500 }, { POIS, 4096, -1, 0, 9000 },
+        { U32, 70000, -1, 99, 0 }, { U32, 100, -1, 99, 0 }, { U32, 100, -1, 1234, 0 },
+    };
+    compare(CURAND_RNG_PSEUDO_MT19937, "MT19937", "32-bit results, one call", one, 1);
+    compare(CURAND_RNG_PSEUDO_MT19937, "MT19937", "a seed above 2^32, 5.2 million words, every distribution, new seeds",
+            seq, (int)(sizeof seq / sizeof seq[0]));
+}
+
+/* MT19937's refusals, as NVIDIA's (read off its host generator): no
+ * offset; orderings DEFAULT and LEGACY (one layout), others OUT_OF_RANGE;
+ * any count of normals (inverse CDF) */
+static void mt19937_input(void)
+{
+    begin("MT19937: offsets, orderings, odd counts of normals");
+    curandGenerator_t g;
+    float f[3];
+    unsigned int a[16], b[16];
+    ST(curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_MT19937), 0);
+    ST(curandSetGeneratorOffset(g, 5), CURAND_STATUS_TYPE_ERROR);
+    ST(curandSetGeneratorOffset(g, 1ull << 32), CURAND_STATUS_TYPE_ERROR);
+    ST(curandSetQuasiRandomGeneratorDimensions(g, 2), CURAND_STATUS_TYPE_ERROR);
+    ST(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_BEST), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_SEEDED), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_DYNAMIC), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandSetGeneratorOrdering(g, CURAND_ORDERING_QUASI_DEFAULT), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_DEFAULT), 0);
+    ST(curandGenerate(g, a, 16), 0);
+    ST(curandSetPseudoRandomGeneratorSeed(g, 1), 0);
+    ST(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_LEGACY), 0);
+    ST(curandSetPseudoRandomGeneratorSeed(g, 0), 0); /* the default seed: the stream starts again */
+    ST(curandGenerate(g, b, 16), 0);
+    if (memcmp(a, b, sizeof a))
+        bad("LEGACY gives other numbers than DEFAULT");
+    ST(curandGenerateNormal(g, f, 3, 0, 1), 0);
+    ST(curandGenerateUniform(g, NULL, 3), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGeneratePoisson(g, a, 3, -1), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGenerateLongLong(g, (unsigned long long *)a, 2), CURAND_STATUS_TYPE_ERROR);
+    /* a device generator (on_device made the context current) gives the
+     * host generator's words, past one round of threads */
+    curandGenerator_t dg;
+    size_t n = 70000;
+    unsigned int *d = dalloc(n * 4), *hd = malloc(n * 4), *hh = malloc(n * 4);
+    ST(curandSetPseudoRandomGeneratorSeed(g, 7), 0);
+    ST(curandGenerate(g, hh, 100), 0);
+    ST(curandGenerate(g, hh + 100, n - 100), 0);
+    ST(curandCreateGenerator(&dg, CURAND_RNG_PSEUDO_MT19937), 0);
+    ST(curandSetPseudoRandomGeneratorSeed(dg, 7), 0);
+    ST(curandGenerate(dg, d, n), 0);
+    ST(curandGenerate(dg, d, n + 1), CURAND_STATUS_OUT_OF_RANGE); /* past the allocation */
+    DRV(cuCtxSynchronize());
+    DRV(cuMemcpyDtoH_v2(hd, (CUdeviceptr)(uintptr_t)d, n * 4));
+    if (memcmp(hd, hh, n * 4))
+        bad("MT19937: device and host generators differ");
+    ST(curandDestroyGenerator(dg), 0);
+    ST(curandDestroyGenerator(g), 0);
+    DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)d));
+    free(hd);
+    free(hh);
+    end();
+}
+
 int main(void)
 {
     have_sobol = has_type(CURAND_RNG_QUASI_SOBOL32);
@@ -695,9 +770,11 @@ int main(void)
         n_skip++;
     }
     against_nvidia(getenv("NVIDIA_CURAND"));
+    mt19937_against_nvidia();
     on_device();
     bad_input();
     poisson_input();
+    mt19937_input();
     if (n_pois)
         printf("%lld Poisson values compared with NVIDIA's\n", n_pois);
     printf("curand: %d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);
