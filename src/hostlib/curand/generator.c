@@ -936,7 +936,7 @@ static curandStatus_t generate(curandGenerator_t g, enum dist d, void *out, size
     /* XORWOW and MRG32k3a: the position (the offset too) counts groups, one
      * per thread of NVIDIA's host generator, which a call of normals
      * advances by n / 2 (read off its host generators) */
-    size_t adv = g->e == RNG_XORWOW || g->e == RNG_MRG32K3A ? n / layouts[g->e][d].group : n;
+    size_t adv = !g->c->mt19937 && (g->e == RNG_XORWOW || g->e == RNG_MRG32K3A) ? n / layouts[g->e][d].group : n;
     if (n == 0)
         return CURAND_STATUS_SUCCESS;
     if ((d == D_POIS || d == D_POIS_N) && (mean <= 0 || mean > POISSON_MAX))
