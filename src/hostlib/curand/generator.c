@@ -47,7 +47,7 @@
 enum dist { D_U32, D_UNIF, D_UNIF_D, D_NORM, D_NORM_D, D_U64, D_POIS, D_POIS_N, D__N };
 struct layout { uint32_t nstates, group, raw; };
 #define MTGP_STATES 192
-static const struct layout layouts[4][D__N] = {
+static const struct layout layouts[RNG__N][D__N] = { /* RNG_MT19937: none (fill_mt19937) */
     [RNG_XORWOW] = { [D_U32] = { 4096, 1, 1 }, [D_UNIF] = { 4096, 1, 1 }, [D_UNIF_D] = { 4096, 1, 2 },
                      [D_NORM] = { 4096, 2, 2 }, [D_NORM_D] = { 4096, 2, 4 }, [D_POIS] = { 4096, 1, 1 },
                      [D_POIS_N] = { 4096, 1, 2 } },
@@ -537,7 +537,6 @@ static void fill_run(struct hl_job *hj)
 {
     struct fill *j = (struct fill *)hj;
     struct cache *c = j->c;
-    const struct layout *l = &layouts[c->e][j->d];
     pthread_mutex_lock(&c->lock);
     if (c->mt19937) {
         fill_mt19937(j);
@@ -548,6 +547,7 @@ static void fill_run(struct hl_job *hj)
         pthread_mutex_unlock(&c->lock);
         return; /* checked at the call: cache_reset's memory was allocated there */
     }
+    const struct layout *l = &layouts[c->e][j->d];
     size_t es = j->d == D_UNIF_D || j->d == D_NORM_D ? 8 : 4;
     /* MTGP32's output is one stream (state s's block r is outputs
      * (r * 192 + s) * 256 on): each state is positioned exactly */
@@ -688,7 +688,7 @@ static curandStatus_t create(curandGenerator_t *g, curandRngType_t type, int hos
     case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32: quasi = 32, scrambled = 1; break;
     case CURAND_RNG_QUASI_SOBOL64: quasi = 64; break;
     case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: quasi = 64, scrambled = 1; break;
-    case CURAND_RNG_PSEUDO_MT19937: break; /* its own engine: cache.mt19937 */
+    case CURAND_RNG_PSEUDO_MT19937: e = RNG_MT19937; break; /* its generators: cache.mt19937 */
     case CURAND_RNG_TEST:
     default:
         return CURAND_STATUS_TYPE_ERROR; /* not implemented here: see docs/hostlib.md */
@@ -703,7 +703,7 @@ static curandStatus_t create(curandGenerator_t *g, curandRngType_t type, int hos
         return CURAND_STATUS_INITIALIZATION_FAILED;
     struct curandGenerator_st *gen = calloc(1, sizeof *gen);
     struct cache *c = calloc(1, sizeof *c);
-    if (c && type == CURAND_RNG_PSEUDO_MT19937 && !(c->mt19937 = mt19937_new())) {
+    if (c && e == RNG_MT19937 && !(c->mt19937 = mt19937_new())) {
         free(c);
         c = NULL;
     }
@@ -790,7 +790,7 @@ HL_EXPORT curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g,
     if (g->quasi)
         return CURAND_STATUS_TYPE_ERROR;
     /* the offset stays; MTGP32 and MT19937, which have none, start again on a new seed */
-    if ((g->e == RNG_MTGP32 || g->c->mt19937) && seed != g->seed)
+    if ((g->e == RNG_MTGP32 || g->e == RNG_MT19937) && seed != g->seed)
         g->pos = 0;
     g->seed = seed;
     g->epoch++;
@@ -801,7 +801,7 @@ HL_EXPORT curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned 
 {
     if (!live(g))
         return CURAND_STATUS_NOT_INITIALIZED;
-    if ((g->e == RNG_MTGP32 || g->c->mt19937) && !g->quasi)
+    if ((g->e == RNG_MTGP32 || g->e == RNG_MT19937) && !g->quasi)
         return CURAND_STATUS_TYPE_ERROR; /* as NVIDIA's: MTGP32 and MT19937 have no offset */
     g->pos = offset;
     g->epoch++;
@@ -827,7 +827,7 @@ HL_EXPORT curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandO
         return CURAND_STATUS_NOT_INITIALIZED;
     if (g->quasi)
         return order == CURAND_ORDERING_QUASI_DEFAULT ? CURAND_STATUS_SUCCESS : CURAND_STATUS_OUT_OF_RANGE;
-    if (g->c->mt19937) { /* NVIDIA's takes these two, with one layout */
+    if (g->e == RNG_MT19937) { /* NVIDIA's takes these two, with one layout */
         if (order != CURAND_ORDERING_PSEUDO_DEFAULT && order != CURAND_ORDERING_PSEUDO_LEGACY)
             return CURAND_STATUS_OUT_OF_RANGE;
         g->ordering = order;
@@ -929,14 +929,14 @@ static curandStatus_t generate(curandGenerator_t g, enum dist d, void *out, size
     if (d == D_U64)
         return CURAND_STATUS_TYPE_ERROR; /* 64-bit results come only from the 64-bit quasirandom generators */
     size_t es = d == D_UNIF_D || d == D_NORM_D ? 8 : 4;
-    if ((d == D_NORM || d == D_NORM_D) && (n & 1) && !g->c->mt19937)
+    if ((d == D_NORM || d == D_NORM_D) && (n & 1) && g->e != RNG_MT19937)
         return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
     if (n > SIZE_MAX / es || g->pos > UINT64_MAX - n)
         return CURAND_STATUS_OUT_OF_RANGE;
     /* XORWOW and MRG32k3a: the position (the offset too) counts groups, one
      * per thread of NVIDIA's host generator, which a call of normals
      * advances by n / 2 (read off its host generators) */
-    size_t adv = !g->c->mt19937 && (g->e == RNG_XORWOW || g->e == RNG_MRG32K3A) ? n / layouts[g->e][d].group : n;
+    size_t adv = g->e == RNG_XORWOW || g->e == RNG_MRG32K3A ? n / layouts[g->e][d].group : n;
     if (n == 0)
         return CURAND_STATUS_SUCCESS;
     if ((d == D_POIS || d == D_POIS_N) && (mean <= 0 || mean > POISSON_MAX))

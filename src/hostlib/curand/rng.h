@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum rng_engine { RNG_XORWOW, RNG_MRG32K3A, RNG_PHILOX, RNG_MTGP32 };
+/* RNG_MT19937 has no per-state engine here: its generators are
+ * mt19937.c's, and the rng_* functions below do nothing for it */
+enum rng_engine { RNG_XORWOW, RNG_MRG32K3A, RNG_PHILOX, RNG_MTGP32, RNG_MT19937, RNG__N };
 
 struct xorwow { uint32_t v[5], d; };
 struct mrg { uint32_t s1[3], s2[3]; };
