@@ -393,13 +393,11 @@ cufftResult fft_cb_prepare(struct fft_plan *p)
     size_t need[2] = { 0, 0 };
     for (int inplace = 0; inplace < 2; inplace++) {
         struct fft_side is, os;
-        fft_sides(p, inplace, &is, &os);
-        int64_t ib = fft_span(p, &is, fft_elem(p, p->kind != FK_R2C));
-        int64_t ob = fft_span(p, &os, fft_elem(p, p->kind != FK_C2R));
-        if (ib < 0 || ob < 0)
+        int64_t span[2];
+        if (fft_extents(p, inplace, &is, &os, span))
             return CUFFT_INVALID_SIZE;
-        need[0] = need[0] > (size_t)ib ? need[0] : (size_t)ib;
-        need[1] = need[1] > (size_t)ob ? need[1] : (size_t)ob;
+        for (int d = 0; d < 2; d++)
+            need[d] = need[d] > (size_t)span[d] ? need[d] : (size_t)span[d];
     }
     for (int d = 0; d < 2; d++)
         if (p->cb[d].set && !fft_cb_tmp(p, d, need[d]))

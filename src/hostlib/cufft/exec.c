@@ -78,11 +78,10 @@ cufftResult fft_exec(struct fft_plan *p, void *in, void *out, int sign)
     int inplace = in == out;
     void *user_in = in, *user_out = out;
     struct fft_side is, os;
-    fft_sides(p, inplace, &is, &os);
-    int64_t ibytes = fft_span(p, &is, fft_elem(p, p->kind != FK_R2C));
-    int64_t obytes = fft_span(p, &os, fft_elem(p, p->kind != FK_C2R));
-    if (ibytes < 0 || obytes < 0)
+    int64_t span[2];
+    if (fft_extents(p, inplace, &is, &os, span))
         return CUFFT_INVALID_VALUE;
+    int64_t ibytes = span[0], obytes = span[1];
     /* LTO callbacks (callback.c): a load reads the input into scratch on
      * the emulated GPU and the FFT reads that; the FFT writes the output to
      * scratch, which a store hands to the callback. The program's arrays

@@ -71,6 +71,9 @@ void fft_sides(const struct fft_plan *p, int inplace, struct fft_side *in, struc
 /* bytes one side spans from its first element, or -1 on overflow */
 int64_t fft_span(const struct fft_plan *p, const struct fft_side *s, size_t elem);
 size_t fft_elem(const struct fft_plan *p, int complex_side);
+/* fft_sides, and the bytes each side spans (bytes[0] the input's): 0, or
+ * -1 when a span overflows */
+int fft_extents(const struct fft_plan *p, int inplace, struct fft_side *in, struct fft_side *out, int64_t bytes[2]);
 
 /* runs a transform of plan p on its stream (exec.c): the status to return */
 cufftResult fft_exec(struct fft_plan *p, void *in, void *out, int sign);

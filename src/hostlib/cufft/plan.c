@@ -160,11 +160,10 @@ static cufftResult describe(struct fft_plan *p, int rank, const long long *n, co
     p->batch = batch;
     /* every execution's extents must be computable */
     struct fft_side in, out;
-    for (int inplace = 0; inplace < 2; inplace++) {
-        fft_sides(p, inplace, &in, &out);
-        if (fft_span(p, &in, fft_elem(p, k != FK_R2C)) < 0 || fft_span(p, &out, fft_elem(p, k != FK_C2R)) < 0)
+    int64_t span[2];
+    for (int inplace = 0; inplace < 2; inplace++)
+        if (fft_extents(p, inplace, &in, &out, span))
             return CUFFT_INVALID_SIZE;
-    }
     return CUFFT_SUCCESS;
 }
 
