@@ -209,6 +209,10 @@ HL_curand := - 204
 HL_nvml := - 3 unversioned
 HL_cusolver := openblas 9
 HL_cusparse := - 10
+# objects of src/common a library links besides (cuFFT's LTO callbacks find
+# NVIDIA's NVRTC and nvJitLink as src/jitwrap does), and its extra libraries
+HL_cufft_EXTRA := $(call objs,src/common/libsearch.c)
+HL_cufft_LIBS := -ldl
 hl_soname = $(SONAME_$(1))
 hl_pkg    = $(word 1,$(HL_$(1)))
 hl_ns     = $(word 2,$(HL_$(1)))
@@ -232,11 +236,11 @@ $(GEN)/hostlib/$(1)_stubs.c: src/hostlib/$(1)/$(1).syms src/hostlib/stubs.awk
 $(GEN)/hostlib/$(1).map: src/hostlib/$(1)/$(1).syms src/hostlib/stubs.awk
 	@mkdir -p $$(@D)
 	awk -v mode=map -v node=$(call hl_node,$(1)) -f src/hostlib/stubs.awk $$< > $$@.tmp && mv $$@.tmp $$@
-$(HOSTDIR)/$(call hl_soname,$(1)): $$(HL_$(1)_OBJ) $(BUILD)/obj/gen/hostlib/$(1)_stubs.o $(HL_COMMON_OBJ) $(GEN)/hostlib/$(1).map $(EMU_SO)
+$(HOSTDIR)/$(call hl_soname,$(1)): $$(HL_$(1)_OBJ) $(HL_$(1)_EXTRA) $(BUILD)/obj/gen/hostlib/$(1)_stubs.o $(HL_COMMON_OBJ) $(GEN)/hostlib/$(1).map $(EMU_SO)
 	@mkdir -p $$(@D)
 	$$(CC) -shared -Wl,-soname,$(call hl_soname,$(1)) -Wl,--version-script=$(GEN)/hostlib/$(1).map -Wl,-z,defs $$(LDFLAGS) \
-	    -o $$@ $$(HL_$(1)_OBJ) $(BUILD)/obj/gen/hostlib/$(1)_stubs.o $(HL_COMMON_OBJ) \
-	    $(call hl_pkgflags,$(1),--libs) -L$(LIBDIR)/emu -l:libcuda.so.1 -lm
+	    -o $$@ $$(HL_$(1)_OBJ) $(HL_$(1)_EXTRA) $(BUILD)/obj/gen/hostlib/$(1)_stubs.o $(HL_COMMON_OBJ) \
+	    $(call hl_pkgflags,$(1),--libs) -L$(LIBDIR)/emu -l:libcuda.so.1 -lm $(HL_$(1)_LIBS)
 	ln -sf $(call hl_soname,$(1)) $$(@D)/$$(basename $(call hl_soname,$(1)))
 endef
 $(foreach l,$(HL_LIBS),$(eval $(call hl_rules,$(l))))
@@ -305,6 +309,9 @@ $(BUILD)/tests/test_jit_%: tests/unit/test_jit_%.c $(BUILD)/libtdjit.a $(BUILD)/
 $(BUILD)/tests/test_hostlib: tests/unit/test_hostlib.c $(call objs,src/hostlib/common/convert.c src/hostlib/common/extent.c src/hostlib/common/handles.c)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc/hostlib/common $(CFLAGS) -Wno-missing-prototypes -o $@ $^ $(LDFLAGS) -lm -lcmocka
+$(BUILD)/tests/test_curand_mt19937: tests/unit/test_curand_mt19937.c $(call objs,src/hostlib/curand/mt19937.c)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Isrc/hostlib/curand $(CFLAGS) -Wno-missing-prototypes -o $@ $^ $(LDFLAGS) -lcmocka
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Isrc -Isrc/api -Isrc/tdtrace -Isrc/shim $(CFLAGS) -Wno-missing-prototypes -o $@ $< src/api/apiparse.c $(BUILD)/libtdcore.a $(BUILD)/libtdpatch.a $(BUILD)/libtdcommon.a $(CORE_LIBS) $(LDFLAGS) -lcmocka
@@ -405,7 +412,7 @@ check-layers: emu shim tdtrace audit hostlib jit
 	@$(foreach l,nvrtc nvjitlink,printf 'jit/$(l): '; \
 	    python3 tools/check-layers.py $(call objs,src/jitwrap/$(l).c) $(JIT_OBJ) $(COMMON_OBJ) &&) true
 	@$(foreach l,$(HL_BUILT),printf 'hostlib/$(l): '; \
-	    python3 tools/check-layers.py $(HL_COMMON_OBJ) $(HL_$(l)_OBJ) $(BUILD)/obj/gen/hostlib/$(l)_stubs.o &&) true
+	    python3 tools/check-layers.py $(HL_COMMON_OBJ) $(HL_$(l)_OBJ) $(HL_$(l)_EXTRA) $(BUILD)/obj/gen/hostlib/$(l)_stubs.o &&) true
 
 # every source file names its licence (generated tables and test data aside)
 check-spdx:

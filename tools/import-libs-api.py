@@ -31,6 +31,8 @@ NAMES = [
     ('cudnn_cnn.h', 'cudnnStatus_t', 'cudnnConvolutionForward'),
     ('cufft.h', 'cufftResult', 'cufftPlan1d cufftPlan2d cufftDestroy cufftSetStream cufftExecC2C cufftExecR2C '
                                'cufftExecC2R cufftExecZ2Z cufftExecD2Z cufftExecZ2D'),
+    ('cufftXt.h', 'cufftResult', 'cufftXtExec cufftXtSetJITCallback cufftXtClearCallback '
+                                 'cufftXtSetCallbackSharedSize'),
     ('cusolverDn.h', 'cusolverStatus_t', 'cusolverDnCreate cusolverDnDestroy cusolverDnSetStream '
                                          'cusolverDnSpotrf cusolverDnDpotrf cusolverDnDpotrs cusolverDnDgetrf '
                                          'cusolverDnDgetrs cusolverDnDgeqrf cusolverDnDormqr cusolverDnDsyevd '
@@ -43,6 +45,7 @@ ENUMS = {
     'cublasStatus_t': 'cublas_api.h', 'cublasOperation_t': 'cublas_api.h', 'cublasComputeType_t': 'cublas_api.h',
     'cudaDataType': 'library_types.h', 'ncclResult_t': NCCL, 'ncclDataType_t': NCCL, 'ncclRedOp_t': NCCL,
     'cudnnStatus_t': 'cudnn_graph.h', 'cudnnConvolutionFwdAlgo_t': 'cudnn_ops.h', 'cufftResult': 'cufft.h', 'cufftType': 'cufft.h',
+    'cufftXtCallbackType': 'cufftXt.h',
     'cusolverStatus_t': 'cusolver_common.h', 'cusolverEigMode_t': 'cusolver_common.h',
     'cublasFillMode_t': 'cublas_api.h', 'cublasSideMode_t': 'cublas_api.h',
     'cusparseStatus_t': 'cusparse.h', 'cusparseOperation_t': 'cusparse.h', 'cusparseSpMVAlg_t': 'cusparse.h',

@@ -59,7 +59,7 @@ static int liveness(struct cg *g)
         int kind = jit_classify(g->m, F, in, g->h[F->start + k], why, sizeof why);
         setbit(u, in->guard, ns);
         if (kind == K_LANE || kind == K_WSYNC) {
-            int sl[10], n = jit_named_slots(in, sl);
+            int sl[JIT_NAMED_MAX], n = jit_named_slots(g->m, in, sl);
             for (int i = 0; i < n; i++) setbit(u, sl[i], ns);
             continue;
         }

@@ -13,11 +13,12 @@
  * waits at the same barrier, the round ends and each resumes after it.
  * Divergence needs nothing: a thread follows its own branches. The
  * warp-synchronous instructions (shfl.sync, vote.sync, match, redux, elect,
- * bar.warp.sync) are resume points too, completed by the interpreter's
- * rendezvous code (jit_warp.c). What could observe which lanes run
+ * bar.warp.sync) and the matrix instructions (mma, wmma, ldmatrix,
+ * stmatrix, movmatrix) are resume points too, completed by the
+ * interpreter's own code (jit_warp.c). What could observe which lanes run
  * together or their lockstep order (activemask, non-.sync shfl/vote,
- * matrix instructions, volatile or strong ld/st) is not compiled: such
- * kernels run on the interpreter. */
+ * volatile or strong ld/st) is not compiled: such kernels run on the
+ * interpreter. */
 #ifndef TD_PTX_JIT_H
 #define TD_PTX_JIT_H
 
@@ -117,8 +118,9 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 4 /* 3: the round function beside the thread's; 4: the warp's
-                                 vector function and the thread's with entries */
+#define JIT_CODE_VERSION 5 /* 3: the round function beside the thread's; 4: matrix
+                                 instructions as warp rendezvous; 5: the warp's vector
+                                 function and the thread's with entries */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {
@@ -171,10 +173,10 @@ void jit_begin_lite(struct blk *b, uint64_t lin);
 void jit_deadlock(struct blk *b, const int32_t *resume, const uint8_t *done);
 
 /* jit_warp.c: instead of jit_block for kernels with warp rendezvous (shfl.sync,
- * vote.sync, match, redux, elect, bar.warp.sync; k->nwstops > 0): each
- * thread runs to its next barrier or rendezvous; a rendezvous completes,
- * by the interpreter's own code (ex_wsync_settle, ex_warp_sync), when every
- * lane its member mask requires has come */
+ * vote.sync, match, redux, elect, bar.warp.sync, matrix instructions;
+ * k->nwstops > 0): each thread runs to its next barrier or rendezvous; a
+ * rendezvous completes, by the interpreter's own code (ex_wsync_settle,
+ * ex_warp_sync, the matrix handlers), when every lane it requires has come */
 void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_t lin));
 
 #endif

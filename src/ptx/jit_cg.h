@@ -116,8 +116,11 @@ void jit_cg_types(struct cg *g, int W);
 void jit_flush_ret(struct cg *g, int32_t v);
 /* a native instruction (jit_subset.c's K_NATIVE); with W > 1 all but ld/st */
 void jit_native(struct cg *g, const struct ir_ins *in);
-/* the slots an instruction names (for the per-lane handler): how many */
-int jit_named_slots(const struct ir_ins *in, int *s);
+/* the slots an instruction names (for the per-lane handler): how many, at
+ * most JIT_NAMED_MAX (a matrix instruction: 4 fragments of up to 8
+ * registers, stride, address) */
+enum { JIT_NAMED_MAX = 34 };
+int jit_named_slots(const struct ptx_module *m, const struct ir_ins *in, int *s);
 /* W == 1: an instruction by the interpreter's handler f for this lane */
 void jit_per_lane(struct cg *g, const struct ir_ins *in, ex_fn f);
 /* W == 1: the named slots to the register file */

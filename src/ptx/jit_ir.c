@@ -412,9 +412,20 @@ void jit_native(struct cg *g, const struct ir_ins *in)
 }
 
 /* the slots an instruction names (for the per-lane handler) */
-int jit_named_slots(const struct ir_ins *in, int *s)
+int jit_named_slots(const struct ptx_module *m, const struct ir_ins *in, int *s)
 {
     int k = 0;
+    if (in->op == OP_MMA) { /* its registers are the fragments' (ins.e indexes the module's mmas) */
+        const struct ir_mma *x = &m->mmas[in->e];
+        const int32_t *frag[4] = { x->d, x->a, x->b, x->c };
+        const int nf[4] = { x->nd, x->na, x->nb, x->nc };
+        for (int f = 0; f < 4; f++)
+            for (int i = 0; i < nf[f] && i < 8; i++)
+                if (frag[f][i] >= 0) s[k++] = frag[f][i];
+        if (x->stride >= 0) s[k++] = x->stride;
+        if (in->a >= 0) s[k++] = in->a;
+        return k;
+    }
     const int32_t cand[] = { in->d, in->d2, in->a, in->b, in->c, in->e, in->vr[0], in->vr[1], in->vr[2], in->vr[3] };
     for (size_t i = 0; i < sizeof cand / sizeof *cand; i++)
         if (cand[i] >= 0) s[k++] = cand[i];
@@ -424,7 +435,7 @@ int jit_named_slots(const struct ir_ins *in, int *s)
 /* the slots in names, to the register file */
 void jit_store_named(struct cg *g, const struct ir_ins *in)
 {
-    int s[10], n = jit_named_slots(in, s);
+    int s[JIT_NAMED_MAX], n = jit_named_slots(g->m, in, s);
     for (int i = 0; i < n; i++) {
         void *idx = c64(g, (uint64_t)s[i] * 32);
         LL->LLVMBuildStore(g->b, get(g, s[i]), LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""));
@@ -433,7 +444,7 @@ void jit_store_named(struct cg *g, const struct ir_ins *in)
 
 void jit_per_lane(struct cg *g, const struct ir_ins *in, ex_fn f)
 {
-    int s[10], n = jit_named_slots(in, s);
+    int s[JIT_NAMED_MAX], n = jit_named_slots(g->m, in, s);
     jit_store_named(g, in);
     void *args[3] = { g->C, fnptr(g, in), fnptr(g, (const void *)(uintptr_t)f) };
     void *r = LL->LLVMBuildCall2(g->b, g->fty_exec, fnptr(g, (const void *)(uintptr_t)g->hp->exec), args, 3, "");

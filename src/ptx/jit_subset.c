@@ -137,6 +137,12 @@ int jit_classify(const struct ptx_module *m, const struct ir_func *F, const stru
         if ((fl & F_SYNC) && !h && in->e >= 0) return K_WSYNC;
         snprintf(why, n, "'%s' (without .sync it works on the lanes running together, which the JIT does not model)", nm);
         return 0;
+    case OP_MMA:
+        /* mma, wmma, ldmatrix, stmatrix, movmatrix: the whole warp at once;
+         * the thread stops there and the interpreter's handler runs it for
+         * the lanes that came (jit_warp.c) */
+        if (h) return K_WSYNC;
+        break;
     case OP_ACTIVEMASK:
         snprintf(why, n, "'%s' (the lanes running together are the interpreter's schedule, which the JIT does not model)", nm);
         return 0;
@@ -146,10 +152,13 @@ int jit_classify(const struct ptx_module *m, const struct ir_func *F, const stru
     default:
         break;
     }
-    /* the interpreter's per-lane handler, where one lane at a time is its meaning */
+    /* the interpreter's per-lane handler, where one lane at a time is its
+     * meaning: cp.async and cp.async.bulk too, whose copy the interpreter
+     * makes at issue, lane by lane (commit_group and wait_group are no-ops
+     * after the parser) */
     switch (in->op) {
-    case OP_MMA: case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: case OP_WARPSYNC: case OP_ELECT:
-    case OP_ACTIVEMASK: case OP_CPASYNC: case OP_CPTENSOR: case OP_MBAR: case OP_CBAR: case OP_MAPA:
+    case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: case OP_WARPSYNC: case OP_ELECT:
+    case OP_ACTIVEMASK: case OP_CPTENSOR: case OP_MBAR: case OP_CBAR: case OP_MAPA:
     case OP_GETCTARANK: case OP_NANOSLEEP:
         break;
     case OP_LD: case OP_ST:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The PTX JIT's block runner for kernels with warp rendezvous (shfl.sync,
- * vote.sync, match.sync, redux.sync, elect.sync, bar.warp.sync;
- * docs/ptx-jit.md, "Warp-level instructions").
+ * vote.sync, match.sync, redux.sync, elect.sync, bar.warp.sync, and the
+ * matrix instructions; docs/ptx-jit.md, "Warp-level instructions").
  *
  * The compiled thread stops at such an instruction as at a barrier (a
  * resume point whose barid is JIT_WSTOP), with its operands in the
@@ -20,6 +20,12 @@
  * them after it; else it is a deadlock, reported from the same state as the
  * interpreter would hold (jit_deadlock, ex_deadlock).
  *
+ * Matrix instructions (mma, wmma, ldmatrix, stmatrix, movmatrix) take the
+ * whole warp: their lanes wait apart (mwait) until every live lane of the
+ * warp is at one, then the interpreter's handler runs for the lanes at the
+ * lowest (matrix_group); one that cannot complete fails in that handler
+ * with the interpreter's error.
+ *
  * What this does not give: the interpreter's lockstep order between two
  * rendezvous (weak accesses of lanes of a warp are not ordered there; PTX
  * orders them only through the rendezvous or a fence), and the group of
@@ -28,6 +34,24 @@
 #include "jit.h"
 
 #include <stdlib.h>
+
+/* the lanes of w waiting at matrix instructions (*at) whose pc is the
+ * lowest run it by the interpreter's handler, as the interpreter runs its
+ * group of the lowest pc: with fewer than all 32 lanes the handler fails
+ * with its own error. Those lanes leave *at and are ready; -1 after a failure */
+static int matrix_group(struct blk *b, struct warp *w, uint32_t *at, uint8_t *ready, uint64_t *R)
+{
+    int pc = w->lpc[__builtin_ctz(*at)];
+    for (uint32_t mm = *at; mm; mm &= mm - 1)
+        if (w->lpc[__builtin_ctz(mm)] < pc) pc = w->lpc[__builtin_ctz(mm)];
+    uint32_t m = 0;
+    for (uint32_t mm = *at; mm; mm &= mm - 1)
+        if (w->lpc[__builtin_ctz(mm)] == pc) m |= 1u << __builtin_ctz(mm);
+    if (b->P->h[pc](b, w, &b->P->m->ins[pc], m, R)) return -1;
+    *at &= ~m;
+    for (uint32_t mm = m; mm; mm &= mm - 1) ready[__builtin_ctz(mm)] = 1;
+    return 0;
+}
 
 void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_t lin))
 {
@@ -40,6 +64,7 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
     int32_t resume[1024];
     uint8_t done[1024], ready[1024];
     uint32_t arrived[32];        /* by warp: lanes come to a rendezvous in this round */
+    uint32_t mwait[32];          /* by warp: lanes waiting at a matrix instruction */
     struct jit_ctx c;
     if (jit_ctx_init(&c, b))
         return;
@@ -47,6 +72,7 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
     memset(done, 0, sizeof done);
     memset(ready, 1, sizeof ready);
     memset(arrived, 0, sizeof arrived);
+    memset(mwait, 0, sizeof mwait);
     size_t base = (size_t)P->slotbase[P->entry] * 32;
     for (unsigned i = 0; i < P->nwarps; i++) b->warps[i].wait = b->warps[i].barw = 0;
     for (;;) {
@@ -74,6 +100,10 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
             if (k->barid[r - 1] != JIT_WSTOP) continue;
             const struct ir_ins *in = &code[k->barpc[r - 1]];
             w->lpc[c.lane] = k->barpc[r - 1];
+            if (in->op == OP_MMA) {
+                mwait[t / 32] |= bit;
+                continue;
+            }
             w->wsmask[c.lane] = (uint32_t)c.Rw[(size_t)in->e * 32 + (size_t)c.lane];
             arrived[t / 32] |= bit;
         }
@@ -82,6 +112,10 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
         uint32_t stuck = 0;
         for (unsigned i = 0; i < P->nwarps; i++) {
             struct warp *w = &b->warps[i];
+            if (mwait[i] && mwait[i] == w->live) { /* every lane left is at a matrix instruction */
+                if (matrix_group(b, w, &mwait[i], ready + i * 32, w->R0 + base)) goto out;
+                again = 1;
+            }
             uint32_t A = arrived[i];
             if (A && !w->wait) { /* the common case: the lanes all came to one instruction
                                     with one mask, the lanes it requires: it completes */
@@ -123,6 +157,14 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
             stuck |= w->wait;
         }
         if (b->icount - b->icount_seen > SLICE && ex_check_limits(b, &b->warps[0], NULL)) goto out;
+        if (again) continue;
+        /* lanes at a matrix instruction the rest of their warp will not
+         * come to: the interpreter runs it with the lanes there */
+        for (unsigned i = 0; i < P->nwarps && !again; i++)
+            if (mwait[i]) {
+                if (matrix_group(b, &b->warps[i], &mwait[i], ready + i * 32, b->warps[i].R0 + base)) goto out;
+                again = 1;
+            }
         if (again) continue;
         if (stuck) { /* lanes wait for lanes that will never come */
             jit_deadlock(b, resume, done);

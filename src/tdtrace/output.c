@@ -547,7 +547,16 @@ void td_out_report(const struct td_rec *rec, uint32_t len)
                 }
                 snprintf(shortname, sizeof(shortname), "%.*s", (int)(s1 - s0), name + s0);
             }
-            k += (size_t)snprintf(line + k, sizeof(line) - k, "--- fault: %s", shortname);
+            /* the report's headline: what went wrong, when no access says it */
+            const char *h = text;
+            if (!strncmp(h, "tdtrace-emu: ", 13))
+                h += 13;
+            int hl = (int)(nl ? nl - h : (long)strlen(h));
+            /* a headline that names the kernel or library call itself is not prefixed with it */
+            if (f.access || !memmem(h, (size_t)hl, shortname, strlen(shortname)))
+                k += (size_t)snprintf(line + k, sizeof(line) - k, "--- fault: %s", shortname);
+            else
+                k += (size_t)snprintf(line + k, sizeof(line) - k, "--- fault");
             if (f.has_thread)
                 k += (size_t)snprintf(line + k, sizeof(line) - k, " block (%u,%u,%u) thread (%u,%u,%u)", f.block[0],
                                       f.block[1], f.block[2], f.thread[0], f.thread[1], f.thread[2]);
@@ -555,11 +564,8 @@ void td_out_report(const struct td_rec *rec, uint32_t len)
                 char acc[256];
                 fault_access(acc, sizeof(acc), (int)rec->pid, &f);
                 k += (size_t)snprintf(line + k, sizeof(line) - k, " %s", acc);
-            } else { /* the report's headline: what went wrong */
-                const char *h = text;
-                if (!strncmp(h, "tdtrace-emu: ", 13))
-                    h += 13;
-                k += (size_t)snprintf(line + k, sizeof(line) - k, ": %.*s", (int)(nl ? nl - h : (long)strlen(h)), h);
+            } else {
+                k += (size_t)snprintf(line + k, sizeof(line) - k, ": %.*s", hl, h);
             }
             if (file[0] && f.line > 0)
                 k += (size_t)snprintf(line + k, sizeof(line) - k, " %s:%d", file, f.line);

@@ -340,14 +340,59 @@ static void poisson_against_nvidia(void)
         compare_q(types[t].t, dims, types[t].name, "Poisson mixed with other distributions over calls", mixed_q,
                   types[t].t == CURAND_RNG_PSEUDO_PHILOX4_32_10 ? 3 : 5);
         if (types[t].t != CURAND_RNG_PSEUDO_MTGP32) { /* it takes no offset */
-            /* not reproduced (docs/hostlib.md): XORWOW's Poisson from
-             * lambda 2000 on past the first round after an offset */
             const struct call off[] = { { POIS, dims ? 30 : 10, 5, 0, 3.5 }, { POIS, n, 123457, 0, 3.5 },
                                         { POIS, n, 7, 0, 2500 } };
-            compare_q(types[t].t, dims, types[t].name, "Poisson after offsets", off,
-                      types[t].t == CURAND_RNG_PSEUDO_XORWOW ? 2 : 3);
+            compare_q(types[t].t, dims, types[t].name, "Poisson after offsets", off, 3);
         }
     }
+}
+
+/* XORWOW and MRG32k3a after curandSetGeneratorOffset: NVIDIA's host
+ * generator starts thread t of the call (the group of outputs t, t + the
+ * states' count, ...) on subsequence (offset + t) mod states at element
+ * (offset + t) / states, in elements whatever the distribution takes per
+ * group; offsets past the first round tell that from offset * RAW. The
+ * position counts groups (a call of n normals moves it n / 2 on). Normal,
+ * log-normal, uniform double and Poisson (lambda 2000 on) calls after
+ * offsets, normal calls after normal calls, uniform calls between */
+static void offsets_against_nvidia(void)
+{
+    static const struct { curandRngType_t t; const char *name; long long round; } types[] = {
+        { CURAND_RNG_PSEUDO_XORWOW, "XORWOW", 4096 },
+        { CURAND_RNG_PSEUDO_MRG32K3A, "MRG32k3a", 81920 },
+    };
+    for (int t = 0; t < 2; t++) {
+        long long r = types[t].round;
+        const struct call norm[] = { { NORM, 20, r, 0, 0 }, { NORM, 2 * r + 200, 2 * r - 1, 0, 0 },
+                                     { NORMD, 2 * r + 200, 3 * r + 12345 % r, 0, 0 },
+                                     { LNORM, 2 * r + 2, r + 7, 0, 0 }, { LNORMD, 200, 5 * r + 1, 0, 0 } };
+        const struct call seq[] = { { NORM, 2 * r + 6, r + 3, 0, 0 }, { NORM, 2 * r + 10, -1, 0, 0 },
+                                    { NORMD, r + 4, -1, 0, 0 }, { LNORM, 12, -1, 0, 0 }, { UNIF, r + 5, -1, 0, 0 },
+                                    { NORM, 2 * r + 2, -1, 0, 0 }, { U32, 7, -1, 0, 0 } };
+        const struct call other[] = { { UNIFD, r + 100, r + 1, 0, 0 }, { POIS, 2 * r + 100, 3 * r + 5, 0, 2500 },
+                                      { POIS, r + 3, -1, 0, 4000 }, { UNIFD, 100, 2 * r, 0, 0 } };
+        compare(types[t].t, types[t].name, "normal and log-normal calls after offsets past one round", norm, 5);
+        compare(types[t].t, types[t].name, "normal calls after normal calls, uniform calls between (after an offset)", seq, 7);
+        compare(types[t].t, types[t].name, "uniform doubles and Poisson from lambda 2000 after offsets", other, 4);
+    }
+}
+
+/* Philox4x32-10's normals: NVIDIA's host generator counts its position
+ * (the offset too) in outputs for normals as for the rest, so normal calls
+ * after an offset, after normal calls of any even count or after uniform
+ * calls continue one stream (not its normal doubles: docs/hostlib.md) */
+static void philox_normals_against_nvidia(void)
+{
+    const long long r = 65536 * 4; /* outputs in one round of the states */
+    const struct call off[] = { { NORM, 20, r + 8, 0, 0 }, { NORM, 2 * r + 200, 2 * r - 4, 0, 0 },
+                                { LNORM, 100, 5, 0, 0 } };
+    const struct call seq[] = { { NORM, 10, -1, 0, 0 }, { NORM, 2 * r + 8, -1, 0, 0 }, { NORM, 2 * r + 12, -1, 0, 0 },
+                                { LNORM, 2 * r + 2, -1, 0, 0 } };
+    const struct call mixed[] = { { UNIF, 8, -1, 0, 0 }, { NORM, 20, -1, 0, 0 }, { U32, 4, -1, 0, 0 },
+                                  { NORM, 2 * r + 4, -1, 0, 0 } };
+    compare(CURAND_RNG_PSEUDO_PHILOX4_32_10, "Philox4x32-10", "normal calls after offsets", off, 3);
+    compare(CURAND_RNG_PSEUDO_PHILOX4_32_10, "Philox4x32-10", "normal calls after normal calls", seq, 4);
+    compare(CURAND_RNG_PSEUDO_PHILOX4_32_10, "Philox4x32-10", "normal calls after uniform and 32-bit calls", mixed, 4);
 }
 
 static void against_nvidia(const char *path)
@@ -378,9 +423,8 @@ static void against_nvidia(const char *path)
         const struct call normd[] = { { NORMD, n, -1, 0, 0 } };
         const struct call lnorm[] = { { LNORM, n, -1, 0, 0 } };
         const struct call lnormd[] = { { LNORMD, n, -1, 0, 0 } };
-        /* not reproduced (docs/hostlib.md): normal results after an offset or
-         * after another normal call; Philox mixing distributions or taking a
-         * new seed in mid-sequence */
+        /* not reproduced (docs/hostlib.md): Philox mixing distributions or
+         * taking a new seed in mid-sequence (offsets: offsets_against_nvidia) */
         const struct call mixed[] = { { UNIF, n + 1, -1, 0, 0 }, { UNIFD, n / 4 + 1, -1, 0, 0 }, { NORM, n, -1, 0, 0 } };
         const struct call reseed[] = { { U32, 100, -1, 0, 0 }, { U32, 100, -1, 1234, 0 }, { U32, 100, -1, 99, 0 },
                                        { U32, 300, -1, 1234, 0 } };
@@ -409,6 +453,8 @@ static void against_nvidia(const char *path)
     if (have_sobol)
         quasi_against_nvidia();
     poisson_against_nvidia();
+    offsets_against_nvidia();
+    philox_normals_against_nvidia();
 }
 
 /* ---- on the emulated GPU ------------------------------------------------------ */
@@ -634,6 +680,92 @@ static void bad_input(void)
     end();
 }
 
+/* MT19937 (docs/hostlib.md): NVIDIA's host generator takes seconds to set
+ * up (its 8192 start states), so two of them: one call of 200,000 words with
+ * seed 1234, and one sequence from a seed above 2^32 past block 0 of
+ * every generator (78 x 65,536 words), every distribution, Poisson on each
+ * side of lambda 2000 (9000: rounded to float there), and new seeds in mid-sequence (the same seed again
+ * continues, another starts again). Under AddressSanitizer (make check's
+ * second pass, there for memory errors: the plain pass compares every
+ * number) the long run is 2 x 65,536 words, every generator's first block
+ * only: instrumented, the jumps and twists of 5.2 million words take
+ * minutes of CI's time */
+#if defined(__SANITIZE_ADDRESS__)
+#define MT_LONG (2 * 65536)
+#define MT_LONG_SAYS "131,072 words (shortened under AddressSanitizer)"
+#else
+#define MT_LONG (78 * 65536 + 100000)
+#define MT_LONG_SAYS "5.2 million words"
+#endif
+static void mt19937_against_nvidia(void)
+{
+    if (!nv.create_host)
+        return; /* against_nvidia said why */
+    const struct call one[] = { { U32, 200000, -1, 0, 0 } };
+    const struct call seq[] = {
+        { U32, 100, -1, 0x123456789abull, 0 }, { U32, MT_LONG, -1, 0, 0 }, { UNIF, 1001, -1, 0, 0 },
+        { UNIFD, 1000, -1, 0, 0 }, { NORM, 1001, -1, 0, 0 }, { NORMD, 1000, -1, 0, 0 }, { LNORM, 999, -1, 0, 0 },
+        { LNORMD, 1000, -1, 0, 0 }, { POIS, 1000, -1, 0, 10 }, { POIS, 1000, -1, 0, 100 }, { POIS, 1000, -1, 0, 2500 }, { POIS, 4096, -1, 0, 9000 },
+        { U32, 70000, -1, 99, 0 }, { U32, 100, -1, 99, 0 }, { U32, 100, -1, 1234, 0 },
+    };
+    compare(CURAND_RNG_PSEUDO_MT19937, "MT19937", "32-bit results, one call", one, 1);
+    compare(CURAND_RNG_PSEUDO_MT19937, "MT19937", "a seed above 2^32, " MT_LONG_SAYS ", every distribution, new seeds",
+            seq, (int)(sizeof seq / sizeof seq[0]));
+}
+
+/* MT19937's refusals, as NVIDIA's (read off its host generator): no
+ * offset; orderings DEFAULT and LEGACY (one layout), others OUT_OF_RANGE;
+ * any count of normals (inverse CDF) */
+static void mt19937_input(void)
+{
+    begin("MT19937: offsets, orderings, odd counts of normals");
+    curandGenerator_t g;
+    float f[3];
+    unsigned int a[16], b[16];
+    ST(curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_MT19937), 0);
+    ST(curandSetGeneratorOffset(g, 5), CURAND_STATUS_TYPE_ERROR);
+    ST(curandSetGeneratorOffset(g, 1ull << 32), CURAND_STATUS_TYPE_ERROR);
+    ST(curandSetQuasiRandomGeneratorDimensions(g, 2), CURAND_STATUS_TYPE_ERROR);
+    ST(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_BEST), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_SEEDED), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_DYNAMIC), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandSetGeneratorOrdering(g, CURAND_ORDERING_QUASI_DEFAULT), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_DEFAULT), 0);
+    ST(curandGenerate(g, a, 16), 0);
+    ST(curandSetPseudoRandomGeneratorSeed(g, 1), 0);
+    ST(curandSetGeneratorOrdering(g, CURAND_ORDERING_PSEUDO_LEGACY), 0);
+    ST(curandSetPseudoRandomGeneratorSeed(g, 0), 0); /* the default seed: the stream starts again */
+    ST(curandGenerate(g, b, 16), 0);
+    if (memcmp(a, b, sizeof a))
+        bad("LEGACY gives other numbers than DEFAULT");
+    ST(curandGenerateNormal(g, f, 3, 0, 1), 0);
+    ST(curandGenerateUniform(g, NULL, 3), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGeneratePoisson(g, a, 3, -1), CURAND_STATUS_OUT_OF_RANGE);
+    ST(curandGenerateLongLong(g, (unsigned long long *)a, 2), CURAND_STATUS_TYPE_ERROR);
+    /* a device generator (on_device made the context current) gives the
+     * host generator's words, past one round of threads */
+    curandGenerator_t dg;
+    size_t n = 70000;
+    unsigned int *d = dalloc(n * 4), *hd = malloc(n * 4), *hh = malloc(n * 4);
+    ST(curandSetPseudoRandomGeneratorSeed(g, 7), 0);
+    ST(curandGenerate(g, hh, 100), 0);
+    ST(curandGenerate(g, hh + 100, n - 100), 0);
+    ST(curandCreateGenerator(&dg, CURAND_RNG_PSEUDO_MT19937), 0);
+    ST(curandSetPseudoRandomGeneratorSeed(dg, 7), 0);
+    ST(curandGenerate(dg, d, n), 0);
+    ST(curandGenerate(dg, d, n + 1), CURAND_STATUS_OUT_OF_RANGE); /* past the allocation */
+    DRV(cuCtxSynchronize());
+    DRV(cuMemcpyDtoH_v2(hd, (CUdeviceptr)(uintptr_t)d, n * 4));
+    if (memcmp(hd, hh, n * 4))
+        bad("MT19937: device and host generators differ");
+    ST(curandDestroyGenerator(dg), 0);
+    ST(curandDestroyGenerator(g), 0);
+    DRV(cuMemFree_v2((CUdeviceptr)(uintptr_t)d));
+    free(hd);
+    free(hh);
+    end();
+}
+
 int main(void)
 {
     have_sobol = has_type(CURAND_RNG_QUASI_SOBOL32);
@@ -649,9 +781,11 @@ int main(void)
         n_skip++;
     }
     against_nvidia(getenv("NVIDIA_CURAND"));
+    mt19937_against_nvidia();
     on_device();
     bad_input();
     poisson_input();
+    mt19937_input();
     if (n_pois)
         printf("%lld Poisson values compared with NVIDIA's\n", n_pois);
     printf("curand: %d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);

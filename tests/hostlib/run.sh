@@ -137,6 +137,29 @@ elif [ -f "$host/libcudnn.so.9" ]; then
     skp "cudnn descriptors" "no $cuda/lib64/libcudnn.so.9 to compare with (the CUDA toolkit is not installed)"
 fi
 check_lib cufft libcufft.so.12 cufft fftconv
+# cuFFT's LTO callbacks: fftcb_cb.cu made into LTO-IR in a fatbinary as
+# NVIDIA documents (nvcc -dlto -rdc=true -fatbin), which fftcb.cu hands to
+# cufftXtSetJITCallback; the host cuFFT links them with NVIDIA's NVRTC and
+# nvJitLink at run time (exit 77: those are not found)
+rm -f "$out/fftcb" "$out/fftcb_cb.fatbin"   # no earlier run's for the trace check below
+if [ -z "$NVCC" ] || ! "$NVCC" --version >/dev/null 2>&1; then
+    skp "cufft: fftcb.cu" "no nvcc (the CUDA toolkit is not installed)"
+elif [ ! -f "$host/libcufft.so.12" ]; then
+    skp "cufft: fftcb.cu" "$host/libcufft.so.12 was not built (its host back end is missing: see docs/hostlib.md)"
+elif ! "$NVCC" -dlto -rdc=true -fatbin -o "$out/fftcb_cb.fatbin" "$here/fftcb_cb.cu" >"$out/fftcb.build.log" 2>&1 ||
+    ! "$NVCC" $NVCC_XFLAGS -o "$out/fftcb" "$here/fftcb.cu" -lcufft >>"$out/fftcb.build.log" 2>&1; then
+    bad "cufft: fftcb.cu (build)" "$out/fftcb.build.log"
+else
+    # two devices: a plan over several GPUs is refused callbacks
+    # (under ASan, leaks inside NVIDIA's nvJitLink and NVRTC are not ours: nvjit.lsan)
+    TDTRACE_EMU_DEVICES=2 LSAN_OPTIONS="suppressions=$here/nvjit.lsan${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
+        "$out/fftcb" "$out/fftcb_cb.fatbin" >"$out/fftcb.log" 2>&1
+    case $? in
+    0) ok "cufft: fftcb.cu $(grep "^fftcb: " "$out/fftcb.log" | tail -n 1)" ;;
+    77) skp "cufft: fftcb.cu" "$(tail -n 1 "$out/fftcb.log")" ;;
+    *) bad "cufft: fftcb.cu" "$out/fftcb.log" ;;
+    esac
+fi
 check_lib curand libcurand.so.10 curand randkern
 check_lib nvml libnvidia-ml.so.1 nvml
 check_lib cusolver libcusolver.so.12 cusolver
@@ -258,11 +281,22 @@ if $CC ${EXTRA_CFLAGS:-} -std=c11 -O1 -g -Wall -Wextra -Werror -o "$out/front" "
             grep -q '^cublasSgemm_v2(.*) = CUBLAS_STATUS_SUCCESS \[host: captured into a graph: OpenBLAS sgemm\]$' "$out/capture.trace" &&
             grep -q '^cufftExecC2C(.*) = CUFFT_SUCCESS \[host: captured into a graph: FFTW\]$' "$out/capture.trace" &&
             grep -q '^cublasSdot_v2(.*) = 15 \[host: not captured: the call returns its result in host memory' "$out/capture.trace" &&
-            grep -q 'invalid global access of 1024 bytes in host library call cuBLAS \[OpenBLAS level 1\] (CUDA_ERROR_ILLEGAL_ADDRESS)' \
-                "$out/capture.trace" "$out/capture.tdtrace.log"; then
+            grep -q '^--- fault: invalid global access of 1024 bytes in host library call cuBLAS \[OpenBLAS level 1\] (CUDA_ERROR_ILLEGAL_ADDRESS) ---$' \
+                "$out/capture.trace"; then
             ok "tdtrace -e lib=: calls captured into a graph say so, a refused one says why, a freed operand is reported"
         else bad "tdtrace -e lib= -- capture" "$out/capture.tdtrace.log"; fi
     else skp "tdtrace -e lib= -- capture" "no capture program (nvcc or the host cuBLAS missing)"; fi
+    # -e lib=: an execution with LTO callbacks says where they ran
+    if [ -x "$out/fftcb" ] && [ -f "$out/fftcb_cb.fatbin" ]; then
+        if tdt --backend=emulate -e 'lib=libcufft*' -o "$out/fftcb.trace" -- "$out/fftcb" "$out/fftcb_cb.fatbin" \
+            >"$out/fftcb.tdtrace.log" 2>&1 &&
+            grep -q '^cufftXtSetJITCallback(.*) = CUFFT_SUCCESS \[host: NVRTC and nvJitLink: the load callback linked into PTX for the emulated GPU\]$' "$out/fftcb.trace" &&
+            grep -q '^cufftXtExec(.*) = CUFFT_SUCCESS \[host: FFTW, load and store callbacks on the emulated GPU\]$' "$out/fftcb.trace" &&
+            grep -q '^cufftXtExec(.*) = CUFFT_SUCCESS \[host: captured into a graph: FFTW, load and store callbacks on the emulated GPU\]$' "$out/fftcb.trace" &&
+            grep -q '^cufftXtSetJITCallback(.*) = CUFFT_NVJITLINK_FAILURE (19) \[host: LTO callback: the fatbinary defines no device function of that symbol name\]$' "$out/fftcb.trace"; then
+            ok "tdtrace -e lib=libcufft*: LTO callbacks linked, executions say the callbacks ran on the emulated GPU, an unknown symbol says why"
+        else bad "tdtrace -e lib=libcufft* -- fftcb" "$out/fftcb.tdtrace.log"; fi
+    else skp "tdtrace -e lib=libcufft* -- fftcb" "no fftcb program (nvcc or the host cuFFT missing)"; fi
 else bad "front.c (build)" "$out/front.build.log"; fi
 
 echo "hostlib: $pass passed, $fail failed, $skip skipped"

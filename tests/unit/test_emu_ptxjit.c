@@ -449,6 +449,153 @@ static void test_warp_refused(void **state)
     if (!strstr(rep.why, "'vote.ballot.b32' (without .sync")) fail_msg("%s", rep.why);
 }
 
+/* ---- matrix instructions: warp rendezvous completed by the interpreter's handlers ---- */
+#define HDR90 ".version 9.0\n.target sm_90\n.address_size 64\n"
+
+/* mma.sync f16 -> f32, f16 -> f16, s8 -> s32 (.satfinite) on two warps */
+static void test_mma_same(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    static const char src[] = HDR90
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<32>; .reg .b64 %rd<8>; .reg .f32 %f<16>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 48;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " mad.lo.u32 %r3, %r1, -1640531535, 19088743;\n shr.u32 %r4, %r3, 7;\n xor.b32 %r3, %r3, %r4;\n"
+        " and.b32 %r10, %r3, 0xbfff3fff;\n mad.lo.u32 %r3, %r3, 1103515245, 12345;\n and.b32 %r11, %r3, 0x3fffbfff;\n"
+        " mad.lo.u32 %r3, %r3, 1103515245, 12345;\n and.b32 %r12, %r3, 0xbfffbfff;\n"
+        " mad.lo.u32 %r3, %r3, 1103515245, 12345;\n and.b32 %r13, %r3, 0x3fff3fff;\n"
+        " mad.lo.u32 %r3, %r3, 1103515245, 12345;\n and.b32 %r14, %r3, 0xbfff3fff;\n"
+        " mad.lo.u32 %r3, %r3, 1103515245, 12345;\n and.b32 %r15, %r3, 0x3fffbfff;\n"
+        " cvt.rn.f32.u32 %f1, %r1;\n mul.f32 %f2, %f1, 0f3E800000;\n neg.f32 %f3, %f1;\n mov.f32 %f4, 0f3F800000;\n"
+        " mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f5,%f6,%f7,%f8}, {%r10,%r11,%r12,%r13}, {%r14,%r15},"
+        " {%f1,%f2,%f3,%f4};\n"
+        " st.global.v4.f32 [%rd3], {%f5,%f6,%f7,%f8};\n"
+        " mad.lo.u32 %r2, %r3, 1103515245, 12345;\n"
+        " mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32 {%r20,%r21,%r22,%r23}, {%r10,%r11,%r12,%r13},"
+        " {%r14,%r15}, {%r3,%r1,%r2,%r4};\n"
+        " st.global.v4.u32 [%rd3+16], {%r20,%r21,%r22,%r23};\n"
+        " mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r24,%r25}, {%r10,%r11,%r12,%r13}, {%r14,%r15}, {%r10,%r11};\n"
+        " st.global.v2.u32 [%rd3+32], {%r24,%r25};\n ret;\n}\n";
+    same(src, 2, 64, 48 * 64);
+    assert_int_equal(rep.compiled, 1);
+    uint32_t nz = 0; /* the products are there, not zeros: 10 words a thread */
+    for (size_t i = 0; i < 48 * 64; i += 4) { uint32_t v; memcpy(&v, arena + i, 4); nz += v != 0; }
+    if (nz < 10 * 64 - 16) fail_msg("%u of %d words are not 0", nz, 10 * 64);
+}
+
+/* ldmatrix (.x4, .x2.trans), movmatrix, stmatrix feeding mma, with block
+ * barriers between them, on two warps */
+static void test_ldmatrix_same(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    static const char src[] = HDR90
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<8>; .reg .f32 %f<16>;\n"
+        " .shared .align 16 .b8 sm[4096];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 64;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " mov.u32 %r2, sm;\n shl.b32 %r3, %r1, 5;\n add.u32 %r4, %r2, %r3;\n"
+        " mad.lo.u32 %r5, %r1, -1640531535, 19088743;\n and.b32 %r5, %r5, 0x3bff3bff;\n"
+        " add.u32 %r6, %r5, 0x00110013;\n add.u32 %r7, %r5, 0x01010203;\n xor.b32 %r8, %r5, 0x80008000;\n"
+        " st.shared.v4.u32 [%r4], {%r5,%r6,%r7,%r8};\n st.shared.v4.u32 [%r4+16], {%r8,%r7,%r6,%r5};\n"
+        " bar.sync 0;\n"
+        " shr.u32 %r9, %r1, 5;\n shl.b32 %r9, %r9, 10;\n add.u32 %r9, %r2, %r9;\n and.b32 %r16, %r1, 31;\n"
+        " shl.b32 %r17, %r16, 4;\n add.u32 %r18, %r9, %r17;\n"
+        " ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r10,%r11,%r12,%r13}, [%r18];\n"
+        " and.b32 %r19, %r17, 0xff;\n add.u32 %r19, %r19, 512;\n add.u32 %r19, %r9, %r19;\n"
+        " ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r14,%r15}, [%r19];\n"
+        " movmatrix.sync.aligned.m8n8.trans.b16 %r20, %r10;\n"
+        " mov.f32 %f1, 0f3F800000;\n mov.f32 %f2, 0f40000000;\n mov.f32 %f3, 0fBF800000;\n mov.f32 %f4, 0f00000000;\n"
+        " mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f5,%f6,%f7,%f8}, {%r10,%r11,%r12,%r13}, {%r14,%r15},"
+        " {%f1,%f2,%f3,%f4};\n"
+        " bar.sync 0;\n add.u32 %r21, %r18, 2048;\n"
+        " stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%r21], {%r13,%r12,%r11,%r20};\n"
+        " bar.sync 0;\n ld.shared.v4.u32 {%r22,%r23,%r24,%r25}, [%r21];\n"
+        " st.global.v4.u32 [%rd3], {%r10,%r11,%r12,%r13};\n st.global.v4.u32 [%rd3+16], {%r14,%r15,%r20,%r22};\n"
+        " st.global.v4.f32 [%rd3+32], {%f5,%f6,%f7,%f8};\n st.global.v4.u32 [%rd3+48], {%r23,%r24,%r25,%r1};\n"
+        " ret;\n}\n";
+    same(src, 1, 64, 64 * 64);
+    uint32_t nz = 0;
+    for (size_t i = 0; i < 64 * 64; i += 4) { uint32_t v; memcpy(&v, arena + i, 4); nz += v != 0; }
+    assert_true(nz > 64 * 64 / 4 - 64);
+}
+
+/* the interpreter's errors, the same from the JIT: lanes that exited, a
+ * predicate leaving lanes out, half a warp held at a block barrier, a
+ * misaligned ldmatrix row */
+static void test_mma_errors(void **state)
+{
+    (void)state;
+    NEED_JIT();
+#define MMA_F16 " mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f5,%f6,%f7,%f8}, {%r1,%r1,%r1,%r1}, {%r1,%r1}," \
+                " {%f1,%f1,%f1,%f1};\n"
+#define MMA_HEAD ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .f32 %f<16>; .reg .pred %p<2>;\n" \
+                 " .shared .align 16 .b8 sm[1024];\n mov.u32 %r1, %tid.x;\n mov.f32 %f1, 0f3F800000;\n"
+    static const char *const srcs[] = {
+        HDR90 MMA_HEAD " setp.ge.u32 %p1, %r1, 48;\n @%p1 exit;\n" MMA_F16 " ret;\n}\n",
+        HDR90 MMA_HEAD " setp.lt.u32 %p1, %r1, 40;\n @%p1" MMA_F16 " ret;\n}\n",
+        HDR90 MMA_HEAD " setp.lt.u32 %p1, %r1, 16;\n @%p1 bra A;\n bar.sync 0;\n ret;\nA:\n" MMA_F16 " ret;\n}\n",
+        HDR90 MMA_HEAD " mov.u32 %r2, sm;\n shl.b32 %r3, %r1, 4;\n and.b32 %r3, %r3, 511;\n setp.eq.u32 %p1, %r1, 37;\n"
+        " @%p1 add.u32 %r3, %r3, 8;\n add.u32 %r3, %r3, %r2;\n"
+        " ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r4,%r5,%r6,%r7}, [%r3];\n ret;\n}\n",
+    };
+    static const char *const says[] = { "lanes 0x0000ffff run it", "lanes 0x000000ff run it", "lanes 0x0000ffff run it",
+                                        "misaligned shared read of 16 bytes" };
+    for (size_t i = 0; i < sizeof srcs / sizeof *srcs; i++) {
+        char e0[512], e1[512];
+        enum ptx_status s0 = run(srcs[i], PTX_ENGINE_INTERP, 1, 64, e0, sizeof e0);
+        assert_int_not_equal(s0, PTX_OK);
+        if (!strstr(e0, says[i])) fail_msg("interp, kernel %zu: %s", i, e0);
+        assert_int_equal(run(srcs[i], PTX_ENGINE_JIT, 1, 64, e1, sizeof e1), s0);
+        if (rep.engine != PTX_ENGINE_JIT) fail_msg("not compiled: %s", rep.why);
+        assert_string_equal(e0, e1);
+    }
+#undef MMA_F16
+#undef MMA_HEAD
+}
+
+/* cp.async (4, 8, 16 bytes; src-size with a zero tail; ignore-src) with
+ * commit_group and wait_group: the interpreter's per-lane handler, so the
+ * same bytes; a misaligned source, the same error */
+static void test_cp_async(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
+        " .shared .align 16 .b8 sm[2048];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n"
+        " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n mad.lo.u32 %r2, %r1, -1640531535, 7;\n"
+        " st.global.u32 [%rd3], %r2;\n bar.sync 0;\n"
+        " mov.u32 %r3, sm;\n shl.b32 %r4, %r1, 5;\n add.u32 %r4, %r3, %r4;\n"
+        " and.b32 %r5, %r1, 0x3f0;\n mul.wide.u32 %rd4, %r5, 4;\n add.s64 %rd5, %rd1, %rd4;\n"
+        " and.b32 %r6, %r1, 15;\n setp.lt.u32 %p1, %r6, 5;\n"
+        " cp.async.cg.shared.global [%r4], [%rd5], 16, %r6;\n"
+        " cp.async.ca.shared.global [%r4+16], [%rd5+8], 8, %p1;\n"
+        " cp.async.ca.shared.global [%r4+24], [%rd5+4], 4;\n"
+        " cp.async.commit_group;\n cp.async.wait_group 0;\n bar.sync 0;\n"
+        " mul.wide.u32 %rd6, %r1, 32;\n add.s64 %rd6, %rd1, %rd6;\n add.s64 %rd6, %rd6, 4096;\n"
+        " ld.shared.v4.u32 {%r7,%r8,%r9,%r10}, [%r4];\n st.global.v4.u32 [%rd6], {%r7,%r8,%r9,%r10};\n"
+        " ld.shared.v4.u32 {%r7,%r8,%r9,%r10}, [%r4+16];\n st.global.v4.u32 [%rd6+16], {%r7,%r8,%r9,%r10};\n"
+        " cp.async.wait_all;\n ret;\n}\n";
+    same(src, 1, 64, 4096 + 32 * 64);
+    uint32_t nz = 0;
+    for (size_t i = 4096; i < 4096 + 32 * 64; i += 4) { uint32_t v; memcpy(&v, arena + i, 4); nz += v != 0; }
+    if (nz < 32 * 64 / 8) fail_msg("%u words copied", nz);
+    static const char bad[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
+        " .shared .align 16 .b8 sm[2048];\n ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n"
+        " mov.u32 %r3, sm;\n shl.b32 %r4, %r1, 4;\n add.u32 %r4, %r3, %r4;\n"
+        " setp.eq.u32 %p1, %r1, 45;\n selp.u64 %rd2, 4, 0, %p1;\n add.s64 %rd5, %rd1, %rd2;\n"
+        " cp.async.cg.shared.global [%r4], [%rd5], 16;\n cp.async.wait_all;\n ret;\n}\n";
+    char e0[512], e1[512];
+    enum ptx_status s0 = run(bad, PTX_ENGINE_INTERP, 1, 64, e0, sizeof e0);
+    assert_int_not_equal(s0, PTX_OK);
+    if (!strstr(e0, "thread (45,0,0)")) fail_msg("interp: %s", e0);
+    assert_int_equal(run(bad, PTX_ENGINE_JIT, 1, 64, e1, sizeof e1), s0);
+    if (rep.engine != PTX_ENGINE_JIT) fail_msg("not compiled: %s", rep.why);
+    assert_string_equal(e0, e1);
+}
+
 /* ---- faults and limits ------------------------------------------------------------- */
 static void test_out_of_bounds(void **state)
 {
@@ -527,6 +674,10 @@ int main(void)
         cmocka_unit_test(test_warp_barriers),
         cmocka_unit_test(test_warp_errors),
         cmocka_unit_test(test_warp_refused),
+        cmocka_unit_test(test_mma_same),
+        cmocka_unit_test(test_ldmatrix_same),
+        cmocka_unit_test(test_mma_errors),
+        cmocka_unit_test(test_cp_async),
         cmocka_unit_test(test_out_of_bounds),
         cmocka_unit_test(test_limits_and_deadlock),
     };

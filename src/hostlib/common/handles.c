@@ -112,3 +112,21 @@ int hl_handle_remove(const void *h, int kind)
     pthread_mutex_unlock(&lock);
     return f;
 }
+
+void *hl_handle_new(size_t size, int kind)
+{
+    void *h = calloc(1, size);
+    if (h && hl_handle_add(h, kind)) {
+        free(h);
+        h = NULL;
+    }
+    return h;
+}
+
+int hl_handle_free(void *h, int kind)
+{
+    if (!hl_handle_remove(h, kind))
+        return 0;
+    free(h);
+    return 1;
+}

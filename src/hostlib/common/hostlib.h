@@ -136,6 +136,10 @@ int64_t hl_batch_bytes(int64_t one, int64_t batch, int64_t stride, size_t elem);
 int hl_handle_add(const void *h, int kind);        /* 0, or -1 without memory */
 int hl_handle_live(const void *h, int kind);       /* 1 if h is live with that kind */
 int hl_handle_remove(const void *h, int kind);     /* 1 if it was (removed now) */
+/* a new handle: size zeroed bytes, live with that kind; NULL without memory */
+void *hl_handle_new(size_t size, int kind);
+/* removes and frees h: 1 if it was live with that kind, else 0 (h untouched) */
+int hl_handle_free(void *h, int kind);
 
 /* ---- convert.c: reduced-precision types ----------------------------- */
 /* IEEE binary16 and bfloat16 from float, round to nearest even (NaN kept

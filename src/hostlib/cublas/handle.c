@@ -17,25 +17,20 @@ HL_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
         return CUBLAS_STATUS_INVALID_VALUE;
     if (hl_init() != HL_OK)
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    struct cublasContext *c = calloc(1, sizeof *c);
+    struct cublasContext *c = hl_handle_new(sizeof *c, HANDLE_KIND);
     if (!c)
         return CUBLAS_STATUS_ALLOC_FAILED;
     c->pointer_mode = CUBLAS_POINTER_MODE_HOST;
     c->math_mode = CUBLAS_DEFAULT_MATH;
-    if (hl_handle_add(c, HANDLE_KIND)) {
-        free(c);
-        return CUBLAS_STATUS_ALLOC_FAILED;
-    }
     *handle = c;
     return CUBLAS_STATUS_SUCCESS;
 }
 
 HL_EXPORT cublasStatus_t cublasDestroy_v2(cublasHandle_t handle)
 {
-    if (!hl_handle_remove(handle, HANDLE_KIND))
-        return CUBLAS_STATUS_NOT_INITIALIZED;
     /* the work queued with it holds no reference to it */
-    free(handle);
+    if (!hl_handle_free(handle, HANDLE_KIND))
+        return CUBLAS_STATUS_NOT_INITIALIZED;
     return CUBLAS_STATUS_SUCCESS;
 }
 

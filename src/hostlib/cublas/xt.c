@@ -30,23 +30,18 @@ HL_EXPORT cublasStatus_t cublasXtCreate(cublasXtHandle_t *handle)
         return CUBLAS_STATUS_INVALID_VALUE;
     if (hl_emulator() != HL_OK)
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    struct cublasXtContext *x = calloc(1, sizeof *x);
+    struct cublasXtContext *x = hl_handle_new(sizeof *x, XT_HANDLE_KIND);
     if (!x)
         return CUBLAS_STATUS_ALLOC_FAILED;
     x->block_dim = 4096;
-    if (hl_handle_add(x, XT_HANDLE_KIND)) {
-        free(x);
-        return CUBLAS_STATUS_ALLOC_FAILED;
-    }
     *handle = x;
     return CUBLAS_STATUS_SUCCESS;
 }
 
 HL_EXPORT cublasStatus_t cublasXtDestroy(cublasXtHandle_t handle)
 {
-    if (!handle || !hl_handle_remove(handle, XT_HANDLE_KIND))
+    if (!hl_handle_free(handle, XT_HANDLE_KIND))
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    free(handle);
     return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -30,22 +30,17 @@ HL_EXPORT cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)
         return CUBLAS_STATUS_INVALID_VALUE;
     if (hl_init() != HL_OK)
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    struct cublasLtContext *c = calloc(1, sizeof *c);
+    struct cublasLtContext *c = hl_handle_new(sizeof *c, LT_HANDLE_KIND);
     if (!c)
         return CUBLAS_STATUS_ALLOC_FAILED;
-    if (hl_handle_add(c, LT_HANDLE_KIND)) {
-        free(c);
-        return CUBLAS_STATUS_ALLOC_FAILED;
-    }
     *lightHandle = c;
     return CUBLAS_STATUS_SUCCESS;
 }
 
 HL_EXPORT cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)
 {
-    if (!hl_handle_remove(lightHandle, LT_HANDLE_KIND))
+    if (!hl_handle_free(lightHandle, LT_HANDLE_KIND))   /* queued work holds no reference to it */
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    free(lightHandle);   /* queued work holds no reference to it */
     return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -170,11 +170,9 @@ cudnnStatus_t dnn_create(void **d, size_t size, enum dnn_kind k)
 {
     if (!d)
         return dnn_err(CUDNN_STATUS_BAD_PARAM, "a descriptor is to be created at NULL");
-    void *p = calloc(1, size);
-    if (!p || hl_handle_add(p, (int)k)) {
-        free(p);
+    void *p = hl_handle_new(size, (int)k);
+    if (!p)
         return dnn_err(CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED, "out of memory");
-    }
     *d = p;
     return CUDNN_STATUS_SUCCESS;
 }
@@ -184,9 +182,8 @@ cudnnStatus_t dnn_destroy(void *d, enum dnn_kind k)
 {
     if (!d)
         return k == DK_HANDLE ? dnn_err(CUDNN_STATUS_BAD_PARAM, "cudnnDestroy: handle is NULL") : CUDNN_STATUS_SUCCESS;
-    if (!hl_handle_remove(d, (int)k))
+    if (!hl_handle_free(d, (int)k))
         return dnn_err(CUDNN_STATUS_BAD_PARAM, "a descriptor that is not live was destroyed");
-    free(d);
     return CUDNN_STATUS_SUCCESS;
 }
 

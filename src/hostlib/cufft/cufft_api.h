@@ -24,6 +24,9 @@ typedef enum cufftResult_t {
     CUFFT_NO_WORKSPACE = 0xD,
     CUFFT_NOT_IMPLEMENTED = 0xE,
     CUFFT_NOT_SUPPORTED = 0x10,
+    CUFFT_MISSING_DEPENDENCY = 0x11,
+    CUFFT_NVRTC_FAILURE = 0x12,
+    CUFFT_NVJITLINK_FAILURE = 0x13,
 } cufftResult;
 
 typedef float cufftReal;
@@ -55,6 +58,7 @@ typedef enum {
     CUDA_R_32U = 12, CUDA_C_32U = 13, CUDA_R_16BF = 14, CUDA_C_16BF = 15,
 } cudaDataType;
 typedef enum { MAJOR_VERSION = 0, MINOR_VERSION = 1, PATCH_LEVEL = 2 } libraryPropertyType;
+
 #endif
 typedef struct CUstream_st *cudaStream_t;
 
@@ -169,5 +173,24 @@ cufftResult cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *srcPointer, 
 cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
 cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
 cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output, int direction);
+
+
+/* ---- callbacks (cufftXt.h; callback.c, cbapi.c) ---- */
+typedef enum cufftXtCallbackType_t {
+    CUFFT_CB_LD_COMPLEX = 0x0,
+    CUFFT_CB_LD_COMPLEX_DOUBLE = 0x1,
+    CUFFT_CB_LD_REAL = 0x2,
+    CUFFT_CB_LD_REAL_DOUBLE = 0x3,
+    CUFFT_CB_ST_COMPLEX = 0x4,
+    CUFFT_CB_ST_COMPLEX_DOUBLE = 0x5,
+    CUFFT_CB_ST_REAL = 0x6,
+    CUFFT_CB_ST_REAL_DOUBLE = 0x7,
+    CUFFT_CB_UNDEFINED = 0x8,
+} cufftXtCallbackType;
+cufftResult cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name,
+                                  const void *lto_callback_fatbin, size_t lto_callback_fatbin_size,
+                                  cufftXtCallbackType type, void **caller_info);
+cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType);
+cufftResult cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
 
 #endif

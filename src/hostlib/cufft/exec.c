@@ -76,19 +76,35 @@ cufftResult fft_exec(struct fft_plan *p, void *in, void *out, int sign)
     if ((uintptr_t)in % scalar || (uintptr_t)out % scalar)
         return CUFFT_INVALID_VALUE;
     int inplace = in == out;
+    void *user_in = in, *user_out = out;
     struct fft_side is, os;
-    fft_sides(p, inplace, &is, &os);
-    int64_t ibytes = fft_span(p, &is, fft_elem(p, p->kind != FK_R2C));
-    int64_t obytes = fft_span(p, &os, fft_elem(p, p->kind != FK_C2R));
-    hl_note("FFTW"); /* tdtrace -e lib= shows it */
+    int64_t span[2];
+    if (fft_extents(p, inplace, &is, &os, span))
+        return CUFFT_INVALID_VALUE;
+    int64_t ibytes = span[0], obytes = span[1];
+    /* LTO callbacks (callback.c): a load reads the input into scratch on
+     * the emulated GPU and the FFT reads that; the FFT writes the output to
+     * scratch, which a store hands to the callback. The program's arrays
+     * are then the callbacks' to touch (the emulator checks their accesses) */
+    int ld = p->cb[FCB_LOAD].set, st = p->cb[FCB_STORE].set;
+    void *fin = in, *fout = out;
+    if (ld && !(fin = fft_cb_tmp(p, 0, (size_t)ibytes)))
+        return CUFFT_ALLOC_FAILED;
+    if (st && !(fout = fft_cb_tmp(p, 1, (size_t)obytes)))
+        return CUFFT_ALLOC_FAILED;
+    /* tdtrace -e lib= shows it */
+    hl_note(ld && st ? "FFTW, load and store callbacks on the emulated GPU"
+            : ld     ? "FFTW, load callback on the emulated GPU"
+            : st     ? "FFTW, store callback on the emulated GPU"
+                     : "FFTW");
     struct fj *j = hl_job_new(sizeof *j, run_fft);
     if (!j)
         return CUFFT_ALLOC_FAILED;
     j->h.fini = fini_fft;
-    j->in = in;
-    j->out = out;
+    j->in = in = fin;
+    j->out = out = fout;
     j->prec = p->prec;
-    if (ibytes < 0 || obytes < 0 || hl_job_hold(&j->h, in, (size_t)ibytes) || hl_job_hold(&j->h, out, (size_t)obytes)) {
+    if (hl_job_hold(&j->h, in, (size_t)ibytes) || hl_job_hold(&j->h, out, (size_t)obytes)) {
         hl_job_free(&j->h);
         return CUFFT_INVALID_VALUE;
     }
@@ -112,8 +128,15 @@ cufftResult fft_exec(struct fft_plan *p, void *in, void *out, int sign)
         return CUFFT_NOT_SUPPORTED;   /* a layout FFTW cannot plan (or no memory) */
     }
     j->h.capture = "cuFFT";   /* a graph being captured records it */
+    if (ld && fft_cb_launch(p, FCB_LOAD, user_in, fin, &is) != 0) {
+        hl_job_free(&j->h);
+        return CUFFT_EXEC_FAILED;
+    }
     switch (hl_job_submit(&j->h, p->stream, 0)) {
-    case HL_SUBMITTED: return CUFFT_SUCCESS;
+    case HL_SUBMITTED:
+        if (st && fft_cb_launch(p, FCB_STORE, user_out, fout, &os) != 0)
+            return CUFFT_EXEC_FAILED;
+        return CUFFT_SUCCESS;
     case HL_CAPTURING: return CUFFT_NOT_SUPPORTED;   /* not expected: it never waits */
     case HL_SUBMIT_FAILED: break;
     }

@@ -14,7 +14,7 @@
 struct fft_var {
     struct fft_var *next;
     int refs;                 /* the plan's and each queued job's; under planner */
-    int inplace, ain, aout, sign;
+    int inplace, same, ain, aout, sign;   /* same: in == out (a callback's scratch separates them) */
     int dbl;
     enum fft_kind kind;
     fftwf_plan f;
@@ -65,7 +65,7 @@ struct fft_var *fft_var_get(struct fft_plan *p, int inplace, void *in, void *out
     pthread_mutex_lock(&planner);
     struct fft_var *v;
     for (v = p->vars; v; v = v->next)
-        if (v->inplace == inplace && v->ain == ain && v->aout == aout && v->sign == sign)
+        if (v->inplace == inplace && v->same == (in == out) && v->ain == ain && v->aout == aout && v->sign == sign)
             break;
     if (!v && (v = calloc(1, sizeof *v))) {
         struct fft_side is, os;
@@ -102,6 +102,7 @@ struct fft_var *fft_var_get(struct fft_plan *p, int inplace, void *in, void *out
             v = NULL;
         } else {
             v->inplace = inplace;
+            v->same = in == out;
             v->ain = ain;
             v->aout = aout;
             v->sign = sign;

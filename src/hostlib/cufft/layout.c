@@ -72,3 +72,11 @@ int64_t fft_span(const struct fft_plan *p, const struct fft_side *s, size_t elem
     return (int64_t)off;
 }
 
+
+int fft_extents(const struct fft_plan *p, int inplace, struct fft_side *in, struct fft_side *out, int64_t bytes[2])
+{
+    fft_sides(p, inplace, in, out);
+    bytes[0] = fft_span(p, in, fft_elem(p, p->kind != FK_R2C));
+    bytes[1] = fft_span(p, out, fft_elem(p, p->kind != FK_C2R));
+    return bytes[0] < 0 || bytes[1] < 0 ? -1 : 0;
+}

@@ -76,6 +76,7 @@ HL_EXPORT cufftResult cufftDestroy(cufftHandle plan)
     if (!p)
         return CUFFT_INVALID_PLAN;
     fft_drop_vars(p);
+    fft_cb_drop(p);
     free(p);
     return CUFFT_SUCCESS;
 }
@@ -159,11 +160,10 @@ static cufftResult describe(struct fft_plan *p, int rank, const long long *n, co
     p->batch = batch;
     /* every execution's extents must be computable */
     struct fft_side in, out;
-    for (int inplace = 0; inplace < 2; inplace++) {
-        fft_sides(p, inplace, &in, &out);
-        if (fft_span(p, &in, fft_elem(p, k != FK_R2C)) < 0 || fft_span(p, &out, fft_elem(p, k != FK_C2R)) < 0)
+    int64_t span[2];
+    for (int inplace = 0; inplace < 2; inplace++)
+        if (fft_extents(p, inplace, &in, &out, span))
             return CUFFT_INVALID_SIZE;
-    }
     return CUFFT_SUCCESS;
 }
 
@@ -180,9 +180,15 @@ static cufftResult make(cufftHandle h, int rank, const long long *n, const long 
     struct fft_plan tmp = *p;
     if ((r = describe(&tmp, rank, n, inembed, istride, idist, onembed, ostride, odist, k, pr, batch)))
         return r;
+    if (do_make && (r = fft_cb_fits(&tmp)))   /* LTO callbacks set before: their types */
+        return r;
     if (do_make) {
         *p = tmp;
         p->made = 1;
+        if ((r = fft_cb_prepare(p))) {   /* the callbacks' scratch */
+            p->made = 0;
+            return r;
+        }
     }
     if (workSize)
         workSize[0] = 0;   /* FFTW's plans need no work area of the program's */

@@ -225,7 +225,9 @@ void rng_init(enum rng_engine e, uint64_t seed, uint64_t sub, union rng_state *s
         s->p.key[1] = (uint32_t)(seed >> 32);
         s->p.sub = sub;
         break;
-    case RNG_MTGP32: break;
+    case RNG_MTGP32:
+    case RNG_MT19937:
+    case RNG__N: break;
     }
 }
 
@@ -242,6 +244,8 @@ void rng_skip(enum rng_engine e, union rng_state *s, uint64_t n)
         for (; n; n--)
             mtgp_u32(s->g);
         break;
+    case RNG_MT19937:
+    case RNG__N: break;
     }
 }
 
@@ -252,6 +256,8 @@ void rng_skip_sub(enum rng_engine e, union rng_state *s, uint64_t n)
     case RNG_MRG32K3A: mrg_jump(&s->m, n, MRG_SEQ); break;
     case RNG_PHILOX: s->p.sub += n; s->p.valid = 0; break;
     case RNG_MTGP32: mtgp_init(s->g, s->g->set + (int)n, s->g->seed); break;
+    case RNG_MT19937:
+    case RNG__N: break;
     }
 }
 
@@ -262,6 +268,8 @@ uint32_t rng_u32(enum rng_engine e, union rng_state *s)
     case RNG_PHILOX: return philox_next(&s->p);
     case RNG_MRG32K3A: return (uint32_t)(mrg_next(&s->m) * 1.000000048662);
     case RNG_MTGP32: return mtgp_u32(s->g);
+    case RNG_MT19937:
+    case RNG__N: break;
     }
     return 0;
 }

@@ -47,7 +47,7 @@
 enum dist { D_U32, D_UNIF, D_UNIF_D, D_NORM, D_NORM_D, D_U64, D_POIS, D_POIS_N, D__N };
 struct layout { uint32_t nstates, group, raw; };
 #define MTGP_STATES 192
-static const struct layout layouts[4][D__N] = {
+static const struct layout layouts[RNG__N][D__N] = { /* RNG_MT19937: none (fill_mt19937) */
     [RNG_XORWOW] = { [D_U32] = { 4096, 1, 1 }, [D_UNIF] = { 4096, 1, 1 }, [D_UNIF_D] = { 4096, 1, 2 },
                      [D_NORM] = { 4096, 2, 2 }, [D_NORM_D] = { 4096, 2, 4 }, [D_POIS] = { 4096, 1, 1 },
                      [D_POIS_N] = { 4096, 1, 2 } },
@@ -76,6 +76,7 @@ struct cache {
     uint64_t seed;
     union rng_state *st;
     struct mtgp *mt;           /* MTGP32: the states st[s].g points at */
+    struct mt19937 *mt19937;   /* MT19937: its generators (mt19937.c), instead of st */
     uint64_t *used;            /* elements state s has consumed */
     /* D_POIS_N (XORWOW, MRG32k3a): the cosine of state s's last pair,
      * which is its next result where spare_ok[s] */
@@ -109,6 +110,7 @@ static void cache_put(struct cache *c)
         pthread_mutex_destroy(&c->lock);
         free(c->st);
         free(c->mt);
+        mt19937_free(c->mt19937);
         free(c->used);
         free(c->spare);
         free(c->spare_ok);
@@ -480,33 +482,91 @@ struct fill {
     enum dist d;
     int lognormal;
     uint64_t seed, start, epoch;
-    size_t n;
+    size_t n, adv;             /* adv: how far the call moves the generator's position */
     void *out;
     double mean, stddev;
     struct pois p;
 };
 
+/* MT19937: one word per output, whatever the distribution (read off
+ * NVIDIA's host generator) */
+static void fill_mt19937(struct fill *j)
+{
+    size_t es = j->d == D_UNIF_D || j->d == D_NORM_D ? 8 : 4;
+    uint32_t w[4096];
+    for (size_t i = 0; i < j->n; i += 4096) {
+        size_t m = j->n - i < 4096 ? j->n - i : 4096;
+        mt19937_words(j->c->mt19937, j->seed, j->start + i, w, m);
+        for (size_t k = 0; k < m; k++) {
+            char *o = (char *)j->out + (i + k) * es;
+            float f;
+            double g;
+            uint32_t u;
+            switch (j->d) {
+            case D_U32: memcpy(o, &w[k], 4); break;
+            case D_UNIF: f = (float)((double)w[k] * INV32 + INV32 / 2); memcpy(o, &f, 4); break;
+            case D_UNIF_D: g = (double)w[k] * INV32 + INV32 / 2; memcpy(o, &g, 8); break;
+            case D_NORM:
+                f = (float)j->mean + (float)j->stddev * (float)icdf32(w[k], 0);
+                if (j->lognormal)
+                    f = expf(f);
+                memcpy(o, &f, 4);
+                break;
+            case D_NORM_D:
+                g = j->mean + j->stddev * icdf32(w[k], 0);
+                if (j->lognormal)
+                    g = exp(g);
+                memcpy(o, &g, 8);
+                break;
+            case D_POIS_N: /* from lambda 2000: NVIDIA's normal approximation, rounded to float */
+                if (j->p.lambda == j->p.lambda) {
+                    u = (uint32_t)(float)(sqrt(j->p.lambda) * icdf32(w[k], 0) + j->p.lambda + 0.5);
+                    memcpy(o, &u, 4);
+                    break;
+                }
+                /* fall through */
+            case D_POIS: u = pois_value(&j->p, w[k], 32, 0); memcpy(o, &u, 4); break;
+            case D_U64:
+            case D__N: break;
+            }
+        }
+    }
+}
+
 static void fill_run(struct hl_job *hj)
 {
     struct fill *j = (struct fill *)hj;
     struct cache *c = j->c;
-    const struct layout *l = &layouts[c->e][j->d];
     pthread_mutex_lock(&c->lock);
+    if (c->mt19937) {
+        fill_mt19937(j);
+        pthread_mutex_unlock(&c->lock);
+        return;
+    }
     if ((!c->ready || c->seed != j->seed) && cache_reset(c, j->seed)) {
         pthread_mutex_unlock(&c->lock);
         return; /* checked at the call: cache_reset's memory was allocated there */
     }
+    const struct layout *l = &layouts[c->e][j->d];
     size_t es = j->d == D_UNIF_D || j->d == D_NORM_D ? 8 : 4;
     /* MTGP32's output is one stream (state s's block r is outputs
      * (r * 192 + s) * 256 on): each state is positioned exactly */
     int same = c->epoch == j->epoch && c->end == j->start, continuing = same && c->e != RNG_MTGP32;
     unsigned char *buf = c->pending.v;
-    /* the offset counts groups for the normal distributions, outputs otherwise
-     * (MTGP32 takes no offset: start is where the last call stopped) */
-    uint64_t q0 = (j->d == D_NORM || j->d == D_NORM_D) && c->e != RNG_MTGP32 ? j->start * l->group : j->start;
+    /* XORWOW and MRG32k3a: the position counts groups for the normal
+     * distributions, outputs otherwise; Philox's counts outputs (MTGP32
+     * takes no offset: start is where the last call stopped) */
+    uint64_t q0 = (j->d == D_NORM || j->d == D_NORM_D) && (c->e == RNG_XORWOW || c->e == RNG_MRG32K3A)
+                      ? j->start * l->group : j->start;
     /* XORWOW and MRG32k3a's D_POIS_N: a state's pair of normals makes its
      * results in two rounds, the sine in the even one (NVIDIA's layout) */
     int pairs = j->d == D_POIS_N && c->e != RNG_PHILOX && c->e != RNG_MTGP32;
+    /* XORWOW and MRG32k3a starting afresh: NVIDIA's thread t (groups t,
+     * t + nstates, ...) starts at element (g0 + t) / nstates of its
+     * subsequence, g0 the call's first group, whatever RAW is (read off its
+     * host generators after offsets past one round) */
+    int by_thread = c->e == RNG_XORWOW || c->e == RNG_MRG32K3A;
+    uint64_t g0 = q0 / l->group;
     if (!pairs || !same)
         memset(c->spare_ok, 0, MAX_STATES);
     for (size_t i = 0; i < j->n;) {
@@ -520,8 +580,8 @@ static void fill_run(struct hl_job *hj)
                 c->spare_ok[s] = 0;
             } else {
                 /* a state's first pair in a call that starts afresh is at
-                 * element 2 r (an offset moves each state r rounds on) */
-                uint64_t at = continuing || i >= l->nstates ? c->used[s] : r * 2;
+                 * element r (as by_thread below) */
+                uint64_t at = continuing || i >= l->nstates ? c->used[s] : r;
                 round_out(c->e, j->d, state_at(c, s, at), buf);
                 c->used[s] += 2;
                 z = ((float *)buf)[0];
@@ -534,7 +594,9 @@ static void fill_run(struct hl_job *hj)
             continue;
         }
         if (!(i == 0 && w && same && c->pending.valid && c->pending.d == (int)j->d && c->pending.grp == grp)) {
-            round_out(c->e, j->d, state_at(c, s, continuing ? c->used[s] : r * l->raw), buf);
+            uint64_t rk = (grp - g0) / l->nstates; /* the thread's round in this call */
+            uint64_t at = continuing ? c->used[s] : by_thread ? r - rk + rk * l->raw : r * l->raw;
+            round_out(c->e, j->d, state_at(c, s, at), buf);
             c->used[s] += l->raw;
             c->pending.valid = 1;
             c->pending.d = (int)j->d;
@@ -567,7 +629,7 @@ static void fill_run(struct hl_job *hj)
         }
     }
     c->epoch = j->epoch;
-    c->end = j->start + j->n;
+    c->end = j->start + j->adv;
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -626,8 +688,8 @@ static curandStatus_t create(curandGenerator_t *g, curandRngType_t type, int hos
     case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32: quasi = 32, scrambled = 1; break;
     case CURAND_RNG_QUASI_SOBOL64: quasi = 64; break;
     case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64: quasi = 64, scrambled = 1; break;
+    case CURAND_RNG_PSEUDO_MT19937: e = RNG_MT19937; break; /* its generators: cache.mt19937 */
     case CURAND_RNG_TEST:
-    case CURAND_RNG_PSEUDO_MT19937:
     default:
         return CURAND_STATUS_TYPE_ERROR; /* not implemented here: see docs/hostlib.md */
     }
@@ -641,8 +703,14 @@ static curandStatus_t create(curandGenerator_t *g, curandRngType_t type, int hos
         return CURAND_STATUS_INITIALIZATION_FAILED;
     struct curandGenerator_st *gen = calloc(1, sizeof *gen);
     struct cache *c = calloc(1, sizeof *c);
+    if (c && e == RNG_MT19937 && !(c->mt19937 = mt19937_new())) {
+        free(c);
+        c = NULL;
+    }
     if (!gen || !c || hl_handle_add(gen, GEN_KIND)) {
         free(gen);
+        if (c)
+            mt19937_free(c->mt19937);
         free(c);
         return CURAND_STATUS_ALLOCATION_FAILED;
     }
@@ -721,8 +789,8 @@ HL_EXPORT curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g,
         return CURAND_STATUS_NOT_INITIALIZED;
     if (g->quasi)
         return CURAND_STATUS_TYPE_ERROR;
-    /* the offset stays; MTGP32, which has none, starts again on a new seed */
-    if (g->e == RNG_MTGP32 && seed != g->seed)
+    /* the offset stays; MTGP32 and MT19937, which have none, start again on a new seed */
+    if ((g->e == RNG_MTGP32 || g->e == RNG_MT19937) && seed != g->seed)
         g->pos = 0;
     g->seed = seed;
     g->epoch++;
@@ -733,8 +801,8 @@ HL_EXPORT curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned 
 {
     if (!live(g))
         return CURAND_STATUS_NOT_INITIALIZED;
-    if (g->e == RNG_MTGP32 && !g->quasi)
-        return CURAND_STATUS_TYPE_ERROR; /* as NVIDIA's: MTGP32 has no offset */
+    if ((g->e == RNG_MTGP32 || g->e == RNG_MT19937) && !g->quasi)
+        return CURAND_STATUS_TYPE_ERROR; /* as NVIDIA's: MTGP32 and MT19937 have no offset */
     g->pos = offset;
     g->epoch++;
     return CURAND_STATUS_SUCCESS;
@@ -759,6 +827,12 @@ HL_EXPORT curandStatus_t curandSetGeneratorOrdering(curandGenerator_t g, curandO
         return CURAND_STATUS_NOT_INITIALIZED;
     if (g->quasi)
         return order == CURAND_ORDERING_QUASI_DEFAULT ? CURAND_STATUS_SUCCESS : CURAND_STATUS_OUT_OF_RANGE;
+    if (g->e == RNG_MT19937) { /* NVIDIA's takes these two, with one layout */
+        if (order != CURAND_ORDERING_PSEUDO_DEFAULT && order != CURAND_ORDERING_PSEUDO_LEGACY)
+            return CURAND_STATUS_OUT_OF_RANGE;
+        g->ordering = order;
+        return CURAND_STATUS_SUCCESS;
+    }
     switch (order) {
     case CURAND_ORDERING_PSEUDO_BEST:
     case CURAND_ORDERING_PSEUDO_DEFAULT:
@@ -855,10 +929,14 @@ static curandStatus_t generate(curandGenerator_t g, enum dist d, void *out, size
     if (d == D_U64)
         return CURAND_STATUS_TYPE_ERROR; /* 64-bit results come only from the 64-bit quasirandom generators */
     size_t es = d == D_UNIF_D || d == D_NORM_D ? 8 : 4;
-    if ((d == D_NORM || d == D_NORM_D) && (n & 1))
+    if ((d == D_NORM || d == D_NORM_D) && (n & 1) && g->e != RNG_MT19937)
         return CURAND_STATUS_LENGTH_NOT_MULTIPLE;
     if (n > SIZE_MAX / es || g->pos > UINT64_MAX - n)
         return CURAND_STATUS_OUT_OF_RANGE;
+    /* XORWOW and MRG32k3a: the position (the offset too) counts groups, one
+     * per thread of NVIDIA's host generator, which a call of normals
+     * advances by n / 2 (read off its host generators) */
+    size_t adv = g->e == RNG_XORWOW || g->e == RNG_MRG32K3A ? n / layouts[g->e][d].group : n;
     if (n == 0)
         return CURAND_STATUS_SUCCESS;
     if ((d == D_POIS || d == D_POIS_N) && (mean <= 0 || mean > POISSON_MAX))
@@ -868,7 +946,7 @@ static curandStatus_t generate(curandGenerator_t g, enum dist d, void *out, size
     struct cache *c = g->c;
     /* the states' memory now, so that the job cannot fail on it */
     pthread_mutex_lock(&c->lock);
-    int bad = !c->ready && cache_reset(c, g->seed);
+    int bad = !c->mt19937 && !c->ready && cache_reset(c, g->seed);
     pthread_mutex_unlock(&c->lock);
     if (bad)
         return CURAND_STATUS_ALLOCATION_FAILED;
@@ -887,6 +965,7 @@ static curandStatus_t generate(curandGenerator_t g, enum dist d, void *out, size
     j->lognormal = lognormal;
     j->seed = g->seed;
     j->start = g->pos;
+    j->adv = adv;
     j->epoch = g->epoch;
     j->n = n;
     j->out = out;
@@ -894,7 +973,7 @@ static curandStatus_t generate(curandGenerator_t g, enum dist d, void *out, size
     j->stddev = stddev;
     curandStatus_t st = run_job(g, &j->h, out, n * es);
     if (st == CURAND_STATUS_SUCCESS)
-        g->pos += n;
+        g->pos += adv;
     return st;
 }
 

@@ -4,9 +4,12 @@
 #ifndef TD_HOSTLIB_RNG_H
 #define TD_HOSTLIB_RNG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-enum rng_engine { RNG_XORWOW, RNG_MRG32K3A, RNG_PHILOX, RNG_MTGP32 };
+/* RNG_MT19937 has no per-state engine here: its generators are
+ * mt19937.c's, and the rng_* functions below do nothing for it */
+enum rng_engine { RNG_XORWOW, RNG_MRG32K3A, RNG_PHILOX, RNG_MTGP32, RNG_MT19937, RNG__N };
 
 struct xorwow { uint32_t v[5], d; };
 struct mrg { uint32_t s1[3], s2[3]; };
@@ -55,6 +58,22 @@ struct sobol_tables {
     const uint64_t *c64;
 };
 int sobol_tables(int scrambled, struct sobol_tables *t);
+
+/* MT19937 (mt19937.c): NVIDIA's host layout of 8192 generators of 8
+ * threads; mt19937_words writes results pos .. pos + n - 1 of the stream of
+ * seed (positions of one seed only move forward cheaply; a new seed starts
+ * again). The rest is for tests: init_genrand, n single steps, a jump of
+ * 2^k steps by mt19937_jump.h's table (-2: no polynomial for k, -1: no
+ * memory). */
+#define MT19937_N 624
+#define MT19937_THREADS 65536u
+struct mt19937;
+struct mt19937 *mt19937_new(void);
+void mt19937_free(struct mt19937 *m);
+void mt19937_words(struct mt19937 *m, uint64_t seed, uint64_t pos, uint32_t *out, size_t n);
+void mt19937_init_genrand(uint32_t *s, uint32_t seed);
+void mt19937_step(uint32_t *s, uint64_t n);
+int mt19937_jump_k(uint32_t *s, int k);
 
 /* Poisson (poisson.c): NVIDIA's square histogram for 0 < lambda < 2000
  * (from 2000 on its library uses a normal approximation); v and k have

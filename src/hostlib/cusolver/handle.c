@@ -36,25 +36,20 @@ HL_EXPORT cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
         return CUSOLVER_STATUS_INVALID_VALUE;
     if (hl_init() != HL_OK)
         return CUSOLVER_STATUS_NOT_INITIALIZED;
-    struct cusolverDnContext *c = calloc(1, sizeof *c);
+    struct cusolverDnContext *c = hl_handle_new(sizeof *c, DN_KIND);
     if (!c)
         return CUSOLVER_STATUS_ALLOC_FAILED;
     c->deterministic = CUSOLVER_DETERMINISTIC_RESULTS;
     c->math = CUSOLVER_DEFAULT_MATH;
-    if (hl_handle_add(c, DN_KIND)) {
-        free(c);
-        return CUSOLVER_STATUS_ALLOC_FAILED;
-    }
     *handle = c;
     return CUSOLVER_STATUS_SUCCESS;
 }
 
 HL_EXPORT cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle)
 {
-    if (!hl_handle_remove(handle, DN_KIND))
-        return CUSOLVER_STATUS_NOT_INITIALIZED;
     /* the work queued with it holds no reference to it */
-    free(handle);
+    if (!hl_handle_free(handle, DN_KIND))
+        return CUSOLVER_STATUS_NOT_INITIALIZED;
     return CUSOLVER_STATUS_SUCCESS;
 }
 
@@ -129,22 +124,17 @@ HL_EXPORT cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)
 {
     if (!params)
         return CUSOLVER_STATUS_INVALID_VALUE;
-    struct cusolverDnParams *p = calloc(1, sizeof *p);
+    struct cusolverDnParams *p = hl_handle_new(sizeof *p, PARAMS_KIND);
     if (!p)
         return CUSOLVER_STATUS_ALLOC_FAILED;
-    if (hl_handle_add(p, PARAMS_KIND)) {
-        free(p);
-        return CUSOLVER_STATUS_ALLOC_FAILED;
-    }
     *params = p;
     return CUSOLVER_STATUS_SUCCESS;
 }
 
 HL_EXPORT cusolverStatus_t cusolverDnDestroyParams(cusolverDnParams_t params)
 {
-    if (!hl_handle_remove(params, PARAMS_KIND))
+    if (!hl_handle_free(params, PARAMS_KIND))
         return CUSOLVER_STATUS_INVALID_VALUE;
-    free(params);
     return CUSOLVER_STATUS_SUCCESS;
 }
 

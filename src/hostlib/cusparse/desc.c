@@ -25,14 +25,11 @@ static int vtype_ok(cudaDataType t)
     return (unsigned)t <= CUDA_C_16BF;
 }
 
-static cusparseStatus_t add(void *d, int kind, void **out)
+/* d: a new handle (hl_handle_new), or NULL without memory */
+static cusparseStatus_t give(void *d, void **out)
 {
     if (!d)
         return CUSPARSE_STATUS_ALLOC_FAILED;
-    if (hl_handle_add(d, kind)) {
-        free(d);
-        return CUSPARSE_STATUS_ALLOC_FAILED;
-    }
     *out = d;
     return CUSPARSE_STATUS_SUCCESS;
 }
@@ -41,9 +38,8 @@ static cusparseStatus_t destroy(const void *d, int kind)
 {
     if (!d)
         return CUSPARSE_STATUS_SUCCESS;   /* as NVIDIA's: NULL is accepted */
-    if (!hl_handle_remove(d, kind))
+    if (!hl_handle_free((void *)(uintptr_t)d, kind))
         return CUSPARSE_STATUS_INVALID_VALUE;
-    free((void *)(uintptr_t)d);
     return CUSPARSE_STATUS_SUCCESS;
 }
 
@@ -63,14 +59,14 @@ static cusparseStatus_t spmat_new(void **out, cusparseFormat_t f, int64_t rows, 
         return CUSPARSE_STATUS_INVALID_VALUE;
     if ((!rows || !cols) && nnz)
         return CUSPARSE_STATUS_INVALID_VALUE;
-    struct cusparseSpMatDescr *d = calloc(1, sizeof *d);
+    struct cusparseSpMatDescr *d = hl_handle_new(sizeof *d, SP_SPMAT);
     if (d)
         *d = (struct cusparseSpMatDescr){
             .format = f, .rows = rows, .cols = cols, .nnz = nnz, .offsets = (void *)(uintptr_t)off,
             .indices = (void *)(uintptr_t)idx, .values = (void *)(uintptr_t)val, .otype = ot, .itype = it,
             .base = base, .vtype = vt, .fill = CUSPARSE_FILL_MODE_LOWER, .diag = CUSPARSE_DIAG_TYPE_NON_UNIT,
         };
-    return add(d, SP_SPMAT, out);
+    return give(d, out);
 }
 
 HL_EXPORT cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, int64_t rows, int64_t cols, int64_t nnz,
@@ -354,10 +350,10 @@ static cusparseStatus_t dnvec_new(void **out, int64_t size, const void *values, 
 {
     if (!out || size < 0 || !vtype_ok(vt))
         return CUSPARSE_STATUS_INVALID_VALUE;
-    struct cusparseDnVecDescr *d = calloc(1, sizeof *d);
+    struct cusparseDnVecDescr *d = hl_handle_new(sizeof *d, SP_DNVEC);
     if (d)
         *d = (struct cusparseDnVecDescr){ .size = size, .values = (void *)(uintptr_t)values, .vtype = vt };
-    return add(d, SP_DNVEC, out);
+    return give(d, out);
 }
 
 HL_EXPORT cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, int64_t size, void *values,
@@ -430,11 +426,11 @@ static cusparseStatus_t dnmat_new(void **out, int64_t rows, int64_t cols, int64_
     int64_t inner = order == CUSPARSE_ORDER_COL ? rows : cols;
     if (ld < (inner ? inner : 1))
         return CUSPARSE_STATUS_INVALID_VALUE;
-    struct cusparseDnMatDescr *d = calloc(1, sizeof *d);
+    struct cusparseDnMatDescr *d = hl_handle_new(sizeof *d, SP_DNMAT);
     if (d)
         *d = (struct cusparseDnMatDescr){ .rows = rows, .cols = cols, .ld = ld, .values = (void *)(uintptr_t)values,
                                           .vtype = vt, .order = order };
-    return add(d, SP_DNMAT, out);
+    return give(d, out);
 }
 
 HL_EXPORT cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, int64_t rows, int64_t cols, int64_t ld,
@@ -507,11 +503,11 @@ static cusparseStatus_t spvec_new(void **out, int64_t size, int64_t nnz, const v
     if (!out || size < 0 || nnz < 0 || nnz > size || !itype_ok(it) || !base_ok(base) ||
         !vtype_ok(vt))
         return CUSPARSE_STATUS_INVALID_VALUE;
-    struct cusparseSpVecDescr *d = calloc(1, sizeof *d);
+    struct cusparseSpVecDescr *d = hl_handle_new(sizeof *d, SP_SPVEC);
     if (d)
         *d = (struct cusparseSpVecDescr){ .size = size, .nnz = nnz, .indices = (void *)(uintptr_t)idx,
                                           .values = (void *)(uintptr_t)val, .itype = it, .base = base, .vtype = vt };
-    return add(d, SP_SPVEC, out);
+    return give(d, out);
 }
 
 HL_EXPORT cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, int64_t size, int64_t nnz,

@@ -50,23 +50,18 @@ HL_EXPORT cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)
         return CUSPARSE_STATUS_INVALID_VALUE;
     if (hl_init() != HL_OK)
         return CUSPARSE_STATUS_NOT_INITIALIZED;
-    struct cusparseContext *c = calloc(1, sizeof *c);
+    struct cusparseContext *c = hl_handle_new(sizeof *c, SP_HANDLE);
     if (!c)
         return CUSPARSE_STATUS_ALLOC_FAILED;
     c->pointer_mode = CUSPARSE_POINTER_MODE_HOST;
-    if (hl_handle_add(c, SP_HANDLE)) {
-        free(c);
-        return CUSPARSE_STATUS_ALLOC_FAILED;
-    }
     *handle = c;
     return CUSPARSE_STATUS_SUCCESS;
 }
 
 HL_EXPORT cusparseStatus_t cusparseDestroy(cusparseHandle_t handle)
 {
-    if (!hl_handle_remove(handle, SP_HANDLE))
+    if (!hl_handle_free(handle, SP_HANDLE))   /* the work queued with it holds no reference to it */
         return CUSPARSE_STATUS_NOT_INITIALIZED;
-    free(handle);   /* the work queued with it holds no reference to it */
     return CUSPARSE_STATUS_SUCCESS;
 }
 
@@ -166,17 +161,13 @@ HL_EXPORT cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)
 {
     if (!descrA)
         return CUSPARSE_STATUS_INVALID_VALUE;
-    struct cusparseMatDescr *d = calloc(1, sizeof *d);
+    struct cusparseMatDescr *d = hl_handle_new(sizeof *d, SP_MATDESCR);
     if (!d)
         return CUSPARSE_STATUS_ALLOC_FAILED;
     d->type = CUSPARSE_MATRIX_TYPE_GENERAL;
     d->fill = CUSPARSE_FILL_MODE_LOWER;
     d->diag = CUSPARSE_DIAG_TYPE_NON_UNIT;
     d->base = CUSPARSE_INDEX_BASE_ZERO;
-    if (hl_handle_add(d, SP_MATDESCR)) {
-        free(d);
-        return CUSPARSE_STATUS_ALLOC_FAILED;
-    }
     *descrA = d;
     return CUSPARSE_STATUS_SUCCESS;
 }
@@ -185,9 +176,8 @@ HL_EXPORT cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)
 {
     if (!descrA)
         return CUSPARSE_STATUS_SUCCESS;   /* as NVIDIA's: NULL is accepted */
-    if (!hl_handle_remove(descrA, SP_MATDESCR))
+    if (!hl_handle_free(descrA, SP_MATDESCR))
         return CUSPARSE_STATUS_INVALID_VALUE;
-    free(descrA);
     return CUSPARSE_STATUS_SUCCESS;
 }
 

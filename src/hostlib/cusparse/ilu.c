@@ -31,16 +31,12 @@ static cusparseStatus_t info_new(void **out, int kind)
     if (!out)
         return CUSPARSE_STATUS_INVALID_VALUE;
     /* both info structs are one sp_fact_info */
-    struct sp_fact_info *f = calloc(1, sizeof *f);
+    struct sp_fact_info *f = hl_handle_new(sizeof *f, kind);
     if (!f)
         return CUSPARSE_STATUS_ALLOC_FAILED;
     atomic_init(&f->refs, 1);
     atomic_init(&f->structural, -1);
     atomic_init(&f->numeric, -1);
-    if (hl_handle_add(f, kind)) {
-        free(f);
-        return CUSPARSE_STATUS_ALLOC_FAILED;
-    }
     *out = f;
     return CUSPARSE_STATUS_SUCCESS;
 }

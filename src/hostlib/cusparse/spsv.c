@@ -13,13 +13,9 @@ HL_EXPORT cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)
 {
     if (!descr)
         return CUSPARSE_STATUS_INVALID_VALUE;
-    struct cusparseSpSVDescr *d = calloc(1, sizeof *d);
+    struct cusparseSpSVDescr *d = hl_handle_new(sizeof *d, SP_SPSV);
     if (!d)
         return CUSPARSE_STATUS_ALLOC_FAILED;
-    if (hl_handle_add(d, SP_SPSV)) {
-        free(d);
-        return CUSPARSE_STATUS_ALLOC_FAILED;
-    }
     *descr = d;
     return CUSPARSE_STATUS_SUCCESS;
 }
@@ -28,9 +24,8 @@ HL_EXPORT cusparseStatus_t cusparseSpSV_destroyDescr(cusparseSpSVDescr_t descr)
 {
     if (!descr)
         return CUSPARSE_STATUS_SUCCESS;
-    if (!hl_handle_remove(descr, SP_SPSV))
+    if (!hl_handle_free(descr, SP_SPSV))
         return CUSPARSE_STATUS_INVALID_VALUE;
-    free(descr);
     return CUSPARSE_STATUS_SUCCESS;
 }
 
