@@ -26,6 +26,8 @@ struct vg {
     void *mask;                  /* the lanes running (i32) */
     void *npop;                  /* how many (i64) */
     void *vptr;                  /* <32 x ptr> */
+    int nbars;                   /* the thread's barriers and rendezvous, all (g->nbars
+                                    counts them as body() meets them) */
 };
 
 /* a scalar as a vector of W lanes */
@@ -78,7 +80,7 @@ static void *handover(struct vg *v, int k)
     LL->LLVMPositionBuilderAtEnd(g->b, bb);
     LL->LLVMBuildStore(g->b, LL->LLVMBuildSub(g->b, LL->LLVMBuildLoad2(g->b, g->s64, g->ic, ""), v->npop, ""), g->ic);
     spill_live(g, k);
-    jit_flush_ret(g, g->nbars + 1 + g->entryof[k]);
+    jit_flush_ret(g, v->nbars + 1 + g->entryof[k]);
     LL->LLVMPositionBuilderAtEnd(g->b, here);
     return bb;
 }
@@ -244,7 +246,7 @@ void jit_build_vec(struct cg *g, const char *sym)
 {
     const struct ir_func *F = g->F;
     int nins = F->end - F->start, ns = F->nslots, nbars = g->nbars;
-    struct vg V = { g, NULL, NULL, NULL }, *v = &V;
+    struct vg V = { g, NULL, NULL, NULL, nbars }, *v = &V;
     jit_cg_types(g, JIT_LANES);
     v->vptr = LL->LLVMVectorType(g->ptr, JIT_LANES);
     void *fty = LL->LLVMFunctionType(g->s32, (void *[]){ g->ptr, g->ptr, g->s32, g->s32 }, 4, 0);

@@ -681,5 +681,8 @@ int main(void)
         cmocka_unit_test(test_out_of_bounds),
         cmocka_unit_test(test_limits_and_deadlock),
     };
+    /* one case by name: PTXJIT_TEST=test_same_barriers build/tests/test_emu_ptxjit */
+    const char *only = getenv("PTXJIT_TEST");
+    if (only && *only) cmocka_set_test_filter(only);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
