@@ -255,26 +255,27 @@ static void test_same_float(void **state)
 
 /* a shared-memory tree reduction (barriers in a loop, divergent lanes),
  * threads that exit before the barrier, loops of different lengths */
+static const char same_barriers_src[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<20>; .reg .b64 %rd<8>; .reg .pred %p<8>;\n"
+    " .shared .align 4 .b8 sh[256];\n"
+    " mov.u32 %r1, %tid.x;\n setp.ge.u32 %p0, %r1, 60;\n @%p0 exit;\n"
+    " mad.lo.u32 %r2, %r1, 3, 1;\n shl.b32 %r3, %r1, 2;\n mov.u32 %r4, sh;\n add.u32 %r5, %r4, %r3;\n"
+    " st.shared.u32 [%r5], %r2;\n bar.sync 0;\n mov.u32 %r6, 32;\n"
+    "L1:\n setp.ge.u32 %p1, %r1, %r6;\n @%p1 bra L2;\n shl.b32 %r7, %r6, 2;\n add.u32 %r8, %r5, %r7;\n"
+    " ld.shared.u32 %r9, [%r8];\n ld.shared.u32 %r10, [%r5];\n add.u32 %r10, %r10, %r9;\n st.shared.u32 [%r5], %r10;\n"
+    "L2:\n bar.sync 0;\n shr.u32 %r6, %r6, 1;\n setp.ne.u32 %p2, %r6, 0;\n @%p2 bra L1;\n"
+    " and.b32 %r11, %r1, 1;\n setp.eq.u32 %p3, %r11, 0;\n @%p3 bra L4;\n mov.u32 %r12, 0;\n mov.u32 %r13, 0;\n"
+    "L3:\n add.u32 %r13, %r13, %r12;\n add.u32 %r12, %r12, 1;\n setp.lt.u32 %p4, %r12, %r1;\n @%p4 bra L3;\n bra L5;\n"
+    "L4:\n mul.lo.u32 %r13, %r1, 1000;\n"
+    "L5:\n ld.shared.u32 %r14, [sh];\n add.u32 %r15, %r14, %r13;\n ld.param.u64 %rd1, [out];\n"
+    " mov.u32 %r16, %ctaid.x;\n mad.lo.u32 %r17, %r16, 64, %r1;\n mul.wide.u32 %rd2, %r17, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+    " st.global.u32 [%rd3], %r15;\n ret;\n}\n";
+
 static void test_same_barriers(void **state)
 {
     (void)state;
     NEED_JIT();
-    static const char src[] = HDR
-        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<20>; .reg .b64 %rd<8>; .reg .pred %p<8>;\n"
-        " .shared .align 4 .b8 sh[256];\n"
-        " mov.u32 %r1, %tid.x;\n setp.ge.u32 %p0, %r1, 60;\n @%p0 exit;\n"
-        " mad.lo.u32 %r2, %r1, 3, 1;\n shl.b32 %r3, %r1, 2;\n mov.u32 %r4, sh;\n add.u32 %r5, %r4, %r3;\n"
-        " st.shared.u32 [%r5], %r2;\n bar.sync 0;\n mov.u32 %r6, 32;\n"
-        "L1:\n setp.ge.u32 %p1, %r1, %r6;\n @%p1 bra L2;\n shl.b32 %r7, %r6, 2;\n add.u32 %r8, %r5, %r7;\n"
-        " ld.shared.u32 %r9, [%r8];\n ld.shared.u32 %r10, [%r5];\n add.u32 %r10, %r10, %r9;\n st.shared.u32 [%r5], %r10;\n"
-        "L2:\n bar.sync 0;\n shr.u32 %r6, %r6, 1;\n setp.ne.u32 %p2, %r6, 0;\n @%p2 bra L1;\n"
-        " and.b32 %r11, %r1, 1;\n setp.eq.u32 %p3, %r11, 0;\n @%p3 bra L4;\n mov.u32 %r12, 0;\n mov.u32 %r13, 0;\n"
-        "L3:\n add.u32 %r13, %r13, %r12;\n add.u32 %r12, %r12, 1;\n setp.lt.u32 %p4, %r12, %r1;\n @%p4 bra L3;\n bra L5;\n"
-        "L4:\n mul.lo.u32 %r13, %r1, 1000;\n"
-        "L5:\n ld.shared.u32 %r14, [sh];\n add.u32 %r15, %r14, %r13;\n ld.param.u64 %rd1, [out];\n"
-        " mov.u32 %r16, %ctaid.x;\n mad.lo.u32 %r17, %r16, 64, %r1;\n mul.wide.u32 %rd2, %r17, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
-        " st.global.u32 [%rd3], %r15;\n ret;\n}\n";
-    same(src, 3, 64, 3 * 64 * 4);
+    same(same_barriers_src, 3, 64, 3 * 64 * 4);
     uint32_t v;
     memcpy(&v, arena + 4 * 7, 4);
     assert_int_equal(v, 5370 + 21); /* sum of 3t+1 below 60, and 0+1+...+6 */
@@ -634,6 +635,164 @@ static void test_out_of_bounds(void **state)
     assert_string_equal(err[0], err[1]);
 }
 
+/* ---- a warp's lanes as vectors (TDTRACE_EMU_JIT_VECTOR, jit_vec.c) ----------------------- */
+/* runs f with the vector form asked for (on: "1"), then puts the
+ * variable back as it was */
+static void with_vector(const char *on, void (*f)(void))
+{
+    const char *old = getenv("TDTRACE_EMU_JIT_VECTOR");
+    char keep[16] = "";
+    if (old) snprintf(keep, sizeof keep, "%s", old);
+    setenv("TDTRACE_EMU_JIT_VECTOR", on, 1);
+    f();
+    if (old) setenv("TDTRACE_EMU_JIT_VECTOR", keep, 1);
+    else unsetenv("TDTRACE_EMU_JIT_VECTOR");
+}
+
+/* uniform lanes: every instruction as vectors; only the first warp's
+ * global store goes on lane by lane (the allocation it checks against is
+ * the one the access last found: none yet, the thread's function finds
+ * it), the three other warps store by a masked scatter */
+static void vec_uniform(void)
+{
+    same(saxpy, 1, 128, 128 * 4);
+    assert_int_equal(rep.vector, 1);
+    assert_int_equal(rep.vec_runs, 4); /* 4 warps, one call each */
+    assert_int_equal(rep.vec_lanes, 32);
+}
+static void test_vector_uniform(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_uniform);
+}
+
+/* off: the scalar JIT, no warp function called */
+static void vec_off(void)
+{
+    same(saxpy, 2, 64, 64 * 4);
+    assert_int_equal(rep.vector, 0);
+    assert_int_equal(rep.vec_runs, 0);
+}
+static void test_vector_off(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("0", vec_off);
+}
+
+/* divergent branches, a guarded exit, barriers in a loop: the lanes go
+ * back to the thread's function where they part and come back as
+ * vectors at the next barrier; the same bytes as the interpreter */
+static void vec_divergent(void)
+{
+    char err[512];
+    same(same_barriers_src, 3, 64, 3 * 64 * 4);
+    assert_int_equal(rep.vector, 1);
+    assert_true(rep.vec_runs > 6);  /* more than one call per warp: back after barriers */
+    assert_true(rep.vec_lanes > 0); /* the lanes that parted went on one by one */
+    uint32_t v;
+    memcpy(&v, arena + 4 * 7, 4);
+    assert_int_equal(v, 5370 + 21);
+    /* threads at different barriers: the deadlock, in the interpreter's words */
+    static const char dl[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<4>; .reg .pred %p<2>;\n"
+        " mov.u32 %r0, %tid.x;\n setp.lt.u32 %p1, %r0, 16;\n @%p1 bra A;\n barrier.sync 0;\n ret;\nA:\n barrier.sync 1;\n ret;\n}\n";
+    char err0[512];
+    assert_int_equal(run(dl, PTX_ENGINE_INTERP, 1, 64, err0, sizeof err0), PTX_E_DEADLOCK);
+    assert_int_equal(run(dl, PTX_ENGINE_JIT, 1, 64, err, sizeof err), PTX_E_DEADLOCK);
+    assert_int_equal(rep.engine, PTX_ENGINE_JIT);
+    assert_int_equal(rep.vector, 1);
+    assert_string_equal(err0, err);
+}
+static void test_vector_divergent(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_divergent);
+}
+
+/* a warp short of 32 lanes at the block's end (block 40: lanes 8..31 of
+ * the second warp do not exist; block 45 with shared memory and a
+ * barrier): vectors, nothing written past the threads (the first warp's
+ * global store goes on lane by lane, as in vec_uniform; the short warp's
+ * is a masked scatter) */
+static void vec_partial(void)
+{
+    same(saxpy, 1, 40, 64 * 4);
+    assert_int_equal(rep.vec_runs, 2);
+    assert_int_equal(rep.vec_lanes, 32);
+    for (int i = 40; i < 64; i++) {
+        uint32_t v;
+        memcpy(&v, arena + 4 * i, 4);
+        assert_int_equal(v, 0);
+    }
+    static const char sh[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>;\n .shared .align 4 .b8 s[256];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n shl.b32 %r2, %r1, 2;\n mov.u32 %r3, s;\n add.u32 %r4, %r3, %r2;\n"
+        " mul.lo.u32 %r5, %r1, 7;\n st.shared.u32 [%r4], %r5;\n bar.sync 0;\n"
+        " sub.u32 %r6, 44, %r1;\n shl.b32 %r6, %r6, 2;\n add.u32 %r6, %r3, %r6;\n ld.shared.u32 %r7, [%r6];\n"
+        " cvt.u64.u32 %rd2, %r2;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r7;\n ret;\n}\n";
+    same(sh, 1, 45, 64 * 4);
+    assert_int_equal(rep.vec_runs, 4); /* 2 warps, before and after the barrier */
+    assert_int_equal(rep.vec_lanes, 32);
+    uint32_t v;
+    memcpy(&v, arena, 4);
+    assert_int_equal(v, 44 * 7);
+}
+static void test_vector_partial_warp(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_partial);
+}
+
+/* one lane's store outside device memory: the vector's inline check
+ * fails, the lanes go on one by one and the fault is the scalar JIT's
+ * and the interpreter's: same text, thread, address, line */
+static void vec_fault(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " setp.eq.u32 %p1, %r1, 37;\n @%p1 add.s64 %rd3, %rd1, 16384;\n st.global.u32 [%rd3], %r1;\n ret;\n}\n";
+    char err[3][512];
+    struct ptx_fault f[3];
+    static const char *const vec[3] = { "1", "0", "1" };
+    for (int i = 0; i < 3; i++) {
+        setenv("TDTRACE_EMU_JIT_VECTOR", vec[i], 1);
+        assert_int_equal(run(src, i == 2 ? PTX_ENGINE_INTERP : PTX_ENGINE_JIT, 1, 64, err[i], sizeof err[i]),
+                         PTX_E_ADDRESS);
+        f[i] = fault;
+        if (i == 0) {
+            assert_int_equal(rep.engine, PTX_ENGINE_JIT);
+            assert_int_equal(rep.vector, 1);
+            assert_true(rep.vec_lanes > 0); /* warp 1 went on lane by lane */
+        }
+    }
+    setenv("TDTRACE_EMU_JIT_VECTOR", "1", 1);
+    for (int i = 1; i < 3; i++) {
+        assert_string_equal(err[0], err[i]);
+        assert_int_equal(f[0].addr, f[i].addr);
+        assert_int_equal(f[0].thread[0], f[i].thread[0]);
+        assert_int_equal(f[0].access, f[i].access);
+        assert_int_equal(f[0].ptx_line, f[i].ptx_line);
+        assert_string_equal(f[0].space, f[i].space);
+    }
+    assert_int_equal(f[0].thread[0], 37);
+    assert_int_equal(f[0].addr, (uint64_t)(uintptr_t)arena + 16384);
+    /* the stores of the lanes before it, in warp 0 and warp 1, were made */
+    uint32_t v;
+    memcpy(&v, arena + 4 * 36, 4);
+    assert_int_equal(v, 36);
+}
+static void test_vector_fault(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_fault);
+}
+
 /* a loop for ever ends at the instruction budget; threads at different
  * barriers fail as a deadlock, as on the interpreter */
 static void test_limits_and_deadlock(void **state)
@@ -680,6 +839,11 @@ int main(void)
         cmocka_unit_test(test_cp_async),
         cmocka_unit_test(test_out_of_bounds),
         cmocka_unit_test(test_limits_and_deadlock),
+        cmocka_unit_test(test_vector_uniform),
+        cmocka_unit_test(test_vector_off),
+        cmocka_unit_test(test_vector_divergent),
+        cmocka_unit_test(test_vector_partial_warp),
+        cmocka_unit_test(test_vector_fault),
     };
     /* one case by name: PTXJIT_TEST=test_same_barriers build/tests/test_emu_ptxjit */
     const char *only = getenv("PTXJIT_TEST");
