@@ -11,7 +11,10 @@
  * one and 16 a thread): after a first launch on each (the JIT's
  * compile), RUNS launches of each, alternating; the median seconds, the
  * ratio, and whether both wrote the same bytes (NAME: only the kernels
- * whose name holds it).
+ * whose name holds it). PTX_BENCH_ENGINES holding "jitv" adds the JIT
+ * with a warp's lanes as vectors (TDTRACE_EMU_JIT_VECTOR=1; "jit" is then
+ * run with TDTRACE_EMU_JIT_VECTOR=0), alternating with the others: its
+ * median, jit/jitv and its results on a line of its own.
  *
  * "ptx_bench compile": one launch of one block of each of those kernels
  * on the JIT, so that each is compiled or loaded from the JIT's cache on
@@ -416,8 +419,9 @@ struct job {
     size_t bytes;
 };
 
-enum { E_INTERP, E_JIT, E_C, NE };
-static const char *const ename[NE] = { "interp", "jit", "C" };
+enum { E_INTERP, E_JIT, E_JITV, E_C, NE };
+static const char *const ename[NE] = { "interp", "jit", "jitv", "C" };
+static int vec_side; /* jitv runs: jit runs with the vector form off, jitv with it on */
 
 struct host { /* the plain C side's arrays */
     float *x, *y, *a, *b, *c, red;
@@ -449,7 +453,8 @@ static double launch_once(const struct job *j, size_t k, struct host *h, int e, 
         c_threads(threads);
         c_run(k, h);
     } else {
-        emu_launch_engine = e == E_JIT ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP;
+        emu_launch_engine = e == E_JIT || e == E_JITV ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP;
+        if (vec_side && e != E_INTERP) setenv("TDTRACE_EMU_JIT_VECTOR", e == E_JITV ? "1" : "0", 1);
         emu_launch_threads = threads;
         CK(cuLaunchKernel(j->f, j->grid[0], j->grid[1], j->grid[2], j->block[0], j->block[1], j->block[2],
                           j->shmem, NULL, j->args, NULL));
@@ -495,8 +500,14 @@ static void engines(CUmodule m, int runs, const char *only)
 {
     const char *sel = getenv("PTX_BENCH_ENGINES");
     int on[NE];
-    for (int e = 0; e < NE; e++) on[e] = !sel || strstr(sel, ename[e]) != NULL;
+    for (int e = 0; e < NE; e++) { /* whole words of sel */
+        on[e] = !sel && e != E_JITV;
+        size_t l = strlen(ename[e]);
+        for (const char *p = sel; p && (p = strstr(p, ename[e])); p += l)
+            if ((p == sel || p[-1] == ' ' || p[-1] == ',') && (!p[l] || p[l] == ' ' || p[l] == ',')) on[e] = 1;
+    }
     on[E_C] = 1;
+    vec_side = on[E_JITV];
     CUdeviceptr x, y, o, a, b, c, mo;
     CK(cuMemAlloc_v2(&x, (size_t)N * 4));
     CK(cuMemAlloc_v2(&y, (size_t)N * 4));
@@ -549,7 +560,7 @@ static void engines(CUmodule m, int runs, const char *only)
         for (int i = 0; i < N; i++) h.y[i] = 1.0f;
         c_threads(0);
         c_run(k, &h);
-        int same[NE] = { 1, 1, 1 };
+        int same[NE] = { 1, 1, 1, 1 };
         for (int e = 0; e < E_C; e++)
             if (on[e]) same[e] = check(j, k, &h, e, y, o, buf);
         uint64_t ins = 0;
@@ -557,7 +568,7 @@ static void engines(CUmodule m, int runs, const char *only)
         for (int q = 0; q < 2; q++) {
             for (int r = 0; r < runs; r++)
                 for (int e = 0; e < NE; e++)
-                    if (on[e]) t[e][q][r] = launch_once(j, k, &h, e, q ? 0 : 1, e == E_JIT ? &ins : NULL);
+                    if (on[e]) t[e][q][r] = launch_once(j, k, &h, e, q ? 0 : 1, e == E_JIT || (e == E_JITV && !on[E_JIT]) ? &ins : NULL);
             for (int e = 0; e < NE; e++) m[e][q] = on[e] ? median(t[e][q], runs) : 0;
             char ri[16] = "-", rj[16] = "-", rc[16] = "-", gt[16] = "-";
             if (on[E_INTERP]) snprintf(ri, sizeof ri, "%.4f", m[E_INTERP][q]);
@@ -581,6 +592,10 @@ static void engines(CUmodule m, int runs, const char *only)
                          !on[E_JIT] ? "-" : same[E_JIT] ? "same" : "DIFFER");
             printf("%-20s %5s %10s %10s %10s %8s %7s %9s  %s\n", q ? "" : j->name, q ? "all" : "1", ri, rj, rc, ij,
                    jc, gt, res);
+            if (on[E_JITV])
+                printf("%-20s %5s %21s jitv (s) %.4f, jit/jitv %s, results %s\n", "", q ? "all" : "1", "",
+                       m[E_JITV][q], on[E_JIT] ? (snprintf(ij, sizeof ij, "%.2fx", m[E_JIT][q] / m[E_JITV][q]), ij) : "-",
+                       q ? "" : same[E_JITV] ? "same" : "DIFFER");
         }
         char su[NE][16];
         for (int e = 0; e < NE; e++) {

@@ -148,7 +148,7 @@ const struct jit_kernel *jit_plan(struct plan *P)
         return NULL;
     }
     const char *vec = getenv("TDTRACE_EMU_JIT_VECTOR");
-    P->jvec = k->warp && vec && !strcmp(vec, "1"); /* opt-in until the vector form passes the suites */
+    P->jvec = k->warp && !(vec && !strcmp(vec, "0")); /* TDTRACE_EMU_JIT_VECTOR=0: the threads one by one */
     if (r) {
         r->engine = PTX_ENGINE_JIT;
         r->compiled = now;
