@@ -24,6 +24,7 @@ enum { FFALSE, FOEQ, FOGT, FOGE, FOLT, FOLE, FONE, FORD, FUNO, FUEQ, FUGT, FUGE,
 #define SEQ_CST 7
 #define POLL_EVERY 65536
 #define JIT_LANES 32
+#define JIT_VEC_MAX_ENTRIES 64 /* more entries: no warp function (compile time) */
 
 struct cg {
     const struct llvm_api *api;
