@@ -136,7 +136,7 @@ if [ -f "$host/libcudnn.so.9" ] && [ -f "$cuda/lib64/libcudnn.so.9" ]; then
 elif [ -f "$host/libcudnn.so.9" ]; then
     skp "cudnn descriptors" "no $cuda/lib64/libcudnn.so.9 to compare with (the CUDA toolkit is not installed)"
 fi
-check_lib cufft libcufft.so.12 cufft fftconv
+check_lib cufft libcufft.so.12 cufft fftconv fftmgpu
 # cuFFT's LTO callbacks: fftcb_cb.cu made into LTO-IR in a fatbinary as
 # NVIDIA documents (nvcc -dlto -rdc=true -fatbin), which fftcb.cu hands to
 # cufftXtSetJITCallback; the host cuFFT links them with NVIDIA's NVRTC and
