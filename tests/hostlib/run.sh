@@ -297,6 +297,16 @@ if $CC ${EXTRA_CFLAGS:-} -std=c11 -O1 -g -Wall -Wextra -Werror -o "$out/front" "
             ok "tdtrace -e lib=libcufft*: LTO callbacks linked, executions say the callbacks ran on the emulated GPU, an unknown symbol says why"
         else bad "tdtrace -e lib=libcufft* -- fftcb" "$out/fftcb.tdtrace.log"; fi
     else skp "tdtrace -e lib=libcufft* -- fftcb" "no fftcb program (nvcc or the host cuFFT missing)"; fi
+    # -e lib=: executions over several GPUs say so, a refused one says why
+    if [ -x "$out/fftmgpu" ]; then
+        if tdt --backend=emulate -e 'lib=libcufft*' -o "$out/fftmgpu.trace" -- "$out/fftmgpu" \
+            >"$out/fftmgpu.tdtrace.log" 2>&1 &&
+            grep -q '^cufftXtExecDescriptorD2Z(.*) = 0 \[host: FFTW (cuFFT on several GPUs)\]$' "$out/fftmgpu.trace" &&
+            grep -q '^cufftXtExecDescriptorR2C(.*) = 16 \[host: R2C over several GPUs takes its input in CUFFT_XT_FORMAT_INPLACE\]$' "$out/fftmgpu.trace" &&
+            grep -q '^cufftXtMalloc(.*) = 16 \[host: several GPUs: one 1-D real transform (its distribution is not documented)\]$' "$out/fftmgpu.trace"; then
+            ok "tdtrace -e lib=libcufft*: executions over several GPUs say so, refused ones say why"
+        else bad "tdtrace -e lib=libcufft* -- fftmgpu" "$out/fftmgpu.tdtrace.log"; fi
+    else skp "tdtrace -e lib=libcufft* -- fftmgpu" "no fftmgpu program (nvcc or the host cuFFT missing)"; fi
 else bad "front.c (build)" "$out/front.build.log"; fi
 
 echo "hostlib: $pass passed, $fail failed, $skip skipped"

@@ -72,8 +72,14 @@ static cufftResult xt_plan(cufftHandle plan, struct fft_plan **out, struct xshap
     struct fft_plan *p = fft_plan_get(plan);
     if (!p || !p->made || p->ngpus < 2)
         return CUFFT_INVALID_PLAN;
-    if ((p->prec != FP_F32 && p->prec != FP_F64) || p->advanced)
+    if (p->prec != FP_F32 && p->prec != FP_F64) {
+        hl_note("several GPUs: half and bfloat16 plans are not supported");
         return CUFFT_NOT_SUPPORTED;
+    }
+    if (p->advanced) {
+        hl_note("several GPUs: only the basic layout (no embeddings, strides or distances)");
+        return CUFFT_NOT_SUPPORTED;
+    }
     int last = p->rank - 1;
     int64_t n[3];   /* the complex side's sizes */
     for (int d = 0; d < p->rank; d++)
@@ -82,21 +88,27 @@ static cufftResult xt_plan(cufftHandle plan, struct fft_plan **out, struct xshap
         n[last] = n[last] / 2 + 1;
     sh->elem = fft_elem(p, 1);
     if (p->batch > 1) {
-        if (p->batch < p->ngpus)
+        if (p->batch < p->ngpus) {
+            hl_note("several GPUs: a batch smaller than the number of GPUs");
             return CUFFT_INVALID_SIZE; /* a transform for each device */
+        }
         sh->x = p->batch;
         sh->y = 1;
         sh->rest = n[0] * (p->rank >= 2 ? n[1] : 1) * (p->rank >= 3 ? n[2] : 1);
         sh->split2 = 0;
     } else {
-        if (p->rank == 1 && p->kind != FK_C2C)
-            return CUFFT_NOT_SUPPORTED; /* one 1-D real transform: no documented layout */
+        if (p->rank == 1 && p->kind != FK_C2C) {
+            hl_note("several GPUs: one 1-D real transform (its distribution is not documented)");
+            return CUFFT_NOT_SUPPORTED;
+        }
         sh->x = n[0];
         sh->y = p->rank >= 2 ? n[1] : 1;
         sh->rest = p->rank >= 3 ? n[2] : 1;
         sh->split2 = p->rank >= 2;
-        if (sh->x < p->ngpus || (sh->split2 && sh->y < p->ngpus))
+        if (sh->x < p->ngpus || (sh->split2 && sh->y < p->ngpus)) {
+            hl_note("several GPUs: fewer slabs than GPUs in the first or second dimension");
             return CUFFT_INVALID_SIZE; /* a slab for each device */
+        }
     }
     *out = p;
     return CUFFT_SUCCESS;
