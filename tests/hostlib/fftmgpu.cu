@@ -363,6 +363,21 @@ static void bad_input(void)
     EXPECT(cufftXtMemcpy(r2c, tiny, in, CUFFT_COPY_DEVICE_TO_DEVICE), CUFFT_INVALID_VALUE);
     CF(cufftXtFree(tiny));
     CF(cufftDestroy(h));
+    // an output descriptor whose piece holds its present format (INPLACE:
+    // 2 rows of 8) but not the one the transform leaves (SHUFFLED: 3
+    // columns of 6), though its size says so
+    {
+        cudaLibXtDesc forged = *cc;
+        cudaXtDesc pieces = *cc->descriptor;
+        void *small_piece;
+        CK(cudaSetDevice(pieces.GPUs[0]));
+        CK(cudaMalloc(&small_piece, 2 * 8 * sizeof(cufftComplex)));
+        pieces.data[0] = small_piece;
+        pieces.size[0] = 3 * 6 * sizeof(cufftComplex);
+        forged.descriptor = &pieces;
+        EXPECT(cufftXtExecDescriptorC2C(c2c, cc, &forged, CUFFT_FORWARD), CUFFT_INVALID_VALUE);
+        CK(cudaFree(small_piece));
+    }
     // a plan on one device has no descriptors
     CF(cufftPlan2d(&h, 6, 8, CUFFT_R2C));
     cudaLibXtDesc *none = NULL;

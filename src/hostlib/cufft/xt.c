@@ -182,6 +182,22 @@ static int sync_devices(const struct fft_plan *p)
     return 0;
 }
 
+/* whether each piece of d is device memory of at least the bytes format f
+ * puts there (and the descriptor says so) */
+static int pieces_hold(const struct fft_plan *p, const struct xshape *sh, const cudaLibXtDesc *d, int f)
+{
+    const struct td_emuhost *eh = hl_emuhost();
+    for (int g = 0; g < p->ngpus; g++) {
+        size_t want = piece_bytes(p, sh, f, g);
+        void *tok;
+        if (d->descriptor->size[g] < want || !eh ||
+            eh->hold((CUdeviceptr)(uintptr_t)d->descriptor->data[g], want, &tok) != CUDA_SUCCESS)
+            return 0;
+        eh->release(tok);
+    }
+    return 1;
+}
+
 /* a descriptor cufftXtMalloc made for this plan's devices and shape, whole */
 static int desc_ok(const struct fft_plan *p, const struct xshape *sh, const cudaLibXtDesc *d)
 {
@@ -189,16 +205,10 @@ static int desc_ok(const struct fft_plan *p, const struct xshape *sh, const cuda
         d->descriptor->nGPUs != p->ngpus ||
         (d->subFormat != CUFFT_XT_FORMAT_INPLACE && d->subFormat != CUFFT_XT_FORMAT_INPLACE_SHUFFLED))
         return 0;
-    const struct td_emuhost *eh = hl_emuhost();
-    for (int g = 0; g < p->ngpus; g++) {
-        size_t want = piece_bytes(p, sh, d->subFormat, g);
-        void *tok;
-        if (d->descriptor->GPUs[g] != p->gpus[g] || d->descriptor->size[g] < want || !eh ||
-            eh->hold((CUdeviceptr)(uintptr_t)d->descriptor->data[g], want, &tok) != CUDA_SUCCESS)
+    for (int g = 0; g < p->ngpus; g++)
+        if (d->descriptor->GPUs[g] != p->gpus[g])
             return 0;
-        eh->release(tok);
-    }
-    return 1;
+    return pieces_hold(p, sh, d, d->subFormat);
 }
 
 /* the pieces freed, and the primary contexts each one kept retained */
@@ -363,9 +373,8 @@ static cufftResult exec_desc(cufftHandle plan, enum fft_kind kind, enum fft_prec
         return CUFFT_NOT_SUPPORTED;
     }
     /* the output's pieces must hold the format it will get */
-    for (int g = 0; g < p->ngpus; g++)
-        if (out->descriptor->size[g] < piece_bytes(p, &sh, outfmt, g))
-            return CUFFT_INVALID_VALUE;
+    if (!pieces_hold(p, &sh, out, outfmt))
+        return CUFFT_INVALID_VALUE;
     unsigned char *nat = malloc(total_bytes(&sh));
     if (!nat)
         return CUFFT_ALLOC_FAILED;
