@@ -85,7 +85,7 @@ struct cache {
     uint64_t epoch, end;       /* the settings the last fill ran under; where it ended */
     struct {                   /* the last group made, for a call that starts inside it */
         int valid, d;
-        uint64_t grp;
+        uint64_t grp, at;      /* at: the element of its state where it started */
         _Alignas(8) unsigned char v[256 * 8];
     } pending;
 };
@@ -561,11 +561,13 @@ static void fill_run(struct hl_job *hj)
     /* XORWOW and MRG32k3a's D_POIS_N: a state's pair of normals makes its
      * results in two rounds, the sine in the even one (NVIDIA's layout) */
     int pairs = j->d == D_POIS_N && c->e != RNG_PHILOX && c->e != RNG_MTGP32;
-    /* XORWOW and MRG32k3a starting afresh: NVIDIA's thread t (groups t,
-     * t + nstates, ...) starts at element (g0 + t) / nstates of its
-     * subsequence, g0 the call's first group, whatever RAW is (read off its
-     * host generators after offsets past one round) */
-    int by_thread = c->e == RNG_XORWOW || c->e == RNG_MRG32K3A;
+    /* XORWOW, MRG32k3a and Philox starting afresh: NVIDIA's thread t
+     * (groups t, t + nstates, ...) starts at round (g0 + t) / nstates of its
+     * subsequence, g0 the call's first group, whatever RAW is, a round
+     * being one element (XORWOW, MRG32k3a) or one Philox block of four
+     * (read off its host generators after offsets past one round) */
+    int by_thread = c->e == RNG_XORWOW || c->e == RNG_MRG32K3A || c->e == RNG_PHILOX;
+    uint64_t unit = c->e == RNG_PHILOX ? 4 : 1;
     uint64_t g0 = q0 / l->group;
     if (!pairs || !same)
         memset(c->spare_ok, 0, MAX_STATES);
@@ -593,14 +595,23 @@ static void fill_run(struct hl_job *hj)
             i++;
             continue;
         }
-        if (!(i == 0 && w && same && c->pending.valid && c->pending.d == (int)j->d && c->pending.grp == grp)) {
+        /* a call that continues inside the last call's last group: that
+         * group again, from the element where it started (Philox, whose
+         * groups of four outputs another distribution can end inside: read
+         * off NVIDIA's host generator) */
+        int inside = i == 0 && w && same && c->pending.valid && c->pending.grp == grp;
+        if (!(inside && c->pending.d == (int)j->d)) {
             uint64_t rk = (grp - g0) / l->nstates; /* the thread's round in this call */
-            uint64_t at = continuing ? c->used[s] : by_thread ? r - rk + rk * l->raw : r * l->raw;
+            uint64_t at = inside && continuing ? c->pending.at
+                          : continuing       ? c->used[s]
+                          : by_thread        ? (r - rk) * unit + rk * l->raw
+                                             : r * l->raw;
             round_out(c->e, j->d, state_at(c, s, at), buf);
             c->used[s] += l->raw;
             c->pending.valid = 1;
             c->pending.d = (int)j->d;
             c->pending.grp = grp;
+            c->pending.at = at;
         }
         for (; w < l->group && i < j->n; w++, i++) {
             char *o = (char *)j->out + i * es;
