@@ -819,13 +819,12 @@ HL_EXPORT curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g,
         g->pos = 0;
     /* Philox: a new seed moves the position from P to B + P / 4 - B / 4,
      * B the offset last set (or the position the last such move gave),
-     * which it becomes; P < 4 stays, and so does B then (read off NVIDIA's
-     * host generator: its numbers after the new seed are those of an
-     * offset to that position) */
-    if (g->e == RNG_PHILOX && g->pos >= 4) {
-        g->pos = g->base + g->pos / 4 - g->base / 4;
-        g->base = g->pos;
-    }
+     * which it becomes; where that is 0 (B 0, P < 4) P and B stay (read off
+     * NVIDIA's host generator: its numbers after the new seed are those of
+     * an offset to that position) */
+    unsigned long long moved = g->base + g->pos / 4 - g->base / 4;
+    if (g->e == RNG_PHILOX && moved)
+        g->pos = g->base = moved;
     g->seed = seed;
     g->epoch++;
     return CURAND_STATUS_SUCCESS;
