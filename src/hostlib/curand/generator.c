@@ -7,15 +7,15 @@
  * subsequence s. Outputs are handed out in groups: output number q (q
  * counts from the generator's offset) belongs to group g = q / GROUP,
  * which state g % NSTATES makes from the next RAW elements of its
- * subsequence. After a new seed or offset, state s starts at element
- * (g / NSTATES) * RAW of its subsequence, as if everything before had been
- * generated with this distribution; a call that continues where the last
- * one stopped continues each state where it stopped (so a distribution
- * that takes more elements per output than the one before it reads past
- * where a fresh start would). NSTATES, GROUP and RAW depend on the engine
- * and the distribution (layouts[]); all of this was read off NVIDIA's host
- * generators (curandCreateGeneratorHost), which tests/hostlib/curand.c
- * compares against when the toolkit is there.
+ * subsequence. After a new seed or offset, each of NVIDIA's threads
+ * starts its state afresh at a place that depends on the position only
+ * (fill_run); a call that continues where the last one stopped continues
+ * each state where it stopped (so a distribution that takes more elements
+ * per output than the one before it reads past where a fresh start
+ * would). NSTATES, GROUP and RAW depend on the engine and the distribution
+ * (layouts[]); all of this was read off NVIDIA's host generators
+ * (curandCreateGeneratorHost), which tests/hostlib/curand.c compares
+ * against when the toolkit is there (docs/hostlib.md).
  *
  * MTGP32 fits the same layout (192 states, groups of 256); its states have
  * no jump ahead and are stepped. The Sobol' generators (quasi) have no
