@@ -364,18 +364,18 @@ static void offsets_against_nvidia(void)
         const struct call seq[] = { { NORM, 2 * r + 6, r + 3, 0, 0 }, { NORM, 2 * r + 10, -1, 0, 0 },
                                     { NORMD, r + 4, -1, 0, 0 }, { LNORM, 12, -1, 0, 0 }, { UNIF, r + 5, -1, 0, 0 },
                                     { NORM, 2 * r + 2, -1, 0, 0 }, { U32, 7, -1, 0, 0 } };
-        const struct call other[] = { { UNIFD, r + 100, r + 1, 0, 0 }, { POIS, 2 * r + 100, 3 * r + 5, 0, 2500 },
-                                      { POIS, r + 3, -1, 0, 4000 }, { UNIFD, 100, 2 * r, 0, 0 } };
-        compare(types[t].t, types[t].name, "normal and log-normal calls after offsets past one round", norm, 5);
-        compare(types[t].t, types[t].name, "normal calls after normal calls, uniform calls between (after an offset)", seq, 7);
-        compare(types[t].t, types[t].name, "uniform doubles and Poisson from lambda 2000 after offsets", other, 4);
-        /* the same seed again changes nothing (the call past a round
+        /* then the same seed again changes nothing (the call past a round
          * continues each state); a call after an offset puts every state at
          * its thread's start, also those it does not reach, which the next
          * call finds there */
-        const struct call again[] = { { UNIFD, 32, -1, 0, 0 }, { UNIFD, r + 100, -1, 1234, 0 },
+        const struct call other[] = { { UNIFD, r + 100, r + 1, 0, 0 }, { POIS, 2 * r + 100, 3 * r + 5, 0, 2500 },
+                                      { POIS, r + 3, -1, 0, 4000 }, { UNIFD, 100, 2 * r, 0, 0 },
+                                      { UNIFD, 32, -1, 0, 0 }, { UNIFD, r + 100, -1, 1234, 0 },
                                       { NORMD, 2, 955, 0, 0 }, { UNIFD, 3000, -1, 0, 0 } };
-        compare(types[t].t, types[t].name, "the same seed again; states an offset's call does not reach", again, 4);
+        compare(types[t].t, types[t].name, "normal and log-normal calls after offsets past one round", norm, 5);
+        compare(types[t].t, types[t].name, "normal calls after normal calls, uniform calls between (after an offset)", seq, 7);
+        compare(types[t].t, types[t].name,
+                "uniform doubles, Poisson from 2000 after offsets; same seed again; unreached states", other, 8);
     }
 }
 
