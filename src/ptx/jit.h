@@ -105,7 +105,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 4 /* 4: matrix instructions as warp rendezvous */
+#define JIT_CODE_VERSION 5 /* 5: stops store only what changed, resumes load only what is read */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {
