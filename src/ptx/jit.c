@@ -74,6 +74,7 @@ struct cg {
     void *failbb;
     void *fty_mem, *fty_poll, *fty_exec, *fty_trap;
     int nbars, ngc, nwstops;
+    int light;                   /* the light pipeline (jit_light): registers stay in memory */
     uint8_t *barid;
     int *barpc;
     void **resume;
@@ -87,6 +88,7 @@ static void *ity(struct cg *g, unsigned bytes) { return bytes == 1 ? g->i8 : byt
 static void *get(struct cg *g, int s)
 {
     if (s < 0) return c64(g, 0);
+    if (g->light && g->kimm[s]) return c64(g, (uint64_t)g->kval[s]); /* no promotion makes it one */
     return LL->LLVMBuildLoad2(g->b, g->i64, g->slot[s], "");
 }
 static void set(struct cg *g, int s, void *v)
@@ -900,7 +902,7 @@ static int build(struct cg *g, const char *sym)
     g->ic = LL->LLVMBuildAlloca(g->b, g->i64, "");
     g->pv = LL->LLVMBuildAlloca(g->b, g->ptr, "");
     LL->LLVMBuildStore(g->b, c64(g, 0), g->ic);
-    for (int s = 0; s < ns; s++) set(g, s, c64(g, g->kimm[s] ? (uint64_t)g->kval[s] : 0));
+    for (int s = 0; s < ns && !g->light; s++) set(g, s, c64(g, g->kimm[s] ? (uint64_t)g->kval[s] : 0));
     for (int k = 0; k <= nins; k++) g->bb[k] = newbb(g);
     g->failbb = newbb(g);
     body(g);
@@ -1024,6 +1026,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     struct cg G, *g = &G;
     memset(g, 0, sizeof *g);
     g->api = L; g->m = m; g->F = &m->funcs[entry]; g->h = h; g->hp = hp;
+    g->light = jit_light(g->F);
     char sym[64];
     jit_llvm_lock();
     if (jitc_begin(L, m, entry, h, hp, sym, sizeof sym) && jitc_load(L, k)) {
@@ -1058,11 +1061,12 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     }
     L->LLVMDisposeMessage(msg);
     void *opts = L->LLVMCreatePassBuilderOptions();
-    err = L->LLVMRunPasses(g->mod, "default<O2>", NULL, opts);
+    /* the light pipeline: simplifications whose time grows with the size */
+    err = L->LLVMRunPasses(g->mod, g->light ? "function(early-cse<memssa>,instcombine,simplifycfg)" : "default<O2>", NULL, opts);
     L->LLVMDisposePassBuilderOptions(opts);
     if (err) { llvm_error(L, err, "optimisation failed", k); L->LLVMDisposeModule(g->mod); goto out; }
     rt = L->LLVMOrcJITDylibCreateResourceTracker(L->jd);
-    if (jitc_add(L, g->mod, rt, k->why, sizeof k->why)) { /* native code, disposes of g->mod */
+    if (jitc_add(L, g->mod, rt, g->light, k->why, sizeof k->why)) { /* native code, disposes of g->mod */
         L->LLVMOrcReleaseResourceTracker(rt);
         goto out;
     }
