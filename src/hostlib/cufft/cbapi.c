@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cuFFT's callback entry points: cufftXtSetJITCallback (LTO callbacks,
- * run on the emulated GPU by callback.c), cufftXtClearCallback,
- * cufftXtSetCallbackSharedSize. The legacy cufftXtSetCallback (device
- * function pointers of a program linked with NVIDIA's static cuFFT) keeps
- * its generated stub: CUFFT_NOT_SUPPORTED. */
+ * run on the emulated GPU by callback.c), cufftXtSetCallbackSharedSize,
+ * and the two NVIDIA's shared libcufft.so.12 (CUDA 13.0) does not
+ * implement: cufftXtSetCallback (legacy callbacks, device function
+ * pointers, only in NVIDIA's static cuFFT) and cufftXtClearCallback. In
+ * NVIDIA's shared library each is a bare `return CUFFT_NOT_IMPLEMENTED`
+ * (docs/hostlib.md), so a program sees the same here. */
 #include "fft.h"
 
 HL_EXPORT cufftResult cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name,
@@ -51,15 +53,22 @@ HL_EXPORT cufftResult cufftXtSetJITCallback(cufftHandle plan, const char *lto_ca
 
 HL_EXPORT cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType)
 {
-    struct fft_plan *p = fft_plan_get(plan);
-    if (!p)
-        return CUFFT_INVALID_PLAN;
-    int dir = fft_cb_dir_of((int)cbType);
-    if (dir < 0)
-        return CUFFT_INVALID_TYPE;
-    if (p->cb[dir].set && p->cb[dir].type == (int)cbType)
-        fft_cb_clear(&p->cb[dir]);
-    return CUFFT_SUCCESS;
+    (void)plan;
+    (void)cbType;
+    hl_note("not implemented in NVIDIA's shared libcufft.so.12 either: a callback stays until cufftDestroy");
+    return CUFFT_NOT_IMPLEMENTED;
+}
+
+HL_EXPORT cufftResult cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType,
+                                         void **caller_info)
+{
+    (void)plan;
+    (void)callback_routine;
+    (void)cbType;
+    (void)caller_info;
+    hl_note("legacy callbacks are in NVIDIA's static cuFFT only; its shared libcufft.so.12 returns this too "
+            "(cufftXtSetJITCallback takes LTO callbacks)");
+    return CUFFT_NOT_IMPLEMENTED;
 }
 
 HL_EXPORT cufftResult cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize)

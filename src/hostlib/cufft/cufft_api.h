@@ -190,6 +190,8 @@ typedef enum cufftXtCallbackType_t {
 cufftResult cufftXtSetJITCallback(cufftHandle plan, const char *lto_callback_symbol_name,
                                   const void *lto_callback_fatbin, size_t lto_callback_fatbin_size,
                                   cufftXtCallbackType type, void **caller_info);
+cufftResult cufftXtSetCallback(cufftHandle plan, void **callback_routine, cufftXtCallbackType cbType,
+                               void **caller_info);
 cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType cbType);
 cufftResult cufftXtSetCallbackSharedSize(cufftHandle plan, cufftXtCallbackType cbType, size_t sharedSize);
 
