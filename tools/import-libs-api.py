@@ -32,7 +32,10 @@ NAMES = [
     ('cufft.h', 'cufftResult', 'cufftPlan1d cufftPlan2d cufftDestroy cufftSetStream cufftExecC2C cufftExecR2C '
                                'cufftExecC2R cufftExecZ2Z cufftExecD2Z cufftExecZ2D'),
     ('cufftXt.h', 'cufftResult', 'cufftXtExec cufftXtSetJITCallback cufftXtClearCallback '
-                                 'cufftXtSetCallbackSharedSize'),
+                                 'cufftXtSetCallbackSharedSize cufftXtSetGPUs cufftXtMalloc cufftXtFree '
+                                 'cufftXtMemcpy cufftXtExecDescriptorC2C cufftXtExecDescriptorR2C '
+                                 'cufftXtExecDescriptorC2R cufftXtExecDescriptorZ2Z cufftXtExecDescriptorD2Z '
+                                 'cufftXtExecDescriptorZ2D cufftXtExecDescriptor'),
     ('cusolverDn.h', 'cusolverStatus_t', 'cusolverDnCreate cusolverDnDestroy cusolverDnSetStream '
                                          'cusolverDnSpotrf cusolverDnDpotrf cusolverDnDpotrs cusolverDnDgetrf '
                                          'cusolverDnDgetrs cusolverDnDgeqrf cusolverDnDormqr cusolverDnDsyevd '
@@ -45,7 +48,7 @@ ENUMS = {
     'cublasStatus_t': 'cublas_api.h', 'cublasOperation_t': 'cublas_api.h', 'cublasComputeType_t': 'cublas_api.h',
     'cudaDataType': 'library_types.h', 'ncclResult_t': NCCL, 'ncclDataType_t': NCCL, 'ncclRedOp_t': NCCL,
     'cudnnStatus_t': 'cudnn_graph.h', 'cudnnConvolutionFwdAlgo_t': 'cudnn_ops.h', 'cufftResult': 'cufft.h', 'cufftType': 'cufft.h',
-    'cufftXtCallbackType': 'cufftXt.h',
+    'cufftXtCallbackType': 'cufftXt.h', 'cufftXtSubFormat': 'cufftXt.h', 'cufftXtCopyType': 'cufftXt.h',
     'cusolverStatus_t': 'cusolver_common.h', 'cusolverEigMode_t': 'cusolver_common.h',
     'cublasFillMode_t': 'cublas_api.h', 'cublasSideMode_t': 'cublas_api.h',
     'cusparseStatus_t': 'cusparse.h', 'cusparseOperation_t': 'cusparse.h', 'cusparseSpMVAlg_t': 'cusparse.h',
@@ -93,7 +96,8 @@ def params(name, p):
                                                                                     'cusparseHandle_t',
                                                                                     'cusolverDnHandle_t') \
             and not ty.startswith('const') \
-            and not re.search(r'(?i)info|ipiv', m.group(2)) else ''  # cuSOLVER's: device memory
+            and not re.search(r'(?i)info|ipiv|whichGPUs', m.group(2)) else ''  # cuSOLVER's: device memory;
+        # cufftXtSetGPUs's whichGPUs: an array the program gives
         out.append('%s%s %s' % (role, ty, m.group(2)))
     return out
 

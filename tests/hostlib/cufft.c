@@ -748,14 +748,14 @@ static void test_multi_gpu(void)
     ST(cufftXtFree(a), CUFFT_SUCCESS);
     ST(cufftXtFree(b), CUFFT_SUCCESS);
     ST(cufftDestroy(pl), CUFFT_SUCCESS);
-    /* a plan on one device has no descriptors; R2C over several is not taken */
+    /* a plan on one device has no descriptors; one 1-D R2C over several is not taken */
     cufftHandle one, r2c;
     ST(cufftPlan1d(&one, 64, CUFFT_C2C, 1), CUFFT_SUCCESS);
     ST(cufftXtMalloc(one, &a, CUFFT_XT_FORMAT_INPLACE), CUFFT_INVALID_PLAN);
     ST(cufftDestroy(one), CUFFT_SUCCESS);
     ST(cufftCreate(&r2c), CUFFT_SUCCESS);
     ST(cufftXtSetGPUs(r2c, 2, gpus), CUFFT_SUCCESS);
-    ST(cufftMakePlan2d(r2c, 8, 8, CUFFT_R2C, ws), CUFFT_SUCCESS);
+    ST(cufftMakePlan1d(r2c, 64, CUFFT_R2C, 1, ws), CUFFT_SUCCESS);
     ST(cufftXtMalloc(r2c, &a, CUFFT_XT_FORMAT_INPLACE), CUFFT_NOT_SUPPORTED);
     ST(cufftDestroy(r2c), CUFFT_SUCCESS);
     end();

@@ -136,7 +136,7 @@ if [ -f "$host/libcudnn.so.9" ] && [ -f "$cuda/lib64/libcudnn.so.9" ]; then
 elif [ -f "$host/libcudnn.so.9" ]; then
     skp "cudnn descriptors" "no $cuda/lib64/libcudnn.so.9 to compare with (the CUDA toolkit is not installed)"
 fi
-check_lib cufft libcufft.so.12 cufft fftconv
+check_lib cufft libcufft.so.12 cufft fftconv fftmgpu
 # cuFFT's LTO callbacks: fftcb_cb.cu made into LTO-IR in a fatbinary as
 # NVIDIA documents (nvcc -dlto -rdc=true -fatbin), which fftcb.cu hands to
 # cufftXtSetJITCallback; the host cuFFT links them with NVIDIA's NVRTC and
@@ -297,6 +297,19 @@ if $CC ${EXTRA_CFLAGS:-} -std=c11 -O1 -g -Wall -Wextra -Werror -o "$out/front" "
             ok "tdtrace -e lib=libcufft*: LTO callbacks linked, executions say the callbacks ran on the emulated GPU, an unknown symbol says why"
         else bad "tdtrace -e lib=libcufft* -- fftcb" "$out/fftcb.tdtrace.log"; fi
     else skp "tdtrace -e lib=libcufft* -- fftcb" "no fftcb program (nvcc or the host cuFFT missing)"; fi
+    # -e lib=: the multi-GPU calls decoded; executions over several GPUs say
+    # so, a refused one says why
+    if [ -x "$out/fftmgpu" ]; then
+        if tdt --backend=emulate -e 'lib=libcufft*' -o "$out/fftmgpu.trace" -- "$out/fftmgpu" \
+            >"$out/fftmgpu.tdtrace.log" 2>&1 &&
+            grep -q '^cufftXtExecDescriptorD2Z([0-9]*, 0x[0-9a-f]*, 0x[0-9a-f]*) = CUFFT_SUCCESS \[host: FFTW (cuFFT on several GPUs)\]$' "$out/fftmgpu.trace" &&
+            grep -q '^cufftXtExecDescriptorR2C(.*) = CUFFT_NOT_SUPPORTED (16) \[host: R2C over several GPUs takes its input in CUFFT_XT_FORMAT_INPLACE\]$' "$out/fftmgpu.trace" &&
+            grep -q '^cufftXtMalloc([0-9]*, 0x[0-9a-f]*, CUFFT_XT_FORMAT_INPLACE) = CUFFT_NOT_SUPPORTED (16) \[host: several GPUs: one 1-D real transform (its distribution is not documented)\]$' "$out/fftmgpu.trace" &&
+            grep -q '^cufftXtMemcpy([0-9]*, 0x[0-9a-f]*, 0x[0-9a-f]*, CUFFT_COPY_DEVICE_TO_HOST) = CUFFT_SUCCESS$' "$out/fftmgpu.trace" &&
+            grep -q '^cufftXtSetGPUs([0-9]*, 3, 0x[0-9a-f]*) = CUFFT_SUCCESS$' "$out/fftmgpu.trace"; then
+            ok "tdtrace -e lib=libcufft*: the multi-GPU calls decoded, executions over several GPUs say so, refused ones say why"
+        else bad "tdtrace -e lib=libcufft* -- fftmgpu" "$out/fftmgpu.tdtrace.log"; fi
+    else skp "tdtrace -e lib=libcufft* -- fftmgpu" "no fftmgpu program (nvcc or the host cuFFT missing)"; fi
 else bad "front.c (build)" "$out/front.build.log"; fi
 
 echo "hostlib: $pass passed, $fail failed, $skip skipped"

@@ -1,21 +1,34 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cuFFT on several GPUs (cufftXtSetGPUs, cufftXtMalloc, cufftXtMemcpy,
- * cufftXtExecDescriptor*, cufftXtFree): the data of one transform lives in
+ * cufftXtExecDescriptor*, cufftXtFree): the data of a plan lives in
  * pieces, one per selected device, in the distribution NVIDIA's
- * documentation gives: CUFFT_XT_FORMAT_INPLACE in slabs of the first
- * dimension (x), CUFFT_XT_FORMAT_INPLACE_SHUFFLED, which a transform leaves
- * behind, in slabs of the second (y); in both, the first (size % n)
- * devices hold one slab more. An execution gathers the input into natural
- * order on the host, runs FFTW over the whole transform, and scatters the
- * result in the other format (INPLACE in, SHUFFLED out, and back), after
- * every device's queued work; it returns when the result is in place.
+ * documentation gives.
+ *
+ * One transform (batch 1) of rank 2 or 3: CUFFT_XT_FORMAT_INPLACE in slabs
+ * of the first dimension (x), CUFFT_XT_FORMAT_INPLACE_SHUFFLED, which a
+ * transform leaves behind, in slabs of the second (y); in both, the first
+ * (size % n) devices hold one slab more. The data are always in cuFFT's
+ * in-place layout: the real side of R2C/C2R has its last dimension padded
+ * to 2 (n/2 + 1) reals, the bytes of the complex side's n/2 + 1, so both
+ * sides are counted here in complex cells (in 2-D the shuffled slabs are
+ * of the complex side's n/2 + 1 columns). R2C takes INPLACE input and
+ * leaves SHUFFLED output, C2R the reverse, as NVIDIA's cuFFTMp
+ * documentation gives for the single-process layout; C2C either way.
  * A 1-D transform's "shuffled" order is NVIDIA's own permutation, which is
  * not reproduced here: its pieces hold natural order in both formats (what
  * a program does element by element between a forward and an inverse
  * transform comes out the same; code that reads a piece at a position it
- * computes from NVIDIA's permutation would not). C2C and Z2Z transforms of
- * one batch, without strides or embedding, are taken; the rest is
- * CUFFT_NOT_SUPPORTED. */
+ * computes from NVIDIA's permutation would not); a single 1-D real
+ * transform over several GPUs has no documented layout and is refused.
+ *
+ * A batch (batch > 1): each transform on one device, the first
+ * (batch % n) devices one transform more, in natural order in both
+ * formats (the output's subFormat is INPLACE).
+ *
+ * An execution gathers the input into natural order on the host, runs
+ * FFTW over the whole transform (in place, the in-place layout), and
+ * scatters the result, after every device's queued work; it returns when
+ * the result is in place. */
 #include "fft.h"
 
 #include "emuhost.h"
@@ -44,10 +57,14 @@ HL_EXPORT cufftResult cufftXtSetGPUs(cufftHandle plan, int nGPUs, int *whichGPUs
     return CUFFT_SUCCESS;
 }
 
-/* the transform's shape: x, y (1 for 1-D), the rest, element size */
+/* the data's shape in complex cells (the in-place layout: a real side's
+ * padded row has the bytes of the complex side's): x, split by INPLACE;
+ * y, split by SHUFFLED when split2; rest, the cells below y. A batch is x
+ * = batch transforms of rest cells each, y = 1, never split2. */
 struct xshape {
     int64_t x, y, rest;
-    size_t elem;
+    size_t elem;      /* a cell: the plan's complex element */
+    int split2;       /* SHUFFLED splits y (one transform of rank 2 or 3) */
 };
 
 static cufftResult xt_plan(cufftHandle plan, struct fft_plan **out, struct xshape *sh)
@@ -55,14 +72,44 @@ static cufftResult xt_plan(cufftHandle plan, struct fft_plan **out, struct xshap
     struct fft_plan *p = fft_plan_get(plan);
     if (!p || !p->made || p->ngpus < 2)
         return CUFFT_INVALID_PLAN;
-    if (p->kind != FK_C2C || (p->prec != FP_F32 && p->prec != FP_F64) || p->batch != 1 || p->advanced)
+    if (p->prec != FP_F32 && p->prec != FP_F64) {
+        hl_note("several GPUs: half and bfloat16 plans are not supported");
         return CUFFT_NOT_SUPPORTED;
-    sh->x = p->n[0];
-    sh->y = p->rank >= 2 ? p->n[1] : 1;
-    sh->rest = p->rank >= 3 ? p->n[2] : 1;
+    }
+    if (p->advanced) {
+        hl_note("several GPUs: only the basic layout (no embeddings, strides or distances)");
+        return CUFFT_NOT_SUPPORTED;
+    }
+    int last = p->rank - 1;
+    int64_t n[3];   /* the complex side's sizes */
+    for (int d = 0; d < p->rank; d++)
+        n[d] = p->n[d];
+    if (p->kind != FK_C2C)
+        n[last] = n[last] / 2 + 1;
     sh->elem = fft_elem(p, 1);
-    if (sh->x < p->ngpus || (p->rank >= 2 && sh->y < p->ngpus))
-        return CUFFT_INVALID_SIZE; /* a slab for each device */
+    if (p->batch > 1) {
+        if (p->batch < p->ngpus) {
+            hl_note("several GPUs: a batch smaller than the number of GPUs");
+            return CUFFT_INVALID_SIZE; /* a transform for each device */
+        }
+        sh->x = p->batch;
+        sh->y = 1;
+        sh->rest = n[0] * (p->rank >= 2 ? n[1] : 1) * (p->rank >= 3 ? n[2] : 1);
+        sh->split2 = 0;
+    } else {
+        if (p->rank == 1 && p->kind != FK_C2C) {
+            hl_note("several GPUs: one 1-D real transform (its distribution is not documented)");
+            return CUFFT_NOT_SUPPORTED;
+        }
+        sh->x = n[0];
+        sh->y = p->rank >= 2 ? n[1] : 1;
+        sh->rest = p->rank >= 3 ? n[2] : 1;
+        sh->split2 = p->rank >= 2;
+        if (sh->x < p->ngpus || (sh->split2 && sh->y < p->ngpus)) {
+            hl_note("several GPUs: fewer slabs than GPUs in the first or second dimension");
+            return CUFFT_INVALID_SIZE; /* a slab for each device */
+        }
+    }
     *out = p;
     return CUFFT_SUCCESS;
 }
@@ -75,11 +122,17 @@ static void slab(int64_t len, int n, int g, int64_t *lo, int64_t *hi)
     *hi = *lo + q + (g < r ? 1 : 0);
 }
 
+/* whether format f splits y */
+static int by_y(const struct xshape *sh, int f)
+{
+    return f == CUFFT_XT_FORMAT_INPLACE_SHUFFLED && sh->split2;
+}
+
 /* device g's elements in format f: bytes */
 static size_t piece_bytes(const struct fft_plan *p, const struct xshape *sh, int f, int g)
 {
     int64_t lo, hi;
-    int shuffled = f == CUFFT_XT_FORMAT_INPLACE_SHUFFLED && p->rank >= 2;
+    int shuffled = by_y(sh, f);
     slab(shuffled ? sh->y : sh->x, p->ngpus, g, &lo, &hi);
     int64_t n = (hi - lo) * (shuffled ? sh->x : sh->y) * sh->rest;
     return (size_t)n * sh->elem;
@@ -90,7 +143,7 @@ static void move(const struct fft_plan *p, const struct xshape *sh, const cudaLi
                  int to_pieces)
 {
     size_t row = (size_t)sh->rest * sh->elem; /* the innermost dimensions */
-    int shuffled = d->subFormat == CUFFT_XT_FORMAT_INPLACE_SHUFFLED && p->rank >= 2;
+    int shuffled = by_y(sh, d->subFormat);
     for (int g = 0; g < p->ngpus; g++) {
         unsigned char *piece = d->descriptor->data[g];
         int64_t lo, hi;
@@ -129,6 +182,22 @@ static int sync_devices(const struct fft_plan *p)
     return 0;
 }
 
+/* whether each piece of d is device memory of at least the bytes format f
+ * puts there (and the descriptor says so) */
+static int pieces_hold(const struct fft_plan *p, const struct xshape *sh, const cudaLibXtDesc *d, int f)
+{
+    const struct td_emuhost *eh = hl_emuhost();
+    for (int g = 0; g < p->ngpus; g++) {
+        size_t want = piece_bytes(p, sh, f, g);
+        void *tok;
+        if (d->descriptor->size[g] < want || !eh ||
+            eh->hold((CUdeviceptr)(uintptr_t)d->descriptor->data[g], want, &tok) != CUDA_SUCCESS)
+            return 0;
+        eh->release(tok);
+    }
+    return 1;
+}
+
 /* a descriptor cufftXtMalloc made for this plan's devices and shape, whole */
 static int desc_ok(const struct fft_plan *p, const struct xshape *sh, const cudaLibXtDesc *d)
 {
@@ -136,16 +205,10 @@ static int desc_ok(const struct fft_plan *p, const struct xshape *sh, const cuda
         d->descriptor->nGPUs != p->ngpus ||
         (d->subFormat != CUFFT_XT_FORMAT_INPLACE && d->subFormat != CUFFT_XT_FORMAT_INPLACE_SHUFFLED))
         return 0;
-    const struct td_emuhost *eh = hl_emuhost();
-    for (int g = 0; g < p->ngpus; g++) {
-        size_t want = piece_bytes(p, sh, d->subFormat, g);
-        void *tok;
-        if (d->descriptor->GPUs[g] != p->gpus[g] || d->descriptor->size[g] < want || !eh ||
-            eh->hold((CUdeviceptr)(uintptr_t)d->descriptor->data[g], want, &tok) != CUDA_SUCCESS)
+    for (int g = 0; g < p->ngpus; g++)
+        if (d->descriptor->GPUs[g] != p->gpus[g])
             return 0;
-        eh->release(tok);
-    }
-    return 1;
+    return pieces_hold(p, sh, d, d->subFormat);
 }
 
 /* the pieces freed, and the primary contexts each one kept retained */
@@ -276,25 +339,42 @@ HL_EXPORT cufftResult cufftXtMemcpy(cufftHandle plan, void *dstPointer, void *sr
     }
 }
 
-/* gather, transform in natural order, scatter in the other format */
-static cufftResult exec_desc(cufftHandle plan, enum fft_prec pr, cudaLibXtDesc *in, cudaLibXtDesc *out, int dir)
+/* the format a transform of plan p leaves, given its input's; -1 if the
+ * plan does not take input in that format */
+static int out_format(const struct fft_plan *p, const struct xshape *sh, int infmt)
+{
+    if (!sh->split2) /* a batch, or 1-D: natural order either way */
+        return CUFFT_XT_FORMAT_INPLACE;
+    if ((p->kind == FK_R2C && infmt != CUFFT_XT_FORMAT_INPLACE) ||
+        (p->kind == FK_C2R && infmt != CUFFT_XT_FORMAT_INPLACE_SHUFFLED))
+        return -1; /* R2C from natural order, C2R from shuffled, as NVIDIA documents */
+    return infmt == CUFFT_XT_FORMAT_INPLACE ? CUFFT_XT_FORMAT_INPLACE_SHUFFLED : CUFFT_XT_FORMAT_INPLACE;
+}
+
+/* gather, transform in natural order, scatter in the format it leaves */
+static cufftResult exec_desc(cufftHandle plan, enum fft_kind kind, enum fft_prec pr, cudaLibXtDesc *in,
+                             cudaLibXtDesc *out, int dir)
 {
     struct fft_plan *p;
     struct xshape sh;
     cufftResult r = xt_plan(plan, &p, &sh);
     if (r)
         return r;
-    if ((pr != FP_F32 && pr != FP_F64) || p->prec != pr)
-        return CUFFT_INVALID_VALUE;
-    if (dir != CUFFT_FORWARD && dir != CUFFT_INVERSE)
+    if (p->kind != kind || p->prec != pr)
+        return CUFFT_INVALID_VALUE; /* a plan of another type or precision */
+    if (kind == FK_C2C && dir != CUFFT_FORWARD && dir != CUFFT_INVERSE)
         return CUFFT_INVALID_VALUE;
     if (!desc_ok(p, &sh, in) || !desc_ok(p, &sh, out))
         return CUFFT_INVALID_VALUE;
-    int outfmt = in->subFormat == CUFFT_XT_FORMAT_INPLACE ? CUFFT_XT_FORMAT_INPLACE_SHUFFLED : CUFFT_XT_FORMAT_INPLACE;
+    int outfmt = out_format(p, &sh, in->subFormat);
+    if (outfmt < 0) {
+        hl_note(p->kind == FK_R2C ? "R2C over several GPUs takes its input in CUFFT_XT_FORMAT_INPLACE"
+                                  : "C2R over several GPUs takes its input in CUFFT_XT_FORMAT_INPLACE_SHUFFLED");
+        return CUFFT_NOT_SUPPORTED;
+    }
     /* the output's pieces must hold the format it will get */
-    for (int g = 0; g < p->ngpus; g++)
-        if (out->descriptor->size[g] < piece_bytes(p, &sh, outfmt, g))
-            return CUFFT_INVALID_VALUE;
+    if (!pieces_hold(p, &sh, out, outfmt))
+        return CUFFT_INVALID_VALUE;
     unsigned char *nat = malloc(total_bytes(&sh));
     if (!nat)
         return CUFFT_ALLOC_FAILED;
@@ -321,20 +401,42 @@ static cufftResult exec_desc(cufftHandle plan, enum fft_prec pr, cudaLibXtDesc *
 HL_EXPORT cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output,
                                                int direction)
 {
-    return exec_desc(plan, FP_F32, input, output, direction);
+    return exec_desc(plan, FK_C2C, FP_F32, input, output, direction);
 }
 
 HL_EXPORT cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output,
                                                int direction)
 {
-    return exec_desc(plan, FP_F64, input, output, direction);
+    return exec_desc(plan, FK_C2C, FP_F64, input, output, direction);
 }
 
+HL_EXPORT cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    return exec_desc(plan, FK_R2C, FP_F32, input, output, CUFFT_FORWARD);
+}
+
+HL_EXPORT cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    return exec_desc(plan, FK_R2C, FP_F64, input, output, CUFFT_FORWARD);
+}
+
+HL_EXPORT cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    return exec_desc(plan, FK_C2R, FP_F32, input, output, CUFFT_INVERSE);
+}
+
+HL_EXPORT cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output)
+{
+    return exec_desc(plan, FK_C2R, FP_F64, input, output, CUFFT_INVERSE);
+}
+
+/* the plan's own type; the direction counts for C2C and Z2Z only */
 HL_EXPORT cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *input, cudaLibXtDesc *output,
                                             int direction)
 {
     struct fft_plan *p = fft_plan_get(plan);
     if (!p || !p->made)
         return CUFFT_INVALID_PLAN;
-    return exec_desc(plan, p->prec, input, output, direction);
+    return exec_desc(plan, p->kind, p->prec, input, output,
+                     p->kind == FK_C2C ? direction : p->kind == FK_R2C ? CUFFT_FORWARD : CUFFT_INVERSE);
 }
