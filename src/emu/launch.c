@@ -361,6 +361,9 @@ static void engine_report(const struct launch_op *k, const struct ptx_engine_rep
     if (r->note[0]) emu_reportf("tdtrace-emu: %s\n", r->note);
     if (r->engine == PTX_ENGINE_JIT && r->from_cache)
         emu_reportf("tdtrace-emu: kernel %s: engine jit (loaded from the cache in %.1f ms)\n", k->name, r->compile_ms);
+    else if (r->engine == PTX_ENGINE_JIT && r->light)
+        emu_reportf("tdtrace-emu: kernel %s: engine jit (compiled with LLVM in %.1f ms, the light pipeline for its %d "
+                    "PTX instructions)\n", k->name, r->compile_ms, r->light);
     else if (r->engine == PTX_ENGINE_JIT)
         emu_reportf("tdtrace-emu: kernel %s: engine jit (compiled with LLVM in %.1f ms)\n", k->name, r->compile_ms);
     else if (k->l.engine == PTX_ENGINE_JIT)

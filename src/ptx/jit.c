@@ -41,6 +41,95 @@ static void setbit(uint64_t *v, int s, int ns)
     if (s >= 0 && s < ns) v[s / 64] |= 1ull << (s % 64);
 }
 
+/* which slots may differ from the register file (dirty, forward) and which
+ * variables may be read before the next stop (rl, backward), so that a stop
+ * stores only what changed since the thread started or resumed, and a start
+ * or resume loads only what its region reads: the code between stops stays
+ * the size of the kernel's instructions, not the instructions times the
+ * registers live across them (the unrolled tensor-core kernels: thousands
+ * of stops, a hundred fragment registers live at each). A stop ends a path
+ * (a guarded one falls through when its guard is false); a per-lane
+ * handler's slots are stored if dirty and loaded back after it (clean). */
+static int regions(struct cg *g)
+{
+    const struct ir_func *F = g->F;
+    int nins = F->end - F->start, ns = F->nslots, nw = g->nw;
+    size_t sz = (size_t)(nins + 1) * (size_t)nw + 1;
+    uint8_t *kind = calloc((size_t)nins + 1, 1);
+    uint64_t *tmp = calloc((size_t)nw + 1, 8), *named = calloc((size_t)nins * (size_t)nw + 1, 8);
+    g->dirty = calloc(sz, 8);
+    g->rl = calloc(sz, 8);
+    if (!kind || !tmp || !named || !g->dirty || !g->rl) { free(kind); free(tmp); free(named); return -1; }
+    for (int k = 0; k < nins; k++) {
+        const struct ir_ins *in = &g->m->ins[F->start + k];
+        char why[8];
+        kind[k] = (uint8_t)jit_classify(g->m, F, in, g->h[F->start + k], why, sizeof why);
+        if (in->op == OP_BAR) kind[k] = K_WSYNC; /* a stop, with no slots named */
+        int sl[JIT_NAMED_MAX], n = kind[k] == K_LANE || (kind[k] == K_WSYNC && in->op != OP_BAR) ? jit_named_slots(g->m, in, sl) : 0;
+        for (int i = 0; i < n; i++) setbit(named + (size_t)k * nw, sl[i], ns);
+    }
+#define SUCC(k, in, t, fall) /* t: a branch's target or -1; fall: to k + 1 */                                \
+    int t = -1, fall = in->guard >= 0;                                                                        \
+    if (in->op == OP_BRA) { t = (int)in->imm - F->start; if (t < 0 || t > nins) t = nins; }                   \
+    else if (kind[k] != K_WSYNC && in->op != OP_EXIT && in->op != OP_RET && in->op != OP_TRAP) fall = 1;
+    for (int changed = 1; changed;) { /* dirty: a may-set, from the start and every resume empty */
+        changed = 0;
+        for (int k = 0; k < nins; k++) {
+            const struct ir_ins *in = &g->m->ins[F->start + k];
+            const uint64_t *d = g->dirty + (size_t)k * nw, *nm = named + (size_t)k * nw;
+            for (int w = 0; w < nw; w++) tmp[w] = d[w];
+            if (kind[k] == K_NATIVE) {
+                const int32_t wr[] = { in->d, in->d2, in->vr[0], in->vr[1], in->vr[2], in->vr[3] };
+                for (size_t i = 0; i < sizeof wr / sizeof *wr; i++) setbit(tmp, wr[i], ns);
+            } else if (kind[k] == K_LANE && in->guard < 0)
+                for (int w = 0; w < nw; w++) tmp[w] &= ~nm[w];
+            SUCC(k, in, t, fall)
+            for (int j = 0; j < 2; j++) {
+                int to = j ? t : fall ? k + 1 : -1;
+                if (to < 0) continue;
+                uint64_t *o = g->dirty + (size_t)to * nw;
+                for (int w = 0; w < nw; w++)
+                    if (tmp[w] & ~o[w]) { o[w] |= tmp[w]; changed = 1; }
+            }
+        }
+    }
+    for (int changed = 1; changed;) { /* rl: liveness within a region */
+        changed = 0;
+        for (int k = nins - 1; k >= 0; k--) {
+            const struct ir_ins *in = &g->m->ins[F->start + k];
+            const uint64_t *d = g->dirty + (size_t)k * nw, *nm = named + (size_t)k * nw;
+            SUCC(k, in, t, fall)
+            memset(tmp, 0, (size_t)nw * 8);
+            for (int w = 0; fall && w < nw; w++) tmp[w] = g->rl[(size_t)(k + 1) * nw + w];
+            for (int w = 0; t >= 0 && w < nw; w++) tmp[w] |= g->rl[(size_t)t * nw + w];
+            if (kind[k] == K_NATIVE && in->guard < 0) {
+                const int32_t wr[] = { in->d, in->d2, in->op == OP_LD ? in->vr[0] : -1, in->op == OP_LD ? in->vr[1] : -1,
+                                       in->op == OP_LD ? in->vr[2] : -1, in->op == OP_LD ? in->vr[3] : -1 };
+                for (size_t i = 0; i < sizeof wr / sizeof *wr; i++)
+                    if (wr[i] >= 0 && wr[i] < ns) tmp[wr[i] / 64] &= ~(1ull << (wr[i] % 64));
+            }
+            if (kind[k] == K_LANE && in->guard < 0)
+                for (int w = 0; w < nw; w++) tmp[w] &= ~nm[w];
+            setbit(tmp, in->guard, ns);
+            if (kind[k] == K_NATIVE) {
+                const int32_t rd[] = { in->a, in->b, in->c, in->e };
+                for (size_t i = 0; i < sizeof rd / sizeof *rd; i++) setbit(tmp, rd[i], ns);
+                if (in->op == OP_ST)
+                    for (int i = 0; i < 4 && i < in->vec; i++) setbit(tmp, in->vr[i], ns);
+            }
+            for (int w = 0; w < nw; w++) tmp[w] |= nm[w] & d[w]; /* store_named */
+            if (kind[k] == K_WSYNC) /* spill_live */
+                for (int w = 0; w < nw; w++) tmp[w] |= g->live[(size_t)(k + 1) * nw + w] & d[w];
+            uint64_t *r = g->rl + (size_t)k * nw;
+            for (int w = 0; w < nw; w++)
+                if (tmp[w] != r[w]) { r[w] = tmp[w]; changed = 1; }
+        }
+    }
+#undef SUCC
+    free(kind); free(tmp); free(named);
+    return 0;
+}
+
 /* the slots live on entry to each instruction: what a thread must load when
  * it starts or resumes, and store when it stops at a barrier. A per-lane
  * handler reads every slot it names; a guarded write does not kill. */
@@ -92,10 +181,10 @@ static int liveness(struct cg *g)
         }
     }
     free(use); free(def); free(out);
-    return 0;
+    return regions(g);
 }
 
-/* the live slots at instruction k (from F->start) loaded from the file */
+/* the slots read at instruction k (from F->start) before the next stop, loaded from the file */
 /* %ctaid from jit_ctx, or NULL: the others are in the register file */
 static void *sreg_value(struct cg *g, int r)
 {
@@ -104,9 +193,8 @@ static void *sreg_value(struct cg *g, int r)
     return LL->LLVMBuildZExt(g->b, v, g->i64, "");
 }
 
-static void load_live(struct cg *g, int k)
+static void load_set(struct cg *g, const uint64_t *lv)
 {
-    const uint64_t *lv = g->live + (size_t)k * g->nw;
     for (int s = 0; s < g->F->nslots; s++) {
         if (g->kimm[s] || !(lv[s / 64] >> (s % 64) & 1)) continue;
         void *v = g->ksreg[s] >= 0 ? sreg_value(g, g->ksreg[s]) : NULL;
@@ -116,13 +204,16 @@ static void load_live(struct cg *g, int k)
     }
 }
 
-/* registers live at instruction k back to the file (a barrier: the thread
- * resumes there); constants are there already */
+static void load_live(struct cg *g, int k) { load_set(g, g->rl + (size_t)k * g->nw); }
+
+/* registers live at instruction k back to the file (a stop before it: the
+ * thread resumes there) where they may differ from it; constants are there
+ * already */
 static void spill_live(struct cg *g, int k)
 {
     const uint64_t *lv = g->live + (size_t)k * g->nw;
     for (int s = 0; s < g->F->nslots; s++) {
-        if (g->kconst[s] || !(lv[s / 64] >> (s % 64) & 1)) continue;
+        if (g->kconst[s] || !(lv[s / 64] >> (s % 64) & 1) || !is_dirty(g, k - 1, s)) continue;
         void *idx = c64(g, (uint64_t)s * 32);
         LL->LLVMBuildStore(g->b, get(g, s), LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""));
     }
@@ -309,7 +400,7 @@ static void thread_fn(struct cg *g, const char *sym, int entries)
     g->ic = LL->LLVMBuildAlloca(g->b, g->i64, "");
     g->pv = LL->LLVMBuildAlloca(g->b, g->ptr, "");
     LL->LLVMBuildStore(g->b, c64(g, 0), g->ic);
-    for (int s = 0; s < ns; s++) set(g, s, c64(g, g->kimm[s] ? (uint64_t)g->kval[s] : 0));
+    for (int s = 0; s < ns && !g->light; s++) set(g, s, c64(g, g->kimm[s] ? (uint64_t)g->kval[s] : 0));
     for (int k = 0; k <= nins; k++) g->bb[k] = newbb(g);
     g->failbb = newbb(g);
     body(g);
@@ -331,7 +422,10 @@ static void thread_fn(struct cg *g, const char *sym, int entries)
         } else {
             int at = 0;
             while (g->entryof[at] != k - g->nbars) at++;
-            load_live(g, at);
+            /* all the live slots, not only those read before the next
+             * stop: the slots written before the entry since the last
+             * stop are dirty there, and a stop stores those */
+            load_set(g, g->live + (size_t)at * g->nw);
             LL->LLVMBuildBr(g->b, g->bb[at]);
         }
         if (!sw) {
@@ -457,6 +551,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     struct cg G, *g = &G;
     memset(g, 0, sizeof *g);
     g->api = L; g->m = m; g->F = &m->funcs[entry]; g->h = h; g->hp = hp;
+    g->light = jit_light(g->F);
     char sym[64];
     jit_llvm_lock();
     if (jitc_begin(L, m, entry, h, hp, sym, sizeof sym) && jitc_load(L, k)) {
@@ -482,7 +577,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
              * kernels with many entries, whose compile time they multiply
              * (a CUB radix-sort histogram kernel of 620 instructions and
              * 153 entries: 70 s instead of 2.7 s); those run thread by thread */
-            if (g->nentries <= JIT_VEC_MAX_ENTRIES) {
+            if (g->nentries <= JIT_VEC_MAX_ENTRIES && !g->light) {
                 snprintf(xsym, sizeof xsym, "%s_tail", sym);
                 thread_fn(g, xsym, 1);
                 snprintf(xsym, sizeof xsym, "%s_warp", sym);
@@ -506,11 +601,12 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     }
     L->LLVMDisposeMessage(msg);
     void *opts = L->LLVMCreatePassBuilderOptions();
-    err = L->LLVMRunPasses(g->mod, "default<O2>", NULL, opts);
+    /* the light pipeline: simplifications whose time grows with the size */
+    err = L->LLVMRunPasses(g->mod, g->light ? "function(early-cse<memssa>,instcombine,simplifycfg)" : "default<O2>", NULL, opts);
     L->LLVMDisposePassBuilderOptions(opts);
     if (err) { llvm_error(L, err, "optimisation failed", k); L->LLVMDisposeModule(g->mod); goto out; }
     rt = L->LLVMOrcJITDylibCreateResourceTracker(L->jd);
-    if (jitc_add(L, g->mod, rt, k->why, sizeof k->why)) { /* native code, disposes of g->mod */
+    if (jitc_add(L, g->mod, rt, g->light, k->why, sizeof k->why)) { /* native code, disposes of g->mod */
         L->LLVMOrcReleaseResourceTracker(rt);
         goto out;
     }
@@ -545,7 +641,7 @@ out:
     jitc_end(k);
     L->LLVMOrcDisposeThreadSafeContext(tsc);
     jit_llvm_unlock();
-    free(g->slot); free(g->ksreg); free(g->kconst); free(g->live); free(g->kimm); free(g->kval); free(g->bb); free(g->barid); free(g->barpc); free(g->resume);
+    free(g->slot); free(g->ksreg); free(g->kconst); free(g->live); free(g->dirty); free(g->rl); free(g->kimm); free(g->kval); free(g->bb); free(g->barid); free(g->barpc); free(g->resume);
     free(g->gidof); free(g->entryof);
 }
 

@@ -118,9 +118,9 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 5 /* 3: the round function beside the thread's; 4: matrix
-                                 instructions as warp rendezvous; 5: the warp's vector
-                                 function and the thread's with entries */
+#define JIT_CODE_VERSION 7 /* 5: stops store only what changed; 6: big kernels with the
+                                 light pipeline; 7: the warp's vector function and the
+                                 thread's with entries */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {
@@ -148,6 +148,8 @@ enum { K_NATIVE = 1, K_LANE, K_CONTROL, K_WSYNC };
 int jit_classify(const struct ptx_module *m, const struct ir_func *F, const struct ir_ins *in, ex_fn h, char *why,
                  size_t n);
 int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *why, size_t n);
+/* 1: F is compiled with the light pipeline (a big kernel), 0: with default<O2> */
+int jit_light(const struct ir_func *F);
 int jit_imm_of(const struct ptx_module *m, const struct ir_func *F, int slot, int64_t *v);
 /* compiles entry into k (state 1), or fails with k->why (state -1) */
 void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const struct jit_helpers *hp,

@@ -183,13 +183,13 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg)
 
 /* the target's description: the triple, the host CPU and its features (as
  * the target machine is made) */
-static void *tm;
+static void *tm, *tm0;           /* the default code generator, and -O0's (light) */
 static char *cpu, *features;
 static const char *tm_why;
 
 static int target(const struct llvm_api *L)
 {
-    if (tm) return 0;
+    if (tm && tm0) return 0;
     if (tm_why) return -1;
     const char *triple = L->LLVMOrcLLJITGetTripleString(L->jit);
     void *t = NULL;
@@ -205,7 +205,11 @@ static int target(const struct llvm_api *L)
      * and the JIT's code model */
     tm = L->LLVMCreateTargetMachine(t, triple, cpu ? cpu : "", features ? features : "", 2 /* Default */,
                                     0 /* RelocDefault */, 1 /* CodeModelJITDefault */);
-    if (!tm) { tm_why = "LLVM could not make a target machine"; return -1; }
+    /* big kernels' (jit_light): the selector and register allocator whose
+     * time grows with the size */
+    tm0 = L->LLVMCreateTargetMachine(t, triple, cpu ? cpu : "", features ? features : "", 0 /* None */,
+                                     0 /* RelocDefault */, 1 /* CodeModelJITDefault */);
+    if (!tm || !tm0) { tm_why = "LLVM could not make a target machine"; return -1; }
     return 0;
 }
 
@@ -507,7 +511,7 @@ int jitc_bind(const struct llvm_api *L, char *why, size_t n)
 }
 
 /* ---- native code ------------------------------------------------------------- */
-int jitc_add(const struct llvm_api *L, void *mod, void *rt, char *why, size_t n)
+int jitc_add(const struct llvm_api *L, void *mod, void *rt, int light, char *why, size_t n)
 {
     if (target(L)) {
         L->LLVMDisposeModule(mod);
@@ -517,7 +521,7 @@ int jitc_add(const struct llvm_api *L, void *mod, void *rt, char *why, size_t n)
     L->LLVMSetTarget(mod, L->LLVMOrcLLJITGetTripleString(L->jit));
     char *msg = NULL;
     void *buf = NULL;
-    int bad = L->LLVMTargetMachineEmitToMemoryBuffer(tm, mod, 1 /* LLVMObjectFile */, &msg, &buf);
+    int bad = L->LLVMTargetMachineEmitToMemoryBuffer(light ? tm0 : tm, mod, 1 /* LLVMObjectFile */, &msg, &buf);
     L->LLVMDisposeModule(mod);
     if (bad || !buf) {
         snprintf(why, n, "LLVM could not generate code: %.200s", msg ? msg : "?");

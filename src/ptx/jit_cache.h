@@ -22,9 +22,9 @@ int jitc_load(const struct llvm_api *api, struct jit_kernel *k);
 /* the host address p the code uses (a helper of hp, an instruction of m,
  * a handler of h) as a value the code reads at run time */
 void *jitc_ref(const struct llvm_api *api, void *ctx, void *mod, void *b, const void *p);
-/* the optimised module mod (disposed here) as native code, added to the
- * JIT under rt: 0, or -1 with why */
-int jitc_add(const struct llvm_api *api, void *mod, void *rt, char *why, size_t n);
+/* the optimised module mod (disposed here) as native code (light: the code
+ * generator at -O0, jit_light), added to the JIT under rt: 0, or -1 with why */
+int jitc_add(const struct llvm_api *api, void *mod, void *rt, int light, char *why, size_t n);
 /* after the lookup of the kernel's symbol: its references filled (0), or
  * -1 with why */
 int jitc_bind(const struct llvm_api *api, char *why, size_t n);

@@ -44,6 +44,11 @@ struct cg {
     int sregs_filled;            /* some special register comes from the register file */
     uint64_t *live;              /* by instruction from F->start, and one past the end:
                                     the slots live on entry, nw words each */
+    uint64_t *dirty;             /* as live: the slots whose variable may differ from the
+                                    register file on entry (written since the thread
+                                    started or resumed) */
+    uint64_t *rl;                /* as live: the slots whose variable may be read before
+                                    the next stop (what a start or resume there loads) */
     int nw;
     int64_t *kval;
     void **bb;                   /* by instruction from F->start, and one past the end: exit */
@@ -51,6 +56,7 @@ struct cg {
     void *failbb;
     void *fty_mem, *fty_poll, *fty_exec, *fty_trap;
     int nbars, ngc, nwstops;
+    int light;                   /* the light pipeline (jit_light): registers stay in memory */
     uint8_t *barid;
     int *barpc;
     void **resume;
@@ -81,6 +87,7 @@ static inline void *ity(struct cg *g, unsigned bytes) { return bytes == 1 ? g->i
 static inline void *get(struct cg *g, int s)
 {
     if (s < 0) return c64(g, 0);
+    if (g->light && g->kimm[s]) return c64(g, (uint64_t)g->kval[s]); /* no promotion makes it one */
     return LL->LLVMBuildLoad2(g->b, g->i64, g->slot[s], "");
 }
 static inline void set(struct cg *g, int s, void *v)
@@ -93,6 +100,13 @@ static inline void *trunc_(struct cg *g, void *v, unsigned bytes) { return bytes
 static inline void *zext(struct cg *g, void *v, unsigned bytes) { return bytes >= 8 ? v : LL->LLVMBuildZExt(g->b, v, g->i64, ""); }
 static inline void *sext_(struct cg *g, void *v, unsigned bytes) { return bytes >= 8 ? v : LL->LLVMBuildSExt(g->b, v, g->i64, ""); }
 static inline void *bit0(struct cg *g, int s) { return LL->LLVMBuildTrunc(g->b, get(g, s), g->i1, ""); }
+
+/* whether slot s may differ from the register file at instruction k (from
+ * F->start): only those are stored back */
+static inline int is_dirty(const struct cg *g, int k, int s)
+{
+    return k < 0 || k > g->F->end - g->F->start || !g->dirty || (g->dirty[(size_t)k * g->nw + (size_t)s / 64] >> (s % 64) & 1);
+}
 
 /* a field of the context (struct jit_ctx), of scalar type ty */
 static inline void *field_ptr(struct cg *g, size_t off)

@@ -432,11 +432,12 @@ int jit_named_slots(const struct ptx_module *m, const struct ir_ins *in, int *s)
     return k;
 }
 
-/* the slots in names, to the register file */
+/* the slots in names that may differ from the file, to the register file */
 void jit_store_named(struct cg *g, const struct ir_ins *in)
 {
-    int s[JIT_NAMED_MAX], n = jit_named_slots(g->m, in, s);
+    int s[JIT_NAMED_MAX], n = jit_named_slots(g->m, in, s), k = (int)(in - g->m->ins) - g->F->start;
     for (int i = 0; i < n; i++) {
+        if (!is_dirty(g, k, s[i])) continue;
         void *idx = c64(g, (uint64_t)s[i] * 32);
         LL->LLVMBuildStore(g->b, get(g, s[i]), LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""));
     }

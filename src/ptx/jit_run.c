@@ -154,6 +154,8 @@ const struct jit_kernel *jit_plan(struct plan *P)
         r->compiled = now;
         r->compile_ms = now ? k->compile_ms : 0;
         r->from_cache = now && k->from_cache;
+        const struct ir_func *F = &P->m->funcs[P->entry];
+        r->light = jit_light(F) ? F->end - F->start : 0;
         if (now) {
             struct jitc_stats s;
             jitc_stats(&s);

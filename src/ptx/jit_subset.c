@@ -8,7 +8,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#define JIT_MAX_INS 1200         /* LLVM's time grows faster than a kernel's size */
+/* how hard LLVM works on a kernel, by its size (docs/ptx-jit.md, "Compile
+ * time"): up to JIT_O2_MAX_INS PTX instructions, default<O2> and the
+ * default code generator; above, the light pipeline (no promotion of the
+ * registers to SSA values, whose cost is the registers times the branches,
+ * no inlining, the code generator at -O0), whose time grows with the size;
+ * above JIT_MAX_INS, or with registers whose stack frame (8 bytes each)
+ * would pass JIT_MAX_FRAME, the interpreter */
+#define JIT_O2_MAX_INS 1200
+#define JIT_MAX_INS 100000
+#define JIT_MAX_FRAME (1u << 20)
 
 static const char *ins_name(const struct ptx_module *m, const struct ir_ins *in)
 {
@@ -172,13 +181,23 @@ int jit_classify(const struct ptx_module *m, const struct ir_func *F, const stru
     return 0;
 }
 
+int jit_light(const struct ir_func *F)
+{
+    return F->end - F->start > JIT_O2_MAX_INS;
+}
+
 int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *why, size_t n)
 {
     const struct ir_func *F = &m->funcs[entry];
     char what[200];
-    if (F->end - F->start > JIT_MAX_INS) { /* LLVM's time grows faster than the size: 2500 take 40 s */
+    if (F->end - F->start > JIT_MAX_INS) {
         snprintf(why, n, "the JIT takes kernels of up to %d PTX instructions; this one has %d", JIT_MAX_INS,
                  F->end - F->start);
+        return -1;
+    }
+    if (jit_light(F) && (size_t)F->nslots * 8 > JIT_MAX_FRAME) {
+        snprintf(why, n, "the JIT takes big kernels with up to %u registers; this one has %d", JIT_MAX_FRAME / 8,
+                 F->nslots);
         return -1;
     }
     for (int k = F->start; k < F->end; k++) {

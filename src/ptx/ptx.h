@@ -166,6 +166,8 @@ struct ptx_engine_report {
                                     first): compiled it, or refused it for why */
     double compile_ms;           /* how long that took */
     int from_cache;              /* the code came from the cache on disk (in compile_ms) */
+    int light;                   /* a big kernel, compiled with the light pipeline:
+                                    its PTX instructions (docs/ptx-jit.md), or 0 */
     unsigned long long code_bytes; /* the JIT's compiled code in the process, then */
     char note[400];              /* once per process: why the cache is not used, or "" */
     int vector;                  /* the JIT ran warps as vectors where it could */

@@ -328,17 +328,12 @@ static void poisson_against_nvidia(void)
         const struct call mixed[] = { { U32, m, -1, 0, 0 }, { POIS, m + (dims ? 3 : 1), -1, 0, 3.5 },
                                       { UNIF, m, -1, 0, 0 }, { POIS, m, -1, 0, 3000 },
                                       { POIS, n, -1, 0, 12.5 } };
-        /* the quasirandom generators have no raw 32-bit results in 64 bits;
-         * Philox mixing distributions is not reproduced (docs/hostlib.md):
-         * it gets 32-bit results, then Poisson below 2000 only */
+        /* the quasirandom generators have no raw 32-bit results in 64 bits */
         struct call mixed_q[5];
         memcpy(mixed_q, mixed, sizeof mixed);
         if (dims && (types[t].t == CURAND_RNG_QUASI_SOBOL64 || types[t].t == CURAND_RNG_QUASI_SCRAMBLED_SOBOL64))
             mixed_q[0].w = U64;
-        if (types[t].t == CURAND_RNG_PSEUDO_PHILOX4_32_10)
-            mixed_q[2] = (struct call){ POIS, m, -1, 0, 7 };
-        compare_q(types[t].t, dims, types[t].name, "Poisson mixed with other distributions over calls", mixed_q,
-                  types[t].t == CURAND_RNG_PSEUDO_PHILOX4_32_10 ? 3 : 5);
+        compare_q(types[t].t, dims, types[t].name, "Poisson mixed with other distributions over calls", mixed_q, 5);
         if (types[t].t != CURAND_RNG_PSEUDO_MTGP32) { /* it takes no offset */
             const struct call off[] = { { POIS, dims ? 30 : 10, 5, 0, 3.5 }, { POIS, n, 123457, 0, 3.5 },
                                         { POIS, n, 7, 0, 2500 } };
@@ -369,18 +364,33 @@ static void offsets_against_nvidia(void)
         const struct call seq[] = { { NORM, 2 * r + 6, r + 3, 0, 0 }, { NORM, 2 * r + 10, -1, 0, 0 },
                                     { NORMD, r + 4, -1, 0, 0 }, { LNORM, 12, -1, 0, 0 }, { UNIF, r + 5, -1, 0, 0 },
                                     { NORM, 2 * r + 2, -1, 0, 0 }, { U32, 7, -1, 0, 0 } };
+        /* then the same seed again changes nothing (the call past a round
+         * continues each state); a call after an offset puts every state at
+         * its thread's start, also those it does not reach, which the next
+         * call finds there */
         const struct call other[] = { { UNIFD, r + 100, r + 1, 0, 0 }, { POIS, 2 * r + 100, 3 * r + 5, 0, 2500 },
-                                      { POIS, r + 3, -1, 0, 4000 }, { UNIFD, 100, 2 * r, 0, 0 } };
+                                      { POIS, r + 3, -1, 0, 4000 }, { UNIFD, 100, 2 * r, 0, 0 },
+                                      { UNIFD, 32, -1, 0, 0 }, { UNIFD, r + 100, -1, 1234, 0 },
+                                      { NORMD, 2, 955, 0, 0 }, { UNIFD, 3000, -1, 0, 0 } };
         compare(types[t].t, types[t].name, "normal and log-normal calls after offsets past one round", norm, 5);
         compare(types[t].t, types[t].name, "normal calls after normal calls, uniform calls between (after an offset)", seq, 7);
-        compare(types[t].t, types[t].name, "uniform doubles and Poisson from lambda 2000 after offsets", other, 4);
+        if (types[t].t == CURAND_RNG_PSEUDO_MRG32K3A) {
+            /* not the same seed's call past a round: moving 81,920 states
+             * back takes seconds under AddressSanitizer, and the rule is one
+             * for every type (XORWOW's and Philox's sequences have it) */
+            const struct call mrg[] = { other[0], other[1], other[2], other[3], other[6], other[7] };
+            compare(types[t].t, types[t].name, "uniform doubles, Poisson from 2000 after offsets; unreached states", mrg, 6);
+        } else {
+            compare(types[t].t, types[t].name,
+                    "uniform doubles, Poisson from 2000 after offsets; same seed again; unreached states", other, 8);
+        }
     }
 }
 
 /* Philox4x32-10's normals: NVIDIA's host generator counts its position
  * (the offset too) in outputs for normals as for the rest, so normal calls
  * after an offset, after normal calls of any even count or after uniform
- * calls continue one stream (not its normal doubles: docs/hostlib.md) */
+ * calls continue one stream */
 static void philox_normals_against_nvidia(void)
 {
     const long long r = 65536 * 4; /* outputs in one round of the states */
@@ -393,6 +403,58 @@ static void philox_normals_against_nvidia(void)
     compare(CURAND_RNG_PSEUDO_PHILOX4_32_10, "Philox4x32-10", "normal calls after offsets", off, 3);
     compare(CURAND_RNG_PSEUDO_PHILOX4_32_10, "Philox4x32-10", "normal calls after normal calls", seq, 4);
     compare(CURAND_RNG_PSEUDO_PHILOX4_32_10, "Philox4x32-10", "normal calls after uniform and 32-bit calls", mixed, 4);
+}
+
+/* Philox4x32-10 with distributions of two blocks a group (uniform and
+ * normal doubles) among the others, and new seeds (docs/hostlib.md): a
+ * thread that starts afresh starts at Philox block (g0 + t) / 65536 of its
+ * subsequence; a call that starts inside the last call's last group makes
+ * that group again from where it started; a fresh start puts every state
+ * at its thread's start, also those the call does not reach; the same seed
+ * again changes nothing; a new seed moves the position P to B + P/4 - B/4
+ * (B the offset last set, or the last such position; P < 4 with B 0
+ * stays). Short calls, most after offsets that put them past the first
+ * round of states (r outputs) */
+static void philox_mixes_against_nvidia(void)
+{
+    const char *ph = "Philox4x32-10";
+    const curandRngType_t t = CURAND_RNG_PSEUDO_PHILOX4_32_10;
+    const long long r = 65536 * 4;
+    /* (a) normal and log-normal doubles after offsets (inside a group too,
+     * across a round) and after calls of other distributions */
+    const struct call normd_off[] = { { NORMD, 40, r + 8, 0, 0 }, { LNORMD, 42, 2 * r + 5, 0, 0 },
+                                      { NORMD, 1000, r - 498, 0, 0 }, { NORMD, 64, 3 * r + 2, 0, 0 } };
+    const struct call normd_mix[] = { { UNIF, 5, -1, 0, 0 }, { NORMD, 20, -1, 0, 0 }, { U32, 3, -1, 0, 0 },
+                                      { LNORMD, 30, -1, 0, 0 }, { NORM, 6, -1, 0, 0 }, { NORMD, 2, -1, 0, 0 },
+                                      { U32, 7, r - 6, 0, 0 }, { NORMD, 24, -1, 0, 0 }, { UNIF, 13, -1, 0, 0 },
+                                      { LNORMD, 50, -1, 0, 0 } };
+    /* a double call of past a round: its states continue, where the next
+     * calls find them */
+    const struct call normd_round[] = { { NORMD, r + 20, 8, 0, 0 }, { U32, 40, -1, 0, 0 }, { NORMD, 30, -1, 0, 0 } };
+    /* (b) uniform doubles and Poisson among the others; states an offset
+     * put at their start, not where earlier calls left them */
+    const struct call mixed[] = { { UNIF, 5, -1, 0, 0 }, { UNIFD, 7, -1, 0, 0 }, { NORM, 6, -1, 0, 0 },
+                                  { POIS, 9, -1, 0, 3.5 }, { UNIFD, 13, -1, 0, 0 }, { U32, 2000, -1, 0, 0 },
+                                  { NORMD, 2, 955, 0, 0 }, { U32, 8, -1, 0, 0 }, { UNIFD, 30, -1, 0, 0 },
+                                  { POIS, 10, r + 3, 0, 77.7 }, { UNIFD, 11, -1, 0, 0 }, { POIS, 21, -1, 0, 1500.25 },
+                                  { NORM, 10, -1, 0, 0 }, { UNIFD, 9, -1, 0, 0 } };
+    /* (c) seeds set in mid-sequence: again the same, new ones, P < 4 */
+    const struct call reseed[] = { { U32, 10, -1, 0, 0 }, { U32, 4, -1, 1234, 0 }, { UNIFD, 6, -1, 99, 0 },
+                                   { NORMD, 8, -1, 1234, 0 }, { U32, 5, 3 * r + 7, 0, 0 }, { NORM, 10, -1, 77, 0 },
+                                   { UNIFD, 12, -1, 5, 0 }, { POIS, 9, -1, 6, 2500 } };
+    const struct call reseed_low[] = { { U32, 2, -1, 0, 0 }, { U32, 3, -1, 5, 0 }, { U32, 4, -1, 6, 0 },
+                                       { U32, 1, 1, 7, 0 }, { U32, 4, -1, 8, 0 }, { U32, 6, -1, 9, 0 } };
+    /* (d) Poisson from lambda 2000 after other calls */
+    const struct call pois_big[] = { { U32, 5, -1, 0, 0 }, { POIS, 30, -1, 0, 2500 }, { UNIF, 3, -1, 0, 0 },
+                                     { POIS, 40, -1, 0, 54321.5 }, { POIS, 20, r + 1, 0, 2000 }, { NORMD, 6, -1, 0, 0 },
+                                     { POIS, 22, -1, 0, 3000 }, { UNIFD, 3, -1, 0, 0 }, { POIS, 10, -1, 0, 4000 } };
+    compare(t, ph, "normal and log-normal doubles after offsets", normd_off, 4);
+    compare(t, ph, "normal and log-normal doubles among other calls", normd_mix, 10);
+    compare(t, ph, "calls after a normal double call past one round", normd_round, 3);
+    compare(t, ph, "uniform doubles and Poisson among other calls and offsets", mixed, 14);
+    compare(t, ph, "seeds set in mid-sequence", reseed, 8);
+    compare(t, ph, "seeds set in mid-sequence at positions below 4", reseed_low, 6);
+    compare(t, ph, "Poisson from lambda 2000 after other calls", pois_big, 9);
 }
 
 static void against_nvidia(const char *path)
@@ -423,8 +485,7 @@ static void against_nvidia(const char *path)
         const struct call normd[] = { { NORMD, n, -1, 0, 0 } };
         const struct call lnorm[] = { { LNORM, n, -1, 0, 0 } };
         const struct call lnormd[] = { { LNORMD, n, -1, 0, 0 } };
-        /* not reproduced (docs/hostlib.md): Philox mixing distributions or
-         * taking a new seed in mid-sequence (offsets: offsets_against_nvidia) */
+        /* (offsets: offsets_against_nvidia, philox_mixes_against_nvidia) */
         const struct call mixed[] = { { UNIF, n + 1, -1, 0, 0 }, { UNIFD, n / 4 + 1, -1, 0, 0 }, { NORM, n, -1, 0, 0 } };
         const struct call reseed[] = { { U32, 100, -1, 0, 0 }, { U32, 100, -1, 1234, 0 }, { U32, 100, -1, 99, 0 },
                                        { U32, 300, -1, 1234, 0 } };
@@ -445,16 +506,15 @@ static void against_nvidia(const char *path)
         compare(types[t].t, types[t].name, "normal doubles", normd, 1);
         compare(types[t].t, types[t].name, "log-normal floats", lnorm, 1);
         compare(types[t].t, types[t].name, "log-normal doubles", lnormd, 1);
-        if (types[t].t != CURAND_RNG_PSEUDO_PHILOX4_32_10) {
-            compare(types[t].t, types[t].name, "uniform floats, doubles, normal floats in one generator", mixed, 3);
-            compare(types[t].t, types[t].name, "seeds set again in mid-sequence", reseed, 4);
-        }
+        compare(types[t].t, types[t].name, "uniform floats, doubles, normal floats in one generator", mixed, 3);
+        compare(types[t].t, types[t].name, "seeds set again in mid-sequence", reseed, 4);
     }
     if (have_sobol)
         quasi_against_nvidia();
     poisson_against_nvidia();
     offsets_against_nvidia();
     philox_normals_against_nvidia();
+    philox_mixes_against_nvidia();
 }
 
 /* ---- on the emulated GPU ------------------------------------------------------ */

@@ -816,6 +816,104 @@ static void test_limits_and_deadlock(void **state)
     assert_string_equal(err0, err);
 }
 
+/* ---- big kernels (the light pipeline) ------------------------------------------- */
+/* a generated kernel of n steps (more instructions than the default<O2>
+ * pipeline takes, 1,200): a chain of distinct registers as unrolled code
+ * has, natives, per-lane handlers (prmt, cvt.rzi), warp shuffles and
+ * shared memory between barriers; nregs .b32 registers declared */
+static char *big_src(int n, int nregs)
+{
+    size_t cap = (size_t)n * 200 + 4096;
+    char *s = malloc(cap), *p = s;
+    assert_non_null(s);
+    p += sprintf(p, HDR ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %%r<%d>; .reg .b32 %%s<8>;\n"
+                 " .reg .b64 %%rd<8>; .reg .f32 %%f<4>;\n .shared .align 4 .b32 sh[256];\n"
+                 " ld.param.u64 %%rd1, [out];\n mov.u32 %%r1, %%tid.x;\n mov.u32 %%r2, %%r1;\n"
+                 " mov.u32 %%s1, sh;\n shl.b32 %%s2, %%r1, 2;\n add.u32 %%s3, %%s1, %%s2;\n"
+                 " xor.b32 %%s4, %%r1, 1;\n shl.b32 %%s4, %%s4, 2;\n add.u32 %%s5, %%s1, %%s4;\n", nregs);
+    for (int i = 0; i < n; i++) {
+        int d = 3 + i, a = 2 + i, o = a > 40 ? a - 37 : 1;
+        int kind = i % 97 == 96 ? 7 : i % 41 == 40 ? 8 : i % 7;
+        switch (kind) {
+        case 0: p += sprintf(p, " mad.lo.u32 %%r%d, %%r%d, 1664525, %%r1;\n", d, a); break;
+        case 1: p += sprintf(p, " xor.b32 %%r%d, %%r%d, %d;\n", d, a, 0x9e3779 + i); break;
+        case 2: p += sprintf(p, " prmt.b32 %%r%d, %%r%d, %%r%d, 0x4321;\n", d, a, o); break;
+        case 3: p += sprintf(p, " shl.b32 %%r%d, %%r%d, %d;\n", d, a, i % 5); break;
+        case 4: case 5: p += sprintf(p, " add.u32 %%r%d, %%r%d, %%r%d;\n", d, a, o); break;
+        case 6:
+            p += sprintf(p, " cvt.rn.f32.u32 %%f1, %%r%d;\n mul.rn.f32 %%f2, %%f1, 0f3E800000;\n"
+                         " cvt.rzi.u32.f32 %%s6, %%f2;\n add.u32 %%r%d, %%s6, %%r%d;\n", a, d, a);
+            break;
+        case 7:
+            p += sprintf(p, " st.shared.u32 [%%s3], %%r%d;\n bar.sync 0;\n ld.shared.u32 %%r%d, [%%s5];\n bar.sync 0;\n",
+                         a, d);
+            break;
+        default: p += sprintf(p, " shfl.sync.bfly.b32 %%r%d, %%r%d, 1, 31, -1;\n", d, a); break;
+        }
+    }
+    p += sprintf(p, " mul.wide.u32 %%rd2, %%r1, 16;\n add.s64 %%rd3, %%rd1, %%rd2;\n"
+                 " st.global.v4.u32 [%%rd3], {%%r%d, %%r%d, %%r%d, %%r3};\n ret;\n}\n", n + 2, n + 1, n / 2);
+    assert_true((size_t)(p - s) < cap);
+    return s;
+}
+
+/* over the old limit of 1,200 instructions: the light pipeline compiles
+ * it (the report says so, with the size) and it gives the interpreter's
+ * bytes */
+static void test_big_kernel(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    char *src = big_src(1400, 1500), err[512];
+    static unsigned char want[64 * 16];
+    assert_int_equal(run(src, PTX_ENGINE_INTERP, 1, 64, err, sizeof err), PTX_OK);
+    memcpy(want, arena, sizeof want);
+    assert_int_equal(run(src, PTX_ENGINE_JIT, 1, 64, err, sizeof err), PTX_OK);
+    if (rep.engine != PTX_ENGINE_JIT) fail_msg("%s", rep.why);
+    assert_true(rep.compiled);
+    assert_true(rep.light > 1400);
+    assert_memory_equal(arena, want, sizeof want);
+    int zero = 1;
+    for (size_t i = 0; i < sizeof want; i++) zero &= want[i] == 0;
+    assert_false(zero);
+    free(src);
+    /* a small kernel stays with default<O2> */
+    assert_int_equal(run(saxpy, PTX_ENGINE_JIT, 1, 32, err, sizeof err), PTX_OK);
+    assert_int_equal(rep.engine, PTX_ENGINE_JIT);
+    assert_int_equal(rep.light, 0);
+}
+
+/* the bounds: more than 100,000 instructions, or more registers than the
+ * light pipeline's stack frame holds, run on the interpreter, the reason
+ * naming the size */
+static void test_big_bounds(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    char err[512];
+    size_t cap = 100010 * 24 + 4096;
+    char *src = malloc(cap), *p = src;
+    assert_non_null(src);
+    p += sprintf(p, HDR ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %%r<4>; .reg .b64 %%rd<4>;\n"
+                 " ld.param.u64 %%rd1, [out];\n mov.u32 %%r1, 0;\n");
+    for (int i = 0; i < 100000; i++) p += sprintf(p, " add.u32 %%r1, %%r1, 3;\n");
+    p += sprintf(p, " st.global.u32 [%%rd1], %%r1;\n ret;\n}\n");
+    assert_int_equal(run(src, PTX_ENGINE_JIT, 1, 1, err, sizeof err), PTX_OK);
+    assert_int_equal(rep.engine, PTX_ENGINE_INTERP);
+    if (!strstr(rep.why, "the JIT takes kernels of up to 100000 PTX instructions; this one has 100005"))
+        fail_msg("%s", rep.why);
+    uint32_t v;
+    memcpy(&v, arena, 4);
+    assert_int_equal(v, 300000);
+    free(src);
+    src = big_src(1300, 140000);
+    assert_int_equal(run(src, PTX_ENGINE_JIT, 1, 32, err, sizeof err), PTX_OK);
+    assert_int_equal(rep.engine, PTX_ENGINE_INTERP);
+    if (!strstr(rep.why, "the JIT takes big kernels with up to 131072 registers; this one has 14"))
+        fail_msg("%s", rep.why);
+    free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -844,6 +942,8 @@ int main(void)
         cmocka_unit_test(test_vector_divergent),
         cmocka_unit_test(test_vector_partial_warp),
         cmocka_unit_test(test_vector_fault),
+        cmocka_unit_test(test_big_kernel),
+        cmocka_unit_test(test_big_bounds),
     };
     /* one case by name: PTXJIT_TEST=test_same_barriers build/tests/test_emu_ptxjit */
     const char *only = getenv("PTXJIT_TEST");

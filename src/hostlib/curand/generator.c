@@ -7,15 +7,15 @@
  * subsequence s. Outputs are handed out in groups: output number q (q
  * counts from the generator's offset) belongs to group g = q / GROUP,
  * which state g % NSTATES makes from the next RAW elements of its
- * subsequence. After a new seed or offset, state s starts at element
- * (g / NSTATES) * RAW of its subsequence, as if everything before had been
- * generated with this distribution; a call that continues where the last
- * one stopped continues each state where it stopped (so a distribution
- * that takes more elements per output than the one before it reads past
- * where a fresh start would). NSTATES, GROUP and RAW depend on the engine
- * and the distribution (layouts[]); all of this was read off NVIDIA's host
- * generators (curandCreateGeneratorHost), which tests/hostlib/curand.c
- * compares against when the toolkit is there.
+ * subsequence. After a new seed or offset, each of NVIDIA's threads
+ * starts its state afresh at a place that depends on the position only
+ * (fill_run); a call that continues where the last one stopped continues
+ * each state where it stopped (so a distribution that takes more elements
+ * per output than the one before it reads past where a fresh start
+ * would). NSTATES, GROUP and RAW depend on the engine and the distribution
+ * (layouts[]); all of this was read off NVIDIA's host generators
+ * (curandCreateGeneratorHost), which tests/hostlib/curand.c compares
+ * against when the toolkit is there (docs/hostlib.md).
  *
  * MTGP32 fits the same layout (192 states, groups of 256); its states have
  * no jump ahead and are stepped. The Sobol' generators (quasi) have no
@@ -78,6 +78,9 @@ struct cache {
     struct mtgp *mt;           /* MTGP32: the states st[s].g points at */
     struct mt19937 *mt19937;   /* MT19937: its generators (mt19937.c), instead of st */
     uint64_t *used;            /* elements state s has consumed */
+    /* XORWOW, MRG32k3a, Philox: the element where state s's thread makes
+     * its next group in a call that continues (fill_run) */
+    uint64_t *next;
     /* D_POIS_N (XORWOW, MRG32k3a): the cosine of state s's last pair,
      * which is its next result where spare_ok[s] */
     float *spare;
@@ -85,7 +88,7 @@ struct cache {
     uint64_t epoch, end;       /* the settings the last fill ran under; where it ended */
     struct {                   /* the last group made, for a call that starts inside it */
         int valid, d;
-        uint64_t grp;
+        uint64_t grp, at;      /* at: the element of its state where it started */
         _Alignas(8) unsigned char v[256 * 8];
     } pending;
 };
@@ -99,6 +102,7 @@ struct curandGenerator_st {
     int host;                  /* curandCreateGeneratorHost: host memory, synchronous */
     CUstream stream;
     unsigned long long seed, pos;
+    unsigned long long base;   /* Philox: the offset last set, for a new seed's position */
     uint64_t epoch;            /* changes with the seed and the offset */
     curandOrdering_t ordering;
     struct cache *c;
@@ -112,6 +116,7 @@ static void cache_put(struct cache *c)
         free(c->mt);
         mt19937_free(c->mt19937);
         free(c->used);
+        free(c->next);
         free(c->spare);
         free(c->spare_ok);
         free(c);
@@ -124,11 +129,12 @@ static int cache_reset(struct cache *c, uint64_t seed)
     if (!c->st) {
         c->st = malloc(MAX_STATES * sizeof *c->st);
         c->used = malloc(MAX_STATES * sizeof *c->used);
+        c->next = malloc(MAX_STATES * sizeof *c->next);
         c->spare = malloc(MAX_STATES * sizeof *c->spare);
         c->spare_ok = calloc(MAX_STATES, 1);
         if (c->e == RNG_MTGP32)
             c->mt = malloc(MTGP_STATES * sizeof *c->mt);
-        if (!c->st || !c->used || !c->spare || !c->spare_ok || (c->e == RNG_MTGP32 && !c->mt))
+        if (!c->st || !c->used || !c->next || !c->spare || !c->spare_ok || (c->e == RNG_MTGP32 && !c->mt))
             return -1;
     }
     uint32_t n = 0;
@@ -561,12 +567,21 @@ static void fill_run(struct hl_job *hj)
     /* XORWOW and MRG32k3a's D_POIS_N: a state's pair of normals makes its
      * results in two rounds, the sine in the even one (NVIDIA's layout) */
     int pairs = j->d == D_POIS_N && c->e != RNG_PHILOX && c->e != RNG_MTGP32;
-    /* XORWOW and MRG32k3a starting afresh: NVIDIA's thread t (groups t,
-     * t + nstates, ...) starts at element (g0 + t) / nstates of its
-     * subsequence, g0 the call's first group, whatever RAW is (read off its
-     * host generators after offsets past one round) */
-    int by_thread = c->e == RNG_XORWOW || c->e == RNG_MRG32K3A;
+    /* XORWOW, MRG32k3a and Philox starting afresh: NVIDIA's thread t
+     * (groups t, t + nstates, ...) starts at round (g0 + t) / nstates of its
+     * subsequence, g0 the call's first group, whatever RAW is, a round
+     * being one element (XORWOW, MRG32k3a) or one Philox block of four
+     * (read off its host generators after offsets past one round); every
+     * state is put there, also those the call does not reach, where a
+     * later call that continues finds them (Philox: read off NVIDIA's) */
+    int by_thread = c->e == RNG_XORWOW || c->e == RNG_MRG32K3A || c->e == RNG_PHILOX;
+    uint64_t unit = c->e == RNG_PHILOX ? 4 : 1;
     uint64_t g0 = q0 / l->group;
+    if (by_thread && !continuing)
+        for (uint32_t s = 0; s < l->nstates; s++) {
+            uint64_t t = (s + l->nstates - g0 % l->nstates) % l->nstates; /* the thread on state s */
+            c->next[s] = (g0 + t) / l->nstates * unit;
+        }
     if (!pairs || !same)
         memset(c->spare_ok, 0, MAX_STATES);
     for (size_t i = 0; i < j->n;) {
@@ -579,11 +594,10 @@ static void fill_run(struct hl_job *hj)
                 z = c->spare[s];
                 c->spare_ok[s] = 0;
             } else {
-                /* a state's first pair in a call that starts afresh is at
-                 * element r (as by_thread below) */
-                uint64_t at = continuing || i >= l->nstates ? c->used[s] : r;
+                uint64_t at = c->next[s];
                 round_out(c->e, j->d, state_at(c, s, at), buf);
                 c->used[s] += 2;
+                c->next[s] = at + 2;
                 z = ((float *)buf)[0];
                 c->spare[s] = ((float *)buf)[1];
                 c->spare_ok[s] = 1;
@@ -593,14 +607,21 @@ static void fill_run(struct hl_job *hj)
             i++;
             continue;
         }
-        if (!(i == 0 && w && same && c->pending.valid && c->pending.d == (int)j->d && c->pending.grp == grp)) {
-            uint64_t rk = (grp - g0) / l->nstates; /* the thread's round in this call */
-            uint64_t at = continuing ? c->used[s] : by_thread ? r - rk + rk * l->raw : r * l->raw;
+        /* a call that continues inside the last call's last group: that
+         * group again, from the element where it started (Philox, whose
+         * groups of four outputs another distribution can end inside: read
+         * off NVIDIA's host generator) */
+        int inside = i == 0 && w && same && c->pending.valid && c->pending.grp == grp;
+        if (!(inside && c->pending.d == (int)j->d)) {
+            uint64_t at = inside && continuing ? c->pending.at : by_thread ? c->next[s] : r * l->raw;
             round_out(c->e, j->d, state_at(c, s, at), buf);
             c->used[s] += l->raw;
+            if (by_thread)
+                c->next[s] = at + l->raw;
             c->pending.valid = 1;
             c->pending.d = (int)j->d;
             c->pending.grp = grp;
+            c->pending.at = at;
         }
         for (; w < l->group && i < j->n; w++, i++) {
             char *o = (char *)j->out + i * es;
@@ -789,9 +810,21 @@ HL_EXPORT curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g,
         return CURAND_STATUS_NOT_INITIALIZED;
     if (g->quasi)
         return CURAND_STATUS_TYPE_ERROR;
+    /* the same seed again changes nothing: the next call continues (read
+     * off NVIDIA's host generators) */
+    if (seed == g->seed)
+        return CURAND_STATUS_SUCCESS;
     /* the offset stays; MTGP32 and MT19937, which have none, start again on a new seed */
-    if ((g->e == RNG_MTGP32 || g->e == RNG_MT19937) && seed != g->seed)
+    if (g->e == RNG_MTGP32 || g->e == RNG_MT19937)
         g->pos = 0;
+    /* Philox: a new seed moves the position from P to B + P / 4 - B / 4,
+     * B the offset last set (or the position the last such move gave),
+     * which it becomes; where that is 0 (B 0, P < 4) P and B stay (read off
+     * NVIDIA's host generator: its numbers after the new seed are those of
+     * an offset to that position) */
+    unsigned long long moved = g->base + g->pos / 4 - g->base / 4;
+    if (g->e == RNG_PHILOX && moved)
+        g->pos = g->base = moved;
     g->seed = seed;
     g->epoch++;
     return CURAND_STATUS_SUCCESS;
@@ -804,6 +837,7 @@ HL_EXPORT curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned 
     if ((g->e == RNG_MTGP32 || g->e == RNG_MT19937) && !g->quasi)
         return CURAND_STATUS_TYPE_ERROR; /* as NVIDIA's: MTGP32 and MT19937 have no offset */
     g->pos = offset;
+    g->base = offset;
     g->epoch++;
     return CURAND_STATUS_SUCCESS;
 }
