@@ -712,6 +712,35 @@ static void test_vector_divergent(void **state)
     with_vector("1", vec_divergent);
 }
 
+/* a register the vector code set before a hand-over (the first warp
+ * parts at the branch) that the thread's function first reads after the
+ * next stop: it must come through the hand-over, the entry and the
+ * barrier's store and load unchanged (3 tid + 7 on every lane), and the
+ * values set on each side of the branch with it */
+static void vec_dirty_at_handover(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<4>; .reg .pred %p<2>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mad.lo.u32 %r5, %r1, 3, 7;\n"
+        " setp.lt.u32 %p1, %r1, 5;\n @%p1 bra A;\n add.u32 %r6, %r1, 100;\n bra.uni B;\n"
+        "A:\n add.u32 %r6, %r1, 200;\nB:\n bar.sync 0;\n add.u32 %r7, %r5, %r6;\n"
+        " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r7;\n ret;\n}\n";
+    same(src, 2, 64, 64 * 4);
+    assert_int_equal(rep.vector, 1);
+    assert_true(rep.vec_lanes > 0); /* the first warp parted at the branch */
+    for (uint32_t t = 0; t < 64; t++) {
+        uint32_t v;
+        memcpy(&v, arena + 4 * t, 4);
+        assert_int_equal(v, 3 * t + 7 + t + (t < 5 ? 200 : 100));
+    }
+}
+static void test_vector_dirty_at_handover(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_dirty_at_handover);
+}
+
 /* a warp short of 32 lanes at the block's end (block 40: lanes 8..31 of
  * the second warp do not exist; block 45 with shared memory and a
  * barrier): vectors, nothing written past the threads (the first warp's
@@ -940,6 +969,7 @@ int main(void)
         cmocka_unit_test(test_vector_uniform),
         cmocka_unit_test(test_vector_off),
         cmocka_unit_test(test_vector_divergent),
+        cmocka_unit_test(test_vector_dirty_at_handover),
         cmocka_unit_test(test_vector_partial_warp),
         cmocka_unit_test(test_vector_fault),
         cmocka_unit_test(test_big_kernel),
