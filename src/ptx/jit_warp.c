@@ -26,6 +26,14 @@
  * lowest (matrix_group); one that cannot complete fails in that handler
  * with the interpreter's error.
  *
+ * With the vector form (jit_kernel.warp, P->jvec) a warp whose lanes that
+ * have not exited can all go on, from one point, runs through the warp's
+ * function (jit_vec.c), which does shfl.sync, vote.sync and bar.warp.sync
+ * as vectors when their member mask is the lanes running; at any other
+ * rendezvous, a divergence or a check that fails it hands the lanes on,
+ * and they run one by one through the thread's function with entries
+ * (jit_kernel.tail) to their stop here, as above.
+ *
  * What this does not give: the interpreter's lockstep order between two
  * rendezvous (weak accesses of lanes of a warp are not ordered there; PTX
  * orders them only through the rendezvous or a fence), and the group of
