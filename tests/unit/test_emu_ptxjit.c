@@ -897,6 +897,17 @@ static void vec_shfl_partial(void)
     assert_int_equal(rep.engine, PTX_ENGINE_JIT);
     assert_int_equal(rep.vec_lanes, 16);
     assert_string_equal(err0, err);
+    /* the mask is the lanes running, but lanes 8-15 read lanes 16-23,
+     * outside it: handed over, the interpreter's error */
+    static const char outside[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>;\n"
+        " mov.u32 %r1, %tid.x;\n shfl.sync.down.b32 %r2, %r1, 8, 0x1f, 0xffff;\n ret;\n}\n";
+    assert_int_equal(run(outside, PTX_ENGINE_INTERP, 1, 16, err0, sizeof err0), PTX_E_SYNC);
+    assert_int_equal(run(outside, PTX_ENGINE_JIT, 1, 16, err, sizeof err), PTX_E_SYNC);
+    assert_int_equal(rep.engine, PTX_ENGINE_JIT);
+    assert_int_equal(rep.vec_lanes, 16);
+    assert_string_equal(err0, err);
+    assert_non_null(strstr(err, "is not in the member mask"));
 }
 static void test_vector_shfl_partial(void **state)
 {
