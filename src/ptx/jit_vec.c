@@ -29,7 +29,7 @@ struct vg {
     void *mask;                  /* the lanes running (i32) */
     void *npop;                  /* how many (i64) */
     void *vptr;                  /* <32 x ptr> */
-    void *sbuf;                  /* a shuffle's source values: [32 x i64] in the frame */
+    void *sbuf;                  /* a shuffle's source values: a <32 x i64> in the frame */
     int nbars;                   /* the thread's barriers and rendezvous, all (g->nbars
                                     counts them as body() meets them) */
 };
