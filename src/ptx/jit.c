@@ -373,7 +373,7 @@ static int prepare(struct cg *g)
         int kind = jit_classify(m, F, in, g->h[F->start + k], why, sizeof why);
         int ctl = in->op == OP_BRA || in->op == OP_EXIT || in->op == OP_RET || in->op == OP_BAR;
         g->gidof[k] = -1;
-        g->entryof[k] = kind == K_LANE || in->op == OP_LD || in->op == OP_ST || in->op == OP_TRAP ||
+        g->entryof[k] = kind == K_LANE || kind == K_WSYNC || in->op == OP_LD || in->op == OP_ST || in->op == OP_TRAP ||
                         (in->guard >= 0 && ctl) ? g->nentries++ : -1;
     }
     return 0;
@@ -526,15 +526,14 @@ static uint64_t lookup(const struct llvm_api *L, const char *sym, const char *su
     return addr;
 }
 
-/* k's round function (sym_round), the warp's (sym_warp) and the thread's
- * with entries (sym_tail); none for kernels with warp rendezvous */
+/* k's round function (sym_round; none for kernels with warp rendezvous),
+ * the warp's (sym_warp) and the thread's with entries (sym_tail) */
 static void round_of(const struct llvm_api *L, struct jit_kernel *k, const char *sym)
 {
     k->round = NULL;
     k->warp = NULL;
     k->tail = NULL;
-    if (k->nwstops) return;
-    k->round = (jit_round_fn)(uintptr_t)lookup(L, sym, "_round");
+    if (!k->nwstops) k->round = (jit_round_fn)(uintptr_t)lookup(L, sym, "_round");
     k->tail = (jit_fn)(uintptr_t)lookup(L, sym, "_tail");
     if (k->tail) k->warp = (jit_warp_fn)(uintptr_t)lookup(L, sym, "_warp");
 }
@@ -570,19 +569,19 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     int bad = prepare(g);
     if (!bad) {
         thread_fn(g, sym, 0);
-        if (!g->nwstops) { /* jit_warp.c runs the others thread by thread */
+        if (!g->nwstops) { /* jit_warp.c runs the others without it */
             snprintf(xsym, sizeof xsym, "%s_round", sym);
             build_round(g, xsym);
-            /* the warp's function and the thread's with entries: not for
-             * kernels with many entries, whose compile time they multiply
-             * (a CUB radix-sort histogram kernel of 620 instructions and
-             * 153 entries: 70 s instead of 2.7 s); those run thread by thread */
-            if (g->nentries <= JIT_VEC_MAX_ENTRIES && !g->light) {
-                snprintf(xsym, sizeof xsym, "%s_tail", sym);
-                thread_fn(g, xsym, 1);
-                snprintf(xsym, sizeof xsym, "%s_warp", sym);
-                jit_build_vec(g, xsym);
-            }
+        }
+        /* the warp's function and the thread's with entries: not for
+         * kernels with many entries, whose compile time they multiply
+         * (a CUB radix-sort histogram kernel of 620 instructions and
+         * 153 entries: 70 s instead of 2.7 s); those run thread by thread */
+        if (g->nentries <= JIT_VEC_MAX_ENTRIES && !g->light) {
+            snprintf(xsym, sizeof xsym, "%s_tail", sym);
+            thread_fn(g, xsym, 1);
+            snprintf(xsym, sizeof xsym, "%s_warp", sym);
+            jit_build_vec(g, xsym);
         }
     }
     L->LLVMDisposeBuilder(g->b);

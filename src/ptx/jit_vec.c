@@ -9,7 +9,10 @@
  * whose guard is the same on every lane of the mask, loads and stores whose
  * every lane (of the mask and the guard) passes the thread's own checks
  * inline (alignment, the allocation the access last found, the shared and
- * parameter windows): then masked gathers and scatters. Anything else
+ * parameter windows): then masked gathers and scatters; shfl.sync,
+ * vote.sync and bar.warp.sync whose member mask is the lanes running and
+ * whose guard is uniform (a shuffle: a gather from the source lanes).
+ * Anything else
  * leaves the vector form before the instruction (an entry, jit.c): the
  * live registers go to the register file, in the layout the thread's
  * function reads, and each lane runs on from there through the thread's
@@ -26,6 +29,7 @@ struct vg {
     void *mask;                  /* the lanes running (i32) */
     void *npop;                  /* how many (i64) */
     void *vptr;                  /* <32 x ptr> */
+    void *sbuf;                  /* a shuffle's source values: a <32 x i64> in the frame */
     int nbars;                   /* the thread's barriers and rendezvous, all (g->nbars
                                     counts them as body() meets them) */
 };
@@ -151,6 +155,96 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     }
 }
 
+/* the lane numbers 0..31 (i32) */
+static void *lane_ids(struct cg *g)
+{
+    void *el[JIT_LANES];
+    for (int i = 0; i < JIT_LANES; i++) el[i] = LL->LLVMConstInt(LL->LLVMGetElementType(g->i32), (uint64_t)i, 0);
+    return LL->LLVMConstVector(el, JIT_LANES);
+}
+static void *lo32(struct cg *g, int s) { return LL->LLVMBuildTrunc(g->b, get(g, s), g->i32, ""); }
+
+/* a warp rendezvous (shfl.sync, vote.sync, bar.warp.sync) as vectors when
+ * the lanes running are exactly those its member mask names (on every
+ * lane: then ex_warp_sync would run it at once for them) and the guard is
+ * the same on every lane (the caller: `all`, or none); with a shuffle,
+ * when every lane reads a running lane. Anything else goes on one by one
+ * from here (fb): the thread's stop, jit_warp.c, the interpreter's
+ * ex_warp_sync and its errors. Returns 0 when it built it, -1 for the
+ * instructions it leaves to the threads */
+static int wsync(struct vg *v, const struct ir_ins *in, void *all, void *fb, void *next)
+{
+    struct cg *g = v->g;
+    if (in->op != OP_SHFL && in->op != OP_VOTE && in->op != OP_WARPSYNC) return -1;
+    if (in->op == OP_SHFL && (in->b < 0 || in->c < 0)) return -1;
+    void *vmask = splat(g, v->mask, g->i32);
+    void *same = bits(g, LL->LLVMBuildICmp(g->b, IEQ, lo32(g, in->e), vmask, ""));
+    void *ok = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, same, v->mask, ""), v->mask, "");
+    if (all) ok = LL->LLVMBuildAnd(g->b, ok, all, "");
+    void *j = NULL, *inr = NULL, *lid = lane_ids(g);
+    if (in->op == OP_SHFL) { /* the source lane j and whether it is in range: exec_warp.c's shfl_src */
+        void *c31 = ci(g, g->i32, 31);
+        void *bv = LL->LLVMBuildAnd(g->b, lo32(g, in->b), c31, ""), *cv = lo32(g, in->c);
+        void *seg = LL->LLVMBuildAnd(g->b, LL->LLVMBuildLShr(g->b, cv, ci(g, g->i32, 8), ""), c31, "");
+        void *nseg = LL->LLVMBuildNot(g->b, seg, "");
+        void *clamp = LL->LLVMBuildAnd(g->b, cv, c31, "");
+        void *minl = LL->LLVMBuildAnd(g->b, lid, seg, "");
+        void *maxl = LL->LLVMBuildOr(g->b, minl, LL->LLVMBuildAnd(g->b, clamp, nseg, ""), "");
+        switch (in->sub) {
+        case SH_UP:
+            j = LL->LLVMBuildSub(g->b, lid, bv, "");
+            inr = LL->LLVMBuildICmp(g->b, ISGE, j, maxl, "");
+            break;
+        case SH_DOWN: j = LL->LLVMBuildAdd(g->b, lid, bv, ""); break;
+        case SH_BFLY: j = LL->LLVMBuildXor(g->b, lid, bv, ""); break;
+        default: j = LL->LLVMBuildOr(g->b, minl, LL->LLVMBuildAnd(g->b, bv, nseg, ""), ""); break;
+        }
+        if (!inr) inr = LL->LLVMBuildICmp(g->b, ISLE, j, maxl, "");
+        j = LL->LLVMBuildSelect(g->b, inr, j, lid, "");
+        /* every running lane reads a running lane (else the interpreter's error) */
+        void *rd = LL->LLVMBuildTrunc(g->b, LL->LLVMBuildLShr(g->b, vmask, j, ""), g->i1, "");
+        void *rb = bits(g, rd);
+        void *rok = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, rb, v->mask, ""), v->mask, "");
+        ok = LL->LLVMBuildAnd(g->b, ok, rok, "");
+    }
+    void *go = newbb(g);
+    LL->LLVMBuildCondBr(g->b, ok, go, fb);
+    LL->LLVMPositionBuilderAtEnd(g->b, go);
+    switch (in->op) {
+    case OP_SHFL: {
+        LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, get(g, in->a), v->sbuf), 8);
+        void *idx = LL->LLVMBuildZExt(g->b, j, g->i64, "");
+        void *p = LL->LLVMBuildGEP2(g->b, g->s64, v->sbuf, &idx, 1, "");
+        void *x = call(g, "llvm.masked.gather.v32i64.v32p0", g->i64, (void *[]){ v->vptr, g->s32, g->i1, g->i64 },
+                       (void *[]){ p, k32(g, 8), ci(g, g->i1, 1), LL->LLVMConstNull(g->i64) }, 4);
+        set(g, in->d, LL->LLVMBuildAnd(g->b, x, c64(g, 0xffffffffu), ""));
+        set(g, in->d2, LL->LLVMBuildZExt(g->b, inr, g->i64, ""));
+        break;
+    }
+    case OP_VOTE: {
+        void *p = LL->LLVMBuildTrunc(g->b, get(g, in->a), g->i1, "");
+        if (in->flags & F_ANEG) p = LL->LLVMBuildXor(g->b, p, ci(g, g->i1, 1), "");
+        void *ballot = LL->LLVMBuildAnd(g->b, bits(g, p), v->mask, ""), *r;
+        switch (in->sub) {
+        case VO_ALL: r = LL->LLVMBuildICmp(g->b, IEQ, ballot, v->mask, ""); break;
+        case VO_ANY: r = LL->LLVMBuildICmp(g->b, INE, ballot, k32(g, 0), ""); break;
+        case VO_UNI:
+            r = LL->LLVMBuildOr(g->b, LL->LLVMBuildICmp(g->b, IEQ, ballot, k32(g, 0), ""),
+                                LL->LLVMBuildICmp(g->b, IEQ, ballot, v->mask, ""), "");
+            break;
+        default: r = ballot; break;
+        }
+        set(g, in->d, splat(g, LL->LLVMBuildZExt(g->b, r, g->s64, ""), g->i64));
+        break;
+    }
+    default: /* bar.warp.sync: orders the lanes' memory accesses */
+        LL->LLVMBuildFence(g->b, SEQ_CST, 0, "");
+        break;
+    }
+    LL->LLVMBuildBr(g->b, next);
+    return 0;
+}
+
 static void body(struct vg *v)
 {
     struct cg *g = v->g;
@@ -204,6 +298,16 @@ static void body(struct vg *v)
             jit_flush_ret(g, 0);
             continue;
         }
+        if (kind == K_WSYNC) { /* a rendezvous: the thread's numbering of its stops */
+            g->resume[g->nbars++] = next;
+            if (none) { /* no lane runs it */
+                void *some = newbb(g);
+                LL->LLVMBuildCondBr(g->b, none, next, some);
+                LL->LLVMPositionBuilderAtEnd(g->b, some);
+            }
+            if (!fb || wsync(v, in, all, fb, next)) LL->LLVMBuildBr(g->b, fb ? fb : next);
+            continue;
+        }
         if (fb && (kind == K_LANE || in->op == OP_TRAP || in->op == OP_BAR ||
                    ((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL))) {
             /* the lanes one by one (per-lane handlers, a trap, a guarded
@@ -246,7 +350,7 @@ void jit_build_vec(struct cg *g, const char *sym)
 {
     const struct ir_func *F = g->F;
     int nins = F->end - F->start, ns = F->nslots, nbars = g->nbars;
-    struct vg V = { g, NULL, NULL, NULL, nbars }, *v = &V;
+    struct vg V = { g, NULL, NULL, NULL, NULL, nbars }, *v = &V;
     jit_cg_types(g, JIT_LANES);
     v->vptr = LL->LLVMVectorType(g->ptr, JIT_LANES);
     void *fty = LL->LLVMFunctionType(g->s32, (void *[]){ g->ptr, g->ptr, g->s32, g->s32 }, 4, 0);
@@ -261,6 +365,8 @@ void jit_build_vec(struct cg *g, const char *sym)
     LL->LLVMPositionBuilderAtEnd(g->b, entry);
     for (int s = 0; s < ns; s++) g->slot[s] = LL->LLVMBuildAlloca(g->b, g->i64, "");
     g->ic = LL->LLVMBuildAlloca(g->b, g->s64, "");
+    v->sbuf = LL->LLVMBuildAlloca(g->b, g->i64, "");
+    LL->LLVMSetAlignment(v->sbuf, 8);
     LL->LLVMBuildStore(g->b, k64(g, 0), g->ic);
     v->npop = LL->LLVMBuildZExt(g->b, call(g, "llvm.ctpop.i32", g->s32, (void *[]){ g->s32 }, &v->mask, 1), g->s64, "");
     for (int s = 0; s < ns; s++) set(g, s, c64(g, g->kimm[s] ? (uint64_t)g->kval[s] : 0));

@@ -26,6 +26,14 @@
  * lowest (matrix_group); one that cannot complete fails in that handler
  * with the interpreter's error.
  *
+ * With the vector form (jit_kernel.warp, P->jvec) a warp whose lanes that
+ * have not exited can all go on, from one point, runs through the warp's
+ * function (jit_vec.c), which does shfl.sync, vote.sync and bar.warp.sync
+ * as vectors when their member mask is the lanes running; at any other
+ * rendezvous, a divergence or a check that fails it hands the lanes on,
+ * and they run one by one through the thread's function with entries
+ * (jit_kernel.tail) to their stop here, as above.
+ *
  * What this does not give: the interpreter's lockstep order between two
  * rendezvous (weak accesses of lanes of a warp are not ordered there; PTX
  * orders them only through the rendezvous or a fence), and the group of
@@ -66,6 +74,7 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
     uint32_t arrived[32];        /* by warp: lanes come to a rendezvous in this round */
     uint32_t mwait[32];          /* by warp: lanes waiting at a matrix instruction */
     struct jit_ctx c;
+    uint64_t vruns = 0, vhanded = 0;
     if (jit_ctx_init(&c, b))
         return;
     memset(resume, 0, sizeof resume);
@@ -76,36 +85,73 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
     size_t base = (size_t)P->slotbase[P->entry] * 32;
     for (unsigned i = 0; i < P->nwarps; i++) b->warps[i].wait = b->warps[i].barw = 0;
     for (;;) {
-        /* every thread that can go on, to its next stop */
-        for (unsigned t = 0; t < nth; t++) {
-            if (done[t] || !ready[t]) continue;
-            struct warp *w = &b->warps[t / 32];
+        /* every thread that can go on, to its next stop; a warp whose
+         * lanes that have not exited all can, from one point, through the
+         * warp's function (jit_vec.c) first */
+        for (unsigned i = 0; i < P->nwarps; i++) {
+            unsigned t0 = i * 32, n = nth - t0 < 32 ? nth - t0 : 32;
+            struct warp *w = &b->warps[i];
+            uint32_t go = 0, left = 0;
+            int same = 1;
+            for (unsigned l = 0; l < n; l++) {
+                if (done[t0 + l]) continue;
+                left |= 1u << l;
+                if (!ready[t0 + l]) continue;
+                if (go && resume[t0 + l] != resume[t0 + (unsigned)__builtin_ctz(go)]) same = 0;
+                go |= 1u << l;
+            }
+            if (!go) continue;
             c.w = w;
-            c.lane = (int)(t % 32);
-            c.tid = t;
-            c.local = b->local + (size_t)t * P->lstride;
             c.Rw = w->R0 + base;
-            int32_t r = k->fn(c.Rw + c.lane, &c, resume[t]);
-            b->icount += c.icount;
-            c.icount = 0;
-            ready[t] = 0;
-            if (r < 0 || b->st != PTX_OK) goto out;
-            uint32_t bit = 1u << c.lane;
-            if (r == 0 || r > k->nbars) {
-                done[t] = 1;
-                w->live &= ~bit;
-                continue;
+            if (P->jvec && same && go == left) {
+                c.lane = __builtin_ctz(go);
+                c.tid = t0 + (unsigned)c.lane;
+                c.local = b->local + (size_t)c.tid * P->lstride;
+                int32_t r = k->warp(c.Rw, &c, resume[c.tid], go);
+                b->icount += c.icount;
+                c.icount = 0;
+                vruns++;
+                if (r < 0 || b->st != PTX_OK) goto out;
+                for (uint32_t mm = go; mm; mm &= mm - 1) resume[t0 + (unsigned)__builtin_ctz(mm)] = r;
+                if (r == 0) { /* all exited */
+                    for (uint32_t mm = go; mm; mm &= mm - 1) done[t0 + (unsigned)__builtin_ctz(mm)] = 1;
+                    w->live &= ~go;
+                    continue;
+                }
+                if (r <= k->nbars) { /* all at a block barrier (the warp's function
+                                        leaves a rendezvous to the threads) */
+                    for (uint32_t mm = go; mm; mm &= mm - 1) ready[t0 + (unsigned)__builtin_ctz(mm)] = 0;
+                    continue;
+                }
+                vhanded += (unsigned)__builtin_popcount(go); /* on one by one from the entry */
             }
-            resume[t] = r;
-            if (k->barid[r - 1] != JIT_WSTOP) continue;
-            const struct ir_ins *in = &code[k->barpc[r - 1]];
-            w->lpc[c.lane] = k->barpc[r - 1];
-            if (in->op == OP_MMA) {
-                mwait[t / 32] |= bit;
-                continue;
+            for (; go; go &= go - 1) {
+                unsigned t = t0 + (unsigned)__builtin_ctz(go);
+                c.lane = (int)(t % 32);
+                c.tid = t;
+                c.local = b->local + (size_t)t * P->lstride;
+                int32_t r = (P->jvec ? k->tail : k->fn)(c.Rw + c.lane, &c, resume[t]);
+                b->icount += c.icount;
+                c.icount = 0;
+                ready[t] = 0;
+                if (r < 0 || b->st != PTX_OK) goto out;
+                uint32_t bit = 1u << c.lane;
+                if (r == 0 || r > k->nbars) {
+                    done[t] = 1;
+                    w->live &= ~bit;
+                    continue;
+                }
+                resume[t] = r;
+                if (k->barid[r - 1] != JIT_WSTOP) continue;
+                const struct ir_ins *in = &code[k->barpc[r - 1]];
+                w->lpc[c.lane] = k->barpc[r - 1];
+                if (in->op == OP_MMA) {
+                    mwait[i] |= bit;
+                    continue;
+                }
+                w->wsmask[c.lane] = (uint32_t)c.Rw[(size_t)in->e * 32 + (size_t)c.lane];
+                arrived[i] |= bit;
             }
-            w->wsmask[c.lane] = (uint32_t)c.Rw[(size_t)in->e * 32 + (size_t)c.lane];
-            arrived[t / 32] |= bit;
         }
         /* the rendezvous whose lanes have all come (or exited) */
         int again = 0;
@@ -189,6 +235,10 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
     }
     if (b->icount - b->icount_seen > SLICE) ex_check_limits(b, &b->warps[0], NULL);
 out:
+    if (vruns) {
+        atomic_fetch_add(&P->jvruns, vruns);
+        atomic_fetch_add(&P->jvlanes, vhanded);
+    }
     for (unsigned i = 0; i < P->nwarps; i++) {
         b->warps[i].live = 0;
         b->warps[i].active = 0;

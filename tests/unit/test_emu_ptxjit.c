@@ -776,6 +776,146 @@ static void test_vector_partial_warp(void **state)
     with_vector("1", vec_partial);
 }
 
+/* warp rendezvous as vectors: the shuffle reduction (down, then bfly in
+ * the first warp after the barrier) with the interpreter's bytes; the
+ * shuffles, the guarded shared store and the barrier stay vectors: each
+ * warp runs its function twice (before and after the barrier) and only the
+ * first warp's lanes go on one by one, where they part at the last branch */
+static void vec_shfl_reduce(void)
+{
+    same(warp_reduce, 4, 256, 4 * 4);
+    assert_int_equal(rep.vector, 1);
+    assert_int_equal(rep.vec_runs, 4 * 8 * 2);
+    assert_int_equal(rep.vec_lanes, 4 * 32);
+    for (unsigned blk = 0; blk < 4; blk++) {
+        uint32_t want = 0, v;
+        for (unsigned t = 0; t < 256; t++) want += ((blk * 256 + t) * 2654435761u) >> 20;
+        memcpy(&v, arena + 4 * blk, 4);
+        assert_int_equal(v, want);
+    }
+}
+static void test_vector_shfl_reduce(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_shfl_reduce);
+}
+
+/* every shuffle mode with the c operand (clamps, segments as CUDA's width
+ * sets them, source lanes out of range, offsets above 31), each with its
+ * predicate, a uniformly guarded shuffle, votes and bar.warp.sync over
+ * the full warp: the interpreter's bytes, and no lane handed over but at
+ * the first warp's first global store (its allocation not yet found) */
+static const char shfl_modes[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<20>; .reg .pred %p<12>;\n"
+    THREAD_OUT
+    " mul.lo.u32 %r4, %r1, 2654435761;\n mul.lo.u32 %r5, %r1, 7;\n and.b32 %r5, %r5, 31;\n"
+    " shfl.sync.bfly.b32 %r6|%p2, %r4, 5, 0x1f, -1;\n selp.u32 %r7, 1, 0, %p2;\n"
+    " shfl.sync.idx.b32 %r8|%p3, %r4, %r5, 0xf, -1;\n selp.u32 %r9, 1, 0, %p3;\n"
+    " shfl.sync.idx.b32 %r10|%p3, %r4, %r5, 0x181f, -1;\n selp.u32 %r11, 1, 0, %p3;\n"
+    " shfl.sync.up.b32 %r12|%p4, %r4, 3, 0x1800, -1;\n selp.u32 %r13, 1, 0, %p4;\n"
+    " shfl.sync.down.b32 %r14|%p5, %r4, 33, 0x101f, -1;\n selp.u32 %r15, 1, 0, %p5;\n"
+    " shfl.sync.down.b32 %r16|%p6, %r4, %r5, 0x1f, -1;\n selp.u32 %r17, 1, 0, %p6;\n"
+    " shfl.sync.up.b32 %r18|%p7, %r4, %r5, 0x100, -1;\n selp.u32 %r19, 1, 0, %p7;\n"
+    " shfl.sync.bfly.b32 %r20, %r4, %r5, 0x1c03, -1;\n"
+    " setp.lt.u32 %p8, %r1, 1024;\n mov.u32 %r21, 77;\n @%p8 shfl.sync.idx.b32 %r21, %r4, 31, 0x1f, -1;\n"
+    " @!%p8 shfl.sync.idx.b32 %r21, %r4, 30, 0x1f, -1;\n"
+    " and.b32 %r22, %r4, 1;\n setp.ne.u32 %p9, %r22, 0;\n"
+    " vote.sync.all.pred %p10, %p9, -1;\n selp.u32 %r23, 1, 0, %p10;\n"
+    " vote.sync.any.pred %p10, !%p9, -1;\n selp.u32 %r24, 1, 0, %p10;\n"
+    " vote.sync.uni.pred %p10, %p8, -1;\n selp.u32 %r25, 1, 0, %p10;\n"
+    " vote.sync.ballot.b32 %r26, %p9, -1;\n"
+    " bar.warp.sync -1;\n"
+    " st.global.v4.u32 [%rd3], {%r6, %r7, %r8, %r9};\n st.global.v4.u32 [%rd3+16], {%r10, %r11, %r12, %r13};\n"
+    " st.global.v4.u32 [%rd3+32], {%r14, %r15, %r16, %r17};\n st.global.v4.u32 [%rd3+48], {%r18, %r19, %r20, %r21};\n"
+    " st.global.v4.u32 [%rd3+64], {%r23, %r24, %r25, %r26};\n ret;\n}\n";
+
+static void vec_shfl_modes(void)
+{
+    same(shfl_modes, 1, 64, 64 * 128);
+    assert_int_equal(rep.vector, 1);
+    assert_int_equal(rep.vec_runs, 2);
+    assert_int_equal(rep.vec_lanes, 32);
+    uint32_t v[20];
+    memcpy(v, arena + 128 * 9, sizeof v); /* lane 9 */
+    assert_int_equal(v[0], 12u * 2654435761u); /* bfly 5: lane 12 */
+    assert_int_equal(v[1], 1);
+    assert_int_equal(v[3], 0);  /* idx 63 & 31 = 31 > clamp 15: out of range, its own value */
+    assert_int_equal(v[2], 9u * 2654435761u);
+    assert_int_equal(v[8], 10u * 2654435761u); /* down 33 (1) in a segment of 16 */
+    assert_int_equal(v[9], 1);
+    assert_int_equal(v[15], 31u * 2654435761u); /* the guarded idx 31 */
+}
+static void vec_shfl_modes_off(void)
+{
+    same(shfl_modes, 1, 64, 64 * 128);
+    assert_int_equal(rep.vector, 0);
+    assert_int_equal(rep.vec_runs, 0);
+}
+static void test_vector_shfl_modes(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_shfl_modes);
+    with_vector("0", vec_shfl_modes_off);
+}
+
+/* member masks other than the lanes running: half-warp masks, a guard
+ * that differs between lanes, a warp short of 32 with a full mask: the
+ * lanes go on one by one from the rendezvous (jit_warp.c, the
+ * interpreter's ex_warp_sync) with the interpreter's bytes and errors */
+static void vec_shfl_partial(void)
+{
+    static const char half[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<20>; .reg .pred %p<8>;\n"
+        THREAD_OUT
+        " and.b32 %r2, %r1, 31;\n setp.lt.u32 %p1, %r2, 16;\n selp.b32 %r3, 0xffff, 0xffff0000, %p1;\n"
+        " mul.lo.u32 %r4, %r1, 37;\n"
+        " shfl.sync.down.b32 %r6|%p2, %r4, 3, 0x100f, %r3;\n selp.u32 %r7, 1, 0, %p2;\n"
+        " vote.sync.ballot.b32 %r8, %p2, %r3;\n"
+        " setp.lt.u32 %p3, %r2, 8;\n mov.u32 %r9, 5;\n @%p3 shfl.sync.bfly.b32 %r9, %r4, 1, 0x1f, 0xff;\n"
+        " shfl.sync.idx.b32 %r10, %r4, 2, 0x1f, -1;\n"
+        " st.global.v4.u32 [%rd3], {%r6, %r7, %r8, %r9};\n st.global.u32 [%rd3+16], %r10;\n ret;\n}\n";
+    same(half, 1, 64, 64 * 128);
+    assert_int_equal(rep.vector, 1);
+    /* each warp: its function from the start, then again after the
+     * half-mask shuffle, the vote and the guarded shuffle, once those
+     * completed for all its lanes (4 calls); it hands its 32 lanes on at
+     * each of those three, and the first warp's at its first global store */
+    assert_int_equal(rep.vec_runs, 2 * 4);
+    assert_int_equal(rep.vec_lanes, 2 * 3 * 32 + 32);
+    uint32_t v;
+    memcpy(&v, arena + 128 * 33 + 16, 4); /* thread 33: idx 2 of its warp */
+    assert_int_equal(v, 34 * 37);
+    /* a warp of 16 lanes and a full mask: a lane reads one that has exited */
+    static const char shortw[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>;\n"
+        " mov.u32 %r1, %tid.x;\n shfl.sync.down.b32 %r2, %r1, 8, 0x1f, -1;\n ret;\n}\n";
+    char err0[512], err[512];
+    assert_int_equal(run(shortw, PTX_ENGINE_INTERP, 1, 16, err0, sizeof err0), PTX_E_SYNC);
+    assert_int_equal(run(shortw, PTX_ENGINE_JIT, 1, 16, err, sizeof err), PTX_E_SYNC);
+    assert_int_equal(rep.engine, PTX_ENGINE_JIT);
+    assert_int_equal(rep.vec_lanes, 16);
+    assert_string_equal(err0, err);
+    /* the mask is the lanes running, but lanes 8-15 read lanes 16-23,
+     * outside it: handed over, the interpreter's error */
+    static const char outside[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>;\n"
+        " mov.u32 %r1, %tid.x;\n shfl.sync.down.b32 %r2, %r1, 8, 0x1f, 0xffff;\n ret;\n}\n";
+    assert_int_equal(run(outside, PTX_ENGINE_INTERP, 1, 16, err0, sizeof err0), PTX_E_SYNC);
+    assert_int_equal(run(outside, PTX_ENGINE_JIT, 1, 16, err, sizeof err), PTX_E_SYNC);
+    assert_int_equal(rep.engine, PTX_ENGINE_JIT);
+    assert_int_equal(rep.vec_lanes, 16);
+    assert_string_equal(err0, err);
+    assert_non_null(strstr(err, "is not in the member mask"));
+}
+static void test_vector_shfl_partial(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_shfl_partial);
+}
+
 /* one lane's store outside device memory: the vector's inline check
  * fails, the lanes go on one by one and the fault is the scalar JIT's
  * and the interpreter's: same text, thread, address, line */
@@ -972,6 +1112,9 @@ int main(void)
         cmocka_unit_test(test_vector_dirty_at_handover),
         cmocka_unit_test(test_vector_partial_warp),
         cmocka_unit_test(test_vector_fault),
+        cmocka_unit_test(test_vector_shfl_reduce),
+        cmocka_unit_test(test_vector_shfl_modes),
+        cmocka_unit_test(test_vector_shfl_partial),
         cmocka_unit_test(test_big_kernel),
         cmocka_unit_test(test_big_bounds),
     };
