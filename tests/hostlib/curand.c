@@ -747,26 +747,30 @@ static void bad_input(void)
  * side of lambda 2000 (9000: rounded to float there), and new seeds in mid-sequence (the same seed again
  * continues, another starts again). Under AddressSanitizer (make check's
  * second pass, there for memory errors: the plain pass compares every
- * number) the long run is 2 x 65,536 words, every generator's first block
- * only: instrumented, the jumps and twists of 5.2 million words take
- * minutes of CI's time */
+ * number) each request stays under 65,536 words, so it reaches only some
+ * of the 8192 generators: instrumented, making all of them (each a jump of
+ * 2^2048 steps) took a minute per seed, and CI's time is 25 minutes */
 #if defined(__SANITIZE_ADDRESS__)
-#define MT_LONG (2 * 65536)
-#define MT_LONG_SAYS "131,072 words (shortened under AddressSanitizer)"
+#define MT_ONE 4096
+#define MT_LONG 8192
+#define MT_RESEED 5000
+#define MT_LONG_SAYS "8,192 words (fewer generators under AddressSanitizer)"
 #else
+#define MT_ONE 200000
 #define MT_LONG (78 * 65536 + 100000)
+#define MT_RESEED 70000
 #define MT_LONG_SAYS "5.2 million words"
 #endif
 static void mt19937_against_nvidia(void)
 {
     if (!nv.create_host)
         return; /* against_nvidia said why */
-    const struct call one[] = { { U32, 200000, -1, 0, 0 } };
+    const struct call one[] = { { U32, MT_ONE, -1, 0, 0 } };
     const struct call seq[] = {
         { U32, 100, -1, 0x123456789abull, 0 }, { U32, MT_LONG, -1, 0, 0 }, { UNIF, 1001, -1, 0, 0 },
         { UNIFD, 1000, -1, 0, 0 }, { NORM, 1001, -1, 0, 0 }, { NORMD, 1000, -1, 0, 0 }, { LNORM, 999, -1, 0, 0 },
         { LNORMD, 1000, -1, 0, 0 }, { POIS, 1000, -1, 0, 10 }, { POIS, 1000, -1, 0, 100 }, { POIS, 1000, -1, 0, 2500 }, { POIS, 4096, -1, 0, 9000 },
-        { U32, 70000, -1, 99, 0 }, { U32, 100, -1, 99, 0 }, { U32, 100, -1, 1234, 0 },
+        { U32, MT_RESEED, -1, 99, 0 }, { U32, 100, -1, 99, 0 }, { U32, 100, -1, 1234, 0 },
     };
     compare(CURAND_RNG_PSEUDO_MT19937, "MT19937", "32-bit results, one call", one, 1);
     compare(CURAND_RNG_PSEUDO_MT19937, "MT19937", "a seed above 2^32, " MT_LONG_SAYS ", every distribution, new seeds",
@@ -803,9 +807,10 @@ static void mt19937_input(void)
     ST(curandGeneratePoisson(g, a, 3, -1), CURAND_STATUS_OUT_OF_RANGE);
     ST(curandGenerateLongLong(g, (unsigned long long *)a, 2), CURAND_STATUS_TYPE_ERROR);
     /* a device generator (on_device made the context current) gives the
-     * host generator's words, past one round of threads */
+     * host generator's words, past one round of threads (under
+     * AddressSanitizer: within it, MT_RESEED words) */
     curandGenerator_t dg;
-    size_t n = 70000;
+    size_t n = MT_RESEED;
     unsigned int *d = dalloc(n * 4), *hd = malloc(n * 4), *hh = malloc(n * 4);
     ST(curandSetPseudoRandomGeneratorSeed(g, 7), 0);
     ST(curandGenerate(g, hh, 100), 0);
