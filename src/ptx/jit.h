@@ -118,11 +118,13 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 8 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 9 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
-                                 vectors) */
+                                 vectors); 9: the warp's loads and stores of
+                                 consecutive addresses as masked loads and stores,
+                                 of one address as a scalar load */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

@@ -97,9 +97,85 @@ static void *call(struct cg *g, const char *name, void *ret, void **tys, void **
     return LL->LLVMBuildCall2(g->b, fty, f, args, n, "");
 }
 
-/* a load or store of the lanes eff (i32; the mask, and the guard) by
- * masked gathers and scatters, when they all pass the checks inline;
- * else the lanes go on one by one from here (fb) */
+/* the lane numbers 0..31 as i64, times k */
+static void *lane_times(struct cg *g, uint64_t k)
+{
+    void *el[JIT_LANES];
+    for (int i = 0; i < JIT_LANES; i++) el[i] = LL->LLVMConstInt(g->s64, (uint64_t)i * k, 0);
+    return LL->LLVMConstVector(el, JIT_LANES);
+}
+
+/* a shuffle of x (of type xt), or of x and y, by the constant indices
+ * idx[0..n) */
+static void *shuffle(struct cg *g, void *x, void *y, void *xt, const unsigned *idx, unsigned n)
+{
+    void *el[256];
+    for (unsigned i = 0; i < n; i++) el[i] = k32(g, idx[i]);
+    return LL->LLVMBuildShuffleVector(g->b, x, y ? y : LL->LLVMConstNull(xt), LL->LLVMConstVector(el, n), "");
+}
+
+/* whether x (<32 x i64>) is the same on every lane of eff (i32, not 0):
+ * the lanes' smallest value (the others as ~0) and an i1 */
+static void *uniform(struct cg *g, void *x, void *eff, void **val)
+{
+    void *m = LL->LLVMBuildSelect(g->b, lanes(g, eff), x, c64(g, ~0ull), "");
+    *val = call(g, "llvm.vector.reduce.umin.v32i64", g->s64, (void *[]){ g->i64 }, &m, 1);
+    void *eq = bits(g, LL->LLVMBuildICmp(g->b, IEQ, x, splat(g, *val, g->i64), ""));
+    return LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, eq, eff, ""), eff, "");
+}
+
+/* the lanes of eff with consecutive addresses (lane l at p + l * tot, p
+ * the address of a lane 0 that need not run): one masked load or store
+ * of the 32 x vec elements from p, split into (or made of) the vec
+ * registers' vectors by shuffles */
+static void ldst_consecutive(struct vg *v, const struct ir_ins *in, void *ev, void *p)
+{
+    struct cg *g = v->g;
+    unsigned n = ir_type_size(in->type), nv = (unsigned)in->vec, ne = JIT_LANES * nv, idx[256];
+    void *st = LL->LLVMIntTypeInContext(g->ctx, 8 * n), *wt = LL->LLVMVectorType(st, ne), *wm = ev;
+    char name[64];
+    if (nv > 1) { /* lane l's mask bit on its vec elements */
+        for (unsigned j = 0; j < ne; j++) idx[j] = j / nv;
+        wm = shuffle(g, ev, NULL, g->i1, idx, ne);
+    }
+    if (in->op == OP_LD) {
+        snprintf(name, sizeof name, "llvm.masked.load.v%ui%u.p0", ne, 8 * n);
+        void *x = call(g, name, wt, (void *[]){ g->ptr, g->s32, LL->LLVMVectorType(g->s1, ne), wt },
+                       (void *[]){ p, k32(g, n), wm, LL->LLVMConstNull(wt) }, 4);
+        for (unsigned i = 0; i < nv; i++) {
+            if (in->vr[i] < 0) continue;
+            void *e = x;
+            if (nv > 1) {
+                for (unsigned l = 0; l < JIT_LANES; l++) idx[l] = l * nv + i;
+                e = shuffle(g, x, NULL, wt, idx, JIT_LANES);
+            }
+            set(g, in->vr[i], ir_type_signed(in->type) ? sext_(g, e, n) : zext(g, e, n));
+        }
+        return;
+    }
+    void *w[4] = { NULL, NULL, NULL, NULL };
+    for (unsigned i = 0; i < nv && i < 4; i++) w[i] = trunc_(g, get(g, in->vr[i]), n);
+    for (unsigned k = nv, len = JIT_LANES; k > 1; k /= 2, len *= 2) /* concatenated: register i at i * 32 */
+        for (unsigned i = 0; i < k / 2; i++) {
+            for (unsigned j = 0; j < 2 * len; j++) idx[j] = j;
+            w[i] = shuffle(g, w[2 * i], w[2 * i + 1], NULL, idx, 2 * len);
+        }
+    void *x = w[0];
+    if (nv > 1) { /* interleaved: element j is lane j / vec's register j % vec */
+        for (unsigned j = 0; j < ne; j++) idx[j] = (j % nv) * JIT_LANES + j / nv;
+        x = shuffle(g, x, NULL, wt, idx, ne);
+    }
+    snprintf(name, sizeof name, "llvm.masked.store.v%ui%u.p0", ne, 8 * n);
+    call(g, name, LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ wt, g->ptr, g->s32, LL->LLVMVectorType(g->s1, ne) },
+         (void *[]){ x, p, k32(g, n), wm }, 4);
+}
+
+/* a load or store of the lanes eff (i32; the mask, and the guard), when
+ * they all pass the checks inline; else the lanes go on one by one from
+ * here (fb). Then, decided at run time: consecutive addresses (lane l's
+ * is the lowest running lane's plus (l - it) times the access's size) one
+ * masked load or store; a load of one address on every lane one scalar
+ * load, splat; anything else masked gathers and scatters */
 static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
 {
     struct cg *g = v->g;
@@ -136,23 +212,56 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     LL->LLVMBuildCondBr(g->b, ok, go, fb);
     LL->LLVMPositionBuilderAtEnd(g->b, go);
     void *ev = lanes(g, eff), *et = ity(g, n);
+    /* none of eff: nothing to do (the reductions below need a lane) */
+    void *some = newbb(g), *join = newbb(g);
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, 0), ""), join, some);
+    LL->LLVMPositionBuilderAtEnd(g->b, some);
+    /* x: the lanes' addresses, or their offsets from base */
+    void *x = base ? off : a, *x0, *p0;
+    void *cons = uniform(g, LL->LLVMBuildSub(g->b, x, lane_times(g, tot), ""), eff, &x0);
+    void *cb = newbb(g), *other = newbb(g);
+    LL->LLVMBuildCondBr(g->b, cons, cb, other);
+    LL->LLVMPositionBuilderAtEnd(g->b, cb);
+    p0 = base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &x0, 1, "") : LL->LLVMBuildIntToPtr(g->b, x0, g->ptr, "");
+    ldst_consecutive(v, in, ev, p0);
+    LL->LLVMBuildBr(g->b, join);
+    LL->LLVMPositionBuilderAtEnd(g->b, other);
+    if (in->op == OP_LD) { /* one address on every lane: a scalar load, splat */
+        void *one = uniform(g, x, eff, &x0), *bb = newbb(g), *gat = newbb(g);
+        LL->LLVMBuildCondBr(g->b, one, bb, gat);
+        LL->LLVMPositionBuilderAtEnd(g->b, bb);
+        void *st = LL->LLVMIntTypeInContext(g->ctx, 8 * n);
+        for (int i = 0; i < in->vec; i++) {
+            if (in->vr[i] < 0) continue;
+            void *o = LL->LLVMBuildAdd(g->b, x0, k64(g, (uint64_t)i * n), "");
+            void *p = base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &o, 1, "") : LL->LLVMBuildIntToPtr(g->b, o, g->ptr, "");
+            void *s = LL->LLVMBuildLoad2(g->b, st, p, "");
+            LL->LLVMSetAlignment(s, n);
+            if (n < 8) s = ir_type_signed(in->type) ? LL->LLVMBuildSExt(g->b, s, g->s64, "") : LL->LLVMBuildZExt(g->b, s, g->s64, "");
+            set(g, in->vr[i], splat(g, s, g->i64));
+        }
+        LL->LLVMBuildBr(g->b, join);
+        LL->LLVMPositionBuilderAtEnd(g->b, gat);
+    }
     char name[64];
     const char *es = n == 1 ? "i8" : n == 2 ? "i16" : n == 4 ? "i32" : "i64";
     for (int i = 0; i < in->vec; i++) {
-        void *o = LL->LLVMBuildAdd(g->b, base ? off : a, c64(g, (uint64_t)i * n), "");
+        void *o = LL->LLVMBuildAdd(g->b, x, c64(g, (uint64_t)i * n), "");
         void *p = base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &o, 1, "") : LL->LLVMBuildIntToPtr(g->b, o, v->vptr, "");
         if (in->op == OP_LD) {
             if (in->vr[i] < 0) continue;
             snprintf(name, sizeof name, "llvm.masked.gather.v32%s.v32p0", es);
-            void *x = call(g, name, et, (void *[]){ v->vptr, g->s32, g->i1, et },
+            void *r = call(g, name, et, (void *[]){ v->vptr, g->s32, g->i1, et },
                            (void *[]){ p, k32(g, n), ev, LL->LLVMConstNull(et) }, 4);
-            set(g, in->vr[i], ir_type_signed(in->type) ? sext_(g, x, n) : zext(g, x, n));
+            set(g, in->vr[i], ir_type_signed(in->type) ? sext_(g, r, n) : zext(g, r, n));
         } else {
             snprintf(name, sizeof name, "llvm.masked.scatter.v32%s.v32p0", es);
             call(g, name, LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ et, v->vptr, g->s32, g->i1 },
                  (void *[]){ trunc_(g, get(g, in->vr[i]), n), p, k32(g, n), ev }, 4);
         }
     }
+    LL->LLVMBuildBr(g->b, join);
+    LL->LLVMPositionBuilderAtEnd(g->b, join);
 }
 
 /* the lane numbers 0..31 (i32) */
