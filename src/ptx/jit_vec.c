@@ -30,6 +30,9 @@ struct vg {
     void *npop;                  /* how many (i64) */
     void *vptr;                  /* <32 x ptr> */
     void *sbuf;                  /* a shuffle's source values: a <32 x i64> in the frame */
+    void *ltmp[4][4];            /* a load's values, by log2 of the size and element, as
+                                    loaded (<32 x iN>) on each of its paths: extended once
+                                    after them (so a truncation of the register folds) */
     int nbars;                   /* the thread's barriers and rendezvous, all (g->nbars
                                     counts them as body() meets them) */
 };
@@ -114,42 +117,59 @@ static void *shuffle(struct cg *g, void *x, void *y, void *xt, const unsigned *i
     return LL->LLVMBuildShuffleVector(g->b, x, y ? y : LL->LLVMConstNull(xt), LL->LLVMConstVector(el, n), "");
 }
 
-/* whether x (<32 x i64>) is the same on every lane of eff (i32, not 0):
- * the lanes' smallest value (the others as ~0) and an i1 */
-static void *uniform(struct cg *g, void *x, void *eff, void **val)
+/* the halves of a warp: lanes 0-15 and 16-31 (a 16 x 16 block's warp
+ * holds two rows: its addresses are often consecutive, or one, in each) */
+#define HALF (JIT_LANES / 2)
+
+/* whether x (<32 x i64>) is on every lane of eff (i32) its half's first
+ * lane's (lane 0's or 16's; those need not run: the test then fails
+ * unless their value is the same) */
+static void *halves_same(struct cg *g, void *x, void *eff)
 {
-    void *m = LL->LLVMBuildSelect(g->b, lanes(g, eff), x, c64(g, ~0ull), "");
-    *val = call(g, "llvm.vector.reduce.umin.v32i64", g->s64, (void *[]){ g->i64 }, &m, 1);
-    void *eq = bits(g, LL->LLVMBuildICmp(g->b, IEQ, x, splat(g, *val, g->i64), ""));
-    return LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, eq, eff, ""), eff, "");
+    unsigned idx[JIT_LANES];
+    for (unsigned l = 0; l < JIT_LANES; l++) idx[l] = l / HALF * HALF;
+    void *eq = bits(g, LL->LLVMBuildICmp(g->b, IEQ, x, shuffle(g, x, NULL, g->i64, idx, JIT_LANES), ""));
+    return LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildOr(g->b, eq, LL->LLVMBuildNot(g->b, eff, ""), ""), k32(g, ~0u), "");
 }
 
-/* the lanes of eff with consecutive addresses (lane l at p + l * tot, p
- * the address of a lane 0 that need not run): one masked load or store
- * of the 32 x vec elements from p, split into (or made of) the vec
- * registers' vectors by shuffles */
-static void ldst_consecutive(struct vg *v, const struct ir_ins *in, void *ev, void *p)
+/* lane l's address p (offset from base, NULL: an address) as a pointer */
+static void *lane_ptr(struct cg *g, void *base, void *x, unsigned l, uint64_t add)
 {
-    struct cg *g = v->g;
-    unsigned n = ir_type_size(in->type), nv = (unsigned)in->vec, ne = JIT_LANES * nv, idx[256];
-    void *st = LL->LLVMIntTypeInContext(g->ctx, 8 * n), *wt = LL->LLVMVectorType(st, ne), *wm = ev;
+    void *o = LL->LLVMBuildExtractElement(g->b, x, k32(g, l), "");
+    if (add) o = LL->LLVMBuildAdd(g->b, o, k64(g, add), "");
+    return base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &o, 1, "") : LL->LLVMBuildIntToPtr(g->b, o, g->ptr, "");
+}
+
+/* the lanes of eff whose addresses are, in each half, consecutive from
+ * the half's first lane's: lane l's is d[h] + l * tot for its half h (d:
+ * the addresses less l * tot, the same on the half's lanes of eff). Per
+ * half one masked load or store of its 16 x vec elements from d[h] + h *
+ * 16 * tot
+ * (nothing is accessed where a lane is not in eff, so a half without one
+ * reads nothing from its d), split into (or made of) the vec registers'
+ * vectors by shuffles */
+static void ldst_consecutive(struct cg *g, const struct ir_ins *in, void *ev, void *base, void *d, void **tmp)
+{
+    unsigned n = ir_type_size(in->type), nv = (unsigned)in->vec, ne = JIT_LANES * nv, hn = ne / 2, idx[256];
+    void *st = LL->LLVMIntTypeInContext(g->ctx, 8 * n), *wt = LL->LLVMVectorType(st, ne);
+    void *ht = LL->LLVMVectorType(st, hn), *hm = LL->LLVMVectorType(g->s1, hn), *m[2], *p[2];
     char name[64];
-    if (nv > 1) { /* lane l's mask bit on its vec elements */
-        for (unsigned j = 0; j < ne; j++) idx[j] = j / nv;
-        wm = shuffle(g, ev, NULL, g->i1, idx, ne);
+    for (unsigned h = 0; h < 2; h++) { /* the half's mask bits, on its lanes' vec elements */
+        for (unsigned j = 0; j < hn; j++) idx[j] = h * HALF + j / nv;
+        m[h] = shuffle(g, ev, NULL, g->i1, idx, hn);
+        p[h] = lane_ptr(g, base, d, h * HALF, (uint64_t)h * HALF * n * nv); /* its first lane's address */
     }
     if (in->op == OP_LD) {
-        snprintf(name, sizeof name, "llvm.masked.load.v%ui%u.p0", ne, 8 * n);
-        void *x = call(g, name, wt, (void *[]){ g->ptr, g->s32, LL->LLVMVectorType(g->s1, ne), wt },
-                       (void *[]){ p, k32(g, n), wm, LL->LLVMConstNull(wt) }, 4);
+        snprintf(name, sizeof name, "llvm.masked.load.v%ui%u.p0", hn, 8 * n);
+        void *x[2];
+        for (unsigned h = 0; h < 2; h++)
+            x[h] = call(g, name, ht, (void *[]){ g->ptr, g->s32, hm, ht },
+                        (void *[]){ p[h], k32(g, n), m[h], LL->LLVMConstNull(ht) }, 4);
         for (unsigned i = 0; i < nv; i++) {
             if (in->vr[i] < 0) continue;
-            void *e = x;
-            if (nv > 1) {
-                for (unsigned l = 0; l < JIT_LANES; l++) idx[l] = l * nv + i;
-                e = shuffle(g, x, NULL, wt, idx, JIT_LANES);
-            }
-            set(g, in->vr[i], ir_type_signed(in->type) ? sext_(g, e, n) : zext(g, e, n));
+            /* lane l's element i: at l * vec + i of the two halves one after the other */
+            for (unsigned l = 0; l < JIT_LANES; l++) idx[l] = l * nv + i;
+            LL->LLVMBuildStore(g->b, shuffle(g, x[0], x[1], NULL, idx, JIT_LANES), tmp[i]);
         }
         return;
     }
@@ -160,14 +180,40 @@ static void ldst_consecutive(struct vg *v, const struct ir_ins *in, void *ev, vo
             for (unsigned j = 0; j < 2 * len; j++) idx[j] = j;
             w[i] = shuffle(g, w[2 * i], w[2 * i + 1], NULL, idx, 2 * len);
         }
-    void *x = w[0];
-    if (nv > 1) { /* interleaved: element j is lane j / vec's register j % vec */
-        for (unsigned j = 0; j < ne; j++) idx[j] = (j % nv) * JIT_LANES + j / nv;
-        x = shuffle(g, x, NULL, wt, idx, ne);
+    snprintf(name, sizeof name, "llvm.masked.store.v%ui%u.p0", hn, 8 * n);
+    for (unsigned h = 0; h < 2; h++) { /* element j of the half: lane h * 16 + j / vec's register j % vec */
+        for (unsigned j = 0; j < hn; j++) idx[j] = (j % nv) * JIT_LANES + h * HALF + j / nv;
+        void *x = shuffle(g, w[0], NULL, wt, idx, hn);
+        call(g, name, LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ ht, g->ptr, g->s32, hm },
+             (void *[]){ x, p[h], k32(g, n), m[h] }, 4);
     }
-    snprintf(name, sizeof name, "llvm.masked.store.v%ui%u.p0", ne, 8 * n);
-    call(g, name, LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ wt, g->ptr, g->s32, LL->LLVMVectorType(g->s1, ne) },
-         (void *[]){ x, p, k32(g, n), wm }, 4);
+}
+
+/* a load whose lanes of eff read, in each half, one address (the half's
+ * first lane's): a scalar load per half and element, splat on the half.
+ * A half without a lane of eff reads the other's address (its own may
+ * be anything) */
+static void ld_broadcast(struct cg *g, const struct ir_ins *in, void *eff, void *base, void *x, void **tmp)
+{
+    unsigned n = ir_type_size(in->type), idx[JIT_LANES];
+    void *st = LL->LLVMIntTypeInContext(g->ctx, 8 * n), *et = ity(g, n);
+    void *lo = LL->LLVMBuildICmp(g->b, INE, LL->LLVMBuildAnd(g->b, eff, k32(g, 0xffffu), ""), k32(g, 0), "");
+    void *hi = LL->LLVMBuildICmp(g->b, INE, LL->LLVMBuildLShr(g->b, eff, k32(g, HALF), ""), k32(g, 0), "");
+    void *x0 = LL->LLVMBuildExtractElement(g->b, x, k32(g, 0), ""), *x1 = LL->LLVMBuildExtractElement(g->b, x, k32(g, HALF), "");
+    void *a[2] = { LL->LLVMBuildSelect(g->b, lo, x0, x1, ""), LL->LLVMBuildSelect(g->b, hi, x1, x0, "") };
+    for (unsigned l = 0; l < JIT_LANES; l++) idx[l] = l / HALF * HALF;
+    for (int i = 0; i < in->vec; i++) {
+        if (in->vr[i] < 0) continue;
+        void *v = LL->LLVMConstNull(et);
+        for (unsigned h = 0; h < 2; h++) {
+            void *o = i ? LL->LLVMBuildAdd(g->b, a[h], k64(g, (uint64_t)i * n), "") : a[h];
+            void *p = base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &o, 1, "") : LL->LLVMBuildIntToPtr(g->b, o, g->ptr, "");
+            void *sv = LL->LLVMBuildLoad2(g->b, st, p, "");
+            LL->LLVMSetAlignment(sv, n);
+            v = LL->LLVMBuildInsertElement(g->b, v, sv, k32(g, h * HALF), "");
+        }
+        LL->LLVMBuildStore(g->b, shuffle(g, v, NULL, et, idx, JIT_LANES), tmp[i]);
+    }
 }
 
 /* a load or store of the lanes eff (i32; the mask, and the guard), when
@@ -202,44 +248,35 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         break;
     }
     }
-    span = splat(g, span, g->i64);
+    /* in the window: off + tot <= span without wrapping, i.e. off <= span - tot
+     * where span >= tot; aligned to the access's size */
+    void *fits = LL->LLVMBuildICmp(g->b, IUGE, span, k64(g, tot), "");
+    void *lim = splat(g, LL->LLVMBuildSub(g->b, span, k64(g, tot), ""), g->i64);
     void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, a, c64(g, tot - 1), ""), c64(g, 0), "");
-    void *c1 = LL->LLVMBuildICmp(g->b, IULT, off, span, "");
-    void *c2 = LL->LLVMBuildICmp(g->b, IULE, LL->LLVMBuildAdd(g->b, off, c64(g, tot), ""), span, "");
-    void *inb = bits(g, LL->LLVMBuildAnd(g->b, LL->LLVMBuildAnd(g->b, c1, c2, ""), al, ""));
+    void *c1 = LL->LLVMBuildICmp(g->b, IULE, off, lim, "");
+    void *inb = bits(g, LL->LLVMBuildAnd(g->b, c1, al, ""));
     void *ok = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildOr(g->b, inb, LL->LLVMBuildNot(g->b, eff, ""), ""), k32(g, ~0u), "");
+    ok = LL->LLVMBuildAnd(g->b, ok, LL->LLVMBuildOr(g->b, fits, LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, 0), ""), ""), "");
     void *go = newbb(g);
     LL->LLVMBuildCondBr(g->b, ok, go, fb);
     LL->LLVMPositionBuilderAtEnd(g->b, go);
-    void *ev = lanes(g, eff), *et = ity(g, n);
-    /* none of eff: nothing to do (the reductions below need a lane) */
-    void *some = newbb(g), *join = newbb(g);
-    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, 0), ""), join, some);
-    LL->LLVMPositionBuilderAtEnd(g->b, some);
-    /* x: the lanes' addresses, or their offsets from base */
-    void *x = base ? off : a, *x0, *p0;
-    void *cons = uniform(g, LL->LLVMBuildSub(g->b, x, lane_times(g, tot), ""), eff, &x0);
+    void *ev = lanes(g, eff), *et = ity(g, n), *join = newbb(g);
+    void **tmp = v->ltmp[n == 1 ? 0 : n == 2 ? 1 : n == 4 ? 2 : 3];
+    /* x: the lanes' addresses, or their offsets from base; consecutive
+     * (with no lane of eff too) first, then (loads) one address a half,
+     * else gathers and scatters */
+    void *x = base ? off : a, *d = LL->LLVMBuildSub(g->b, x, lane_times(g, tot), "");
     void *cb = newbb(g), *other = newbb(g);
-    LL->LLVMBuildCondBr(g->b, cons, cb, other);
+    LL->LLVMBuildCondBr(g->b, halves_same(g, d, eff), cb, other);
     LL->LLVMPositionBuilderAtEnd(g->b, cb);
-    p0 = base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &x0, 1, "") : LL->LLVMBuildIntToPtr(g->b, x0, g->ptr, "");
-    ldst_consecutive(v, in, ev, p0);
+    ldst_consecutive(g, in, ev, base, d, tmp);
     LL->LLVMBuildBr(g->b, join);
     LL->LLVMPositionBuilderAtEnd(g->b, other);
-    if (in->op == OP_LD) { /* one address on every lane: a scalar load, splat */
-        void *one = uniform(g, x, eff, &x0), *bb = newbb(g), *gat = newbb(g);
-        LL->LLVMBuildCondBr(g->b, one, bb, gat);
+    if (in->op == OP_LD) { /* one address on each half's lanes */
+        void *bb = newbb(g), *gat = newbb(g);
+        LL->LLVMBuildCondBr(g->b, halves_same(g, x, eff), bb, gat);
         LL->LLVMPositionBuilderAtEnd(g->b, bb);
-        void *st = LL->LLVMIntTypeInContext(g->ctx, 8 * n);
-        for (int i = 0; i < in->vec; i++) {
-            if (in->vr[i] < 0) continue;
-            void *o = LL->LLVMBuildAdd(g->b, x0, k64(g, (uint64_t)i * n), "");
-            void *p = base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &o, 1, "") : LL->LLVMBuildIntToPtr(g->b, o, g->ptr, "");
-            void *s = LL->LLVMBuildLoad2(g->b, st, p, "");
-            LL->LLVMSetAlignment(s, n);
-            if (n < 8) s = ir_type_signed(in->type) ? LL->LLVMBuildSExt(g->b, s, g->s64, "") : LL->LLVMBuildZExt(g->b, s, g->s64, "");
-            set(g, in->vr[i], splat(g, s, g->i64));
-        }
+        ld_broadcast(g, in, eff, base, x, tmp);
         LL->LLVMBuildBr(g->b, join);
         LL->LLVMPositionBuilderAtEnd(g->b, gat);
     }
@@ -251,9 +288,8 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         if (in->op == OP_LD) {
             if (in->vr[i] < 0) continue;
             snprintf(name, sizeof name, "llvm.masked.gather.v32%s.v32p0", es);
-            void *r = call(g, name, et, (void *[]){ v->vptr, g->s32, g->i1, et },
-                           (void *[]){ p, k32(g, n), ev, LL->LLVMConstNull(et) }, 4);
-            set(g, in->vr[i], ir_type_signed(in->type) ? sext_(g, r, n) : zext(g, r, n));
+            LL->LLVMBuildStore(g->b, call(g, name, et, (void *[]){ v->vptr, g->s32, g->i1, et },
+                                          (void *[]){ p, k32(g, n), ev, LL->LLVMConstNull(et) }, 4), tmp[i]);
         } else {
             snprintf(name, sizeof name, "llvm.masked.scatter.v32%s.v32p0", es);
             call(g, name, LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ et, v->vptr, g->s32, g->i1 },
@@ -262,6 +298,12 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     }
     LL->LLVMBuildBr(g->b, join);
     LL->LLVMPositionBuilderAtEnd(g->b, join);
+    if (in->op == OP_LD)
+        for (int i = 0; i < in->vec; i++) {
+            if (in->vr[i] < 0) continue;
+            void *r = LL->LLVMBuildLoad2(g->b, et, tmp[i], "");
+            set(g, in->vr[i], ir_type_signed(in->type) ? sext_(g, r, n) : zext(g, r, n));
+        }
 }
 
 /* the lane numbers 0..31 (i32) */
@@ -459,7 +501,7 @@ void jit_build_vec(struct cg *g, const char *sym)
 {
     const struct ir_func *F = g->F;
     int nins = F->end - F->start, ns = F->nslots, nbars = g->nbars;
-    struct vg V = { g, NULL, NULL, NULL, NULL, nbars }, *v = &V;
+    struct vg V = { .g = g, .nbars = nbars }, *v = &V;
     jit_cg_types(g, JIT_LANES);
     v->vptr = LL->LLVMVectorType(g->ptr, JIT_LANES);
     void *fty = LL->LLVMFunctionType(g->s32, (void *[]){ g->ptr, g->ptr, g->s32, g->s32 }, 4, 0);
@@ -476,6 +518,8 @@ void jit_build_vec(struct cg *g, const char *sym)
     g->ic = LL->LLVMBuildAlloca(g->b, g->s64, "");
     v->sbuf = LL->LLVMBuildAlloca(g->b, g->i64, "");
     LL->LLVMSetAlignment(v->sbuf, 8);
+    for (unsigned z = 0; z < 4; z++)
+        for (int i = 0; i < 4; i++) v->ltmp[z][i] = LL->LLVMBuildAlloca(g->b, ity(g, 1u << z), "");
     LL->LLVMBuildStore(g->b, k64(g, 0), g->ic);
     v->npop = LL->LLVMBuildZExt(g->b, call(g, "llvm.ctpop.i32", g->s32, (void *[]){ g->s32 }, &v->mask, 1), g->s64, "");
     for (int s = 0; s < ns; s++) set(g, s, c64(g, g->kimm[s] ? (uint64_t)g->kval[s] : 0));
