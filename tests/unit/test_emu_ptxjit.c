@@ -962,6 +962,229 @@ static void test_vector_fault(void **state)
     with_vector("1", vec_fault);
 }
 
+/* ---- the warp's memory accesses: consecutive, one address, gathers ------------------------- */
+/* every type and vector width, stored and loaded by consecutive lanes
+ * (the masked loads and stores of jit_vec.c), in global and shared
+ * memory; loaded one element further on (another base than the store's);
+ * each load's register stored whole (u64: its sign or zero extension) by
+ * a strided store (a scatter). Device memory: inputs below 4608, then
+ * 184 bytes a thread */
+static const char vmem_types[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b16 %h<8>; .reg .b32 %r<40>; .reg .b64 %rd<60>;\n"
+    " .shared .align 16 .b8 sh[2048];\n"
+    " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n cvt.u64.u32 %rd2, %r1;\n"
+    " mad.lo.u32 %r5, %r1, -1640531535, 0x80808081;\n mul.lo.u32 %r6, %r5, 747796405;\n"
+    " cvt.u64.u32 %rd6, %r5;\n shl.b64 %rd7, %rd6, 32;\n or.b64 %rd7, %rd7, 0xfedcba98;\n cvt.u16.u32 %h1, %r5;\n"
+    " cvt.u16.u32 %h2, %r6;\n shr.u32 %r7, %r5, 8;\n cvt.u16.u32 %h3, %r7;\n shr.u32 %r7, %r5, 16;\n cvt.u16.u32 %h4, %r7;\n"
+    " add.s64 %rd3, %rd1, %rd2;\n st.global.u8 [%rd3], %r5;\n"
+    " shl.b64 %rd4, %rd2, 1;\n add.s64 %rd4, %rd1, %rd4;\n st.global.u16 [%rd4+128], %h1;\n"
+    " shl.b64 %rd5, %rd2, 2;\n add.s64 %rd5, %rd1, %rd5;\n st.global.u32 [%rd5+384], %r5;\n"
+    " shl.b64 %rd8, %rd2, 3;\n add.s64 %rd8, %rd1, %rd8;\n st.global.u64 [%rd8+768], %rd7;\n"
+    " st.global.v2.u32 [%rd8+1280], {%r5, %r6};\n"
+    " shl.b64 %rd9, %rd2, 4;\n add.s64 %rd9, %rd1, %rd9;\n st.global.v4.u32 [%rd9+1792], {%r6, %r5, %r1, %r7};\n"
+    " st.global.v2.u64 [%rd9+2816], {%rd7, %rd6};\n"
+    " st.global.v4.u16 [%rd8+3840], {%h1, %h2, %h3, %h4};\n"
+    " st.global.v2.u8 [%rd4+4352], {%h2, %h1};\n"
+    " mov.u32 %r8, sh;\n shl.b32 %r9, %r1, 4;\n add.u32 %r9, %r8, %r9;\n st.shared.v4.u32 [%r9], {%r5, %r6, %r7, %r1};\n"
+    " bar.sync 0;\n"
+    " mul.lo.u64 %rd10, %rd2, 184;\n add.s64 %rd10, %rd1, %rd10;\n add.s64 %rd10, %rd10, 4608;\n"
+    " ld.global.s8 %r10, [%rd3+1];\n cvt.s64.s32 %rd11, %r10;\n st.global.u64 [%rd10], %rd11;\n"
+    " ld.global.u8 %rd11, [%rd3+1];\n st.global.u64 [%rd10+8], %rd11;\n"
+    " ld.global.s16 %rd11, [%rd4+130];\n st.global.u64 [%rd10+16], %rd11;\n"
+    " ld.global.u16 %h5, [%rd4+130];\n cvt.u64.u16 %rd11, %h5;\n st.global.u64 [%rd10+24], %rd11;\n"
+    " ld.global.s32 %rd11, [%rd5+388];\n st.global.u64 [%rd10+32], %rd11;\n"
+    " ld.global.u64 %rd11, [%rd8+776];\n st.global.u64 [%rd10+40], %rd11;\n"
+    " ld.global.v2.u32 {%r11, %r12}, [%rd8+1288];\n st.global.v2.u32 [%rd10+48], {%r11, %r12};\n"
+    " ld.global.v4.u32 {%r13, %r14, %r15, %r16}, [%rd9+1808];\n"
+    " st.global.v2.u32 [%rd10+56], {%r13, %r14};\n st.global.v2.u32 [%rd10+64], {%r15, %r16};\n"
+    " ld.global.v2.u64 {%rd12, %rd13}, [%rd9+2832];\n st.global.u64 [%rd10+72], %rd12;\n st.global.u64 [%rd10+80], %rd13;\n"
+    " ld.global.v4.s16 {%r17, %r18, %r19, %r20}, [%rd8+3848];\n"
+    " cvt.s64.s32 %rd14, %r17;\n st.global.u64 [%rd10+88], %rd14;\n cvt.s64.s32 %rd14, %r18;\n st.global.u64 [%rd10+96], %rd14;\n"
+    " cvt.s64.s32 %rd14, %r19;\n st.global.u64 [%rd10+104], %rd14;\n cvt.s64.s32 %rd14, %r20;\n st.global.u64 [%rd10+112], %rd14;\n"
+    " ld.global.v2.s8 {%r21, %r22}, [%rd4+4354];\n st.global.v2.u32 [%rd10+120], {%r21, %r22};\n"
+    " ld.global.v2.u8 {%r23, _}, [%rd4+4354];\n st.global.u32 [%rd10+128], %r23;\n"
+    " ld.shared.v2.u64 {%rd15, %rd16}, [%r9+16];\n st.global.u64 [%rd10+136], %rd15;\n st.global.u64 [%rd10+144], %rd16;\n"
+    " ld.shared.s16 %rd17, [%r9+2];\n st.global.u64 [%rd10+152], %rd17;\n"
+    " ld.shared.v4.u8 {%r24, %r25, %r26, %r27}, [%r9+4];\n st.global.v4.u8 [%rd10+160], {%r24, %r25, %r26, %r27};\n"
+    " ld.shared.u32 %r28, [%r9+12];\n st.global.u32 [%rd10+164], %r28;\n"
+    " ret;\n}\n";
+
+/* lanes left out by a guard: their address registers hold anything (a
+ * wild address). A guard off on lane 0 (tid % 3 == 0: the half's first
+ * lane does not run: the gather), off on lanes 20-31 of each warp (the
+ * consecutive and one-address forms on the lanes that run), off on a
+ * whole half (lanes 16-31, or 0-15: that half's masked load reads
+ * nothing; a broadcast reads the other half's address, not its wild
+ * one); the registers the guard leaves out keep their values */
+static const char vmem_guard[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<40>; .reg .pred %p<8>;\n"
+    " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n cvt.u64.u32 %rd2, %r1;\n shl.b64 %rd3, %rd2, 2;\n"
+    " add.s64 %rd3, %rd1, %rd3;\n mad.lo.u32 %r5, %r1, 2654435761, 99;\n and.b32 %r2, %r1, 31;\n"
+    " rem.u32 %r3, %r1, 3;\n setp.ne.u32 %p1, %r3, 0;\n setp.lt.u32 %p2, %r2, 20;\n setp.lt.u32 %p3, %r2, 16;\n"
+    " selp.b64 %rd4, %rd3, 0xdead0000, %p1;\n selp.b64 %rd5, %rd3, 0xbeef0004, %p2;\n selp.b64 %rd6, %rd3, 0x1235, %p3;\n"
+    " @%p1 st.global.u32 [%rd4], %r5;\n @%p2 st.global.u32 [%rd5+1024], %r5;\n @%p3 st.global.u32 [%rd6+2048], %r5;\n"
+    " bar.sync 0;\n"
+    " mov.u32 %r10, 77;\n mov.u32 %r11, 88;\n mov.u32 %r12, 99;\n mov.u32 %r13, 111;\n mov.u32 %r14, 122;\n mov.u32 %r15, 133;\n"
+    " @%p1 ld.global.u32 %r10, [%rd4+4];\n @%p2 ld.global.u32 %r11, [%rd5+1028];\n @%p3 ld.global.u32 %r12, [%rd6+2052];\n"
+    /* one address a half on the lanes that run: word 1 + 16 * (tid / 16) of the second block */
+    " shr.u32 %r6, %r1, 4;\n mul.wide.u32 %rd7, %r6, 64;\n add.s64 %rd7, %rd1, %rd7;\n add.s64 %rd7, %rd7, 1028;\n"
+    " selp.b64 %rd8, %rd7, 0xfeed0000, %p2;\n selp.b64 %rd9, %rd7, 0x7, %p3;\n selp.b64 %rd10, %rd7, 0x9, %p1;\n"
+    " @%p2 ld.global.u32 %r13, [%rd8];\n @%p3 ld.global.u32 %r14, [%rd9];\n @%p1 ld.global.u32 %r15, [%rd10];\n"
+    " mov.u32 %r16, 144;\n selp.b64 %rd12, 0x9, %rd7, %p3;\n @!%p3 ld.global.u32 %r16, [%rd12];\n"
+    " mul.wide.u32 %rd11, %r1, 32;\n add.s64 %rd11, %rd1, %rd11;\n add.s64 %rd11, %rd11, 4096;\n"
+    " st.global.v4.u32 [%rd11], {%r10, %r11, %r12, %r13};\n st.global.v2.u32 [%rd11+16], {%r14, %r15};\n"
+    " st.global.u32 [%rd11+24], %r16;\n"
+    " ret;\n}\n";
+
+/* addresses consecutive but for one lane (lane 7 of the first warp reads
+ * and writes word 100), in reverse (lane l at base - 4 l), two words a
+ * lane apart, half consecutive and half one address, one address for the
+ * whole warp in .v4 and .u8: the interpreter's bytes (the gathers and
+ * scatters, and the forms that apply) */
+static const char vmem_mix[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b16 %h<4>; .reg .b32 %r<40>; .reg .b64 %rd<40>; .reg .pred %p<8>;\n"
+    " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n cvt.u64.u32 %rd2, %r1;\n shl.b64 %rd3, %rd2, 2;\n"
+    " add.s64 %rd3, %rd1, %rd3;\n mad.lo.u32 %r5, %r1, 2654435761, 7;\n"
+    " setp.eq.u32 %p1, %r1, 7;\n add.s64 %rd4, %rd1, 400;\n selp.b64 %rd4, %rd4, %rd3, %p1;\n st.global.u32 [%rd4], %r5;\n"
+    " sub.s64 %rd5, %rd1, %rd3;\n add.s64 %rd5, %rd5, %rd1;\n add.s64 %rd5, %rd5, 1276;\n st.global.u32 [%rd5], %r5;\n"
+    " shl.b64 %rd6, %rd2, 3;\n add.s64 %rd6, %rd1, %rd6;\n st.global.u32 [%rd6+1536], %r5;\n"
+    " st.global.u8 [%rd1+2100], %r5;\n"
+    " bar.sync 0;\n"
+    " ld.global.u32 %r10, [%rd4];\n ld.global.u32 %r11, [%rd5+4];\n ld.global.u32 %r12, [%rd6+1536];\n"
+    " and.b32 %r2, %r1, 31;\n setp.lt.u32 %p2, %r2, 16;\n add.s64 %rd7, %rd1, 1028;\n selp.b64 %rd7, %rd3, %rd7, %p2;\n"
+    " ld.global.u32 %r13, [%rd7];\n ld.global.v4.u32 {%r14, %r15, %r16, %r17}, [%rd1+1024];\n"
+    " ld.global.s8 %r18, [%rd1+2100];\n ld.global.v2.u16 {%h1, %h2}, [%rd1+1536];\n cvt.u32.u16 %r19, %h2;\n"
+    " mul.wide.u32 %rd11, %r1, 48;\n add.s64 %rd11, %rd1, %rd11;\n add.s64 %rd11, %rd11, 4096;\n"
+    " st.global.v4.u32 [%rd11], {%r10, %r11, %r12, %r13};\n st.global.v4.u32 [%rd11+16], {%r14, %r15, %r16, %r17};\n"
+    " st.global.v2.u32 [%rd11+32], {%r18, %r19};\n"
+    " ret;\n}\n";
+
+static void vmem_same(void)
+{
+    int on = getenv("TDTRACE_EMU_JIT_VECTOR")[0] == '1';
+    same(vmem_types, 1, 64, 16384);
+    assert_int_equal(rep.vector, on);
+    same(vmem_types, 1, 50, 16384); /* the second warp short of 32: 18 lanes */
+    same(vmem_types, 1, 8, 16384);  /* one warp of 8: the second half runs no lane */
+    same(vmem_types, 1, 20, 16384); /* one of 20 */
+    same(vmem_guard, 1, 64, 16384);
+    assert_int_equal(rep.vector, on);
+    same(vmem_guard, 1, 45, 16384);
+    same(vmem_mix, 1, 64, 16384);
+    assert_int_equal(rep.vector, on);
+    same(vmem_mix, 1, 40, 16384);
+    /* a few values by hand: thread 33 read thread 34's s8 (sign extended), and
+     * the guarded lanes kept theirs */
+    uint64_t v;
+    int8_t b = (int8_t)(uint8_t)(34u * 2654435761u + 0x80808081u);
+    same(vmem_types, 1, 64, 16384);
+    memcpy(&v, arena + 4608 + 184 * 33, 8);
+    assert_int_equal(v, (uint64_t)(int64_t)b);
+    same(vmem_guard, 1, 64, 16384);
+    uint32_t w[6];
+    memcpy(w, arena + 4096 + 32 * 3, sizeof w); /* thread 3: tid % 3 == 0, lane 3 < 16 */
+    assert_int_equal(w[0], 77);
+    assert_int_equal(w[1], 4u * 2654435761u + 99);
+    assert_int_equal(w[2], 4u * 2654435761u + 99);
+    assert_int_equal(w[3], 1u * 2654435761u + 99); /* word 1 of the second block */
+    assert_int_equal(w[5], 133);
+    memcpy(w, arena + 4096 + 32 * 52, sizeof w); /* thread 52: lane 20, guard of lanes < 20 off */
+    assert_int_equal(w[1], 88);
+    assert_int_equal(w[3], 111);
+    assert_int_equal(w[4], 122); /* lane 20: second half, no load */
+    memcpy(w, arena + 4096 + 32 * 52 + 24, 4);
+    assert_int_equal(w[0], 49u * 2654435761u + 99); /* the second half's word, 1 + 16 * 3 */
+}
+static void test_vector_mem_same(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vmem_same);
+    with_vector("0", vmem_same);
+}
+
+/* runs src on the interpreter, and on the JIT with and without the
+ * vector form: the same status want, text, thread, address, access, line */
+static void same_fault(const char *src, unsigned block, enum ptx_status want, unsigned thread)
+{
+    char err[3][512];
+    struct ptx_fault f[3];
+    static const char *const vec[3] = { "1", "0", "1" };
+    for (int i = 0; i < 3; i++) {
+        setenv("TDTRACE_EMU_JIT_VECTOR", vec[i], 1);
+        memset(&fault, 0, sizeof fault);
+        enum ptx_status st = run(src, i == 2 ? PTX_ENGINE_INTERP : PTX_ENGINE_JIT, 1, block, err[i], sizeof err[i]);
+        if (st != want) fail_msg("run %d: status %d, want %d: %s", i, (int)st, (int)want, err[i]);
+        f[i] = fault;
+        if (i < 2) {
+            assert_int_equal(rep.engine, PTX_ENGINE_JIT);
+            assert_int_equal(rep.vector, i == 0);
+        }
+    }
+    setenv("TDTRACE_EMU_JIT_VECTOR", "1", 1);
+    for (int i = 0; i < 2; i++) {
+        assert_string_equal(err[i], err[2]);
+        assert_int_equal(f[i].addr, f[2].addr);
+        assert_int_equal(f[i].thread[0], f[2].thread[0]);
+        assert_int_equal(f[i].access, f[2].access);
+        assert_int_equal(f[i].ptx_line, f[2].ptx_line);
+        assert_string_equal(f[i].space, f[2].space);
+    }
+    assert_int_equal(f[2].thread[0], thread);
+}
+
+/* consecutive addresses that fail the checks: a misaligned base (every
+ * lane), the last lane past the end of device memory or of the shared
+ * window (a full warp, the last lane of a short one, a .v4), a guarded
+ * store whose lanes that run go past the end. The first warp's global
+ * accesses go on one by one anyway (the allocation not yet found), so
+ * the global ones fail in the second warp */
+static void vmem_faults(void)
+{
+    static const char mis[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " shr.u32 %r2, %r1, 5;\n shl.b32 %r2, %r2, 1;\n cvt.u64.u32 %rd4, %r2;\n add.s64 %rd3, %rd3, %rd4;\n"
+        " ld.global.u32 %r2, [%rd3];\n ret;\n}\n"; /* the second warp 2 bytes off */
+    same_fault(mis, 64, PTX_E_MISALIGNED, 32);
+    static const char mis_sh[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>;\n .shared .align 16 .b8 sh[1024];\n"
+        " mov.u32 %r1, %tid.x;\n mov.u32 %r2, sh;\n shl.b32 %r3, %r1, 3;\n add.u32 %r3, %r2, %r3;\n"
+        " st.shared.v2.u32 [%r3+4], {%r1, %r1};\n ret;\n}\n";
+    same_fault(mis_sh, 32, PTX_E_MISALIGNED, 0);
+    static const char last[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " st.global.u32 [%rd3+16256], %r1;\n ret;\n}\n"; /* 16256 = 16384 - 32 * 4: thread 32 of 64 */
+    same_fault(last, 64, PTX_E_ADDRESS, 32);
+    static const char last_short[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " ld.global.u32 %r2, [%rd3+16232];\n ret;\n}\n"; /* 16384 - 38 * 4: thread 38, the last of 39 */
+    same_fault(last_short, 39, PTX_E_ADDRESS, 38);
+    static const char last_v4[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 16;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " ld.global.v4.u32 {%r2, %r3, %r4, %r5}, [%rd3+15376];\n ret;\n}\n"; /* 16384 - 63 * 16: thread 63 */
+    same_fault(last_v4, 64, PTX_E_ADDRESS, 63);
+    static const char last_sh[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>;\n .shared .align 16 .b8 sh[4096];\n"
+        " mov.u32 %r1, %tid.x;\n mov.u32 %r2, sh;\n shl.b32 %r3, %r1, 2;\n add.u32 %r3, %r2, %r3;\n"
+        " ld.shared.u32 %r4, [%r3+3972];\n ret;\n}\n"; /* 4096 - 31 * 4: lane 31 */
+    same_fault(last_sh, 32, PTX_E_ADDRESS, 31);
+    static const char guarded[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " setp.gt.u32 %p1, %r1, 24;\n @%p1 st.global.u32 [%rd3+16276], %r1;\n ret;\n}\n"; /* 16384 - 27 * 4: thread 27 */
+    same_fault(guarded, 32, PTX_E_ADDRESS, 27);
+}
+static void test_vector_mem_faults(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vmem_faults);
+}
+
 /* a loop for ever ends at the instruction budget; threads at different
  * barriers fail as a deadlock, as on the interpreter */
 static void test_limits_and_deadlock(void **state)
@@ -1115,6 +1338,8 @@ int main(void)
         cmocka_unit_test(test_vector_shfl_reduce),
         cmocka_unit_test(test_vector_shfl_modes),
         cmocka_unit_test(test_vector_shfl_partial),
+        cmocka_unit_test(test_vector_mem_same),
+        cmocka_unit_test(test_vector_mem_faults),
         cmocka_unit_test(test_big_kernel),
         cmocka_unit_test(test_big_bounds),
     };
