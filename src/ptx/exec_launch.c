@@ -527,7 +527,12 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
         worker(&bs[0]);
         for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
     }
-    for (size_t i = 0; i < nb; i++) blk_free(&bs[i]);
+    uint64_t vruns = 0, vlanes = 0;
+    for (size_t i = 0; i < nb; i++) {
+        vruns += bs[i].jvruns;
+        vlanes += bs[i].jvlanes;
+        blk_free(&bs[i]);
+    }
     free(bs);
     if (st == PTX_OK)
         st = P.status;
@@ -535,8 +540,8 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
         st = run_children(&P);
     if (P.jit && l->engine_report) {
         l->engine_report->vector = P.jvec;
-        l->engine_report->vec_runs = atomic_load(&P.jvruns);
-        l->engine_report->vec_lanes = atomic_load(&P.jvlanes);
+        l->engine_report->vec_runs = vruns;
+        l->engine_report->vec_lanes = vlanes;
     }
 out:
     ex_devrt_end(&P);
