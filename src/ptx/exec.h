@@ -72,6 +72,7 @@ struct plan {                    /* per launch */
     uint64_t nclusters;          /* blocks are numbered cluster by cluster: block k is rank
                                     k % csize of cluster k / csize */
     atomic_ullong next_block;    /* the next cluster to run (non-cooperative launches) */
+    uint64_t grab;               /* how many clusters a host thread takes at a time */
     atomic_ullong ins;           /* thread-instructions of the launch so far */
     int jvec;                    /* the JIT runs warps as vectors (jit.warp, and not
                                     TDTRACE_EMU_JIT_VECTOR=0) */
