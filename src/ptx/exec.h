@@ -72,11 +72,10 @@ struct plan {                    /* per launch */
     uint64_t nclusters;          /* blocks are numbered cluster by cluster: block k is rank
                                     k % csize of cluster k / csize */
     atomic_ullong next_block;    /* the next cluster to run (non-cooperative launches) */
+    uint64_t grab;               /* how many clusters a host thread takes at a time */
     atomic_ullong ins;           /* thread-instructions of the launch so far */
     int jvec;                    /* the JIT runs warps as vectors (jit.warp, and not
                                     TDTRACE_EMU_JIT_VECTOR=0) */
-    atomic_ullong jvruns, jvlanes; /* calls of the warp's function; lanes it handed to
-                                    the thread's (ptx_engine_report) */
     atomic_int stop;
     double deadline;             /* CLOCK_MONOTONIC seconds, 0: none */
     pthread_mutex_t lock;
@@ -150,6 +149,8 @@ struct blk {                     /* one host thread's block state */
                                     jit_thr), made at the launch's first block */
     void *jgc;                   /* jit_run.c: the allocation each global access of the
                                     code last found (struct jit_gc), for the launch */
+    uint64_t jvruns, jvlanes;    /* jit_run.c, jit_warp.c: calls of the warp's function;
+                                    lanes it handed to the thread's (ptx_engine_report) */
     /* exec_tex.c: texture and surface objects resolved in this launch (a
      * launch's memory stays mapped until it ends), by handle */
     struct ex_texc { uint64_t h; int kind; struct ptx_tex t; } texc[4]; /* kind: 0 empty, 1 + surface */

@@ -198,15 +198,21 @@ static void *worker(void *arg)
         bs[r].cbase = bs;
         for (unsigned i = 0; i < P->nwarps; i++) fill_consts(&bs[r], &bs[r].warps[i], 0);
     }
+    uint64_t c = 0, end = 0;
     while (!atomic_load_explicit(&P->stop, memory_order_relaxed)) {
-        uint64_t c = atomic_fetch_add(&P->next_block, 1);
+        if (c == end) { /* a few clusters at a time, not the shared counter's
+                           cache line moving between the threads at every block */
+            c = atomic_fetch_add(&P->next_block, P->grab);
+            end = c + P->grab;
+        }
         if (c >= P->nclusters) break;
+        uint64_t cl = c++;
         if (P->csize == 1) {
-            run_block(bs, c);
+            run_block(bs, cl);
             if (bs->st != PTX_OK) break;
             continue;
         }
-        for (unsigned r = 0; r < P->csize; r++) block_begin(&bs[r], c * P->csize + r);
+        for (unsigned r = 0; r < P->csize; r++) block_begin(&bs[r], cl * P->csize + r);
         while (cluster_round(bs, P->csize)) {}
         int failed = 0;
         for (unsigned r = 0; r < P->csize; r++) failed |= bs[r].st != PTX_OK;
@@ -484,6 +490,8 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
     if (ncpu < 1) ncpu = 1;
     if (ncpu > 64) ncpu = 64;
     if ((uint64_t)ncpu > P.nclusters) ncpu = (long)P.nclusters;
+    P.grab = P.nclusters / ((uint64_t)ncpu * 64); /* the last takes at most 1/64 of a thread's share */
+    P.grab = P.grab < 1 ? 1 : P.grab > 16 ? 16 : P.grab;
     if (l->cooperative && P.nblocks > COOP_MAX_BLOCKS) {
         st = PTX_E_TRAP;
         snprintf(err, errlen, "a cooperative grid of %llu blocks: at most %d can be resident here",
@@ -527,7 +535,12 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
         worker(&bs[0]);
         for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
     }
-    for (size_t i = 0; i < nb; i++) blk_free(&bs[i]);
+    uint64_t vruns = 0, vlanes = 0;
+    for (size_t i = 0; i < nb; i++) {
+        vruns += bs[i].jvruns;
+        vlanes += bs[i].jvlanes;
+        blk_free(&bs[i]);
+    }
     free(bs);
     if (st == PTX_OK)
         st = P.status;
@@ -535,8 +548,8 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
         st = run_children(&P);
     if (P.jit && l->engine_report) {
         l->engine_report->vector = P.jvec;
-        l->engine_report->vec_runs = atomic_load(&P.jvruns);
-        l->engine_report->vec_lanes = atomic_load(&P.jvlanes);
+        l->engine_report->vec_runs = vruns;
+        l->engine_report->vec_lanes = vlanes;
     }
 out:
     ex_devrt_end(&P);

@@ -177,6 +177,11 @@ void jit_begin_lite(struct blk *b, uint64_t lin);
  * it exited; lanes at warp rendezvous keep the member mask in wsmask): the
  * interpreter's account of it */
 void jit_deadlock(struct blk *b, const int32_t *resume, const uint8_t *done);
+/* the lanes of warp i of a block of nth threads */
+static inline uint32_t jit_lanes(unsigned nth, unsigned i)
+{
+    return nth - i * 32 >= 32 ? 0xffffffffu : (1u << (nth - i * 32)) - 1;
+}
 
 /* jit_warp.c: instead of jit_block for kernels with warp rendezvous (shfl.sync,
  * vote.sync, match, redux, elect, bar.warp.sync, matrix instructions;

@@ -250,64 +250,119 @@ int jit_ctx_init(struct jit_ctx *c, struct blk *b)
     return 0;
 }
 
-/* a round of block b with the warps as vectors (k->warp): each warp whose
- * lanes that have not exited all stand at one resume point runs through
- * the warp's function; the lanes it hands on, and the lanes of a warp
- * that stand at different points, run through the thread's function with
- * entries, one by one. 0, or -1 when the launch failed */
-static int vec_round(struct blk *b, struct jit_ctx *c, int32_t *resume, uint8_t *done, size_t base,
-                     uint64_t *runs, uint64_t *handed)
+/* the lanes of m that all stand at one resume point: it (>= 0), or -1 */
+static int32_t one_point(const int32_t *resume, uint32_t m)
+{
+    int32_t r = resume[__builtin_ctz(m)];
+    for (m &= m - 1; m; m &= m - 1)
+        if (resume[__builtin_ctz(m)] != r) return -1;
+    return r;
+}
+
+/* lanes m of warp w (first thread t0) one by one through the thread's
+ * function with entries from their resume points; an exit leaves *gone
+ * and w's live mask. 0, or -1 when the launch failed */
+static int lanes_one_by_one(struct blk *b, struct jit_ctx *c, struct warp *w, unsigned t0, uint32_t m,
+                            int32_t *resume, uint32_t *gone)
 {
     struct plan *P = b->P;
     const struct jit_kernel *k = P->jit;
-    for (unsigned i = 0; i < P->nwarps; i++) {
-        struct warp *w = &b->warps[i];
-        unsigned t0 = i * 32, n = P->nthreads - t0 < 32 ? P->nthreads - t0 : 32;
-        uint32_t live = 0;
-        int same = 1;
-        for (unsigned l = 0; l < n; l++) {
-            if (done[t0 + l]) continue;
-            if (live && resume[t0 + l] != resume[t0 + (unsigned)__builtin_ctz(live)]) same = 0;
-            live |= 1u << l;
-        }
-        if (!live) continue;
-        c->w = w;
-        c->Rw = w->R0 + base;
-        uint32_t one = live; /* the lanes to run one by one */
-        if (same) {
-            c->lane = __builtin_ctz(live);
-            c->tid = t0 + (unsigned)c->lane;
-            c->local = b->local + (size_t)c->tid * P->lstride;
-            int32_t r = k->warp(c->Rw, c, resume[c->tid], live);
-            b->icount += c->icount;
-            c->icount = 0;
-            (*runs)++;
-            if (r < 0 || b->st != PTX_OK) return -1;
-            for (uint32_t mm = live; mm; mm &= mm - 1) resume[t0 + (unsigned)__builtin_ctz(mm)] = r;
-            if (r == 0) {
-                for (uint32_t mm = live; mm; mm &= mm - 1) done[t0 + (unsigned)__builtin_ctz(mm)] = 1;
-                w->live &= ~live;
-            }
-            if (r <= k->nbars) one = 0;
-            else *handed += (unsigned)__builtin_popcount(live);
-        }
-        for (; one; one &= one - 1) {
-            unsigned t = t0 + (unsigned)__builtin_ctz(one);
-            c->lane = (int)(t % 32);
-            c->tid = t;
-            c->local = b->local + (size_t)t * P->lstride;
-            int32_t r = k->tail(c->Rw + c->lane, c, resume[t]);
-            b->icount += c->icount;
-            c->icount = 0;
-            if (r < 0 || b->st != PTX_OK) return -1;
-            resume[t] = r;
-            if (r == 0 || r > k->nbars) {
-                done[t] = 1;
-                w->live &= ~(1u << c->lane);
-            }
+    for (; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        unsigned t = t0 + (unsigned)l;
+        c->lane = l;
+        c->tid = t;
+        c->local = b->local + (size_t)t * P->lstride;
+        int32_t r = k->tail(c->Rw + l, c, resume[l]);
+        b->icount += c->icount;
+        c->icount = 0;
+        if (r < 0 || b->st != PTX_OK) return -1;
+        resume[l] = r;
+        if (r == 0 || r > k->nbars) {
+            *gone |= 1u << l;
+            w->live &= ~(1u << l);
         }
     }
     return 0;
+}
+
+/* block b with the warps as vectors (k->warp), in rounds from barrier to
+ * barrier: each warp whose lanes that have not exited all stand at one
+ * resume point runs through the warp's function; the lanes it hands on,
+ * and the lanes of a warp that stand at different points, run through the
+ * thread's function with entries, one by one. The state is the warp's:
+ * the lanes that exited (gone) and where each waits (resume, by thread);
+ * a round costs a few operations per warp, not per thread. 0, or -1 when
+ * the launch failed */
+static int vec_block(struct blk *b, struct jit_ctx *c, size_t base)
+{
+    struct plan *P = b->P;
+    const struct jit_kernel *k = P->jit;
+    int32_t resume[1024];
+    uint32_t gone[32];
+    memset(gone, 0, sizeof gone);
+    int32_t at[32];                  /* by warp: the point all its lanes left stand at, or -1
+                                        (then resume has each lane's) */
+    for (unsigned i = 0; i < P->nwarps; i++) at[i] = 0;
+    for (;;) {
+        unsigned waiting = 0;
+        int bar = -1;
+        for (unsigned i = 0; i < P->nwarps; i++) {
+            struct warp *w = &b->warps[i];
+            uint32_t live = jit_lanes(P->nthreads, i) & ~gone[i];
+            if (!live) continue;
+            int32_t *res = resume + i * 32;
+            c->w = w;
+            c->Rw = w->R0 + base;
+            uint32_t one = live; /* the lanes to run one by one */
+            if (at[i] >= 0) {
+                c->lane = __builtin_ctz(live);
+                c->tid = i * 32 + (unsigned)c->lane;
+                c->local = b->local + (size_t)c->tid * P->lstride;
+                int32_t r = k->warp(c->Rw, c, at[i], live);
+                b->icount += c->icount;
+                c->icount = 0;
+                b->jvruns++;
+                if (r < 0 || b->st != PTX_OK) return -1;
+                if (r == 0) {
+                    gone[i] |= live;
+                    w->live &= ~live;
+                    continue;
+                }
+                at[i] = r;
+                if (r <= k->nbars) one = 0;
+                else {
+                    b->jvlanes += (unsigned)__builtin_popcount(live);
+                    for (uint32_t mm = live; mm; mm &= mm - 1) res[__builtin_ctz(mm)] = r;
+                }
+            }
+            if (one) {
+                if (lanes_one_by_one(b, c, w, i * 32, one, res, &gone[i])) return -1;
+                live &= ~gone[i];
+                at[i] = live ? one_point(res, live) : 0;
+            }
+            if (!live) continue;
+            /* where the warp's lanes wait: one barrier, or the block deadlocks */
+            waiting++;
+            int32_t r = at[i] >= 0 ? at[i] : res[__builtin_ctz(live)];
+            for (uint32_t mm = at[i] >= 0 ? 0 : live; mm; mm &= mm - 1)
+                if (k->barid[res[__builtin_ctz(mm)] - 1] != k->barid[r - 1]) bar = -2;
+            if (bar == -1) bar = k->barid[r - 1];
+            else if (bar != k->barid[r - 1]) bar = -2;
+        }
+        if (!waiting) return 0;
+        if (bar == -2) {
+            uint8_t done[1024];
+            for (unsigned i = 0; i < P->nwarps; i++)
+                for (unsigned l = 0; l < 32 && i * 32 + l < P->nthreads; l++) {
+                    done[i * 32 + l] = gone[i] >> l & 1;
+                    if (at[i] >= 0) resume[i * 32 + l] = at[i];
+                }
+            jit_deadlock(b, resume, done);
+            return -1;
+        }
+        if (b->icount - b->icount_seen > SLICE && ex_check_limits(b, &b->warps[0], NULL)) return -1;
+    }
 }
 
 void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_t lin))
@@ -317,17 +372,20 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
     unsigned nth = P->nthreads;
     if (k->sregs_filled) begin(b, lin);
     else jit_begin_lite(b, lin);
-    int32_t resume[1024];
-    uint8_t done[1024];
     struct jit_ctx c;
     if (jit_ctx_init(&c, b))
         return;
+    size_t base = (size_t)P->slotbase[P->entry] * 32;
+    if (P->jvec) { /* the warps as vectors */
+        if (!vec_block(b, &c, base) && b->icount - b->icount_seen > SLICE) ex_check_limits(b, &b->warps[0], NULL);
+        goto out;
+    }
+    int32_t resume[1024];
+    uint8_t done[1024];
     memset(resume, 0, sizeof *resume * nth);
     memset(done, 0, nth);
-    size_t base = (size_t)P->slotbase[P->entry] * 32;
     struct jit_thr *thr = b->jthr; /* the same for every block of the launch on b */
-    uint64_t vruns = 0, vhanded = 0;
-    if (k->round && !thr && !P->jvec) {
+    if (k->round && !thr) {
         if (!(thr = b->jthr = malloc(sizeof *thr * nth))) {
             ex_fail(b, PTX_E_NOMEM, "out of memory");
             goto out;
@@ -341,15 +399,7 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
     for (;;) {
         unsigned waiting = 0;
         int bar = -1, mixed = 0;
-        if (P->jvec) { /* the warps as vectors */
-            if (vec_round(b, &c, resume, done, base, &vruns, &vhanded)) goto out;
-            for (unsigned t = 0; t < nth; t++) {
-                if (done[t]) continue;
-                waiting++;
-                if (bar < 0) bar = k->barid[resume[t] - 1];
-                else if (bar != k->barid[resume[t] - 1]) mixed = 1;
-            }
-        } else if (thr) { /* the compiled loop over the threads */
+        if (thr) { /* the compiled loop over the threads */
             int32_t r = k->round(&c, thr, resume, done, nth);
             b->icount += c.icount;
             c.icount = 0;
@@ -361,7 +411,7 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
                 else if (bar != k->barid[resume[t] - 1]) mixed = 1;
             }
         }
-        for (unsigned t = 0; t < nth && !thr && !P->jvec; t++) {
+        for (unsigned t = 0; t < nth && !thr; t++) {
             if (done[t]) continue;
             struct warp *w = &b->warps[t / 32];
             c.w = w;
@@ -392,10 +442,6 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
     }
     if (b->icount - b->icount_seen > SLICE) ex_check_limits(b, &b->warps[0], NULL);
 out:
-    if (vruns) {
-        atomic_fetch_add(&P->jvruns, vruns);
-        atomic_fetch_add(&P->jvlanes, vhanded);
-    }
     for (unsigned i = 0; i < P->nwarps; i++) {
         b->warps[i].live = 0;
         b->warps[i].active = 0;

@@ -47,7 +47,7 @@
  * lowest run it by the interpreter's handler, as the interpreter runs its
  * group of the lowest pc: with fewer than all 32 lanes the handler fails
  * with its own error. Those lanes leave *at and are ready; -1 after a failure */
-static int matrix_group(struct blk *b, struct warp *w, uint32_t *at, uint8_t *ready, uint64_t *R)
+static int matrix_group(struct blk *b, struct warp *w, uint32_t *at, uint32_t *ready, uint64_t *R)
 {
     int pc = w->lpc[__builtin_ctz(*at)];
     for (uint32_t mm = *at; mm; mm &= mm - 1)
@@ -57,10 +57,13 @@ static int matrix_group(struct blk *b, struct warp *w, uint32_t *at, uint8_t *re
         if (w->lpc[__builtin_ctz(mm)] == pc) m |= 1u << __builtin_ctz(mm);
     if (b->P->h[pc](b, w, &b->P->m->ins[pc], m, R)) return -1;
     *at &= ~m;
-    for (uint32_t mm = m; mm; mm &= mm - 1) ready[__builtin_ctz(mm)] = 1;
+    *ready |= m;
     return 0;
 }
 
+/* the state is the warp's (the lanes that exited, gone, and that can go
+ * on, ready, as masks) and the lane's (resume, by thread): a round costs a
+ * few operations per warp, not per thread */
 void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_t lin))
 {
     struct plan *P = b->P;
@@ -70,18 +73,17 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
     if (k->sregs_filled) begin(b, lin);
     else jit_begin_lite(b, lin);
     int32_t resume[1024];
-    uint8_t done[1024], ready[1024];
+    uint32_t gone[32], ready[32];   /* by warp: lanes that exited; lanes that can go on */
     uint32_t arrived[32];        /* by warp: lanes come to a rendezvous in this round */
     uint32_t mwait[32];          /* by warp: lanes waiting at a matrix instruction */
     struct jit_ctx c;
-    uint64_t vruns = 0, vhanded = 0;
     if (jit_ctx_init(&c, b))
         return;
-    memset(resume, 0, sizeof resume);
-    memset(done, 0, sizeof done);
-    memset(ready, 1, sizeof ready);
+    memset(resume, 0, sizeof *resume * nth);
+    memset(gone, 0, sizeof gone);
     memset(arrived, 0, sizeof arrived);
     memset(mwait, 0, sizeof mwait);
+    for (unsigned i = 0; i < P->nwarps; i++) ready[i] = jit_lanes(nth, i);
     size_t base = (size_t)P->slotbase[P->entry] * 32;
     for (unsigned i = 0; i < P->nwarps; i++) b->warps[i].wait = b->warps[i].barw = 0;
     for (;;) {
@@ -89,67 +91,64 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
          * lanes that have not exited all can, from one point, through the
          * warp's function (jit_vec.c) first */
         for (unsigned i = 0; i < P->nwarps; i++) {
-            unsigned t0 = i * 32, n = nth - t0 < 32 ? nth - t0 : 32;
+            unsigned t0 = i * 32;
             struct warp *w = &b->warps[i];
-            uint32_t go = 0, left = 0;
-            int same = 1;
-            for (unsigned l = 0; l < n; l++) {
-                if (done[t0 + l]) continue;
-                left |= 1u << l;
-                if (!ready[t0 + l]) continue;
-                if (go && resume[t0 + l] != resume[t0 + (unsigned)__builtin_ctz(go)]) same = 0;
-                go |= 1u << l;
-            }
+            int32_t *res = resume + t0;
+            uint32_t left = jit_lanes(nth, i) & ~gone[i], go = ready[i] & left;
             if (!go) continue;
             c.w = w;
             c.Rw = w->R0 + base;
+            int same = 1;
+            for (uint32_t mm = go & (go - 1); mm && same; mm &= mm - 1)
+                same = res[__builtin_ctz(mm)] == res[__builtin_ctz(go)];
             if (P->jvec && same && go == left) {
                 c.lane = __builtin_ctz(go);
                 c.tid = t0 + (unsigned)c.lane;
                 c.local = b->local + (size_t)c.tid * P->lstride;
-                int32_t r = k->warp(c.Rw, &c, resume[c.tid], go);
+                int32_t r = k->warp(c.Rw, &c, res[c.lane], go);
                 b->icount += c.icount;
                 c.icount = 0;
-                vruns++;
+                b->jvruns++;
                 if (r < 0 || b->st != PTX_OK) goto out;
-                for (uint32_t mm = go; mm; mm &= mm - 1) resume[t0 + (unsigned)__builtin_ctz(mm)] = r;
+                for (uint32_t mm = go; mm; mm &= mm - 1) res[__builtin_ctz(mm)] = r;
                 if (r == 0) { /* all exited */
-                    for (uint32_t mm = go; mm; mm &= mm - 1) done[t0 + (unsigned)__builtin_ctz(mm)] = 1;
+                    gone[i] |= go;
                     w->live &= ~go;
                     continue;
                 }
                 if (r <= k->nbars) { /* all at a block barrier (the warp's function
                                         leaves a rendezvous to the threads) */
-                    for (uint32_t mm = go; mm; mm &= mm - 1) ready[t0 + (unsigned)__builtin_ctz(mm)] = 0;
+                    ready[i] &= ~go;
                     continue;
                 }
-                vhanded += (unsigned)__builtin_popcount(go); /* on one by one from the entry */
+                b->jvlanes += (unsigned)__builtin_popcount(go); /* on one by one from the entry */
             }
+            ready[i] &= ~go;
             for (; go; go &= go - 1) {
-                unsigned t = t0 + (unsigned)__builtin_ctz(go);
-                c.lane = (int)(t % 32);
+                int l = __builtin_ctz(go);
+                unsigned t = t0 + (unsigned)l;
+                c.lane = l;
                 c.tid = t;
                 c.local = b->local + (size_t)t * P->lstride;
-                int32_t r = (P->jvec ? k->tail : k->fn)(c.Rw + c.lane, &c, resume[t]);
+                int32_t r = (P->jvec ? k->tail : k->fn)(c.Rw + l, &c, res[l]);
                 b->icount += c.icount;
                 c.icount = 0;
-                ready[t] = 0;
                 if (r < 0 || b->st != PTX_OK) goto out;
-                uint32_t bit = 1u << c.lane;
+                uint32_t bit = 1u << l;
                 if (r == 0 || r > k->nbars) {
-                    done[t] = 1;
+                    gone[i] |= bit;
                     w->live &= ~bit;
                     continue;
                 }
-                resume[t] = r;
+                res[l] = r;
                 if (k->barid[r - 1] != JIT_WSTOP) continue;
                 const struct ir_ins *in = &code[k->barpc[r - 1]];
-                w->lpc[c.lane] = k->barpc[r - 1];
+                w->lpc[l] = k->barpc[r - 1];
                 if (in->op == OP_MMA) {
                     mwait[i] |= bit;
                     continue;
                 }
-                w->wsmask[c.lane] = (uint32_t)c.Rw[(size_t)in->e * 32 + (size_t)c.lane];
+                w->wsmask[l] = (uint32_t)c.Rw[(size_t)in->e * 32 + (size_t)l];
                 arrived[i] |= bit;
             }
         }
@@ -159,7 +158,7 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
         for (unsigned i = 0; i < P->nwarps; i++) {
             struct warp *w = &b->warps[i];
             if (mwait[i] && mwait[i] == w->live) { /* every lane left is at a matrix instruction */
-                if (matrix_group(b, w, &mwait[i], ready + i * 32, w->R0 + base)) goto out;
+                if (matrix_group(b, w, &mwait[i], &ready[i], w->R0 + base)) goto out;
                 again = 1;
             }
             uint32_t A = arrived[i];
@@ -173,7 +172,7 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
                 if (one && (code[pc].op == OP_WARPSYNC ? M : M & w->live) == A) {
                     arrived[i] = 0;
                     if (ex_warp_sync(b, w, A, M)) goto out;
-                    for (uint32_t mm = A; mm; mm &= mm - 1) ready[i * 32 + (unsigned)__builtin_ctz(mm)] = 1;
+                    ready[i] |= A;
                     again = 1;
                     continue;
                 }
@@ -196,8 +195,8 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
             uint32_t before = w->wait;
             if (!before) continue;
             if (ex_wsync_settle(b, w)) goto out;
-            for (uint32_t mm = before & ~w->wait; mm; mm &= mm - 1) {
-                ready[i * 32 + (unsigned)__builtin_ctz(mm)] = 1;
+            if (before & ~w->wait) {
+                ready[i] |= before & ~w->wait;
                 again = 1;
             }
             stuck |= w->wait;
@@ -208,37 +207,32 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
          * come to: the interpreter runs it with the lanes there */
         for (unsigned i = 0; i < P->nwarps && !again; i++)
             if (mwait[i]) {
-                if (matrix_group(b, &b->warps[i], &mwait[i], ready + i * 32, b->warps[i].R0 + base)) goto out;
+                if (matrix_group(b, &b->warps[i], &mwait[i], &ready[i], b->warps[i].R0 + base)) goto out;
                 again = 1;
             }
         if (again) continue;
-        if (stuck) { /* lanes wait for lanes that will never come */
+        /* every thread that has not exited waits at a block barrier,
+         * or lanes wait for lanes that will never come */
+        unsigned waiting = 0;
+        int bar = -1, mixed = stuck != 0;
+        for (unsigned i = 0; i < P->nwarps && !mixed; i++)
+            for (uint32_t mm = jit_lanes(nth, i) & ~gone[i]; mm; mm &= mm - 1) {
+                waiting++;
+                int id = k->barid[resume[i * 32 + (unsigned)__builtin_ctz(mm)] - 1];
+                if (bar < 0) bar = id;
+                else if (bar != id) mixed = 1;
+            }
+        if (mixed) {
+            uint8_t done[1024];
+            for (unsigned t = 0; t < nth; t++) done[t] = gone[t / 32] >> (t % 32) & 1;
             jit_deadlock(b, resume, done);
             goto out;
-        }
-        /* every thread that has not exited waits at a block barrier */
-        unsigned waiting = 0;
-        int bar = -1, mixed = 0;
-        for (unsigned t = 0; t < nth; t++) {
-            if (done[t]) continue;
-            waiting++;
-            int id = k->barid[resume[t] - 1];
-            if (bar < 0) bar = id;
-            else if (bar != id) mixed = 1;
         }
         if (!waiting) break;
-        if (mixed) {
-            jit_deadlock(b, resume, done);
-            goto out;
-        }
-        for (unsigned t = 0; t < nth; t++) ready[t] = !done[t];
+        for (unsigned i = 0; i < P->nwarps; i++) ready[i] = jit_lanes(nth, i) & ~gone[i];
     }
     if (b->icount - b->icount_seen > SLICE) ex_check_limits(b, &b->warps[0], NULL);
 out:
-    if (vruns) {
-        atomic_fetch_add(&P->jvruns, vruns);
-        atomic_fetch_add(&P->jvlanes, vhanded);
-    }
     for (unsigned i = 0; i < P->nwarps; i++) {
         b->warps[i].live = 0;
         b->warps[i].active = 0;
