@@ -23,6 +23,8 @@
 #include "jit_cg.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 struct vg {
     struct cg *g;
@@ -30,6 +32,8 @@ struct vg {
     void *npop;                  /* how many (i64) */
     void *vptr;                  /* <32 x ptr> */
     void *sbuf;                  /* a shuffle's source values: a <32 x i64> in the frame */
+    uint64_t *wd;                /* written(): by instruction, the slots written since
+                                    the start or resume */
     void *ltmp[4][4];            /* a load's values, by log2 of the size and element, as
                                     loaded (<32 x iN>) on each of its paths: extended once
                                     after them (so a truncation of the register folds) */
@@ -70,13 +74,59 @@ static void load_live(struct cg *g, int k)
     }
 }
 
-static void spill_live(struct cg *g, int k)
+/* the live registers at instruction `at` back to the file, those the
+ * warp's function may have written since it started or resumed (wd, the
+ * row of instruction k: see written()); the others hold what was loaded */
+static void spill_live(struct vg *v, int k, int at)
 {
-    const uint64_t *lv = g->live + (size_t)k * g->nw;
+    struct cg *g = v->g;
+    const uint64_t *lv = g->live + (size_t)at * g->nw, *wd = v->wd ? v->wd + (size_t)k * g->nw : NULL;
     for (int s = 0; s < g->F->nslots; s++) {
         if (g->kconst[s] || !(lv[s / 64] >> (s % 64) & 1)) continue;
+        if (wd && !(wd[s / 64] >> (s % 64) & 1)) continue;
         LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, get(g, s), rf(g, s)), 8);
     }
+}
+
+/* the slots the warp's function may have written on some path from its
+ * start or a resume (after a bar.sync) to each instruction, a forward
+ * may-set: an instruction writes at most d, d2 and vr[]; a path ends at
+ * a bar.sync that stops (its resume starts afresh), an exit, a hand-over.
+ * Not the thread's g->dirty: the warp's function runs shuffles and votes
+ * inline where the thread stops (and stores). Kept where it over-counts
+ * (guarded control and hand-overs taken as falling through): a slot more
+ * is only a store more. NULL (store every live slot) without memory */
+static uint64_t *written(struct cg *g)
+{
+    const struct ir_func *F = g->F;
+    int nins = F->end - F->start, ns = F->nslots, nw = g->nw;
+    uint64_t *wd = calloc((size_t)(nins + 1) * (size_t)nw + 1, 8), *t = calloc((size_t)nw + 1, 8);
+    if (!wd || !t) { free(wd); free(t); return NULL; }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int k = 0; k < nins; k++) {
+            const struct ir_ins *in = &g->m->ins[F->start + k];
+            memcpy(t, wd + (size_t)k * nw, (size_t)nw * 8);
+            const int32_t wr[] = { in->d, in->d2, in->vr[0], in->vr[1], in->vr[2], in->vr[3] };
+            for (size_t i = 0; i < sizeof wr / sizeof *wr; i++)
+                if (wr[i] >= 0 && wr[i] < ns) t[wr[i] / 64] |= 1ull << (wr[i] % 64);
+            int to[2] = { -1, -1 };
+            if (in->op == OP_BRA) {
+                to[0] = (int)in->imm - F->start;
+                if (to[0] < 0 || to[0] > nins) to[0] = nins;
+                if (in->guard >= 0) to[1] = k + 1;
+            } else if ((in->op != OP_EXIT && in->op != OP_RET && (in->op != OP_BAR || g->entryof[k] >= 0)) || in->guard >= 0)
+                to[0] = k + 1;
+            for (int j = 0; j < 2; j++) {
+                if (to[j] < 0) continue;
+                uint64_t *o = wd + (size_t)to[j] * nw;
+                for (int w = 0; w < nw; w++)
+                    if (t[w] & ~o[w]) { o[w] |= t[w]; changed = 1; }
+            }
+        }
+    }
+    free(t);
+    return wd;
 }
 
 /* leaving the vector form before instruction k (its entry): not counted */
@@ -86,7 +136,7 @@ static void *handover(struct vg *v, int k)
     void *here = LL->LLVMGetInsertBlock(g->b), *bb = newbb(g);
     LL->LLVMPositionBuilderAtEnd(g->b, bb);
     LL->LLVMBuildStore(g->b, LL->LLVMBuildSub(g->b, LL->LLVMBuildLoad2(g->b, g->s64, g->ic, ""), v->npop, ""), g->ic);
-    spill_live(g, k);
+    spill_live(v, k, k);
     jit_flush_ret(g, v->nbars + 1 + g->entryof[k]);
     LL->LLVMPositionBuilderAtEnd(g->b, here);
     return bb;
@@ -471,7 +521,7 @@ static void body(struct vg *v)
         switch (in->op) {
         case OP_BAR: {
             g->resume[g->nbars] = next;
-            spill_live(g, k + 1);
+            spill_live(v, k, k + 1);
             jit_flush_ret(g, ++g->nbars);
             continue;
         }
@@ -526,7 +576,9 @@ void jit_build_vec(struct cg *g, const char *sym)
     for (int k = 0; k <= nins; k++) g->bb[k] = newbb(g);
     g->failbb = newbb(g);
     g->nbars = 0;
+    v->wd = written(g);
     body(v);
+    free(v->wd);
     LL->LLVMPositionBuilderAtEnd(g->b, g->failbb);
     jit_flush_ret(g, -1);
     void *start = newbb(g);

@@ -734,11 +734,34 @@ static void vec_dirty_at_handover(void)
         assert_int_equal(v, 3 * t + 7 + t + (t < 5 ? 200 : 100));
     }
 }
+/* registers the warp's function wrote before a uniform guarded branch,
+ * stored at a barrier on the path that falls through (block 0) and at the
+ * one that branches (block 1), and read after the resume: the barrier
+ * stores what the function may have written on any path since it
+ * started (jit_vec.c's written()), the others are in the file already */
+static void vec_dirty_branch(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<4>; .reg .pred %p<2>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mad.lo.u32 %r5, %r1, 3, 7;\n mov.u32 %r2, %ctaid.x;\n"
+        " setp.ne.u32 %p1, %r2, 0;\n @%p1 bra A;\n bar.sync 0;\n add.u32 %r5, %r5, %r2;\n bar.sync 0;\n bra.uni B;\n"
+        "A:\n mul.lo.u32 %r6, %r1, 5;\n bar.sync 0;\n add.u32 %r5, %r5, %r6;\nB:\n"
+        " mad.lo.u32 %r3, %r2, 64, %r1;\n mul.wide.u32 %rd2, %r3, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r5;\n ret;\n}\n";
+    same(src, 2, 64, 2 * 64 * 4);
+    assert_int_equal(rep.vector, 1);
+    for (uint32_t b = 0; b < 2; b++)
+        for (uint32_t t = 0; t < 64; t++) {
+            uint32_t v;
+            memcpy(&v, arena + 4 * (64 * b + t), 4);
+            assert_int_equal(v, 3 * t + 7 + (b ? 5 * t : 0));
+        }
+}
 static void test_vector_dirty_at_handover(void **state)
 {
     (void)state;
     NEED_JIT();
     with_vector("1", vec_dirty_at_handover);
+    with_vector("1", vec_dirty_branch);
 }
 
 /* a warp short of 32 lanes at the block's end (block 40: lanes 8..31 of
