@@ -266,6 +266,17 @@ static void ld_broadcast(struct cg *g, const struct ir_ins *in, void *eff, void 
     }
 }
 
+/* a load's values, as its paths loaded them, to its registers */
+static void ld_extend(struct cg *g, const struct ir_ins *in, void **tmp)
+{
+    unsigned n = ir_type_size(in->type);
+    for (int i = 0; i < in->vec; i++) {
+        if (in->vr[i] < 0) continue;
+        void *r = LL->LLVMBuildLoad2(g->b, ity(g, n), tmp[i], "");
+        set(g, in->vr[i], ir_type_signed(in->type) ? sext_(g, r, n) : zext(g, r, n));
+    }
+}
+
 /* a load or store of the lanes eff (i32; the mask, and the guard), when
  * they all pass the checks inline; else the lanes go on one by one from
  * here (fb). Then, decided at run time: consecutive addresses (lane l's
@@ -316,6 +327,17 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
      * (with no lane of eff too) first, then (loads) one address a half,
      * else gathers and scatters */
     void *x = base ? off : a, *d = LL->LLVMBuildSub(g->b, x, lane_times(g, tot), "");
+    if (in->op == OP_LD && (in->a < 0 || g->kimm[in->a] || (g->kconst[in->a] && g->ksreg[in->a] < 0))) {
+        /* the address is the same on every lane (an immediate, a
+         * parameter's offset, a variable's address: constants the launch
+         * fills, but for special registers, %tid's own on each lane): no
+         * test */
+        ld_broadcast(g, in, eff, base, x, tmp);
+        LL->LLVMBuildBr(g->b, join);
+        LL->LLVMPositionBuilderAtEnd(g->b, join);
+        ld_extend(g, in, tmp);
+        return;
+    }
     void *cb = newbb(g), *other = newbb(g);
     LL->LLVMBuildCondBr(g->b, halves_same(g, d, eff), cb, other);
     LL->LLVMPositionBuilderAtEnd(g->b, cb);
@@ -348,12 +370,7 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     }
     LL->LLVMBuildBr(g->b, join);
     LL->LLVMPositionBuilderAtEnd(g->b, join);
-    if (in->op == OP_LD)
-        for (int i = 0; i < in->vec; i++) {
-            if (in->vr[i] < 0) continue;
-            void *r = LL->LLVMBuildLoad2(g->b, et, tmp[i], "");
-            set(g, in->vr[i], ir_type_signed(in->type) ? sext_(g, r, n) : zext(g, r, n));
-        }
+    if (in->op == OP_LD) ld_extend(g, in, tmp);
 }
 
 /* the lane numbers 0..31 (i32) */

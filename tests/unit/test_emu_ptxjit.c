@@ -1062,24 +1062,26 @@ static const char vmem_guard[] = HDR
 /* addresses consecutive but for one lane (lane 7 of the first warp reads
  * and writes word 100), in reverse (lane l at base - 4 l), two words a
  * lane apart, half consecutive and half one address, one address for the
- * whole warp in .v4 and .u8: the interpreter's bytes (the gathers and
- * scatters, and the forms that apply) */
+ * whole warp in .v4 and .u8, a shared variable's address (a constant: no
+ * test): the interpreter's bytes (the gathers and scatters, and the forms
+ * that apply) */
 static const char vmem_mix[] = HDR
     ".visible .entry k(.param .u64 out)\n{\n .reg .b16 %h<4>; .reg .b32 %r<40>; .reg .b64 %rd<40>; .reg .pred %p<8>;\n"
+    " .shared .align 8 .b8 shm[64];\n"
     " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n cvt.u64.u32 %rd2, %r1;\n shl.b64 %rd3, %rd2, 2;\n"
     " add.s64 %rd3, %rd1, %rd3;\n mad.lo.u32 %r5, %r1, 2654435761, 7;\n"
     " setp.eq.u32 %p1, %r1, 7;\n add.s64 %rd4, %rd1, 400;\n selp.b64 %rd4, %rd4, %rd3, %p1;\n st.global.u32 [%rd4], %r5;\n"
     " sub.s64 %rd5, %rd1, %rd3;\n add.s64 %rd5, %rd5, %rd1;\n add.s64 %rd5, %rd5, 1276;\n st.global.u32 [%rd5], %r5;\n"
     " shl.b64 %rd6, %rd2, 3;\n add.s64 %rd6, %rd1, %rd6;\n st.global.u32 [%rd6+1536], %r5;\n"
-    " st.global.u8 [%rd1+2100], %r5;\n"
-    " bar.sync 0;\n"
+    " st.global.u8 [%rd1+2100], %r5;\n setp.eq.u32 %p3, %r1, 5;\n @%p3 st.shared.v2.u32 [shm+8], {%r5, %r1};\n"
+    " bar.sync 0;\n ld.shared.v2.u32 {%r20, %r21}, [shm+8];\n"
     " ld.global.u32 %r10, [%rd4];\n ld.global.u32 %r11, [%rd5+4];\n ld.global.u32 %r12, [%rd6+1536];\n"
     " and.b32 %r2, %r1, 31;\n setp.lt.u32 %p2, %r2, 16;\n add.s64 %rd7, %rd1, 1028;\n selp.b64 %rd7, %rd3, %rd7, %p2;\n"
     " ld.global.u32 %r13, [%rd7];\n ld.global.v4.u32 {%r14, %r15, %r16, %r17}, [%rd1+1024];\n"
     " ld.global.s8 %r18, [%rd1+2100];\n ld.global.v2.u16 {%h1, %h2}, [%rd1+1536];\n cvt.u32.u16 %r19, %h2;\n"
     " mul.wide.u32 %rd11, %r1, 48;\n add.s64 %rd11, %rd1, %rd11;\n add.s64 %rd11, %rd11, 4096;\n"
     " st.global.v4.u32 [%rd11], {%r10, %r11, %r12, %r13};\n st.global.v4.u32 [%rd11+16], {%r14, %r15, %r16, %r17};\n"
-    " st.global.v2.u32 [%rd11+32], {%r18, %r19};\n"
+    " st.global.v2.u32 [%rd11+32], {%r18, %r19};\n st.global.v2.u32 [%rd11+40], {%r20, %r21};\n"
     " ret;\n}\n";
 
 static void vmem_same(void)
