@@ -450,7 +450,7 @@ static void body(struct vg *v)
             if (!fb || wsync(v, in, all, fb, next)) LL->LLVMBuildBr(g->b, fb ? fb : next);
             continue;
         }
-        if (fb && (kind == K_LANE || in->op == OP_TRAP || in->op == OP_BAR ||
+        if (fb && (kind == K_LANE || in->op == OP_TRAP || (in->op == OP_BAR && in->guard >= 0) ||
                    ((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL))) {
             /* the lanes one by one (per-lane handlers, a trap, a guarded
              * barrier, a thread's own .local window), unless none runs it */
