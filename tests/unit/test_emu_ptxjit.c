@@ -829,10 +829,34 @@ static void sums_of_blocks(unsigned nblk)
         assert_int_equal(v, want);
     }
 }
+/* same(), and the JIT counted the same thread-instructions with the
+ * vector form as without it (the warp's function adds its current mask's
+ * lanes per instruction; the scalar JIT's count is the reference: it
+ * differs from the interpreter's, which does not count some control
+ * instructions the same way) */
+static void same_counted(const char *src, unsigned grid, unsigned block, size_t bytes)
+{
+    char err[512];
+    const char *old = getenv("TDTRACE_EMU_JIT_VECTOR");
+    char keep[16] = "";
+    if (old) snprintf(keep, sizeof keep, "%s", old);
+    setenv("TDTRACE_EMU_JIT_VECTOR", "0", 1);
+    uint64_t a = ptx_instructions();
+    if (run(src, PTX_ENGINE_JIT, grid, block, err, sizeof err) != PTX_OK) fail_msg("jit: %s", err);
+    uint64_t b = ptx_instructions();
+    if (old) setenv("TDTRACE_EMU_JIT_VECTOR", keep, 1);
+    else unsetenv("TDTRACE_EMU_JIT_VECTOR");
+    uint64_t c = ptx_instructions();
+    if (run(src, PTX_ENGINE_JIT, grid, block, err, sizeof err) != PTX_OK) fail_msg("jit: %s", err);
+    uint64_t d = ptx_instructions();
+    assert_int_equal(d - c, b - a);
+    same(src, grid, block, bytes); /* the interpreter, then the JIT as asked: the bytes */
+}
+
 static void vec_tree_reduce(void)
 {
     host_threads = 1;
-    same(tree_reduce, 4, 256, 4 * 4);
+    same_counted(tree_reduce, 4, 256, 4 * 4);
     host_threads = 0;
     assert_int_equal(rep.vector, 1);
     /* each warp: from the start, after each of the 9 barriers */
@@ -879,7 +903,7 @@ static const char if_else[] = IF_ELSE("");
 
 static void vec_if_else(void)
 {
-    same(if_else_pre, 1, 64, 64 * 128);
+    same_counted(if_else_pre, 1, 64, 64 * 128);
     assert_int_equal(rep.vector, 1);
     assert_int_equal(rep.vec_runs, 2 * 2);
     /* the first warp at its first store, before the branches, and at the
@@ -898,10 +922,44 @@ static void vec_if_else(void)
     assert_int_equal(v[2], 44 * 5 + 7);
     assert_int_equal(v[3], 45 * 5 + 1000 == 0 ? 1 : 0x0); /* 45 stored no shared word: the start's */
     host_threads = 1;
-    same(if_else, 2, 64, 64 * 128);
+    same_counted(if_else, 2, 64, 64 * 128);
     host_threads = 0;
     assert_int_equal(rep.vec_runs, 2 * 2 * 2);
     assert_int_equal(rep.vec_lanes, 2 * 32); /* the first block's first warp: inside the then part, after the barrier */
+}
+/* a hand-over two regions deep: the else part's nested if-then stores to
+ * global (the first warp: no allocation found yet), so its lanes resume
+ * at the store, the else part's others at the nested join, the then
+ * part's (done) at the outer join */
+static const char nested_split[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<20>; .reg .pred %p<8>;\n"
+    THREAD_OUT
+    " and.b32 %r2, %r1, 7;\n setp.lt.u32 %p1, %r2, 4;\n mov.u32 %r3, 1;\n"
+    " @%p1 bra ELSE;\n mul.lo.u32 %r3, %r1, 5;\n bra.uni JOIN;\n"
+    "ELSE:\n mul.lo.u32 %r3, %r1, 9;\n setp.ne.u32 %p3, %r2, 1;\n @%p3 bra J3;\n add.u32 %r3, %r3, 3;\n"
+    " st.global.u32 [%rd3+4], %r3;\n add.u32 %r3, %r3, 1;\nJ3:\n add.u32 %r3, %r3, 100;\n"
+    "JOIN:\n st.global.u32 [%rd3], %r3;\n ret;\n}\n";
+static void vec_nested_split(void)
+{
+    same_counted(nested_split, 1, 64, 64 * 128);
+    assert_int_equal(rep.vector, 1);
+    /* the first warp, inside the nested region; its lanes one by one
+     * found the allocations of both stores for the second warp */
+    assert_int_equal(rep.vec_lanes, 32);
+    uint32_t v[2];
+    memcpy(v, arena + 128 * 9, sizeof v); /* 9 & 7 = 1: the nested then */
+    assert_int_equal(v[0], 9 * 9 + 3 + 1 + 100);
+    assert_int_equal(v[1], 9 * 9 + 3);
+    memcpy(v, arena + 128 * 10, sizeof v); /* 2: the else part, not the nested then */
+    assert_int_equal(v[0], 10 * 9 + 100);
+    memcpy(v, arena + 128 * 12, sizeof v); /* 4: the then part */
+    assert_int_equal(v[0], 12 * 5);
+}
+
+static void vec_nested_split_off(void)
+{
+    same_counted(nested_split, 1, 64, 64 * 128);
+    assert_int_equal(rep.vector, 0);
 }
 static void vec_if_else_off(void)
 {
@@ -915,6 +973,10 @@ static void test_vector_regions(void **state)
     NEED_JIT();
     with_vector("1", vec_if_else);
     with_vector("0", vec_if_else_off);
+    host_threads = 1;
+    with_vector("1", vec_nested_split);
+    with_vector("0", vec_nested_split_off);
+    host_threads = 0;
 }
 
 /* a fault inside a region: thread 37 (second warp, the then part) stores
