@@ -25,6 +25,7 @@ enum { FFALSE, FOEQ, FOGT, FOGE, FOLT, FOLE, FONE, FORD, FUNO, FUEQ, FUGT, FUGE,
 #define POLL_EVERY 65536
 #define JIT_LANES 32
 #define JIT_VEC_MAX_ENTRIES 64 /* more entries: no warp function (compile time) */
+#define JIT_REGION_MAX 512     /* longer regions (branch to join) hand over when they diverge */
 
 struct cg {
     const struct llvm_api *api;

@@ -52,12 +52,18 @@ static int target_of(const struct cg *g, int k)
 }
 
 /* whether branch k's region (k, j), else part from e (or -1), can run with
- * masks: inside, only what the warp's function builds as vectors or hands
- * on from one instruction (loads and stores), and branches only of regions
- * nested within one part; no branch from outside into it */
-static int region_ok(const struct cg *g, int k, int e, int j)
+ * masks: at most JIT_REGION_MAX instructions (the analysis stays linear in
+ * the kernel's size); inside, only what the warp's function builds as
+ * vectors or hands on from one instruction (loads and stores), and
+ * branches only of regions nested within one part; no branch from outside
+ * into it (pre: prefix sums of the branches to each instruction) */
+static int region_ok(const struct cg *g, const int *pre, int k, int e, int j)
 {
-    int n = g->F->end - g->F->start;
+    if (j - k > JIT_REGION_MAX) return 0;
+    int into = pre[j] - pre[k + 1]; /* branches to (k, j): all from k or inside */
+    for (int i = k; i < j; i++)
+        if (g->m->ins[g->F->start + i].op == OP_BRA && target_of(g, i) > k && target_of(g, i) < j) into--;
+    if (into) return 0;
     for (int i = k + 1; i < j; i++) {
         const struct ir_ins *in = &g->m->ins[g->F->start + i];
         if (e >= 0 && i == e - 1) continue; /* the then part's branch to the join */
@@ -71,12 +77,6 @@ static int region_ok(const struct cg *g, int k, int e, int j)
             kind == K_WSYNC || kind != K_NATIVE || ((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL))
             return 0;
     }
-    for (int i = 0; i < n; i++) {
-        if (i >= k && i < j) continue; /* k itself, and the branches inside: above */
-        if (g->m->ins[g->F->start + i].op != OP_BRA) continue;
-        int t = target_of(g, i);
-        if (t > k && t < j) return 0;
-    }
     return 1;
 }
 
@@ -88,6 +88,12 @@ int jit_vec_regions(struct cg *g)
     g->rin = malloc(sizeof *g->rin * ((size_t)n + 1));
     if (!g->rjoin || !g->relse || !g->rin) return -1;
     for (int k = 0; k <= n; k++) g->rjoin[k] = g->relse[k] = g->rin[k] = -1;
+    if (g->light) return 0; /* no warp's function */
+    int *pre = calloc((size_t)n + 2, sizeof *pre); /* pre[t]: the branches to instructions before t */
+    if (!pre) return -1;
+    for (int i = 0; i < n; i++)
+        if (g->m->ins[g->F->start + i].op == OP_BRA) pre[target_of(g, i) + 1]++;
+    for (int t = 1; t <= n + 1; t++) pre[t] += pre[t - 1];
     for (int k = n - 1; k >= 0; k--) { /* the inner ones first */
         const struct ir_ins *in = &g->m->ins[g->F->start + k];
         if (in->op != OP_BRA || in->guard < 0) continue;
@@ -99,12 +105,13 @@ int jit_vec_regions(struct cg *g)
             if (j <= t || j >= n) continue;
             e = t;
         }
-        if (!region_ok(g, k, e, j)) continue;
+        if (!region_ok(g, pre, k, e, j)) continue;
         g->rjoin[k] = j;
         g->relse[k] = e;
         for (int i = k + 1; i < j; i++)
             if (g->rin[i] < 0) g->rin[i] = k;
     }
+    free(pre);
     return 0;
 }
 
