@@ -13,7 +13,9 @@
 # -O3 -march=native -fopenmp) side by side in one run, on 1 core and on all:
 # ptx_bench engines RUNS (bench/ptx_bench.c, docs/ptx-jit.md);
 # PTX_BENCH_ENGINES="jit" leaves the interpreter out, PTX_BENCH_ONLY=NAME
-# runs only the kernels whose name holds NAME; and the JIT's compile time of
+# runs only the kernels whose name holds NAME; what a block itself costs
+# each engine (ptx_bench blocks; with PTX_BASE, the base's too); and the
+# JIT's compile time of
 # the five kernels, cold (an empty cache on disk) and cached (a second
 # process): ptx_bench compile, twice.
 BUILD=${BUILD:-build}
@@ -76,6 +78,11 @@ awk -v names="$names" '
 if [ "${JIT:-1}" != 0 ]; then
     echo "interpreter, JIT and plain C on 1 core and on all ($(nproc)), medians of $RUNS runs, load average $(cut -d" " -f1-3 /proc/loadavg):"
     "$b/bench/ptx_bench" engines "$RUNS" ${PTX_BENCH_ONLY:+"$PTX_BENCH_ONLY"} || exit 1
+fi
+if [ "${JIT:-1}" != 0 ]; then
+    echo "what a block costs, one host thread, medians of $RUNS launches:"
+    "$b/bench/ptx_bench" blocks "$RUNS" || exit 1
+    [ -n "${PTX_BASE:-}" ] && { echo "the same, base:"; "$b/bench/ptx_bench_base" blocks "$RUNS" || exit 1; }
 fi
 if [ "${JIT:-1}" != 0 ]; then
     cache=$(mktemp -d) || exit 1

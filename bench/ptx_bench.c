@@ -19,7 +19,11 @@
  * "ptx_bench compile": one launch of one block of each of those kernels
  * on the JIT, so that each is compiled or loaded from the JIT's cache on
  * disk; the emulator's report says which and how long (bench/ptx.sh runs
- * it twice, cold and cached). */
+ * it twice, cold and cached).
+ *
+ * "ptx_bench blocks RUNS": what a block itself costs the interpreter and
+ * the JIT on one host thread (blocks of 256 threads that only exit, or
+ * pass four barriers first). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -377,7 +381,13 @@ static const char ptx[] =
     " shfl.sync.down.b32 %f4, %f3, 2, 31, -1; add.f32 %f3, %f3, %f4;\n"
     " shfl.sync.down.b32 %f4, %f3, 1, 31, -1; add.f32 %f3, %f3, %f4;\n"
     " @%p1 bra $L__BB5_2;\n mul.wide.u32 %rd5, %r2, 4; add.s64 %rd6, %rd2, %rd5; st.global.f32 [%rd6], %f3;\n"
-    "$L__BB5_2:\n ret;\n}\n";
+    "$L__BB5_2:\n ret;\n}\n"
+    /* the cost of a block itself: threads that only exit, and that meet
+     * four barriers on the way (ptx_bench blocks) */
+    ".visible .entry blk_exit(.param .u64 x)\n{\n .reg .b32 %r<4>;\n"
+    " mov.u32 %r1, %tid.x; add.u32 %r2, %r1, 1;\n ret;\n}\n"
+    ".visible .entry blk_bars(.param .u64 x)\n{\n .reg .b32 %r<4>;\n"
+    " mov.u32 %r1, %tid.x; bar.sync 0; add.u32 %r2, %r1, 1; bar.sync 0; bar.sync 0; bar.sync 0;\n ret;\n}\n";
 
 /* PTX_BENCH_CLOCK=cpu: the process's CPU time instead of the wall clock
  * (on a loaded machine, one core's figures then do not count the time other
@@ -642,8 +652,54 @@ static void compile_only(CUmodule m)
     }
 }
 
+/* "ptx_bench blocks RUNS": what a block costs each engine, on one host
+ * thread: 65,536 blocks of 256 threads that only exit, and that pass four
+ * barriers; the median of RUNS launches, ns a block */
+static void blocks(CUmodule m, int runs)
+{
+    enum { NB = 1 << 16 };
+    CUdeviceptr x;
+    CK(cuMemAlloc_v2(&x, 4));
+    void *args[] = { &x };
+    static const char *const names[] = { "blk_exit", "blk_bars" };
+    double *t = malloc(sizeof *t * (size_t)runs);
+    if (!t) exit(1);
+    emu_launch_threads = 1;
+    printf("%-30s %12s %12s\n", "ns a block of 256 threads", "interp", "jit");
+    for (int i = 0; i < 2; i++) {
+        CUfunction f;
+        CK(cuModuleGetFunction(&f, m, names[i]));
+        printf("%-30s", i ? "four bar.sync, then exit" : "exit");
+        for (int e = 0; e < 2; e++) {
+            emu_launch_engine = e ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP;
+            CK(cuLaunchKernel(f, 1, 1, 1, 256, 1, 1, 0, NULL, args, NULL)); /* the JIT's compile */
+            CK(cuCtxSynchronize());
+            for (int r = 0; r < runs; r++) {
+                double t0 = now();
+                CK(cuLaunchKernel(f, NB, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+                CK(cuCtxSynchronize());
+                t[r] = (now() - t0) / NB * 1e9;
+            }
+            printf(" %12.1f", median(t, runs));
+        }
+        printf("\n");
+    }
+    free(t);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "blocks")) {
+        int runs = argc > 2 ? atoi(argv[2]) : 5;
+        CUcontext ctx;
+        CUmodule m;
+        CK(cuInit(0));
+        CK(cuCtxCreate(&ctx, 0, 0));
+        CK(cuModuleLoadData(&m, ptx));
+        blocks(m, runs < 1 ? 1 : runs);
+        CK(cuCtxDestroy(ctx));
+        return 0;
+    }
     if (argc > 1 && !strcmp(argv[1], "compile")) {
         CUcontext ctx;
         CUmodule m;
