@@ -367,6 +367,12 @@ static int prepare(struct cg *g)
             g->kval[c->slot] = c->val;
         }
     }
+    if (jit_vec_regions(g)) return -1;
+    for (int k = 0; k < nins; k++) g->entryof[k] = -1;
+    for (int k = 0; k < nins; k++) { /* a region's else part and join: where its lanes go on */
+        if (g->rjoin[k] >= 0) g->entryof[g->rjoin[k]] = 0;
+        if (g->relse[k] >= 0) g->entryof[g->relse[k]] = 0;
+    }
     for (int k = 0; k < nins; k++) {
         const struct ir_ins *in = &m->ins[F->start + k];
         char why[8];
@@ -374,7 +380,7 @@ static int prepare(struct cg *g)
         int ctl = in->op == OP_BRA || in->op == OP_EXIT || in->op == OP_RET || in->op == OP_BAR;
         g->gidof[k] = -1;
         g->entryof[k] = kind == K_LANE || kind == K_WSYNC || in->op == OP_LD || in->op == OP_ST || in->op == OP_TRAP ||
-                        (in->guard >= 0 && ctl) ? g->nentries++ : -1;
+                        (in->guard >= 0 && ctl) || g->entryof[k] == 0 ? g->nentries++ : -1;
     }
     return 0;
 }
@@ -641,7 +647,7 @@ out:
     L->LLVMOrcDisposeThreadSafeContext(tsc);
     jit_llvm_unlock();
     free(g->slot); free(g->ksreg); free(g->kconst); free(g->live); free(g->dirty); free(g->rl); free(g->kimm); free(g->kval); free(g->bb); free(g->barid); free(g->barpc); free(g->resume);
-    free(g->gidof); free(g->entryof);
+    free(g->gidof); free(g->entryof); free(g->rjoin); free(g->relse); free(g->rin);
 }
 
 void jit_release(struct jit_kernel *k)

@@ -44,6 +44,8 @@ struct jit_ctx {
     uint32_t ctaid[3];           /* the block's %ctaid (the code reads it here; the other
                                     special registers do not change from block to block:
                                     the register file has them from the worker's start) */
+    int32_t lres[32];            /* by lane: where it resumes after the warp's function
+                                    returned JIT_VEC_SPLIT (jit_vec_handed) */
 };
 
 /* the compiled thread: registers R (slot s of this lane at R[s * 32]),
@@ -61,7 +63,12 @@ typedef int32_t (*jit_fn)(uint64_t *R, struct jit_ctx *c, int32_t resume);
  * vector form before entry j (a branch that diverges, an access outside
  * the windows it checks, a per-lane instruction, ...): each lane then runs
  * the thread's function with entries (jit_kernel.tail) from resume
- * nbars + 1 + j, with its registers in R as the warp left them */
+ * nbars + 1 + j, with its registers in R as the warp left them; or
+ * JIT_VEC_SPLIT when they left it inside a divergent branch's region run
+ * with masks: then each lane from its own entry, c->lres[lane] (the lanes
+ * of the region's path before the instruction, the others where their path
+ * goes on: the else part, the join) */
+#define JIT_VEC_SPLIT INT32_MAX
 typedef int32_t (*jit_warp_fn)(uint64_t *R, struct jit_ctx *c, int32_t resume, uint32_t mask);
 
 /* a thread of the block as the round function sees it (jit_block fills a
@@ -118,13 +125,14 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 9 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 10 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
-                                 vectors); 9: the warp's loads and stores of
-                                 consecutive addresses as masked loads and stores,
-                                 of one address as a scalar load */
+                                 vectors); 9: divergent if-then(-else) regions
+                                 with masks in the warp's function; 10: the warp's
+                                 loads and stores of consecutive addresses as masked
+                                 loads and stores, of one address as scalar loads */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {
@@ -181,6 +189,16 @@ void jit_deadlock(struct blk *b, const int32_t *resume, const uint8_t *done);
 static inline uint32_t jit_lanes(unsigned nth, unsigned i)
 {
     return nth - i * 32 >= 32 ? 0xffffffffu : (1u << (nth - i * 32)) - 1;
+}
+
+/* after the warp's function returned r (> 0) for the lanes m: where each
+ * lane stands (res, by lane) */
+static inline void jit_vec_handed(const struct jit_ctx *c, int32_t r, uint32_t m, int32_t *res)
+{
+    for (; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        res[l] = r == JIT_VEC_SPLIT ? c->lres[l] : r;
+    }
 }
 
 /* jit_warp.c: instead of jit_block for kernels with warp rendezvous (shfl.sync,

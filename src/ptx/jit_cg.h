@@ -25,6 +25,7 @@ enum { FFALSE, FOEQ, FOGT, FOGE, FOLT, FOLE, FONE, FORD, FUNO, FUEQ, FUGT, FUGE,
 #define POLL_EVERY 65536
 #define JIT_LANES 32
 #define JIT_VEC_MAX_ENTRIES 64 /* more entries: no warp function (compile time) */
+#define JIT_REGION_MAX 512     /* longer regions (branch to join) hand over when they diverge */
 
 struct cg {
     const struct llvm_api *api;
@@ -65,6 +66,13 @@ struct cg {
                                     its lanes to the thread's before it: the entry's
                                     number (resume nbars + 1 + it), or -1 */
     int nentries;
+    int *rjoin;                  /* by instruction from F->start: a guarded forward branch
+                                    the warp's function runs with masks when it diverges
+                                    (jit_vec_regions): its join; else -1 */
+    int *relse;                  /* by such branch: its else part's first instruction, or
+                                    -1 (if-then) */
+    int *rin;                    /* by instruction: the innermost such branch whose region
+                                    (branch, join) holds it, or -1 */
     void *vpred;                 /* W > 1: the lanes a guarded instruction writes (set
                                     keeps the others' values), or NULL */
 };
@@ -144,5 +152,10 @@ void jit_store_named(struct cg *g, const struct ir_ins *in);
 /* jit_vec.c: the warp's function (jit_vfn) named sym, from the thread's
  * analysis in g (liveness, resume points, entries, gidof) */
 void jit_build_vec(struct cg *g, const char *sym);
+/* the divergent branches the warp's function runs with masks (rjoin,
+ * relse, rin): if-then and if-then-else shapes, nested ones too, whose
+ * region has one entry and no barrier, rendezvous, exit, per-lane,
+ * trap, .local or other branch; 0, or -1 out of memory */
+int jit_vec_regions(struct cg *g);
 
 #endif

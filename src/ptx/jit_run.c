@@ -333,7 +333,7 @@ static int vec_block(struct blk *b, struct jit_ctx *c, size_t base)
                 if (r <= k->nbars) one = 0;
                 else {
                     b->jvlanes += (unsigned)__builtin_popcount(live);
-                    for (uint32_t mm = live; mm; mm &= mm - 1) res[__builtin_ctz(mm)] = r;
+                    jit_vec_handed(c, r, live, res);
                 }
             }
             if (one) {

@@ -39,7 +39,88 @@ struct vg {
                                     after them (so a truncation of the register folds) */
     int nbars;                   /* the thread's barriers and rendezvous, all (g->nbars
                                     counts them as body() meets them) */
+    void *pmask, *ppop;          /* the lanes the function runs, and how many */
+    void *cur;                   /* in a region (g->rin): the lanes on its path (an i32
+                                    variable; outside, the same as pmask) */
+    void **outer;                /* by region branch: the lanes before it (i32 variables) */
 };
+
+/* ---- regions: divergent forward branches run with masks ------------------------ */
+static int ins_kind(const struct cg *g, int k)
+{
+    char why[8];
+    return jit_classify(g->m, g->F, &g->m->ins[g->F->start + k], g->h[g->F->start + k], why, sizeof why);
+}
+static int target_of(const struct cg *g, int k)
+{
+    int n = g->F->end - g->F->start, t = (int)g->m->ins[g->F->start + k].imm - g->F->start;
+    return t < 0 || t > n ? n : t;
+}
+
+/* whether branch k's region (k, j), else part from e (or -1), can run with
+ * masks: at most JIT_REGION_MAX instructions (the analysis stays linear in
+ * the kernel's size); inside, only what the warp's function builds as
+ * vectors or hands on from one instruction (loads and stores), and
+ * branches only of regions nested within one part; no branch from outside
+ * into it (pre: prefix sums of the branches to each instruction) */
+static int region_ok(const struct cg *g, const int *pre, int k, int e, int j)
+{
+    if (j - k > JIT_REGION_MAX) return 0;
+    int into = pre[j] - pre[k + 1]; /* branches to (k, j): all from k or inside */
+    for (int i = k; i < j; i++)
+        if (g->m->ins[g->F->start + i].op == OP_BRA && target_of(g, i) > k && target_of(g, i) < j) into--;
+    if (into) return 0;
+    for (int i = k + 1; i < j; i++) {
+        const struct ir_ins *in = &g->m->ins[g->F->start + i];
+        if (e >= 0 && i == e - 1) continue; /* the then part's branch to the join */
+        int end = e >= 0 && i < e - 1 ? e - 1 : j, kind = ins_kind(g, i);
+        if (in->op == OP_BRA) {
+            if (g->rjoin[i] < 0 || g->rjoin[i] > end) return 0;
+            i = g->rjoin[i] - 1; /* a nested region, checked */
+            continue;
+        }
+        if (in->op == OP_EXIT || in->op == OP_RET || in->op == OP_BAR || in->op == OP_TRAP || kind == K_LANE ||
+            kind == K_WSYNC || kind != K_NATIVE || ((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL))
+            return 0;
+    }
+    return 1;
+}
+
+int jit_vec_regions(struct cg *g)
+{
+    int n = g->F->end - g->F->start;
+    g->rjoin = malloc(sizeof *g->rjoin * ((size_t)n + 1));
+    g->relse = malloc(sizeof *g->relse * ((size_t)n + 1));
+    g->rin = malloc(sizeof *g->rin * ((size_t)n + 1));
+    if (!g->rjoin || !g->relse || !g->rin) return -1;
+    for (int k = 0; k <= n; k++) g->rjoin[k] = g->relse[k] = g->rin[k] = -1;
+    if (g->light) return 0; /* no warp's function */
+    int *pre = calloc((size_t)n + 2, sizeof *pre); /* pre[t]: the branches to instructions before t */
+    if (!pre) return -1;
+    for (int i = 0; i < n; i++)
+        if (g->m->ins[g->F->start + i].op == OP_BRA) pre[target_of(g, i) + 1]++;
+    for (int t = 1; t <= n + 1; t++) pre[t] += pre[t - 1];
+    for (int k = n - 1; k >= 0; k--) { /* the inner ones first */
+        const struct ir_ins *in = &g->m->ins[g->F->start + k];
+        if (in->op != OP_BRA || in->guard < 0) continue;
+        int t = target_of(g, k), e = -1, j = t;
+        if (t <= k + 1 || t >= n) continue;
+        const struct ir_ins *lb = &g->m->ins[g->F->start + t - 1];
+        if (t - 1 > k && lb->op == OP_BRA && lb->guard < 0) { /* if-then-else */
+            j = target_of(g, t - 1);
+            if (j <= t || j >= n) continue;
+            e = t;
+        }
+        if (!region_ok(g, pre, k, e, j)) continue;
+        g->rjoin[k] = j;
+        g->relse[k] = e;
+        for (int i = k + 1; i < j; i++)
+            if (g->rin[i] < 0) g->rin[i] = k;
+    }
+    free(pre);
+    return 0;
+}
+
 
 /* a scalar as a vector of W lanes */
 static void *splat(struct cg *g, void *x, void *vt)
@@ -91,7 +172,9 @@ static void spill_live(struct vg *v, int k, int at)
 /* the slots the warp's function may have written on some path from its
  * start or a resume (after a bar.sync) to each instruction, a forward
  * may-set: an instruction writes at most d, d2 and vr[]; a path ends at
- * a bar.sync that stops (its resume starts afresh), an exit, a hand-over.
+ * a bar.sync that stops (its resume starts afresh), an exit, a hand-over;
+ * a branch goes on at its target and after it (a region with masks runs
+ * its then part, its else part, its join one after the other).
  * Not the thread's g->dirty: the warp's function runs shuffles and votes
  * inline where the thread stops (and stores). Kept where it over-counts
  * (guarded control and hand-overs taken as falling through): a slot more
@@ -114,7 +197,8 @@ static uint64_t *written(struct cg *g)
             if (in->op == OP_BRA) {
                 to[0] = (int)in->imm - F->start;
                 if (to[0] < 0 || to[0] > nins) to[0] = nins;
-                if (in->guard >= 0) to[1] = k + 1;
+                to[1] = k + 1; /* guarded; or the then part's end, from which a region
+                                  runs its else part (and some dead code after a jump) */
             } else if ((in->op != OP_EXIT && in->op != OP_RET && (in->op != OP_BAR || g->entryof[k] >= 0)) || in->guard >= 0)
                 to[0] = k + 1;
             for (int j = 0; j < 2; j++) {
@@ -137,7 +221,36 @@ static void *handover(struct vg *v, int k)
     LL->LLVMPositionBuilderAtEnd(g->b, bb);
     LL->LLVMBuildStore(g->b, LL->LLVMBuildSub(g->b, LL->LLVMBuildLoad2(g->b, g->s64, g->ic, ""), v->npop, ""), g->ic);
     spill_live(v, k, k);
-    jit_flush_ret(g, v->nbars + 1 + g->entryof[k]);
+    if (g->rin[k] < 0) jit_flush_ret(g, v->nbars + 1 + g->entryof[k]);
+    else { /* in a region: the lanes of each enclosing path where they go on */
+        void *res = splat(g, k32(g, (uint64_t)(v->nbars + 1 + g->entryof[k])), g->i32), *m = v->mask;
+        for (int r = g->rin[k]; r >= 0; r = g->rin[r]) {
+            int p = g->relse[r] >= 0 && k < g->relse[r] ? g->relse[r] : g->rjoin[r];
+            spill_live(v, k, p);
+            void *o = LL->LLVMBuildLoad2(g->b, g->s32, v->outer[r], "");
+            res = LL->LLVMBuildSelect(g->b, lanes(g, m), res, splat(g, k32(g, (uint64_t)(v->nbars + 1 + g->entryof[p])), g->i32), "");
+            m = o;
+        }
+        LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, res, field_ptr(g, offsetof(struct jit_ctx, lres))), 4);
+        jit_flush_ret(g, JIT_VEC_SPLIT);
+    }
+    LL->LLVMPositionBuilderAtEnd(g->b, here);
+    return bb;
+}
+
+/* the block for the edge from instruction i to t: leaving regions, the
+ * lanes of the outermost one left again */
+static void *edge(struct vg *v, int i, int t)
+{
+    struct cg *g = v->g;
+    int out = -1;
+    for (int r = g->rin[i]; r >= 0; r = g->rin[r])
+        if (!(t > r && t < g->rjoin[r])) out = r;
+    if (out < 0) return g->bb[t];
+    void *here = LL->LLVMGetInsertBlock(g->b), *bb = newbb(g);
+    LL->LLVMPositionBuilderAtEnd(g->b, bb);
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildLoad2(g->b, g->s32, v->outer[out], ""), v->cur);
+    LL->LLVMBuildBr(g->b, g->bb[t]);
     LL->LLVMPositionBuilderAtEnd(g->b, here);
     return bb;
 }
@@ -463,6 +576,15 @@ static int wsync(struct vg *v, const struct ir_ins *in, void *all, void *fb, voi
     return 0;
 }
 
+/* the lanes an instruction k writes: its guard's, and in a region, only its path's */
+static void *rpred(struct vg *v, int k, void *guard)
+{
+    struct cg *g = v->g;
+    if (v->g->rin[k] < 0) return guard;
+    void *m = lanes(g, v->mask);
+    return guard ? LL->LLVMBuildAnd(g->b, guard, m, "") : m;
+}
+
 static void body(struct vg *v)
 {
     struct cg *g = v->g;
@@ -473,8 +595,15 @@ static void body(struct vg *v)
         const struct ir_ins *in = &g->m->ins[i];
         char why[8];
         int kind = jit_classify(g->m, F, in, g->h[i], why, sizeof why);
-        void *next = g->bb[k + 1];
         LL->LLVMPositionBuilderAtEnd(g->b, g->bb[k]);
+        void *next = edge(v, k, k + 1);
+        if (g->rin[k] < 0) { /* uniform: the function's lanes */
+            v->mask = v->pmask;
+            v->npop = v->ppop;
+        } else { /* in a region: its path's */
+            v->mask = LL->LLVMBuildLoad2(g->b, g->s32, v->cur, "");
+            v->npop = LL->LLVMBuildZExt(g->b, call(g, "llvm.ctpop.i32", g->s32, (void *[]){ g->s32 }, &v->mask, 1), g->s64, "");
+        }
         LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, LL->LLVMBuildLoad2(g->b, g->s64, g->ic, ""), v->npop, ""), g->ic);
         void *fb = g->entryof[k] >= 0 ? handover(v, k) : NULL;
         void *guard = NULL, *gb = v->mask, *all = NULL, *none = NULL;
@@ -490,10 +619,32 @@ static void body(struct vg *v)
         if (guard && (in->op == OP_BRA || in->op == OP_EXIT || in->op == OP_RET)) {
             void *notall = newbb(g);
             taken = newbb(g);
+            if (g->rjoin[k] >= 0) { /* a region's: the lanes before it, and when it diverges,
+                                       its first part with the lanes that fall through */
+                void *split = newbb(g), *here = LL->LLVMGetInsertBlock(g->b);
+                LL->LLVMBuildStore(g->b, v->mask, v->outer[k]);
+                LL->LLVMPositionBuilderAtEnd(g->b, split);
+                LL->LLVMBuildStore(g->b, LL->LLVMBuildAnd(g->b, v->mask, LL->LLVMBuildNot(g->b, gb, ""), ""), v->cur);
+                LL->LLVMBuildBr(g->b, g->bb[k + 1]);
+                fb = split;
+                LL->LLVMPositionBuilderAtEnd(g->b, here);
+            }
             LL->LLVMBuildCondBr(g->b, all, taken, notall);
             LL->LLVMPositionBuilderAtEnd(g->b, notall);
             LL->LLVMBuildCondBr(g->b, none, next, fb);
             LL->LLVMPositionBuilderAtEnd(g->b, taken);
+        }
+        if (in->op == OP_BRA && g->rin[k] >= 0 && g->relse[g->rin[k]] == k + 1) {
+            /* the end of a region's then part: its else part with the other
+             * lanes before it, if any, else the join */
+            int r = g->rin[k];
+            void *els = newbb(g);
+            void *em = LL->LLVMBuildAnd(g->b, LL->LLVMBuildLoad2(g->b, g->s32, v->outer[r], ""), LL->LLVMBuildNot(g->b, v->mask, ""), "");
+            LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, INE, em, k32(g, 0), ""), els, edge(v, k, g->rjoin[r]));
+            LL->LLVMPositionBuilderAtEnd(g->b, els);
+            LL->LLVMBuildStore(g->b, em, v->cur);
+            LL->LLVMBuildBr(g->b, g->bb[k + 1]);
+            continue;
         }
         if (in->op == OP_BRA) {
             int target = (int)in->imm - F->start;
@@ -509,7 +660,7 @@ static void body(struct vg *v)
                 LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, INE, r, k32(g, 0), ""), g->failbb, go);
                 LL->LLVMPositionBuilderAtEnd(g->b, go);
             }
-            LL->LLVMBuildBr(g->b, g->bb[target]);
+            LL->LLVMBuildBr(g->b, edge(v, k, target));
             continue;
         }
         if (in->op == OP_EXIT || in->op == OP_RET) {
@@ -526,7 +677,7 @@ static void body(struct vg *v)
             if (!fb || wsync(v, in, all, fb, next)) LL->LLVMBuildBr(g->b, fb ? fb : next);
             continue;
         }
-        if (fb && (kind == K_LANE || in->op == OP_TRAP || in->op == OP_BAR ||
+        if (fb && (kind == K_LANE || in->op == OP_TRAP || (in->op == OP_BAR && in->guard >= 0) ||
                    ((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL))) {
             /* the lanes one by one (per-lane handlers, a trap, a guarded
              * barrier, a thread's own .local window), unless none runs it */
@@ -548,12 +699,12 @@ static void body(struct vg *v)
         case OP_NOP:
             break;
         case OP_LD: case OP_ST:
-            g->vpred = guard;
+            g->vpred = rpred(v, k, guard);
             ldst(v, in, gb, fb);
             g->vpred = NULL;
             break;
         default:
-            g->vpred = guard;
+            g->vpred = rpred(v, k, guard);
             jit_native(g, in);
             g->vpred = NULL;
             break;
@@ -578,9 +729,14 @@ void jit_build_vec(struct cg *g, const char *sym)
     g->R = LL->LLVMGetParam(g->fn, 0);
     g->C = LL->LLVMGetParam(g->fn, 1);
     void *resume = LL->LLVMGetParam(g->fn, 2);
-    v->mask = LL->LLVMGetParam(g->fn, 3);
+    v->mask = v->pmask = LL->LLVMGetParam(g->fn, 3);
     void *entry = newbb(g);
     LL->LLVMPositionBuilderAtEnd(g->b, entry);
+    v->outer = calloc((size_t)nins + 1, sizeof *v->outer);
+    v->cur = LL->LLVMBuildAlloca(g->b, g->s32, "");
+    LL->LLVMBuildStore(g->b, v->pmask, v->cur);
+    for (int k = 0; k < nins && v->outer; k++)
+        if (g->rjoin[k] >= 0) v->outer[k] = LL->LLVMBuildAlloca(g->b, g->s32, "");
     for (int s = 0; s < ns; s++) g->slot[s] = LL->LLVMBuildAlloca(g->b, g->i64, "");
     g->ic = LL->LLVMBuildAlloca(g->b, g->s64, "");
     v->sbuf = LL->LLVMBuildAlloca(g->b, g->i64, "");
@@ -588,14 +744,17 @@ void jit_build_vec(struct cg *g, const char *sym)
     for (unsigned z = 0; z < 4; z++)
         for (int i = 0; i < 4; i++) v->ltmp[z][i] = LL->LLVMBuildAlloca(g->b, ity(g, 1u << z), "");
     LL->LLVMBuildStore(g->b, k64(g, 0), g->ic);
-    v->npop = LL->LLVMBuildZExt(g->b, call(g, "llvm.ctpop.i32", g->s32, (void *[]){ g->s32 }, &v->mask, 1), g->s64, "");
+    v->npop = v->ppop = LL->LLVMBuildZExt(g->b, call(g, "llvm.ctpop.i32", g->s32, (void *[]){ g->s32 }, &v->mask, 1), g->s64, "");
     for (int s = 0; s < ns; s++) set(g, s, c64(g, g->kimm[s] ? (uint64_t)g->kval[s] : 0));
     for (int k = 0; k <= nins; k++) g->bb[k] = newbb(g);
     g->failbb = newbb(g);
     g->nbars = 0;
+    if (!v->outer) /* out of memory: no region runs with masks */
+        for (int k = 0; k <= nins; k++) g->rjoin[k] = g->relse[k] = g->rin[k] = -1;
     v->wd = written(g);
     body(v);
     free(v->wd);
+    free(v->outer);
     LL->LLVMPositionBuilderAtEnd(g->b, g->failbb);
     jit_flush_ret(g, -1);
     void *start = newbb(g);

@@ -110,7 +110,7 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
                 c.icount = 0;
                 b->jvruns++;
                 if (r < 0 || b->st != PTX_OK) goto out;
-                for (uint32_t mm = go; mm; mm &= mm - 1) res[__builtin_ctz(mm)] = r;
+                jit_vec_handed(&c, r, go, res);
                 if (r == 0) { /* all exited */
                     gone[i] |= go;
                     w->live &= ~go;

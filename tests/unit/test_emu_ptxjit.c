@@ -36,6 +36,9 @@ static int lookup(void *cookie, uint64_t addr, uint64_t *lo, uint64_t *hi)
 static struct ptx_fault fault;
 static struct ptx_engine_report rep;
 static uint64_t budget;
+static int host_threads; /* 0: all cores; 1: one worker, so the counts of hand-overs do
+                            not depend on which worker took which block (each has its own
+                            allocations last found) */
 
 /* runs entry k(.param .u64 out) of src on engine e; out: the arena,
  * cleared first */
@@ -46,7 +49,7 @@ static enum ptx_status run(const char *src, int e, unsigned grid, unsigned block
     memset(arena, 0, sizeof arena);
     uint64_t out = (uint64_t)(uintptr_t)arena;
     struct ptx_launch l = { .grid = { grid, 1, 1 }, .block = { block, 1, 1 }, .params = &out, .param_bytes = 8,
-                            .smcount = 4, .fault = &fault, .max_instructions = budget, .engine = e,
+                            .smcount = 4, .nthreads = host_threads, .fault = &fault, .max_instructions = budget, .engine = e,
                             .engine_report = &rep, .host = { NULL, lookup, NULL, NULL, NULL, NULL, NULL } };
     enum ptx_status st = ptx_run(m, ptx_entry_find(m, "k"), &l, err, errlen);
     ptx_module_free(m);
@@ -802,14 +805,18 @@ static void test_vector_partial_warp(void **state)
 /* warp rendezvous as vectors: the shuffle reduction (down, then bfly in
  * the first warp after the barrier) with the interpreter's bytes; the
  * shuffles, the guarded shared store and the barrier stay vectors: each
- * warp runs its function twice (before and after the barrier) and only the
- * first warp's lanes go on one by one, where they part at the last branch */
+ * warp runs its function twice (before and after the barrier); the first
+ * warp's last branch (lane 0 stores the block's sum) diverges and runs with
+ * masks: only the first block's first warp hands its lanes on, at that
+ * store (its allocation not yet found), each lane from where it stands */
 static void vec_shfl_reduce(void)
 {
+    host_threads = 1;
     same(warp_reduce, 4, 256, 4 * 4);
+    host_threads = 0;
     assert_int_equal(rep.vector, 1);
     assert_int_equal(rep.vec_runs, 4 * 8 * 2);
-    assert_int_equal(rep.vec_lanes, 4 * 32);
+    assert_int_equal(rep.vec_lanes, 32); /* was 4 * 32: each block's first warp at the branch */
     for (unsigned blk = 0; blk < 4; blk++) {
         uint32_t want = 0, v;
         for (unsigned t = 0; t < 256; t++) want += ((blk * 256 + t) * 2654435761u) >> 20;
@@ -817,6 +824,238 @@ static void vec_shfl_reduce(void)
         assert_int_equal(v, want);
     }
 }
+/* ---- divergent regions with masks (jit_vec.c, jit_vec_regions) ----------------- */
+/* the classic shared-memory tree reduction: `if (tid < s) sd[tid] +=
+ * sd[tid + s]; __syncthreads();` down to s = 1, then thread 0 stores the
+ * block's sum. The branches diverge inside the first warp for s < 32 and
+ * at the end: all with masks; only the first block's first warp hands its
+ * lanes on, at the global store (its allocation not yet found) */
+static const char tree_reduce[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<20>; .reg .b64 %rd<8>; .reg .pred %p<8>;\n"
+    " .shared .align 4 .b8 sd[1024];\n"
+    " mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n mad.lo.u32 %r3, %r2, 256, %r1;\n"
+    " mul.lo.u32 %r4, %r3, 2654435761;\n shr.u32 %r4, %r4, 20;\n"
+    " mov.u32 %r5, sd;\n shl.b32 %r6, %r1, 2;\n add.u32 %r7, %r5, %r6;\n st.shared.u32 [%r7], %r4;\n bar.sync 0;\n"
+    " mov.u32 %r8, 128;\n"
+    "L:\n setp.ge.u32 %p1, %r1, %r8;\n @%p1 bra J;\n shl.b32 %r9, %r8, 2;\n add.u32 %r10, %r7, %r9;\n"
+    " ld.shared.u32 %r11, [%r7];\n ld.shared.u32 %r12, [%r10];\n add.u32 %r11, %r11, %r12;\n st.shared.u32 [%r7], %r11;\n"
+    "J:\n bar.sync 0;\n shr.u32 %r8, %r8, 1;\n setp.ne.u32 %p2, %r8, 0;\n @%p2 bra L;\n"
+    " setp.ne.u32 %p3, %r1, 0;\n @%p3 bra END;\n ld.shared.u32 %r13, [sd];\n ld.param.u64 %rd1, [out];\n"
+    " mul.wide.u32 %rd2, %r2, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r13;\nEND:\n ret;\n}\n";
+
+static void sums_of_blocks(unsigned nblk)
+{
+    for (unsigned blk = 0; blk < nblk; blk++) {
+        uint32_t want = 0, v;
+        for (unsigned t = 0; t < 256; t++) want += ((blk * 256 + t) * 2654435761u) >> 20;
+        memcpy(&v, arena + 4 * blk, 4);
+        assert_int_equal(v, want);
+    }
+}
+/* same(), and the JIT counted the same thread-instructions with the
+ * vector form as without it (the warp's function adds its current mask's
+ * lanes per instruction; the scalar JIT's count is the reference: it
+ * differs from the interpreter's, which does not count some control
+ * instructions the same way) */
+static void same_counted(const char *src, unsigned grid, unsigned block, size_t bytes)
+{
+    char err[512];
+    const char *old = getenv("TDTRACE_EMU_JIT_VECTOR");
+    char keep[16] = "";
+    if (old) snprintf(keep, sizeof keep, "%s", old);
+    setenv("TDTRACE_EMU_JIT_VECTOR", "0", 1);
+    uint64_t a = ptx_instructions();
+    if (run(src, PTX_ENGINE_JIT, grid, block, err, sizeof err) != PTX_OK) fail_msg("jit: %s", err);
+    uint64_t b = ptx_instructions();
+    if (old) setenv("TDTRACE_EMU_JIT_VECTOR", keep, 1);
+    else unsetenv("TDTRACE_EMU_JIT_VECTOR");
+    uint64_t c = ptx_instructions();
+    if (run(src, PTX_ENGINE_JIT, grid, block, err, sizeof err) != PTX_OK) fail_msg("jit: %s", err);
+    uint64_t d = ptx_instructions();
+    assert_int_equal(d - c, b - a);
+    same(src, grid, block, bytes); /* the interpreter, then the JIT as asked: the bytes */
+}
+
+static void vec_tree_reduce(void)
+{
+    host_threads = 1;
+    same_counted(tree_reduce, 4, 256, 4 * 4);
+    host_threads = 0;
+    assert_int_equal(rep.vector, 1);
+    /* each warp: from the start, after each of the 9 barriers */
+    assert_int_equal(rep.vec_runs, 4 * 8 * 10);
+    assert_int_equal(rep.vec_lanes, 32); /* was 4 * 32 * 6: each block's first warp, s = 16 ... 1, the end */
+    sums_of_blocks(4);
+}
+static void vec_tree_reduce_off(void)
+{
+    same(tree_reduce, 4, 256, 4 * 4);
+    assert_int_equal(rep.vector, 0);
+    sums_of_blocks(4);
+}
+static void test_vector_tree_reduce(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_tree_reduce);
+    with_vector("0", vec_tree_reduce_off);
+}
+
+/* if-then-else with a nested if-then in the then part (and a guarded
+ * instruction) and a nested if-then-else in the else part, stores to
+ * shared and global inside; PRE: a global store before them (then the
+ * first warp hands its lanes on there, and the second runs the regions
+ * with masks throughout), or none (then the first warp's store inside
+ * the then part finds no allocation: each lane goes on from where it
+ * stands, the then part's lanes at the store, the others at the else
+ * part) */
+#define IF_ELSE(PRE) HDR \
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<20>; .reg .pred %p<8>;\n" \
+    " .shared .align 4 .b8 sm[1024];\n" THREAD_OUT PRE \
+    " mov.u32 %r4, sm;\n shl.b32 %r5, %r1, 2;\n add.u32 %r6, %r4, %r5;\n st.shared.u32 [%r6], %r4;\n" \
+    " and.b32 %r2, %r1, 7;\n setp.lt.u32 %p1, %r2, 3;\n mov.u32 %r3, 1;\n" \
+    " @%p1 bra ELSE;\n mul.lo.u32 %r3, %r1, 5;\n setp.eq.u32 %p2, %r2, 5;\n @%p2 add.u32 %r3, %r3, 1000;\n" \
+    " @%p2 bra J2;\n add.u32 %r3, %r3, 7;\n st.shared.u32 [%r6], %r3;\nJ2:\n st.global.u32 [%rd3+4], %r3;\n bra.uni JOIN;\n" \
+    "ELSE:\n mul.lo.u32 %r3, %r1, 9;\n setp.eq.u32 %p3, %r2, 1;\n @%p3 bra E2;\n add.u32 %r3, %r3, 3;\n bra.uni J3;\n" \
+    "E2:\n sub.u32 %r3, %r3, 2;\nJ3:\n st.shared.u32 [%r6], %r3;\n" \
+    "JOIN:\n bar.sync 0;\n ld.shared.u32 %r7, [%r6];\n xor.b32 %r8, %r5, 4;\n add.u32 %r9, %r4, %r8;\n" \
+    " ld.shared.u32 %r10, [%r9];\n st.global.u32 [%rd3], %r3;\n st.global.u32 [%rd3+8], %r7;\n" \
+    " st.global.u32 [%rd3+12], %r10;\n ret;\n}\n"
+static const char if_else_pre[] = IF_ELSE(" st.global.u32 [%rd3+16], %r1;\n");
+static const char if_else[] = IF_ELSE("");
+
+static void vec_if_else(void)
+{
+    same_counted(if_else_pre, 1, 64, 64 * 128);
+    assert_int_equal(rep.vector, 1);
+    assert_int_equal(rep.vec_runs, 2 * 2);
+    /* the first warp at its first store, before the branches, and at the
+     * first after the barrier (their allocations not yet found); the
+     * second warp runs the regions with masks, its stores as scatters */
+    assert_int_equal(rep.vec_lanes, 2 * 32);
+    uint32_t v[4];
+    memcpy(v, arena + 128 * 45, sizeof v); /* thread 45: 45 & 7 = 5, the then part, the guarded add */
+    assert_int_equal(v[0], 45 * 5 + 1000);
+    assert_int_equal(v[1], 45 * 5 + 1000);
+    memcpy(v, arena + 128 * 41, sizeof v); /* 41 & 7 = 1: the else part's else */
+    assert_int_equal(v[0], 41 * 9 - 2);
+    assert_int_equal(v[2], 41 * 9 - 2);
+    assert_int_equal(v[1], 0);
+    memcpy(v, arena + 128 * 44, sizeof v); /* 44: the then part's then */
+    assert_int_equal(v[2], 44 * 5 + 7);
+    assert_int_equal(v[3], 45 * 5 + 1000 == 0 ? 1 : 0x0); /* 45 stored no shared word: the start's */
+    host_threads = 1;
+    same_counted(if_else, 2, 64, 64 * 128);
+    host_threads = 0;
+    assert_int_equal(rep.vec_runs, 2 * 2 * 2);
+    assert_int_equal(rep.vec_lanes, 2 * 32); /* the first block's first warp: inside the then part, after the barrier */
+}
+/* a hand-over two regions deep: the else part's nested if-then stores to
+ * global (the first warp: no allocation found yet), so its lanes resume
+ * at the store, the else part's others at the nested join, the then
+ * part's (done) at the outer join */
+static const char nested_split[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<20>; .reg .pred %p<8>;\n"
+    THREAD_OUT
+    " and.b32 %r2, %r1, 7;\n setp.lt.u32 %p1, %r2, 4;\n mov.u32 %r3, 1;\n"
+    " @%p1 bra ELSE;\n mul.lo.u32 %r3, %r1, 5;\n bra.uni JOIN;\n"
+    "ELSE:\n mul.lo.u32 %r3, %r1, 9;\n setp.ne.u32 %p3, %r2, 1;\n @%p3 bra J3;\n add.u32 %r3, %r3, 3;\n"
+    " st.global.u32 [%rd3+4], %r3;\n add.u32 %r3, %r3, 1;\nJ3:\n add.u32 %r3, %r3, 100;\n"
+    "JOIN:\n st.global.u32 [%rd3], %r3;\n ret;\n}\n";
+static void vec_nested_split(void)
+{
+    same_counted(nested_split, 1, 64, 64 * 128);
+    assert_int_equal(rep.vector, 1);
+    /* the first warp, inside the nested region; its lanes one by one
+     * found the allocations of both stores for the second warp */
+    assert_int_equal(rep.vec_lanes, 32);
+    uint32_t v[2];
+    memcpy(v, arena + 128 * 9, sizeof v); /* 9 & 7 = 1: the nested then */
+    assert_int_equal(v[0], 9 * 9 + 3 + 1 + 100);
+    assert_int_equal(v[1], 9 * 9 + 3);
+    memcpy(v, arena + 128 * 10, sizeof v); /* 2: the else part, not the nested then */
+    assert_int_equal(v[0], 10 * 9 + 100);
+    memcpy(v, arena + 128 * 12, sizeof v); /* 4: the then part */
+    assert_int_equal(v[0], 12 * 5);
+}
+
+static void vec_nested_split_off(void)
+{
+    same_counted(nested_split, 1, 64, 64 * 128);
+    assert_int_equal(rep.vector, 0);
+}
+static void vec_if_else_off(void)
+{
+    same(if_else_pre, 1, 64, 64 * 128);
+    same(if_else, 2, 64, 64 * 128);
+    assert_int_equal(rep.vector, 0);
+}
+static void test_vector_regions(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_if_else);
+    with_vector("0", vec_if_else_off);
+    host_threads = 1;
+    with_vector("1", vec_nested_split);
+    with_vector("0", vec_nested_split_off);
+    host_threads = 0;
+}
+
+/* a fault inside a region: thread 37 (second warp, the then part) stores
+ * past the device memory; the first warp's lanes go on one by one from
+ * the store before; the second's hand on at the store in the region:
+ * the interpreter's text */
+static void vec_region_fault(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " st.global.u32 [%rd3], %r1;\n and.b32 %r2, %r1, 1;\n setp.eq.u32 %p1, %r2, 0;\n @%p1 bra J;\n"
+        " setp.eq.u32 %p2, %r1, 37;\n @%p2 add.s64 %rd3, %rd1, 16384;\n add.u32 %r3, %r1, 1;\n st.global.u32 [%rd3], %r3;\n"
+        "J:\n ret;\n}\n";
+    char err[2][512];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(run(src, i ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP, 1, 64, err[i], sizeof err[i]), PTX_E_ADDRESS);
+    assert_int_equal(rep.engine, PTX_ENGINE_JIT);
+    if (!strstr(err[0], "thread (37,0,0)")) fail_msg("interp: %s", err[0]);
+    assert_string_equal(err[0], err[1]);
+    assert_int_equal(fault.thread[0], 37);
+}
+static void test_vector_region_fault(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_region_fault);
+    with_vector("0", vec_region_fault);
+}
+
+/* regions that keep handing over: a loop inside (a backward branch), a
+ * per-lane instruction inside (an atomic): the lanes go on one by one
+ * from the branch, the interpreter's bytes */
+static void vec_region_not(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<20>; .reg .pred %p<8>;\n"
+        THREAD_OUT
+        " and.b32 %r2, %r1, 3;\n setp.eq.u32 %p1, %r2, 0;\n mov.u32 %r3, 0;\n mov.u32 %r4, 0;\n @%p1 bra J;\n"
+        "LOOP:\n add.u32 %r3, %r3, %r1;\n add.u32 %r4, %r4, 1;\n setp.lt.u32 %p2, %r4, %r2;\n @%p2 bra LOOP;\n"
+        "J:\n setp.eq.u32 %p3, %r2, 1;\n @%p3 bra J2;\n atom.global.add.u32 %r5, [%rd1+8192], %r1;\nJ2:\n"
+        " st.global.u32 [%rd3], %r3;\n st.global.u32 [%rd3+4], %r4;\n ret;\n}\n";
+    same(src, 1, 64, 64 * 128 + 4);
+    assert_int_equal(rep.vector, 1);
+    assert_int_equal(rep.vec_lanes, 64); /* both warps, at the first branch */
+    uint32_t v;
+    memcpy(&v, arena + 128 * 7, 4);
+    assert_int_equal(v, 3 * 7);
+}
+static void test_vector_region_not(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_region_not);
+}
+
 static void test_vector_shfl_reduce(void **state)
 {
     (void)state;
@@ -1361,6 +1600,10 @@ int main(void)
         cmocka_unit_test(test_vector_partial_warp),
         cmocka_unit_test(test_vector_fault),
         cmocka_unit_test(test_vector_shfl_reduce),
+        cmocka_unit_test(test_vector_tree_reduce),
+        cmocka_unit_test(test_vector_regions),
+        cmocka_unit_test(test_vector_region_fault),
+        cmocka_unit_test(test_vector_region_not),
         cmocka_unit_test(test_vector_shfl_modes),
         cmocka_unit_test(test_vector_shfl_partial),
         cmocka_unit_test(test_vector_mem_same),
