@@ -759,12 +759,34 @@ static void vec_dirty_branch(void)
             assert_int_equal(v, 3 * t + 7 + (b ? 5 * t : 0));
         }
 }
+/* a register loaded after a barrier (so in the file), written in a
+ * region's then part (odd lanes) and live at its join, when the else
+ * part (even lanes) hands over at its first global store: the then
+ * part's lanes go on at the join from the file, so the hand-over must
+ * store what the then part wrote */
+static void vec_region_written(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r7, 5;\n bar.sync 0;\n"
+        " and.b32 %r2, %r1, 1;\n setp.eq.u32 %p1, %r2, 0;\n @%p1 bra E;\n mad.lo.u32 %r7, %r1, 3, 11;\n bra.uni J;\n"
+        "E:\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3+1024], %r1;\n"
+        "J:\n mul.wide.u32 %rd4, %r1, 4;\n add.s64 %rd5, %rd1, %rd4;\n st.global.u32 [%rd5], %r7;\n ret;\n}\n";
+    same(src, 1, 64, 2048);
+    assert_int_equal(rep.vector, 1);
+    for (uint32_t t = 0; t < 64; t++) {
+        uint32_t v;
+        memcpy(&v, arena + 4 * t, 4);
+        assert_int_equal(v, t & 1 ? 3 * t + 11 : 5);
+    }
+}
 static void test_vector_dirty_at_handover(void **state)
 {
     (void)state;
     NEED_JIT();
     with_vector("1", vec_dirty_at_handover);
     with_vector("1", vec_dirty_branch);
+    with_vector("1", vec_region_written);
 }
 
 /* a warp short of 32 lanes at the block's end (block 40: lanes 8..31 of
