@@ -9,7 +9,10 @@
  * whose guard is the same on every lane of the mask, loads and stores whose
  * every lane (of the mask and the guard) passes the thread's own checks
  * inline (alignment, the allocation the access last found, the shared and
- * parameter windows): then masked gathers and scatters; shfl.sync,
+ * parameter windows): then, per half warp, a masked load or store of
+ * consecutive addresses, a scalar load of one address, or else masked
+ * gathers and scatters (ldst; docs/ptx-jit.md, "The warp's loads and
+ * stores"); shfl.sync,
  * vote.sync and bar.warp.sync whose member mask is the lanes running and
  * whose guard is uniform (a shuffle: a gather from the source lanes).
  * Anything else
