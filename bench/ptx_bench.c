@@ -689,35 +689,17 @@ static void blocks(CUmodule m, int runs)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && !strcmp(argv[1], "blocks")) {
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (!strcmp(mode, "blocks") || !strcmp(mode, "compile") || !strcmp(mode, "engines")) {
         int runs = argc > 2 ? atoi(argv[2]) : 5;
         CUcontext ctx;
         CUmodule m;
         CK(cuInit(0));
         CK(cuCtxCreate(&ctx, 0, 0));
         CK(cuModuleLoadData(&m, ptx));
-        blocks(m, runs < 1 ? 1 : runs);
-        CK(cuCtxDestroy(ctx));
-        return 0;
-    }
-    if (argc > 1 && !strcmp(argv[1], "compile")) {
-        CUcontext ctx;
-        CUmodule m;
-        CK(cuInit(0));
-        CK(cuCtxCreate(&ctx, 0, 0));
-        CK(cuModuleLoadData(&m, ptx));
-        compile_only(m);
-        CK(cuCtxDestroy(ctx));
-        return 0;
-    }
-    if (argc > 1 && !strcmp(argv[1], "engines")) {
-        int runs = argc > 2 ? atoi(argv[2]) : 5;
-        CUcontext ctx;
-        CUmodule m;
-        CK(cuInit(0));
-        CK(cuCtxCreate(&ctx, 0, 0));
-        CK(cuModuleLoadData(&m, ptx));
-        engines(m, runs < 1 ? 1 : runs, argc > 3 ? argv[3] : NULL);
+        if (!strcmp(mode, "blocks")) blocks(m, runs < 1 ? 1 : runs);
+        else if (!strcmp(mode, "compile")) compile_only(m);
+        else engines(m, runs < 1 ? 1 : runs, argc > 3 ? argv[3] : NULL);
         CK(cuCtxDestroy(ctx));
         return 0;
     }
@@ -739,11 +721,11 @@ int main(int argc, char **argv)
     float a = 0.5f;
     void *sargs[] = { &n, &a, &x, &y };
     void *rargs[] = { &x, &o, &n };
-    const char *mode = getenv("TDTRACE_EMU_THREADS");
+    const char *thr = getenv("TDTRACE_EMU_THREADS");
     double rs = rate(fs, (unsigned)(n + 255) / 256, 256, 0, sargs, 3);
     double rr = rate(fr, (unsigned)(n + 511) / 512, 256, 256 * 4, rargs, 3);
     printf("threads=%s elementwise %.0f M thread-instructions/s, shared reduction %.0f M thread-instructions/s\n",
-           mode ? mode : "all", rs / 1e6, rr / 1e6);
+           thr ? thr : "all", rs / 1e6, rr / 1e6);
     CK(cuCtxDestroy(ctx));
     return 0;
 }
