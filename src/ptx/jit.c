@@ -325,8 +325,8 @@ static void llvm_error(const struct llvm_api *L, void *err, const char *what, st
 
 /* what the functions of the entry share: types, constants, liveness, the
  * instructions before which the warp's function may hand its lanes to the
- * thread's (entries: loads and stores, per-lane and trap instructions,
- * guarded control) */
+ * thread's (entries: loads and stores, rendezvous, trap, guarded control,
+ * a region's else part and join; the per-lane handlers it calls itself) */
 static int prepare(struct cg *g)
 {
     const struct ir_func *F = g->F;
@@ -379,7 +379,7 @@ static int prepare(struct cg *g)
         int kind = jit_classify(m, F, in, g->h[F->start + k], why, sizeof why);
         int ctl = in->op == OP_BRA || in->op == OP_EXIT || in->op == OP_RET || in->op == OP_BAR;
         g->gidof[k] = -1;
-        g->entryof[k] = kind == K_LANE || kind == K_WSYNC || in->op == OP_LD || in->op == OP_ST || in->op == OP_TRAP ||
+        g->entryof[k] = kind == K_WSYNC || in->op == OP_LD || in->op == OP_ST || in->op == OP_TRAP ||
                         (in->guard >= 0 && ctl) || g->entryof[k] == 0 ? g->nentries++ : -1;
     }
     return 0;

@@ -46,6 +46,8 @@ struct jit_ctx {
                                     the register file has them from the worker's start) */
     int32_t lres[32];            /* by lane: where it resumes after the warp's function
                                     returned JIT_VEC_SPLIT (jit_vec_handed) */
+    uint32_t xmask;              /* the lanes a per-lane handler runs for (jit_helpers.exec)
+                                    when the warp's function calls it; 0: c->lane */
 };
 
 /* the compiled thread: registers R (slot s of this lane at R[s * 32]),
@@ -97,7 +99,8 @@ struct jit_helpers {
     unsigned char *(*mem)(struct jit_ctx *c, const struct ir_ins *in, uint64_t a, uint32_t n, int32_t gid);
     /* n more thread-instructions: 0 to go on, else stop (limits, failure) */
     int32_t (*poll)(struct jit_ctx *c, uint64_t n);
-    /* instruction in by the interpreter's handler f for this lane: 0 or -1 */
+    /* instruction in by the interpreter's handler f for this lane (the
+     * lanes c->xmask when it is not 0): 0 or -1 */
     int32_t (*exec)(struct jit_ctx *c, const struct ir_ins *in, ex_fn f);
     /* trap: fails the launch */
     void (*trap)(struct jit_ctx *c, const struct ir_ins *in);
@@ -125,14 +128,16 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 10 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 11 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
                                  vectors); 9: divergent if-then(-else) regions
                                  with masks in the warp's function; 10: the warp's
                                  loads and stores of consecutive addresses as masked
-                                 loads and stores, of one address as scalar loads */
+                                 loads and stores, of one address as scalar loads;
+                                 11: per-lane handlers called by the warp's function
+                                 for its lanes at once */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

@@ -82,8 +82,8 @@ static int region_ok(const struct cg *g, const int *pre, int k, int e, int j)
             i = g->rjoin[i] - 1; /* a nested region, checked */
             continue;
         }
-        if (in->op == OP_EXIT || in->op == OP_RET || in->op == OP_BAR || in->op == OP_TRAP || kind == K_LANE ||
-            kind == K_WSYNC || kind != K_NATIVE || ((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL))
+        if (in->op == OP_EXIT || in->op == OP_RET || in->op == OP_BAR || in->op == OP_TRAP ||
+            (kind != K_NATIVE && kind != K_LANE) || ((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL))
             return 0;
     }
     return 1;
@@ -588,6 +588,32 @@ static void *rpred(struct vg *v, int k, void *guard)
     return guard ? LL->LLVMBuildAnd(g->b, guard, m, "") : m;
 }
 
+/* an instruction the interpreter's per-lane handler f completes, for the
+ * lanes eff (i32: the mask and the guard) at once, as the interpreter
+ * calls it for a warp's lanes at one instruction: the slots it names to
+ * the register file, c->xmask the lanes, the helper, and the slots back
+ * (the handler writes only the lanes of eff, so the others read back what
+ * was stored); a failure (reported by the handler) ends the function */
+static void per_lanes(struct vg *v, const struct ir_ins *in, ex_fn f, void *eff)
+{
+    struct cg *g = v->g;
+    int s[JIT_NAMED_MAX], n = jit_named_slots(g->m, in, s);
+    for (int i = 0; i < n; i++) LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, get(g, s[i]), rf(g, s[i])), 8);
+    void *xm = field_ptr(g, offsetof(struct jit_ctx, xmask));
+    LL->LLVMBuildStore(g->b, eff, xm);
+    void *args[3] = { g->C, fnptr(g, in), fnptr(g, (const void *)(uintptr_t)f) };
+    void *r = LL->LLVMBuildCall2(g->b, g->fty_exec, fnptr(g, (const void *)(uintptr_t)g->hp->exec), args, 3, "");
+    LL->LLVMBuildStore(g->b, k32(g, 0), xm);
+    void *ok = newbb(g);
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, INE, r, k32(g, 0), ""), g->failbb, ok);
+    LL->LLVMPositionBuilderAtEnd(g->b, ok);
+    for (int i = 0; i < n; i++) {
+        void *x = LL->LLVMBuildLoad2(g->b, g->i64, rf(g, s[i]), "");
+        LL->LLVMSetAlignment(x, 8);
+        set(g, s[i], x);
+    }
+}
+
 static void body(struct vg *v)
 {
     struct cg *g = v->g;
@@ -680,10 +706,20 @@ static void body(struct vg *v)
             if (!fb || wsync(v, in, all, fb, next)) LL->LLVMBuildBr(g->b, fb ? fb : next);
             continue;
         }
-        if (fb && (kind == K_LANE || in->op == OP_TRAP || (in->op == OP_BAR && in->guard >= 0) ||
+        if (kind == K_LANE && !((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL)) {
+            if (none) { /* no lane runs it */
+                void *some = newbb(g);
+                LL->LLVMBuildCondBr(g->b, none, next, some);
+                LL->LLVMPositionBuilderAtEnd(g->b, some);
+            }
+            per_lanes(v, in, g->h[i], gb);
+            LL->LLVMBuildBr(g->b, next);
+            continue;
+        }
+        if (fb && (in->op == OP_TRAP || (in->op == OP_BAR && in->guard >= 0) ||
                    ((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL))) {
-            /* the lanes one by one (per-lane handlers, a trap, a guarded
-             * barrier, a thread's own .local window), unless none runs it */
+            /* the lanes one by one (a trap, a guarded barrier, a thread's
+             * own .local window), unless none runs it */
             if (in->op == OP_BAR) g->resume[g->nbars++] = next; /* the thread's numbering */
             if (none) LL->LLVMBuildCondBr(g->b, none, next, fb);
             else LL->LLVMBuildBr(g->b, fb);

@@ -1052,9 +1052,9 @@ static void test_vector_region_fault(void **state)
     with_vector("0", vec_region_fault);
 }
 
-/* regions that keep handing over: a loop inside (a backward branch), a
- * per-lane instruction inside (an atomic): the lanes go on one by one
- * from the branch, the interpreter's bytes */
+/* a region that keeps handing over: a loop inside (a backward branch):
+ * the lanes go on one by one from the branch (then the atomic's region
+ * after it too), the interpreter's bytes */
 static void vec_region_not(void)
 {
     static const char src[] = HDR
@@ -1076,6 +1076,65 @@ static void test_vector_region_not(void **state)
     (void)state;
     NEED_JIT();
     with_vector("1", vec_region_not);
+}
+
+/* per-lane instructions (atomics, by the interpreter's handler) in the
+ * warp's function for its lanes at once: unguarded (the old values each
+ * lane gets show the lanes' order), guarded on half the lanes, inside a
+ * divergent region (the reduction's "thread 0 adds the block's sum"), and
+ * one whose address faults on one lane (the interpreter's text and
+ * thread); the interpreter's bytes, no lane handed over for them */
+static const char lane_atoms[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<20>; .reg .pred %p<8>;\n"
+    THREAD_OUT
+    " atom.global.add.u32 %r5, [%rd1+8192], 1;\n"
+    " and.b32 %r2, %r1, 1;\n setp.eq.u32 %p1, %r2, 0;\n"
+    " @%p1 atom.global.add.u32 %r6, [%rd1+8196], %r1;\n @!%p1 mov.u32 %r6, 7;\n"
+    " and.b32 %r3, %r1, 31;\n setp.ne.u32 %p2, %r3, 0;\n mov.u32 %r7, 5;\n @%p2 bra J;\n"
+    " atom.global.exch.b32 %r7, [%rd1+8200], %r1;\n add.u32 %r7, %r7, 1;\nJ:\n"
+    " st.global.u32 [%rd3], %r5;\n st.global.u32 [%rd3+4], %r6;\n st.global.u32 [%rd3+8], %r7;\n ret;\n}\n";
+static void vec_lane_atoms(void)
+{
+    host_threads = 1;
+    same(lane_atoms, 1, 64, 64 * 128 + 12);
+    host_threads = 0;
+    const char *on = getenv("TDTRACE_EMU_JIT_VECTOR");
+    if (!on || strcmp(on, "0")) {
+        assert_int_equal(rep.vector, 1);
+        assert_int_equal(rep.vec_runs, 2);
+        assert_int_equal(rep.vec_lanes, 32); /* the first warp's first store (its allocation not yet found) */
+    }
+    uint32_t v[3];
+    memcpy(v, arena + 8192, sizeof v);
+    assert_int_equal(v[0], 64);
+    assert_int_equal(v[1], 31 * 32); /* 0 + 2 + ... + 62 */
+    memcpy(v, arena + 128 * 33, sizeof v);
+    assert_int_equal(v[0], 33); /* lanes in order, warp by warp */
+    assert_int_equal(v[1], 7);
+    assert_int_equal(v[2], 5);
+}
+static void vec_lane_atom_fault(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " setp.eq.u32 %p2, %r1, 37;\n @%p2 add.s64 %rd3, %rd1, 16384;\n atom.global.add.u32 %r3, [%rd3], %r1;\n ret;\n}\n";
+    char err[2][512];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(run(src, i ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP, 1, 64, err[i], sizeof err[i]), PTX_E_ADDRESS);
+    assert_int_equal(rep.engine, PTX_ENGINE_JIT);
+    if (!strstr(err[0], "thread (37,0,0)")) fail_msg("interp: %s", err[0]);
+    assert_string_equal(err[0], err[1]);
+    assert_int_equal(fault.thread[0], 37);
+}
+static void test_vector_lane_atoms(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_lane_atoms);
+    with_vector("0", vec_lane_atoms);
+    with_vector("1", vec_lane_atom_fault);
+    with_vector("0", vec_lane_atom_fault);
 }
 
 static void test_vector_shfl_reduce(void **state)
@@ -1626,6 +1685,7 @@ int main(void)
         cmocka_unit_test(test_vector_regions),
         cmocka_unit_test(test_vector_region_fault),
         cmocka_unit_test(test_vector_region_not),
+        cmocka_unit_test(test_vector_lane_atoms),
         cmocka_unit_test(test_vector_shfl_modes),
         cmocka_unit_test(test_vector_shfl_partial),
         cmocka_unit_test(test_vector_mem_same),
