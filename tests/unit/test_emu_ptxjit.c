@@ -1024,6 +1024,19 @@ static void test_vector_regions(void **state)
     host_threads = 0;
 }
 
+/* src, one block of 64 threads, fails with an address fault on thread 37
+ * on both engines, with the interpreter's text */
+static void fault_37(const char *src)
+{
+    char err[2][512];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(run(src, i ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP, 1, 64, err[i], sizeof err[i]), PTX_E_ADDRESS);
+    assert_int_equal(rep.engine, PTX_ENGINE_JIT);
+    if (!strstr(err[0], "thread (37,0,0)")) fail_msg("interp: %s", err[0]);
+    assert_string_equal(err[0], err[1]);
+    assert_int_equal(fault.thread[0], 37);
+}
+
 /* a fault inside a region: thread 37 (second warp, the then part) stores
  * past the device memory; the first warp's lanes go on one by one from
  * the store before; the second's hand on at the store in the region:
@@ -1036,13 +1049,7 @@ static void vec_region_fault(void)
         " st.global.u32 [%rd3], %r1;\n and.b32 %r2, %r1, 1;\n setp.eq.u32 %p1, %r2, 0;\n @%p1 bra J;\n"
         " setp.eq.u32 %p2, %r1, 37;\n @%p2 add.s64 %rd3, %rd1, 16384;\n add.u32 %r3, %r1, 1;\n st.global.u32 [%rd3], %r3;\n"
         "J:\n ret;\n}\n";
-    char err[2][512];
-    for (int i = 0; i < 2; i++)
-        assert_int_equal(run(src, i ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP, 1, 64, err[i], sizeof err[i]), PTX_E_ADDRESS);
-    assert_int_equal(rep.engine, PTX_ENGINE_JIT);
-    if (!strstr(err[0], "thread (37,0,0)")) fail_msg("interp: %s", err[0]);
-    assert_string_equal(err[0], err[1]);
-    assert_int_equal(fault.thread[0], 37);
+    fault_37(src);
 }
 static void test_vector_region_fault(void **state)
 {
@@ -1119,13 +1126,7 @@ static void vec_lane_atom_fault(void)
         ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
         " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
         " setp.eq.u32 %p2, %r1, 37;\n @%p2 add.s64 %rd3, %rd1, 16384;\n atom.global.add.u32 %r3, [%rd3], %r1;\n ret;\n}\n";
-    char err[2][512];
-    for (int i = 0; i < 2; i++)
-        assert_int_equal(run(src, i ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP, 1, 64, err[i], sizeof err[i]), PTX_E_ADDRESS);
-    assert_int_equal(rep.engine, PTX_ENGINE_JIT);
-    if (!strstr(err[0], "thread (37,0,0)")) fail_msg("interp: %s", err[0]);
-    assert_string_equal(err[0], err[1]);
-    assert_int_equal(fault.thread[0], 37);
+    fault_37(src);
 }
 static void test_vector_lane_atoms(void **state)
 {
