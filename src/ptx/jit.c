@@ -184,7 +184,6 @@ static int liveness(struct cg *g)
     return regions(g);
 }
 
-/* the slots read at instruction k (from F->start) before the next stop, loaded from the file */
 /* %ctaid from jit_ctx, or NULL: the others are in the register file */
 static void *sreg_value(struct cg *g, int r)
 {
@@ -204,6 +203,7 @@ static void load_set(struct cg *g, const uint64_t *lv)
     }
 }
 
+/* the slots read at instruction k (from F->start) before the next stop, loaded from the file */
 static void load_live(struct cg *g, int k) { load_set(g, g->rl + (size_t)k * g->nw); }
 
 /* registers live at instruction k back to the file (a stop before it: the

@@ -196,6 +196,24 @@ static inline uint32_t jit_lanes(unsigned nth, unsigned i)
     return nth - i * 32 >= 32 ? 0xffffffffu : (1u << (nth - i * 32)) - 1;
 }
 
+/* the lanes of m (not 0) that all stand at one resume point (resume, by
+ * lane): it (>= 0), or -1 */
+static inline int32_t jit_one_point(const int32_t *resume, uint32_t m)
+{
+    int32_t r = resume[__builtin_ctz(m)];
+    for (m &= m - 1; m; m &= m - 1)
+        if (resume[__builtin_ctz(m)] != r) return -1;
+    return r;
+}
+
+/* c's thread: thread t of block b (its lane and .local window) */
+static inline void jit_ctx_thread(struct jit_ctx *c, const struct blk *b, unsigned t)
+{
+    c->lane = (int)(t % 32);
+    c->tid = t;
+    c->local = b->local + (size_t)t * b->P->lstride;
+}
+
 /* after the warp's function returned r (> 0) for the lanes m: where each
  * lane stands (res, by lane) */
 static inline void jit_vec_handed(const struct jit_ctx *c, int32_t r, uint32_t m, int32_t *res)

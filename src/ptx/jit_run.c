@@ -250,15 +250,6 @@ int jit_ctx_init(struct jit_ctx *c, struct blk *b)
     return 0;
 }
 
-/* the lanes of m that all stand at one resume point: it (>= 0), or -1 */
-static int32_t one_point(const int32_t *resume, uint32_t m)
-{
-    int32_t r = resume[__builtin_ctz(m)];
-    for (m &= m - 1; m; m &= m - 1)
-        if (resume[__builtin_ctz(m)] != r) return -1;
-    return r;
-}
-
 /* lanes m of warp w (first thread t0) one by one through the thread's
  * function with entries from their resume points; an exit leaves *gone
  * and w's live mask. 0, or -1 when the launch failed */
@@ -269,10 +260,7 @@ static int lanes_one_by_one(struct blk *b, struct jit_ctx *c, struct warp *w, un
     const struct jit_kernel *k = P->jit;
     for (; m; m &= m - 1) {
         int l = __builtin_ctz(m);
-        unsigned t = t0 + (unsigned)l;
-        c->lane = l;
-        c->tid = t;
-        c->local = b->local + (size_t)t * P->lstride;
+        jit_ctx_thread(c, b, t0 + (unsigned)l);
         int32_t r = k->tail(c->Rw + l, c, resume[l]);
         b->icount += c->icount;
         c->icount = 0;
@@ -316,9 +304,7 @@ static int vec_block(struct blk *b, struct jit_ctx *c, size_t base)
             c->Rw = w->R0 + base;
             uint32_t one = live; /* the lanes to run one by one */
             if (at[i] >= 0) {
-                c->lane = __builtin_ctz(live);
-                c->tid = i * 32 + (unsigned)c->lane;
-                c->local = b->local + (size_t)c->tid * P->lstride;
+                jit_ctx_thread(c, b, i * 32 + (unsigned)__builtin_ctz(live));
                 int32_t r = k->warp(c->Rw, c, at[i], live);
                 b->icount += c->icount;
                 c->icount = 0;
@@ -339,7 +325,7 @@ static int vec_block(struct blk *b, struct jit_ctx *c, size_t base)
             if (one) {
                 if (lanes_one_by_one(b, c, w, i * 32, one, res, &gone[i])) return -1;
                 live &= ~gone[i];
-                at[i] = live ? one_point(res, live) : 0;
+                at[i] = live ? jit_one_point(res, live) : 0;
             }
             if (!live) continue;
             /* where the warp's lanes wait: one barrier, or the block deadlocks */
@@ -415,9 +401,7 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
             if (done[t]) continue;
             struct warp *w = &b->warps[t / 32];
             c.w = w;
-            c.lane = (int)(t % 32);
-            c.tid = t;
-            c.local = b->local + (size_t)t * P->lstride;
+            jit_ctx_thread(&c, b, t);
             c.Rw = w->R0 + base;
             int32_t r = k->fn(c.Rw + c.lane, &c, resume[t]);
             b->icount += c.icount;

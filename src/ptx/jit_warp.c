@@ -98,13 +98,8 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
             if (!go) continue;
             c.w = w;
             c.Rw = w->R0 + base;
-            int same = 1;
-            for (uint32_t mm = go & (go - 1); mm && same; mm &= mm - 1)
-                same = res[__builtin_ctz(mm)] == res[__builtin_ctz(go)];
-            if (P->jvec && same && go == left) {
-                c.lane = __builtin_ctz(go);
-                c.tid = t0 + (unsigned)c.lane;
-                c.local = b->local + (size_t)c.tid * P->lstride;
+            if (P->jvec && go == left && jit_one_point(res, go) >= 0) {
+                jit_ctx_thread(&c, b, t0 + (unsigned)__builtin_ctz(go));
                 int32_t r = k->warp(c.Rw, &c, res[c.lane], go);
                 b->icount += c.icount;
                 c.icount = 0;
@@ -126,10 +121,7 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
             ready[i] &= ~go;
             for (; go; go &= go - 1) {
                 int l = __builtin_ctz(go);
-                unsigned t = t0 + (unsigned)l;
-                c.lane = l;
-                c.tid = t;
-                c.local = b->local + (size_t)t * P->lstride;
+                jit_ctx_thread(&c, b, t0 + (unsigned)l);
                 int32_t r = (P->jvec ? k->tail : k->fn)(c.Rw + l, &c, res[l]);
                 b->icount += c.icount;
                 c.icount = 0;
