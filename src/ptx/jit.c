@@ -300,7 +300,7 @@ static void body(struct cg *g)
             break;
         default:
             if (kind == K_NATIVE) jit_native(g, in);
-            else jit_per_lane(g, in, g->h[i]);
+            else jit_per_lane(g, in, g->h[i], NULL);
             break;
         }
         LL->LLVMBuildBr(g->b, next);

@@ -132,6 +132,15 @@ static inline void *field(struct cg *g, size_t off, void *ty) { return LL->LLVMB
 static inline void *fnptr(struct cg *g, const void *p) { return jitc_ref(LL, g->ctx, g->mod, g->b, p); }
 static inline void *newbb(struct cg *g) { return LL->LLVMAppendBasicBlockInContext(g->ctx, g->fn, ""); }
 
+/* slot s in the register file, R[s * 32]: this lane's (W == 1), or the
+ * warp's 32 lanes as one vector (W == JIT_LANES; loads and stores of it
+ * give alignment 8) */
+static inline void *rf(struct cg *g, int s)
+{
+    void *idx = k64(g, (uint64_t)s * 32);
+    return LL->LLVMBuildGEP2(g->b, g->s64, g->R, &idx, 1, "");
+}
+
 /* jit_ir.c */
 /* the types of g for W lanes (1 or JIT_LANES) */
 void jit_cg_types(struct cg *g, int W);
@@ -144,8 +153,10 @@ void jit_native(struct cg *g, const struct ir_ins *in);
  * registers, stride, address) */
 enum { JIT_NAMED_MAX = 34 };
 int jit_named_slots(const struct ptx_module *m, const struct ir_ins *in, int *s);
-/* W == 1: an instruction by the interpreter's handler f for this lane */
-void jit_per_lane(struct cg *g, const struct ir_ins *in, ex_fn f);
+/* an instruction by the interpreter's handler f: for this lane (W == 1,
+ * eff NULL), or for the lanes eff (an i32 mask) of the warp's function
+ * (W == JIT_LANES) at once, through jit_ctx.xmask */
+void jit_per_lane(struct cg *g, const struct ir_ins *in, ex_fn f, void *eff);
 /* W == 1: the named slots to the register file */
 void jit_store_named(struct cg *g, const struct ir_ins *in);
 

@@ -438,22 +438,31 @@ void jit_store_named(struct cg *g, const struct ir_ins *in)
     int s[JIT_NAMED_MAX], n = jit_named_slots(g->m, in, s), k = (int)(in - g->m->ins) - g->F->start;
     for (int i = 0; i < n; i++) {
         if (!is_dirty(g, k, s[i])) continue;
-        void *idx = c64(g, (uint64_t)s[i] * 32);
-        LL->LLVMBuildStore(g->b, get(g, s[i]), LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""));
+        LL->LLVMBuildStore(g->b, get(g, s[i]), rf(g, s[i]));
     }
 }
 
-void jit_per_lane(struct cg *g, const struct ir_ins *in, ex_fn f)
+/* the slots the instruction names to the register file (the thread's:
+ * those that may differ from it; the warp's function, whose own analysis
+ * g->dirty is not: all), the handler by the helper, the slots back (the
+ * handler writes only the lanes it runs for; the others read back what was
+ * stored); a failure, reported by the handler, ends the function */
+void jit_per_lane(struct cg *g, const struct ir_ins *in, ex_fn f, void *eff)
 {
     int s[JIT_NAMED_MAX], n = jit_named_slots(g->m, in, s);
-    jit_store_named(g, in);
+    if (!eff) jit_store_named(g, in);
+    for (int i = 0; eff && i < n; i++) LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, get(g, s[i]), rf(g, s[i])), 8);
+    void *xm = eff ? field_ptr(g, offsetof(struct jit_ctx, xmask)) : NULL;
+    if (xm) LL->LLVMBuildStore(g->b, eff, xm);
     void *args[3] = { g->C, fnptr(g, in), fnptr(g, (const void *)(uintptr_t)f) };
     void *r = LL->LLVMBuildCall2(g->b, g->fty_exec, fnptr(g, (const void *)(uintptr_t)g->hp->exec), args, 3, "");
+    if (xm) LL->LLVMBuildStore(g->b, k32(g, 0), xm);
     void *ok = newbb(g);
-    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, INE, r, ci(g, g->i32, 0), ""), g->failbb, ok);
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, INE, r, k32(g, 0), ""), g->failbb, ok);
     LL->LLVMPositionBuilderAtEnd(g->b, ok);
     for (int i = 0; i < n; i++) {
-        void *idx = c64(g, (uint64_t)s[i] * 32);
-        set(g, s[i], LL->LLVMBuildLoad2(g->b, g->i64, LL->LLVMBuildGEP2(g->b, g->i64, g->R, &idx, 1, ""), ""));
+        void *x = LL->LLVMBuildLoad2(g->b, g->i64, rf(g, s[i]), "");
+        LL->LLVMSetAlignment(x, 8);
+        set(g, s[i], x);
     }
 }

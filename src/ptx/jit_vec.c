@@ -134,12 +134,6 @@ static void *splat(struct cg *g, void *x, void *vt)
 static void *lanes(struct cg *g, void *bits) { return LL->LLVMBuildBitCast(g->b, bits, g->i1, ""); }
 static void *bits(struct cg *g, void *v) { return LL->LLVMBuildBitCast(g->b, v, g->s32, ""); }
 
-/* a slot's lanes in the register file: R[s * 32] as a vector */
-static void *rf(struct cg *g, int s)
-{
-    void *idx = k64(g, (uint64_t)s * JIT_LANES);
-    return LL->LLVMBuildGEP2(g->b, g->s64, g->R, &idx, 1, "");
-}
 
 static void load_live(struct cg *g, int k)
 {
@@ -588,32 +582,6 @@ static void *rpred(struct vg *v, int k, void *guard)
     return guard ? LL->LLVMBuildAnd(g->b, guard, m, "") : m;
 }
 
-/* an instruction the interpreter's per-lane handler f completes, for the
- * lanes eff (i32: the mask and the guard) at once, as the interpreter
- * calls it for a warp's lanes at one instruction: the slots it names to
- * the register file, c->xmask the lanes, the helper, and the slots back
- * (the handler writes only the lanes of eff, so the others read back what
- * was stored); a failure (reported by the handler) ends the function */
-static void per_lanes(struct vg *v, const struct ir_ins *in, ex_fn f, void *eff)
-{
-    struct cg *g = v->g;
-    int s[JIT_NAMED_MAX], n = jit_named_slots(g->m, in, s);
-    for (int i = 0; i < n; i++) LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, get(g, s[i]), rf(g, s[i])), 8);
-    void *xm = field_ptr(g, offsetof(struct jit_ctx, xmask));
-    LL->LLVMBuildStore(g->b, eff, xm);
-    void *args[3] = { g->C, fnptr(g, in), fnptr(g, (const void *)(uintptr_t)f) };
-    void *r = LL->LLVMBuildCall2(g->b, g->fty_exec, fnptr(g, (const void *)(uintptr_t)g->hp->exec), args, 3, "");
-    LL->LLVMBuildStore(g->b, k32(g, 0), xm);
-    void *ok = newbb(g);
-    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, INE, r, k32(g, 0), ""), g->failbb, ok);
-    LL->LLVMPositionBuilderAtEnd(g->b, ok);
-    for (int i = 0; i < n; i++) {
-        void *x = LL->LLVMBuildLoad2(g->b, g->i64, rf(g, s[i]), "");
-        LL->LLVMSetAlignment(x, 8);
-        set(g, s[i], x);
-    }
-}
-
 static void body(struct vg *v)
 {
     struct cg *g = v->g;
@@ -712,7 +680,7 @@ static void body(struct vg *v)
                 LL->LLVMBuildCondBr(g->b, none, next, some);
                 LL->LLVMPositionBuilderAtEnd(g->b, some);
             }
-            per_lanes(v, in, g->h[i], gb);
+            jit_per_lane(g, in, g->h[i], gb); /* the lanes at once, as the interpreter runs them */
             LL->LLVMBuildBr(g->b, next);
             continue;
         }
