@@ -21,9 +21,10 @@
  *  - rendezvous: shfl.sync, vote.sync, match, redux, elect, bar.warp.sync
  *    store their operands and stop the thread as a barrier does; jit_warp.c
  *    completes them with the interpreter's code and the thread resumes;
- *  - refused: activemask, non-.sync shfl/vote, matrix and block-cluster
- *    instructions, calls, and volatile or strong loads/stores (which lanes
- *    run together, or the lockstep order of a warp, could show): the
+ *    volatile and strong loads/stores of global, shared or generic memory
+ *    are rendezvous too: the lanes there run them together;
+ *  - refused: activemask, non-.sync shfl/vote, block-cluster
+ *    instructions, calls (which lanes run together could show): the
  *    kernel runs on the interpreter, the report names it.
  * Every load and store checks its address as the interpreter does: the
  * allocation last found (global), the window's size (shared, local,

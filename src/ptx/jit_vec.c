@@ -664,6 +664,21 @@ static void body(struct vg *v)
             jit_flush_ret(g, 0);
             continue;
         }
+        if (kind == K_WSYNC && jit_strong_access(g->m, in)) {
+            /* a volatile or strong access: the warp stops before it, as
+             * the thread does (its operands and what is live in the file),
+             * and jit_warp.c runs it for the lanes whose guard holds; a
+             * spin on a flag gives the other warps their turn */
+            g->resume[g->nbars] = next;
+            if (none) { /* no lane runs it */
+                void *some = newbb(g);
+                LL->LLVMBuildCondBr(g->b, none, next, some);
+                LL->LLVMPositionBuilderAtEnd(g->b, some);
+            }
+            spill_live(v, k, k);
+            jit_flush_ret(g, ++g->nbars);
+            continue;
+        }
         if (kind == K_WSYNC) { /* a rendezvous: the thread's numbering of its stops */
             g->resume[g->nbars++] = next;
             if (none) { /* no lane runs it */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The PTX JIT's block runner for kernels with warp rendezvous (shfl.sync,
- * vote.sync, match.sync, redux.sync, elect.sync, bar.warp.sync, and the
- * matrix instructions; docs/ptx-jit.md, "Warp-level instructions").
+ * vote.sync, match.sync, redux.sync, elect.sync, bar.warp.sync, the
+ * matrix instructions, volatile and strong accesses; docs/ptx-jit.md,
+ * "Warp-level instructions").
  *
  * The compiled thread stops at such an instruction as at a barrier (a
  * resume point whose barid is JIT_WSTOP), with its operands in the
@@ -20,6 +21,17 @@
  * them after it; else it is a deadlock, reported from the same state as the
  * interpreter would hold (jit_deadlock, ex_deadlock).
  *
+ * Volatile and strong loads and stores (ld/st .volatile, .relaxed,
+ * .acquire, .release, .mmio) of memory other threads reach: the thread
+ * stops before one, and so does the warp's function (for all its lanes:
+ * the lanes whose guard holds run it). Once every thread has stopped, each
+ * such instruction's lanes run it by the interpreter's handler, the lowest
+ * pc first (strong_groups), and go on in the next round: the lanes of a
+ * warp see each other's accesses in lockstep order, as in the
+ * interpreter's group, and every warp has its turn between two of a
+ * thread's accesses, so a spin on a flag another thread or warp sets
+ * completes (the interpreter gives turns at its slices).
+ *
  * Matrix instructions (mma, wmma, ldmatrix, stmatrix, movmatrix) take the
  * whole warp: their lanes wait apart (mwait) until every live lane of the
  * warp is at one, then the interpreter's handler runs for the lanes at the
@@ -34,9 +46,9 @@
  * and they run one by one through the thread's function with entries
  * (jit_kernel.tail) to their stop here, as above.
  *
- * What this does not give: the interpreter's lockstep order between two
- * rendezvous (weak accesses of lanes of a warp are not ordered there; PTX
- * orders them only through the rendezvous or a fence), and the group of
+ * What this does not give: the interpreter's lockstep order of weak
+ * accesses between two rendezvous (PTX orders them only through a
+ * rendezvous, a fence or a strong access), and the group of
  * lanes running together (activemask, and the deprecated non-.sync shfl and
  * vote, which jit_subset.c refuses). */
 #include "jit.h"
@@ -61,6 +73,32 @@ static int matrix_group(struct blk *b, struct warp *w, uint32_t *at, uint32_t *r
     return 0;
 }
 
+/* the lanes of w stopped before volatile or strong accesses (*at), every
+ * lane of the block stopped: each instruction's lanes whose guard holds run
+ * it by the interpreter's handler, the lowest pc first, as the
+ * interpreter's groups come; they all go on. -1 after a failure */
+static int strong_groups(struct blk *b, struct warp *w, uint32_t *at, uint32_t *ready, uint64_t *R)
+{
+    const struct ir_ins *code = b->P->m->ins;
+    while (*at) {
+        int pc = w->lpc[__builtin_ctz(*at)];
+        for (uint32_t mm = *at; mm; mm &= mm - 1)
+            if (w->lpc[__builtin_ctz(mm)] < pc) pc = w->lpc[__builtin_ctz(mm)];
+        uint32_t m = 0, run = 0;
+        for (uint32_t mm = *at; mm; mm &= mm - 1)
+            if (w->lpc[__builtin_ctz(mm)] == pc) m |= 1u << __builtin_ctz(mm);
+        const struct ir_ins *in = &code[pc];
+        for (uint32_t mm = m; mm; mm &= mm - 1) { /* the warp's function stops for a partial guard */
+            int l = __builtin_ctz(mm);
+            if (in->guard < 0 || (int)(R[(size_t)in->guard * 32 + (size_t)l] & 1) != in->gneg) run |= 1u << l;
+        }
+        if (run && b->P->h[pc](b, w, in, run, R)) return -1;
+        *at &= ~m;
+        *ready |= m;
+    }
+    return 0;
+}
+
 /* the state is the warp's (the lanes that exited, gone, and that can go
  * on, ready, as masks) and the lane's (resume, by thread): a round costs a
  * few operations per warp, not per thread */
@@ -76,6 +114,7 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
     uint32_t gone[32], ready[32];   /* by warp: lanes that exited; lanes that can go on */
     uint32_t arrived[32];        /* by warp: lanes come to a rendezvous in this round */
     uint32_t mwait[32];          /* by warp: lanes waiting at a matrix instruction */
+    uint32_t swait[32];          /* by warp: lanes stopped before a volatile or strong access */
     struct jit_ctx c;
     if (jit_ctx_init(&c, b))
         return;
@@ -83,6 +122,7 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
     memset(gone, 0, sizeof gone);
     memset(arrived, 0, sizeof arrived);
     memset(mwait, 0, sizeof mwait);
+    memset(swait, 0, sizeof swait);
     for (unsigned i = 0; i < P->nwarps; i++) ready[i] = jit_lanes(nth, i);
     size_t base = (size_t)P->slotbase[P->entry] * 32;
     for (unsigned i = 0; i < P->nwarps; i++) b->warps[i].wait = b->warps[i].barw = 0;
@@ -111,9 +151,14 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
                     w->live &= ~go;
                     continue;
                 }
-                if (r <= k->nbars) { /* all at a block barrier (the warp's function
-                                        leaves a rendezvous to the threads) */
+                if (r <= k->nbars) { /* all at a block barrier, or before a volatile or
+                                        strong access (the warp's function leaves any
+                                        other rendezvous to the threads) */
                     ready[i] &= ~go;
+                    if (k->barid[r - 1] == JIT_WSTOP) {
+                        for (uint32_t mm = go; mm; mm &= mm - 1) w->lpc[__builtin_ctz(mm)] = k->barpc[r - 1];
+                        swait[i] |= go;
+                    }
                     continue;
                 }
                 b->jvlanes += (unsigned)__builtin_popcount(go); /* on one by one from the entry */
@@ -140,6 +185,10 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
                     mwait[i] |= bit;
                     continue;
                 }
+                if (in->op == OP_LD || in->op == OP_ST) { /* volatile or strong */
+                    swait[i] |= bit;
+                    continue;
+                }
                 w->wsmask[l] = (uint32_t)c.Rw[(size_t)in->e * 32 + (size_t)l];
                 arrived[i] |= bit;
             }
@@ -149,6 +198,10 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
         uint32_t stuck = 0;
         for (unsigned i = 0; i < P->nwarps; i++) {
             struct warp *w = &b->warps[i];
+            if (swait[i]) {
+                if (strong_groups(b, w, &swait[i], &ready[i], w->R0 + base)) goto out;
+                again = 1;
+            }
             if (mwait[i] && mwait[i] == w->live) { /* every lane left is at a matrix instruction */
                 if (matrix_group(b, w, &mwait[i], &ready[i], w->R0 + base)) goto out;
                 again = 1;

@@ -146,13 +146,6 @@ static void test_fallback_names_instruction(void **state)
         memcpy(&v, arena + 4 * 9, 4);
         assert_int_equal(v, 0xffffff00u);
     }
-    /* a volatile access would show the lockstep order: refused too */
-    static const char vol[] = HDR
-        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>;\n"
-        " ld.param.u64 %rd1, [out];\n ld.volatile.global.u32 %r1, [%rd1];\n st.global.u32 [%rd1], %r1;\n ret;\n}\n";
-    assert_int_equal(run(vol, PTX_ENGINE_JIT, 1, 1, err, sizeof err), PTX_OK);
-    assert_int_equal(rep.engine, PTX_ENGINE_INTERP);
-    if (!strstr(rep.why, "'ld.volatile.global.u32' (volatile")) fail_msg("%s", rep.why);
 }
 
 /* the JIT compiles what it can, once per module: the first launch says so */
@@ -1138,6 +1131,126 @@ static void test_vector_lane_atoms(void **state)
     with_vector("0", vec_lane_atom_fault);
 }
 
+/* ---- volatile and strong accesses ---------------------------------------------- */
+/* the warp-synchronous reduction of old CUDA code: volatile shared words,
+ * no barrier; right only in the lockstep order (each step's loads of all
+ * lanes before any lane's store): lane 0 ends with the sum of the 32
+ * values tid * tid + 1, as the interpreter does; the other lanes' words as
+ * the interpreter's too. Two blocks */
+static void vol_warp_sum(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>;\n .shared .align 4 .b32 sm[64];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n shl.b32 %r2, %r1, 2;\n mov.u32 %r3, sm;\n add.u32 %r4, %r3, %r2;\n"
+        " mul.lo.u32 %r5, %r1, %r1;\n add.u32 %r5, %r5, 1;\n st.volatile.shared.u32 [%r4], %r5;\n"
+#define VSTEP(off) " ld.volatile.shared.u32 %r6, [%r4];\n ld.volatile.shared.u32 %r7, [%r4+" off "];\n" \
+                   " add.u32 %r6, %r6, %r7;\n st.volatile.shared.u32 [%r4], %r6;\n"
+        VSTEP("64") VSTEP("32") VSTEP("16") VSTEP("8") VSTEP("4")
+#undef VSTEP
+        " mov.u32 %r8, %ctaid.x;\n shl.b32 %r8, %r8, 5;\n add.u32 %r8, %r8, %r1;\n"
+        " mul.wide.u32 %rd2, %r8, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r6;\n ret;\n}\n";
+    same(src, 2, 32, 2 * 32 * 4);
+    uint32_t v[2];
+    memcpy(&v[0], arena, 4);
+    memcpy(&v[1], arena + 128, 4);
+    assert_int_equal(v[0], 10448); /* sum of t * t + 1, t < 32 */
+    assert_int_equal(v[1], 10448);
+}
+
+/* spins on a flag another thread sets: warp 0's lanes together for
+ * thread 62's (acquire and release; the warp's function spins), then
+ * thread 0 for thread 63's (another warp) and lane 1 for lane 30's (its
+ * own warp, a divergent spin; volatile and fences); each then reads what
+ * the setter wrote before. No thread stops at a barrier: the waiting
+ * threads go on only because the others get their turns */
+static void vol_spin(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>; .reg .pred %p<8>;\n"
+        " .shared .align 4 .b32 flag[4];\n .shared .align 4 .b32 data[4];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n"
+        " setp.lt.u32 %p1, %r1, 32;\n @%p1 bra W0;\n"
+        " setp.eq.u32 %p2, %r1, 63;\n @%p2 bra SET0;\n setp.eq.u32 %p2, %r1, 62;\n @%p2 bra SET2;\n ret;\n"
+        "SET0:\n st.shared.u32 [data], 42;\n membar.cta;\n st.volatile.shared.u32 [flag], 1;\n ret;\n"
+        "SET2:\n st.shared.u32 [data+8], 44;\n membar.cta;\n st.release.cta.shared.u32 [flag+8], 1;\n ret;\n"
+        "W0:\n ld.acquire.cta.shared.u32 %r2, [flag+8];\n setp.eq.u32 %p4, %r2, 0;\n @%p4 bra W0;\n"
+        " ld.shared.u32 %r3, [data+8];\n"
+        " setp.eq.u32 %p3, %r1, 0;\n @%p3 bra WAIT0;\n setp.eq.u32 %p3, %r1, 1;\n @%p3 bra WAIT1;\n"
+        " setp.eq.u32 %p3, %r1, 30;\n @%p3 bra SET1;\n bra OUT;\n"
+        "SET1:\n st.shared.u32 [data+4], 43;\n membar.cta;\n st.volatile.shared.u32 [flag+4], 1;\n mov.u32 %r3, 0;\n bra OUT;\n"
+        "WAIT1:\n ld.volatile.shared.u32 %r2, [flag+4];\n setp.eq.u32 %p4, %r2, 0;\n @%p4 bra WAIT1;\n"
+        " membar.cta;\n ld.shared.u32 %r3, [data+4];\n bra OUT;\n"
+        "WAIT0:\n ld.volatile.shared.u32 %r2, [flag];\n setp.eq.u32 %p4, %r2, 0;\n @%p4 bra WAIT0;\n"
+        " membar.cta;\n ld.shared.u32 %r3, [data];\n"
+        "OUT:\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r3;\n ret;\n}\n";
+    char err[512];
+    uint64_t keep = budget;
+    budget = 1u << 26; /* a spin that never ends fails the test, not hangs it */
+    for (int e = PTX_ENGINE_INTERP; e <= PTX_ENGINE_JIT; e++) {
+        enum ptx_status st = run(src, e, 1, 64, err, sizeof err);
+        if (st != PTX_OK) fail_msg("%s: %s", e == PTX_ENGINE_JIT ? "jit" : "interp", err);
+        if (e == PTX_ENGINE_JIT && rep.engine != PTX_ENGINE_JIT) fail_msg("not compiled: %s", rep.why);
+        uint32_t v[32];
+        memcpy(v, arena, sizeof v);
+        assert_int_equal(v[0], 42);
+        assert_int_equal(v[1], 43);
+        for (int l = 2; l < 32; l++)
+            if (v[l] != (l == 30 ? 0u : 44u)) fail_msg("lane %d: %u", l, v[l]);
+    }
+    budget = keep;
+}
+
+/* a guard that holds on some lanes: even lanes store their tid, odd lanes
+ * then load their left neighbour's word, both volatile: in the lockstep
+ * order the loads see the stores; and a generic volatile load of a word
+ * the lanes' own stores wrote: the interpreter's bytes */
+static void vol_guarded(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " and.b32 %r2, %r1, 1;\n setp.eq.u32 %p1, %r2, 0;\n add.u32 %r3, %r1, 1000;\n"
+        " @%p1 st.volatile.global.u32 [%rd3], %r3;\n @!%p1 ld.volatile.global.u32 %r4, [%rd3+-4];\n"
+        " @!%p1 st.global.u32 [%rd3], %r4;\n ld.volatile.u32 %r5, [%rd3];\n st.global.u32 [%rd3+512], %r5;\n ret;\n}\n";
+    same(src, 1, 96, 1024);
+    uint32_t v;
+    memcpy(&v, arena + 4 * 5, 4);
+    assert_int_equal(v, 1004);
+    memcpy(&v, arena + 512 + 4 * 5, 4);
+    assert_int_equal(v, 1004);
+}
+
+/* a volatile load past the device memory on thread 37: the interpreter's text */
+static void vol_fault(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " setp.eq.u32 %p2, %r1, 37;\n @%p2 add.s64 %rd3, %rd1, 16384;\n ld.volatile.global.u32 %r3, [%rd3];\n"
+        " st.global.u32 [%rd1+4096], %r3;\n ret;\n}\n";
+    fault_37(src);
+}
+
+static void test_volatile(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    void (*const f[])(void) = { vol_warp_sum, vol_spin, vol_guarded, vol_fault };
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
+        with_vector("1", f[i]);
+        with_vector("0", f[i]);
+    }
+    /* the one volatile or strong access refused: a cluster's shared memory */
+    static const char cl[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>;\n .shared .align 4 .b32 sm[4];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r2, sm;\n ld.volatile.shared::cluster.u32 %r1, [%r2];\n"
+        " st.global.u32 [%rd1], %r1;\n ret;\n}\n";
+    char err[256];
+    assert_int_equal(run(cl, PTX_ENGINE_JIT, 1, 1, err, sizeof err), PTX_OK);
+    assert_int_equal(rep.engine, PTX_ENGINE_INTERP);
+    if (!strstr(rep.why, "'ld.volatile.shared::cluster.u32' (a volatile or strong access outside")) fail_msg("%s", rep.why);
+}
+
 static void test_vector_shfl_reduce(void **state)
 {
     (void)state;
@@ -1687,6 +1800,7 @@ int main(void)
         cmocka_unit_test(test_vector_region_fault),
         cmocka_unit_test(test_vector_region_not),
         cmocka_unit_test(test_vector_lane_atoms),
+        cmocka_unit_test(test_volatile),
         cmocka_unit_test(test_vector_shfl_modes),
         cmocka_unit_test(test_vector_shfl_partial),
         cmocka_unit_test(test_vector_mem_same),
