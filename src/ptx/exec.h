@@ -76,6 +76,7 @@ struct plan {                    /* per launch */
     atomic_ullong ins;           /* thread-instructions of the launch so far */
     int jvec;                    /* the JIT runs warps as vectors (jit.warp, and not
                                     TDTRACE_EMU_JIT_VECTOR=0) */
+    int jred;                    /* the JIT's kernel has bar.red (jit_bar_red) */
     atomic_int stop;
     double deadline;             /* CLOCK_MONOTONIC seconds, 0: none */
     pthread_mutex_t lock;

@@ -284,6 +284,7 @@ static void body(struct cg *g)
             g->barid[g->nbars] = (uint8_t)id;
             g->barpc[g->nbars] = i;
             g->resume[g->nbars] = next;
+            if (in->sub2 == BK_RED) jit_store_named(g, in); /* its predicate, for jit_bar_red */
             spill_live(g, k + 1);
             jit_flush_ret(g, ++g->nbars);
             continue;

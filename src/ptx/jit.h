@@ -231,6 +231,11 @@ static inline void jit_vec_handed(const struct jit_ctx *c, int32_t r, uint32_t m
     }
 }
 
+/* jit_run.c: the threads that wait at bar.red get its reduction (all the
+ * block's threads that have not exited wait at one barrier: waiting, their
+ * lanes by warp; resume, by thread) */
+void jit_bar_red(struct blk *b, const int32_t *resume, const uint32_t *waiting, size_t base);
+
 /* jit_warp.c: instead of jit_block for kernels with warp rendezvous (shfl.sync,
  * vote.sync, match, redux, elect, bar.warp.sync, matrix instructions,
  * volatile and strong accesses; k->nwstops > 0): each thread runs to its next barrier or rendezvous; a

@@ -67,9 +67,13 @@ int jit_classify(const struct ptx_module *m, const struct ir_func *F, const stru
     case OP_NOP: case OP_BRA: case OP_EXIT: case OP_RET: case OP_MEMBAR: case OP_TRAP:
         return K_CONTROL;
     case OP_BAR: {
+        /* bar.sync, and bar.red (the runner writes the reduction over the
+         * threads waiting, jit_bar_red) */
         int64_t id;
-        if (in->sub2 != BK_SYNC || in->b >= 0 || in->d >= 0 || !jit_imm_of(m, F, in->a, &id) || id < 0 || id >= NBARS) {
-            snprintf(why, n, "'%s' (only bar.sync with a constant barrier and no thread count)", nm);
+        int red = in->sub2 == BK_RED && in->d >= 0 && in->c >= 0;
+        if ((in->sub2 != BK_SYNC && !red) || in->b >= 0 || (in->d >= 0 && !red) || !jit_imm_of(m, F, in->a, &id) ||
+            id < 0 || id >= NBARS) {
+            snprintf(why, n, "'%s' (only bar.sync and bar.red with a constant barrier and no thread count)", nm);
             return 0;
         }
         return K_CONTROL;

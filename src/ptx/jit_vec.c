@@ -582,11 +582,30 @@ static void *rpred(struct vg *v, int k, void *guard)
     return guard ? LL->LLVMBuildAnd(g->b, guard, m, "") : m;
 }
 
+/* by instruction: 1 inside a loop with no bar.sync (the range from a
+ * backward branch's target to it), where a thread may spin on a flag that
+ * only another warp's turn sets; NULL without memory (every instruction) */
+static uint8_t *spin_ranges(const struct cg *g)
+{
+    int n = g->F->end - g->F->start;
+    uint8_t *in_spin = calloc((size_t)n + 1, 1);
+    if (!in_spin) return NULL;
+    for (int j = 0; j < n; j++) {
+        int t = g->m->ins[g->F->start + j].op == OP_BRA ? target_of(g, j) : n;
+        if (t > j) continue;
+        int bar = 0;
+        for (int k = t; k <= j && !bar; k++) bar = g->m->ins[g->F->start + k].op == OP_BAR;
+        for (int k = t; k <= j && !bar; k++) in_spin[k] = 1;
+    }
+    return in_spin;
+}
+
 static void body(struct vg *v)
 {
     struct cg *g = v->g;
     const struct ir_func *F = g->F;
     int nins = F->end - F->start;
+    uint8_t *in_spin = spin_ranges(g);
     for (int k = 0; k < nins; k++) {
         int i = F->start + k;
         const struct ir_ins *in = &g->m->ins[i];
@@ -665,18 +684,25 @@ static void body(struct vg *v)
             continue;
         }
         if (kind == K_WSYNC && jit_strong_access(g->m, in)) {
-            /* a volatile or strong access: the warp stops before it, as
+            /* a volatile or strong access: the interpreter's handler for
+             * the warp's lanes at once (its group, in lockstep order); in
+             * a loop with no bar.sync the warp stops before it instead, as
              * the thread does (its operands and what is live in the file),
-             * and jit_warp.c runs it for the lanes whose guard holds; a
+             * and jit_warp.c runs it for the lanes whose guard holds: a
              * spin on a flag gives the other warps their turn */
-            g->resume[g->nbars] = next;
+            g->resume[g->nbars++] = next; /* the thread's numbering of its stops */
             if (none) { /* no lane runs it */
                 void *some = newbb(g);
                 LL->LLVMBuildCondBr(g->b, none, next, some);
                 LL->LLVMPositionBuilderAtEnd(g->b, some);
             }
+            if (in_spin && !in_spin[k]) {
+                jit_per_lane(g, in, g->h[i], gb);
+                LL->LLVMBuildBr(g->b, next);
+                continue;
+            }
             spill_live(v, k, k);
-            jit_flush_ret(g, ++g->nbars);
+            jit_flush_ret(g, g->nbars);
             continue;
         }
         if (kind == K_WSYNC) { /* a rendezvous: the thread's numbering of its stops */
@@ -711,7 +737,7 @@ static void body(struct vg *v)
         switch (in->op) {
         case OP_BAR: {
             g->resume[g->nbars] = next;
-            spill_live(v, k, k + 1);
+            spill_live(v, k, in->sub2 == BK_RED ? k : k + 1); /* bar.red's predicate too */
             jit_flush_ret(g, ++g->nbars);
             continue;
         }
@@ -733,6 +759,7 @@ static void body(struct vg *v)
         }
         LL->LLVMBuildBr(g->b, next);
     }
+    free(in_spin);
     LL->LLVMPositionBuilderAtEnd(g->b, g->bb[nins]);
     jit_flush_ret(g, 0);
 }

@@ -275,6 +275,7 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
         }
         if (!waiting) break;
         for (unsigned i = 0; i < P->nwarps; i++) ready[i] = jit_lanes(nth, i) & ~gone[i];
+        if (P->jred) jit_bar_red(b, resume, ready, base);
     }
     if (b->icount - b->icount_seen > SLICE) ex_check_limits(b, &b->warps[0], NULL);
 out:

@@ -1131,6 +1131,62 @@ static void test_vector_lane_atoms(void **state)
     with_vector("0", vec_lane_atom_fault);
 }
 
+/* bar.red (__syncthreads_count/and/or): threads with tid % 7 == 6 exit
+ * first and do not count; the predicate tid % 3 == 0 over the 96 - 13
+ * threads left; then an if-else whose two paths reduce at one barrier
+ * with different predicates, an or that one thread's predicate decides,
+ * and a bar.red in a loop.
+ * The interpreter's bytes, and the counts computed here. Two blocks */
+static void bar_red(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>; .reg .pred %p<16>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r9, %ctaid.x;\n mad.lo.u32 %r10, %r9, 96, %r1;\n"
+        " mul.wide.u32 %rd2, %r10, 32;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " rem.u32 %r2, %r1, 7;\n setp.eq.u32 %p1, %r2, 6;\n @%p1 bra DONE;\n"
+        " rem.u32 %r3, %r1, 3;\n setp.eq.u32 %p2, %r3, 0;\n"
+        " bar.red.popc.u32 %r4, 0, %p2;\n bar.red.and.pred %p3, 1, %p2;\n bar.red.or.pred %p4, 0, !%p2;\n"
+        " bar.red.and.pred %p5, 2, !%p1;\n"
+        " selp.u32 %r5, 1, 0, %p3;\n selp.u32 %r6, 1, 0, %p4;\n selp.u32 %r7, 1, 0, %p5;\n"
+        " st.global.v4.u32 [%rd3], {%r4, %r5, %r6, %r7};\n"
+        " and.b32 %r2, %r1, 1;\n setp.eq.u32 %p6, %r2, 0;\n setp.lt.u32 %p7, %r1, 40;\n @%p6 bra EVEN;\n"
+        " bar.red.popc.u32 %r8, 3, %p7;\n bra JOIN;\nEVEN:\n bar.red.popc.u32 %r8, 3, %p2;\nJOIN:\n"
+        " setp.eq.u32 %p10, %r1, 95;\n bar.red.or.pred %p11, 4, %p10;\n selp.u32 %r11, 7, 0, %p11;\n"
+        " mov.u32 %r12, 0;\n mov.u32 %r13, 0;\nLOOP:\n setp.lt.u32 %p8, %r1, %r13;\n bar.red.popc.u32 %r14, 5, %p8;\n"
+        " add.u32 %r12, %r12, %r14;\n add.u32 %r13, %r13, 16;\n setp.lt.u32 %p9, %r13, 96;\n @%p9 bra LOOP;\n"
+        " st.global.v4.u32 [%rd3+16], {%r8, %r11, %r12, %r1};\n"
+        "DONE:\n ret;\n}\n";
+    same(src, 2, 96, 2 * 96 * 32);
+    unsigned left = 0, third = 0, odd40 = 0, even3 = 0, loop = 0;
+    for (unsigned t = 0; t < 96; t++) {
+        if (t % 7 == 6) continue;
+        left++;
+        for (unsigned j = 0; j < 6; j++) loop += t < 16 * j; /* the loop: tid < 16 j, j < 6 */
+        third += t % 3 == 0;
+        odd40 += t % 2 == 1 && t < 40;
+        even3 += t % 2 == 0 && t % 3 == 0;
+    }
+    uint32_t v[8];
+    memcpy(v, arena + 96 * 32 + 32 * 4, sizeof v); /* block 1, thread 4 */
+    assert_int_equal(v[0], third);
+    assert_int_equal(v[1], 0);               /* not every thread's tid % 3 == 0 */
+    assert_int_equal(v[2], 1);
+    assert_int_equal(v[3], 1);               /* every thread left: !p1 */
+    assert_int_equal(v[4], odd40 + even3);   /* the two paths at barrier 3 */
+    assert_int_equal(v[5], 7);               /* thread 95 (95 % 7 == 4) is left */
+    assert_int_equal(v[6], loop);            /* the loop's sum */
+    assert_int_equal(v[7], 4);
+    assert_true(left == 83);
+}
+
+static void test_bar_red(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", bar_red);
+    with_vector("0", bar_red);
+}
+
 /* ---- volatile and strong accesses ---------------------------------------------- */
 /* the warp-synchronous reduction of old CUDA code: volatile shared words,
  * no barrier; right only in the lockstep order (each step's loads of all
@@ -1801,6 +1857,7 @@ int main(void)
         cmocka_unit_test(test_vector_region_not),
         cmocka_unit_test(test_vector_lane_atoms),
         cmocka_unit_test(test_volatile),
+        cmocka_unit_test(test_bar_red),
         cmocka_unit_test(test_vector_shfl_modes),
         cmocka_unit_test(test_vector_shfl_partial),
         cmocka_unit_test(test_vector_mem_same),
