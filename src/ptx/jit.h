@@ -19,7 +19,8 @@
  * loads and stores of memory other threads reach: the thread stops before
  * one, and the lanes there run it together once every thread has stopped,
  * so lanes of a warp see each other's accesses in lockstep order and a
- * thread spinning on a flag lets the others run. What could observe which
+ * thread spinning on a flag lets the others run. bar.red stops as
+ * bar.sync does; the runner writes its reduction (jit_bar_red). What could observe which
  * lanes run together (activemask, non-.sync shfl/vote) is not compiled:
  * such kernels run on the interpreter. */
 #ifndef TD_PTX_JIT_H
@@ -141,7 +142,8 @@ struct jit_kernel {
                                  loads and stores, of one address as scalar loads;
                                  11: per-lane handlers called by the warp's function
                                  for its lanes at once; 12: volatile and strong
-                                 accesses as stops */
+                                 accesses (stops, and in the warp's function
+                                 outside spin loops its lanes at once), bar.red */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

@@ -23,8 +23,10 @@
  *
  * Volatile and strong loads and stores (ld/st .volatile, .relaxed,
  * .acquire, .release, .mmio) of memory other threads reach: the thread
- * stops before one, and so does the warp's function (for all its lanes:
- * the lanes whose guard holds run it). Once every thread has stopped, each
+ * stops before one, and so does the warp's function inside a loop with no
+ * bar.sync (for all its lanes: the lanes whose guard holds run it;
+ * elsewhere it runs the access for its lanes at once). Once every thread
+ * has stopped, each
  * such instruction's lanes run it by the interpreter's handler, the lowest
  * pc first (strong_groups), and go on in the next round: the lanes of a
  * warp see each other's accesses in lockstep order, as in the
