@@ -503,12 +503,24 @@ static void *lo32(struct cg *g, int s) { return LL->LLVMBuildTrunc(g->b, get(g, 
 static int wsync(struct vg *v, const struct ir_ins *in, void *all, void *fb, void *next)
 {
     struct cg *g = v->g;
-    if (in->op != OP_SHFL && in->op != OP_VOTE && in->op != OP_WARPSYNC) return -1;
+    if (in->op != OP_SHFL && in->op != OP_VOTE && in->op != OP_WARPSYNC && in->op != OP_MATCH && in->op != OP_REDUX &&
+        in->op != OP_ELECT)
+        return -1;
     if (in->op == OP_SHFL && (in->b < 0 || in->c < 0)) return -1;
     void *vmask = splat(g, v->mask, g->i32);
     void *same = bits(g, LL->LLVMBuildICmp(g->b, IEQ, lo32(g, in->e), vmask, ""));
     void *ok = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, same, v->mask, ""), v->mask, "");
     if (all) ok = LL->LLVMBuildAnd(g->b, ok, all, "");
+    if (in->op == OP_MATCH || in->op == OP_REDUX || in->op == OP_ELECT) {
+        /* the interpreter's code for the lanes as one group (their member
+         * mask is the lanes running): the same results */
+        void *go = newbb(g);
+        LL->LLVMBuildCondBr(g->b, ok, go, fb);
+        LL->LLVMPositionBuilderAtEnd(g->b, go);
+        jit_per_lane(g, in, ex_warp_group, v->mask);
+        LL->LLVMBuildBr(g->b, next);
+        return 0;
+    }
     void *j = NULL, *inr = NULL, *lid = lane_ids(g);
     if (in->op == OP_SHFL) { /* the source lane j and whether it is in range: exec_warp.c's shfl_src */
         void *c31 = ci(g, g->i32, 31);

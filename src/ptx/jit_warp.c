@@ -43,7 +43,8 @@
  * With the vector form (jit_kernel.warp, P->jvec) a warp whose lanes that
  * have not exited can all go on, from one point, runs through the warp's
  * function (jit_vec.c), which does shfl.sync, vote.sync and bar.warp.sync
- * as vectors when their member mask is the lanes running; at any other
+ * as vectors, and match, redux and elect by the interpreter's code for its
+ * lanes as one group, when their member mask is the lanes running; at any other
  * rendezvous, a divergence or a check that fails it hands the lanes on,
  * and they run one by one through the thread's function with entries
  * (jit_kernel.tail) to their stop here, as above.

@@ -1187,6 +1187,44 @@ static void test_bar_red(void **state)
     with_vector("0", bar_red);
 }
 
+/* match, redux and elect in the warp's function: the interpreter's code
+ * for the lanes as one group when the member mask is the lanes running
+ * (all 32, and a short last warp of 8 through %r3 = its lanes): the
+ * interpreter's bytes, and no lane handed over but at the first warp's
+ * first global store (its allocation not yet found) */
+static void vec_warp_group(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<8>; .reg .pred %p<8>;\n"
+        THREAD_OUT
+        " mov.u32 %r2, %ntid.x;\n and.b32 %r4, %r1, 31;\n sub.u32 %r5, %r1, %r4;\n sub.u32 %r6, %r2, %r5;\n"
+        " min.u32 %r6, %r6, 32;\n mov.u32 %r3, -1;\n setp.lt.u32 %p1, %r6, 32;\n shl.b32 %r7, %r3, %r6;\n"
+        " not.b32 %r7, %r7;\n selp.b32 %r3, %r7, %r3, %p1;\n" /* the lanes of this warp */
+        " shr.u32 %r8, %r4, 2;\n mul.lo.u32 %r9, %r4, 2654435761;\n"
+        " match.any.sync.b32 %r10, %r8, %r3;\n match.all.sync.b32 %r11|%p2, %r8, %r3;\n selp.u32 %r12, 1, 0, %p2;\n"
+        " cvt.u64.u32 %rd4, %r8;\n match.any.sync.b64 %r13, %rd4, %r3;\n"
+        " redux.sync.add.u32 %r14, %r9, %r3;\n redux.sync.min.s32 %r15, %r9, %r3;\n redux.sync.max.u32 %r16, %r9, %r3;\n"
+        " redux.sync.and.b32 %r17, %r9, %r3;\n redux.sync.or.b32 %r18, %r9, %r3;\n redux.sync.xor.b32 %r19, %r9, %r3;\n"
+        " elect.sync %r20|%p3, %r3;\n selp.u32 %r21, 1, 0, %p3;\n"
+        " st.global.v4.u32 [%rd3], {%r10, %r11, %r12, %r13};\n st.global.v4.u32 [%rd3+16], {%r14, %r15, %r16, %r17};\n"
+        " st.global.v4.u32 [%rd3+32], {%r18, %r19, %r20, %r21};\n ret;\n}\n";
+    same(src, 1, 72, 72 * 128);
+    assert_int_equal(rep.vector, 1);
+    assert_int_equal(rep.vec_lanes, 32); /* the first warp's first store, one by one */
+    uint32_t v;
+    memcpy(&v, arena + 128 * 5, 4); /* lane 5: lanes 4-7 have 5 >> 2 */
+    assert_int_equal(v, 0xf0u);
+    memcpy(&v, arena + 128 * 69 + 40, 4); /* the short warp's leader: lane 0 */
+    assert_int_equal(v, 0);
+}
+
+static void test_vector_warp_group(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_warp_group);
+}
+
 /* ---- volatile and strong accesses ---------------------------------------------- */
 /* the warp-synchronous reduction of old CUDA code: volatile shared words,
  * no barrier; right only in the lockstep order (each step's loads of all
@@ -1858,6 +1896,7 @@ int main(void)
         cmocka_unit_test(test_vector_lane_atoms),
         cmocka_unit_test(test_volatile),
         cmocka_unit_test(test_bar_red),
+        cmocka_unit_test(test_vector_warp_group),
         cmocka_unit_test(test_vector_shfl_modes),
         cmocka_unit_test(test_vector_shfl_partial),
         cmocka_unit_test(test_vector_mem_same),
