@@ -266,6 +266,8 @@ static void body(struct cg *g)
         }
         if (kind == K_WSYNC) { /* a warp rendezvous: operands to the file, stop there */
             jit_store_named(g, in);
+            if (in->guard >= 0 && is_dirty(g, k, in->guard)) /* the runner reads it (jit_warp.c) */
+                LL->LLVMBuildStore(g->b, get(g, in->guard), rf(g, in->guard));
             g->barid[g->nbars] = JIT_WSTOP;
             g->barpc[g->nbars] = i;
             g->resume[g->nbars] = next;

@@ -1296,8 +1296,9 @@ static void vol_spin(void)
 
 /* a guard that holds on some lanes: even lanes store their tid, odd lanes
  * then load their left neighbour's word, both volatile: in the lockstep
- * order the loads see the stores; and a generic volatile load of a word
- * the lanes' own stores wrote: the interpreter's bytes */
+ * order the loads see the stores; a generic volatile load of a word the
+ * lanes' own stores wrote; a store under a guard read nowhere else: the
+ * interpreter's bytes */
 static void vol_guarded(void)
 {
     static const char src[] = HDR
@@ -1305,8 +1306,9 @@ static void vol_guarded(void)
         " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
         " and.b32 %r2, %r1, 1;\n setp.eq.u32 %p1, %r2, 0;\n add.u32 %r3, %r1, 1000;\n"
         " @%p1 st.volatile.global.u32 [%rd3], %r3;\n @!%p1 ld.volatile.global.u32 %r4, [%rd3+-4];\n"
-        " @!%p1 st.global.u32 [%rd3], %r4;\n ld.volatile.u32 %r5, [%rd3];\n st.global.u32 [%rd3+512], %r5;\n ret;\n}\n";
-    same(src, 1, 96, 1024);
+        " @!%p1 st.global.u32 [%rd3], %r4;\n ld.volatile.u32 %r5, [%rd3];\n st.global.u32 [%rd3+512], %r5;\n"
+        " setp.lt.u32 %p2, %r1, 50;\n @%p2 st.volatile.global.u32 [%rd3+1024], %r5;\n ret;\n}\n"; /* %p2 read once */
+    same(src, 1, 96, 2048);
     uint32_t v;
     memcpy(&v, arena + 4 * 5, 4);
     assert_int_equal(v, 1004);
