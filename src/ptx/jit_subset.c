@@ -168,8 +168,11 @@ int jit_classify(const struct ptx_module *m, const struct ir_func *F, const stru
         if (h) return K_WSYNC;
         break;
     case OP_ACTIVEMASK:
-        snprintf(why, n, "'%s' (the lanes running together are the interpreter's schedule, which the JIT does not model)", nm);
-        return 0;
+        /* the lanes running together: in the warp's function its lanes; a
+         * thread stops there, and the lanes stopped at it together get
+         * their mask (jit_warp.c) */
+        if (h && in->d >= 0) return K_WSYNC;
+        break;
     case OP_CVTA: case OP_CVTA_TO:
         if (in->space == SP_GLOBAL && in->d >= 0) return K_NATIVE;
         break;

@@ -695,10 +695,11 @@ static void body(struct vg *v)
             jit_flush_ret(g, 0);
             continue;
         }
-        if (kind == K_WSYNC && jit_strong_access(g->m, in)) {
-            /* a volatile or strong access: the interpreter's handler for
-             * the warp's lanes at once (its group, in lockstep order); in
-             * a loop with no bar.sync the warp stops before it instead, as
+        if (kind == K_WSYNC && (jit_strong_access(g->m, in) || in->op == OP_ACTIVEMASK)) {
+            /* activemask, or a volatile or strong access: the
+             * interpreter's handler for the warp's lanes at once (its
+             * group, in lockstep order); for an access in a loop with no
+             * bar.sync the warp stops before it instead, as
              * the thread does (its operands and what is live in the file),
              * and jit_warp.c runs it for the lanes whose guard holds: a
              * spin on a flag gives the other warps their turn */
@@ -708,7 +709,7 @@ static void body(struct vg *v)
                 LL->LLVMBuildCondBr(g->b, none, next, some);
                 LL->LLVMPositionBuilderAtEnd(g->b, some);
             }
-            if (in_spin && !in_spin[k]) {
+            if (in->op == OP_ACTIVEMASK || (in_spin && !in_spin[k])) {
                 jit_per_lane(g, in, g->h[i], gb);
                 LL->LLVMBuildBr(g->b, next);
                 continue;

@@ -123,23 +123,23 @@ static void test_default_interp(void **state)
     assert_int_equal(rep.compiled, 0);
 }
 
-/* the JIT refuses a kernel with an instruction that shows which lanes run
- * together (activemask): the interpreter runs it, and the report names the
- * instruction and its line */
+/* the JIT refuses a kernel with an instruction that works on the lanes
+ * running together at each instruction (vote without .sync): the
+ * interpreter runs it, and the report names the instruction and its line */
 static void test_fallback_names_instruction(void **state)
 {
     (void)state;
     static const char src[] = HDR
-        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
-        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n"
-        " setp.lt.u32 %p1, %r1, 8;\n @%p1 bra A;\n activemask.b32 %r2;\n bra B;\nA:\n activemask.b32 %r2;\nB:\n"
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n setp.eq.u32 %p2, %r1, %r1;\n"
+        " setp.lt.u32 %p1, %r1, 8;\n @%p1 bra A;\n vote.ballot.b32 %r2, %p2;\n bra B;\nA:\n vote.ballot.b32 %r2, %p2;\nB:\n"
         " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r2;\n ret;\n}\n";
     char err[256];
     for (int e = PTX_ENGINE_JIT; e <= PTX_ENGINE_AUTO; e++) {
         assert_int_equal(run(src, e, 1, 32, err, sizeof err), PTX_OK);
         assert_int_equal(rep.engine, PTX_ENGINE_INTERP);
-        if (!strstr(rep.why, "instruction 'activemask.b32' (the lanes running together") ||
-            !strstr(rep.why, "at PTX line 11")) fail_msg("%s", rep.why);
+        if (!strstr(rep.why, "instruction 'vote.ballot.b32' (without .sync it works on the lanes running together") ||
+            !strstr(rep.why, "at PTX line 12")) fail_msg("%s", rep.why);
         uint32_t v;
         memcpy(&v, arena + 4 * 6, 4);
         assert_int_equal(v, 0xffu); /* lanes 0-7 ran together */
@@ -1225,6 +1225,40 @@ static void test_vector_warp_group(void **state)
     with_vector("1", vec_warp_group);
 }
 
+/* activemask: a full warp and a short one of 8 (the warp's function);
+ * the two paths of a divergent branch, each its own lanes; in a loop whose
+ * trip count is the lane's (tid % 5), the lanes still in it; after the
+ * join, all again: the interpreter's bytes */
+static void vec_activemask(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<8>; .reg .pred %p<8>;\n"
+        THREAD_OUT
+        " activemask.b32 %r2;\n and.b32 %r3, %r1, 1;\n setp.eq.u32 %p1, %r3, 0;\n @%p1 bra EVEN;\n"
+        " activemask.b32 %r4;\n bra JOIN;\nEVEN:\n activemask.b32 %r4;\nJOIN:\n"
+        " rem.u32 %r5, %r1, 5;\n mov.u32 %r6, 0;\n mov.u32 %r7, 0;\n"
+        "LOOP:\n setp.ge.u32 %p2, %r6, %r5;\n @%p2 bra OUT;\n activemask.b32 %r8;\n xor.b32 %r7, %r7, %r8;\n"
+        " add.u32 %r6, %r6, 1;\n bra LOOP;\nOUT:\n activemask.b32 %r9;\n"
+        " st.global.v4.u32 [%rd3], {%r2, %r4, %r7, %r9};\n ret;\n}\n";
+    same(src, 1, 72, 72 * 128);
+    uint32_t v[4];
+    memcpy(v, arena + 128 * 3, sizeof v); /* thread 3 */
+    assert_int_equal(v[0], 0xffffffffu);
+    assert_int_equal(v[1], 0xaaaaaaaau);
+    assert_int_equal(v[3], 0xffffffffu);
+    memcpy(v, arena + 128 * 66, sizeof v); /* thread 66: lane 2 of the warp of 8 */
+    assert_int_equal(v[0], 0xffu);
+    assert_int_equal(v[1], 0x55u);
+}
+
+static void test_activemask(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_activemask);
+    with_vector("0", vec_activemask);
+}
+
 /* ---- volatile and strong accesses ---------------------------------------------- */
 /* the warp-synchronous reduction of old CUDA code: volatile shared words,
  * no barrier; right only in the lockstep order (each step's loads of all
@@ -1899,6 +1933,7 @@ int main(void)
         cmocka_unit_test(test_volatile),
         cmocka_unit_test(test_bar_red),
         cmocka_unit_test(test_vector_warp_group),
+        cmocka_unit_test(test_activemask),
         cmocka_unit_test(test_vector_shfl_modes),
         cmocka_unit_test(test_vector_shfl_partial),
         cmocka_unit_test(test_vector_mem_same),
