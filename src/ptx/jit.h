@@ -174,6 +174,8 @@ int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *w
 /* 1: in is a volatile or strong ld/st of memory other threads reach (a
  * rendezvous, K_WSYNC, that jit_warp.c completes with the lanes there) */
 int jit_strong_access(const struct ptx_module *m, const struct ir_ins *in);
+/* 1: in is a direct call of a library builtin (ex_call_lib): a rendezvous too */
+int jit_lib_call(const struct ptx_module *m, const struct ir_ins *in);
 /* 1: F is compiled with the light pipeline (a big kernel), 0: with default<O2> */
 int jit_light(const struct ir_func *F);
 int jit_imm_of(const struct ptx_module *m, const struct ir_func *F, int slot, int64_t *v);
