@@ -17,12 +17,14 @@
  * stmatrix, movmatrix) are resume points too, completed by the
  * interpreter's own code (jit_warp.c), and so are volatile and strong
  * loads and stores of memory other threads reach: the thread stops before
- * one, and the lanes there run it together once every thread has stopped,
+ * one, and the lanes there run it together once its warp's lanes stopped,
  * so lanes of a warp see each other's accesses in lockstep order and a
- * thread spinning on a flag lets the others run. bar.red stops as
- * bar.sync does; the runner writes its reduction (jit_bar_red). What could observe which
- * lanes run together (activemask, non-.sync shfl/vote) is not compiled:
- * such kernels run on the interpreter. */
+ * thread spinning on a flag lets the others run; activemask and the calls
+ * of the library builtins (printf, assert, malloc, free) too. bar.red
+ * stops as bar.sync does; the runner writes its reduction (jit_bar_red).
+ * What works on the lanes running together at every instruction
+ * (non-.sync shfl/vote) is not compiled: such kernels run on the
+ * interpreter. */
 #ifndef TD_PTX_JIT_H
 #define TD_PTX_JIT_H
 

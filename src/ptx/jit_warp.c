@@ -25,13 +25,14 @@
  * .acquire, .release, .mmio) of memory other threads reach: the thread
  * stops before one, and so does the warp's function inside a loop with no
  * bar.sync (for all its lanes: the lanes whose guard holds run it;
- * elsewhere it runs the access for its lanes at once). Once every thread
- * has stopped, each such instruction's lanes run it by the interpreter's
- * handler, the lowest pc first (pc_groups), and go on in the next round:
- * the lanes of a warp see each other's accesses in lockstep order, as in
- * the interpreter's group, and every warp has its turn between two of a
- * thread's accesses, so a spin on a flag another thread or warp sets
- * completes (the interpreter gives turns at its slices). activemask the
+ * elsewhere it runs the access for its lanes at once). Once every lane of
+ * the warp has stopped, each such instruction's lanes run it by the
+ * interpreter's handler, the lowest pc first (pc_groups), and go on: the
+ * lanes of a warp see each other's accesses in lockstep order, as in the
+ * interpreter's group. The warp's turn goes on so until its lanes stop
+ * elsewhere or it has run SLICE thread-instructions, as the interpreter's
+ * turn, so a spin on a flag another warp sets completes, and printf's
+ * lines come warp by warp. activemask the
  * same way: the lanes stopped at one get their group's mask, as the
  * interpreter's group at its pc (the warp's function gives its lanes).
  *
@@ -77,8 +78,8 @@ static int matrix_group(struct blk *b, struct warp *w, uint32_t *at, uint32_t *r
     return 0;
 }
 
-/* the lanes of w stopped before volatile or strong accesses or activemask
- * (*at), every lane of the block stopped: each instruction's lanes whose
+/* the lanes of w stopped before volatile or strong accesses, activemask or
+ * a builtin's call (*at), every lane of w stopped: each instruction's lanes whose
  * guard holds run it by the interpreter's handler, the lowest pc first, as
  * the interpreter's groups come, and go on. activemask but at the lowest pc
  * waits, as in the interpreter, whose lower groups run first and join it
