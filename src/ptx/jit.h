@@ -178,6 +178,19 @@ int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *w
 int jit_strong_access(const struct ptx_module *m, const struct ir_ins *in);
 /* 1: in is a direct call of a library builtin (ex_call_lib): a rendezvous too */
 int jit_lib_call(const struct ptx_module *m, const struct ir_ins *in);
+/* of the rendezvous (K_WSYNC), those whose lanes at one pc run them at once
+ * by the interpreter's code (jit_warp.c's pc_groups; the warp's function
+ * for its lanes): volatile and strong accesses, activemask, the calls of
+ * library builtins, mbarrier; the first and the last may wait for another
+ * warp (in a spin loop the warp's function stops before them) */
+static inline int jit_pc_group(const struct ir_ins *in)
+{
+    return in->op == OP_LD || in->op == OP_ST || in->op == OP_ACTIVEMASK || in->op == OP_CALL || in->op == OP_MBAR;
+}
+static inline int jit_may_wait(const struct ir_ins *in)
+{
+    return in->op == OP_LD || in->op == OP_ST || in->op == OP_MBAR;
+}
 /* 1: F is compiled with the light pipeline (a big kernel), 0: with default<O2> */
 int jit_light(const struct ir_func *F);
 int jit_imm_of(const struct ptx_module *m, const struct ir_func *F, int slot, int64_t *v);

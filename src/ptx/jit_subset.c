@@ -175,6 +175,11 @@ int jit_classify(const struct ptx_module *m, const struct ir_func *F, const stru
          * the lanes that came (jit_warp.c) */
         if (h) return K_WSYNC;
         break;
+    case OP_MBAR:
+        /* mbarrier: the lanes there by the interpreter's handler at once
+         * (a try_wait that fails ends the warp's turn, jit_warp.c) */
+        if (h) return K_WSYNC;
+        break;
     case OP_CALL:
         /* of a library builtin: a stop, the lanes there call it at once in
          * lane order, as the interpreter's group does (ex_call_lib) */

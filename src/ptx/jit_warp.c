@@ -208,7 +208,7 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
                         mwait[i] |= bit;
                         continue;
                     }
-                    if (in->op == OP_LD || in->op == OP_ST || in->op == OP_ACTIVEMASK || in->op == OP_CALL) {
+                    if (jit_pc_group(in)) {
                         gwait[i] |= bit; /* pc_groups */
                         continue;
                     }
@@ -216,7 +216,9 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
                     arrived[i] |= bit;
                 }
                 if (!gwait[i] || b->icount - turn > SLICE) break;
+                b->yield = 0;
                 if (pc_groups(b, w, &gwait[i], &ready[i], w->R0 + base, &defer[i])) goto out;
+                if (b->yield) break; /* an mbarrier.try_wait that failed: others' turn */
             }
         }
         /* the rendezvous whose lanes have all come (or exited) */
