@@ -34,7 +34,10 @@
  * turn, so a spin on a flag another warp sets completes, and printf's
  * lines come warp by warp. activemask the
  * same way: the lanes stopped at one get their group's mask, as the
- * interpreter's group at its pc (the warp's function gives its lanes).
+ * interpreter's group at its pc (the warp's function gives its lanes); and
+ * mbarrier (a try_wait that fails ends the warp's turn, as it yields in
+ * the interpreter) and the calls of the library builtins (printf's lines
+ * in the interpreter's order).
  *
  * Matrix instructions (mma, wmma, ldmatrix, stmatrix, movmatrix) take the
  * whole warp: their lanes wait apart (mwait) until every live lane of the
