@@ -128,7 +128,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 11 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 12 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
@@ -137,7 +137,8 @@ struct jit_kernel {
                                  loads and stores of consecutive addresses as masked
                                  loads and stores, of one address as scalar loads;
                                  11: per-lane handlers called by the warp's function
-                                 for its lanes at once */
+                                 for its lanes at once; 12: the warp's address tests
+                                 on the address register (one test for its offsets) */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

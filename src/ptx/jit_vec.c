@@ -437,6 +437,12 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
      * (with no lane of eff too) first, then (loads) one address a half,
      * else gathers and scatters */
     void *x = base ? off : a, *d = LL->LLVMBuildSub(g->b, x, lane_times(g, tot), "");
+    /* the tests on the address register alone: x is it plus what is the
+     * same on every lane (the immediate, the allocation's start), so it
+     * passes where x's would, and the loads and stores of one register at
+     * different offsets (the tiled SGEMM's [%r8], [%r8+64], ...) share
+     * one test, which LLVM computes once */
+    void *r = get(g, in->a), *dr = LL->LLVMBuildSub(g->b, r, lane_times(g, tot), "");
     if (in->op == OP_LD && (in->a < 0 || g->kimm[in->a] || (g->kconst[in->a] && g->ksreg[in->a] < 0))) {
         /* the address is the same on every lane (an immediate, a
          * parameter's offset, a variable's address: constants the launch
@@ -449,14 +455,14 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         return;
     }
     void *cb = newbb(g), *other = newbb(g);
-    LL->LLVMBuildCondBr(g->b, halves_same(g, d, eff), cb, other);
+    LL->LLVMBuildCondBr(g->b, halves_same(g, dr, eff), cb, other);
     LL->LLVMPositionBuilderAtEnd(g->b, cb);
     ldst_consecutive(g, in, ev, base, d, tmp);
     LL->LLVMBuildBr(g->b, join);
     LL->LLVMPositionBuilderAtEnd(g->b, other);
     if (in->op == OP_LD) { /* one address on each half's lanes */
         void *bb = newbb(g), *gat = newbb(g);
-        LL->LLVMBuildCondBr(g->b, halves_same(g, x, eff), bb, gat);
+        LL->LLVMBuildCondBr(g->b, halves_same(g, r, eff), bb, gat);
         LL->LLVMPositionBuilderAtEnd(g->b, bb);
         ld_broadcast(g, in, eff, base, x, tmp);
         LL->LLVMBuildBr(g->b, join);
