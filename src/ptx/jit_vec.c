@@ -422,12 +422,33 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     /* in the window: off + tot <= span without wrapping, i.e. off <= span - tot
      * where span >= tot; aligned to the access's size */
     void *fits = LL->LLVMBuildICmp(g->b, IUGE, span, k64(g, tot), "");
-    void *lim = splat(g, LL->LLVMBuildSub(g->b, span, k64(g, tot), ""), g->i64);
-    void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, a, c64(g, tot - 1), ""), c64(g, 0), "");
-    void *c1 = LL->LLVMBuildICmp(g->b, IULE, off, lim, "");
-    void *inb = bits(g, LL->LLVMBuildAnd(g->b, c1, al, ""));
-    void *ok = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildOr(g->b, inb, LL->LLVMBuildNot(g->b, eff, ""), ""), k32(g, ~0u), "");
-    ok = LL->LLVMBuildAnd(g->b, ok, LL->LLVMBuildOr(g->b, fits, LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, 0), ""), ""), "");
+    void *ok, *none = LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, 0), "");
+    uint64_t imm = (uint64_t)in->imm;
+    if (base && in->a >= 0 && imm < (1ull << 32) && !(imm & (tot - 1))) {
+        /* a window from 0 (.shared, .param) and the register plus a small
+         * aligned offset: the register's largest value and its bits over
+         * the lanes of eff (the same for every access of the register at
+         * any such offset: LLVM computes them once) against the window
+         * less the offset. Stricter than the lanes' own test only where
+         * register plus offset wraps around 2^64 (the lanes then go on one
+         * by one from here, where the thread's test decides) */
+        void *rm = LL->LLVMBuildSelect(g->b, lanes(g, eff), get(g, in->a), c64(g, 0), "");
+        void *vt = g->i64; /* <32 x i64> */
+        void *mx = call(g, "llvm.vector.reduce.umax.v32i64", g->s64, (void *[]){ vt }, (void *[]){ rm }, 1);
+        void *orr = call(g, "llvm.vector.reduce.or.v32i64", g->s64, (void *[]){ vt }, (void *[]){ rm }, 1);
+        void *lim = LL->LLVMBuildSub(g->b, span, k64(g, tot), "");
+        void *c1 = LL->LLVMBuildAnd(g->b, LL->LLVMBuildICmp(g->b, IULE, k64(g, imm), lim, ""),
+                                    LL->LLVMBuildICmp(g->b, IULE, mx, LL->LLVMBuildSub(g->b, lim, k64(g, imm), ""), ""), "");
+        void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, orr, k64(g, tot - 1), ""), k64(g, 0), "");
+        ok = LL->LLVMBuildOr(g->b, none, LL->LLVMBuildAnd(g->b, fits, LL->LLVMBuildAnd(g->b, c1, al, ""), ""), "");
+    } else {
+        void *lim = splat(g, LL->LLVMBuildSub(g->b, span, k64(g, tot), ""), g->i64);
+        void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, a, c64(g, tot - 1), ""), c64(g, 0), "");
+        void *c1 = LL->LLVMBuildICmp(g->b, IULE, off, lim, "");
+        void *inb = bits(g, LL->LLVMBuildAnd(g->b, c1, al, ""));
+        ok = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildOr(g->b, inb, LL->LLVMBuildNot(g->b, eff, ""), ""), k32(g, ~0u), "");
+        ok = LL->LLVMBuildAnd(g->b, ok, LL->LLVMBuildOr(g->b, fits, none, ""), "");
+    }
     void *go = newbb(g);
     LL->LLVMBuildCondBr(g->b, ok, go, fb);
     LL->LLVMPositionBuilderAtEnd(g->b, go);
