@@ -46,6 +46,8 @@ struct vg {
     void *cur;                   /* in a region (g->rin): the lanes on its path (an i32
                                     variable; outside, the same as pmask) */
     void **outer;                /* by region branch: the lanes before it (i32 variables) */
+    uint16_t *nreg;              /* by slot: its .shared and .param accesses at small
+                                    aligned offsets (reg_window), at most 65535 */
 };
 
 /* ---- regions: divergent forward branches run with masks ------------------------ */
@@ -281,6 +283,10 @@ static void *shuffle(struct cg *g, void *x, void *y, void *xt, const unsigned *i
  * holds two rows: its addresses are often consecutive, or one, in each) */
 #define HALF (JIT_LANES / 2)
 
+/* a register's .shared and .param accesses at small aligned offsets from
+ * which their window test is the register's (ldst) */
+#define JIT_REG_WINDOW_MIN 4
+
 /* whether x (<32 x i64>) is on every lane of eff (i32) its half's first
  * lane's (lane 0's or 16's; those need not run: the test then fails
  * unless their value is the same) */
@@ -393,6 +399,16 @@ static void ld_extend(struct cg *g, const struct ir_ins *in, void **tmp)
  * is the lowest running lane's plus (l - it) times the access's size) one
  * masked load or store; a load of one address on every lane one scalar
  * load, splat; anything else masked gathers and scatters */
+/* a .shared or .param access of a register plus an offset below 2^32 and
+ * aligned to the access's size: its window test can be the register's
+ * (ldst) */
+static int reg_window(const struct ir_ins *in)
+{
+    uint64_t tot = (uint64_t)ir_type_size(in->type) * (uint64_t)in->vec, imm = (uint64_t)in->imm;
+    return (in->op == OP_LD || in->op == OP_ST) && (in->space == SP_SHARED || in->space == SP_PARAM) && in->a >= 0 &&
+           imm < (1ull << 32) && !(imm & (tot - 1));
+}
+
 static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
 {
     struct cg *g = v->g;
@@ -424,14 +440,17 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     void *fits = LL->LLVMBuildICmp(g->b, IUGE, span, k64(g, tot), "");
     void *ok, *none = LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, 0), "");
     uint64_t imm = (uint64_t)in->imm;
-    if (base && in->a >= 0 && imm < (1ull << 32) && !(imm & (tot - 1))) {
+    if (reg_window(in) && v->nreg && v->nreg[in->a] >= JIT_REG_WINDOW_MIN) {
         /* a window from 0 (.shared, .param) and the register plus a small
-         * aligned offset: the register's largest value and its bits over
-         * the lanes of eff (the same for every access of the register at
-         * any such offset: LLVM computes them once) against the window
-         * less the offset. Stricter than the lanes' own test only where
-         * register plus offset wraps around 2^64 (the lanes then go on one
-         * by one from here, where the thread's test decides) */
+         * aligned offset, of a register that many accesses use (the tiled
+         * SGEMM's 16 [%r8+k*64]): the register's largest value and its
+         * bits over the lanes of eff (the same for every access of the
+         * register at any such offset: LLVM computes them once) against
+         * the window less the offset. Stricter than the lanes' own test
+         * only where register plus offset wraps around 2^64 (the lanes
+         * then go on one by one from here, where the thread's test
+         * decides). Costlier than that test for one access: a register
+         * of fewer accesses keeps it */
         void *rm = LL->LLVMBuildSelect(g->b, lanes(g, eff), get(g, in->a), c64(g, 0), "");
         void *vt = g->i64; /* <32 x i64> */
         void *mx = call(g, "llvm.vector.reduce.umax.v32i64", g->s64, (void *[]){ vt }, (void *[]){ rm }, 1);
@@ -786,7 +805,13 @@ void jit_build_vec(struct cg *g, const char *sym)
     if (!v->outer) /* out of memory: no region runs with masks */
         for (int k = 0; k <= nins; k++) g->rjoin[k] = g->relse[k] = g->rin[k] = -1;
     v->wd = written(g);
+    if ((v->nreg = calloc((size_t)ns + 1, sizeof *v->nreg)))
+        for (int k = 0; k < nins; k++) {
+            const struct ir_ins *in = &g->m->ins[F->start + k];
+            if (reg_window(in) && in->a < ns && v->nreg[in->a] < UINT16_MAX) v->nreg[in->a]++;
+        }
     body(v);
+    free(v->nreg);
     free(v->wd);
     free(v->outer);
     LL->LLVMPositionBuilderAtEnd(g->b, g->failbb);
