@@ -831,3 +831,76 @@ void jit_build_vec(struct cg *g, const char *sym)
     }
     g->nbars = nbars;
 }
+
+/* the warps' round (jit.h, jit_wround_fn) named sym: a loop over a
+ * block's warps from `from` calling the warp's function (g->fn, just
+ * built) for each warp whose lanes that have not exited stand at one
+ * point, one call per block and round up to the first warp that needs the
+ * runner (lanes at different points, lanes handed on, a failure) instead
+ * of one per warp */
+void jit_build_wround(struct cg *g, const char *sym)
+{
+    void *wfn = g->fn, *i32 = g->s32, *i64 = g->s64, *P = g->ptr;
+    void *wfty = LL->LLVMFunctionType(i32, (void *[]){ P, P, i32, i32 }, 4, 0);
+    void *fty = LL->LLVMFunctionType(i32, (void *[]){ P, P, P, P, i32, i32, i32, P, P }, 9, 0);
+    void *fn = g->fn = LL->LLVMAddFunction(g->mod, sym, fty);
+    void *C = LL->LLVMGetParam(fn, 0), *wt = LL->LLVMGetParam(fn, 1), *at = LL->LLVMGetParam(fn, 2);
+    void *lv = LL->LLVMGetParam(fn, 3), *from = LL->LLVMGetParam(fn, 4), *nw = LL->LLVMGetParam(fn, 5);
+    void *nbars = LL->LLVMGetParam(fn, 6), *rr = LL->LLVMGetParam(fn, 7), *runs = LL->LLVMGetParam(fn, 8);
+    void *entry = newbb(g), *head = newbb(g), *body = newbb(g), *one = newbb(g), *run = newbb(g);
+    void *gone = newbb(g), *other = newbb(g), *stop = newbb(g), *waits = newbb(g), *next = newbb(g), *end = newbb(g);
+    LL->LLVMPositionBuilderAtEnd(g->b, entry);
+    void *iv = LL->LLVMBuildAlloca(g->b, i32, "");
+    LL->LLVMBuildStore(g->b, from, iv);
+    LL->LLVMBuildBr(g->b, head);
+    LL->LLVMPositionBuilderAtEnd(g->b, head);
+    void *i = LL->LLVMBuildLoad2(g->b, i32, iv, "");
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IULT, i, nw, ""), body, end);
+    LL->LLVMPositionBuilderAtEnd(g->b, body);
+    void *i6 = LL->LLVMBuildZExt(g->b, i, i64, "");
+    void *lp = LL->LLVMBuildGEP2(g->b, i32, lv, &i6, 1, ""), *ap = LL->LLVMBuildGEP2(g->b, i32, at, &i6, 1, "");
+    void *live = LL->LLVMBuildLoad2(g->b, i32, lp, "");
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, live, k32(g, 0), ""), next, one);
+    LL->LLVMPositionBuilderAtEnd(g->b, one); /* lanes at different points: the runner's */
+    void *a = LL->LLVMBuildLoad2(g->b, i32, ap, "");
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, ISLT, a, k32(g, 0), ""), stop, run);
+    LL->LLVMPositionBuilderAtEnd(g->b, run);
+    void *woff = LL->LLVMBuildMul(g->b, i6, k64(g, sizeof(struct jit_wthr)), "");
+    void *tp = LL->LLVMBuildGEP2(g->b, g->s8, wt, &woff, 1, "");
+#define WT(f, ty) LL->LLVMBuildLoad2(g->b, ty, LL->LLVMBuildGEP2(g->b, g->s8, tp, (void *[]){ k64(g, offsetof(struct jit_wthr, f)) }, 1, ""), "")
+#define CTX(f) LL->LLVMBuildGEP2(g->b, g->s8, C, (void *[]){ k64(g, offsetof(struct jit_ctx, f)) }, 1, "")
+    /* c's thread: the lowest lane of live (jit_ctx_thread) */
+    void *l = call(g, "llvm.cttz.i32", i32, (void *[]){ i32, g->s1 }, (void *[]){ live, LL->LLVMConstInt(g->s1, 1, 0) }, 2);
+    void *Rw = WT(Rw, P), *w = WT(w, P);
+    void *l6 = LL->LLVMBuildZExt(g->b, l, i64, ""), *loff = LL->LLVMBuildMul(g->b, l6, WT(lstride, i64), "");
+    LL->LLVMBuildStore(g->b, w, CTX(w));
+    LL->LLVMBuildStore(g->b, Rw, CTX(Rw));
+    LL->LLVMBuildStore(g->b, l, CTX(lane));
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, WT(tid, i32), l, ""), CTX(tid));
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildGEP2(g->b, g->s8, WT(local, P), &loff, 1, ""), CTX(local));
+#undef WT
+#undef CTX
+    void *r = LL->LLVMBuildCall2(g->b, wfty, wfn, (void *[]){ Rw, C, a, live }, 4, "");
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, LL->LLVMBuildLoad2(g->b, i32, runs, ""), k32(g, 1), ""), runs);
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, r, k32(g, 0), ""), gone, other);
+    LL->LLVMPositionBuilderAtEnd(g->b, gone); /* they all exited: out of the warp's live mask */
+    LL->LLVMBuildStore(g->b, k32(g, 0), lp);
+    void *wl = LL->LLVMBuildGEP2(g->b, g->s8, w, (void *[]){ k64(g, offsetof(struct warp, live)) }, 1, "");
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAnd(g->b, LL->LLVMBuildLoad2(g->b, i32, wl, ""), LL->LLVMBuildNot(g->b, live, ""), ""), wl);
+    LL->LLVMBuildBr(g->b, next);
+    LL->LLVMPositionBuilderAtEnd(g->b, other); /* a barrier, or the runner's: a failure, lanes handed on */
+    void *bar = LL->LLVMBuildAnd(g->b, LL->LLVMBuildICmp(g->b, ISGT, r, k32(g, 0), ""), LL->LLVMBuildICmp(g->b, ISLE, r, nbars, ""), "");
+    LL->LLVMBuildStore(g->b, r, rr);
+    LL->LLVMBuildCondBr(g->b, bar, waits, stop);
+    LL->LLVMPositionBuilderAtEnd(g->b, waits);
+    LL->LLVMBuildStore(g->b, r, ap);
+    LL->LLVMBuildBr(g->b, next);
+    LL->LLVMPositionBuilderAtEnd(g->b, next);
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, i, k32(g, 1), ""), iv);
+    LL->LLVMBuildBr(g->b, head);
+    LL->LLVMPositionBuilderAtEnd(g->b, stop);
+    LL->LLVMBuildRet(g->b, i);
+    LL->LLVMPositionBuilderAtEnd(g->b, end);
+    LL->LLVMBuildRet(g->b, nw);
+    g->fn = wfn;
+}
