@@ -151,6 +151,7 @@ const struct jit_kernel *jit_plan(struct plan *P)
     P->jvec = k->warp && !(vec && !strcmp(vec, "0")); /* TDTRACE_EMU_JIT_VECTOR=0: the threads one by one */
     if (r) {
         r->engine = PTX_ENGINE_JIT;
+        r->vec_round = P->jvec && k->wround && !k->nwstops;
         r->compiled = now;
         r->compile_ms = now ? k->compile_ms : 0;
         r->from_cache = now && k->from_cache;
