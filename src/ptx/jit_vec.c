@@ -46,6 +46,9 @@ struct vg {
     void *cur;                   /* in a region (g->rin): the lanes on its path (an i32
                                     variable; outside, the same as pmask) */
     void **outer;                /* by region branch: the lanes before it (i32 variables) */
+    void **dirty;                /* by slot written somewhere: an i1 variable, set when an
+                                    instruction that writes it starts (spill_live stores
+                                    it only then), NULL for the others */
     uint16_t *nreg;              /* by slot: its .shared and .param accesses at small
                                     aligned offsets (reg_window), at most 65535 */
 };
@@ -164,8 +167,29 @@ static void spill_live(struct vg *v, int k, int at)
     for (int s = 0; s < g->F->nslots; s++) {
         if (g->kconst[s] || !(lv[s / 64] >> (s % 64) & 1)) continue;
         if (wd && !(wd[s / 64] >> (s % 64) & 1)) continue;
+        void *st = NULL, *go = NULL;
+        if (v->dirty && v->dirty[s]) { /* written on this run's path: wd holds every path's (the
+                                          tiled SGEMM's loop barrier, reached from the start, where
+                                          its addresses are computed, and from the next resume) */
+            st = newbb(g);
+            go = newbb(g);
+            LL->LLVMBuildCondBr(g->b, LL->LLVMBuildLoad2(g->b, g->s1, v->dirty[s], ""), st, go);
+            LL->LLVMPositionBuilderAtEnd(g->b, st);
+        }
         LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, get(g, s), rf(g, s)), 8);
+        if (go) {
+            LL->LLVMBuildBr(g->b, go);
+            LL->LLVMPositionBuilderAtEnd(g->b, go);
+        }
     }
+}
+
+/* the slots instruction in writes (written(): d, d2, vr) */
+static int writes(const struct ir_ins *in, int32_t *wr)
+{
+    const int32_t w[] = { in->d, in->d2, in->vr[0], in->vr[1], in->vr[2], in->vr[3] };
+    memcpy(wr, w, sizeof w);
+    return (int)(sizeof w / sizeof *w);
 }
 
 /* the slots the warp's function may have written on some path from its
@@ -639,6 +663,11 @@ static void body(struct vg *v)
         char why[8];
         int kind = jit_classify(g->m, F, in, g->h[i], why, sizeof why);
         LL->LLVMPositionBuilderAtEnd(g->b, g->bb[k]);
+        int32_t wr[6];
+        for (int j = 0, n = writes(in, wr); j < n && v->dirty; j++) /* before it runs: a store more at
+                                                                        most, where it hands over first */
+            if (wr[j] >= 0 && wr[j] < F->nslots && v->dirty[wr[j]])
+                LL->LLVMBuildStore(g->b, LL->LLVMConstInt(g->s1, 1, 0), v->dirty[wr[j]]);
         void *next = edge(v, k, k + 1);
         if (g->rin[k] < 0) { /* uniform: the function's lanes */
             v->mask = v->pmask;
@@ -799,6 +828,15 @@ void jit_build_vec(struct cg *g, const char *sym)
     LL->LLVMBuildStore(g->b, k64(g, 0), g->ic);
     v->npop = v->ppop = LL->LLVMBuildZExt(g->b, call(g, "llvm.ctpop.i32", g->s32, (void *[]){ g->s32 }, &v->mask, 1), g->s64, "");
     for (int s = 0; s < ns; s++) set(g, s, c64(g, g->kimm[s] ? (uint64_t)g->kval[s] : 0));
+    if ((v->dirty = calloc((size_t)ns + 1, sizeof *v->dirty)))
+        for (int k = 0; k < nins; k++) {
+            int32_t wr[6];
+            for (int j = 0, n = writes(&g->m->ins[F->start + k], wr); j < n; j++)
+                if (wr[j] >= 0 && wr[j] < ns && !g->kconst[wr[j]] && !v->dirty[wr[j]]) {
+                    v->dirty[wr[j]] = LL->LLVMBuildAlloca(g->b, g->s1, "");
+                    LL->LLVMBuildStore(g->b, LL->LLVMConstInt(g->s1, 0, 0), v->dirty[wr[j]]);
+                }
+        }
     for (int k = 0; k <= nins; k++) g->bb[k] = newbb(g);
     g->failbb = newbb(g);
     g->nbars = 0;
@@ -813,6 +851,8 @@ void jit_build_vec(struct cg *g, const char *sym)
     body(v);
     free(v->nreg);
     free(v->wd);
+    free(v->dirty);
+    v->dirty = NULL;
     free(v->outer);
     LL->LLVMPositionBuilderAtEnd(g->b, g->failbb);
     jit_flush_ret(g, -1);
