@@ -76,6 +76,7 @@ struct plan {                    /* per launch */
     atomic_ullong ins;           /* thread-instructions of the launch so far */
     int jvec;                    /* the JIT runs warps as vectors (jit.warp, and not
                                     TDTRACE_EMU_JIT_VECTOR=0) */
+    int jred;                    /* the JIT's kernel has bar.red (jit_bar_red) */
     atomic_int stop;
     double deadline;             /* CLOCK_MONOTONIC seconds, 0: none */
     pthread_mutex_t lock;
@@ -237,6 +238,9 @@ static inline const struct blk *ex_cluster_gen(const struct blk *b, uint64_t a, 
  * its own instruction w->lpc[l] (all of one kind and member mask M):
  * reads their sources, writes their results. 0, or -1 after ex_fail. */
 int ex_warp_sync(struct blk *b, struct warp *w, uint32_t P, uint32_t M);
+/* the same for lanes m of w all at in, whose member mask is m (the JIT's
+ * warp's function, jit_vec.c): an ex_fn */
+int ex_warp_group(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R);
 /* exec.c, the warp rendezvous (also the JIT's, jit_warp.c): the checks of
  * lanes m arriving at warp-synchronous in (a lane outside its own member
  * mask, bar.warp.sync naming exited lanes): 0, or -1 after failing; then

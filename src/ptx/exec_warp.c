@@ -116,6 +116,14 @@ static uint32_t redux(const struct ir_ins *in, const uint32_t *v, uint32_t P)
     return r;
 }
 
+int ex_warp_group(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
+{
+    (void)R;
+    int pc = (int)(in - b->P->m->ins);
+    for (uint32_t mm = m; mm; mm &= mm - 1) w->lpc[__builtin_ctz(mm)] = pc;
+    return ex_warp_sync(b, w, m, m);
+}
+
 int ex_warp_sync(struct blk *b, struct warp *w, uint32_t P, uint32_t M)
 {
     const struct ir_ins *code = b->P->m->ins;

@@ -21,9 +21,10 @@
  *  - rendezvous: shfl.sync, vote.sync, match, redux, elect, bar.warp.sync
  *    store their operands and stop the thread as a barrier does; jit_warp.c
  *    completes them with the interpreter's code and the thread resumes;
- *  - refused: activemask, non-.sync shfl/vote, matrix and block-cluster
- *    instructions, calls, and volatile or strong loads/stores (which lanes
- *    run together, or the lockstep order of a warp, could show): the
+ *    volatile and strong loads/stores of global, shared or generic memory
+ *    are rendezvous too: the lanes there run them together;
+ *  - refused: activemask, non-.sync shfl/vote, block-cluster
+ *    instructions, calls (which lanes run together could show): the
  *    kernel runs on the interpreter, the report names it.
  * Every load and store checks its address as the interpreter does: the
  * allocation last found (global), the window's size (shared, local,
@@ -265,6 +266,8 @@ static void body(struct cg *g)
         }
         if (kind == K_WSYNC) { /* a warp rendezvous: operands to the file, stop there */
             jit_store_named(g, in);
+            if (in->guard >= 0 && is_dirty(g, k, in->guard)) /* the runner reads it (jit_warp.c) */
+                LL->LLVMBuildStore(g->b, get(g, in->guard), rf(g, in->guard));
             g->barid[g->nbars] = JIT_WSTOP;
             g->barpc[g->nbars] = i;
             g->resume[g->nbars] = next;
@@ -283,6 +286,7 @@ static void body(struct cg *g)
             g->barid[g->nbars] = (uint8_t)id;
             g->barpc[g->nbars] = i;
             g->resume[g->nbars] = next;
+            if (in->sub2 == BK_RED) jit_store_named(g, in); /* its predicate, for jit_bar_red */
             spill_live(g, k + 1);
             jit_flush_ret(g, ++g->nbars);
             continue;

@@ -15,10 +15,14 @@
  * warp-synchronous instructions (shfl.sync, vote.sync, match, redux, elect,
  * bar.warp.sync) and the matrix instructions (mma, wmma, ldmatrix,
  * stmatrix, movmatrix) are resume points too, completed by the
- * interpreter's own code (jit_warp.c). What could observe which lanes run
- * together or their lockstep order (activemask, non-.sync shfl/vote,
- * volatile or strong ld/st) is not compiled: such kernels run on the
- * interpreter. */
+ * interpreter's own code (jit_warp.c), and so are volatile and strong
+ * loads and stores of memory other threads reach: the thread stops before
+ * one, and the lanes there run it together once every thread has stopped,
+ * so lanes of a warp see each other's accesses in lockstep order and a
+ * thread spinning on a flag lets the others run. bar.red stops as
+ * bar.sync does; the runner writes its reduction (jit_bar_red). What could observe which
+ * lanes run together (activemask, non-.sync shfl/vote) is not compiled:
+ * such kernels run on the interpreter. */
 #ifndef TD_PTX_JIT_H
 #define TD_PTX_JIT_H
 
@@ -151,7 +155,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 12 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 13 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
@@ -160,9 +164,12 @@ struct jit_kernel {
                                  loads and stores of consecutive addresses as masked
                                  loads and stores, of one address as scalar loads;
                                  11: per-lane handlers called by the warp's function
-                                 for its lanes at once; 12: the warp's address tests
-                                 on the address register (one test for its offsets),
-                                 the warps' round (_wround) */
+                                 for its lanes at once; 12: volatile and strong
+                                 accesses (stops, and in the warp's function
+                                 outside spin loops its lanes at once), bar.red;
+                                 13: the warp's address tests on the address
+                                 register (one test for its offsets), the warps'
+                                 round (_wround), stores of what ran */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {
@@ -190,6 +197,9 @@ enum { K_NATIVE = 1, K_LANE, K_CONTROL, K_WSYNC };
 int jit_classify(const struct ptx_module *m, const struct ir_func *F, const struct ir_ins *in, ex_fn h, char *why,
                  size_t n);
 int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *why, size_t n);
+/* 1: in is a volatile or strong ld/st of memory other threads reach (a
+ * rendezvous, K_WSYNC, that jit_warp.c completes with the lanes there) */
+int jit_strong_access(const struct ptx_module *m, const struct ir_ins *in);
 /* 1: F is compiled with the light pipeline (a big kernel), 0: with default<O2> */
 int jit_light(const struct ir_func *F);
 int jit_imm_of(const struct ptx_module *m, const struct ir_func *F, int slot, int64_t *v);
@@ -249,9 +259,14 @@ static inline void jit_vec_handed(const struct jit_ctx *c, int32_t r, uint32_t m
     }
 }
 
+/* jit_run.c: the threads that wait at bar.red get its reduction (all the
+ * block's threads that have not exited wait at one barrier: waiting, their
+ * lanes by warp; resume, by thread) */
+void jit_bar_red(struct blk *b, const int32_t *resume, const uint32_t *waiting, size_t base);
+
 /* jit_warp.c: instead of jit_block for kernels with warp rendezvous (shfl.sync,
- * vote.sync, match, redux, elect, bar.warp.sync, matrix instructions;
- * k->nwstops > 0): each thread runs to its next barrier or rendezvous; a
+ * vote.sync, match, redux, elect, bar.warp.sync, matrix instructions,
+ * volatile and strong accesses; k->nwstops > 0): each thread runs to its next barrier or rendezvous; a
  * rendezvous completes, by the interpreter's own code (ex_wsync_settle,
  * ex_warp_sync, the matrix handlers), when every lane it requires has come */
 void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_t lin));

@@ -149,6 +149,9 @@ const struct jit_kernel *jit_plan(struct plan *P)
     }
     const char *vec = getenv("TDTRACE_EMU_JIT_VECTOR");
     P->jvec = k->warp && !(vec && !strcmp(vec, "0")); /* TDTRACE_EMU_JIT_VECTOR=0: the threads one by one */
+    P->jred = 0;
+    for (int i = 0; i < k->nbars; i++)
+        if (k->barid[i] != JIT_WSTOP && P->m->ins[k->barpc[i]].sub2 == BK_RED) P->jred = 1;
     if (r) {
         r->engine = PTX_ENGINE_JIT;
         r->vec_round = P->jvec && k->wround && !k->nwstops;
@@ -208,6 +211,34 @@ void jit_deadlock(struct blk *b, const int32_t *resume, const uint8_t *done)
         w->counted = id;
     }
     ex_deadlock(b);
+}
+
+/* every thread of the block that has not exited waits at one barrier
+ * (waiting: the lanes by warp; resume: by thread, where each waits): those
+ * at a bar.red get the reduction of the predicates of all those at one, as
+ * the interpreter's bar_release writes it, before they resume */
+void jit_bar_red(struct blk *b, const int32_t *resume, const uint32_t *waiting, size_t base)
+{
+    const struct plan *P = b->P;
+    const struct jit_kernel *k = P->jit;
+    const struct ir_ins *code = P->m->ins;
+    uint64_t popc = 0, rand = 1, ror = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (unsigned i = 0; i < P->nwarps; i++) {
+            uint64_t *R = b->warps[i].R0 + base;
+            for (uint32_t mm = waiting[i]; mm; mm &= mm - 1) {
+                int l = __builtin_ctz(mm);
+                const struct ir_ins *in = &code[k->barpc[resume[i * 32 + (unsigned)l] - 1]];
+                if (in->op != OP_BAR || in->sub2 != BK_RED) continue;
+                if (!pass) {
+                    uint64_t v = (R[(size_t)in->c * 32 + (size_t)l] & 1) ^ ((in->flags & F_ANEG) != 0);
+                    popc += v;
+                    rand &= v;
+                    ror |= v;
+                } else
+                    R[(size_t)in->d * 32 + (size_t)l] = in->sub == RED_POPC ? popc : in->sub == RED_AND ? rand : ror;
+            }
+        }
 }
 
 /* a block's start when the code computes its special registers: the
@@ -389,6 +420,11 @@ static int vec_block(struct blk *b, struct jit_ctx *c, size_t base)
             jit_deadlock(b, resume, done);
             return -1;
         }
+        if (P->jred) {
+            for (unsigned i = 0; i < nw; i++)
+                for (uint32_t mm = at[i] >= 0 ? lv[i] : 0; mm; mm &= mm - 1) resume[i * 32 + (unsigned)__builtin_ctz(mm)] = at[i];
+            jit_bar_red(b, resume, lv, base);
+        }
         if (b->icount - b->icount_seen > SLICE && ex_check_limits(b, &b->warps[0], NULL)) return -1;
     }
 }
@@ -463,6 +499,11 @@ void jit_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, uint64_
         if (mixed) {
             jit_deadlock(b, resume, done);
             goto out;
+        }
+        if (P->jred) {
+            uint32_t wt[32] = { 0 };
+            for (unsigned t = 0; t < nth; t++) wt[t / 32] |= (uint32_t)!done[t] << (t % 32);
+            jit_bar_red(b, resume, wt, base);
         }
         if (b->icount - b->icount_seen > SLICE && ex_check_limits(b, &b->warps[0], NULL)) goto out;
     }

@@ -24,10 +24,15 @@ static const char *ins_name(const struct ptx_module *m, const struct ir_ins *in)
     return in->name >= 0 && m->strings ? m->strings + in->name : "?";
 }
 
-/* a load or store whose order across the lanes of a warp could show */
-static int strong_access(const char *name)
+/* a volatile or strong load or store of memory other threads reach
+ * (global, shared, generic: not a thread's own .local window, not the
+ * read-only spaces), whose order across a warp's lanes could show */
+int jit_strong_access(const struct ptx_module *m, const struct ir_ins *in)
 {
     static const char *const words[] = { ".volatile", ".relaxed", ".acquire", ".release", ".mmio" };
+    if ((in->op != OP_LD && in->op != OP_ST) || in->space == SP_LOCAL || in->space == SP_PARAM || in->space == SP_CONST)
+        return 0;
+    const char *name = ins_name(m, in);
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strstr(name, words[i])) return 1;
     return 0;
@@ -62,16 +67,26 @@ int jit_classify(const struct ptx_module *m, const struct ir_func *F, const stru
     case OP_NOP: case OP_BRA: case OP_EXIT: case OP_RET: case OP_MEMBAR: case OP_TRAP:
         return K_CONTROL;
     case OP_BAR: {
+        /* bar.sync, and bar.red (the runner writes the reduction over the
+         * threads waiting, jit_bar_red) */
         int64_t id;
-        if (in->sub2 != BK_SYNC || in->b >= 0 || in->d >= 0 || !jit_imm_of(m, F, in->a, &id) || id < 0 || id >= NBARS) {
-            snprintf(why, n, "'%s' (only bar.sync with a constant barrier and no thread count)", nm);
+        int red = in->sub2 == BK_RED && in->d >= 0 && in->c >= 0;
+        if ((in->sub2 != BK_SYNC && !red) || in->b >= 0 || (in->d >= 0 && !red) || !jit_imm_of(m, F, in->a, &id) ||
+            id < 0 || id >= NBARS) {
+            snprintf(why, n, "'%s' (only bar.sync and bar.red with a constant barrier and no thread count)", nm);
             return 0;
         }
         return K_CONTROL;
     }
     case OP_LD: case OP_ST:
-        if (strong_access(nm)) {
-            snprintf(why, n, "'%s' (volatile and strong accesses show a warp's lockstep order)", nm);
+        /* a volatile or strong access: the lanes' order, and another
+         * thread's turn between two of them (a spin on a flag), show. The
+         * thread stops before it and jit_warp.c runs it with the
+         * interpreter's handler for the lanes there, as the interpreter
+         * runs its group */
+        if (jit_strong_access(m, in)) {
+            if (h && (in->space == SP_GLOBAL || in->space == SP_SHARED || in->space == SP_GENERIC)) return K_WSYNC;
+            snprintf(why, n, "'%s' (a volatile or strong access outside the global, shared and generic spaces)", nm);
             return 0;
         }
         if (in->vec >= 1 && in->vec <= 4 && ir_type_size(t) >= 1 && ir_type_size(t) <= 8 && t != T_PRED &&
@@ -153,8 +168,11 @@ int jit_classify(const struct ptx_module *m, const struct ir_func *F, const stru
         if (h) return K_WSYNC;
         break;
     case OP_ACTIVEMASK:
-        snprintf(why, n, "'%s' (the lanes running together are the interpreter's schedule, which the JIT does not model)", nm);
-        return 0;
+        /* the lanes running together: in the warp's function its lanes; a
+         * thread stops there, and the lanes stopped at it together get
+         * their mask (jit_warp.c) */
+        if (h && in->d >= 0) return K_WSYNC;
+        break;
     case OP_CVTA: case OP_CVTA_TO:
         if (in->space == SP_GLOBAL && in->d >= 0) return K_NATIVE;
         break;

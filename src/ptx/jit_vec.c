@@ -573,12 +573,24 @@ static void *lo32(struct cg *g, int s) { return LL->LLVMBuildTrunc(g->b, get(g, 
 static int wsync(struct vg *v, const struct ir_ins *in, void *all, void *fb, void *next)
 {
     struct cg *g = v->g;
-    if (in->op != OP_SHFL && in->op != OP_VOTE && in->op != OP_WARPSYNC) return -1;
+    if (in->op != OP_SHFL && in->op != OP_VOTE && in->op != OP_WARPSYNC && in->op != OP_MATCH && in->op != OP_REDUX &&
+        in->op != OP_ELECT)
+        return -1;
     if (in->op == OP_SHFL && (in->b < 0 || in->c < 0)) return -1;
     void *vmask = splat(g, v->mask, g->i32);
     void *same = bits(g, LL->LLVMBuildICmp(g->b, IEQ, lo32(g, in->e), vmask, ""));
     void *ok = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, same, v->mask, ""), v->mask, "");
     if (all) ok = LL->LLVMBuildAnd(g->b, ok, all, "");
+    if (in->op == OP_MATCH || in->op == OP_REDUX || in->op == OP_ELECT) {
+        /* the interpreter's code for the lanes as one group (their member
+         * mask is the lanes running): the same results */
+        void *go = newbb(g);
+        LL->LLVMBuildCondBr(g->b, ok, go, fb);
+        LL->LLVMPositionBuilderAtEnd(g->b, go);
+        jit_per_lane(g, in, ex_warp_group, v->mask);
+        LL->LLVMBuildBr(g->b, next);
+        return 0;
+    }
     void *j = NULL, *inr = NULL, *lid = lane_ids(g);
     if (in->op == OP_SHFL) { /* the source lane j and whether it is in range: exec_warp.c's shfl_src */
         void *c31 = ci(g, g->i32, 31);
@@ -652,11 +664,30 @@ static void *rpred(struct vg *v, int k, void *guard)
     return guard ? LL->LLVMBuildAnd(g->b, guard, m, "") : m;
 }
 
+/* by instruction: 1 inside a loop with no bar.sync (the range from a
+ * backward branch's target to it), where a thread may spin on a flag that
+ * only another warp's turn sets; NULL without memory (every instruction) */
+static uint8_t *spin_ranges(const struct cg *g)
+{
+    int n = g->F->end - g->F->start;
+    uint8_t *in_spin = calloc((size_t)n + 1, 1);
+    if (!in_spin) return NULL;
+    for (int j = 0; j < n; j++) {
+        int t = g->m->ins[g->F->start + j].op == OP_BRA ? target_of(g, j) : n;
+        if (t > j) continue;
+        int bar = 0;
+        for (int k = t; k <= j && !bar; k++) bar = g->m->ins[g->F->start + k].op == OP_BAR;
+        for (int k = t; k <= j && !bar; k++) in_spin[k] = 1;
+    }
+    return in_spin;
+}
+
 static void body(struct vg *v)
 {
     struct cg *g = v->g;
     const struct ir_func *F = g->F;
     int nins = F->end - F->start;
+    uint8_t *in_spin = spin_ranges(g);
     for (int k = 0; k < nins; k++) {
         int i = F->start + k;
         const struct ir_ins *in = &g->m->ins[i];
@@ -739,6 +770,29 @@ static void body(struct vg *v)
             jit_flush_ret(g, 0);
             continue;
         }
+        if (kind == K_WSYNC && (jit_strong_access(g->m, in) || in->op == OP_ACTIVEMASK)) {
+            /* activemask, or a volatile or strong access: the
+             * interpreter's handler for the warp's lanes at once (its
+             * group, in lockstep order); for an access in a loop with no
+             * bar.sync the warp stops before it instead, as
+             * the thread does (its operands and what is live in the file),
+             * and jit_warp.c runs it for the lanes whose guard holds: a
+             * spin on a flag gives the other warps their turn */
+            g->resume[g->nbars++] = next; /* the thread's numbering of its stops */
+            if (none) { /* no lane runs it */
+                void *some = newbb(g);
+                LL->LLVMBuildCondBr(g->b, none, next, some);
+                LL->LLVMPositionBuilderAtEnd(g->b, some);
+            }
+            if (in->op == OP_ACTIVEMASK || (in_spin && !in_spin[k])) {
+                jit_per_lane(g, in, g->h[i], gb);
+                LL->LLVMBuildBr(g->b, next);
+                continue;
+            }
+            spill_live(v, k, k);
+            jit_flush_ret(g, g->nbars);
+            continue;
+        }
         if (kind == K_WSYNC) { /* a rendezvous: the thread's numbering of its stops */
             g->resume[g->nbars++] = next;
             if (none) { /* no lane runs it */
@@ -771,7 +825,7 @@ static void body(struct vg *v)
         switch (in->op) {
         case OP_BAR: {
             g->resume[g->nbars] = next;
-            spill_live(v, k, k + 1);
+            spill_live(v, k, in->sub2 == BK_RED ? k : k + 1); /* bar.red's predicate too */
             jit_flush_ret(g, ++g->nbars);
             continue;
         }
@@ -793,6 +847,7 @@ static void body(struct vg *v)
         }
         LL->LLVMBuildBr(g->b, next);
     }
+    free(in_spin);
     LL->LLVMPositionBuilderAtEnd(g->b, g->bb[nins]);
     jit_flush_ret(g, 0);
 }

@@ -123,36 +123,29 @@ static void test_default_interp(void **state)
     assert_int_equal(rep.compiled, 0);
 }
 
-/* the JIT refuses a kernel with an instruction that shows which lanes run
- * together (activemask): the interpreter runs it, and the report names the
- * instruction and its line */
+/* the JIT refuses a kernel with an instruction that works on the lanes
+ * running together at each instruction (vote without .sync): the
+ * interpreter runs it, and the report names the instruction and its line */
 static void test_fallback_names_instruction(void **state)
 {
     (void)state;
     static const char src[] = HDR
-        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
-        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n"
-        " setp.lt.u32 %p1, %r1, 8;\n @%p1 bra A;\n activemask.b32 %r2;\n bra B;\nA:\n activemask.b32 %r2;\nB:\n"
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n setp.eq.u32 %p2, %r1, %r1;\n"
+        " setp.lt.u32 %p1, %r1, 8;\n @%p1 bra A;\n vote.ballot.b32 %r2, %p2;\n bra B;\nA:\n vote.ballot.b32 %r2, %p2;\nB:\n"
         " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r2;\n ret;\n}\n";
     char err[256];
     for (int e = PTX_ENGINE_JIT; e <= PTX_ENGINE_AUTO; e++) {
         assert_int_equal(run(src, e, 1, 32, err, sizeof err), PTX_OK);
         assert_int_equal(rep.engine, PTX_ENGINE_INTERP);
-        if (!strstr(rep.why, "instruction 'activemask.b32' (the lanes running together") ||
-            !strstr(rep.why, "at PTX line 11")) fail_msg("%s", rep.why);
+        if (!strstr(rep.why, "instruction 'vote.ballot.b32' (without .sync it works on the lanes running together") ||
+            !strstr(rep.why, "at PTX line 12")) fail_msg("%s", rep.why);
         uint32_t v;
         memcpy(&v, arena + 4 * 6, 4);
         assert_int_equal(v, 0xffu); /* lanes 0-7 ran together */
         memcpy(&v, arena + 4 * 9, 4);
         assert_int_equal(v, 0xffffff00u);
     }
-    /* a volatile access would show the lockstep order: refused too */
-    static const char vol[] = HDR
-        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>;\n"
-        " ld.param.u64 %rd1, [out];\n ld.volatile.global.u32 %r1, [%rd1];\n st.global.u32 [%rd1], %r1;\n ret;\n}\n";
-    assert_int_equal(run(vol, PTX_ENGINE_JIT, 1, 1, err, sizeof err), PTX_OK);
-    assert_int_equal(rep.engine, PTX_ENGINE_INTERP);
-    if (!strstr(rep.why, "'ld.volatile.global.u32' (volatile")) fail_msg("%s", rep.why);
 }
 
 /* the JIT compiles what it can, once per module: the first launch says so */
@@ -1179,6 +1172,256 @@ static void test_vector_lane_atoms(void **state)
     with_vector("0", vec_lane_atom_fault);
 }
 
+/* bar.red (__syncthreads_count/and/or): threads with tid % 7 == 6 exit
+ * first and do not count; the predicate tid % 3 == 0 over the 96 - 13
+ * threads left; then an if-else whose two paths reduce at one barrier
+ * with different predicates, an or that one thread's predicate decides,
+ * and a bar.red in a loop.
+ * The interpreter's bytes, and the counts computed here. Two blocks */
+static void bar_red(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>; .reg .pred %p<16>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r9, %ctaid.x;\n mad.lo.u32 %r10, %r9, 96, %r1;\n"
+        " mul.wide.u32 %rd2, %r10, 32;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " rem.u32 %r2, %r1, 7;\n setp.eq.u32 %p1, %r2, 6;\n @%p1 bra DONE;\n"
+        " rem.u32 %r3, %r1, 3;\n setp.eq.u32 %p2, %r3, 0;\n"
+        " bar.red.popc.u32 %r4, 0, %p2;\n bar.red.and.pred %p3, 1, %p2;\n bar.red.or.pred %p4, 0, !%p2;\n"
+        " bar.red.and.pred %p5, 2, !%p1;\n"
+        " selp.u32 %r5, 1, 0, %p3;\n selp.u32 %r6, 1, 0, %p4;\n selp.u32 %r7, 1, 0, %p5;\n"
+        " st.global.v4.u32 [%rd3], {%r4, %r5, %r6, %r7};\n"
+        " and.b32 %r2, %r1, 1;\n setp.eq.u32 %p6, %r2, 0;\n setp.lt.u32 %p7, %r1, 40;\n @%p6 bra EVEN;\n"
+        " bar.red.popc.u32 %r8, 3, %p7;\n bra JOIN;\nEVEN:\n bar.red.popc.u32 %r8, 3, %p2;\nJOIN:\n"
+        " setp.eq.u32 %p10, %r1, 95;\n bar.red.or.pred %p11, 4, %p10;\n selp.u32 %r11, 7, 0, %p11;\n"
+        " mov.u32 %r12, 0;\n mov.u32 %r13, 0;\nLOOP:\n setp.lt.u32 %p8, %r1, %r13;\n bar.red.popc.u32 %r14, 5, %p8;\n"
+        " add.u32 %r12, %r12, %r14;\n add.u32 %r13, %r13, 16;\n setp.lt.u32 %p9, %r13, 96;\n @%p9 bra LOOP;\n"
+        " st.global.v4.u32 [%rd3+16], {%r8, %r11, %r12, %r1};\n"
+        "DONE:\n ret;\n}\n";
+    same(src, 2, 96, 2 * 96 * 32);
+    unsigned left = 0, third = 0, odd40 = 0, even3 = 0, loop = 0;
+    for (unsigned t = 0; t < 96; t++) {
+        if (t % 7 == 6) continue;
+        left++;
+        for (unsigned j = 0; j < 6; j++) loop += t < 16 * j; /* the loop: tid < 16 j, j < 6 */
+        third += t % 3 == 0;
+        odd40 += t % 2 == 1 && t < 40;
+        even3 += t % 2 == 0 && t % 3 == 0;
+    }
+    uint32_t v[8];
+    memcpy(v, arena + 96 * 32 + 32 * 4, sizeof v); /* block 1, thread 4 */
+    assert_int_equal(v[0], third);
+    assert_int_equal(v[1], 0);               /* not every thread's tid % 3 == 0 */
+    assert_int_equal(v[2], 1);
+    assert_int_equal(v[3], 1);               /* every thread left: !p1 */
+    assert_int_equal(v[4], odd40 + even3);   /* the two paths at barrier 3 */
+    assert_int_equal(v[5], 7);               /* thread 95 (95 % 7 == 4) is left */
+    assert_int_equal(v[6], loop);            /* the loop's sum */
+    assert_int_equal(v[7], 4);
+    assert_true(left == 83);
+}
+
+static void test_bar_red(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", bar_red);
+    with_vector("0", bar_red);
+}
+
+/* match, redux and elect in the warp's function: the interpreter's code
+ * for the lanes as one group when the member mask is the lanes running
+ * (all 32, and a short last warp of 8 through %r3 = its lanes): the
+ * interpreter's bytes, and no lane handed over but at the first warp's
+ * first global store (its allocation not yet found) */
+static void vec_warp_group(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<8>; .reg .pred %p<8>;\n"
+        THREAD_OUT
+        " mov.u32 %r2, %ntid.x;\n and.b32 %r4, %r1, 31;\n sub.u32 %r5, %r1, %r4;\n sub.u32 %r6, %r2, %r5;\n"
+        " min.u32 %r6, %r6, 32;\n mov.u32 %r3, -1;\n setp.lt.u32 %p1, %r6, 32;\n shl.b32 %r7, %r3, %r6;\n"
+        " not.b32 %r7, %r7;\n selp.b32 %r3, %r7, %r3, %p1;\n" /* the lanes of this warp */
+        " shr.u32 %r8, %r4, 2;\n mul.lo.u32 %r9, %r4, 2654435761;\n"
+        " match.any.sync.b32 %r10, %r8, %r3;\n match.all.sync.b32 %r11|%p2, %r8, %r3;\n selp.u32 %r12, 1, 0, %p2;\n"
+        " cvt.u64.u32 %rd4, %r8;\n match.any.sync.b64 %r13, %rd4, %r3;\n"
+        " redux.sync.add.u32 %r14, %r9, %r3;\n redux.sync.min.s32 %r15, %r9, %r3;\n redux.sync.max.u32 %r16, %r9, %r3;\n"
+        " redux.sync.and.b32 %r17, %r9, %r3;\n redux.sync.or.b32 %r18, %r9, %r3;\n redux.sync.xor.b32 %r19, %r9, %r3;\n"
+        " elect.sync %r20|%p3, %r3;\n selp.u32 %r21, 1, 0, %p3;\n"
+        " st.global.v4.u32 [%rd3], {%r10, %r11, %r12, %r13};\n st.global.v4.u32 [%rd3+16], {%r14, %r15, %r16, %r17};\n"
+        " st.global.v4.u32 [%rd3+32], {%r18, %r19, %r20, %r21};\n ret;\n}\n";
+    same(src, 1, 72, 72 * 128);
+    assert_int_equal(rep.vector, 1);
+    assert_int_equal(rep.vec_lanes, 32); /* the first warp's first store, one by one */
+    uint32_t v;
+    memcpy(&v, arena + 128 * 5, 4); /* lane 5: lanes 4-7 have 5 >> 2 */
+    assert_int_equal(v, 0xf0u);
+    memcpy(&v, arena + 128 * 69 + 40, 4); /* the short warp's leader: lane 0 */
+    assert_int_equal(v, 0);
+}
+
+static void test_vector_warp_group(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_warp_group);
+}
+
+/* activemask: a full warp and a short one of 8 (the warp's function);
+ * the two paths of a divergent branch, each its own lanes; in a loop whose
+ * trip count is the lane's (tid % 5), the lanes still in it; after the
+ * join, all again: the interpreter's bytes */
+static void vec_activemask(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<8>; .reg .pred %p<8>;\n"
+        THREAD_OUT
+        " activemask.b32 %r2;\n and.b32 %r3, %r1, 1;\n setp.eq.u32 %p1, %r3, 0;\n @%p1 bra EVEN;\n"
+        " activemask.b32 %r4;\n bra JOIN;\nEVEN:\n activemask.b32 %r4;\nJOIN:\n"
+        " rem.u32 %r5, %r1, 5;\n mov.u32 %r6, 0;\n mov.u32 %r7, 0;\n"
+        "LOOP:\n setp.ge.u32 %p2, %r6, %r5;\n @%p2 bra OUT;\n activemask.b32 %r8;\n xor.b32 %r7, %r7, %r8;\n"
+        " add.u32 %r6, %r6, 1;\n bra LOOP;\nOUT:\n activemask.b32 %r9;\n"
+        " st.global.v4.u32 [%rd3], {%r2, %r4, %r7, %r9};\n ret;\n}\n";
+    same(src, 1, 72, 72 * 128);
+    uint32_t v[4];
+    memcpy(v, arena + 128 * 3, sizeof v); /* thread 3 */
+    assert_int_equal(v[0], 0xffffffffu);
+    assert_int_equal(v[1], 0xaaaaaaaau);
+    assert_int_equal(v[3], 0xffffffffu);
+    memcpy(v, arena + 128 * 66, sizeof v); /* thread 66: lane 2 of the warp of 8 */
+    assert_int_equal(v[0], 0xffu);
+    assert_int_equal(v[1], 0x55u);
+}
+
+static void test_activemask(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_activemask);
+    with_vector("0", vec_activemask);
+}
+
+/* ---- volatile and strong accesses ---------------------------------------------- */
+/* the warp-synchronous reduction of old CUDA code: volatile shared words,
+ * no barrier; right only in the lockstep order (each step's loads of all
+ * lanes before any lane's store): lane 0 ends with the sum of the 32
+ * values tid * tid + 1, as the interpreter does; the other lanes' words as
+ * the interpreter's too. Two blocks */
+static void vol_warp_sum(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>;\n .shared .align 4 .b32 sm[64];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n shl.b32 %r2, %r1, 2;\n mov.u32 %r3, sm;\n add.u32 %r4, %r3, %r2;\n"
+        " mul.lo.u32 %r5, %r1, %r1;\n add.u32 %r5, %r5, 1;\n st.volatile.shared.u32 [%r4], %r5;\n"
+#define VSTEP(off) " ld.volatile.shared.u32 %r6, [%r4];\n ld.volatile.shared.u32 %r7, [%r4+" off "];\n" \
+                   " add.u32 %r6, %r6, %r7;\n st.volatile.shared.u32 [%r4], %r6;\n"
+        VSTEP("64") VSTEP("32") VSTEP("16") VSTEP("8") VSTEP("4")
+#undef VSTEP
+        " mov.u32 %r8, %ctaid.x;\n shl.b32 %r8, %r8, 5;\n add.u32 %r8, %r8, %r1;\n"
+        " mul.wide.u32 %rd2, %r8, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r6;\n ret;\n}\n";
+    same(src, 2, 32, 2 * 32 * 4);
+    uint32_t v[2];
+    memcpy(&v[0], arena, 4);
+    memcpy(&v[1], arena + 128, 4);
+    assert_int_equal(v[0], 10448); /* sum of t * t + 1, t < 32 */
+    assert_int_equal(v[1], 10448);
+}
+
+/* spins on a flag another thread sets: warp 0's lanes together for
+ * thread 62's (acquire and release; the warp's function spins), then
+ * thread 0 for thread 63's (another warp) and lane 1 for lane 30's (its
+ * own warp, a divergent spin; volatile and fences); each then reads what
+ * the setter wrote before. No thread stops at a barrier: the waiting
+ * threads go on only because the others get their turns */
+static void vol_spin(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>; .reg .pred %p<8>;\n"
+        " .shared .align 4 .b32 flag[4];\n .shared .align 4 .b32 data[4];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n"
+        " setp.lt.u32 %p1, %r1, 32;\n @%p1 bra W0;\n"
+        " setp.eq.u32 %p2, %r1, 63;\n @%p2 bra SET0;\n setp.eq.u32 %p2, %r1, 62;\n @%p2 bra SET2;\n ret;\n"
+        "SET0:\n st.shared.u32 [data], 42;\n membar.cta;\n st.volatile.shared.u32 [flag], 1;\n ret;\n"
+        "SET2:\n st.shared.u32 [data+8], 44;\n membar.cta;\n st.release.cta.shared.u32 [flag+8], 1;\n ret;\n"
+        "W0:\n ld.acquire.cta.shared.u32 %r2, [flag+8];\n setp.eq.u32 %p4, %r2, 0;\n @%p4 bra W0;\n"
+        " ld.shared.u32 %r3, [data+8];\n"
+        " setp.eq.u32 %p3, %r1, 0;\n @%p3 bra WAIT0;\n setp.eq.u32 %p3, %r1, 1;\n @%p3 bra WAIT1;\n"
+        " setp.eq.u32 %p3, %r1, 30;\n @%p3 bra SET1;\n bra OUT;\n"
+        "SET1:\n st.shared.u32 [data+4], 43;\n membar.cta;\n st.volatile.shared.u32 [flag+4], 1;\n mov.u32 %r3, 0;\n bra OUT;\n"
+        "WAIT1:\n ld.volatile.shared.u32 %r2, [flag+4];\n setp.eq.u32 %p4, %r2, 0;\n @%p4 bra WAIT1;\n"
+        " membar.cta;\n ld.shared.u32 %r3, [data+4];\n bra OUT;\n"
+        "WAIT0:\n ld.volatile.shared.u32 %r2, [flag];\n setp.eq.u32 %p4, %r2, 0;\n @%p4 bra WAIT0;\n"
+        " membar.cta;\n ld.shared.u32 %r3, [data];\n"
+        "OUT:\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.u32 [%rd3], %r3;\n ret;\n}\n";
+    char err[512];
+    uint64_t keep = budget;
+    budget = 1u << 26; /* a spin that never ends fails the test, not hangs it */
+    for (int e = PTX_ENGINE_INTERP; e <= PTX_ENGINE_JIT; e++) {
+        enum ptx_status st = run(src, e, 1, 64, err, sizeof err);
+        if (st != PTX_OK) fail_msg("%s: %s", e == PTX_ENGINE_JIT ? "jit" : "interp", err);
+        if (e == PTX_ENGINE_JIT && rep.engine != PTX_ENGINE_JIT) fail_msg("not compiled: %s", rep.why);
+        uint32_t v[32];
+        memcpy(v, arena, sizeof v);
+        assert_int_equal(v[0], 42);
+        assert_int_equal(v[1], 43);
+        for (int l = 2; l < 32; l++)
+            if (v[l] != (l == 30 ? 0u : 44u)) fail_msg("lane %d: %u", l, v[l]);
+    }
+    budget = keep;
+}
+
+/* a guard that holds on some lanes: even lanes store their tid, odd lanes
+ * then load their left neighbour's word, both volatile: in the lockstep
+ * order the loads see the stores; a generic volatile load of a word the
+ * lanes' own stores wrote; a store under a guard read nowhere else: the
+ * interpreter's bytes */
+static void vol_guarded(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " and.b32 %r2, %r1, 1;\n setp.eq.u32 %p1, %r2, 0;\n add.u32 %r3, %r1, 1000;\n"
+        " @%p1 st.volatile.global.u32 [%rd3], %r3;\n @!%p1 ld.volatile.global.u32 %r4, [%rd3+-4];\n"
+        " @!%p1 st.global.u32 [%rd3], %r4;\n ld.volatile.u32 %r5, [%rd3];\n st.global.u32 [%rd3+512], %r5;\n"
+        " setp.lt.u32 %p2, %r1, 50;\n @%p2 st.volatile.global.u32 [%rd3+1024], %r5;\n ret;\n}\n"; /* %p2 read once */
+    same(src, 1, 96, 2048);
+    uint32_t v;
+    memcpy(&v, arena + 4 * 5, 4);
+    assert_int_equal(v, 1004);
+    memcpy(&v, arena + 512 + 4 * 5, 4);
+    assert_int_equal(v, 1004);
+}
+
+/* a volatile load past the device memory on thread 37: the interpreter's text */
+static void vol_fault(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " setp.eq.u32 %p2, %r1, 37;\n @%p2 add.s64 %rd3, %rd1, 16384;\n ld.volatile.global.u32 %r3, [%rd3];\n"
+        " st.global.u32 [%rd1+4096], %r3;\n ret;\n}\n";
+    fault_37(src);
+}
+
+static void test_volatile(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    void (*const f[])(void) = { vol_warp_sum, vol_spin, vol_guarded, vol_fault };
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
+        with_vector("1", f[i]);
+        with_vector("0", f[i]);
+    }
+    /* the one volatile or strong access refused: a cluster's shared memory */
+    static const char cl[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>;\n .shared .align 4 .b32 sm[4];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r2, sm;\n ld.volatile.shared::cluster.u32 %r1, [%r2];\n"
+        " st.global.u32 [%rd1], %r1;\n ret;\n}\n";
+    char err[256];
+    assert_int_equal(run(cl, PTX_ENGINE_JIT, 1, 1, err, sizeof err), PTX_OK);
+    assert_int_equal(rep.engine, PTX_ENGINE_INTERP);
+    if (!strstr(rep.why, "'ld.volatile.shared::cluster.u32' (a volatile or strong access outside")) fail_msg("%s", rep.why);
+}
+
 static void test_vector_shfl_reduce(void **state)
 {
     (void)state;
@@ -1754,6 +1997,10 @@ int main(void)
         cmocka_unit_test(test_vector_region_fault),
         cmocka_unit_test(test_vector_region_not),
         cmocka_unit_test(test_vector_lane_atoms),
+        cmocka_unit_test(test_volatile),
+        cmocka_unit_test(test_bar_red),
+        cmocka_unit_test(test_vector_warp_group),
+        cmocka_unit_test(test_activemask),
         cmocka_unit_test(test_vector_shfl_modes),
         cmocka_unit_test(test_vector_shfl_partial),
         cmocka_unit_test(test_vector_mem_same),
