@@ -494,6 +494,14 @@ static int call_exec(struct blk *b, struct warp *w, const struct ir_ins *in, uin
     return 0;
 }
 
+int ex_call_lib(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R)
+{
+    (void)R;
+    const struct ir_call *c = &b->P->m->calls[in->imm];
+    do_builtin(b, w, in, m, c, c->callee);
+    return b->st != PTX_OK ? -1 : 0;
+}
+
 /* ret: the lanes m leave their frames (at depth 0 they exit) */
 static int ret_exec(struct blk *b, struct warp *w, uint32_t m, uint32_t *exited)
 {

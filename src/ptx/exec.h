@@ -241,6 +241,11 @@ int ex_warp_sync(struct blk *b, struct warp *w, uint32_t P, uint32_t M);
 /* the same for lanes m of w all at in, whose member mask is m (the JIT's
  * warp's function, jit_vec.c): an ex_fn */
 int ex_warp_group(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R);
+/* exec.c: a direct call of a library builtin (vprintf, __assertfail, malloc,
+ * free, cudaGraphSetConditional: ir_builtins' B_LIB) by lanes m, in lane
+ * order, its arguments and results in their .param space, as a call by the
+ * interpreter's group (the JIT's, jit_warp.c and jit_vec.c): an ex_fn */
+int ex_call_lib(struct blk *b, struct warp *w, const struct ir_ins *in, uint32_t m, uint64_t *R);
 /* exec.c, the warp rendezvous (also the JIT's, jit_warp.c): the checks of
  * lanes m arriving at warp-synchronous in (a lane outside its own member
  * mask, bar.warp.sync naming exited lanes): 0, or -1 after failing; then

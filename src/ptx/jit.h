@@ -17,12 +17,14 @@
  * stmatrix, movmatrix) are resume points too, completed by the
  * interpreter's own code (jit_warp.c), and so are volatile and strong
  * loads and stores of memory other threads reach: the thread stops before
- * one, and the lanes there run it together once every thread has stopped,
+ * one, and the lanes there run it together once its warp's lanes stopped,
  * so lanes of a warp see each other's accesses in lockstep order and a
- * thread spinning on a flag lets the others run. bar.red stops as
- * bar.sync does; the runner writes its reduction (jit_bar_red). What could observe which
- * lanes run together (activemask, non-.sync shfl/vote) is not compiled:
- * such kernels run on the interpreter. */
+ * thread spinning on a flag lets the others run; activemask and the calls
+ * of the library builtins (printf, assert, malloc, free) too. bar.red
+ * stops as bar.sync does; the runner writes its reduction (jit_bar_red).
+ * What works on the lanes running together at every instruction
+ * (non-.sync shfl/vote) is not compiled: such kernels run on the
+ * interpreter. */
 #ifndef TD_PTX_JIT_H
 #define TD_PTX_JIT_H
 
@@ -200,6 +202,8 @@ int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *w
 /* 1: in is a volatile or strong ld/st of memory other threads reach (a
  * rendezvous, K_WSYNC, that jit_warp.c completes with the lanes there) */
 int jit_strong_access(const struct ptx_module *m, const struct ir_ins *in);
+/* 1: in is a direct call of a library builtin (ex_call_lib): a rendezvous too */
+int jit_lib_call(const struct ptx_module *m, const struct ir_ins *in);
 /* 1: F is compiled with the light pipeline (a big kernel), 0: with default<O2> */
 int jit_light(const struct ir_func *F);
 int jit_imm_of(const struct ptx_module *m, const struct ir_func *F, int slot, int64_t *v);

@@ -38,6 +38,14 @@ int jit_strong_access(const struct ptx_module *m, const struct ir_ins *in)
     return 0;
 }
 
+int jit_lib_call(const struct ptx_module *m, const struct ir_ins *in)
+{
+    if (in->op != OP_CALL || in->imm < 0 || in->imm >= m->ncalls) return 0;
+    int g = m->calls[in->imm].callee;
+    return g >= 0 && g < m->nfuncs && m->funcs[g].builtin > B_NONE && m->funcs[g].builtin < B_COUNT &&
+           ir_builtins[m->funcs[g].builtin].how == B_LIB;
+}
+
 int jit_imm_of(const struct ptx_module *m, const struct ir_func *F, int slot, int64_t *v)
 {
     for (int k = F->cstart; k < F->cend; k++)
@@ -167,6 +175,11 @@ int jit_classify(const struct ptx_module *m, const struct ir_func *F, const stru
          * the lanes that came (jit_warp.c) */
         if (h) return K_WSYNC;
         break;
+    case OP_CALL:
+        /* of a library builtin: a stop, the lanes there call it at once in
+         * lane order, as the interpreter's group does (ex_call_lib) */
+        if (jit_lib_call(m, in)) return K_WSYNC;
+        break;
     case OP_ACTIVEMASK:
         /* the lanes running together: in the warp's function its lanes; a
          * thread stops there, and the lanes stopped at it together get
@@ -220,8 +233,10 @@ int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *w
     }
     for (int k = F->start; k < F->end; k++) {
         const struct ir_ins *in = &m->ins[k];
-        if (in->op == OP_CALL) {
-            snprintf(why, n, "unsupported by the JIT: instruction '%s' at PTX line %d (calls are not compiled)",
+        if (in->op == OP_CALL && !jit_lib_call(m, in)) {
+            snprintf(why, n,
+                     "unsupported by the JIT: instruction '%s' at PTX line %d (calls are not compiled, but of vprintf, "
+                     "__assertfail, malloc, free and cudaGraphSetConditional)",
                      ins_name(m, in), in->line);
             return -1;
         }
@@ -231,8 +246,8 @@ int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *w
         }
     }
     for (int k = F->cstart; k < F->cend; k++)
-        if (m->consts[k].kind == K_FUNC || m->consts[k].kind == K_FPARAM) {
-            snprintf(why, n, "unsupported by the JIT: function addresses and call parameters");
+        if (m->consts[k].kind == K_FUNC) {
+            snprintf(why, n, "unsupported by the JIT: function addresses");
             return -1;
         }
     return 0;

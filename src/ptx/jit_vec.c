@@ -770,22 +770,22 @@ static void body(struct vg *v)
             jit_flush_ret(g, 0);
             continue;
         }
-        if (kind == K_WSYNC && (jit_strong_access(g->m, in) || in->op == OP_ACTIVEMASK)) {
-            /* activemask, or a volatile or strong access: the
-             * interpreter's handler for the warp's lanes at once (its
-             * group, in lockstep order); for an access in a loop with no
-             * bar.sync the warp stops before it instead, as
-             * the thread does (its operands and what is live in the file),
-             * and jit_warp.c runs it for the lanes whose guard holds: a
-             * spin on a flag gives the other warps their turn */
+        if (kind == K_WSYNC && (jit_strong_access(g->m, in) || in->op == OP_ACTIVEMASK || in->op == OP_CALL)) {
+            /* activemask, a builtin's call, or a volatile or strong
+             * access: the interpreter's code for the warp's lanes at once
+             * (its group, in lockstep order); for an access in a loop with
+             * no bar.sync the warp stops before it instead, as the thread
+             * does (its operands and what is live in the file), and
+             * jit_warp.c runs it for the lanes whose guard holds: a spin on
+             * a flag gives the other warps their turn */
             g->resume[g->nbars++] = next; /* the thread's numbering of its stops */
             if (none) { /* no lane runs it */
                 void *some = newbb(g);
                 LL->LLVMBuildCondBr(g->b, none, next, some);
                 LL->LLVMPositionBuilderAtEnd(g->b, some);
             }
-            if (in->op == OP_ACTIVEMASK || (in_spin && !in_spin[k])) {
-                jit_per_lane(g, in, g->h[i], gb);
+            if ((in->op != OP_LD && in->op != OP_ST) || (in_spin && !in_spin[k])) {
+                jit_per_lane(g, in, in->op == OP_CALL ? ex_call_lib : g->h[i], gb);
                 LL->LLVMBuildBr(g->b, next);
                 continue;
             }

@@ -25,13 +25,14 @@
  * .acquire, .release, .mmio) of memory other threads reach: the thread
  * stops before one, and so does the warp's function inside a loop with no
  * bar.sync (for all its lanes: the lanes whose guard holds run it;
- * elsewhere it runs the access for its lanes at once). Once every thread
- * has stopped, each such instruction's lanes run it by the interpreter's
- * handler, the lowest pc first (pc_groups), and go on in the next round:
- * the lanes of a warp see each other's accesses in lockstep order, as in
- * the interpreter's group, and every warp has its turn between two of a
- * thread's accesses, so a spin on a flag another thread or warp sets
- * completes (the interpreter gives turns at its slices). activemask the
+ * elsewhere it runs the access for its lanes at once). Once every lane of
+ * the warp has stopped, each such instruction's lanes run it by the
+ * interpreter's handler, the lowest pc first (pc_groups), and go on: the
+ * lanes of a warp see each other's accesses in lockstep order, as in the
+ * interpreter's group. The warp's turn goes on so until its lanes stop
+ * elsewhere or it has run SLICE thread-instructions, as the interpreter's
+ * turn, so a spin on a flag another warp sets completes, and printf's
+ * lines come warp by warp. activemask the
  * same way: the lanes stopped at one get their group's mask, as the
  * interpreter's group at its pc (the warp's function gives its lanes).
  *
@@ -77,8 +78,8 @@ static int matrix_group(struct blk *b, struct warp *w, uint32_t *at, uint32_t *r
     return 0;
 }
 
-/* the lanes of w stopped before volatile or strong accesses or activemask
- * (*at), every lane of the block stopped: each instruction's lanes whose
+/* the lanes of w stopped before volatile or strong accesses, activemask or
+ * a builtin's call (*at), every lane of w stopped: each instruction's lanes whose
  * guard holds run it by the interpreter's handler, the lowest pc first, as
  * the interpreter's groups come, and go on. activemask but at the lowest pc
  * waits, as in the interpreter, whose lower groups run first and join it
@@ -106,7 +107,7 @@ static int pc_groups(struct blk *b, struct warp *w, uint32_t *at, uint32_t *read
             int l = __builtin_ctz(mm);
             if (in->guard < 0 || (int)(R[(size_t)in->guard * 32 + (size_t)l] & 1) != in->gneg) run |= 1u << l;
         }
-        if (run && b->P->h[pc](b, w, in, run, R)) return -1;
+        if (run && (in->op == OP_CALL ? ex_call_lib : b->P->h[pc])(b, w, in, run, R)) return -1;
         *at &= ~m;
         *ready |= m;
     }
@@ -152,63 +153,70 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
             unsigned t0 = i * 32;
             struct warp *w = &b->warps[i];
             int32_t *res = resume + t0;
-            uint32_t left = jit_lanes(nth, i) & ~gone[i], go = ready[i] & left;
-            if (!go) continue;
-            c.w = w;
-            c.Rw = w->R0 + base;
-            if (P->jvec && go == left && jit_one_point(res, go) >= 0) {
-                jit_ctx_thread(&c, b, t0 + (unsigned)__builtin_ctz(go));
-                int32_t r = k->warp(c.Rw, &c, res[c.lane], go);
-                b->icount += c.icount;
-                c.icount = 0;
-                b->jvruns++;
-                if (r < 0 || b->st != PTX_OK) goto out;
-                jit_vec_handed(&c, r, go, res);
-                if (r == 0) { /* all exited */
-                    gone[i] |= go;
-                    w->live &= ~go;
-                    continue;
-                }
-                if (r <= k->nbars) { /* all at a block barrier, or before a volatile or
-                                        strong access (the warp's function leaves any
-                                        other rendezvous to the threads) */
-                    ready[i] &= ~go;
-                    if (k->barid[r - 1] == JIT_WSTOP) {
-                        for (uint32_t mm = go; mm; mm &= mm - 1) w->lpc[__builtin_ctz(mm)] = k->barpc[r - 1];
-                        gwait[i] |= go;
+            /* the warp's turn, as the interpreter's: on while its lanes stop only
+             * before what the lanes at one pc run at once (pc_groups), up to
+             * SLICE thread-instructions (a spin on another warp's flag) */
+            for (uint64_t turn = b->icount;;) {
+                uint32_t left = jit_lanes(nth, i) & ~gone[i], go = ready[i] & left;
+                if (!go) break;
+                c.w = w;
+                c.Rw = w->R0 + base;
+                if (P->jvec && go == left && jit_one_point(res, go) >= 0) {
+                    jit_ctx_thread(&c, b, t0 + (unsigned)__builtin_ctz(go));
+                    int32_t r = k->warp(c.Rw, &c, res[c.lane], go);
+                    b->icount += c.icount;
+                    c.icount = 0;
+                    b->jvruns++;
+                    if (r < 0 || b->st != PTX_OK) goto out;
+                    jit_vec_handed(&c, r, go, res);
+                    if (r == 0) { /* all exited */
+                        gone[i] |= go;
+                        w->live &= ~go;
+                        break;
                     }
-                    continue;
+                    if (r <= k->nbars) { /* all at a block barrier, or before a volatile
+                                            or strong access (the warp's function leaves
+                                            any other rendezvous to the threads) */
+                        ready[i] &= ~go;
+                        if (k->barid[r - 1] == JIT_WSTOP) {
+                            for (uint32_t mm = go; mm; mm &= mm - 1) w->lpc[__builtin_ctz(mm)] = k->barpc[r - 1];
+                            gwait[i] |= go;
+                        }
+                        go = 0;
+                    } else
+                        b->jvlanes += (unsigned)__builtin_popcount(go); /* on one by one from the entry */
                 }
-                b->jvlanes += (unsigned)__builtin_popcount(go); /* on one by one from the entry */
-            }
-            ready[i] &= ~go;
-            for (; go; go &= go - 1) {
-                int l = __builtin_ctz(go);
-                jit_ctx_thread(&c, b, t0 + (unsigned)l);
-                int32_t r = (P->jvec ? k->tail : k->fn)(c.Rw + l, &c, res[l]);
-                b->icount += c.icount;
-                c.icount = 0;
-                if (r < 0 || b->st != PTX_OK) goto out;
-                uint32_t bit = 1u << l;
-                if (r == 0 || r > k->nbars) {
-                    gone[i] |= bit;
-                    w->live &= ~bit;
-                    continue;
+                ready[i] &= ~go;
+                for (; go; go &= go - 1) {
+                    int l = __builtin_ctz(go);
+                    jit_ctx_thread(&c, b, t0 + (unsigned)l);
+                    int32_t r = (P->jvec ? k->tail : k->fn)(c.Rw + l, &c, res[l]);
+                    b->icount += c.icount;
+                    c.icount = 0;
+                    if (r < 0 || b->st != PTX_OK) goto out;
+                    uint32_t bit = 1u << l;
+                    if (r == 0 || r > k->nbars) {
+                        gone[i] |= bit;
+                        w->live &= ~bit;
+                        continue;
+                    }
+                    res[l] = r;
+                    if (k->barid[r - 1] != JIT_WSTOP) continue;
+                    const struct ir_ins *in = &code[k->barpc[r - 1]];
+                    w->lpc[l] = k->barpc[r - 1];
+                    if (in->op == OP_MMA) {
+                        mwait[i] |= bit;
+                        continue;
+                    }
+                    if (in->op == OP_LD || in->op == OP_ST || in->op == OP_ACTIVEMASK || in->op == OP_CALL) {
+                        gwait[i] |= bit; /* pc_groups */
+                        continue;
+                    }
+                    w->wsmask[l] = (uint32_t)c.Rw[(size_t)in->e * 32 + (size_t)l];
+                    arrived[i] |= bit;
                 }
-                res[l] = r;
-                if (k->barid[r - 1] != JIT_WSTOP) continue;
-                const struct ir_ins *in = &code[k->barpc[r - 1]];
-                w->lpc[l] = k->barpc[r - 1];
-                if (in->op == OP_MMA) {
-                    mwait[i] |= bit;
-                    continue;
-                }
-                if (in->op == OP_LD || in->op == OP_ST || in->op == OP_ACTIVEMASK) { /* pc_groups */
-                    gwait[i] |= bit;
-                    continue;
-                }
-                w->wsmask[l] = (uint32_t)c.Rw[(size_t)in->e * 32 + (size_t)l];
-                arrived[i] |= bit;
+                if (!gwait[i] || b->icount - turn > SLICE) break;
+                if (pc_groups(b, w, &gwait[i], &ready[i], w->R0 + base, &defer[i])) goto out;
             }
         }
         /* the rendezvous whose lanes have all come (or exited) */

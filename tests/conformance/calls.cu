@@ -107,6 +107,14 @@ __global__ void say(int n, int *ret)
     else ret[threadIdx.x] = printf("");
 }
 
+// two warps, a call some lanes skip: the interpreter's order (a warp runs
+// until it exits; each call's lanes in lane order)
+__global__ void say_warps()
+{
+    printf("a%d\n", threadIdx.x);
+    if (threadIdx.x % 3 == 1) printf("b%d\n", threadIdx.x);
+}
+
 static int host_even_sum(int n, int acc);
 static int host_odd_sum(int n, int acc) { return n == 0 ? acc : host_even_sum(n - 1, acc + n * 2); }
 static int host_even_sum(int n, int acc)
@@ -190,6 +198,25 @@ int main()
         if (ran && CK(cudaMemcpy(h, d, 32 * sizeof(int), cudaMemcpyDeviceToHost)))
             check(h[0] == 4 && h[2] == 4 && h[3] == 0 && h[31] == 0, "printf returns the number of arguments it parsed",
                   "%d %d %d", h[0], h[3], h[31]);
+    }
+    fflush(stdout);
+    if (tf && saved >= 0 && ftruncate(fileno(tf), 0) == 0 && dup2(fileno(tf), 1) >= 0) {
+        rewind(tf);
+        say_warps<<<1, 64>>>();
+        bool ran = LAUNCHED("say_warps");
+        fflush(stdout);
+        dup2(saved, 1);
+        static char text[2048], want[2048];
+        size_t w = 0;
+        for (int warp = 0; warp < 2; warp++) {
+            for (int l = 0; l < 32; l++) w += (size_t)snprintf(want + w, sizeof want - w, "a%d\n", warp * 32 + l);
+            for (int l = 0; l < 32; l++)
+                if ((warp * 32 + l) % 3 == 1) w += (size_t)snprintf(want + w, sizeof want - w, "b%d\n", warp * 32 + l);
+        }
+        rewind(tf);
+        size_t n = fread(text, 1, sizeof text - 1, tf);
+        text[n] = 0;
+        if (ran) check(strcmp(text, want) == 0, "printf of two warps: warp by warp, each call's lanes in lane order", "printed [%s]", text);
     }
     return finish("calls");
 }
