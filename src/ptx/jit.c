@@ -546,6 +546,7 @@ static void round_of(const struct llvm_api *L, struct jit_kernel *k, const char 
     if (!k->nwstops) k->round = (jit_round_fn)(uintptr_t)lookup(L, sym, "_round");
     k->tail = (jit_fn)(uintptr_t)lookup(L, sym, "_tail");
     if (k->tail) k->warp = (jit_warp_fn)(uintptr_t)lookup(L, sym, "_warp");
+    k->wround = k->warp && !k->nwstops ? (jit_wround_fn)(uintptr_t)lookup(L, sym, "_wround") : NULL;
 }
 
 void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const struct jit_helpers *hp,
@@ -592,6 +593,10 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
             thread_fn(g, xsym, 1);
             snprintf(xsym, sizeof xsym, "%s_warp", sym);
             jit_build_vec(g, xsym);
+            if (!g->nwstops) { /* jit_warp.c runs the others */
+                snprintf(xsym, sizeof xsym, "%s_wround", sym);
+                jit_build_wround(g, xsym);
+            }
         }
     }
     L->LLVMDisposeBuilder(g->b);

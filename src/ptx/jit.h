@@ -98,6 +98,28 @@ struct jit_thr {
 typedef int32_t (*jit_round_fn)(struct jit_ctx *c, const struct jit_thr *th, int32_t *resume, uint8_t *done,
                                 uint32_t nth);
 
+/* a warp of the block as the warps' round sees it (vec_block fills a
+ * table of them once per block; the offsets are baked into the code) */
+struct jit_wthr {
+    uint64_t *Rw;                /* its registers (lane 0) */
+    struct warp *w;
+    unsigned char *local;        /* its lane 0's .local window */
+    uint64_t lstride;            /* a thread's .local window */
+    unsigned tid;                /* its lane 0's thread */
+};
+
+/* a round of a block's warps through the warp's function (jit_vec.c,
+ * jit_build_wround): from warp `from` on, each warp i < nw with lanes
+ * lv[i] that have not exited, all at point at[i] >= 0, runs through it
+ * (c's warp and thread fields set from wt[i] and the lowest lane of
+ * lv[i]; *runs counts the calls); all lanes exited: lv[i] = 0 and out of
+ * the warp's live mask; at barrier k: at[i] = k + 1. Returns nw, or the
+ * first warp the runner must take: one whose lanes stand at different
+ * points (at[i] < 0, not run), or one whose call returned something else
+ * (*rr: a failure, lanes handed on) */
+typedef int32_t (*jit_wround_fn)(struct jit_ctx *c, const struct jit_wthr *wt, int32_t *at, uint32_t *lv,
+                                 uint32_t from, uint32_t nw, int32_t nbars, int32_t *rr, uint32_t *runs);
+
 /* the run-time helpers the code calls (jit_run.c), by address */
 struct jit_helpers {
     /* the host pointer of an access the inline check did not pass, or
@@ -117,6 +139,7 @@ struct jit_kernel {
     jit_fn fn;
     jit_round_fn round;          /* the block's round loop over fn (NULL: jit_block's own) */
     jit_warp_fn warp;            /* the warp's function, lanes as vectors (NULL: none) */
+    jit_wround_fn wround;        /* the block's warps' round over warp (NULL: vec_block's own) */
     jit_fn tail;                 /* fn, also resumed at the warp's function's entries */
     char why[256];               /* refused: the reason (first unsupported instruction) */
     double compile_ms;
@@ -134,7 +157,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 12 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 13 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
@@ -145,7 +168,10 @@ struct jit_kernel {
                                  11: per-lane handlers called by the warp's function
                                  for its lanes at once; 12: volatile and strong
                                  accesses (stops, and in the warp's function
-                                 outside spin loops its lanes at once), bar.red */
+                                 outside spin loops its lanes at once), bar.red;
+                                 13: the warp's address tests on the address
+                                 register (one test for its offsets), the warps'
+                                 round (_wround), stores of what ran */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

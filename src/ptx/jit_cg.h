@@ -163,6 +163,8 @@ void jit_store_named(struct cg *g, const struct ir_ins *in);
 /* jit_vec.c: the warp's function (jit_vfn) named sym, from the thread's
  * analysis in g (liveness, resume points, entries, gidof) */
 void jit_build_vec(struct cg *g, const char *sym);
+/* then the warps' round over it (jit_wround_fn) named sym */
+void jit_build_wround(struct cg *g, const char *sym);
 /* the divergent branches the warp's function runs with masks (rjoin,
  * relse, rin): if-then and if-then-else shapes, nested ones too, whose
  * region has one entry and no barrier, rendezvous, exit, per-lane,

@@ -154,6 +154,7 @@ const struct jit_kernel *jit_plan(struct plan *P)
         if (k->barid[i] != JIT_WSTOP && P->m->ins[k->barpc[i]].sub2 == BK_RED) P->jred = 1;
     if (r) {
         r->engine = PTX_ENGINE_JIT;
+        r->vec_round = P->jvec && k->wround && !k->nwstops;
         r->compiled = now;
         r->compile_ms = now ? k->compile_ms : 0;
         r->from_cache = now && k->from_cache;
@@ -305,61 +306,102 @@ static int lanes_one_by_one(struct blk *b, struct jit_ctx *c, struct warp *w, un
     return 0;
 }
 
+/* warp i of block b, whose lanes that have not exited are lv[i], through
+ * the warp's function when they all stand at one point (at[i] >= 0; r:
+ * what its call returned in the warps' round, or JIT_VEC_CALL: call it
+ * here), else, and for the lanes it hands on, through the thread's
+ * function with entries, one by one. 0, or -1 when the launch failed */
+#define JIT_VEC_CALL INT32_MIN
+static int vec_warp(struct blk *b, struct jit_ctx *c, const struct jit_wthr *wt, unsigned i, int32_t *at, uint32_t *lv,
+                    int32_t *res, int32_t r)
+{
+    const struct jit_kernel *k = b->P->jit;
+    uint32_t live = lv[i];
+    if (!live) return 0;
+    struct warp *w = wt[i].w;
+    c->w = w;
+    c->Rw = wt[i].Rw;
+    uint32_t one = live; /* the lanes to run one by one */
+    if (at[i] >= 0) {
+        if (r == JIT_VEC_CALL) {
+            jit_ctx_thread(c, b, i * 32 + (unsigned)__builtin_ctz(live));
+            r = k->warp(c->Rw, c, at[i], live);
+            b->icount += c->icount;
+            c->icount = 0;
+            b->jvruns++;
+        }
+        if (r < 0 || b->st != PTX_OK) return -1;
+        if (r == 0) {
+            lv[i] = 0;
+            w->live &= ~live;
+            return 0;
+        }
+        at[i] = r;
+        if (r <= k->nbars) one = 0;
+        else {
+            b->jvlanes += (unsigned)__builtin_popcount(live);
+            jit_vec_handed(c, r, live, res);
+        }
+    }
+    if (one) {
+        uint32_t gone = 0;
+        if (lanes_one_by_one(b, c, w, i * 32, one, res, &gone)) return -1;
+        lv[i] = live &= ~gone;
+        at[i] = live ? jit_one_point(res, live) : 0;
+    }
+    return 0;
+}
+
 /* block b with the warps as vectors (k->warp), in rounds from barrier to
  * barrier: each warp whose lanes that have not exited all stand at one
- * resume point runs through the warp's function; the lanes it hands on,
- * and the lanes of a warp that stand at different points, run through the
- * thread's function with entries, one by one. The state is the warp's:
- * the lanes that exited (gone) and where each waits (resume, by thread);
- * a round costs a few operations per warp, not per thread. 0, or -1 when
- * the launch failed */
+ * resume point runs through the warp's function, the warps in a row
+ * through the compiled round over them (k->wround) where the kernel has
+ * it; the lanes it hands on, and the lanes of a warp that stand at
+ * different points, run through the thread's function with entries, one
+ * by one (vec_warp). The state is the warp's: the lanes that have not
+ * exited (lv) and where each waits (resume, by thread); a round costs a
+ * few operations per warp, not per thread. 0, or -1 when the launch
+ * failed */
 static int vec_block(struct blk *b, struct jit_ctx *c, size_t base)
 {
     struct plan *P = b->P;
     const struct jit_kernel *k = P->jit;
+    const unsigned nw = P->nwarps;
     int32_t resume[1024];
-    uint32_t gone[32];
-    memset(gone, 0, sizeof gone);
+    uint32_t lv[32];                 /* by warp: its lanes that have not exited */
     int32_t at[32];                  /* by warp: the point all its lanes left stand at, or -1
                                         (then resume has each lane's) */
-    for (unsigned i = 0; i < P->nwarps; i++) at[i] = 0;
+    struct jit_wthr wt[32];
+    for (unsigned i = 0; i < nw; i++) {
+        lv[i] = jit_lanes(P->nthreads, i);
+        at[i] = 0;
+        wt[i] = (struct jit_wthr){ b->warps[i].R0 + base, &b->warps[i], b->local + (size_t)i * 32 * P->lstride,
+                                   P->lstride, i * 32 };
+    }
     for (;;) {
-        unsigned waiting = 0;
-        int bar = -1;
-        for (unsigned i = 0; i < P->nwarps; i++) {
-            struct warp *w = &b->warps[i];
-            uint32_t live = jit_lanes(P->nthreads, i) & ~gone[i];
-            if (!live) continue;
-            int32_t *res = resume + i * 32;
-            c->w = w;
-            c->Rw = w->R0 + base;
-            uint32_t one = live; /* the lanes to run one by one */
-            if (at[i] >= 0) {
-                jit_ctx_thread(c, b, i * 32 + (unsigned)__builtin_ctz(live));
-                int32_t r = k->warp(c->Rw, c, at[i], live);
+        for (unsigned i = 0; i < nw; i++) {
+            int32_t r = JIT_VEC_CALL;
+            if (k->wround) { /* the warps from i on, up to the first the runner must take */
+                int32_t rr = 0;
+                uint32_t runs = 0;
+                int32_t j = k->wround(c, wt, at, lv, i, nw, k->nbars, &rr, &runs);
                 b->icount += c->icount;
                 c->icount = 0;
-                b->jvruns++;
-                if (r < 0 || b->st != PTX_OK) return -1;
-                if (r == 0) {
-                    gone[i] |= live;
-                    w->live &= ~live;
-                    continue;
-                }
-                at[i] = r;
-                if (r <= k->nbars) one = 0;
-                else {
-                    b->jvlanes += (unsigned)__builtin_popcount(live);
-                    jit_vec_handed(c, r, live, res);
-                }
+                b->jvruns += runs;
+                if (b->st != PTX_OK) return -1;
+                if (j < 0 || (unsigned)j >= nw) break;
+                i = (unsigned)j;
+                if (at[i] >= 0) r = rr; /* it ran: what it returned */
             }
-            if (one) {
-                if (lanes_one_by_one(b, c, w, i * 32, one, res, &gone[i])) return -1;
-                live &= ~gone[i];
-                at[i] = live ? jit_one_point(res, live) : 0;
-            }
+            if (vec_warp(b, c, wt, i, at, lv, resume + i * 32, r)) return -1;
+        }
+        /* where each warp's lanes wait: one barrier, or the block deadlocks */
+        unsigned waiting = 0;
+        int bar = -1;
+        for (unsigned i = 0; i < nw; i++) {
+            uint32_t live = lv[i];
             if (!live) continue;
-            /* where the warp's lanes wait: one barrier, or the block deadlocks */
+            const int32_t *res = resume + i * 32;
             waiting++;
             int32_t r = at[i] >= 0 ? at[i] : res[__builtin_ctz(live)];
             for (uint32_t mm = at[i] >= 0 ? 0 : live; mm; mm &= mm - 1)
@@ -370,21 +412,18 @@ static int vec_block(struct blk *b, struct jit_ctx *c, size_t base)
         if (!waiting) return 0;
         if (bar == -2) {
             uint8_t done[1024];
-            for (unsigned i = 0; i < P->nwarps; i++)
+            for (unsigned i = 0; i < nw; i++)
                 for (unsigned l = 0; l < 32 && i * 32 + l < P->nthreads; l++) {
-                    done[i * 32 + l] = gone[i] >> l & 1;
+                    done[i * 32 + l] = !(lv[i] >> l & 1);
                     if (at[i] >= 0) resume[i * 32 + l] = at[i];
                 }
             jit_deadlock(b, resume, done);
             return -1;
         }
         if (P->jred) {
-            uint32_t wt[32];
-            for (unsigned i = 0; i < P->nwarps; i++) {
-                wt[i] = jit_lanes(P->nthreads, i) & ~gone[i];
-                for (uint32_t mm = at[i] >= 0 ? wt[i] : 0; mm; mm &= mm - 1) resume[i * 32 + (unsigned)__builtin_ctz(mm)] = at[i];
-            }
-            jit_bar_red(b, resume, wt, base);
+            for (unsigned i = 0; i < nw; i++)
+                for (uint32_t mm = at[i] >= 0 ? lv[i] : 0; mm; mm &= mm - 1) resume[i * 32 + (unsigned)__builtin_ctz(mm)] = at[i];
+            jit_bar_red(b, resume, lv, base);
         }
         if (b->icount - b->icount_seen > SLICE && ex_check_limits(b, &b->warps[0], NULL)) return -1;
     }

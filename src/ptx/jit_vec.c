@@ -46,6 +46,11 @@ struct vg {
     void *cur;                   /* in a region (g->rin): the lanes on its path (an i32
                                     variable; outside, the same as pmask) */
     void **outer;                /* by region branch: the lanes before it (i32 variables) */
+    void **dirty;                /* by slot written somewhere: an i1 variable, set when an
+                                    instruction that writes it starts (spill_live stores
+                                    it only then), NULL for the others */
+    uint16_t *nreg;              /* by slot: its .shared and .param accesses at small
+                                    aligned offsets (reg_window), at most 65535 */
 };
 
 /* ---- regions: divergent forward branches run with masks ------------------------ */
@@ -162,8 +167,29 @@ static void spill_live(struct vg *v, int k, int at)
     for (int s = 0; s < g->F->nslots; s++) {
         if (g->kconst[s] || !(lv[s / 64] >> (s % 64) & 1)) continue;
         if (wd && !(wd[s / 64] >> (s % 64) & 1)) continue;
+        void *st = NULL, *go = NULL;
+        if (v->dirty && v->dirty[s]) { /* written on this run's path: wd holds every path's (the
+                                          tiled SGEMM's loop barrier, reached from the start, where
+                                          its addresses are computed, and from the next resume) */
+            st = newbb(g);
+            go = newbb(g);
+            LL->LLVMBuildCondBr(g->b, LL->LLVMBuildLoad2(g->b, g->s1, v->dirty[s], ""), st, go);
+            LL->LLVMPositionBuilderAtEnd(g->b, st);
+        }
         LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, get(g, s), rf(g, s)), 8);
+        if (go) {
+            LL->LLVMBuildBr(g->b, go);
+            LL->LLVMPositionBuilderAtEnd(g->b, go);
+        }
     }
+}
+
+/* the slots instruction in writes (written(): d, d2, vr) */
+static int writes(const struct ir_ins *in, int32_t *wr)
+{
+    const int32_t w[] = { in->d, in->d2, in->vr[0], in->vr[1], in->vr[2], in->vr[3] };
+    memcpy(wr, w, sizeof w);
+    return (int)(sizeof w / sizeof *w);
 }
 
 /* the slots the warp's function may have written on some path from its
@@ -281,6 +307,10 @@ static void *shuffle(struct cg *g, void *x, void *y, void *xt, const unsigned *i
  * holds two rows: its addresses are often consecutive, or one, in each) */
 #define HALF (JIT_LANES / 2)
 
+/* a register's .shared and .param accesses at small aligned offsets from
+ * which their window test is the register's (ldst) */
+#define JIT_REG_WINDOW_MIN 4
+
 /* whether x (<32 x i64>) is on every lane of eff (i32) its half's first
  * lane's (lane 0's or 16's; those need not run: the test then fails
  * unless their value is the same) */
@@ -393,6 +423,16 @@ static void ld_extend(struct cg *g, const struct ir_ins *in, void **tmp)
  * is the lowest running lane's plus (l - it) times the access's size) one
  * masked load or store; a load of one address on every lane one scalar
  * load, splat; anything else masked gathers and scatters */
+/* a .shared or .param access of a register plus an offset below 2^32 and
+ * aligned to the access's size: its window test can be the register's
+ * (ldst) */
+static int reg_window(const struct ir_ins *in)
+{
+    uint64_t tot = (uint64_t)ir_type_size(in->type) * (uint64_t)in->vec, imm = (uint64_t)in->imm;
+    return (in->op == OP_LD || in->op == OP_ST) && (in->space == SP_SHARED || in->space == SP_PARAM) && in->a >= 0 &&
+           imm < (1ull << 32) && !(imm & (tot - 1));
+}
+
 static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
 {
     struct cg *g = v->g;
@@ -422,12 +462,36 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     /* in the window: off + tot <= span without wrapping, i.e. off <= span - tot
      * where span >= tot; aligned to the access's size */
     void *fits = LL->LLVMBuildICmp(g->b, IUGE, span, k64(g, tot), "");
-    void *lim = splat(g, LL->LLVMBuildSub(g->b, span, k64(g, tot), ""), g->i64);
-    void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, a, c64(g, tot - 1), ""), c64(g, 0), "");
-    void *c1 = LL->LLVMBuildICmp(g->b, IULE, off, lim, "");
-    void *inb = bits(g, LL->LLVMBuildAnd(g->b, c1, al, ""));
-    void *ok = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildOr(g->b, inb, LL->LLVMBuildNot(g->b, eff, ""), ""), k32(g, ~0u), "");
-    ok = LL->LLVMBuildAnd(g->b, ok, LL->LLVMBuildOr(g->b, fits, LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, 0), ""), ""), "");
+    void *ok, *none = LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, 0), "");
+    uint64_t imm = (uint64_t)in->imm;
+    if (reg_window(in) && v->nreg && v->nreg[in->a] >= JIT_REG_WINDOW_MIN) {
+        /* a window from 0 (.shared, .param) and the register plus a small
+         * aligned offset, of a register that many accesses use (the tiled
+         * SGEMM's 16 [%r8+k*64]): the register's largest value and its
+         * bits over the lanes of eff (the same for every access of the
+         * register at any such offset: LLVM computes them once) against
+         * the window less the offset. Stricter than the lanes' own test
+         * only where register plus offset wraps around 2^64 (the lanes
+         * then go on one by one from here, where the thread's test
+         * decides). Costlier than that test for one access: a register
+         * of fewer accesses keeps it */
+        void *rm = LL->LLVMBuildSelect(g->b, lanes(g, eff), get(g, in->a), c64(g, 0), "");
+        void *vt = g->i64; /* <32 x i64> */
+        void *mx = call(g, "llvm.vector.reduce.umax.v32i64", g->s64, (void *[]){ vt }, (void *[]){ rm }, 1);
+        void *orr = call(g, "llvm.vector.reduce.or.v32i64", g->s64, (void *[]){ vt }, (void *[]){ rm }, 1);
+        void *lim = LL->LLVMBuildSub(g->b, span, k64(g, tot), "");
+        void *c1 = LL->LLVMBuildAnd(g->b, LL->LLVMBuildICmp(g->b, IULE, k64(g, imm), lim, ""),
+                                    LL->LLVMBuildICmp(g->b, IULE, mx, LL->LLVMBuildSub(g->b, lim, k64(g, imm), ""), ""), "");
+        void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, orr, k64(g, tot - 1), ""), k64(g, 0), "");
+        ok = LL->LLVMBuildOr(g->b, none, LL->LLVMBuildAnd(g->b, fits, LL->LLVMBuildAnd(g->b, c1, al, ""), ""), "");
+    } else {
+        void *lim = splat(g, LL->LLVMBuildSub(g->b, span, k64(g, tot), ""), g->i64);
+        void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, a, c64(g, tot - 1), ""), c64(g, 0), "");
+        void *c1 = LL->LLVMBuildICmp(g->b, IULE, off, lim, "");
+        void *inb = bits(g, LL->LLVMBuildAnd(g->b, c1, al, ""));
+        ok = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildOr(g->b, inb, LL->LLVMBuildNot(g->b, eff, ""), ""), k32(g, ~0u), "");
+        ok = LL->LLVMBuildAnd(g->b, ok, LL->LLVMBuildOr(g->b, fits, none, ""), "");
+    }
     void *go = newbb(g);
     LL->LLVMBuildCondBr(g->b, ok, go, fb);
     LL->LLVMPositionBuilderAtEnd(g->b, go);
@@ -437,6 +501,12 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
      * (with no lane of eff too) first, then (loads) one address a half,
      * else gathers and scatters */
     void *x = base ? off : a, *d = LL->LLVMBuildSub(g->b, x, lane_times(g, tot), "");
+    /* the tests on the address register alone: x is it plus what is the
+     * same on every lane (the immediate, the allocation's start), so it
+     * passes where x's would, and the loads and stores of one register at
+     * different offsets (the tiled SGEMM's [%r8], [%r8+64], ...) share
+     * one test, which LLVM computes once */
+    void *r = get(g, in->a), *dr = LL->LLVMBuildSub(g->b, r, lane_times(g, tot), "");
     if (in->op == OP_LD && (in->a < 0 || g->kimm[in->a] || (g->kconst[in->a] && g->ksreg[in->a] < 0))) {
         /* the address is the same on every lane (an immediate, a
          * parameter's offset, a variable's address: constants the launch
@@ -449,14 +519,14 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         return;
     }
     void *cb = newbb(g), *other = newbb(g);
-    LL->LLVMBuildCondBr(g->b, halves_same(g, d, eff), cb, other);
+    LL->LLVMBuildCondBr(g->b, halves_same(g, dr, eff), cb, other);
     LL->LLVMPositionBuilderAtEnd(g->b, cb);
     ldst_consecutive(g, in, ev, base, d, tmp);
     LL->LLVMBuildBr(g->b, join);
     LL->LLVMPositionBuilderAtEnd(g->b, other);
     if (in->op == OP_LD) { /* one address on each half's lanes */
         void *bb = newbb(g), *gat = newbb(g);
-        LL->LLVMBuildCondBr(g->b, halves_same(g, x, eff), bb, gat);
+        LL->LLVMBuildCondBr(g->b, halves_same(g, r, eff), bb, gat);
         LL->LLVMPositionBuilderAtEnd(g->b, bb);
         ld_broadcast(g, in, eff, base, x, tmp);
         LL->LLVMBuildBr(g->b, join);
@@ -624,6 +694,11 @@ static void body(struct vg *v)
         char why[8];
         int kind = jit_classify(g->m, F, in, g->h[i], why, sizeof why);
         LL->LLVMPositionBuilderAtEnd(g->b, g->bb[k]);
+        int32_t wr[6];
+        for (int j = 0, n = writes(in, wr); j < n && v->dirty; j++) /* before it runs: a store more at
+                                                                        most, where it hands over first */
+            if (wr[j] >= 0 && wr[j] < F->nslots && v->dirty[wr[j]])
+                LL->LLVMBuildStore(g->b, LL->LLVMConstInt(g->s1, 1, 0), v->dirty[wr[j]]);
         void *next = edge(v, k, k + 1);
         if (g->rin[k] < 0) { /* uniform: the function's lanes */
             v->mask = v->pmask;
@@ -808,14 +883,31 @@ void jit_build_vec(struct cg *g, const char *sym)
     LL->LLVMBuildStore(g->b, k64(g, 0), g->ic);
     v->npop = v->ppop = LL->LLVMBuildZExt(g->b, call(g, "llvm.ctpop.i32", g->s32, (void *[]){ g->s32 }, &v->mask, 1), g->s64, "");
     for (int s = 0; s < ns; s++) set(g, s, c64(g, g->kimm[s] ? (uint64_t)g->kval[s] : 0));
+    if ((v->dirty = calloc((size_t)ns + 1, sizeof *v->dirty)))
+        for (int k = 0; k < nins; k++) {
+            int32_t wr[6];
+            for (int j = 0, n = writes(&g->m->ins[F->start + k], wr); j < n; j++)
+                if (wr[j] >= 0 && wr[j] < ns && !g->kconst[wr[j]] && !v->dirty[wr[j]]) {
+                    v->dirty[wr[j]] = LL->LLVMBuildAlloca(g->b, g->s1, "");
+                    LL->LLVMBuildStore(g->b, LL->LLVMConstInt(g->s1, 0, 0), v->dirty[wr[j]]);
+                }
+        }
     for (int k = 0; k <= nins; k++) g->bb[k] = newbb(g);
     g->failbb = newbb(g);
     g->nbars = 0;
     if (!v->outer) /* out of memory: no region runs with masks */
         for (int k = 0; k <= nins; k++) g->rjoin[k] = g->relse[k] = g->rin[k] = -1;
     v->wd = written(g);
+    if ((v->nreg = calloc((size_t)ns + 1, sizeof *v->nreg)))
+        for (int k = 0; k < nins; k++) {
+            const struct ir_ins *in = &g->m->ins[F->start + k];
+            if (reg_window(in) && in->a < ns && v->nreg[in->a] < UINT16_MAX) v->nreg[in->a]++;
+        }
     body(v);
+    free(v->nreg);
     free(v->wd);
+    free(v->dirty);
+    v->dirty = NULL;
     free(v->outer);
     LL->LLVMPositionBuilderAtEnd(g->b, g->failbb);
     jit_flush_ret(g, -1);
@@ -833,4 +925,77 @@ void jit_build_vec(struct cg *g, const char *sym)
         LL->LLVMBuildBr(g->b, g->resume[k]);
     }
     g->nbars = nbars;
+}
+
+/* the warps' round (jit.h, jit_wround_fn) named sym: a loop over a
+ * block's warps from `from` calling the warp's function (g->fn, just
+ * built) for each warp whose lanes that have not exited stand at one
+ * point, one call per block and round up to the first warp that needs the
+ * runner (lanes at different points, lanes handed on, a failure) instead
+ * of one per warp */
+void jit_build_wround(struct cg *g, const char *sym)
+{
+    void *wfn = g->fn, *i32 = g->s32, *i64 = g->s64, *P = g->ptr;
+    void *wfty = LL->LLVMFunctionType(i32, (void *[]){ P, P, i32, i32 }, 4, 0);
+    void *fty = LL->LLVMFunctionType(i32, (void *[]){ P, P, P, P, i32, i32, i32, P, P }, 9, 0);
+    void *fn = g->fn = LL->LLVMAddFunction(g->mod, sym, fty);
+    void *C = LL->LLVMGetParam(fn, 0), *wt = LL->LLVMGetParam(fn, 1), *at = LL->LLVMGetParam(fn, 2);
+    void *lv = LL->LLVMGetParam(fn, 3), *from = LL->LLVMGetParam(fn, 4), *nw = LL->LLVMGetParam(fn, 5);
+    void *nbars = LL->LLVMGetParam(fn, 6), *rr = LL->LLVMGetParam(fn, 7), *runs = LL->LLVMGetParam(fn, 8);
+    void *entry = newbb(g), *head = newbb(g), *body = newbb(g), *one = newbb(g), *run = newbb(g);
+    void *gone = newbb(g), *other = newbb(g), *stop = newbb(g), *waits = newbb(g), *next = newbb(g), *end = newbb(g);
+    LL->LLVMPositionBuilderAtEnd(g->b, entry);
+    void *iv = LL->LLVMBuildAlloca(g->b, i32, "");
+    LL->LLVMBuildStore(g->b, from, iv);
+    LL->LLVMBuildBr(g->b, head);
+    LL->LLVMPositionBuilderAtEnd(g->b, head);
+    void *i = LL->LLVMBuildLoad2(g->b, i32, iv, "");
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IULT, i, nw, ""), body, end);
+    LL->LLVMPositionBuilderAtEnd(g->b, body);
+    void *i6 = LL->LLVMBuildZExt(g->b, i, i64, "");
+    void *lp = LL->LLVMBuildGEP2(g->b, i32, lv, &i6, 1, ""), *ap = LL->LLVMBuildGEP2(g->b, i32, at, &i6, 1, "");
+    void *live = LL->LLVMBuildLoad2(g->b, i32, lp, "");
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, live, k32(g, 0), ""), next, one);
+    LL->LLVMPositionBuilderAtEnd(g->b, one); /* lanes at different points: the runner's */
+    void *a = LL->LLVMBuildLoad2(g->b, i32, ap, "");
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, ISLT, a, k32(g, 0), ""), stop, run);
+    LL->LLVMPositionBuilderAtEnd(g->b, run);
+    void *woff = LL->LLVMBuildMul(g->b, i6, k64(g, sizeof(struct jit_wthr)), "");
+    void *tp = LL->LLVMBuildGEP2(g->b, g->s8, wt, &woff, 1, "");
+#define WT(f, ty) LL->LLVMBuildLoad2(g->b, ty, LL->LLVMBuildGEP2(g->b, g->s8, tp, (void *[]){ k64(g, offsetof(struct jit_wthr, f)) }, 1, ""), "")
+#define CTX(f) LL->LLVMBuildGEP2(g->b, g->s8, C, (void *[]){ k64(g, offsetof(struct jit_ctx, f)) }, 1, "")
+    /* c's thread: the lowest lane of live (jit_ctx_thread) */
+    void *l = call(g, "llvm.cttz.i32", i32, (void *[]){ i32, g->s1 }, (void *[]){ live, LL->LLVMConstInt(g->s1, 1, 0) }, 2);
+    void *Rw = WT(Rw, P), *w = WT(w, P);
+    void *l6 = LL->LLVMBuildZExt(g->b, l, i64, ""), *loff = LL->LLVMBuildMul(g->b, l6, WT(lstride, i64), "");
+    LL->LLVMBuildStore(g->b, w, CTX(w));
+    LL->LLVMBuildStore(g->b, Rw, CTX(Rw));
+    LL->LLVMBuildStore(g->b, l, CTX(lane));
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, WT(tid, i32), l, ""), CTX(tid));
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildGEP2(g->b, g->s8, WT(local, P), &loff, 1, ""), CTX(local));
+#undef WT
+#undef CTX
+    void *r = LL->LLVMBuildCall2(g->b, wfty, wfn, (void *[]){ Rw, C, a, live }, 4, "");
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, LL->LLVMBuildLoad2(g->b, i32, runs, ""), k32(g, 1), ""), runs);
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, r, k32(g, 0), ""), gone, other);
+    LL->LLVMPositionBuilderAtEnd(g->b, gone); /* they all exited: out of the warp's live mask */
+    LL->LLVMBuildStore(g->b, k32(g, 0), lp);
+    void *wl = LL->LLVMBuildGEP2(g->b, g->s8, w, (void *[]){ k64(g, offsetof(struct warp, live)) }, 1, "");
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAnd(g->b, LL->LLVMBuildLoad2(g->b, i32, wl, ""), LL->LLVMBuildNot(g->b, live, ""), ""), wl);
+    LL->LLVMBuildBr(g->b, next);
+    LL->LLVMPositionBuilderAtEnd(g->b, other); /* a barrier, or the runner's: a failure, lanes handed on */
+    void *bar = LL->LLVMBuildAnd(g->b, LL->LLVMBuildICmp(g->b, ISGT, r, k32(g, 0), ""), LL->LLVMBuildICmp(g->b, ISLE, r, nbars, ""), "");
+    LL->LLVMBuildStore(g->b, r, rr);
+    LL->LLVMBuildCondBr(g->b, bar, waits, stop);
+    LL->LLVMPositionBuilderAtEnd(g->b, waits);
+    LL->LLVMBuildStore(g->b, r, ap);
+    LL->LLVMBuildBr(g->b, next);
+    LL->LLVMPositionBuilderAtEnd(g->b, next);
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, i, k32(g, 1), ""), iv);
+    LL->LLVMBuildBr(g->b, head);
+    LL->LLVMPositionBuilderAtEnd(g->b, stop);
+    LL->LLVMBuildRet(g->b, i);
+    LL->LLVMPositionBuilderAtEnd(g->b, end);
+    LL->LLVMBuildRet(g->b, nw);
+    g->fn = wfn;
 }

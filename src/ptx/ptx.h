@@ -173,6 +173,8 @@ struct ptx_engine_report {
     int vector;                  /* the JIT ran warps as vectors where it could */
     unsigned long long vec_runs; /* calls of the warp's vector function (docs/ptx-jit.md) */
     unsigned long long vec_lanes; /* lanes those handed on to the thread's function */
+    int vec_round;               /* the warps ran through the JIT's compiled round over
+                                    them (_wround), not one call from C per warp */
     char why[256];               /* the interpreter ran though the JIT was asked
                                     for: why (the first unsupported instruction,
                                     no LLVM, ...) */

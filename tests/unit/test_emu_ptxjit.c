@@ -900,12 +900,14 @@ static void vec_tree_reduce(void)
     /* each warp: from the start, after each of the 9 barriers */
     assert_int_equal(rep.vec_runs, 4 * 8 * 10);
     assert_int_equal(rep.vec_lanes, 32); /* was 4 * 32 * 6: each block's first warp, s = 16 ... 1, the end */
+    assert_int_equal(rep.vec_round, 1);
     sums_of_blocks(4);
 }
 static void vec_tree_reduce_off(void)
 {
     same(tree_reduce, 4, 256, 4 * 4);
     assert_int_equal(rep.vector, 0);
+    assert_int_equal(rep.vec_round, 0);
     sums_of_blocks(4);
 }
 static void test_vector_tree_reduce(void **state)
@@ -914,6 +916,45 @@ static void test_vector_tree_reduce(void **state)
     NEED_JIT();
     with_vector("1", vec_tree_reduce);
     with_vector("0", vec_tree_reduce_off);
+}
+
+/* the warps' round stops at a warp the runner must take and goes on after
+ * it: warp 1 hands its lanes on in a loop of tid % 4 turns (a divergent
+ * backward branch), warp 2 exits before the barrier, warps 0 and 3 run
+ * through; after the barrier warp 1's lanes stand at one point again.
+ * The interpreter's bytes, the same count, and the calls: 4 before the
+ * barrier, 3 after */
+static const char vround[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<20>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+    " .shared .align 4 .b8 sm[512];\n"
+    " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n shr.u32 %r2, %r1, 5;\n mul.wide.u32 %rd2, %r1, 4;\n"
+    " add.s64 %rd3, %rd1, %rd2;\n setp.eq.u32 %p1, %r2, 2;\n @%p1 bra DONE;\n mov.u32 %r3, 7;\n"
+    " setp.ne.u32 %p2, %r2, 1;\n @%p2 bra B;\n and.b32 %r4, %r1, 3;\n"
+    "L:\n setp.eq.u32 %p3, %r4, 0;\n @%p3 bra B;\n add.u32 %r3, %r3, %r1;\n sub.u32 %r4, %r4, 1;\n bra L;\n"
+    "B:\n mov.u32 %r5, sm;\n shl.b32 %r6, %r1, 2;\n add.u32 %r7, %r5, %r6;\n st.shared.u32 [%r7], %r3;\n bar.sync 0;\n"
+    " xor.b32 %r8, %r6, 4;\n add.u32 %r9, %r5, %r8;\n ld.shared.u32 %r10, [%r9];\n add.u32 %r10, %r10, %r3;\n"
+    " st.global.u32 [%rd3], %r10;\nDONE:\n ret;\n}\n";
+static void vec_round(void)
+{
+    host_threads = 1;
+    same_counted(vround, 1, 128, 128 * 4);
+    host_threads = 0;
+    assert_int_equal(rep.vector, 1);
+    assert_int_equal(rep.vec_round, 1);
+    assert_int_equal(rep.vec_runs, 4 + 3);
+    assert_int_equal(rep.vec_lanes, 32 + 32); /* warp 1's in the loop; warp 0's at the global store
+                                                 (its allocation not yet found) */
+    uint32_t v;
+    memcpy(&v, arena + 4 * 37, 4); /* thread 37: 7 + 37 turn, and thread 36's 7 */
+    assert_int_equal(v, 7 + 37 + 7);
+    memcpy(&v, arena + 4 * 70, 4); /* warp 2 exited: nothing */
+    assert_int_equal(v, 0);
+}
+static void test_vector_round(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_round);
 }
 
 /* if-then-else with a nested if-then in the then part (and a guarded
@@ -1766,6 +1807,31 @@ static void vmem_faults(void)
         " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
         " setp.gt.u32 %p1, %r1, 24;\n @%p1 st.global.u32 [%rd3+16276], %r1;\n ret;\n}\n"; /* 16384 - 27 * 4: thread 27 */
     same_fault(guarded, 32, PTX_E_ADDRESS, 27);
+    /* a register of 4 .shared accesses at aligned offsets (its window test
+     * is the register's, jit_vec.c): lane 20 past the end, lane 9
+     * misaligned; and a 64-bit register that wraps around 2^64 on lanes 0
+     * to 15 where register plus offset is in the window (the lanes go on
+     * one by one there): the interpreter's bytes */
+#define WIN4(PRE) HDR \
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .pred %p<2>;\n .shared .align 16 .b8 sh[1024];\n" \
+        " mov.u32 %r1, %tid.x;\n mov.u32 %r2, sh;\n shl.b32 %r3, %r1, 2;\n add.u32 %r3, %r2, %r3;\n" PRE \
+        " ld.shared.u32 %r4, [%r3];\n ld.shared.u32 %r5, [%r3+4];\n ld.shared.u32 %r6, [%r3+8];\n" \
+        " st.shared.u32 [%r3+12], %r6;\n ret;\n}\n"
+    static const char win_last[] = WIN4(" setp.eq.u32 %p1, %r1, 20;\n @%p1 add.u32 %r3, %r3, 1000;\n");
+    same_fault(win_last, 32, PTX_E_ADDRESS, 20);
+    static const char win_mis[] = WIN4(" setp.eq.u32 %p1, %r1, 9;\n @%p1 add.u32 %r3, %r3, 2;\n");
+    same_fault(win_mis, 32, PTX_E_MISALIGNED, 9);
+#undef WIN4
+    static const char win_wrap[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>;\n .shared .align 16 .b8 sh[1024];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u64 %rd2, sh;\n mul.wide.u32 %rd3, %r1, 4;\n"
+        " add.s64 %rd4, %rd2, %rd3;\n sub.s64 %rd5, %rd4, 64;\n mad.lo.u32 %r2, %r1, 2654435761, 5;\n"
+        " st.shared.u32 [%rd5+64], %r2;\n st.shared.u32 [%rd5+192], %r1;\n bar.sync 0;\n"
+        " ld.shared.u32 %r3, [%rd5+68];\n ld.shared.u32 %r4, [%rd5+192];\n add.s64 %rd6, %rd1, %rd3;\n"
+        " st.global.u32 [%rd6], %r3;\n st.global.u32 [%rd6+128], %r4;\n ret;\n}\n";
+    same(win_wrap, 1, 32, 256);
+    assert_int_equal(rep.vec_lanes, 32 + 32); /* at the first access and after the barrier (the
+                                                 lanes' own test would pass: 0 lanes there) */
 }
 static void test_vector_mem_faults(void **state)
 {
@@ -1926,6 +1992,7 @@ int main(void)
         cmocka_unit_test(test_vector_fault),
         cmocka_unit_test(test_vector_shfl_reduce),
         cmocka_unit_test(test_vector_tree_reduce),
+        cmocka_unit_test(test_vector_round),
         cmocka_unit_test(test_vector_regions),
         cmocka_unit_test(test_vector_region_fault),
         cmocka_unit_test(test_vector_region_not),
