@@ -168,8 +168,8 @@ struct jit_kernel {
                                  11: per-lane handlers called by the warp's function
                                  for its lanes at once; 12: volatile and strong
                                  accesses (stops, and in the warp's function
-                                 outside spin loops its lanes at once), bar.red;
-                                 13: the warp's address tests on the address
+                                 outside spin loops its lanes at once), bar.red,
+                                 activemask, mbarrier, builtins' calls; 13: the warp's address tests on the address
                                  register (one test for its offsets), the warps'
                                  round (_wround), stores of what ran */
 
