@@ -81,14 +81,15 @@ static int matrix_group(struct blk *b, struct warp *w, uint32_t *at, uint32_t *r
     return 0;
 }
 
-/* the lanes of w stopped before volatile or strong accesses, activemask or
- * a builtin's call (*at), every lane of w stopped: each instruction's lanes whose
- * guard holds run it by the interpreter's handler, the lowest pc first, as
- * the interpreter's groups come, and go on. activemask but at the lowest pc
- * waits, as in the interpreter, whose lower groups run first and join it
- * there (the lanes of a loop its other lanes left), unless it has waited
- * SPIN_TURN rounds (*defer; the interpreter's turn for a spinning group's
- * others). -1 after a failure */
+/* the lanes of w stopped before what the lanes at one pc run at once
+ * (*at; jit_pc_group: volatile and strong accesses, activemask, mbarrier,
+ * a builtin's call), every lane of w stopped: each instruction's lanes
+ * whose guard holds run it by the interpreter's code, the lowest pc first,
+ * as the interpreter's groups come, and go on. activemask but at the
+ * lowest pc waits, as in the interpreter, whose lower groups run first and
+ * join it there (the lanes of a loop its other lanes left), unless it has
+ * waited SPIN_TURN times (*defer; the interpreter's turn for a spinning
+ * group's others). -1 after a failure */
 static int pc_groups(struct blk *b, struct warp *w, uint32_t *at, uint32_t *ready, uint64_t *R, unsigned *defer)
 {
     const struct ir_ins *code = b->P->m->ins;
