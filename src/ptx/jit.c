@@ -80,8 +80,9 @@ static int regions(struct cg *g)
             const uint64_t *d = g->dirty + (size_t)k * nw, *nm = named + (size_t)k * nw;
             for (int w = 0; w < nw; w++) tmp[w] = d[w];
             if (kind[k] == K_NATIVE) {
-                const int32_t wr[] = { in->d, in->d2, in->vr[0], in->vr[1], in->vr[2], in->vr[3] };
-                for (size_t i = 0; i < sizeof wr / sizeof *wr; i++) setbit(tmp, wr[i], ns);
+                int32_t wr[JIT_WRITES];
+                jit_writes(in, wr);
+                for (int i = 0; i < JIT_WRITES; i++) setbit(tmp, wr[i], ns);
             } else if (kind[k] == K_LANE && in->guard < 0)
                 for (int w = 0; w < nw; w++) tmp[w] &= ~nm[w];
             SUCC(k, in, t, fall)

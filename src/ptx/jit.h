@@ -217,6 +217,12 @@ static inline int jit_may_wait(const struct ir_ins *in)
 {
     return in->op == OP_LD || in->op == OP_ST || in->op == OP_MBAR;
 }
+/* the interpreter's code such an instruction runs by: its handler h, but for
+ * a builtin's call (the interpreter's switch runs calls) */
+static inline ex_fn jit_group_fn(const struct ir_ins *in, ex_fn h)
+{
+    return in->op == OP_CALL ? ex_call_lib : h;
+}
 /* 1: F is compiled with the light pipeline (a big kernel), 0: with default<O2> */
 int jit_light(const struct ir_func *F);
 int jit_imm_of(const struct ptx_module *m, const struct ir_func *F, int slot, int64_t *v);

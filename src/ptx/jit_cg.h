@@ -153,6 +153,10 @@ void jit_native(struct cg *g, const struct ir_ins *in);
  * registers, stride, address) */
 enum { JIT_NAMED_MAX = 34 };
 int jit_named_slots(const struct ptx_module *m, const struct ir_ins *in, int *s);
+/* the slots a native instruction may write (d, d2, vr; -1 where none):
+ * JIT_WRITES of them into wr */
+enum { JIT_WRITES = 6 };
+void jit_writes(const struct ir_ins *in, int32_t *wr);
 /* an instruction by the interpreter's handler f: for this lane (W == 1,
  * eff NULL), or for the lanes eff (an i32 mask) of the warp's function
  * (W == JIT_LANES) at once, through jit_ctx.xmask */

@@ -184,14 +184,6 @@ static void spill_live(struct vg *v, int k, int at)
     }
 }
 
-/* the slots instruction in writes (written(): d, d2, vr) */
-static int writes(const struct ir_ins *in, int32_t *wr)
-{
-    const int32_t w[] = { in->d, in->d2, in->vr[0], in->vr[1], in->vr[2], in->vr[3] };
-    memcpy(wr, w, sizeof w);
-    return (int)(sizeof w / sizeof *w);
-}
-
 /* the slots the warp's function may have written on some path from its
  * start or a resume (after a bar.sync) to each instruction, a forward
  * may-set: an instruction writes at most d, d2 and vr[]; a path ends at
@@ -213,8 +205,9 @@ static uint64_t *written(struct cg *g)
         for (int k = 0; k < nins; k++) {
             const struct ir_ins *in = &g->m->ins[F->start + k];
             memcpy(t, wd + (size_t)k * nw, (size_t)nw * 8);
-            const int32_t wr[] = { in->d, in->d2, in->vr[0], in->vr[1], in->vr[2], in->vr[3] };
-            for (size_t i = 0; i < sizeof wr / sizeof *wr; i++)
+            int32_t wr[JIT_WRITES];
+            jit_writes(in, wr);
+            for (int i = 0; i < JIT_WRITES; i++)
                 if (wr[i] >= 0 && wr[i] < ns) t[wr[i] / 64] |= 1ull << (wr[i] % 64);
             int to[2] = { -1, -1 };
             if (in->op == OP_BRA) {
@@ -664,6 +657,16 @@ static void *rpred(struct vg *v, int k, void *guard)
     return guard ? LL->LLVMBuildAnd(g->b, guard, m, "") : m;
 }
 
+/* where no lane runs the instruction (none, an i1, or NULL when some
+ * always does), on to next */
+static void skip_if_none(struct cg *g, void *none, void *next)
+{
+    if (!none) return;
+    void *some = newbb(g);
+    LL->LLVMBuildCondBr(g->b, none, next, some);
+    LL->LLVMPositionBuilderAtEnd(g->b, some);
+}
+
 /* by instruction: 1 inside a loop with no bar.sync (the range from a
  * backward branch's target to it), where a thread may spin on a flag that
  * only another warp's turn sets; NULL without memory (every instruction) */
@@ -694,9 +697,10 @@ static void body(struct vg *v)
         char why[8];
         int kind = jit_classify(g->m, F, in, g->h[i], why, sizeof why);
         LL->LLVMPositionBuilderAtEnd(g->b, g->bb[k]);
-        int32_t wr[6];
-        for (int j = 0, n = writes(in, wr); j < n && v->dirty; j++) /* before it runs: a store more at
-                                                                        most, where it hands over first */
+        int32_t wr[JIT_WRITES];
+        jit_writes(in, wr);
+        for (int j = 0; j < JIT_WRITES && v->dirty; j++) /* before it runs: a store more at most,
+                                                            where it hands over first */
             if (wr[j] >= 0 && wr[j] < F->nslots && v->dirty[wr[j]])
                 LL->LLVMBuildStore(g->b, LL->LLVMConstInt(g->s1, 1, 0), v->dirty[wr[j]]);
         void *next = edge(v, k, k + 1);
@@ -774,18 +778,14 @@ static void body(struct vg *v)
             /* activemask, a builtin's call, mbarrier, or a volatile or
              * strong access: the interpreter's code for the warp's lanes at
              * once (its group, in lockstep order); for an access or an
-             * mbarrier in a loop with no bar.sync the warp stops before it instead, as the thread
-             * does (its operands and what is live in the file), and
-             * jit_warp.c runs it for the lanes whose guard holds: a spin on
-             * a flag gives the other warps their turn */
+             * mbarrier in a loop with no bar.sync the warp stops before it
+             * instead, as the thread does (its operands and what is live in
+             * the file), and jit_warp.c runs it for the lanes whose guard
+             * holds: a spin on a flag gives the other warps their turn */
             g->resume[g->nbars++] = next; /* the thread's numbering of its stops */
-            if (none) { /* no lane runs it */
-                void *some = newbb(g);
-                LL->LLVMBuildCondBr(g->b, none, next, some);
-                LL->LLVMPositionBuilderAtEnd(g->b, some);
-            }
+            skip_if_none(g, none, next);
             if (!jit_may_wait(in) || (in_spin && !in_spin[k])) {
-                jit_per_lane(g, in, in->op == OP_CALL ? ex_call_lib : g->h[i], gb);
+                jit_per_lane(g, in, jit_group_fn(in, g->h[i]), gb);
                 LL->LLVMBuildBr(g->b, next);
                 continue;
             }
@@ -795,20 +795,12 @@ static void body(struct vg *v)
         }
         if (kind == K_WSYNC) { /* a rendezvous: the thread's numbering of its stops */
             g->resume[g->nbars++] = next;
-            if (none) { /* no lane runs it */
-                void *some = newbb(g);
-                LL->LLVMBuildCondBr(g->b, none, next, some);
-                LL->LLVMPositionBuilderAtEnd(g->b, some);
-            }
+            skip_if_none(g, none, next);
             if (!fb || wsync(v, in, all, fb, next)) LL->LLVMBuildBr(g->b, fb ? fb : next);
             continue;
         }
         if (kind == K_LANE && !((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL)) {
-            if (none) { /* no lane runs it */
-                void *some = newbb(g);
-                LL->LLVMBuildCondBr(g->b, none, next, some);
-                LL->LLVMPositionBuilderAtEnd(g->b, some);
-            }
+            skip_if_none(g, none, next);
             jit_per_lane(g, in, g->h[i], gb); /* the lanes at once, as the interpreter runs them */
             LL->LLVMBuildBr(g->b, next);
             continue;
@@ -885,8 +877,9 @@ void jit_build_vec(struct cg *g, const char *sym)
     for (int s = 0; s < ns; s++) set(g, s, c64(g, g->kimm[s] ? (uint64_t)g->kval[s] : 0));
     if ((v->dirty = calloc((size_t)ns + 1, sizeof *v->dirty)))
         for (int k = 0; k < nins; k++) {
-            int32_t wr[6];
-            for (int j = 0, n = writes(&g->m->ins[F->start + k], wr); j < n; j++)
+            int32_t wr[JIT_WRITES];
+            jit_writes(&g->m->ins[F->start + k], wr);
+            for (int j = 0; j < JIT_WRITES; j++)
                 if (wr[j] >= 0 && wr[j] < ns && !g->kconst[wr[j]] && !v->dirty[wr[j]]) {
                     v->dirty[wr[j]] = LL->LLVMBuildAlloca(g->b, g->s1, "");
                     LL->LLVMBuildStore(g->b, LL->LLVMConstInt(g->s1, 0, 0), v->dirty[wr[j]]);

@@ -63,18 +63,28 @@
 
 #include <stdlib.h>
 
+/* of the lanes left (not 0) of w, those at the lowest pc (*pc), as the
+ * interpreter's groups come */
+static uint32_t lowest_group(const struct warp *w, uint32_t left, int *pc)
+{
+    int p = w->lpc[__builtin_ctz(left)];
+    for (uint32_t mm = left; mm; mm &= mm - 1)
+        if (w->lpc[__builtin_ctz(mm)] < p) p = w->lpc[__builtin_ctz(mm)];
+    uint32_t m = 0;
+    for (uint32_t mm = left; mm; mm &= mm - 1)
+        if (w->lpc[__builtin_ctz(mm)] == p) m |= 1u << __builtin_ctz(mm);
+    *pc = p;
+    return m;
+}
+
 /* the lanes of w waiting at matrix instructions (*at) whose pc is the
  * lowest run it by the interpreter's handler, as the interpreter runs its
  * group of the lowest pc: with fewer than all 32 lanes the handler fails
  * with its own error. Those lanes leave *at and are ready; -1 after a failure */
 static int matrix_group(struct blk *b, struct warp *w, uint32_t *at, uint32_t *ready, uint64_t *R)
 {
-    int pc = w->lpc[__builtin_ctz(*at)];
-    for (uint32_t mm = *at; mm; mm &= mm - 1)
-        if (w->lpc[__builtin_ctz(mm)] < pc) pc = w->lpc[__builtin_ctz(mm)];
-    uint32_t m = 0;
-    for (uint32_t mm = *at; mm; mm &= mm - 1)
-        if (w->lpc[__builtin_ctz(mm)] == pc) m |= 1u << __builtin_ctz(mm);
+    int pc;
+    uint32_t m = lowest_group(w, *at, &pc);
     if (b->P->h[pc](b, w, &b->P->m->ins[pc], m, R)) return -1;
     *at &= ~m;
     *ready |= m;
@@ -95,12 +105,8 @@ static int pc_groups(struct blk *b, struct warp *w, uint32_t *at, uint32_t *read
     const struct ir_ins *code = b->P->m->ins;
     int deferred = 0;
     for (uint32_t left = *at, first = 1; left; first = 0) {
-        int pc = w->lpc[__builtin_ctz(left)];
-        for (uint32_t mm = left; mm; mm &= mm - 1)
-            if (w->lpc[__builtin_ctz(mm)] < pc) pc = w->lpc[__builtin_ctz(mm)];
-        uint32_t m = 0, run = 0;
-        for (uint32_t mm = left; mm; mm &= mm - 1)
-            if (w->lpc[__builtin_ctz(mm)] == pc) m |= 1u << __builtin_ctz(mm);
+        int pc;
+        uint32_t m = lowest_group(w, left, &pc), run = 0;
         left &= ~m;
         const struct ir_ins *in = &code[pc];
         if (in->op == OP_ACTIVEMASK && !first && *defer < SPIN_TURN) {
@@ -111,7 +117,7 @@ static int pc_groups(struct blk *b, struct warp *w, uint32_t *at, uint32_t *read
             int l = __builtin_ctz(mm);
             if (in->guard < 0 || (int)(R[(size_t)in->guard * 32 + (size_t)l] & 1) != in->gneg) run |= 1u << l;
         }
-        if (run && (in->op == OP_CALL ? ex_call_lib : b->P->h[pc])(b, w, in, run, R)) return -1;
+        if (run && jit_group_fn(in, b->P->h[pc])(b, w, in, run, R)) return -1;
         *at &= ~m;
         *ready |= m;
     }
@@ -258,12 +264,8 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
              * instruction's lanes together, the lowest pc first, as the
              * interpreter's groups come */
             for (uint32_t left = arrived[i]; left;) {
-                int pc = w->lpc[__builtin_ctz(left)];
-                for (uint32_t mm = left; mm; mm &= mm - 1)
-                    if (w->lpc[__builtin_ctz(mm)] < pc) pc = w->lpc[__builtin_ctz(mm)];
-                uint32_t m = 0;
-                for (uint32_t mm = left; mm; mm &= mm - 1)
-                    if (w->lpc[__builtin_ctz(mm)] == pc) m |= 1u << __builtin_ctz(mm);
+                int pc;
+                uint32_t m = lowest_group(w, left, &pc);
                 if (ex_wsync_arrive(b, w, &code[pc], m, w->R0 + base)) goto out;
                 left &= ~m;
             }
