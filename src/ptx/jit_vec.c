@@ -136,7 +136,16 @@ static void *splat(struct cg *g, void *x, void *vt)
     void *v = LL->LLVMBuildInsertElement(g->b, LL->LLVMConstNull(vt), x, k32(g, 0), "");
     return LL->LLVMBuildShuffleVector(g->b, v, LL->LLVMConstNull(vt), LL->LLVMConstNull(g->i32), "");
 }
-static void *lanes(struct cg *g, void *bits) { return LL->LLVMBuildBitCast(g->b, bits, g->i1, ""); }
+/* a mask's bits (i32) as lanes: each lane tests its bit of the mask
+ * splat, where a bitcast to <32 x i1> costs a bit extraction and an
+ * insertion per lane on a host without mask registers (AVX2) */
+static void *lanes(struct cg *g, void *bits)
+{
+    void *el[JIT_LANES];
+    for (int i = 0; i < JIT_LANES; i++) el[i] = k32(g, 1u << i);
+    void *t = LL->LLVMBuildAnd(g->b, splat(g, bits, g->i32), LL->LLVMConstVector(el, JIT_LANES), "");
+    return LL->LLVMBuildICmp(g->b, INE, t, LL->LLVMConstNull(g->i32), "");
+}
 static void *bits(struct cg *g, void *v) { return LL->LLVMBuildBitCast(g->b, v, g->s32, ""); }
 
 
@@ -426,12 +435,58 @@ static int reg_window(const struct ir_ins *in)
            imm < (1ull << 32) && !(imm & (tot - 1));
 }
 
+/* every lane of eff in the window (its offset off at most lim, where
+ * fits: the window holds one access) and its address a aligned to tot: on
+ * to go, else to fb */
+static void window_all(struct cg *g, void *a, void *off, void *lim, void *fits, void *none, void *eff, unsigned tot,
+                       void *go, void *fb)
+{
+    void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, a, c64(g, tot - 1), ""), c64(g, 0), "");
+    void *c1 = LL->LLVMBuildICmp(g->b, IULE, off, splat(g, lim, g->i64), "");
+    void *inb = bits(g, LL->LLVMBuildAnd(g->b, c1, al, ""));
+    void *ok = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildOr(g->b, inb, LL->LLVMBuildNot(g->b, eff, ""), ""), k32(g, ~0u), "");
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildAnd(g->b, ok, LL->LLVMBuildOr(g->b, fits, none, ""), ""), go, fb);
+}
+
+/* window_all's test where the lanes of eff access, in each half, the
+ * address register plus imm at lane * step from its first lane's
+ * (halves_same of dr, the register less lane * step: on the half's lanes
+ * of eff, its first lane's value; step tot: consecutive, 0: one address):
+ * that of the half's lowest and highest lanes of eff, scalars. Their
+ * offsets (the address less lo, the allocation's start; NULL: the address
+ * is the offset) both at most lim and in order (no wrap between them) hold
+ * every lane between; step is 0 or tot, a power of two, so the lanes share
+ * the lowest's alignment */
+static void *halves_ok(struct cg *g, void *dr, uint64_t imm, unsigned step, void *lo, void *lim, void *fits, void *none,
+                       void *eff, unsigned tot)
+{
+    void *ok = LL->LLVMBuildOr(g->b, fits, none, ""), *f = LL->LLVMConstInt(g->s1, 0, 0);
+    for (unsigned h = 0; h < 2; h++) {
+        void *dh = LL->LLVMBuildAdd(g->b, LL->LLVMBuildExtractElement(g->b, dr, k32(g, h * HALF), ""), k64(g, imm), "");
+        void *m = h ? LL->LLVMBuildLShr(g->b, eff, k32(g, HALF), "") : LL->LLVMBuildAnd(g->b, eff, k32(g, 0xffffu), "");
+        void *m0 = LL->LLVMBuildOr(g->b, m, k32(g, 1u << (HALF - 1)), ""), *m1 = LL->LLVMBuildOr(g->b, m, k32(g, 1), "");
+        void *tz = call(g, "llvm.cttz.i32", g->s32, (void *[]){ g->s32, g->s1 }, (void *[]){ m0, f }, 2);
+        void *lz = call(g, "llvm.ctlz.i32", g->s32, (void *[]){ g->s32, g->s1 }, (void *[]){ m1, f }, 2);
+        void *l0 = LL->LLVMBuildZExt(g->b, LL->LLVMBuildAdd(g->b, tz, k32(g, h * HALF), ""), g->s64, "");
+        void *l1 = LL->LLVMBuildZExt(g->b, LL->LLVMBuildSub(g->b, k32(g, 31 + h * HALF), lz, ""), g->s64, "");
+        void *a0 = LL->LLVMBuildAdd(g->b, dh, LL->LLVMBuildMul(g->b, l0, k64(g, step), ""), "");
+        void *a1 = LL->LLVMBuildAdd(g->b, dh, LL->LLVMBuildMul(g->b, l1, k64(g, step), ""), "");
+        void *o0 = lo ? LL->LLVMBuildSub(g->b, a0, lo, "") : a0, *o1 = lo ? LL->LLVMBuildSub(g->b, a1, lo, "") : a1;
+        void *c = LL->LLVMBuildAnd(g->b, LL->LLVMBuildICmp(g->b, IULE, o0, lim, ""), LL->LLVMBuildICmp(g->b, IULE, o1, lim, ""), "");
+        c = LL->LLVMBuildAnd(g->b, c, LL->LLVMBuildICmp(g->b, IULE, o0, o1, ""), "");
+        c = LL->LLVMBuildAnd(g->b, c, LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, a0, k64(g, tot - 1), ""), k64(g, 0), ""), "");
+        c = LL->LLVMBuildOr(g->b, c, LL->LLVMBuildICmp(g->b, IEQ, m, k32(g, 0), ""), "");
+        ok = LL->LLVMBuildAnd(g->b, ok, c, "");
+    }
+    return ok;
+}
+
 static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
 {
     struct cg *g = v->g;
     unsigned n = ir_type_size(in->type), tot = n * (unsigned)in->vec;
     void *a = LL->LLVMBuildAdd(g->b, get(g, in->a), c64(g, (uint64_t)in->imm), "");
-    void *base = NULL, *off = a, *span;
+    void *base = NULL, *off = a, *lo = NULL, *span;
     switch (in->space) {
     case SP_SHARED:
         span = field(g, offsetof(struct jit_ctx, shsize), g->s64);
@@ -445,7 +500,7 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         int gid = g->gidof[in - &g->m->ins[g->F->start]];
         void *idx = k64(g, (uint64_t)gid * sizeof(struct jit_gc));
         void *e = LL->LLVMBuildGEP2(g->b, g->s8, field(g, offsetof(struct jit_ctx, gc), g->ptr), &idx, 1, "");
-        void *lo = LL->LLVMBuildLoad2(g->b, g->s64, e, "");
+        lo = LL->LLVMBuildLoad2(g->b, g->s64, e, "");
         idx = k64(g, offsetof(struct jit_gc, span));
         span = LL->LLVMBuildLoad2(g->b, g->s64, LL->LLVMBuildGEP2(g->b, g->s8, e, &idx, 1, ""), "");
         off = LL->LLVMBuildSub(g->b, a, splat(g, lo, g->i64), "");
@@ -455,40 +510,9 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     /* in the window: off + tot <= span without wrapping, i.e. off <= span - tot
      * where span >= tot; aligned to the access's size */
     void *fits = LL->LLVMBuildICmp(g->b, IUGE, span, k64(g, tot), "");
-    void *ok, *none = LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, 0), "");
-    uint64_t imm = (uint64_t)in->imm;
-    if (reg_window(in) && v->nreg && v->nreg[in->a] >= JIT_REG_WINDOW_MIN) {
-        /* a window from 0 (.shared, .param) and the register plus a small
-         * aligned offset, of a register that many accesses use (the tiled
-         * SGEMM's 16 [%r8+k*64]): the register's largest value and its
-         * bits over the lanes of eff (the same for every access of the
-         * register at any such offset: LLVM computes them once) against
-         * the window less the offset. Stricter than the lanes' own test
-         * only where register plus offset wraps around 2^64 (the lanes
-         * then go on one by one from here, where the thread's test
-         * decides). Costlier than that test for one access: a register
-         * of fewer accesses keeps it */
-        void *rm = LL->LLVMBuildSelect(g->b, lanes(g, eff), get(g, in->a), c64(g, 0), "");
-        void *vt = g->i64; /* <32 x i64> */
-        void *mx = call(g, "llvm.vector.reduce.umax.v32i64", g->s64, (void *[]){ vt }, (void *[]){ rm }, 1);
-        void *orr = call(g, "llvm.vector.reduce.or.v32i64", g->s64, (void *[]){ vt }, (void *[]){ rm }, 1);
-        void *lim = LL->LLVMBuildSub(g->b, span, k64(g, tot), "");
-        void *c1 = LL->LLVMBuildAnd(g->b, LL->LLVMBuildICmp(g->b, IULE, k64(g, imm), lim, ""),
-                                    LL->LLVMBuildICmp(g->b, IULE, mx, LL->LLVMBuildSub(g->b, lim, k64(g, imm), ""), ""), "");
-        void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, orr, k64(g, tot - 1), ""), k64(g, 0), "");
-        ok = LL->LLVMBuildOr(g->b, none, LL->LLVMBuildAnd(g->b, fits, LL->LLVMBuildAnd(g->b, c1, al, ""), ""), "");
-    } else {
-        void *lim = splat(g, LL->LLVMBuildSub(g->b, span, k64(g, tot), ""), g->i64);
-        void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, a, c64(g, tot - 1), ""), c64(g, 0), "");
-        void *c1 = LL->LLVMBuildICmp(g->b, IULE, off, lim, "");
-        void *inb = bits(g, LL->LLVMBuildAnd(g->b, c1, al, ""));
-        ok = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildOr(g->b, inb, LL->LLVMBuildNot(g->b, eff, ""), ""), k32(g, ~0u), "");
-        ok = LL->LLVMBuildAnd(g->b, ok, LL->LLVMBuildOr(g->b, fits, none, ""), "");
-    }
-    void *go = newbb(g);
-    LL->LLVMBuildCondBr(g->b, ok, go, fb);
-    LL->LLVMPositionBuilderAtEnd(g->b, go);
-    void *ev = lanes(g, eff), *et = ity(g, n), *join = newbb(g);
+    void *lim = LL->LLVMBuildSub(g->b, span, k64(g, tot), "");
+    void *none = LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, 0), "");
+    void *ev = lanes(g, eff), *join = newbb(g);
     void **tmp = v->ltmp[n == 1 ? 0 : n == 2 ? 1 : n == 4 ? 2 : 3];
     /* x: the lanes' addresses, or their offsets from base; consecutive
      * (with no lane of eff too) first, then (loads) one address a half,
@@ -505,27 +529,75 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
          * parameter's offset, a variable's address: constants the launch
          * fills, but for special registers, %tid's own on each lane): no
          * test */
+        void *go = newbb(g);
+        window_all(g, a, off, lim, fits, none, eff, tot, go, fb);
+        LL->LLVMPositionBuilderAtEnd(g->b, go);
         ld_broadcast(g, in, eff, base, x, tmp);
         LL->LLVMBuildBr(g->b, join);
         LL->LLVMPositionBuilderAtEnd(g->b, join);
         ld_extend(g, in, tmp);
         return;
     }
-    void *cb = newbb(g), *other = newbb(g);
-    LL->LLVMBuildCondBr(g->b, halves_same(g, dr, eff), cb, other);
+    void *cb = newbb(g), *other = newbb(g), *gat = newbb(g), *full = gat;
+    if (reg_window(in) && v->nreg && v->nreg[in->a] >= JIT_REG_WINDOW_MIN) {
+        /* a window from 0 (.shared, .param) and the register plus a small
+         * aligned offset, of a register that many accesses use (the tiled
+         * SGEMM's 16 [%r8+k*64]): the register's largest value and its
+         * bits over the lanes of eff (the same for every access of the
+         * register at any such offset: LLVM computes them once) against
+         * the window less the offset. Stricter than the lanes' own test
+         * only where register plus offset wraps around 2^64 (the lanes
+         * then go on one by one from here, where the thread's test
+         * decides). Costlier than that test for one access: a register
+         * of fewer accesses keeps it */
+        uint64_t imm = (uint64_t)in->imm;
+        void *rm = LL->LLVMBuildSelect(g->b, ev, r, c64(g, 0), "");
+        void *vt = g->i64; /* <32 x i64> */
+        void *mx = call(g, "llvm.vector.reduce.umax.v32i64", g->s64, (void *[]){ vt }, (void *[]){ rm }, 1);
+        void *orr = call(g, "llvm.vector.reduce.or.v32i64", g->s64, (void *[]){ vt }, (void *[]){ rm }, 1);
+        void *c1 = LL->LLVMBuildAnd(g->b, LL->LLVMBuildICmp(g->b, IULE, k64(g, imm), lim, ""),
+                                    LL->LLVMBuildICmp(g->b, IULE, mx, LL->LLVMBuildSub(g->b, lim, k64(g, imm), ""), ""), "");
+        void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, orr, k64(g, tot - 1), ""), k64(g, 0), "");
+        void *ok = LL->LLVMBuildOr(g->b, none, LL->LLVMBuildAnd(g->b, fits, LL->LLVMBuildAnd(g->b, c1, al, ""), ""), "");
+        void *go = newbb(g);
+        LL->LLVMBuildCondBr(g->b, ok, go, fb);
+        LL->LLVMPositionBuilderAtEnd(g->b, go);
+        LL->LLVMBuildCondBr(g->b, halves_same(g, dr, eff), cb, other);
+    } else {
+        /* consecutive, or (loads) one address, in each half: the test of
+         * the half's lowest and highest lanes of eff (halves_ok); else
+         * every lane's (window_all) */
+        void *chk = newbb(g);
+        full = newbb(g);
+        LL->LLVMBuildCondBr(g->b, halves_same(g, dr, eff), chk, other);
+        LL->LLVMPositionBuilderAtEnd(g->b, chk);
+        LL->LLVMBuildCondBr(g->b, halves_ok(g, dr, (uint64_t)in->imm, tot, lo, lim, fits, none, eff, tot), cb, fb);
+    }
     LL->LLVMPositionBuilderAtEnd(g->b, cb);
     ldst_consecutive(g, in, ev, base, d, tmp);
     LL->LLVMBuildBr(g->b, join);
     LL->LLVMPositionBuilderAtEnd(g->b, other);
     if (in->op == OP_LD) { /* one address on each half's lanes */
-        void *bb = newbb(g), *gat = newbb(g);
-        LL->LLVMBuildCondBr(g->b, halves_same(g, r, eff), bb, gat);
+        void *bb = newbb(g);
+        if (full != gat) {
+            void *one = newbb(g);
+            LL->LLVMBuildCondBr(g->b, halves_same(g, r, eff), one, full);
+            LL->LLVMPositionBuilderAtEnd(g->b, one);
+            LL->LLVMBuildCondBr(g->b, halves_ok(g, r, (uint64_t)in->imm, 0, lo, lim, fits, none, eff, tot), bb, fb);
+        } else
+            LL->LLVMBuildCondBr(g->b, halves_same(g, r, eff), bb, gat);
         LL->LLVMPositionBuilderAtEnd(g->b, bb);
         ld_broadcast(g, in, eff, base, x, tmp);
         LL->LLVMBuildBr(g->b, join);
-        LL->LLVMPositionBuilderAtEnd(g->b, gat);
+    } else
+        LL->LLVMBuildBr(g->b, full);
+    if (full != gat) {
+        LL->LLVMPositionBuilderAtEnd(g->b, full);
+        window_all(g, a, off, lim, fits, none, eff, tot, gat, fb);
     }
+    LL->LLVMPositionBuilderAtEnd(g->b, gat);
     char name[64];
+    void *et = ity(g, n);
     const char *es = n == 1 ? "i8" : n == 2 ? "i16" : n == 4 ? "i32" : "i64";
     for (int i = 0; i < in->vec; i++) {
         void *o = LL->LLVMBuildAdd(g->b, x, c64(g, (uint64_t)i * n), "");

@@ -1807,6 +1807,24 @@ static void vmem_faults(void)
         " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
         " setp.gt.u32 %p1, %r1, 24;\n @%p1 st.global.u32 [%rd3+16276], %r1;\n ret;\n}\n"; /* 16384 - 27 * 4: thread 27 */
     same_fault(guarded, 32, PTX_E_ADDRESS, 27);
+    /* the tests of a half's lowest and highest lanes (jit_vec.c,
+     * halves_ok): one address a warp, the second warp's past the end or
+     * misaligned; consecutive, the first half in the allocation and the
+     * second from its end on */
+#define BCAST(OFF) HDR \
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>;\n" \
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n shr.u32 %r2, %r1, 5;\n mul.wide.u32 %rd2, %r2, " OFF ";\n" \
+        " add.s64 %rd3, %rd1, %rd2;\n ld.global.u32 %r3, [%rd3];\n ret;\n}\n"
+    static const char bcast_past[] = BCAST("16384"), bcast_mis[] = BCAST("2");
+#undef BCAST
+    same_fault(bcast_past, 64, PTX_E_ADDRESS, 32);
+    same_fault(bcast_mis, 64, PTX_E_MISALIGNED, 32);
+    static const char half_past[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n shr.u32 %r2, %r1, 4;\n mul.lo.u32 %r2, %r2, 16320;\n"
+        " mad.lo.u32 %r2, %r1, 4, %r2;\n cvt.u64.u32 %rd2, %r2;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " st.global.u32 [%rd3], %r1;\n ret;\n}\n"; /* lane 16 at 16320 + 64 = 16384 */
+    same_fault(half_past, 32, PTX_E_ADDRESS, 16);
     /* a register of 4 .shared accesses at aligned offsets (its window test
      * is the register's, jit_vec.c): lane 20 past the end, lane 9
      * misaligned; and a 64-bit register that wraps around 2^64 on lanes 0
