@@ -157,7 +157,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 14 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 15 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
@@ -174,7 +174,9 @@ struct jit_kernel {
                                  test for its offsets), the warps' round (_wround),
                                  stores of what ran; 14: masks as lanes by a test
                                  of each lane's bit, a consecutive or one-address
-                                 access's test by its halves' end lanes */
+                                 access's test by its halves' end lanes; 15:
+                                 plain vector loads and stores where every lane
+                                 runs a consecutive access */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

@@ -336,11 +336,12 @@ static void *lane_ptr(struct cg *g, void *base, void *x, unsigned l, uint64_t ad
  * the half's first lane's: lane l's is d[h] + l * tot for its half h (d:
  * the addresses less l * tot, the same on the half's lanes of eff). Per
  * half one masked load or store of its 16 x vec elements from d[h] + h *
- * 16 * tot
- * (nothing is accessed where a lane is not in eff, so a half without one
- * reads nothing from its d), split into (or made of) the vec registers'
- * vectors by shuffles */
-static void ldst_consecutive(struct cg *g, const struct ir_ins *in, void *ev, void *base, void *d, void **tmp)
+ * 16 * tot (nothing is accessed where a lane is not in eff, so a half
+ * without one reads nothing from its d), or, where eff is every lane
+ * (whole), a plain one, which needs no mask vector (a masked load's mask
+ * cost more than the load on the AVX2 host measured), split into (or made
+ * of) the vec registers' vectors by shuffles */
+static void ldst_consecutive(struct cg *g, const struct ir_ins *in, void *ev, void *base, void *d, void **tmp, int whole)
 {
     unsigned n = ir_type_size(in->type), nv = (unsigned)in->vec, ne = JIT_LANES * nv, hn = ne / 2, idx[256];
     void *st = LL->LLVMIntTypeInContext(g->ctx, 8 * n), *wt = LL->LLVMVectorType(st, ne);
@@ -354,9 +355,14 @@ static void ldst_consecutive(struct cg *g, const struct ir_ins *in, void *ev, vo
     if (in->op == OP_LD) {
         snprintf(name, sizeof name, "llvm.masked.load.v%ui%u.p0", hn, 8 * n);
         void *x[2];
-        for (unsigned h = 0; h < 2; h++)
-            x[h] = call(g, name, ht, (void *[]){ g->ptr, g->s32, hm, ht },
-                        (void *[]){ p[h], k32(g, n), m[h], LL->LLVMConstNull(ht) }, 4);
+        for (unsigned h = 0; h < 2; h++) {
+            if (whole) {
+                x[h] = LL->LLVMBuildLoad2(g->b, ht, p[h], "");
+                LL->LLVMSetAlignment(x[h], n);
+            } else
+                x[h] = call(g, name, ht, (void *[]){ g->ptr, g->s32, hm, ht },
+                            (void *[]){ p[h], k32(g, n), m[h], LL->LLVMConstNull(ht) }, 4);
+        }
         for (unsigned i = 0; i < nv; i++) {
             if (in->vr[i] < 0) continue;
             /* lane l's element i: at l * vec + i of the two halves one after the other */
@@ -376,8 +382,11 @@ static void ldst_consecutive(struct cg *g, const struct ir_ins *in, void *ev, vo
     for (unsigned h = 0; h < 2; h++) { /* element j of the half: lane h * 16 + j / vec's register j % vec */
         for (unsigned j = 0; j < hn; j++) idx[j] = (j % nv) * JIT_LANES + h * HALF + j / nv;
         void *x = shuffle(g, w[0], NULL, wt, idx, hn);
-        call(g, name, LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ ht, g->ptr, g->s32, hm },
-             (void *[]){ x, p[h], k32(g, n), m[h] }, 4);
+        if (whole)
+            LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, x, p[h]), n);
+        else
+            call(g, name, LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ ht, g->ptr, g->s32, hm },
+                 (void *[]){ x, p[h], k32(g, n), m[h] }, 4);
     }
 }
 
@@ -574,7 +583,13 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         LL->LLVMBuildCondBr(g->b, halves_ok(g, dr, (uint64_t)in->imm, tot, lo, lim, fits, none, eff, tot), cb, fb);
     }
     LL->LLVMPositionBuilderAtEnd(g->b, cb);
-    ldst_consecutive(g, in, ev, base, d, tmp);
+    void *whole = newbb(g), *part = newbb(g);
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, ~0u), ""), whole, part);
+    LL->LLVMPositionBuilderAtEnd(g->b, whole);
+    ldst_consecutive(g, in, ev, base, d, tmp, 1);
+    LL->LLVMBuildBr(g->b, join);
+    LL->LLVMPositionBuilderAtEnd(g->b, part);
+    ldst_consecutive(g, in, ev, base, d, tmp, 0);
     LL->LLVMBuildBr(g->b, join);
     LL->LLVMPositionBuilderAtEnd(g->b, other);
     if (in->op == OP_LD) { /* one address on each half's lanes */
