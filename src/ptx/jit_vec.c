@@ -428,12 +428,6 @@ static void ld_extend(struct cg *g, const struct ir_ins *in, void **tmp)
     }
 }
 
-/* a load or store of the lanes eff (i32; the mask, and the guard), when
- * they all pass the checks inline; else the lanes go on one by one from
- * here (fb). Then, decided at run time: consecutive addresses (lane l's
- * is the lowest running lane's plus (l - it) times the access's size) one
- * masked load or store; a load of one address on every lane one scalar
- * load, splat; anything else masked gathers and scatters */
 /* a .shared or .param access of a register plus an offset below 2^32 and
  * aligned to the access's size: its window test can be the register's
  * (ldst) */
@@ -490,6 +484,15 @@ static void *halves_ok(struct cg *g, void *dr, uint64_t imm, unsigned step, void
     return ok;
 }
 
+/* a load or store of the lanes eff (i32; the mask, and the guard), when
+ * they all pass the checks inline; else the lanes go on one by one from
+ * here (fb). Decided at run time: addresses consecutive in each half
+ * (lane l's its half's first lane's plus (l - it) times the access's
+ * size) one load or store a half, masked unless every lane runs; a load
+ * of one address a half one scalar load a half, splat; anything else
+ * masked gathers and scatters. The checks follow the shape: a half's end
+ * lanes for the first two (halves_ok), every lane for the rest
+ * (window_all); a register of many window accesses its own (reg_window) */
 static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
 {
     struct cg *g = v->g;
@@ -537,7 +540,8 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         /* the address is the same on every lane (an immediate, a
          * parameter's offset, a variable's address: constants the launch
          * fills, but for special registers, %tid's own on each lane): no
-         * test */
+         * test of the shape; the window's of every lane, which LLVM folds
+         * to one for an immediate */
         void *go = newbb(g);
         window_all(g, a, off, lim, fits, none, eff, tot, go, fb);
         LL->LLVMPositionBuilderAtEnd(g->b, go);
