@@ -540,8 +540,8 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         /* the address is the same on every lane (an immediate, a
          * parameter's offset, a variable's address: constants the launch
          * fills, but for special registers, %tid's own on each lane): no
-         * test of the shape; the window's of every lane, which LLVM folds
-         * to one for an immediate */
+         * test of the shape; the window's of every lane (constant, so
+         * folded, for an immediate) */
         void *go = newbb(g);
         window_all(g, a, off, lim, fits, none, eff, tot, go, fb);
         LL->LLVMPositionBuilderAtEnd(g->b, go);
