@@ -411,13 +411,14 @@ void jit_native(struct cg *g, const struct ir_ins *in)
     set(g, in->d, r);
 }
 
-/* the slots an instruction names (for the per-lane handler) */
+/* the slots a native instruction may write (jit_cg.h) */
 void jit_writes(const struct ir_ins *in, int32_t *wr)
 {
     const int32_t w[JIT_WRITES] = { in->d, in->d2, in->vr[0], in->vr[1], in->vr[2], in->vr[3] };
     memcpy(wr, w, sizeof w);
 }
 
+/* the slots an instruction names (for the per-lane handler) */
 int jit_named_slots(const struct ptx_module *m, const struct ir_ins *in, int *s)
 {
     int k = 0;

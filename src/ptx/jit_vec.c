@@ -551,8 +551,11 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         ld_extend(g, in, tmp);
         return;
     }
-    void *cb = newbb(g), *other = newbb(g), *gat = newbb(g), *full = gat;
-    if (reg_window(in) && v->nreg && v->nreg[in->a] >= JIT_REG_WINDOW_MIN) {
+    /* ends: the checks follow the shape (halves_ok, else window_all into
+     * full); else the register's own window test came first */
+    int ends = !(reg_window(in) && v->nreg && v->nreg[in->a] >= JIT_REG_WINDOW_MIN);
+    void *cb = newbb(g), *other = newbb(g), *gat = newbb(g), *full = ends ? newbb(g) : gat;
+    if (!ends) {
         /* a window from 0 (.shared, .param) and the register plus a small
          * aligned offset, of a register that many accesses use (the tiled
          * SGEMM's 16 [%r8+k*64]): the register's largest value and its
@@ -581,7 +584,6 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
          * the half's lowest and highest lanes of eff (halves_ok); else
          * every lane's (window_all) */
         void *chk = newbb(g);
-        full = newbb(g);
         LL->LLVMBuildCondBr(g->b, halves_same(g, dr, eff), chk, other);
         LL->LLVMPositionBuilderAtEnd(g->b, chk);
         LL->LLVMBuildCondBr(g->b, halves_ok(g, dr, (uint64_t)in->imm, tot, lo, lim, fits, none, eff, tot), cb, fb);
@@ -598,7 +600,7 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     LL->LLVMPositionBuilderAtEnd(g->b, other);
     if (in->op == OP_LD) { /* one address on each half's lanes */
         void *bb = newbb(g);
-        if (full != gat) {
+        if (ends) {
             void *one = newbb(g);
             LL->LLVMBuildCondBr(g->b, halves_same(g, r, eff), one, full);
             LL->LLVMPositionBuilderAtEnd(g->b, one);
@@ -610,7 +612,7 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         LL->LLVMBuildBr(g->b, join);
     } else
         LL->LLVMBuildBr(g->b, full);
-    if (full != gat) {
+    if (ends) {
         LL->LLVMPositionBuilderAtEnd(g->b, full);
         window_all(g, a, off, lim, fits, none, eff, tot, gat, fb);
     }
