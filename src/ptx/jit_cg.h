@@ -75,6 +75,12 @@ struct cg {
                                     (branch, join) holds it, or -1 */
     void *vpred;                 /* W > 1: the lanes a guarded instruction writes (set
                                     keeps the others' values), or NULL */
+    void **shi;                  /* W > 1, by slot: a register held as two 32-bit halves
+                                    (jit_vec.c, halves()): the variable of its upper
+                                    halves, slot[] that of its lower; NULL where slot[]
+                                    holds all 64 bits. NULL: none */
+    uint8_t *hiset;              /* by such slot: a write whose upper half was not known
+                                    to be zero (set) */
 };
 
 #define LL (g->api)
@@ -92,15 +98,24 @@ static inline void *k64(struct cg *g, uint64_t v) { return LL->LLVMConstInt(g->s
 static inline void *k32(struct cg *g, uint64_t v) { return LL->LLVMConstInt(g->s32, v, 0); }
 static inline void *ity(struct cg *g, unsigned bytes) { return bytes == 1 ? g->i8 : bytes == 2 ? g->i16 : bytes == 4 ? g->i32 : g->i64; }
 
+/* a register held as two halves: its value, and v written to it (jit_ir.c) */
+void *jit_get_halves(struct cg *g, int s);
+void jit_set_halves(struct cg *g, int s, void *v);
+
 static inline void *get(struct cg *g, int s)
 {
     if (s < 0) return c64(g, 0);
+    if (g->shi && g->shi[s]) return jit_get_halves(g, s);
     if (g->light && g->kimm[s]) return c64(g, (uint64_t)g->kval[s]); /* no promotion makes it one */
     return LL->LLVMBuildLoad2(g->b, g->i64, g->slot[s], "");
 }
 static inline void set(struct cg *g, int s, void *v)
 {
     if (s < 0) return;
+    if (g->shi && g->shi[s]) {
+        jit_set_halves(g, s, v);
+        return;
+    }
     if (g->vpred) v = LL->LLVMBuildSelect(g->b, g->vpred, v, get(g, s), "");
     LL->LLVMBuildStore(g->b, v, g->slot[s]);
 }

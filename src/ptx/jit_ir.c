@@ -27,6 +27,39 @@ void jit_cg_types(struct cg *g, int W)
     g->f64 = vty(g, LL->LLVMDoubleTypeInContext(g->ctx));
 }
 
+/* a register held as two 32-bit halves (jit_cg.h, shi): where each write
+ * whose value is a zero extension from at most 32 bits stores 0 as its
+ * upper half, LLVM folds the upper half away (a constant on every path)
+ * and the register's operations and variables are 32 bits a lane, half
+ * the vectors of 64 bits. A write of anything else keeps its upper half
+ * (the value is the same either way) and says so (hiset) */
+void *jit_get_halves(struct cg *g, int s)
+{
+    void *lo = LL->LLVMBuildZExt(g->b, LL->LLVMBuildLoad2(g->b, g->i32, g->slot[s], ""), g->i64, "");
+    void *hi = LL->LLVMBuildZExt(g->b, LL->LLVMBuildLoad2(g->b, g->i32, g->shi[s], ""), g->i64, "");
+    return LL->LLVMBuildOr(g->b, lo, LL->LLVMBuildShl(g->b, hi, c64(g, 32), ""), "");
+}
+void jit_set_halves(struct cg *g, int s, void *v)
+{
+    void *lo = NULL, *hi = LL->LLVMConstNull(g->i32);
+    if (LL->LLVMIsAZExtInst(v)) {
+        void *x = LL->LLVMGetOperand(v, 0);
+        unsigned w = LL->LLVMGetIntTypeWidth(LL->LLVMGetElementType(LL->LLVMTypeOf(x)));
+        lo = w == 32 ? x : w < 32 ? LL->LLVMBuildZExt(g->b, x, g->i32, "") : NULL;
+    }
+    if (!lo) {
+        lo = LL->LLVMBuildTrunc(g->b, v, g->i32, "");
+        hi = LL->LLVMBuildTrunc(g->b, LL->LLVMBuildLShr(g->b, v, c64(g, 32), ""), g->i32, "");
+        g->hiset[s] = 1;
+    }
+    if (g->vpred) {
+        lo = LL->LLVMBuildSelect(g->b, g->vpred, lo, LL->LLVMBuildLoad2(g->b, g->i32, g->slot[s], ""), "");
+        hi = LL->LLVMBuildSelect(g->b, g->vpred, hi, LL->LLVMBuildLoad2(g->b, g->i32, g->shi[s], ""), "");
+    }
+    LL->LLVMBuildStore(g->b, lo, g->slot[s]);
+    LL->LLVMBuildStore(g->b, hi, g->shi[s]);
+}
+
 static void *ival(struct cg *g, int s, unsigned n, int sg)
 {
     void *v = trunc_(g, get(g, s), n);

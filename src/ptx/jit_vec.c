@@ -149,6 +149,51 @@ static void *lanes(struct cg *g, void *bits)
 static void *bits(struct cg *g, void *v) { return LL->LLVMBuildBitCast(g->b, v, g->s32, ""); }
 
 
+/* the registers the warp's function holds as two 32-bit halves (g->shi,
+ * jit_ir.c's jit_set_halves): those whose every writer in the kernel is
+ * native and (by its type) at most 32 bits wide, not .wide. Their writes
+ * are then zero extensions, which set() checks of each write the function
+ * builds (any other keeps its upper half, hiset). A register read from the
+ * file (load_live) whose writes were all checked so has 0 there too: the
+ * thread's function builds the same native instructions by the same code,
+ * and nothing else writes it (the launch's constants and special registers
+ * are not held so). 0, or -1 out of memory */
+static int halves(struct cg *g)
+{
+    const struct ir_func *F = g->F;
+    int ns = F->nslots, nins = F->end - F->start;
+    uint8_t *st = calloc((size_t)ns + 1, 1); /* by slot: 1 a writer seen, 2 one not narrow */
+    g->shi = calloc((size_t)ns + 1, sizeof *g->shi);
+    g->hiset = calloc((size_t)ns + 1, 1);
+    if (!st || !g->shi || !g->hiset) {
+        free(st);
+        free(g->shi);
+        free(g->hiset);
+        g->shi = NULL;
+        g->hiset = NULL;
+        return -1;
+    }
+    for (int k = 0; k < nins; k++) {
+        const struct ir_ins *in = &g->m->ins[F->start + k];
+        int s[JIT_NAMED_MAX], n, native = ins_kind(g, k) == K_NATIVE;
+        int narrow = native && !((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL) &&
+                     (in->op == OP_SETP || (ir_type_size(in->type) <= 4 && !(in->flags & F_WIDE)));
+        if (native) {
+            int32_t wr[JIT_WRITES];
+            jit_writes(in, wr);
+            for (n = 0; n < JIT_WRITES; n++) s[n] = wr[n];
+        } else
+            n = jit_named_slots(g->m, in, s); /* what it reads too: written back after it runs */
+        for (int i = 0; i < n; i++)
+            if (s[i] >= 0 && s[i] < ns) st[s[i]] = narrow && st[s[i]] != 2 ? 1 : 2;
+    }
+    for (int s = 0; s < ns; s++)
+        if (st[s] == 1 && !g->kimm[s] && !g->kconst[s] && g->ksreg[s] < 0)
+            g->shi[s] = LL->LLVMBuildAlloca(g->b, g->i32, "");
+    free(st);
+    return 0;
+}
+
 static void load_live(struct cg *g, int k)
 {
     const uint64_t *lv = g->live + (size_t)k * g->nw;
@@ -162,6 +207,8 @@ static void load_live(struct cg *g, int k)
         }
         void *v = LL->LLVMBuildLoad2(g->b, g->i64, rf(g, s), "");
         LL->LLVMSetAlignment(v, 8);
+        if (g->shi && g->shi[s] && !g->hiset[s]) /* its upper half is 0 (halves()) */
+            v = LL->LLVMBuildZExt(g->b, LL->LLVMBuildTrunc(g->b, v, g->i32, ""), g->i64, "");
         set(g, s, v);
     }
 }
@@ -959,7 +1006,8 @@ void jit_build_vec(struct cg *g, const char *sym)
     LL->LLVMBuildStore(g->b, v->pmask, v->cur);
     for (int k = 0; k < nins && v->outer; k++)
         if (g->rjoin[k] >= 0) v->outer[k] = LL->LLVMBuildAlloca(g->b, g->s32, "");
-    for (int s = 0; s < ns; s++) g->slot[s] = LL->LLVMBuildAlloca(g->b, g->i64, "");
+    (void)halves(g); /* out of memory: every register 64 bits */
+    for (int s = 0; s < ns; s++) g->slot[s] = LL->LLVMBuildAlloca(g->b, g->shi && g->shi[s] ? g->i32 : g->i64, "");
     g->ic = LL->LLVMBuildAlloca(g->b, g->s64, "");
     v->sbuf = LL->LLVMBuildAlloca(g->b, g->i64, "");
     LL->LLVMSetAlignment(v->sbuf, 8);
@@ -967,7 +1015,12 @@ void jit_build_vec(struct cg *g, const char *sym)
         for (int i = 0; i < 4; i++) v->ltmp[z][i] = LL->LLVMBuildAlloca(g->b, ity(g, 1u << z), "");
     LL->LLVMBuildStore(g->b, k64(g, 0), g->ic);
     v->npop = v->ppop = LL->LLVMBuildZExt(g->b, call(g, "llvm.ctpop.i32", g->s32, (void *[]){ g->s32 }, &v->mask, 1), g->s64, "");
-    for (int s = 0; s < ns; s++) set(g, s, c64(g, g->kimm[s] ? (uint64_t)g->kval[s] : 0));
+    for (int s = 0; s < ns; s++)
+        if (g->shi && g->shi[s]) { /* 0, both halves */
+            LL->LLVMBuildStore(g->b, LL->LLVMConstNull(g->i32), g->slot[s]);
+            LL->LLVMBuildStore(g->b, LL->LLVMConstNull(g->i32), g->shi[s]);
+        } else
+            set(g, s, c64(g, g->kimm[s] ? (uint64_t)g->kval[s] : 0));
     if ((v->dirty = calloc((size_t)ns + 1, sizeof *v->dirty)))
         for (int k = 0; k < nins; k++) {
             int32_t wr[JIT_WRITES];
@@ -1011,6 +1064,10 @@ void jit_build_vec(struct cg *g, const char *sym)
         LL->LLVMBuildBr(g->b, g->resume[k]);
     }
     g->nbars = nbars;
+    free(g->shi);
+    free(g->hiset);
+    g->shi = NULL;
+    g->hiset = NULL;
 }
 
 /* the warps' round (jit.h, jit_wround_fn) named sym: a loop over a

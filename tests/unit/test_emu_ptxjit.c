@@ -1058,6 +1058,47 @@ static void test_vector_regions(void **state)
     host_threads = 0;
 }
 
+/* a 32-bit register whose upper half is not 0 (jit_vec.c's halves(): a
+ * sign-extending load writes it) read whole as a .shared address, -4 + 8
+ * = 4 in 64 bits: after a barrier's resume (read back from the register
+ * file), and after a divergent region where the odd lanes load it and the
+ * even ones copy sh's address to it (a select of both halves). Dropping the upper half
+ * anywhere makes the address 2^32 + 4, a fault */
+#define HALVES(MID) HDR \
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<12>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n" \
+    " .shared .align 4 .b32 sh[64];\n" \
+    " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n" \
+    " mov.u32 %r5, -4;\n st.global.u32 [%rd1+8192], %r5;\n" \
+    " mov.u32 %r4, sh;\n shl.b32 %r3, %r1, 2;\n add.u32 %r3, %r3, %r4;\n st.shared.u32 [%r3], %r1;\n" \
+    MID " ld.shared.u32 %r7, [%r2+8];\n st.global.u32 [%rd3], %r7;\n ret;\n}\n"
+static const char halves_resume[] = HALVES(" ld.global.s32 %r2, [%rd1+8192];\n bar.sync 0;\n");
+static const char halves_region[] = HALVES(" bar.sync 0;\n and.b32 %r8, %r1, 1;\n setp.eq.u32 %p1, %r8, 0;\n"
+                                          " @%p1 bra EVEN;\n ld.global.s32 %r2, [%rd1+8192];\n bra.uni JOIN;\n"
+                                          "EVEN:\n mov.u32 %r2, %r4;\nJOIN:\n");
+#undef HALVES
+static void vec_halves(void)
+{
+    same(halves_resume, 1, 64, 256);
+    for (unsigned t = 0; t < 64; t++) {
+        uint32_t w;
+        memcpy(&w, arena + 4 * t, 4);
+        assert_int_equal(w, 1); /* sh[1] */
+    }
+    same(halves_region, 1, 64, 256);
+    for (unsigned t = 0; t < 64; t++) {
+        uint32_t w;
+        memcpy(&w, arena + 4 * t, 4);
+        assert_int_equal(w, t % 2 ? 1 : 2); /* sh[1], or sh[2] */
+    }
+}
+static void test_vector_halves(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_halves);
+    with_vector("0", vec_halves);
+}
+
 /* src, one block of 64 threads, fails with an address fault on thread 37
  * on both engines, with the interpreter's text */
 static void fault_37(const char *src)
@@ -2012,6 +2053,7 @@ int main(void)
         cmocka_unit_test(test_vector_tree_reduce),
         cmocka_unit_test(test_vector_round),
         cmocka_unit_test(test_vector_regions),
+        cmocka_unit_test(test_vector_halves),
         cmocka_unit_test(test_vector_region_fault),
         cmocka_unit_test(test_vector_region_not),
         cmocka_unit_test(test_vector_lane_atoms),
