@@ -539,7 +539,8 @@ static void *halves_ok(struct cg *g, void *dr, uint64_t imm, unsigned step, void
  * of one address a half one scalar load a half, splat; anything else
  * masked gathers and scatters. The checks follow the shape: a half's end
  * lanes for the first two (halves_ok), every lane for the rest
- * (window_all); a register of many window accesses its own (reg_window) */
+ * (window_all); a register of many window accesses its own (reg_window);
+ * a load of a constant address (known so when built) lane 0's */
 static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
 {
     struct cg *g = v->g;
@@ -587,10 +588,13 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         /* the address is the same on every lane (an immediate, a
          * parameter's offset, a variable's address: constants the launch
          * fills, but for special registers, %tid's own on each lane): no
-         * test of the shape; the window's of every lane (constant, so
-         * folded, for an immediate) */
-        void *go = newbb(g);
-        window_all(g, a, off, lim, fits, none, eff, tot, go, fb);
+         * test of the shape; the window's of lane 0, as scalars (LLVM kept
+         * the lanes' vector compares, even of a constant) */
+        void *go = newbb(g), *o0 = LL->LLVMBuildExtractElement(g->b, off, k32(g, 0), "");
+        void *a0 = LL->LLVMBuildExtractElement(g->b, a, k32(g, 0), "");
+        void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, a0, k64(g, tot - 1), ""), k64(g, 0), "");
+        void *ok = LL->LLVMBuildAnd(g->b, fits, LL->LLVMBuildAnd(g->b, LL->LLVMBuildICmp(g->b, IULE, o0, lim, ""), al, ""), "");
+        LL->LLVMBuildCondBr(g->b, LL->LLVMBuildOr(g->b, ok, none, ""), go, fb);
         LL->LLVMPositionBuilderAtEnd(g->b, go);
         ld_broadcast(g, in, eff, base, x, tmp);
         LL->LLVMBuildBr(g->b, join);

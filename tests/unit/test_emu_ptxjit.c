@@ -1866,6 +1866,14 @@ static void vmem_faults(void)
         " mad.lo.u32 %r2, %r1, 4, %r2;\n cvt.u64.u32 %rd2, %r2;\n add.s64 %rd3, %rd1, %rd2;\n"
         " st.global.u32 [%rd3], %r1;\n ret;\n}\n"; /* lane 16 at 16320 + 64 = 16384 */
     same_fault(half_past, 32, PTX_E_ADDRESS, 16);
+    /* a load of a constant address (jit_vec.c: lane 0's test, as
+     * scalars): a parameter past the launch's 8 bytes, and misaligned */
+    static const char par_past[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>;\n ld.param.u32 %r1, [out+8];\n ret;\n}\n";
+    same_fault(par_past, 64, PTX_E_ADDRESS, 0);
+    static const char par_mis[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>;\n ld.param.u32 %r1, [out+2];\n ret;\n}\n";
+    same_fault(par_mis, 64, PTX_E_MISALIGNED, 0);
     /* a register of 4 .shared accesses at aligned offsets (its window test
      * is the register's, jit_vec.c): lane 20 past the end, lane 9
      * misaligned; and a 64-bit register that wraps around 2^64 on lanes 0
