@@ -829,160 +829,167 @@ static uint8_t *spin_ranges(const struct cg *g)
     return in_spin;
 }
 
+/* instruction k, into g->bb[k] */
+static void ins(struct vg *v, int k, const uint8_t *in_spin)
+{
+    struct cg *g = v->g;
+    const struct ir_func *F = g->F;
+    int nins = F->end - F->start;
+    int i = F->start + k;
+    const struct ir_ins *in = &g->m->ins[i];
+    char why[8];
+    int kind = jit_classify(g->m, F, in, g->h[i], why, sizeof why);
+    LL->LLVMPositionBuilderAtEnd(g->b, g->bb[k]);
+    int32_t wr[JIT_WRITES];
+    jit_writes(in, wr);
+    for (int j = 0; j < JIT_WRITES && v->dirty; j++) /* before it runs: a store more at most,
+                                                        where it hands over first */
+        if (wr[j] >= 0 && wr[j] < F->nslots && v->dirty[wr[j]])
+            LL->LLVMBuildStore(g->b, LL->LLVMConstInt(g->s1, 1, 0), v->dirty[wr[j]]);
+    void *next = edge(v, k, k + 1);
+    if (g->rin[k] < 0) { /* uniform: the function's lanes */
+        v->mask = v->pmask;
+        v->npop = v->ppop;
+    } else { /* in a region: its path's */
+        v->mask = LL->LLVMBuildLoad2(g->b, g->s32, v->cur, "");
+        v->npop = LL->LLVMBuildZExt(g->b, call(g, "llvm.ctpop.i32", g->s32, (void *[]){ g->s32 }, &v->mask, 1), g->s64, "");
+    }
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, LL->LLVMBuildLoad2(g->b, g->s64, g->ic, ""), v->npop, ""), g->ic);
+    void *fb = g->entryof[k] >= 0 ? handover(v, k) : NULL;
+    void *guard = NULL, *gb = v->mask, *all = NULL, *none = NULL;
+    if (in->guard >= 0) {
+        guard = bit0(g, in->guard);
+        if (in->gneg) guard = LL->LLVMBuildXor(g->b, guard, ci(g, g->i1, 1), "");
+        gb = LL->LLVMBuildAnd(g->b, bits(g, guard), v->mask, "");
+        all = LL->LLVMBuildICmp(g->b, IEQ, gb, v->mask, "");
+        none = LL->LLVMBuildICmp(g->b, IEQ, gb, k32(g, 0), "");
+    }
+    /* guarded control: the same on every lane, or one by one from here */
+    void *taken = NULL;
+    if (guard && (in->op == OP_BRA || in->op == OP_EXIT || in->op == OP_RET)) {
+        void *notall = newbb(g);
+        taken = newbb(g);
+        if (g->rjoin[k] >= 0) { /* a region's: the lanes before it, and when it diverges,
+                                   its first part with the lanes that fall through */
+            void *split = newbb(g), *here = LL->LLVMGetInsertBlock(g->b);
+            LL->LLVMBuildStore(g->b, v->mask, v->outer[k]);
+            LL->LLVMPositionBuilderAtEnd(g->b, split);
+            LL->LLVMBuildStore(g->b, LL->LLVMBuildAnd(g->b, v->mask, LL->LLVMBuildNot(g->b, gb, ""), ""), v->cur);
+            LL->LLVMBuildBr(g->b, g->bb[k + 1]);
+            fb = split;
+            LL->LLVMPositionBuilderAtEnd(g->b, here);
+        }
+        LL->LLVMBuildCondBr(g->b, all, taken, notall);
+        LL->LLVMPositionBuilderAtEnd(g->b, notall);
+        LL->LLVMBuildCondBr(g->b, none, next, fb);
+        LL->LLVMPositionBuilderAtEnd(g->b, taken);
+    }
+    if (in->op == OP_BRA && g->rin[k] >= 0 && g->relse[g->rin[k]] == k + 1) {
+        /* the end of a region's then part: its else part with the other
+         * lanes before it, if any, else the join */
+        int r = g->rin[k];
+        void *els = newbb(g);
+        void *em = LL->LLVMBuildAnd(g->b, LL->LLVMBuildLoad2(g->b, g->s32, v->outer[r], ""), LL->LLVMBuildNot(g->b, v->mask, ""), "");
+        LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, INE, em, k32(g, 0), ""), els, edge(v, k, g->rjoin[r]));
+        LL->LLVMPositionBuilderAtEnd(g->b, els);
+        LL->LLVMBuildStore(g->b, em, v->cur);
+        LL->LLVMBuildBr(g->b, g->bb[k + 1]);
+        return;
+    }
+    if (in->op == OP_BRA) {
+        int target = (int)in->imm - F->start;
+        if (target < 0 || target > nins) target = nins;
+        if (target <= k) { /* a loop: now and then, the limits */
+            void *poll = newbb(g), *go = newbb(g);
+            void *cnt = LL->LLVMBuildLoad2(g->b, g->s64, g->ic, "");
+            LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IUGE, cnt, k64(g, POLL_EVERY), ""), poll, go);
+            LL->LLVMPositionBuilderAtEnd(g->b, poll);
+            void *args[2] = { g->C, cnt };
+            void *r = LL->LLVMBuildCall2(g->b, g->fty_poll, fnptr(g, (const void *)(uintptr_t)g->hp->poll), args, 2, "");
+            LL->LLVMBuildStore(g->b, k64(g, 0), g->ic);
+            LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, INE, r, k32(g, 0), ""), g->failbb, go);
+            LL->LLVMPositionBuilderAtEnd(g->b, go);
+        }
+        LL->LLVMBuildBr(g->b, edge(v, k, target));
+        return;
+    }
+    if (in->op == OP_EXIT || in->op == OP_RET) {
+        jit_flush_ret(g, 0);
+        return;
+    }
+    if (kind == K_WSYNC && jit_pc_group(in)) {
+        /* activemask, a builtin's call, mbarrier, or a volatile or
+         * strong access: the interpreter's code for the warp's lanes at
+         * once (its group, in lockstep order); for an access or an
+         * mbarrier in a loop with no bar.sync the warp stops before it
+         * instead, as the thread does (its operands and what is live in
+         * the file), and jit_warp.c runs it for the lanes whose guard
+         * holds: a spin on a flag gives the other warps their turn */
+        g->resume[g->nbars++] = next; /* the thread's numbering of its stops */
+        skip_if_none(g, none, next);
+        if (!jit_may_wait(in) || (in_spin && !in_spin[k])) {
+            jit_per_lane(g, in, jit_group_fn(in, g->h[i]), gb);
+            LL->LLVMBuildBr(g->b, next);
+            return;
+        }
+        spill_live(v, k, k);
+        jit_flush_ret(g, g->nbars);
+        return;
+    }
+    if (kind == K_WSYNC) { /* a rendezvous: the thread's numbering of its stops */
+        g->resume[g->nbars++] = next;
+        skip_if_none(g, none, next);
+        if (!fb || wsync(v, in, all, fb, next)) LL->LLVMBuildBr(g->b, fb ? fb : next);
+        return;
+    }
+    if (kind == K_LANE && !((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL)) {
+        skip_if_none(g, none, next);
+        jit_per_lane(g, in, g->h[i], gb); /* the lanes at once, as the interpreter runs them */
+        LL->LLVMBuildBr(g->b, next);
+        return;
+    }
+    if (fb && (in->op == OP_TRAP || (in->op == OP_BAR && in->guard >= 0) ||
+               ((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL))) {
+        /* the lanes one by one (a trap, a guarded barrier, a thread's
+         * own .local window), unless none runs it */
+        if (in->op == OP_BAR) g->resume[g->nbars++] = next; /* the thread's numbering */
+        if (none) LL->LLVMBuildCondBr(g->b, none, next, fb);
+        else LL->LLVMBuildBr(g->b, fb);
+        return;
+    }
+    switch (in->op) {
+    case OP_BAR: {
+        g->resume[g->nbars] = next;
+        spill_live(v, k, in->sub2 == BK_RED ? k : k + 1); /* bar.red's predicate too */
+        jit_flush_ret(g, ++g->nbars);
+        return;
+    }
+    case OP_MEMBAR:
+        LL->LLVMBuildFence(g->b, SEQ_CST, 0, "");
+        break;
+    case OP_NOP:
+        break;
+    case OP_LD: case OP_ST:
+        g->vpred = rpred(v, k, guard);
+        ldst(v, in, gb, fb);
+        g->vpred = NULL;
+        break;
+    default:
+        g->vpred = rpred(v, k, guard);
+        jit_native(g, in);
+        g->vpred = NULL;
+        break;
+    }
+    LL->LLVMBuildBr(g->b, next);
+}
+
 static void body(struct vg *v)
 {
     struct cg *g = v->g;
     const struct ir_func *F = g->F;
     int nins = F->end - F->start;
     uint8_t *in_spin = spin_ranges(g);
-    for (int k = 0; k < nins; k++) {
-        int i = F->start + k;
-        const struct ir_ins *in = &g->m->ins[i];
-        char why[8];
-        int kind = jit_classify(g->m, F, in, g->h[i], why, sizeof why);
-        LL->LLVMPositionBuilderAtEnd(g->b, g->bb[k]);
-        int32_t wr[JIT_WRITES];
-        jit_writes(in, wr);
-        for (int j = 0; j < JIT_WRITES && v->dirty; j++) /* before it runs: a store more at most,
-                                                            where it hands over first */
-            if (wr[j] >= 0 && wr[j] < F->nslots && v->dirty[wr[j]])
-                LL->LLVMBuildStore(g->b, LL->LLVMConstInt(g->s1, 1, 0), v->dirty[wr[j]]);
-        void *next = edge(v, k, k + 1);
-        if (g->rin[k] < 0) { /* uniform: the function's lanes */
-            v->mask = v->pmask;
-            v->npop = v->ppop;
-        } else { /* in a region: its path's */
-            v->mask = LL->LLVMBuildLoad2(g->b, g->s32, v->cur, "");
-            v->npop = LL->LLVMBuildZExt(g->b, call(g, "llvm.ctpop.i32", g->s32, (void *[]){ g->s32 }, &v->mask, 1), g->s64, "");
-        }
-        LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, LL->LLVMBuildLoad2(g->b, g->s64, g->ic, ""), v->npop, ""), g->ic);
-        void *fb = g->entryof[k] >= 0 ? handover(v, k) : NULL;
-        void *guard = NULL, *gb = v->mask, *all = NULL, *none = NULL;
-        if (in->guard >= 0) {
-            guard = bit0(g, in->guard);
-            if (in->gneg) guard = LL->LLVMBuildXor(g->b, guard, ci(g, g->i1, 1), "");
-            gb = LL->LLVMBuildAnd(g->b, bits(g, guard), v->mask, "");
-            all = LL->LLVMBuildICmp(g->b, IEQ, gb, v->mask, "");
-            none = LL->LLVMBuildICmp(g->b, IEQ, gb, k32(g, 0), "");
-        }
-        /* guarded control: the same on every lane, or one by one from here */
-        void *taken = NULL;
-        if (guard && (in->op == OP_BRA || in->op == OP_EXIT || in->op == OP_RET)) {
-            void *notall = newbb(g);
-            taken = newbb(g);
-            if (g->rjoin[k] >= 0) { /* a region's: the lanes before it, and when it diverges,
-                                       its first part with the lanes that fall through */
-                void *split = newbb(g), *here = LL->LLVMGetInsertBlock(g->b);
-                LL->LLVMBuildStore(g->b, v->mask, v->outer[k]);
-                LL->LLVMPositionBuilderAtEnd(g->b, split);
-                LL->LLVMBuildStore(g->b, LL->LLVMBuildAnd(g->b, v->mask, LL->LLVMBuildNot(g->b, gb, ""), ""), v->cur);
-                LL->LLVMBuildBr(g->b, g->bb[k + 1]);
-                fb = split;
-                LL->LLVMPositionBuilderAtEnd(g->b, here);
-            }
-            LL->LLVMBuildCondBr(g->b, all, taken, notall);
-            LL->LLVMPositionBuilderAtEnd(g->b, notall);
-            LL->LLVMBuildCondBr(g->b, none, next, fb);
-            LL->LLVMPositionBuilderAtEnd(g->b, taken);
-        }
-        if (in->op == OP_BRA && g->rin[k] >= 0 && g->relse[g->rin[k]] == k + 1) {
-            /* the end of a region's then part: its else part with the other
-             * lanes before it, if any, else the join */
-            int r = g->rin[k];
-            void *els = newbb(g);
-            void *em = LL->LLVMBuildAnd(g->b, LL->LLVMBuildLoad2(g->b, g->s32, v->outer[r], ""), LL->LLVMBuildNot(g->b, v->mask, ""), "");
-            LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, INE, em, k32(g, 0), ""), els, edge(v, k, g->rjoin[r]));
-            LL->LLVMPositionBuilderAtEnd(g->b, els);
-            LL->LLVMBuildStore(g->b, em, v->cur);
-            LL->LLVMBuildBr(g->b, g->bb[k + 1]);
-            continue;
-        }
-        if (in->op == OP_BRA) {
-            int target = (int)in->imm - F->start;
-            if (target < 0 || target > nins) target = nins;
-            if (target <= k) { /* a loop: now and then, the limits */
-                void *poll = newbb(g), *go = newbb(g);
-                void *cnt = LL->LLVMBuildLoad2(g->b, g->s64, g->ic, "");
-                LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IUGE, cnt, k64(g, POLL_EVERY), ""), poll, go);
-                LL->LLVMPositionBuilderAtEnd(g->b, poll);
-                void *args[2] = { g->C, cnt };
-                void *r = LL->LLVMBuildCall2(g->b, g->fty_poll, fnptr(g, (const void *)(uintptr_t)g->hp->poll), args, 2, "");
-                LL->LLVMBuildStore(g->b, k64(g, 0), g->ic);
-                LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, INE, r, k32(g, 0), ""), g->failbb, go);
-                LL->LLVMPositionBuilderAtEnd(g->b, go);
-            }
-            LL->LLVMBuildBr(g->b, edge(v, k, target));
-            continue;
-        }
-        if (in->op == OP_EXIT || in->op == OP_RET) {
-            jit_flush_ret(g, 0);
-            continue;
-        }
-        if (kind == K_WSYNC && jit_pc_group(in)) {
-            /* activemask, a builtin's call, mbarrier, or a volatile or
-             * strong access: the interpreter's code for the warp's lanes at
-             * once (its group, in lockstep order); for an access or an
-             * mbarrier in a loop with no bar.sync the warp stops before it
-             * instead, as the thread does (its operands and what is live in
-             * the file), and jit_warp.c runs it for the lanes whose guard
-             * holds: a spin on a flag gives the other warps their turn */
-            g->resume[g->nbars++] = next; /* the thread's numbering of its stops */
-            skip_if_none(g, none, next);
-            if (!jit_may_wait(in) || (in_spin && !in_spin[k])) {
-                jit_per_lane(g, in, jit_group_fn(in, g->h[i]), gb);
-                LL->LLVMBuildBr(g->b, next);
-                continue;
-            }
-            spill_live(v, k, k);
-            jit_flush_ret(g, g->nbars);
-            continue;
-        }
-        if (kind == K_WSYNC) { /* a rendezvous: the thread's numbering of its stops */
-            g->resume[g->nbars++] = next;
-            skip_if_none(g, none, next);
-            if (!fb || wsync(v, in, all, fb, next)) LL->LLVMBuildBr(g->b, fb ? fb : next);
-            continue;
-        }
-        if (kind == K_LANE && !((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL)) {
-            skip_if_none(g, none, next);
-            jit_per_lane(g, in, g->h[i], gb); /* the lanes at once, as the interpreter runs them */
-            LL->LLVMBuildBr(g->b, next);
-            continue;
-        }
-        if (fb && (in->op == OP_TRAP || (in->op == OP_BAR && in->guard >= 0) ||
-                   ((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL))) {
-            /* the lanes one by one (a trap, a guarded barrier, a thread's
-             * own .local window), unless none runs it */
-            if (in->op == OP_BAR) g->resume[g->nbars++] = next; /* the thread's numbering */
-            if (none) LL->LLVMBuildCondBr(g->b, none, next, fb);
-            else LL->LLVMBuildBr(g->b, fb);
-            continue;
-        }
-        switch (in->op) {
-        case OP_BAR: {
-            g->resume[g->nbars] = next;
-            spill_live(v, k, in->sub2 == BK_RED ? k : k + 1); /* bar.red's predicate too */
-            jit_flush_ret(g, ++g->nbars);
-            continue;
-        }
-        case OP_MEMBAR:
-            LL->LLVMBuildFence(g->b, SEQ_CST, 0, "");
-            break;
-        case OP_NOP:
-            break;
-        case OP_LD: case OP_ST:
-            g->vpred = rpred(v, k, guard);
-            ldst(v, in, gb, fb);
-            g->vpred = NULL;
-            break;
-        default:
-            g->vpred = rpred(v, k, guard);
-            jit_native(g, in);
-            g->vpred = NULL;
-            break;
-        }
-        LL->LLVMBuildBr(g->b, next);
-    }
+    for (int k = 0; k < nins; k++) ins(v, k, in_spin);
     free(in_spin);
     LL->LLVMPositionBuilderAtEnd(g->b, g->bb[nins]);
     jit_flush_ret(g, 0);
