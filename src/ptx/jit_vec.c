@@ -51,6 +51,7 @@ struct vg {
                                     it only then), NULL for the others */
     uint16_t *nreg;              /* by slot: its .shared and .param accesses at small
                                     aligned offsets (reg_window), at most 65535 */
+    int copying;                 /* building a region's uniform copy (uniform_copy) */
 };
 
 /* ---- regions: divergent forward branches run with masks ------------------------ */
@@ -829,6 +830,49 @@ static uint8_t *spin_ranges(const struct cg *g)
     return in_spin;
 }
 
+static void ins(struct vg *v, int k, const uint8_t *in_spin);
+
+/* the first part (then) of region k, outside any other, built a second
+ * time as uniform code, for when no lane takes its branch (the common
+ * `if (i < n)` of a grid over an array): the function's lanes run it with
+ * no mask, so without a select at each write; it goes on to the join (the
+ * first part's branch there, or its end), as the masked part does where
+ * no lane is left for the else part. Its instructions are built in fresh
+ * blocks, as outside the region (their g->rin); regions nested in it are
+ * masked ones, with no copy of their own. Returns its first block, or NULL
+ * (out of memory: the masked part runs) */
+static void *uniform_copy(struct vg *v, int k, const uint8_t *in_spin)
+{
+    struct cg *g = v->g;
+    int end = g->relse[k] >= 0 ? g->relse[k] : g->rjoin[k], n = end - k - 1;
+    void **keep = malloc(sizeof *keep * ((size_t)n + 1));
+    int *rk = malloc(sizeof *rk * ((size_t)n + 1));
+    if (!keep || !rk || n <= 0) {
+        free(keep);
+        free(rk);
+        return NULL;
+    }
+    void *here = LL->LLVMGetInsertBlock(g->b);
+    for (int i = k + 1; i < end; i++) {
+        keep[i - k - 1] = g->bb[i];
+        rk[i - k - 1] = g->rin[i];
+        g->bb[i] = newbb(g);
+        if (g->rin[i] == k) g->rin[i] = g->rin[k];
+    }
+    void *first = g->bb[k + 1];
+    v->copying = 1;
+    for (int i = k + 1; i < end; i++) ins(v, i, in_spin);
+    v->copying = 0;
+    for (int i = k + 1; i < end; i++) {
+        g->bb[i] = keep[i - k - 1];
+        g->rin[i] = rk[i - k - 1];
+    }
+    free(keep);
+    free(rk);
+    LL->LLVMPositionBuilderAtEnd(g->b, here);
+    return first;
+}
+
 /* instruction k, into g->bb[k] */
 static void ins(struct vg *v, int k, const uint8_t *in_spin)
 {
@@ -881,7 +925,8 @@ static void ins(struct vg *v, int k, const uint8_t *in_spin)
         }
         LL->LLVMBuildCondBr(g->b, all, taken, notall);
         LL->LLVMPositionBuilderAtEnd(g->b, notall);
-        LL->LLVMBuildCondBr(g->b, none, next, fb);
+        void *uc = g->rjoin[k] >= 0 && g->rin[k] < 0 && !v->copying ? uniform_copy(v, k, in_spin) : NULL;
+        LL->LLVMBuildCondBr(g->b, none, uc ? uc : next, fb);
         LL->LLVMPositionBuilderAtEnd(g->b, taken);
     }
     if (in->op == OP_BRA && g->rin[k] >= 0 && g->relse[g->rin[k]] == k + 1) {

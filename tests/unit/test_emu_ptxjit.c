@@ -1058,6 +1058,44 @@ static void test_vector_regions(void **state)
     host_threads = 0;
 }
 
+/* a region's uniform copy (jit_vec.c, uniform_copy): threads under 40
+ * run the first part, so the first warp takes no branch (the copy, no
+ * masks), the second parts (masks), the third takes it (an if-then
+ * skips, an if-then-else runs the else part); inside, a divergent nested
+ * region and a guarded add, which keep their masks in the copy too */
+#define UCOPY(TO, ELSE) HDR \
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<20>; .reg .pred %p<8>;\n" \
+    " .shared .align 4 .b8 sm[1024];\n" THREAD_OUT \
+    " mov.u32 %r3, 7;\n mov.u32 %r4, sm;\n shl.b32 %r5, %r1, 2;\n add.u32 %r6, %r4, %r5;\n" \
+    " setp.ge.u32 %p1, %r1, 40;\n @%p1 bra " TO ";\n mul.lo.u32 %r3, %r1, 3;\n and.b32 %r2, %r1, 1;\n" \
+    " setp.eq.u32 %p2, %r2, 0;\n @%p2 bra N;\n add.u32 %r3, %r3, 1000;\nN:\n setp.gt.u32 %p3, %r1, 20;\n" \
+    " @%p3 add.u32 %r3, %r3, 50000;\n st.shared.u32 [%r6], %r3;\n" ELSE \
+    "SKIP:\n st.global.u32 [%rd3], %r3;\n ret;\n}\n"
+static const char ucopy_then[] = UCOPY("SKIP", "");
+static const char ucopy_else[] = UCOPY("ELS", " bra.uni SKIP;\nELS:\n mul.lo.u32 %r3, %r1, 9;\n");
+#undef UCOPY
+static void vec_uniform_copy(void)
+{
+    static const char *const src[2] = { ucopy_then, ucopy_else };
+    for (unsigned e = 0; e < 2; e++) {
+        same_counted(src[e], 1, 96, 96 * 128);
+        assert_int_equal(rep.vector, 1);
+        for (unsigned t = 0; t < 96; t++) {
+            uint32_t w, want = t < 40 ? 3 * t + (t % 2 ? 1000 : 0) + (t > 20 ? 50000 : 0) : e ? 9 * t : 7;
+            memcpy(&w, arena + 128 * t, 4);
+            assert_int_equal(w, want);
+        }
+    }
+}
+static void test_vector_uniform_copy(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    host_threads = 1;
+    with_vector("1", vec_uniform_copy);
+    host_threads = 0;
+}
+
 /* a 32-bit register whose upper half is not 0 (jit_vec.c's halves(): a
  * sign-extending load writes it) read whole as a .shared address, -4 + 8
  * = 4 in 64 bits: after a barrier's resume (read back from the register
@@ -2062,6 +2100,7 @@ int main(void)
         cmocka_unit_test(test_vector_round),
         cmocka_unit_test(test_vector_regions),
         cmocka_unit_test(test_vector_halves),
+        cmocka_unit_test(test_vector_uniform_copy),
         cmocka_unit_test(test_vector_region_fault),
         cmocka_unit_test(test_vector_region_not),
         cmocka_unit_test(test_vector_lane_atoms),
