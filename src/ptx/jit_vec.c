@@ -840,14 +840,15 @@ static void ins(struct vg *v, int k, const uint8_t *in_spin);
  * no lane is left for the else part. Its instructions are built in fresh
  * blocks, as outside the region (their g->rin); regions nested in it are
  * masked ones, with no copy of their own. Returns its first block, or NULL
- * (out of memory: the masked part runs) */
+ * (an empty then part, or out of memory: the masked part runs) */
 static void *uniform_copy(struct vg *v, int k, const uint8_t *in_spin)
 {
     struct cg *g = v->g;
     int end = g->relse[k] >= 0 ? g->relse[k] : g->rjoin[k], n = end - k - 1;
-    void **keep = malloc(sizeof *keep * ((size_t)n + 1));
-    int *rk = malloc(sizeof *rk * ((size_t)n + 1));
-    if (!keep || !rk || n <= 0) {
+    if (n <= 0) return NULL;
+    void **keep = malloc(sizeof *keep * (size_t)n);
+    int *rk = malloc(sizeof *rk * (size_t)n);
+    if (!keep || !rk) {
         free(keep);
         free(rk);
         return NULL;
