@@ -51,6 +51,8 @@ struct vg {
                                     it only then), NULL for the others */
     uint16_t *nreg;              /* by slot: its .shared and .param accesses at small
                                     aligned offsets (reg_window), at most 65535 */
+    uint16_t *nld;               /* by slot: the loads whose address register it is, at
+                                    most 65535 */
     int copying;                 /* building a region's uniform copy (uniform_copy) */
 };
 
@@ -585,6 +587,14 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
      * different offsets (the tiled SGEMM's [%r8], [%r8+64], ...) share
      * one test, which LLVM computes once */
     void *r = get(g, in->a), *dr = LL->LLVMBuildSub(g->b, r, lane_times(g, tot), "");
+    /* the shapes' tests, here where they dominate the access's paths, for
+     * a register that more loads use: LLVM computes each once for the
+     * accesses of one register under one mask (the tiled SGEMM's 16
+     * [%r7+4k] test it once, not in each access's own path); a register
+     * of one load tests one address only where its addresses are not
+     * consecutive */
+    void *cons = halves_same(g, dr, eff);
+    void *one = in->op == OP_LD && v->nld && v->nld[in->a] > 1 ? halves_same(g, r, eff) : NULL;
     if (in->op == OP_LD && (in->a < 0 || g->kimm[in->a] || (g->kconst[in->a] && g->ksreg[in->a] < 0))) {
         /* the address is the same on every lane (an immediate, a
          * parameter's offset, a variable's address: constants the launch
@@ -630,13 +640,13 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         void *go = newbb(g);
         LL->LLVMBuildCondBr(g->b, ok, go, fb);
         LL->LLVMPositionBuilderAtEnd(g->b, go);
-        LL->LLVMBuildCondBr(g->b, halves_same(g, dr, eff), cb, other);
+        LL->LLVMBuildCondBr(g->b, cons, cb, other);
     } else {
         /* consecutive, or (loads) one address, in each half: the test of
          * the half's lowest and highest lanes of eff (halves_ok); else
          * every lane's (window_all) */
         void *chk = newbb(g);
-        LL->LLVMBuildCondBr(g->b, halves_same(g, dr, eff), chk, other);
+        LL->LLVMBuildCondBr(g->b, cons, chk, other);
         LL->LLVMPositionBuilderAtEnd(g->b, chk);
         LL->LLVMBuildCondBr(g->b, halves_ok(g, dr, (uint64_t)in->imm, tot, lo, lim, fits, none, eff, tot), cb, fb);
     }
@@ -653,12 +663,12 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     if (in->op == OP_LD) { /* one address on each half's lanes */
         void *bb = newbb(g);
         if (ends) {
-            void *one = newbb(g);
-            LL->LLVMBuildCondBr(g->b, halves_same(g, r, eff), one, full);
-            LL->LLVMPositionBuilderAtEnd(g->b, one);
+            void *ob = newbb(g);
+            LL->LLVMBuildCondBr(g->b, one ? one : halves_same(g, r, eff), ob, full);
+            LL->LLVMPositionBuilderAtEnd(g->b, ob);
             LL->LLVMBuildCondBr(g->b, halves_ok(g, r, (uint64_t)in->imm, 0, lo, lim, fits, none, eff, tot), bb, fb);
         } else
-            LL->LLVMBuildCondBr(g->b, halves_same(g, r, eff), bb, gat);
+            LL->LLVMBuildCondBr(g->b, one ? one : halves_same(g, r, eff), bb, gat);
         LL->LLVMPositionBuilderAtEnd(g->b, bb);
         ld_broadcast(g, in, eff, base, x, tmp);
         LL->LLVMBuildBr(g->b, join);
@@ -1099,8 +1109,14 @@ void jit_build_vec(struct cg *g, const char *sym)
             const struct ir_ins *in = &g->m->ins[F->start + k];
             if (reg_window(in) && in->a < ns && v->nreg[in->a] < UINT16_MAX) v->nreg[in->a]++;
         }
+    if ((v->nld = calloc((size_t)ns + 1, sizeof *v->nld)))
+        for (int k = 0; k < nins; k++) {
+            const struct ir_ins *in = &g->m->ins[F->start + k];
+            if (in->op == OP_LD && in->a >= 0 && in->a < ns && v->nld[in->a] < UINT16_MAX) v->nld[in->a]++;
+        }
     body(v);
     free(v->nreg);
+    free(v->nld);
     free(v->wd);
     free(v->dirty);
     v->dirty = NULL;
