@@ -81,6 +81,12 @@ struct cg {
                                     holds all 64 bits. NULL: none */
     uint8_t *hiset;              /* by such slot: a write whose upper half was not known
                                     to be zero (set) */
+    void **uni;                  /* W > 1, by slot: a uniform register (jit_vec.c,
+                                    uniforms()), one value on every lane the warp's
+                                    function runs: the variable of that value (i64);
+                                    NULL for the others. NULL: none */
+    void *ulane;                 /* W > 1: a lane the function runs, whose value in the
+                                    register file a uniform register reads (i32) */
 };
 
 #define LL (g->api)
@@ -102,9 +108,17 @@ static inline void *ity(struct cg *g, unsigned bytes) { return bytes == 1 ? g->i
 void *jit_get_halves(struct cg *g, int s);
 void jit_set_halves(struct cg *g, int s, void *v);
 
+/* a scalar as a vector of W lanes of type vt */
+static inline void *splat(struct cg *g, void *x, void *vt)
+{
+    void *v = LL->LLVMBuildInsertElement(g->b, LL->LLVMConstNull(vt), x, k32(g, 0), "");
+    return LL->LLVMBuildShuffleVector(g->b, v, LL->LLVMConstNull(vt), LL->LLVMConstNull(g->i32), "");
+}
+
 static inline void *get(struct cg *g, int s)
 {
     if (s < 0) return c64(g, 0);
+    if (g->uni && g->uni[s]) return splat(g, LL->LLVMBuildLoad2(g->b, g->s64, g->uni[s], ""), g->i64);
     if (g->shi && g->shi[s]) return jit_get_halves(g, s);
     if (g->light && g->kimm[s]) return c64(g, (uint64_t)g->kval[s]); /* no promotion makes it one */
     return LL->LLVMBuildLoad2(g->b, g->i64, g->slot[s], "");
@@ -112,6 +126,13 @@ static inline void *get(struct cg *g, int s)
 static inline void set(struct cg *g, int s, void *v)
 {
     if (s < 0) return;
+    if (g->uni && g->uni[s]) { /* lane 0's: a uniform write computes the same value on
+                                  every lane, run or not, from uniform values (splats),
+                                  under a uniform guard */
+        if (g->vpred) v = LL->LLVMBuildSelect(g->b, g->vpred, v, get(g, s), "");
+        LL->LLVMBuildStore(g->b, LL->LLVMBuildExtractElement(g->b, v, k32(g, 0), ""), g->uni[s]);
+        return;
+    }
     if (g->shi && g->shi[s]) {
         jit_set_halves(g, s, v);
         return;
@@ -176,6 +197,8 @@ void jit_writes(const struct ir_ins *in, int32_t *wr);
  * eff NULL), or for the lanes eff (an i32 mask) of the warp's function
  * (W == JIT_LANES) at once, through jit_ctx.xmask */
 void jit_per_lane(struct cg *g, const struct ir_ins *in, ex_fn f, void *eff);
+/* W > 1: a uniform register (uni) to the register file on the lanes mask (i32) */
+void jit_store_lanes(struct cg *g, int s, void *mask);
 /* W == 1: the named slots to the register file */
 void jit_store_named(struct cg *g, const struct ir_ins *in);
 

@@ -482,6 +482,26 @@ void jit_store_named(struct cg *g, const struct ir_ins *in)
     }
 }
 
+/* a uniform register's value (uni) to the register file on the lanes of
+ * mask (i32) only: the others may stand elsewhere with values of their own.
+ * One plain store where every lane is in mask, else a masked one */
+void jit_store_lanes(struct cg *g, int s, void *mask)
+{
+    void *all = newbb(g), *part = newbb(g), *done = newbb(g), *x = get(g, s);
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, mask, k32(g, ~0u), ""), all, part);
+    LL->LLVMPositionBuilderAtEnd(g->b, all);
+    LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, x, rf(g, s)), 8);
+    LL->LLVMBuildBr(g->b, done);
+    LL->LLVMPositionBuilderAtEnd(g->b, part);
+    void *fty = LL->LLVMFunctionType(LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ g->i64, g->ptr, g->s32, g->i1 }, 4, 0);
+    void *f = LL->LLVMGetNamedFunction(g->mod, "llvm.masked.store.v32i64.p0");
+    if (!f) f = LL->LLVMAddFunction(g->mod, "llvm.masked.store.v32i64.p0", fty);
+    void *m = LL->LLVMBuildBitCast(g->b, mask, g->i1, "");
+    LL->LLVMBuildCall2(g->b, fty, f, (void *[]){ x, rf(g, s), k32(g, 8), m }, 4, "");
+    LL->LLVMBuildBr(g->b, done);
+    LL->LLVMPositionBuilderAtEnd(g->b, done);
+}
+
 /* the slots the instruction names to the register file (the thread's:
  * those that may differ from it; the warp's function, whose own analysis
  * g->dirty is not: all), the handler by the helper, the slots back (the
@@ -491,7 +511,9 @@ void jit_per_lane(struct cg *g, const struct ir_ins *in, ex_fn f, void *eff)
 {
     int s[JIT_NAMED_MAX], n = jit_named_slots(g->m, in, s);
     if (!eff) jit_store_named(g, in);
-    for (int i = 0; eff && i < n; i++) LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, get(g, s[i]), rf(g, s[i])), 8);
+    for (int i = 0; eff && i < n; i++)
+        if (g->uni && g->uni[s[i]]) jit_store_lanes(g, s[i], eff);
+        else LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, get(g, s[i]), rf(g, s[i])), 8);
     void *xm = eff ? field_ptr(g, offsetof(struct jit_ctx, xmask)) : NULL;
     if (xm) LL->LLVMBuildStore(g->b, eff, xm);
     void *args[3] = { g->C, fnptr(g, in), fnptr(g, (const void *)(uintptr_t)f) };
@@ -501,6 +523,7 @@ void jit_per_lane(struct cg *g, const struct ir_ins *in, ex_fn f, void *eff)
     LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, INE, r, k32(g, 0), ""), g->failbb, ok);
     LL->LLVMPositionBuilderAtEnd(g->b, ok);
     for (int i = 0; i < n; i++) {
+        if (g->uni && g->uni[s[i]]) continue; /* no handler writes one (uniforms()) */
         void *x = LL->LLVMBuildLoad2(g->b, g->i64, rf(g, s[i]), "");
         LL->LLVMSetAlignment(x, 8);
         set(g, s[i], x);

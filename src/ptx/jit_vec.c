@@ -133,12 +133,6 @@ int jit_vec_regions(struct cg *g)
 }
 
 
-/* a scalar as a vector of W lanes */
-static void *splat(struct cg *g, void *x, void *vt)
-{
-    void *v = LL->LLVMBuildInsertElement(g->b, LL->LLVMConstNull(vt), x, k32(g, 0), "");
-    return LL->LLVMBuildShuffleVector(g->b, v, LL->LLVMConstNull(vt), LL->LLVMConstNull(g->i32), "");
-}
 /* a mask's bits (i32) as lanes: each lane tests its bit of the mask
  * splat, where a bitcast to <32 x i1> costs a bit extraction and an
  * insertion per lane on a host without mask registers (AVX2) */
@@ -151,6 +145,109 @@ static void *lanes(struct cg *g, void *bits)
 }
 static void *bits(struct cg *g, void *v) { return LL->LLVMBuildBitCast(g->b, v, g->s32, ""); }
 
+
+/* the registers the warp's function holds as one value (g->uni): those
+ * the same on every lane it runs whatever the lanes did, a greatest fixed
+ * point. A register is uniform when each of its writers is native (no
+ * per-lane handler, rendezvous or stop), not a load but of .param, reads
+ * only uniform registers and constants the same on every thread (not
+ * %tid, %laneid, a .local address) under no guard or a uniform one, and
+ * stands outside every region with masks and every divergent range. A
+ * divergent range is what a branch whose guard is not uniform jumps over
+ * (or a loop's body, from a branch back), closed under the branches that
+ * leave it (mark_span): the lanes leave it at its end together, and what
+ * is written inside it differs.
+ * Outside, the function runs every lane of the warp, or hands all of them
+ * on; the thread's function runs them one by one through the same
+ * branches, so their values agree again at any stop outside a range. A
+ * stop inside one (a barrier, a rendezvous) can see its lanes at
+ * different passes of a loop around it: then no register is uniform.
+ * 0, or -1 out of memory (none is) */
+/* the instructions branch j makes some lanes run apart from the others
+ * into div: those it jumps over forward (not its target, where they meet
+ * again), or a loop's back to its target, itself too (they run it a
+ * different number of times); whether one was not there yet */
+static int mark_span(const struct cg *g, uint8_t *div, int j)
+{
+    int t = target_of(g, j), lo = t > j ? j + 1 : t, hi = t > j ? t - 1 : j, grew = 0;
+    for (int i = lo; i <= hi; i++)
+        if (!div[i]) div[i] = 1, grew = 1;
+    return grew;
+}
+
+static int uniforms(struct cg *g)
+{
+    const struct ir_func *F = g->F;
+    int ns = F->nslots, nins = F->end - F->start;
+    uint8_t *u = calloc((size_t)ns + 1, 1), *src = calloc((size_t)ns + 1, 1), *div = calloc((size_t)nins + 1, 1);
+    g->uni = calloc((size_t)ns + 1, sizeof *g->uni);
+    if (!u || !src || !div || !g->uni) {
+        free(u);
+        free(src);
+        free(div);
+        free(g->uni);
+        g->uni = NULL;
+        return -1;
+    }
+    for (int k = F->cstart; k < F->cend; k++) { /* the constants the same on every thread */
+        const struct ir_const *c = &g->m->consts[k];
+        if (c->slot < 0 || c->slot >= ns) continue;
+        int v = (int)c->val, ok = c->kind == K_IMM || c->kind == K_PARAM || c->kind == K_GLOBAL || c->kind == K_SHARED ||
+                                 c->kind == K_FUNC;
+        if (c->kind == K_SREG)
+            ok = (v >= S_NTID_X && v <= S_NCTAID_Z) || v == S_DYN_SMEM || v == S_TOTAL_SMEM;
+        src[c->slot] = (uint8_t)ok;
+    }
+    for (int k = 0; k < nins; k++) { /* candidates: the registers written, but constants */
+        int32_t wr[JIT_WRITES];
+        jit_writes(&g->m->ins[F->start + k], wr);
+        for (int j = 0; j < JIT_WRITES; j++)
+            if (wr[j] >= 0 && wr[j] < ns && !g->kimm[wr[j]] && !g->kconst[wr[j]]) u[wr[j]] = 1;
+    }
+#define UNI(s) ((s) < 0 || ((s) < ns && (u[s] || src[s])))
+    for (int changed = 1; changed;) {
+        changed = 0;
+        memset(div, 0, (size_t)nins + 1);
+        for (int j = 0; j < nins; j++) { /* the divergent branches' spans */
+            const struct ir_ins *in = &g->m->ins[F->start + j];
+            if (in->op == OP_BRA && !UNI(in->guard)) (void)mark_span(g, div, j);
+        }
+        for (int grown = 1; grown;) { /* closed under the branches that leave them */
+            grown = 0;
+            for (int j = 0; j < nins; j++) {
+                if (div[j] && g->m->ins[F->start + j].op == OP_BRA && mark_span(g, div, j)) grown = 1;
+            }
+        }
+        for (int k = 0; k < nins; k++) {
+            const struct ir_ins *in = &g->m->ins[F->start + k];
+            int s[JIT_NAMED_MAX], n = jit_named_slots(g->m, in, s), kind = ins_kind(g, k), ok;
+            if (div[k] && (in->op == OP_BAR || kind == K_WSYNC)) { /* a stop inside a range */
+                memset(u, 0, (size_t)ns + 1);
+                break;
+            }
+            if (kind != K_NATIVE) { /* what it names, it may write */
+                for (int i = 0; i < n; i++)
+                    if (s[i] >= 0 && s[i] < ns && u[s[i]]) u[s[i]] = 0, changed = 1;
+                continue;
+            }
+            if (in->op == OP_ST) continue; /* its vr are what it stores */
+            ok = !div[k] && g->rin[k] < 0 && in->op != OP_BAR &&
+                 (in->op != OP_LD || in->space == SP_PARAM) && UNI(in->guard);
+            for (int i = 0; i < n && ok; i++) ok = UNI(s[i]);
+            int32_t wr[JIT_WRITES];
+            jit_writes(in, wr);
+            for (int j = 0; j < JIT_WRITES && !ok; j++)
+                if (wr[j] >= 0 && wr[j] < ns && u[wr[j]]) u[wr[j]] = 0, changed = 1;
+        }
+    }
+#undef UNI
+    for (int s = 0; s < ns; s++)
+        if (u[s]) g->uni[s] = LL->LLVMBuildAlloca(g->b, g->s64, "");
+    free(u);
+    free(src);
+    free(div);
+    return 0;
+}
 
 /* the registers the warp's function holds as two 32-bit halves (g->shi,
  * jit_ir.c's jit_set_halves): those whose every writer in the kernel is
@@ -191,7 +288,7 @@ static int halves(struct cg *g)
             if (s[i] >= 0 && s[i] < ns) st[s[i]] = narrow && st[s[i]] != 2 ? 1 : 2;
     }
     for (int s = 0; s < ns; s++)
-        if (st[s] == 1 && !g->kimm[s] && !g->kconst[s] && g->ksreg[s] < 0)
+        if (st[s] == 1 && !g->kimm[s] && !g->kconst[s] && g->ksreg[s] < 0 && !(g->uni && g->uni[s]))
             g->shi[s] = LL->LLVMBuildAlloca(g->b, g->i32, "");
     free(st);
     return 0;
@@ -206,6 +303,12 @@ static void load_live(struct cg *g, int k)
         if (r >= S_CTAID_X && r <= S_CTAID_Z) {
             void *v = field(g, offsetof(struct jit_ctx, ctaid) + 4 * (size_t)(r - S_CTAID_X), g->s32);
             set(g, s, splat(g, LL->LLVMBuildZExt(g->b, v, g->s64, ""), g->i64));
+            continue;
+        }
+        if (g->uni && g->uni[s]) { /* lane ulane's: every lane the function runs holds it */
+            void *idx = LL->LLVMBuildAdd(g->b, k64(g, (uint64_t)s * 32), LL->LLVMBuildZExt(g->b, g->ulane, g->s64, ""), "");
+            void *x = LL->LLVMBuildLoad2(g->b, g->s64, LL->LLVMBuildGEP2(g->b, g->s64, g->R, &idx, 1, ""), "");
+            LL->LLVMBuildStore(g->b, x, g->uni[s]);
             continue;
         }
         void *v = LL->LLVMBuildLoad2(g->b, g->i64, rf(g, s), "");
@@ -235,7 +338,8 @@ static void spill_live(struct vg *v, int k, int at)
             LL->LLVMBuildCondBr(g->b, LL->LLVMBuildLoad2(g->b, g->s1, v->dirty[s], ""), st, go);
             LL->LLVMPositionBuilderAtEnd(g->b, st);
         }
-        LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, get(g, s), rf(g, s)), 8);
+        if (g->uni && g->uni[s]) jit_store_lanes(g, s, v->pmask);
+        else LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, get(g, s), rf(g, s)), 8);
         if (go) {
             LL->LLVMBuildBr(g->b, go);
             LL->LLVMPositionBuilderAtEnd(g->b, go);
@@ -912,10 +1016,17 @@ static void ins(struct vg *v, int k, const uint8_t *in_spin)
     LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, LL->LLVMBuildLoad2(g->b, g->s64, g->ic, ""), v->npop, ""), g->ic);
     void *fb = g->entryof[k] >= 0 ? handover(v, k) : NULL;
     void *guard = NULL, *gb = v->mask, *all = NULL, *none = NULL;
-    if (in->guard >= 0) {
+    if (in->guard >= 0 && g->uni && g->uni[in->guard]) { /* one bit: every lane of the mask or none */
+        void *p = LL->LLVMBuildTrunc(g->b, LL->LLVMBuildLoad2(g->b, g->s64, g->uni[in->guard], ""), g->s1, "");
+        if (in->gneg) p = LL->LLVMBuildXor(g->b, p, LL->LLVMConstInt(g->s1, 1, 0), "");
+        guard = splat(g, p, g->i1);
+        gb = LL->LLVMBuildSelect(g->b, p, v->mask, k32(g, 0), "");
+    } else if (in->guard >= 0) {
         guard = bit0(g, in->guard);
         if (in->gneg) guard = LL->LLVMBuildXor(g->b, guard, ci(g, g->i1, 1), "");
         gb = LL->LLVMBuildAnd(g->b, bits(g, guard), v->mask, "");
+    }
+    if (guard) {
         all = LL->LLVMBuildICmp(g->b, IEQ, gb, v->mask, "");
         none = LL->LLVMBuildICmp(g->b, IEQ, gb, k32(g, 0), "");
     }
@@ -1073,6 +1184,11 @@ void jit_build_vec(struct cg *g, const char *sym)
     LL->LLVMBuildStore(g->b, v->pmask, v->cur);
     for (int k = 0; k < nins && v->outer; k++)
         if (g->rjoin[k] >= 0) v->outer[k] = LL->LLVMBuildAlloca(g->b, g->s32, "");
+    /* the function's first lane (its mask is not 0; and 31 keeps the
+     * index in the vector even so) */
+    g->ulane = LL->LLVMBuildAnd(g->b, call(g, "llvm.cttz.i32", g->s32, (void *[]){ g->s32, g->s1 },
+                                           (void *[]){ v->pmask, LL->LLVMConstInt(g->s1, 0, 0) }, 2), k32(g, 31), "");
+    (void)uniforms(g); /* out of memory: none */
     (void)halves(g); /* out of memory: every register 64 bits */
     for (int s = 0; s < ns; s++) g->slot[s] = LL->LLVMBuildAlloca(g->b, g->shi && g->shi[s] ? g->i32 : g->i64, "");
     g->ic = LL->LLVMBuildAlloca(g->b, g->s64, "");
@@ -1139,8 +1255,10 @@ void jit_build_vec(struct cg *g, const char *sym)
     g->nbars = nbars;
     free(g->shi);
     free(g->hiset);
+    free(g->uni);
     g->shi = NULL;
     g->hiset = NULL;
+    g->uni = NULL;
 }
 
 /* the warps' round (jit.h, jit_wround_fn) named sym: a loop over a

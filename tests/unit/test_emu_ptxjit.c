@@ -1137,6 +1137,71 @@ static void test_vector_halves(void **state)
     with_vector("0", vec_halves);
 }
 
+/* uniform registers (jit_vec.c, uniforms()), one value for the warp's
+ * lanes: a reduction's halving step from %ntid.x across a barrier in its
+ * loop, around a divergent region, with a guarded add and a .param load
+ * into the uniform count. 48 threads: the second warp has 16 lanes, and
+ * its lane 0 (thread 32) exits first, so it resumes without its lane 0 and
+ * a uniform value is read and written on lane 1, and stored only to its
+ * lanes. Each thread's count and sh[0] against the interpreter's */
+static const char uni_reduce[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<20>; .reg .b64 %rd<8>; .reg .pred %p<8>;\n"
+    " .shared .align 4 .b32 sh[64];\n"
+    " ld.param.u64 %rd1, [out];\n ld.param.u32 %r10, [out];\n and.b32 %r10, %r10, 3;\n add.u32 %r10, %r10, 5;\n"
+    " mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 8;\n add.s64 %rd3, %rd1, %rd2;\n"
+    " mov.u32 %r2, sh;\n shl.b32 %r3, %r1, 2;\n add.u32 %r4, %r2, %r3;\n add.u32 %r15, %r1, 1;\n st.shared.u32 [%r4], %r15;\n"
+    " setp.eq.u32 %p1, %r1, 32;\n @%p1 exit;\n"
+    " mov.u32 %r5, %ntid.x;\n shr.u32 %r6, %r5, 1;\n mov.u32 %r12, 0;\n bar.sync 0;\n"
+    "LOOP:\n setp.ge.u32 %p2, %r1, %r6;\n @%p2 bra SKIP;\n"
+    " shl.b32 %r7, %r6, 2;\n add.u32 %r8, %r4, %r7;\n ld.shared.u32 %r9, [%r8];\n ld.shared.u32 %r13, [%r4];\n"
+    " add.u32 %r13, %r13, %r9;\n st.shared.u32 [%r4], %r13;\n"
+    "SKIP:\n bar.sync 0;\n setp.gt.u32 %p3, %r6, 4;\n @%p3 add.u32 %r12, %r12, %r10;\n add.u32 %r12, %r12, 1;\n"
+    " shr.u32 %r6, %r6, 1;\n setp.ne.u32 %p4, %r6, 0;\n @%p4 bra LOOP;\n"
+    " ld.shared.u32 %r14, [%r2];\n st.global.u32 [%rd3], %r12;\n st.global.u32 [%rd3+4], %r14;\n ret;\n}\n";
+
+/* a stop inside a divergent range: each lane runs a rendezvous of its
+ * own (shfl.sync of its lane number with its own bit) on the passes of a
+ * uniform loop where lane + i is even, so the even lanes stop there at
+ * i = 0 and the odd ones at i = 1, and the warp's function resumes them
+ * together after it, each with its own i. The count i is written and read
+ * only by native instructions outside the range, but is not uniform:
+ * taken from one lane, the others add the wrong passes */
+static const char uni_skew[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<12>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+    " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 8;\n add.s64 %rd3, %rd1, %rd2;\n"
+    " and.b32 %r9, %r1, 31;\n mov.u32 %r7, 1;\n shl.b32 %r8, %r7, %r9;\n mov.u32 %r2, 0;\n mov.u32 %r3, 0;\n"
+    "L:\n add.u32 %r4, %r1, %r2;\n and.b32 %r4, %r4, 1;\n setp.ne.u32 %p1, %r4, 0;\n @%p1 bra SKIP;\n"
+    " shfl.sync.idx.b32 %r5, %r9, %r9, 31, %r8;\n add.u32 %r3, %r3, %r5;\n add.u32 %r3, %r3, %r2;\n"
+    " add.u32 %r3, %r3, 100;\n"
+    "SKIP:\n add.u32 %r2, %r2, 1;\n setp.lt.u32 %p2, %r2, 6;\n @%p2 bra L;\n"
+    " st.global.u32 [%rd3], %r2;\n st.global.u32 [%rd3+4], %r3;\n ret;\n}\n";
+
+static void vec_uniform_regs(void)
+{
+    same(uni_reduce, 1, 48, 48 * 8);
+    for (unsigned t = 0; t < 48; t++) {
+        uint32_t w[2];
+        memcpy(w, arena + 8 * t, 8);
+        if (t == 32) continue; /* it exited */
+        assert_int_equal(w[0], 5 + 3 * 5); /* 5 passes (s 24, 12, 6, 3, 1), 3 of them with s > 4 */
+    }
+    same(uni_reduce, 2, 64, 64 * 8);
+    same(uni_skew, 1, 64, 64 * 8);
+    for (unsigned t = 0; t < 64; t++) {
+        uint32_t w[2];
+        memcpy(w, arena + 8 * t, 8);
+        assert_int_equal(w[0], 6);
+        assert_int_equal(w[1], 3 * (t % 32) + (t % 2 ? 1 + 3 + 5 : 0 + 2 + 4) + 300);
+    }
+}
+static void test_vector_uniform_regs(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_uniform_regs);
+    with_vector("0", vec_uniform_regs);
+}
+
 /* src, one block of 64 threads, fails with an address fault on thread 37
  * on both engines, with the interpreter's text */
 static void fault_37(const char *src)
@@ -2100,6 +2165,7 @@ int main(void)
         cmocka_unit_test(test_vector_round),
         cmocka_unit_test(test_vector_regions),
         cmocka_unit_test(test_vector_halves),
+        cmocka_unit_test(test_vector_uniform_regs),
         cmocka_unit_test(test_vector_uniform_copy),
         cmocka_unit_test(test_vector_region_fault),
         cmocka_unit_test(test_vector_region_not),
