@@ -359,6 +359,7 @@ static int prepare(struct cg *g)
     if (!g->slot || !g->kimm || !g->kval || !g->bb || !g->barid || !g->resume || !g->kconst || !g->barpc ||
         !g->gidof || !g->entryof || liveness(g))
         return -1;
+    (void)jit_float_raw(g); /* out of memory: every NaN canonical */
     for (int k = F->cstart; k < F->cend; k++) {
         const struct ir_const *c = &m->consts[k];
         if (c->slot >= 0 && c->slot < ns) g->kconst[c->slot] = 1;
@@ -657,7 +658,7 @@ out:
     L->LLVMOrcDisposeThreadSafeContext(tsc);
     jit_llvm_unlock();
     free(g->slot); free(g->ksreg); free(g->kconst); free(g->live); free(g->dirty); free(g->rl); free(g->kimm); free(g->kval); free(g->bb); free(g->barid); free(g->barpc); free(g->resume);
-    free(g->gidof); free(g->entryof); free(g->rjoin); free(g->relse); free(g->rin);
+    free(g->gidof); free(g->entryof); free(g->rjoin); free(g->relse); free(g->rin); free(g->fraw);
 }
 
 void jit_release(struct jit_kernel *k)

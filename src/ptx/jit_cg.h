@@ -59,6 +59,8 @@ struct cg {
     int nbars, ngc, nwstops;
     int light;                   /* the light pipeline (jit_light): registers stay in memory */
     uint8_t *barid;
+    uint8_t *fraw;               /* by instruction from F->start: a float result whose NaN
+                                    need not be canonical (jit_float_raw), or NULL */
     int *barpc;
     void **resume;
     int *gidof;                  /* by instruction from F->start: its entry in jit_ctx.gc, or -1 */
@@ -199,6 +201,10 @@ void jit_writes(const struct ir_ins *in, int32_t *wr);
 void jit_per_lane(struct cg *g, const struct ir_ins *in, ex_fn f, void *eff);
 /* W > 1: a uniform register (uni) to the register file on the lanes mask (i32) */
 void jit_store_lanes(struct cg *g, int s, void *mask);
+/* the float results whose NaN's bits nothing sees (g->fraw): one reader,
+ * float arithmetic that makes its own NaN canonical. 0, or -1 out of
+ * memory (none) */
+int jit_float_raw(struct cg *g);
 /* W == 1: the named slots to the register file */
 void jit_store_named(struct cg *g, const struct ir_ins *in);
 

@@ -9,6 +9,7 @@
 #include "jit_cg.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 void jit_cg_types(struct cg *g, int W)
 {
@@ -289,7 +290,67 @@ static void *farith(struct cg *g, const struct ir_ins *in)
         r = LL->LLVMBuildFDiv(g->b, one, intrinsic(g, "sqrt", t, &x, 1), "");
         break;
     }
+    int k = (int)(in - &g->m->ins[g->F->start]);
+    if (g->fraw && g->fraw[k]) /* its one reader makes a NaN canonical */
+        return zext(g, LL->LLVMBuildBitCast(g->b, r, t == T_F32 ? g->i32 : g->i64, ""), t == T_F32 ? 4 : 8);
     return fbits(g, r, t);
+}
+
+/* float arithmetic whose result a NaN operand makes NaN, canonical (farith) */
+static int nan_arith(const struct cg *g, int k)
+{
+    const struct ir_ins *in = &g->m->ins[g->F->start + k];
+    char why[8];
+    return (in->op == OP_ADD || in->op == OP_SUB || in->op == OP_MUL || in->op == OP_FMA || in->op == OP_MAD) &&
+           (in->type == T_F32 || in->type == T_F64) &&
+           jit_classify(g->m, g->F, in, g->h[g->F->start + k], why, sizeof why) == K_NATIVE;
+}
+
+/* A float sum's NaN need be canonical only where its bits are seen: a
+ * chain of sums (the SGEMMs' accumulator through a k-loop) makes its last
+ * canonical, as PTX's is. A result needs none when its register has one
+ * reader in the kernel, float arithmetic of its type reading it only as
+ * an operand: a NaN there gives a canonical NaN whatever its bits, and
+ * nothing else (a store, a move, a handler, the register file's other
+ * readers) sees them */
+int jit_float_raw(struct cg *g)
+{
+    const struct ir_func *F = g->F;
+    int ns = F->nslots, nins = F->end - F->start;
+    int *nread = calloc((size_t)ns + 1, sizeof *nread), *reader = calloc((size_t)ns + 1, sizeof *reader);
+    g->fraw = calloc((size_t)nins + 1, 1);
+    if (!nread || !reader || !g->fraw) {
+        free(nread);
+        free(reader);
+        free(g->fraw);
+        g->fraw = NULL;
+        return -1;
+    }
+    for (int k = 0; k < nins; k++) { /* by slot: the instructions reading it, the last */
+        const struct ir_ins *in = &g->m->ins[F->start + k];
+        int s[JIT_NAMED_MAX + 1], n = jit_named_slots(g->m, in, s);
+        s[n++] = in->guard;
+        for (int i = 0; i < n; i++) {
+            if (s[i] < 0 || s[i] >= ns || ((s[i] == in->d || s[i] == in->d2) && !(in->a == s[i] || in->b == s[i] ||
+                                                                                 in->c == s[i] || in->e == s[i] || in->guard == s[i])))
+                continue;
+            int dup = 0;
+            for (int j = 0; j < i; j++) dup |= s[j] == s[i];
+            if (dup) continue;
+            nread[s[i]]++;
+            reader[s[i]] = k;
+        }
+    }
+    for (int k = 0; k < nins; k++) {
+        const struct ir_ins *in = &g->m->ins[F->start + k];
+        int d = in->d;
+        if (d < 0 || d >= ns || !nan_arith(g, k) || nread[d] != 1) continue;
+        const struct ir_ins *r = &g->m->ins[F->start + reader[d]];
+        g->fraw[k] = (uint8_t)(nan_arith(g, reader[d]) && r->type == in->type && r->guard != d && r->e != d);
+    }
+    free(nread);
+    free(reader);
+    return 0;
 }
 
 static int fpred(int c)

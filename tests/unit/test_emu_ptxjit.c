@@ -1202,6 +1202,42 @@ static void test_vector_uniform_regs(void **state)
     with_vector("0", vec_uniform_regs);
 }
 
+/* float results whose NaN need not be canonical (jit_ir.c,
+ * jit_float_raw): inf * 0 is the host's negative NaN on thread 0. Read
+ * only by an add, it may stay so (the add's NaN is canonical); read by a
+ * store too, or by neg (which keeps a NaN's bits but the sign), it must
+ * be canonical; inf - inf on every thread kept across a barrier (the
+ * register file) for an fma. Each word against the interpreter's */
+static void vec_float_raw(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .f32 %f<16>;\n"
+        THREAD_OUT
+        " cvt.rn.f32.u32 %f1, %r1;\n mov.f32 %f2, 0f7F800000;\n"
+        " mul.f32 %f3, %f2, %f1;\n add.f32 %f4, %f3, 0f3F800000;\n st.global.f32 [%rd3], %f4;\n"
+        " mul.f32 %f5, %f2, %f1;\n st.global.f32 [%rd3+4], %f5;\n add.f32 %f6, %f5, %f5;\n st.global.f32 [%rd3+8], %f6;\n"
+        " mul.f32 %f7, %f2, %f1;\n neg.f32 %f8, %f7;\n st.global.f32 [%rd3+12], %f8;\n"
+        " sub.f32 %f9, %f2, %f2;\n bar.sync 0;\n fma.rn.f32 %f10, %f9, %f1, %f1;\n st.global.f32 [%rd3+16], %f10;\n"
+        " ret;\n}\n";
+    same(src, 1, 64, 64 * 128);
+    uint32_t w[5];
+    memcpy(w, arena, sizeof w); /* thread 0 */
+    assert_int_equal(w[0], 0x7fffffffu);
+    assert_int_equal(w[1], 0x7fffffffu);
+    assert_int_equal(w[2], 0x7fffffffu);
+    assert_int_equal(w[4], 0x7fffffffu);
+    memcpy(w, arena + 128 * 5, sizeof w); /* thread 5: inf, and the fma's NaN */
+    assert_int_equal(w[0], 0x7f800000u);
+    assert_int_equal(w[4], 0x7fffffffu);
+}
+static void test_float_raw(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_float_raw);
+    with_vector("0", vec_float_raw);
+}
+
 /* src, one block of 64 threads, fails with an address fault on thread 37
  * on both engines, with the interpreter's text */
 static void fault_37(const char *src)
@@ -2166,6 +2202,7 @@ int main(void)
         cmocka_unit_test(test_vector_regions),
         cmocka_unit_test(test_vector_halves),
         cmocka_unit_test(test_vector_uniform_regs),
+        cmocka_unit_test(test_float_raw),
         cmocka_unit_test(test_vector_uniform_copy),
         cmocka_unit_test(test_vector_region_fault),
         cmocka_unit_test(test_vector_region_not),
