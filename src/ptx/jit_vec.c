@@ -720,7 +720,8 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     /* ends: the checks follow the shape (halves_ok, else window_all into
      * full); else the register's own window test came first */
     int ends = !(reg_window(in) && v->nreg && v->nreg[in->a] >= JIT_REG_WINDOW_MIN);
-    void *cb = newbb(g), *other = newbb(g), *gat = newbb(g), *full = ends ? newbb(g) : gat;
+    void *cb = ends ? NULL : newbb(g), *other = newbb(g), *gat = newbb(g), *full = ends ? newbb(g) : gat;
+    void *whole = newbb(g), *part = newbb(g); /* consecutive: every lane, or the lanes of a mask */
     if (!ends) {
         /* a window from 0 (.shared, .param) and the register plus a small
          * aligned offset, of a register that many accesses use (the tiled
@@ -745,18 +746,24 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         LL->LLVMBuildCondBr(g->b, ok, go, fb);
         LL->LLVMPositionBuilderAtEnd(g->b, go);
         LL->LLVMBuildCondBr(g->b, cons, cb, other);
+        LL->LLVMPositionBuilderAtEnd(g->b, cb);
+        LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, ~0u), ""), whole, part);
     } else {
         /* consecutive, or (loads) one address, in each half: the test of
          * the half's lowest and highest lanes of eff (halves_ok); else
          * every lane's (window_all) */
-        void *chk = newbb(g);
+        void *chk = newbb(g), *wchk = newbb(g), *pchk = newbb(g);
         LL->LLVMBuildCondBr(g->b, cons, chk, other);
         LL->LLVMPositionBuilderAtEnd(g->b, chk);
-        LL->LLVMBuildCondBr(g->b, halves_ok(g, dr, (uint64_t)in->imm, tot, lo, lim, fits, none, eff, tot), cb, fb);
+        LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, ~0u), ""), wchk, pchk);
+        /* every lane: the halves' end lanes are 0, 15, 16 and 31, which
+         * LLVM folds into the test (no lane count of the mask) */
+        LL->LLVMPositionBuilderAtEnd(g->b, wchk);
+        LL->LLVMBuildCondBr(g->b, halves_ok(g, dr, (uint64_t)in->imm, tot, lo, lim, fits, LL->LLVMConstInt(g->s1, 0, 0),
+                                            k32(g, ~0u), tot), whole, fb);
+        LL->LLVMPositionBuilderAtEnd(g->b, pchk);
+        LL->LLVMBuildCondBr(g->b, halves_ok(g, dr, (uint64_t)in->imm, tot, lo, lim, fits, none, eff, tot), part, fb);
     }
-    LL->LLVMPositionBuilderAtEnd(g->b, cb);
-    void *whole = newbb(g), *part = newbb(g);
-    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, ~0u), ""), whole, part);
     LL->LLVMPositionBuilderAtEnd(g->b, whole);
     ldst_consecutive(g, in, ev, base, d, tmp, 1);
     LL->LLVMBuildBr(g->b, join);
