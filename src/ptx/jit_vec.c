@@ -146,6 +146,18 @@ static void *lanes(struct cg *g, void *bits)
 static void *bits(struct cg *g, void *v) { return LL->LLVMBuildBitCast(g->b, v, g->s32, ""); }
 
 
+/* the instructions branch j makes some lanes run apart from the others
+ * into div: those it jumps over forward (not its target, where they meet
+ * again), or a loop's back to its target, itself too (they run it a
+ * different number of times); whether one was not there yet */
+static int mark_span(const struct cg *g, uint8_t *div, int j)
+{
+    int t = target_of(g, j), lo = t > j ? j + 1 : t, hi = t > j ? t - 1 : j, grew = 0;
+    for (int i = lo; i <= hi; i++)
+        if (!div[i]) div[i] = 1, grew = 1;
+    return grew;
+}
+
 /* the registers the warp's function holds as one value (g->uni): those
  * the same on every lane it runs whatever the lanes did, a greatest fixed
  * point. A register is uniform when each of its writers is native (no
@@ -163,18 +175,6 @@ static void *bits(struct cg *g, void *v) { return LL->LLVMBuildBitCast(g->b, v, 
  * stop inside one (a barrier, a rendezvous) can see its lanes at
  * different passes of a loop around it: then no register is uniform.
  * 0, or -1 out of memory (none is) */
-/* the instructions branch j makes some lanes run apart from the others
- * into div: those it jumps over forward (not its target, where they meet
- * again), or a loop's back to its target, itself too (they run it a
- * different number of times); whether one was not there yet */
-static int mark_span(const struct cg *g, uint8_t *div, int j)
-{
-    int t = target_of(g, j), lo = t > j ? j + 1 : t, hi = t > j ? t - 1 : j, grew = 0;
-    for (int i = lo; i <= hi; i++)
-        if (!div[i]) div[i] = 1, grew = 1;
-    return grew;
-}
-
 static int uniforms(struct cg *g)
 {
     const struct ir_func *F = g->F;
@@ -708,14 +708,6 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
      * different offsets (the tiled SGEMM's [%r8], [%r8+64], ...) share
      * one test, which LLVM computes once */
     void *r = get(g, in->a), *dr = LL->LLVMBuildSub(g->b, r, lane_times(g, tot), "");
-    /* the shapes' tests, here where they dominate the access's paths, for
-     * a register that more loads use: LLVM computes each once for the
-     * accesses of one register under one mask (the tiled SGEMM's 16
-     * [%r7+4k] test it once, not in each access's own path); a register
-     * of one load tests one address only where its addresses are not
-     * consecutive */
-    void *cons = halves_same(g, dr, eff);
-    void *one = in->op == OP_LD && v->nld && v->nld[in->a] > 1 ? halves_same(g, r, eff) : NULL;
     if (in->op == OP_LD && (in->a < 0 || g->kimm[in->a] || (g->kconst[in->a] && g->ksreg[in->a] < 0))) {
         /* the address is the same on every lane (an immediate, a
          * parameter's offset, a variable's address: constants the launch
@@ -734,6 +726,14 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         ld_extend(g, in, tmp);
         return;
     }
+    /* the shapes' tests, here where they dominate the access's paths, for
+     * a register that more loads use: LLVM computes each once for the
+     * accesses of one register under one mask (the tiled SGEMM's 16
+     * [%r7+4k] test it once, not in each access's own path); a register
+     * of one load tests one address only where its addresses are not
+     * consecutive */
+    void *cons = halves_same(g, dr, eff);
+    void *one = in->op == OP_LD && v->nld && v->nld[in->a] > 1 ? halves_same(g, r, eff) : NULL;
     /* ends: the checks follow the shape (halves_ok, else window_all into
      * full); else the register's own window test came first */
     int ends = !(reg_window(in) && v->nreg && v->nreg[in->a] >= JIT_REG_WINDOW_MIN);
@@ -1237,16 +1237,13 @@ void jit_build_vec(struct cg *g, const char *sym)
     if (!v->outer) /* out of memory: no region runs with masks */
         for (int k = 0; k <= nins; k++) g->rjoin[k] = g->relse[k] = g->rin[k] = -1;
     v->wd = written(g);
-    if ((v->nreg = calloc((size_t)ns + 1, sizeof *v->nreg)))
-        for (int k = 0; k < nins; k++) {
-            const struct ir_ins *in = &g->m->ins[F->start + k];
-            if (reg_window(in) && in->a < ns && v->nreg[in->a] < UINT16_MAX) v->nreg[in->a]++;
-        }
-    if ((v->nld = calloc((size_t)ns + 1, sizeof *v->nld)))
-        for (int k = 0; k < nins; k++) {
-            const struct ir_ins *in = &g->m->ins[F->start + k];
-            if (in->op == OP_LD && in->a >= 0 && in->a < ns && v->nld[in->a] < UINT16_MAX) v->nld[in->a]++;
-        }
+    v->nreg = calloc((size_t)ns + 1, sizeof *v->nreg);
+    v->nld = calloc((size_t)ns + 1, sizeof *v->nld);
+    for (int k = 0; k < nins && v->nreg && v->nld; k++) {
+        const struct ir_ins *in = &g->m->ins[F->start + k];
+        if (reg_window(in) && in->a < ns && v->nreg[in->a] < UINT16_MAX) v->nreg[in->a]++;
+        if (in->op == OP_LD && in->a >= 0 && in->a < ns && v->nld[in->a] < UINT16_MAX) v->nld[in->a]++;
+    }
     body(v);
     free(v->nreg);
     free(v->nld);
