@@ -751,12 +751,20 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
          * decides). Costlier than that test for one access: a register
          * of fewer accesses keeps it */
         uint64_t imm = (uint64_t)in->imm;
-        void *rm = LL->LLVMBuildSelect(g->b, ev, r, c64(g, 0), "");
-        void *vt = g->i64; /* <32 x i64> */
-        void *mx = call(g, "llvm.vector.reduce.umax.v32i64", g->s64, (void *[]){ vt }, (void *[]){ rm }, 1);
-        void *orr = call(g, "llvm.vector.reduce.or.v32i64", g->s64, (void *[]){ vt }, (void *[]){ rm }, 1);
+        /* on 32-bit lanes, the upper halves only tested 0 (LLVM folds them
+         * away for a register of 32-bit halves): a lane at 2^32 or more
+         * is outside any such window, or wraps, where the thread decides */
+        void *vt = g->i32, *z = LL->LLVMConstNull(g->i32);
+        void *rm = LL->LLVMBuildSelect(g->b, ev, LL->LLVMBuildTrunc(g->b, r, vt, ""), z, "");
+        void *rh = LL->LLVMBuildSelect(g->b, ev, LL->LLVMBuildTrunc(g->b, LL->LLVMBuildLShr(g->b, r, c64(g, 32), ""), vt, ""), z, "");
+        void *mx = LL->LLVMBuildZExt(g->b, call(g, "llvm.vector.reduce.umax.v32i32", g->s32, (void *[]){ vt }, (void *[]){ rm }, 1),
+                                     g->s64, "");
+        void *orr = LL->LLVMBuildZExt(g->b, call(g, "llvm.vector.reduce.or.v32i32", g->s32, (void *[]){ vt }, (void *[]){ rm }, 1),
+                                      g->s64, "");
+        void *hor = call(g, "llvm.vector.reduce.or.v32i32", g->s32, (void *[]){ vt }, (void *[]){ rh }, 1);
         void *c1 = LL->LLVMBuildAnd(g->b, LL->LLVMBuildICmp(g->b, IULE, k64(g, imm), lim, ""),
                                     LL->LLVMBuildICmp(g->b, IULE, mx, LL->LLVMBuildSub(g->b, lim, k64(g, imm), ""), ""), "");
+        c1 = LL->LLVMBuildAnd(g->b, c1, LL->LLVMBuildICmp(g->b, IEQ, hor, k32(g, 0), ""), "");
         void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, orr, k64(g, tot - 1), ""), k64(g, 0), "");
         void *ok = LL->LLVMBuildOr(g->b, none, LL->LLVMBuildAnd(g->b, fits, LL->LLVMBuildAnd(g->b, c1, al, ""), ""), "");
         void *go = newbb(g);

@@ -2028,6 +2028,16 @@ static void vmem_faults(void)
     static const char win_mis[] = WIN4(" setp.eq.u32 %p1, %r1, 9;\n @%p1 add.u32 %r3, %r3, 2;\n");
     same_fault(win_mis, 32, PTX_E_MISALIGNED, 9);
 #undef WIN4
+    /* the same window test of a 64-bit register, on its lower 32 bits:
+     * lane 20's is 2^32 past its place, the same lower half */
+    static const char win_hi[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>; .reg .pred %p<2>;\n"
+        " .shared .align 16 .b8 sh[1024];\n"
+        " mov.u32 %r1, %tid.x;\n mov.u32 %r2, sh;\n shl.b32 %r3, %r1, 2;\n add.u32 %r3, %r2, %r3;\n cvt.u64.u32 %rd3, %r3;\n"
+        " setp.eq.u32 %p1, %r1, 20;\n @%p1 add.u64 %rd3, %rd3, 4294967296;\n"
+        " ld.shared.u32 %r4, [%rd3];\n ld.shared.u32 %r5, [%rd3+4];\n ld.shared.u32 %r6, [%rd3+8];\n"
+        " st.shared.u32 [%rd3+12], %r6;\n ret;\n}\n";
+    same_fault(win_hi, 32, PTX_E_ADDRESS, 20);
     static const char win_wrap[] = HDR
         ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>;\n .shared .align 16 .b8 sh[1024];\n"
         " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u64 %rd2, sh;\n mul.wide.u32 %rd3, %r1, 4;\n"
