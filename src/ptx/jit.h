@@ -157,7 +157,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 24 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 25 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
@@ -186,7 +186,8 @@ struct jit_kernel {
                                  22: a consecutive access of every lane tests its
                                  halves' fixed end lanes; 23: no shapes' tests
                                  built for a constant address; 24: the register's
-                                 window test on 32-bit lanes */
+                                 window test on 32-bit lanes; 25: a uniform
+                                 register's masked store takes its mask by lanes() */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

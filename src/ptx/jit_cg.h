@@ -117,6 +117,27 @@ static inline void *splat(struct cg *g, void *x, void *vt)
     return LL->LLVMBuildShuffleVector(g->b, v, LL->LLVMConstNull(vt), LL->LLVMConstNull(g->i32), "");
 }
 
+/* a mask's bits (i32) as lanes: each lane tests its bit of the mask
+ * splat, where a bitcast to <32 x i1> costs a bit extraction and an
+ * insertion per lane on a host without mask registers (AVX2) */
+static inline void *lanes(struct cg *g, void *bits)
+{
+    void *el[JIT_LANES];
+    for (int i = 0; i < JIT_LANES; i++) el[i] = k32(g, 1u << i);
+    void *t = LL->LLVMBuildAnd(g->b, splat(g, bits, g->i32), LL->LLVMConstVector(el, JIT_LANES), "");
+    return LL->LLVMBuildICmp(g->b, INE, t, LL->LLVMConstNull(g->i32), "");
+}
+
+/* a call of the intrinsic or function name (declared on first use) of
+ * type ret (tys[n]) */
+static inline void *call(struct cg *g, const char *name, void *ret, void **tys, void **args, unsigned n)
+{
+    void *fty = LL->LLVMFunctionType(ret, tys, n, 0);
+    void *f = LL->LLVMGetNamedFunction(g->mod, name);
+    if (!f) f = LL->LLVMAddFunction(g->mod, name, fty);
+    return LL->LLVMBuildCall2(g->b, fty, f, args, n, "");
+}
+
 static inline void *get(struct cg *g, int s)
 {
     if (s < 0) return c64(g, 0);

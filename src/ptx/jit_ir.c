@@ -94,11 +94,7 @@ static void *intrinsic(struct cg *g, const char *name, int t, void **args, unsig
     void *ty = t == T_F32 ? g->f32 : g->f64;
     char full[48];
     snprintf(full, sizeof full, "llvm.%s.%s%s", name, g->W > 1 ? "v32" : "", t == T_F32 ? "f32" : "f64");
-    void *ptys[3] = { ty, ty, ty };
-    void *fty = LL->LLVMFunctionType(ty, ptys, n, 0);
-    void *f = LL->LLVMGetNamedFunction(g->mod, full);
-    if (!f) f = LL->LLVMAddFunction(g->mod, full, fty);
-    return LL->LLVMBuildCall2(g->b, fty, f, args, n, "");
+    return call(g, full, ty, (void *[]){ ty, ty, ty }, args, n);
 }
 
 /* the instruction count and a return */
@@ -554,11 +550,8 @@ void jit_store_lanes(struct cg *g, int s, void *mask)
     LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, x, rf(g, s)), 8);
     LL->LLVMBuildBr(g->b, done);
     LL->LLVMPositionBuilderAtEnd(g->b, part);
-    void *fty = LL->LLVMFunctionType(LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ g->i64, g->ptr, g->s32, g->i1 }, 4, 0);
-    void *f = LL->LLVMGetNamedFunction(g->mod, "llvm.masked.store.v32i64.p0");
-    if (!f) f = LL->LLVMAddFunction(g->mod, "llvm.masked.store.v32i64.p0", fty);
-    void *m = LL->LLVMBuildBitCast(g->b, mask, g->i1, "");
-    LL->LLVMBuildCall2(g->b, fty, f, (void *[]){ x, rf(g, s), k32(g, 8), m }, 4, "");
+    call(g, "llvm.masked.store.v32i64.p0", LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ g->i64, g->ptr, g->s32, g->i1 },
+         (void *[]){ x, rf(g, s), k32(g, 8), lanes(g, mask) }, 4);
     LL->LLVMBuildBr(g->b, done);
     LL->LLVMPositionBuilderAtEnd(g->b, done);
 }

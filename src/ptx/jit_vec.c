@@ -133,16 +133,6 @@ int jit_vec_regions(struct cg *g)
 }
 
 
-/* a mask's bits (i32) as lanes: each lane tests its bit of the mask
- * splat, where a bitcast to <32 x i1> costs a bit extraction and an
- * insertion per lane on a host without mask registers (AVX2) */
-static void *lanes(struct cg *g, void *bits)
-{
-    void *el[JIT_LANES];
-    for (int i = 0; i < JIT_LANES; i++) el[i] = k32(g, 1u << i);
-    void *t = LL->LLVMBuildAnd(g->b, splat(g, bits, g->i32), LL->LLVMConstVector(el, JIT_LANES), "");
-    return LL->LLVMBuildICmp(g->b, INE, t, LL->LLVMConstNull(g->i32), "");
-}
 static void *bits(struct cg *g, void *v) { return LL->LLVMBuildBitCast(g->b, v, g->s32, ""); }
 
 
@@ -306,8 +296,8 @@ static void load_live(struct cg *g, int k)
             continue;
         }
         if (g->uni && g->uni[s]) { /* lane ulane's: every lane the function runs holds it */
-            void *idx = LL->LLVMBuildAdd(g->b, k64(g, (uint64_t)s * 32), LL->LLVMBuildZExt(g->b, g->ulane, g->s64, ""), "");
-            void *x = LL->LLVMBuildLoad2(g->b, g->s64, LL->LLVMBuildGEP2(g->b, g->s64, g->R, &idx, 1, ""), "");
+            void *idx = LL->LLVMBuildZExt(g->b, g->ulane, g->s64, "");
+            void *x = LL->LLVMBuildLoad2(g->b, g->s64, LL->LLVMBuildGEP2(g->b, g->s64, rf(g, s), &idx, 1, ""), "");
             LL->LLVMBuildStore(g->b, x, g->uni[s]);
             continue;
         }
@@ -432,14 +422,6 @@ static void *edge(struct vg *v, int i, int t)
     LL->LLVMBuildBr(g->b, g->bb[t]);
     LL->LLVMPositionBuilderAtEnd(g->b, here);
     return bb;
-}
-
-static void *call(struct cg *g, const char *name, void *ret, void **tys, void **args, unsigned n)
-{
-    void *fty = LL->LLVMFunctionType(ret, tys, n, 0);
-    void *f = LL->LLVMGetNamedFunction(g->mod, name);
-    if (!f) f = LL->LLVMAddFunction(g->mod, name, fty);
-    return LL->LLVMBuildCall2(g->b, fty, f, args, n, "");
 }
 
 /* the lane numbers 0..31 as i64, times k */
@@ -791,13 +773,14 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     LL->LLVMPositionBuilderAtEnd(g->b, other);
     if (in->op == OP_LD) { /* one address on each half's lanes */
         void *bb = newbb(g);
+        if (!one) one = halves_same(g, r, eff);
         if (ends) {
             void *ob = newbb(g);
-            LL->LLVMBuildCondBr(g->b, one ? one : halves_same(g, r, eff), ob, full);
+            LL->LLVMBuildCondBr(g->b, one, ob, full);
             LL->LLVMPositionBuilderAtEnd(g->b, ob);
             LL->LLVMBuildCondBr(g->b, halves_ok(g, r, (uint64_t)in->imm, 0, lo, lim, fits, none, eff, tot), bb, fb);
         } else
-            LL->LLVMBuildCondBr(g->b, one ? one : halves_same(g, r, eff), bb, gat);
+            LL->LLVMBuildCondBr(g->b, one, bb, gat);
         LL->LLVMPositionBuilderAtEnd(g->b, bb);
         ld_broadcast(g, in, eff, base, x, tmp);
         LL->LLVMBuildBr(g->b, join);
