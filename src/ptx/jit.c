@@ -247,7 +247,7 @@ static void body(struct cg *g)
                 void *cnt = LL->LLVMBuildLoad2(g->b, g->i64, g->ic, "");
                 void *c = LL->LLVMBuildICmp(g->b, IUGE, cnt, c64(g, POLL_EVERY), "");
                 if (guard) c = LL->LLVMBuildAnd(g->b, c, guard, "");
-                LL->LLVMBuildCondBr(g->b, c, poll, go);
+                LL->LLVMBuildCondBr(g->b, expect(g, c, 0), poll, go);
                 LL->LLVMPositionBuilderAtEnd(g->b, poll);
                 void *args[2] = { g->C, LL->LLVMBuildLoad2(g->b, g->i64, g->ic, "") };
                 void *r = LL->LLVMBuildCall2(g->b, g->fty_poll, fnptr(g, (const void *)(uintptr_t)g->hp->poll), args, 2, "");

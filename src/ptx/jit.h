@@ -157,7 +157,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 25 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 26 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
@@ -187,7 +187,9 @@ struct jit_kernel {
                                  halves' fixed end lanes; 23: no shapes' tests
                                  built for a constant address; 24: the register's
                                  window test on 32-bit lanes; 25: a uniform
-                                 register's masked store takes its mask by lanes() */
+                                 register's masked store takes its mask by lanes();
+                                 26: failed checks, hand-overs and polls laid out
+                                 of the hot path (llvm.expect) */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

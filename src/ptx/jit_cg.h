@@ -138,6 +138,15 @@ static inline void *call(struct cg *g, const char *name, void *ret, void **tys, 
     return LL->LLVMBuildCall2(g->b, fty, f, args, n, "");
 }
 
+/* c (an i1) expected to be v: LLVM lays the other side out of the hot
+ * path (where a check fails, a hand-over, a poll) */
+static inline void *expect(struct cg *g, void *c, int v)
+{
+    void *b = LL->LLVMConstInt(g->s1, (unsigned long long)v, 0);
+    return call(g, "llvm.expect.i1", g->s1, (void *[]){ g->s1, g->s1 }, (void *[]){ c, b }, 2);
+}
+static inline void *likely(struct cg *g, void *c) { return expect(g, c, 1); }
+
 static inline void *get(struct cg *g, int s)
 {
     if (s < 0) return c64(g, 0);

@@ -145,13 +145,13 @@ static void *address(struct cg *g, const struct ir_ins *in, void *a, unsigned n)
     inb = LL->LLVMBuildAnd(g->b, LL->LLVMBuildAnd(g->b, c1, c2, ""), al, "");
     LL->LLVMBuildStore(g->b, ptr, g->pv);
     void *slow = newbb(g), *join = newbb(g);
-    LL->LLVMBuildCondBr(g->b, inb, join, slow);
+    LL->LLVMBuildCondBr(g->b, likely(g, inb), join, slow);
     LL->LLVMPositionBuilderAtEnd(g->b, slow);
     void *args[5] = { g->C, fnptr(g, in), a, ci(g, g->i32, n), ci(g, g->i32, (uint64_t)(uint32_t)gid) };
     void *p = LL->LLVMBuildCall2(g->b, g->fty_mem, fnptr(g, (const void *)(uintptr_t)g->hp->mem), args, 5, "");
     LL->LLVMBuildStore(g->b, p, g->pv);
     void *isnull = LL->LLVMBuildICmp(g->b, IEQ, p, LL->LLVMConstNull(g->ptr), "");
-    LL->LLVMBuildCondBr(g->b, isnull, g->failbb, join);
+    LL->LLVMBuildCondBr(g->b, expect(g, isnull, 0), g->failbb, join);
     LL->LLVMPositionBuilderAtEnd(g->b, join);
     return LL->LLVMBuildLoad2(g->b, g->ptr, g->pv, "");
 }
@@ -545,7 +545,7 @@ void jit_store_named(struct cg *g, const struct ir_ins *in)
 void jit_store_lanes(struct cg *g, int s, void *mask)
 {
     void *all = newbb(g), *part = newbb(g), *done = newbb(g), *x = get(g, s);
-    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, mask, k32(g, ~0u), ""), all, part);
+    LL->LLVMBuildCondBr(g->b, likely(g, LL->LLVMBuildICmp(g->b, IEQ, mask, k32(g, ~0u), "")), all, part);
     LL->LLVMPositionBuilderAtEnd(g->b, all);
     LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, x, rf(g, s)), 8);
     LL->LLVMBuildBr(g->b, done);
