@@ -150,6 +150,8 @@ struct blk {                     /* one host thread's block state */
                                     jit_thr), made at the launch's first block */
     void *jgc;                   /* jit_run.c: the allocation each global access of the
                                     code last found (struct jit_gc), for the launch */
+    uint32_t *jtid;              /* jit_run.c: by warp, its lanes' %tid.x, .y and .z (32
+                                    each), made at the launch's first block */
     uint64_t jvruns, jvlanes;    /* jit_run.c, jit_warp.c: calls of the warp's function;
                                     lanes it handed to the thread's (ptx_engine_report) */
     /* exec_tex.c: texture and surface objects resolved in this launch (a
@@ -278,6 +280,12 @@ void ex_mem_fault(struct blk *b, const struct warp *w, int lane, const struct ir
 
 #define LANES(m) for (uint32_t mm_ = (m); mm_; mm_ &= mm_ - 1)
 #define L (__builtin_ctz(mm_))
+
+/* thread t's %tid on axis 0 (x), 1 (y) or 2 (z) in a block of dimensions block */
+static inline unsigned ex_tid_axis(const unsigned block[3], unsigned t, int axis)
+{
+    return axis == 0 ? t % block[0] : axis == 1 ? t / block[0] % block[1] : t / (block[0] * block[1]);
+}
 
 static inline unsigned popc32(uint32_t v)
 {

@@ -22,9 +22,7 @@ static uint64_t sreg(const struct blk *b, const struct warp *w, int l, int64_t w
     if (which >= S_ENVREG0 && which < S_ENVREG0 + 32)
         return Lp->envreg[which - S_ENVREG0];
     switch (which) {
-    case S_TID_X: return tid % Lp->block[0];
-    case S_TID_Y: return tid / Lp->block[0] % Lp->block[1];
-    case S_TID_Z: return tid / (Lp->block[0] * Lp->block[1]);
+    case S_TID_X: case S_TID_Y: case S_TID_Z: return ex_tid_axis(Lp->block, tid, (int)(which - S_TID_X));
     case S_NTID_X: return Lp->block[0];
     case S_NTID_Y: return Lp->block[1];
     case S_NTID_Z: return Lp->block[2];
@@ -273,6 +271,7 @@ static void blk_free(struct blk *b)
     free(b->lasterr);
     free(b->jthr);
     free(b->jgc);
+    free(b->jtid);
 }
 
 static int blk_init(struct blk *b, struct plan *P)

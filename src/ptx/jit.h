@@ -54,6 +54,8 @@ struct jit_ctx {
                                     returned JIT_VEC_SPLIT (jit_vec_handed) */
     uint32_t xmask;              /* the lanes a per-lane handler runs for (jit_helpers.exec)
                                     when the warp's function calls it; 0: c->lane */
+    const uint32_t *tids;        /* the warp's lanes' %tid.x, .y, .z, 32 of each (blk.jtid):
+                                    the warp's function reads them here, packed */
 };
 
 /* the compiled thread: registers R (slot s of this lane at R[s * 32]),
@@ -106,6 +108,7 @@ struct jit_wthr {
     unsigned char *local;        /* its lane 0's .local window */
     uint64_t lstride;            /* a thread's .local window */
     unsigned tid;                /* its lane 0's thread */
+    const uint32_t *tids;        /* its lanes' %tid (jit_ctx.tids) */
 };
 
 /* a round of a block's warps through the warp's function (jit_vec.c,
@@ -157,7 +160,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 26 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 27 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
@@ -189,7 +192,9 @@ struct jit_kernel {
                                  window test on 32-bit lanes; 25: a uniform
                                  register's masked store takes its mask by lanes();
                                  26: failed checks, hand-overs and polls laid out
-                                 of the hot path (llvm.expect) */
+                                 of the hot path (llvm.expect); 27: thread
+                                 constants computed again at a resume, %tid
+                                 packed (jit_ctx.tids) */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {
@@ -288,6 +293,7 @@ static inline void jit_ctx_thread(struct jit_ctx *c, const struct blk *b, unsign
     c->lane = (int)(t % 32);
     c->tid = t;
     c->local = b->local + (size_t)t * b->P->lstride;
+    c->tids = b->jtid ? b->jtid + (size_t)(t / 32) * 3 * 32 : NULL;
 }
 
 /* after the warp's function returned r (> 0) for the lanes m: where each

@@ -89,6 +89,11 @@ struct cg {
                                     NULL for the others. NULL: none */
     void *ulane;                 /* W > 1: a lane the function runs, whose value in the
                                     register file a uniform register reads (i32) */
+    int32_t *tcw;                /* W > 1, by slot: a thread constant's one writer
+                                    (jit_vec.c, tconsts()), from F->start, which a resume
+                                    runs again instead of loading it; -1 for the others.
+                                    NULL: none */
+    uint8_t *tck;                /* W > 1, by constant slot: TK_* (jit_vec.c), or NULL */
 };
 
 #define LL (g->api)

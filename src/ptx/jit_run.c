@@ -270,6 +270,14 @@ int jit_ctx_init(struct jit_ctx *c, struct blk *b)
         ex_fail(b, PTX_E_NOMEM, "out of memory");
         return -1;
     }
+    if (!b->jtid) { /* the same for every block of the launch on b */
+        if (!(b->jtid = malloc(sizeof *b->jtid * 3 * 32 * P->nwarps))) {
+            ex_fail(b, PTX_E_NOMEM, "out of memory");
+            return -1;
+        }
+        for (unsigned t = 0; t < 32 * P->nwarps; t++)
+            for (int a = 0; a < 3; a++) b->jtid[t / 32 * 96 + (unsigned)a * 32 + t % 32] = ex_tid_axis(P->l->block, t, a);
+    }
     memset(c, 0, sizeof *c);
     c->gc = gc;
     c->shared = b->shared;
@@ -376,7 +384,7 @@ static int vec_block(struct blk *b, struct jit_ctx *c, size_t base)
         lv[i] = jit_lanes(P->nthreads, i);
         at[i] = 0;
         wt[i] = (struct jit_wthr){ b->warps[i].R0 + base, &b->warps[i], b->local + (size_t)i * 32 * P->lstride,
-                                   P->lstride, i * 32 };
+                                   P->lstride, i * 32, b->jtid + (size_t)i * 3 * 32 };
     }
     for (;;) {
         for (unsigned i = 0; i < nw; i++) {

@@ -284,29 +284,171 @@ static int halves(struct cg *g)
     return 0;
 }
 
+/* the longest chain of thread constants' writers a resume runs for one */
+#define JIT_TC_DEPTH 16
+
+/* a constant slot (g->tck): what a thread constant may read; those the
+ * same on every thread the warp's function loads from lane 0 */
+enum { TK_OTHER, TK_SAME, TK_THREAD };
+
+/* the thread constants (g->tcw): registers whose value is the same
+ * function of the thread's %tid and the launch's constants wherever they
+ * are read, so a resume computes them again from those, cheaper than
+ * loading 32 lanes of 64 bits (the reduction's %r2, a copy of %tid.x; the
+ * tiled SGEMM's shared addresses, %tid.y * 64 + %tid.x * 4 + a tile's
+ * address). Such a register has one writer in the kernel, native and
+ * unguarded integer arithmetic (mov, add, sub, mul, mad, shl, shr, and,
+ * or, xor, cvt, cvta) of immediates, constants the same on every thread,
+ * %tid, %ctaid (the block's; a resume is in the same block) and thread
+ * constants; and it is not live at the start. Then every path from the
+ * start to a read of it runs its writer: a lane that reads it after a
+ * resume ran that writer before, computing what the resume computes (the
+ * thread's function too: the same instruction), and a lane that did not
+ * never reads it. 0, or -1 out of memory (none is) */
+static int tconsts(struct cg *g)
+{
+    const struct ir_func *F = g->F;
+    int ns = F->nslots, nins = F->end - F->start;
+    uint8_t *nwr = calloc((size_t)ns + 1, 1);
+    g->tcw = malloc(sizeof *g->tcw * ((size_t)ns + 1));
+    g->tck = calloc((size_t)ns + 1, 1);
+    if (!nwr || !g->tcw || !g->tck) {
+        free(nwr);
+        free(g->tcw);
+        free(g->tck);
+        g->tcw = NULL;
+        g->tck = NULL;
+        return -1;
+    }
+    for (int s = 0; s <= ns; s++) g->tcw[s] = -1;
+    for (int k = F->cstart; k < F->cend; k++) {
+        const struct ir_const *c = &g->m->consts[k];
+        if (c->slot < 0 || c->slot >= ns) continue;
+        int v = (int)c->val;
+        g->tck[c->slot] = c->kind == K_GLOBAL || c->kind == K_SHARED || c->kind == K_FUNC ? TK_SAME : TK_OTHER;
+        if (c->kind == K_SREG)
+            g->tck[c->slot] = (v >= S_TID_X && v <= S_TID_Z) || (v >= S_CTAID_X && v <= S_CTAID_Z) ? TK_THREAD
+                              : (v >= S_NTID_X && v <= S_NTID_Z) || (v >= S_NCTAID_X && v <= S_NCTAID_Z) ||
+                                        v == S_DYN_SMEM || v == S_TOTAL_SMEM
+                                  ? TK_SAME
+                                  : TK_OTHER;
+    }
+    for (int k = 0; k < nins; k++) { /* the writers: a non-native instruction may write what it names */
+        const struct ir_ins *in = &g->m->ins[F->start + k];
+        int s[JIT_NAMED_MAX], n;
+        if (ins_kind(g, k) == K_NATIVE) {
+            int32_t wr[JIT_WRITES];
+            jit_writes(in, wr);
+            for (n = 0; n < JIT_WRITES; n++) s[n] = wr[n];
+            if (in->op == OP_ST) n = 2; /* its vr are what it stores */
+        } else
+            n = jit_named_slots(g->m, in, s);
+        for (int i = 0; i < n; i++)
+            if (s[i] >= 0 && s[i] < ns) {
+                if (nwr[s[i]] < 2) nwr[s[i]]++;
+                g->tcw[s[i]] = k;
+            }
+    }
+    const uint64_t *start = g->live;
+    for (int s = 0; s < ns; s++) {
+        int k = g->tcw[s];
+        const struct ir_ins *in = k >= 0 ? &g->m->ins[F->start + k] : NULL;
+        int op = in ? in->op : -1;
+        int pure = op == OP_MOV || op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_MAD || op == OP_SHL ||
+                   op == OP_SHR || op == OP_AND || op == OP_OR || op == OP_XOR || op == OP_CVT || op == OP_CVTA ||
+                   op == OP_CVTA_TO;
+        if (nwr[s] != 1 || g->kconst[s] || g->kimm[s] || !pure || ins_kind(g, k) != K_NATIVE || in->guard >= 0 ||
+            in->d != s || in->d2 >= 0 || in->e >= 0 || in->type == T_PRED || ir_type_float(in->type) ||
+            (op == OP_CVT && ir_type_float(in->type2)) || (start[s / 64] >> (s % 64) & 1))
+            g->tcw[s] = -1;
+    }
+    /* sources: immediates, such constants, thread constants; and chains
+     * of at most JIT_TC_DEPTH writers (nwr now counts a chain's length) */
+    for (int s = 0; s < ns; s++) nwr[s] = 1;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int s = 0; s < ns; s++) {
+            if (g->tcw[s] < 0) continue;
+            const struct ir_ins *in = &g->m->ins[F->start + g->tcw[s]];
+            int src[3] = { in->a, in->b, in->c }, ok = 1, len = 1;
+            for (int i = 0; i < 3 && ok; i++) {
+                int o = src[i];
+                if (o < 0 || (o < ns && (g->kimm[o] || (g->kconst[o] && g->tck[o] != TK_OTHER)))) continue;
+                ok = o < ns && g->tcw[o] >= 0;
+                if (ok && nwr[o] + 1 > len) len = nwr[o] + 1;
+            }
+            if (!ok || len > JIT_TC_DEPTH) g->tcw[s] = -1, changed = 1;
+            else if (len != nwr[s]) nwr[s] = (uint8_t)len, changed = 1;
+        }
+    }
+    free(nwr);
+    return 0;
+}
+
+/* slot s's value from where the function's start or a resume finds it:
+ * %ctaid from jit_ctx, %tid packed (jit_ctx.tids), a constant the same on
+ * every thread from lane 0, a uniform register from lane ulane, a thread
+ * constant computed again (remat), the rest from the file */
+static void remat(struct cg *g, int s);
+static void load_slot(struct cg *g, int s)
+{
+    int r = g->ksreg[s];
+    if (r >= S_CTAID_X && r <= S_CTAID_Z) {
+        void *v = field(g, offsetof(struct jit_ctx, ctaid) + 4 * (size_t)(r - S_CTAID_X), g->s32);
+        set(g, s, splat(g, LL->LLVMBuildZExt(g->b, v, g->s64, ""), g->i64));
+        return;
+    }
+    if (r >= S_TID_X && r <= S_TID_Z) { /* 32-bit lanes, not the file's 64 */
+        void *idx = k64(g, (uint64_t)(r - S_TID_X) * 32);
+        void *p = LL->LLVMBuildGEP2(g->b, g->s32, field(g, offsetof(struct jit_ctx, tids), g->ptr), &idx, 1, "");
+        void *v = LL->LLVMBuildLoad2(g->b, g->i32, p, "");
+        LL->LLVMSetAlignment(v, 4);
+        set(g, s, LL->LLVMBuildZExt(g->b, v, g->i64, ""));
+        return;
+    }
+    if (g->tck && g->kconst[s] && g->tck[s] == TK_SAME) {
+        set(g, s, splat(g, LL->LLVMBuildLoad2(g->b, g->s64, rf(g, s), ""), g->i64));
+        return;
+    }
+    if (g->uni && g->uni[s]) { /* lane ulane's: every lane the function runs holds it */
+        void *idx = LL->LLVMBuildZExt(g->b, g->ulane, g->s64, "");
+        void *x = LL->LLVMBuildLoad2(g->b, g->s64, LL->LLVMBuildGEP2(g->b, g->s64, rf(g, s), &idx, 1, ""), "");
+        LL->LLVMBuildStore(g->b, x, g->uni[s]);
+        return;
+    }
+    if (g->tcw && g->tcw[s] >= 0) {
+        remat(g, s);
+        return;
+    }
+    void *v = LL->LLVMBuildLoad2(g->b, g->i64, rf(g, s), "");
+    LL->LLVMSetAlignment(v, 8);
+    if (g->shi && g->shi[s] && !g->hiset[s]) /* its upper half is 0 (halves()) */
+        v = LL->LLVMBuildZExt(g->b, LL->LLVMBuildTrunc(g->b, v, g->i32, ""), g->i64, "");
+    set(g, s, v);
+}
+
+/* thread constant s (tconsts()) computed again by its writer, from its
+ * sources first: constants loaded, registers computed again too (one not
+ * live here is not in the file: the reduction's %r13, the shared
+ * variable's address its %r6 adds %tid.x * 4 to) */
+static void remat(struct cg *g, int s)
+{
+    const struct ir_ins *in = &g->m->ins[g->F->start + g->tcw[s]];
+    int src[3] = { in->a, in->b, in->c };
+    for (int i = 0; i < 3; i++) {
+        int o = src[i];
+        if (o < 0 || g->kimm[o]) continue;
+        if (g->kconst[o]) load_slot(g, o);
+        else remat(g, o);
+    }
+    jit_native(g, in);
+}
+
 static void load_live(struct cg *g, int k)
 {
     const uint64_t *lv = g->live + (size_t)k * g->nw;
-    for (int s = 0; s < g->F->nslots; s++) {
-        if (g->kimm[s] || !(lv[s / 64] >> (s % 64) & 1)) continue;
-        int r = g->ksreg[s];
-        if (r >= S_CTAID_X && r <= S_CTAID_Z) {
-            void *v = field(g, offsetof(struct jit_ctx, ctaid) + 4 * (size_t)(r - S_CTAID_X), g->s32);
-            set(g, s, splat(g, LL->LLVMBuildZExt(g->b, v, g->s64, ""), g->i64));
-            continue;
-        }
-        if (g->uni && g->uni[s]) { /* lane ulane's: every lane the function runs holds it */
-            void *idx = LL->LLVMBuildZExt(g->b, g->ulane, g->s64, "");
-            void *x = LL->LLVMBuildLoad2(g->b, g->s64, LL->LLVMBuildGEP2(g->b, g->s64, rf(g, s), &idx, 1, ""), "");
-            LL->LLVMBuildStore(g->b, x, g->uni[s]);
-            continue;
-        }
-        void *v = LL->LLVMBuildLoad2(g->b, g->i64, rf(g, s), "");
-        LL->LLVMSetAlignment(v, 8);
-        if (g->shi && g->shi[s] && !g->hiset[s]) /* its upper half is 0 (halves()) */
-            v = LL->LLVMBuildZExt(g->b, LL->LLVMBuildTrunc(g->b, v, g->i32, ""), g->i64, "");
-        set(g, s, v);
-    }
+    for (int s = 0; s < g->F->nslots; s++)
+        if (!g->kimm[s] && (lv[s / 64] >> (s % 64) & 1)) load_slot(g, s);
 }
 
 /* the live registers at instruction `at` back to the file, those the
@@ -1204,6 +1346,7 @@ void jit_build_vec(struct cg *g, const char *sym)
                                            (void *[]){ v->pmask, LL->LLVMConstInt(g->s1, 0, 0) }, 2), k32(g, 31), "");
     (void)uniforms(g); /* out of memory: none */
     (void)halves(g); /* out of memory: every register 64 bits */
+    (void)tconsts(g); /* out of memory: none */
     for (int s = 0; s < ns; s++) g->slot[s] = LL->LLVMBuildAlloca(g->b, g->shi && g->shi[s] ? g->i32 : g->i64, "");
     g->ic = LL->LLVMBuildAlloca(g->b, g->s64, "");
     v->sbuf = LL->LLVMBuildAlloca(g->b, g->i64, "");
@@ -1267,9 +1410,13 @@ void jit_build_vec(struct cg *g, const char *sym)
     free(g->shi);
     free(g->hiset);
     free(g->uni);
+    free(g->tcw);
+    free(g->tck);
     g->shi = NULL;
     g->hiset = NULL;
     g->uni = NULL;
+    g->tcw = NULL;
+    g->tck = NULL;
 }
 
 /* the warps' round (jit.h, jit_wround_fn) named sym: a loop over a
@@ -1318,6 +1465,7 @@ void jit_build_wround(struct cg *g, const char *sym)
     LL->LLVMBuildStore(g->b, l, CTX(lane));
     LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, WT(tid, i32), l, ""), CTX(tid));
     LL->LLVMBuildStore(g->b, LL->LLVMBuildGEP2(g->b, g->s8, WT(local, P), &loff, 1, ""), CTX(local));
+    LL->LLVMBuildStore(g->b, WT(tids, P), CTX(tids));
 #undef WT
 #undef CTX
     void *r = LL->LLVMBuildCall2(g->b, wfty, wfn, (void *[]){ Rw, C, a, live }, 4, "");

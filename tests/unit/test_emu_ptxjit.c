@@ -1202,6 +1202,56 @@ static void test_vector_uniform_regs(void **state)
     with_vector("0", vec_uniform_regs);
 }
 
+/* thread constants (jit_vec.c, tconsts()): registers of %tid, %ctaid,
+ * immediates and a shared variable's address, read after barriers, which
+ * a resume computes again instead of loading: 32- and 64-bit, chained
+ * (%r5 of %r3 of %r1; %r31 of %r30, a shared variable's address not
+ * live after it, so not in the register file). The first warp's lanes
+ * first run one by one through a loop of different trip counts (they run
+ * the writers in the thread's function), the others' once; then a loop of
+ * barriers whose shared sums read them.
+ * 48 threads (a partial second warp) and 2 blocks of 64; each word
+ * against the interpreter's, and thread 37 of block 1 against the
+ * values it must have */
+static const char tconst_src[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<48>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+    " .shared .align 4 .b8 sh[256];\n"
+    " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r9, %ctaid.x;\n mov.u32 %r8, %ntid.x;\n"
+    " and.b32 %r7, %r1, 3;\n setp.ge.u32 %p3, %r1, 32;\n @%p3 mov.u32 %r7, 0;\n mov.u32 %r40, 0;\n"
+    "L0:\n add.u32 %r40, %r40, 1;\n setp.le.u32 %p1, %r40, %r7;\n @%p1 bra L0;\n"
+    " mad.lo.u32 %r2, %r9, 1000, %r1;\n shl.b32 %r3, %r1, 2;\n mov.u32 %r4, sh;\n add.u32 %r5, %r4, %r3;\n"
+    " mad.lo.u32 %r6, %r9, %r8, %r1;\n"
+    " mul.wide.u32 %rd2, %r6, 128;\n add.s64 %rd3, %rd1, %rd2;\n cvt.u64.u32 %rd5, %r2;\n shl.b64 %rd6, %rd5, 33;\n"
+    " mov.u32 %r30, sh;\n and.b32 %r33, %r3, 124;\n add.u32 %r31, %r30, %r33;\n"
+    " st.shared.u32 [%r5], %r2;\n bar.sync 0;\n mov.u32 %r20, 0;\n"
+    "L1:\n ld.shared.u32 %r21, [%r5];\n add.u32 %r21, %r21, %r6;\n xor.b32 %r22, %r3, 4;\n add.u32 %r23, %r4, %r22;\n"
+    " bar.sync 0;\n ld.shared.u32 %r24, [%r23];\n add.u32 %r21, %r21, %r24;\n bar.sync 0;\n st.shared.u32 [%r5], %r21;\n"
+    " bar.sync 0;\n add.u32 %r20, %r20, 1;\n setp.lt.u32 %p2, %r20, 3;\n @%p2 bra L1;\n"
+    " st.global.u32 [%rd3], %r2;\n st.global.u32 [%rd3+4], %r3;\n st.global.u32 [%rd3+8], %r21;\n"
+    " st.global.u64 [%rd3+16], %rd6;\n st.global.u32 [%rd3+24], %r40;\n st.global.u32 [%rd3+28], %r6;\n"
+    " ld.shared.u32 %r32, [%r31];\n st.global.u32 [%rd3+32], %r32;\n"
+    " ret;\n}\n";
+static void vec_thread_consts(void)
+{
+    same(tconst_src, 1, 48, 48 * 128);
+    same(tconst_src, 2, 64, 128 * 128);
+    uint32_t w[8];
+    memcpy(w, arena + (64 + 37) * 128, sizeof w); /* block 1's thread 37 */
+    assert_int_equal(w[0], 1037);
+    assert_int_equal(w[1], 37 * 4);
+    assert_int_equal(w[4], 0);          /* 1037 << 33: its low word */
+    assert_int_equal(w[5], 1037u << 1); /* and its high */
+    assert_int_equal(w[6], 1);          /* the second warp: one pass */
+    assert_int_equal(w[7], 64 + 37);
+}
+static void test_vector_thread_consts(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_thread_consts);
+    with_vector("0", vec_thread_consts);
+}
+
 /* float results whose NaN need not be canonical (jit_ir.c,
  * jit_float_raw): inf * 0 is the host's negative NaN on thread 0. Read
  * only by an add, it may stay so (the add's NaN is canonical); read by a
@@ -2212,6 +2262,7 @@ int main(void)
         cmocka_unit_test(test_vector_regions),
         cmocka_unit_test(test_vector_halves),
         cmocka_unit_test(test_vector_uniform_regs),
+        cmocka_unit_test(test_vector_thread_consts),
         cmocka_unit_test(test_float_raw),
         cmocka_unit_test(test_vector_uniform_copy),
         cmocka_unit_test(test_vector_region_fault),
