@@ -239,6 +239,20 @@ static int uniforms(struct cg *g)
     return 0;
 }
 
+/* the slots instruction k (from F->start) may write, into s; how many
+ * (some -1). A native one's destinations (a store's registers are what
+ * it stores); any other's every slot it names: a per-lane handler's
+ * registers are written back after it runs, what it reads too */
+static int writes_of(const struct cg *g, int k, int *s)
+{
+    const struct ir_ins *in = &g->m->ins[g->F->start + k];
+    if (ins_kind(g, k) != K_NATIVE) return jit_named_slots(g->m, in, s);
+    int32_t wr[JIT_WRITES];
+    jit_writes(in, wr);
+    for (int i = 0; i < JIT_WRITES; i++) s[i] = wr[i];
+    return in->op == OP_ST ? 2 : JIT_WRITES;
+}
+
 /* the registers the warp's function holds as two 32-bit halves (g->shi,
  * jit_ir.c's jit_set_halves): those whose every writer in the kernel is
  * native and (by its type) at most 32 bits wide, not .wide. Their writes
@@ -265,15 +279,9 @@ static int halves(struct cg *g)
     }
     for (int k = 0; k < nins; k++) {
         const struct ir_ins *in = &g->m->ins[F->start + k];
-        int s[JIT_NAMED_MAX], n, native = ins_kind(g, k) == K_NATIVE;
+        int s[JIT_NAMED_MAX], n = writes_of(g, k, s), native = ins_kind(g, k) == K_NATIVE;
         int narrow = native && !((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL) &&
                      (in->op == OP_SETP || (ir_type_size(in->type) <= 4 && !(in->flags & F_WIDE)));
-        if (native) {
-            int32_t wr[JIT_WRITES];
-            jit_writes(in, wr);
-            for (n = 0; n < JIT_WRITES; n++) s[n] = wr[n];
-        } else
-            n = jit_named_slots(g->m, in, s); /* what it reads too: written back after it runs */
         for (int i = 0; i < n; i++)
             if (s[i] >= 0 && s[i] < ns) st[s[i]] = narrow && st[s[i]] != 2 ? 1 : 2;
     }
@@ -333,16 +341,8 @@ static int tconsts(struct cg *g)
                                   ? TK_SAME
                                   : TK_OTHER;
     }
-    for (int k = 0; k < nins; k++) { /* the writers: a non-native instruction may write what it names */
-        const struct ir_ins *in = &g->m->ins[F->start + k];
-        int s[JIT_NAMED_MAX], n;
-        if (ins_kind(g, k) == K_NATIVE) {
-            int32_t wr[JIT_WRITES];
-            jit_writes(in, wr);
-            for (n = 0; n < JIT_WRITES; n++) s[n] = wr[n];
-            if (in->op == OP_ST) n = 2; /* its vr are what it stores */
-        } else
-            n = jit_named_slots(g->m, in, s);
+    for (int k = 0; k < nins; k++) {
+        int s[JIT_NAMED_MAX], n = writes_of(g, k, s);
         for (int i = 0; i < n; i++)
             if (s[i] >= 0 && s[i] < ns) {
                 if (nwr[s[i]] < 2) nwr[s[i]]++;
