@@ -289,12 +289,19 @@ static inline int32_t jit_one_point(const int32_t *resume, uint32_t m)
 }
 
 /* c's thread: thread t of block b (its lane and .local window) */
+/* warp w's lanes' %tid.x, .y and .z, 32 of each (blk.jtid, made by
+ * jit_ctx_init), or NULL before it */
+static inline uint32_t *jit_warp_tids(const struct blk *b, unsigned w)
+{
+    return b->jtid ? b->jtid + (size_t)w * 3 * 32 : NULL;
+}
+
 static inline void jit_ctx_thread(struct jit_ctx *c, const struct blk *b, unsigned t)
 {
     c->lane = (int)(t % 32);
     c->tid = t;
     c->local = b->local + (size_t)t * b->P->lstride;
-    c->tids = b->jtid ? b->jtid + (size_t)(t / 32) * 3 * 32 : NULL;
+    c->tids = jit_warp_tids(b, t / 32);
 }
 
 /* after the warp's function returned r (> 0) for the lanes m: where each

@@ -276,7 +276,7 @@ int jit_ctx_init(struct jit_ctx *c, struct blk *b)
             return -1;
         }
         for (unsigned t = 0; t < 32 * P->nwarps; t++)
-            for (int a = 0; a < 3; a++) b->jtid[t / 32 * 96 + (unsigned)a * 32 + t % 32] = ex_tid_axis(P->l->block, t, a);
+            for (int a = 0; a < 3; a++) jit_warp_tids(b, t / 32)[(unsigned)a * 32 + t % 32] = ex_tid_axis(P->l->block, t, a);
     }
     memset(c, 0, sizeof *c);
     c->gc = gc;
@@ -384,7 +384,7 @@ static int vec_block(struct blk *b, struct jit_ctx *c, size_t base)
         lv[i] = jit_lanes(P->nthreads, i);
         at[i] = 0;
         wt[i] = (struct jit_wthr){ b->warps[i].R0 + base, &b->warps[i], b->local + (size_t)i * 32 * P->lstride,
-                                   P->lstride, i * 32, b->jtid + (size_t)i * 3 * 32 };
+                                   P->lstride, i * 32, jit_warp_tids(b, i) };
     }
     for (;;) {
         for (unsigned i = 0; i < nw; i++) {
