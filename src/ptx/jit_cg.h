@@ -94,6 +94,9 @@ struct cg {
                                     runs again instead of loading it; -1 for the others.
                                     NULL: none */
     uint8_t *tck;                /* W > 1, by constant slot: TK_* (jit_vec.c), or NULL */
+    void **aok, **ak;            /* W > 1, by slot: a lane-affine register's claim (jit_aff.c):
+                                    ok (i1) and stride (i64) variables; NULL for the others.
+                                    NULL: none */
 };
 
 #define LL (g->api)
@@ -114,6 +117,24 @@ static inline void *ity(struct cg *g, unsigned bytes) { return bytes == 1 ? g->i
 /* a register held as two halves: its value, and v written to it (jit_ir.c) */
 void *jit_get_halves(struct cg *g, int s);
 void jit_set_halves(struct cg *g, int s, void *v);
+
+/* lane-affine registers (jit_aff.c), for the warp's function: a source's
+ * claim and its lanes 0 and 16 */
+struct jit_aff_src { void *ok, *k, *v[2]; };
+/* the registers an address is computed from: their claims' variables, in
+ * the entry block, clear. 0, or -1 out of memory (none has one) */
+int jit_aff_init(struct cg *g);
+void jit_aff_done(struct cg *g);
+/* before and after a native instruction: its sources' claims (src[3]),
+ * then its destination's */
+void jit_aff_pre(struct cg *g, const struct ir_ins *in, struct jit_aff_src *src);
+void jit_aff_post(struct cg *g, const struct ir_ins *in, struct jit_aff_src *src);
+/* slot s written otherwise: no claim */
+void jit_aff_kill(struct cg *g, int s);
+/* whether slot s may claim a stride; whether it claims stride step (i1),
+ * or NULL where it never does */
+int jit_aff_has(const struct cg *g, int s);
+void *jit_aff_step(struct cg *g, int s, uint64_t step);
 
 /* a scalar as a vector of W lanes of type vt */
 static inline void *splat(struct cg *g, void *x, void *vt)

@@ -441,7 +441,7 @@ static void remat(struct cg *g, int s)
         if (g->kconst[o]) load_slot(g, o);
         else remat(g, o);
     }
-    jit_native(g, in);
+    jit_native(g, in); /* its claim is computed where it is read (jit_aff.c) */
 }
 
 static void load_live(struct cg *g, int k)
@@ -608,6 +608,23 @@ static void *lane_ptr(struct cg *g, void *base, void *x, unsigned l, uint64_t ad
     void *o = LL->LLVMBuildExtractElement(g->b, x, k32(g, l), "");
     if (add) o = LL->LLVMBuildAdd(g->b, o, k64(g, add), "");
     return base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &o, 1, "") : LL->LLVMBuildIntToPtr(g->b, o, g->ptr, "");
+}
+
+/* a branch to t where the lanes of eff (i32) access, in each half, the
+ * address register s's first lane's value plus lane * step (x: the
+ * register less lane * step; test: halves_same of it, or NULL), else to f
+ * (likely: which the branch expects). Where s claims that stride
+ * (jit_aff.c) no vector test runs: it is built past the claim */
+static void br_step(struct cg *g, int s, uint64_t step, void *x, void *test, void *eff, int hint, void *t, void *f)
+{
+    void *fast = jit_aff_step(g, s, step);
+    if (fast) {
+        void *slow = newbb(g);
+        LL->LLVMBuildCondBr(g->b, hint ? likely(g, fast) : fast, t, slow);
+        LL->LLVMPositionBuilderAtEnd(g->b, slow);
+    }
+    if (!test) test = halves_same(g, x, eff);
+    LL->LLVMBuildCondBr(g->b, hint ? likely(g, test) : test, t, f);
 }
 
 /* the lanes of eff whose addresses are, in each half, consecutive from
@@ -856,14 +873,16 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
      * [%r7+4k] test it once, not in each access's own path); a register
      * of one load tests one address only where its addresses are not
      * consecutive */
-    void *cons = halves_same(g, dr, eff);
     /* the branches below expect (llvm.expect) what the measured kernels
      * mostly take: checks that pass, consecutive addresses, every lane.
      * LLVM then lays the other paths (masked and one-address accesses,
      * gathers, hand-overs) out of the line of the hot one: saxpy 0.062 to
      * 0.054 s, the tiled SGEMM 0.130 to 0.114 s, where it had them in
      * between */
-    void *one = in->op == OP_LD && v->nld && v->nld[in->a] > 1 ? halves_same(g, r, eff) : NULL;
+    int claims = jit_aff_has(g, in->a); /* where a claim decides, the vector tests
+                                                       are built on the paths that need them */
+    void *cons = claims ? NULL : halves_same(g, dr, eff);
+    void *one = !claims && in->op == OP_LD && v->nld && v->nld[in->a] > 1 ? halves_same(g, r, eff) : NULL;
     /* ends: the checks follow the shape (halves_ok, else window_all into
      * full); else the register's own window test came first */
     int ends = !(reg_window(in) && v->nreg && v->nreg[in->a] >= JIT_REG_WINDOW_MIN);
@@ -900,7 +919,7 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         void *go = newbb(g);
         LL->LLVMBuildCondBr(g->b, likely(g, ok), go, fb);
         LL->LLVMPositionBuilderAtEnd(g->b, go);
-        LL->LLVMBuildCondBr(g->b, likely(g, cons), cb, other);
+        br_step(g, in->a, tot, dr, cons, eff, 1, cb, other);
         LL->LLVMPositionBuilderAtEnd(g->b, cb);
         LL->LLVMBuildCondBr(g->b, likely(g, LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, ~0u), "")), whole, part);
     } else {
@@ -908,7 +927,7 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
          * the half's lowest and highest lanes of eff (halves_ok); else
          * every lane's (window_all) */
         void *chk = newbb(g);
-        LL->LLVMBuildCondBr(g->b, likely(g, cons), chk, other);
+        br_step(g, in->a, tot, dr, cons, eff, 1, chk, other);
         LL->LLVMPositionBuilderAtEnd(g->b, chk);
         ends_ok(g, dr, (uint64_t)in->imm, tot, lo, lim, fits, none, eff, tot, whole, part, fb);
     }
@@ -921,14 +940,13 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     LL->LLVMPositionBuilderAtEnd(g->b, other);
     if (in->op == OP_LD) { /* one address on each half's lanes */
         void *bb = newbb(g);
-        if (!one) one = halves_same(g, r, eff);
         if (ends) {
             void *ob = newbb(g);
-            LL->LLVMBuildCondBr(g->b, one, ob, full);
+            br_step(g, in->a, 0, r, one, eff, 0, ob, full);
             LL->LLVMPositionBuilderAtEnd(g->b, ob);
             LL->LLVMBuildCondBr(g->b, likely(g, halves_ok(g, r, (uint64_t)in->imm, 0, lo, lim, fits, none, eff, tot)), bb, fb);
         } else
-            LL->LLVMBuildCondBr(g->b, one, bb, gat);
+            br_step(g, in->a, 0, r, one, eff, 0, bb, gat);
         LL->LLVMPositionBuilderAtEnd(g->b, bb);
         ld_broadcast(g, in, eff, base, x, tmp);
         LL->LLVMBuildBr(g->b, join);
@@ -1155,6 +1173,10 @@ static void ins(struct vg *v, int k, const uint8_t *in_spin)
     char why[8];
     int kind = jit_classify(g->m, F, in, g->h[i], why, sizeof why);
     LL->LLVMPositionBuilderAtEnd(g->b, g->bb[k]);
+    struct jit_aff_src src[3]; /* a native writer's sources' claims, before it writes */
+    jit_aff_pre(g, in, src);
+    int ws[JIT_NAMED_MAX], nws = writes_of(g, k, ws);
+    for (int j = 0; j < nws; j++) jit_aff_kill(g, ws[j]);
     int32_t wr[JIT_WRITES];
     jit_writes(in, wr);
     for (int j = 0; j < JIT_WRITES && v->dirty; j++) /* before it runs: a store more at most,
@@ -1300,6 +1322,7 @@ static void ins(struct vg *v, int k, const uint8_t *in_spin)
     default:
         g->vpred = rpred(v, k, guard);
         jit_native(g, in);
+        jit_aff_post(g, in, src);
         g->vpred = NULL;
         break;
     }
@@ -1348,6 +1371,7 @@ void jit_build_vec(struct cg *g, const char *sym)
     (void)halves(g); /* out of memory: every register 64 bits */
     (void)tconsts(g); /* out of memory: none */
     for (int s = 0; s < ns; s++) g->slot[s] = LL->LLVMBuildAlloca(g->b, g->shi && g->shi[s] ? g->i32 : g->i64, "");
+    (void)jit_aff_init(g); /* out of memory: no register is affine */
     g->ic = LL->LLVMBuildAlloca(g->b, g->s64, "");
     v->sbuf = LL->LLVMBuildAlloca(g->b, g->i64, "");
     LL->LLVMSetAlignment(v->sbuf, 8);
@@ -1412,6 +1436,7 @@ void jit_build_vec(struct cg *g, const char *sym)
     free(g->uni);
     free(g->tcw);
     free(g->tck);
+    jit_aff_done(g);
     g->shi = NULL;
     g->hiset = NULL;
     g->uni = NULL;

@@ -42,13 +42,14 @@ static int host_threads; /* 0: all cores; 1: one worker, so the counts of hand-o
 
 /* runs entry k(.param .u64 out) of src on engine e; out: the arena,
  * cleared first */
+static unsigned block_y = 1; /* a block of block threads is block / block_y by block_y */
 static enum ptx_status run(const char *src, int e, unsigned grid, unsigned block, char *err, size_t errlen)
 {
     struct ptx_module *m = ptx_parse(src, 0, err, errlen);
     if (!m) fail_msg("parse: %s", err);
     memset(arena, 0, sizeof arena);
     uint64_t out = (uint64_t)(uintptr_t)arena;
-    struct ptx_launch l = { .grid = { grid, 1, 1 }, .block = { block, 1, 1 }, .params = &out, .param_bytes = 8,
+    struct ptx_launch l = { .grid = { grid, 1, 1 }, .block = { block / block_y, block_y, 1 }, .params = &out, .param_bytes = 8,
                             .smcount = 4, .nthreads = host_threads, .fault = &fault, .max_instructions = budget, .engine = e,
                             .engine_report = &rep, .host = { NULL, lookup, NULL, NULL, NULL, NULL, NULL } };
     enum ptx_status st = ptx_run(m, ptx_entry_find(m, "k"), &l, err, errlen);
@@ -1252,6 +1253,67 @@ static void test_vector_thread_consts(void **state)
     with_vector("0", vec_thread_consts);
 }
 
+/* lane-affine registers (jit_aff.c): addresses whose claims must be
+ * false, each read from a table the kernel fills (a false claim reads
+ * its half's first lane's address plus lane * 4, other words than the
+ * lanes' own): %tid.x where rows of 8 put two rows in a half; a product
+ * whose stride differs between the halves (%tid.x * 4 * (%tid.y + 1));
+ * %tid.x squared (a stride that grows); a register written on half the
+ * lanes; one overwritten by a load; a shift by %tid.y. And claims that
+ * hold: a register stepped in a loop, one address a half (%tid.y * 64).
+ * Blocks of 16 x 4 (every half in one row) and 8 x 8, two of each; every
+ * word against the interpreter's */
+static void vec_affine(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<40>; .reg .pred %p<4>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, %tid.y;\n mov.u32 %r3, %ntid.x;\n"
+        " mad.lo.u32 %r4, %r2, %r3, %r1;\n mov.u32 %r30, %ctaid.x;\n mad.lo.u32 %r31, %r30, 64, %r4;\n"
+        " mul.wide.u32 %rd2, %r31, 32;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " add.s64 %rd4, %rd1, 8192;\n mul.wide.u32 %rd5, %r4, 4;\n add.s64 %rd6, %rd4, %rd5;\n"
+        " mad.lo.u32 %r5, %r4, 7, 1000;\n st.global.u32 [%rd6], %r5;\n"
+        " mul.lo.u32 %r21, %r4, 5;\n and.b32 %r22, %r21, 63;\n shl.b32 %r23, %r22, 2;\n st.global.u32 [%rd6+2048], %r23;\n"
+        " bar.sync 0;\n"
+        " mul.wide.u32 %rd7, %r1, 4;\n add.s64 %rd8, %rd4, %rd7;\n ld.global.u32 %r6, [%rd8];\n st.global.u32 [%rd3], %r6;\n"
+        " add.u32 %r7, %r2, 1;\n shl.b32 %r8, %r1, 2;\n mul.lo.u32 %r9, %r8, %r7;\n cvt.u64.u32 %rd9, %r9;\n"
+        " add.s64 %rd10, %rd4, %rd9;\n ld.global.u32 %r10, [%rd10];\n st.global.u32 [%rd3+4], %r10;\n"
+        " mul.lo.u32 %r11, %r1, %r1;\n mul.wide.u32 %rd11, %r11, 4;\n add.s64 %rd12, %rd4, %rd11;\n"
+        " ld.global.u32 %r12, [%rd12];\n st.global.u32 [%rd3+8], %r12;\n"
+        " shl.b32 %r13, %r4, 2;\n and.b32 %r14, %r4, 1;\n setp.eq.u32 %p1, %r14, 1;\n @%p1 add.u32 %r13, %r13, 64;\n"
+        " cvt.u64.u32 %rd13, %r13;\n add.s64 %rd14, %rd4, %rd13;\n ld.global.u32 %r15, [%rd14];\n st.global.u32 [%rd3+12], %r15;\n"
+        " shl.b32 %r16, %r4, 2;\n ld.global.u32 %r16, [%rd6+2048];\n cvt.u64.u32 %rd15, %r16;\n add.s64 %rd16, %rd4, %rd15;\n"
+        " ld.global.u32 %r17, [%rd16];\n st.global.u32 [%rd3+16], %r17;\n"
+        " shl.b32 %r18, %r1, %r2;\n shl.b32 %r19, %r18, 2;\n cvt.u64.u32 %rd17, %r19;\n add.s64 %rd18, %rd4, %rd17;\n"
+        " ld.global.u32 %r20, [%rd18];\n st.global.u32 [%rd3+20], %r20;\n"
+        " shl.b32 %r24, %r4, 2;\n mov.u32 %r25, 0;\n mov.u32 %r26, 0;\n"
+        "L:\n cvt.u64.u32 %rd19, %r24;\n add.s64 %rd20, %rd4, %rd19;\n ld.global.u32 %r27, [%rd20];\n add.u32 %r25, %r25, %r27;\n"
+        " add.u32 %r24, %r24, 16;\n add.u32 %r26, %r26, 1;\n setp.lt.u32 %p2, %r26, 3;\n @%p2 bra L;\n st.global.u32 [%rd3+24], %r25;\n"
+        " mul.wide.u32 %rd21, %r2, 64;\n add.s64 %rd22, %rd4, %rd21;\n ld.global.u32 %r28, [%rd22];\n st.global.u32 [%rd3+28], %r28;\n"
+        " ret;\n}\n";
+    for (unsigned y = 4; y <= 8; y += 4) {
+        block_y = y;
+        same(src, 2, 64, 2 * 64 * 32);
+        uint32_t w[8];
+        memcpy(w, arena + 32 * 73, sizeof w); /* block 1's thread 9: (9, 2) or (1, 1) */
+        unsigned x = y == 4 ? 9 : 1, ty = y == 4 ? 0 : 1;
+        assert_int_equal(w[0], 7 * x + 1000);
+        assert_int_equal(w[1], 7 * (x * (ty + 1)) + 1000);
+    }
+}
+static void test_vector_affine(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_affine);
+    with_vector("0", vec_affine);
+}
+static int one_row(void **state) /* the blocks of one row again, after a failure too */
+{
+    (void)state;
+    block_y = 1;
+    return 0;
+}
+
 /* float results whose NaN need not be canonical (jit_ir.c,
  * jit_float_raw): inf * 0 is the host's negative NaN on thread 0. Read
  * only by an add, it may stay so (the add's NaN is canonical); read by a
@@ -2263,6 +2325,7 @@ int main(void)
         cmocka_unit_test(test_vector_halves),
         cmocka_unit_test(test_vector_uniform_regs),
         cmocka_unit_test(test_vector_thread_consts),
+        cmocka_unit_test_teardown(test_vector_affine, one_row),
         cmocka_unit_test(test_float_raw),
         cmocka_unit_test(test_vector_uniform_copy),
         cmocka_unit_test(test_vector_region_fault),
