@@ -296,12 +296,13 @@ int jit_aff_has(const struct cg *g, int s)
     return f > 0 || (f < 0 && ((g->aok && g->aok[s]) || (g->tcw && g->tcw[s] >= 0) || g->kconst[s]));
 }
 
-void *jit_aff_step(struct cg *g, int s, uint64_t step)
+int jit_aff_get(struct cg *g, int s, void **ok, void **k)
 {
     int budget = AFF_BUDGET;
-    if (!jit_aff_has(g, s)) return NULL;
-    if (fixed(g, s) > 0) return LL->LLVMConstInt(g->s1, step == 0, 0);
+    if (!jit_aff_has(g, s)) return 0;
     struct jit_aff_src c;
     claim(g, s, &c, &budget);
-    return and1(g, c.ok, eq(g, c.k, k64(g, step)));
+    *ok = c.ok;
+    *k = c.k;
+    return 1;
 }

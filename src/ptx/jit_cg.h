@@ -131,10 +131,10 @@ void jit_aff_pre(struct cg *g, const struct ir_ins *in, struct jit_aff_src *src)
 void jit_aff_post(struct cg *g, const struct ir_ins *in, struct jit_aff_src *src);
 /* slot s written otherwise: no claim */
 void jit_aff_kill(struct cg *g, int s);
-/* whether slot s may claim a stride; whether it claims stride step (i1),
- * or NULL where it never does */
+/* whether slot s may claim a stride; its claim (ok: i1, k: i64), 0 where
+ * it never has one */
 int jit_aff_has(const struct cg *g, int s);
-void *jit_aff_step(struct cg *g, int s, uint64_t step);
+int jit_aff_get(struct cg *g, int s, void **ok, void **k);
 
 /* a scalar as a vector of W lanes of type vt */
 static inline void *splat(struct cg *g, void *x, void *vt)

@@ -613,14 +613,16 @@ static void *lane_ptr(struct cg *g, void *base, void *x, unsigned l, uint64_t ad
 /* a branch to t where the lanes of eff (i32) access, in each half, the
  * address register s's first lane's value plus lane * step (x: the
  * register less lane * step; test: halves_same of it, or NULL), else to f
- * (likely: which the branch expects). Where s claims that stride
- * (jit_aff.c) no vector test runs: it is built past the claim */
+ * (hint: the branch expects t). Where s has a claim (jit_aff.c) its
+ * stride decides, and no vector test runs: that is built past the claim */
 static void br_step(struct cg *g, int s, uint64_t step, void *x, void *test, void *eff, int hint, void *t, void *f)
 {
-    void *fast = jit_aff_step(g, s, step);
-    if (fast) {
-        void *slow = newbb(g);
-        LL->LLVMBuildCondBr(g->b, hint ? likely(g, fast) : fast, t, slow);
+    void *ok, *k;
+    if (jit_aff_get(g, s, &ok, &k)) {
+        void *dec = newbb(g), *slow = newbb(g), *is = LL->LLVMBuildICmp(g->b, IEQ, k, k64(g, step), "");
+        LL->LLVMBuildCondBr(g->b, likely(g, ok), dec, slow);
+        LL->LLVMPositionBuilderAtEnd(g->b, dec);
+        LL->LLVMBuildCondBr(g->b, hint ? likely(g, is) : is, t, f);
         LL->LLVMPositionBuilderAtEnd(g->b, slow);
     }
     if (!test) test = halves_same(g, x, eff);
