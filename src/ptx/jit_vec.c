@@ -869,20 +869,20 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         ld_extend(g, in, tmp);
         return;
     }
-    /* the shapes' tests, here where they dominate the access's paths, for
-     * a register that more loads use: LLVM computes each once for the
-     * accesses of one register under one mask (the tiled SGEMM's 16
-     * [%r7+4k] test it once, not in each access's own path); a register
-     * of one load tests one address only where its addresses are not
-     * consecutive */
     /* the branches below expect (llvm.expect) what the measured kernels
      * mostly take: checks that pass, consecutive addresses, every lane.
      * LLVM then lays the other paths (masked and one-address accesses,
      * gathers, hand-overs) out of the line of the hot one: saxpy 0.062 to
      * 0.054 s, the tiled SGEMM 0.130 to 0.114 s, where it had them in
-     * between */
-    int claims = jit_aff_has(g, in->a); /* where a claim decides, the vector tests
-                                                       are built on the paths that need them */
+     * between.
+     * The shapes' tests: where the register may have a claim (jit_aff.c),
+     * which decides the shape where it holds, built past it (br_step);
+     * else here, where they dominate the access's paths, for a register
+     * that more loads use: LLVM computes each once for the accesses of one
+     * register under one mask (16 [%r7+4k] test it once, not in each
+     * access's own path); a register of one load tests one address only
+     * where its addresses are not consecutive */
+    int claims = jit_aff_has(g, in->a);
     void *cons = claims ? NULL : halves_same(g, dr, eff);
     void *one = !claims && in->op == OP_LD && v->nld && v->nld[in->a] > 1 ? halves_same(g, r, eff) : NULL;
     /* ends: the checks follow the shape (halves_ok, else window_all into
