@@ -19,10 +19,15 @@
  * to 64 bits (zero-extended as the register holds it, or as mul.wide and
  * cvt extend it). Any other write of the register, a write under a mask
  * that is not every lane, and the function's start and resumes clear ok.
- * An access whose register claims k equal to its size then needs no
- * vector test of the shape (k 0: one address), only the window's of the
- * halves' end lanes, scalars; where ok is clear the vector test runs as
- * before, so a claim only ever skips a test that would pass. */
+ * A thread constant (jit_vec.c's tconsts()) has no variables: its claim
+ * is computed where it is read, from its writer's sources, so a resume
+ * computes none. Where an access's register has a claim, its stride
+ * decides the shape (the access's size: consecutive; 0: one address; else
+ * gathers and scatters) with no vector test, only the window's of the
+ * halves' end lanes, scalars; where ok is clear the vector tests run as
+ * before. A claim holds on all 32 lanes, so the shape it picks is one the
+ * vector test would have found for the lanes that run, or a more general
+ * one (a claim of another stride where only one lane a half runs). */
 #include "jit_cg.h"
 
 #include <stdlib.h>
