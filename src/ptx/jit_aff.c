@@ -145,8 +145,9 @@ static void *tid_rows(struct cg *g)
 
 /* slot s's claim (ok, k), its lanes 0 and 16 in v. A thread constant's
  * (jit_vec.c's tconsts(): one writer, of %tid and constants) is computed
- * here, where it is read, from its writer's sources: its value and
- * theirs are the same wherever they are read, and a barrier's resume,
+ * here, where it is read, from its writer's sources, where that writer is
+ * outside the divergent regions: its value and theirs are then the same,
+ * on all 32 lanes, wherever they are read, and a barrier's resume,
  * which computes them again, computes no claim that its warp may not
  * read (the reduction's warps that skip the work between two barriers).
  * Others are their variables' (eager: written by their writers) */
@@ -171,7 +172,9 @@ static void claim(struct cg *g, int s, struct jit_aff_src *c, int *budget)
     }
     if (g->tcw && g->tcw[s] >= 0) {
         const struct ir_ins *in = &g->m->ins[g->F->start + g->tcw[s]];
-        if (!affine_op(in) || --*budget < 0) return;
+        /* written outside the divergent regions, on all 32 lanes (in one,
+         * the lanes off its path keep what they held) */
+        if (!affine_op(in) || g->rin[g->tcw[s]] >= 0 || --*budget < 0) return;
         struct jit_aff_src src[3];
         const int32_t o[3] = { in->a, in->b, in->c };
         for (int i = 0; i < 3; i++) claim(g, o[i], &src[i], budget); /* -1: a false claim */

@@ -1262,7 +1262,8 @@ static void test_vector_thread_consts(void **state)
  * lanes; one overwritten by a load; a shift by %tid.y. And claims that
  * hold: a register stepped in a loop, one address a half (%tid.y * 64).
  * Blocks of 16 x 4 (every half in one row) and 8 x 8, two of each; every
- * word against the interpreter's */
+ * word against the interpreter's. First, a thread constant written in a
+ * divergent region */
 static void vec_affine(void)
 {
     static const char src[] = HDR
@@ -1290,6 +1291,23 @@ static void vec_affine(void)
         " add.u32 %r24, %r24, 16;\n add.u32 %r26, %r26, 1;\n setp.lt.u32 %p2, %r26, 3;\n @%p2 bra L;\n st.global.u32 [%rd3+24], %r25;\n"
         " mul.wide.u32 %rd21, %r2, 64;\n add.s64 %rd22, %rd4, %rd21;\n ld.global.u32 %r28, [%rd22];\n st.global.u32 [%rd3+28], %r28;\n"
         " ret;\n}\n";
+    /* a thread constant written in a divergent region (not on each warp's
+     * lane 0, which then holds what the start set): its claim must not
+     * hold there, else the second warp's lanes read from lane 0's stale
+     * address on */
+    static const char reg[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " .shared .align 4 .b8 sh[256];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " mov.u32 %r9, sh;\n shl.b32 %r2, %r1, 2;\n add.u32 %r5, %r9, %r2;\n mad.lo.u32 %r6, %r1, 3, 7;\n st.shared.u32 [%r5], %r6;\n"
+        " bar.sync 0;\n and.b32 %r7, %r1, 31;\n setp.eq.u32 %p1, %r7, 0;\n @%p1 bra S;\n"
+        " shl.b32 %r3, %r1, 2;\n add.u32 %r4, %r9, %r3;\n ld.shared.u32 %r8, [%r4];\n st.global.u32 [%rd3], %r8;\n"
+        "S:\n ret;\n}\n";
+    block_y = 1;
+    same(reg, 1, 64, 64 * 4);
+    uint32_t w40;
+    memcpy(&w40, arena + 4 * 40, 4);
+    assert_int_equal(w40, 3 * 40 + 7);
     for (unsigned y = 4; y <= 8; y += 4) {
         block_y = y;
         same(src, 2, 64, 2 * 64 * 32);
