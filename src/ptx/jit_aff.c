@@ -42,7 +42,7 @@ static int fixed(const struct cg *g, int s)
     if (g->kimm[s] || (g->uni && g->uni[s])) return 1;
     if (!g->kconst[s]) return -1;
     int r = g->ksreg[s];
-    if (r < 0 || (r >= S_NTID_X && r <= S_NCTAID_Z) || r == S_DYN_SMEM || r == S_TOTAL_SMEM) return 1;
+    if (r < 0 || jit_sreg_warp_same(r)) return 1;
     return r >= S_TID_X && r <= S_TID_Z ? -1 : 0;
 }
 
@@ -131,10 +131,7 @@ static void rule(struct cg *g, const struct ir_ins *in, struct jit_aff_src *src,
  * to the next row, or rows shorter than 16, end lower) */
 static void *tid_rows(struct cg *g)
 {
-    void *idx = k64(g, 0);
-    void *p = LL->LLVMBuildGEP2(g->b, g->s32, field(g, offsetof(struct jit_ctx, tids), g->ptr), &idx, 1, "");
-    void *x = LL->LLVMBuildLoad2(g->b, g->i32, p, ""), *ok = tr1(g);
-    LL->LLVMSetAlignment(x, 4);
+    void *x = jit_tids(g, 0), *ok = tr1(g);
     for (unsigned h = 0; h < 2; h++) {
         void *x0 = LL->LLVMBuildExtractElement(g->b, x, k32(g, h * 16), "");
         void *x1 = LL->LLVMBuildExtractElement(g->b, x, k32(g, h * 16 + 15), "");

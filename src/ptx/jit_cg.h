@@ -118,6 +118,13 @@ static inline void *ity(struct cg *g, unsigned bytes) { return bytes == 1 ? g->i
 void *jit_get_halves(struct cg *g, int s);
 void jit_set_halves(struct cg *g, int s, void *v);
 
+/* a special register the same on every lane of a warp: the block's and
+ * the grid's sizes, the block's %ctaid, the shared memory's sizes */
+static inline int jit_sreg_warp_same(int r)
+{
+    return (r >= S_NTID_X && r <= S_NCTAID_Z) || r == S_DYN_SMEM || r == S_TOTAL_SMEM;
+}
+
 /* lane-affine registers (jit_aff.c), for the warp's function: a source's
  * claim and its lanes 0 and 16 */
 struct jit_aff_src { void *ok, *k, *v[2]; };
@@ -217,6 +224,16 @@ static inline void *field_ptr(struct cg *g, size_t off)
     return LL->LLVMBuildGEP2(g->b, g->s8, g->C, &idx, 1, "");
 }
 static inline void *field(struct cg *g, size_t off, void *ty) { return LL->LLVMBuildLoad2(g->b, ty, field_ptr(g, off), ""); }
+
+/* the warp's lanes' %tid along axis (0: x), 32 x i32 (jit_ctx.tids) */
+static inline void *jit_tids(struct cg *g, int axis)
+{
+    void *idx = k64(g, (uint64_t)axis * 32);
+    void *p = LL->LLVMBuildGEP2(g->b, g->s32, field(g, offsetof(struct jit_ctx, tids), g->ptr), &idx, 1, "");
+    void *v = LL->LLVMBuildLoad2(g->b, g->i32, p, "");
+    LL->LLVMSetAlignment(v, 4);
+    return v;
+}
 
 /* a host address (a helper, an instruction, a handler): read at run time
  * from the object's own table (jit_cache.c), so the code holds none. Every

@@ -185,7 +185,7 @@ static int uniforms(struct cg *g)
         int v = (int)c->val, ok = c->kind == K_IMM || c->kind == K_PARAM || c->kind == K_GLOBAL || c->kind == K_SHARED ||
                                  c->kind == K_FUNC;
         if (c->kind == K_SREG)
-            ok = (v >= S_NTID_X && v <= S_NCTAID_Z) || v == S_DYN_SMEM || v == S_TOTAL_SMEM;
+            ok = jit_sreg_warp_same(v);
         src[c->slot] = (uint8_t)ok;
     }
     for (int k = 0; k < nins; k++) { /* candidates: the registers written, but constants */
@@ -336,10 +336,7 @@ static int tconsts(struct cg *g)
         g->tck[c->slot] = c->kind == K_GLOBAL || c->kind == K_SHARED || c->kind == K_FUNC ? TK_SAME : TK_OTHER;
         if (c->kind == K_SREG)
             g->tck[c->slot] = (v >= S_TID_X && v <= S_TID_Z) || (v >= S_CTAID_X && v <= S_CTAID_Z) ? TK_THREAD
-                              : (v >= S_NTID_X && v <= S_NTID_Z) || (v >= S_NCTAID_X && v <= S_NCTAID_Z) ||
-                                        v == S_DYN_SMEM || v == S_TOTAL_SMEM
-                                  ? TK_SAME
-                                  : TK_OTHER;
+                              : jit_sreg_warp_same(v) ? TK_SAME : TK_OTHER; /* %ctaid: TK_THREAD first */
     }
     for (int k = 0; k < nins; k++) {
         int s[JIT_NAMED_MAX], n = writes_of(g, k, s);
@@ -399,11 +396,7 @@ static void load_slot(struct cg *g, int s)
         return;
     }
     if (r >= S_TID_X && r <= S_TID_Z) { /* 32-bit lanes, not the file's 64 */
-        void *idx = k64(g, (uint64_t)(r - S_TID_X) * 32);
-        void *p = LL->LLVMBuildGEP2(g->b, g->s32, field(g, offsetof(struct jit_ctx, tids), g->ptr), &idx, 1, "");
-        void *v = LL->LLVMBuildLoad2(g->b, g->i32, p, "");
-        LL->LLVMSetAlignment(v, 4);
-        set(g, s, LL->LLVMBuildZExt(g->b, v, g->i64, ""));
+        set(g, s, LL->LLVMBuildZExt(g->b, jit_tids(g, r - S_TID_X), g->i64, ""));
         return;
     }
     if (g->tck && g->kconst[s] && g->tck[s] == TK_SAME) {
