@@ -53,6 +53,14 @@ struct vg {
                                     aligned offsets (reg_window), at most 65535 */
     uint16_t *nld;               /* by slot: the loads whose address register it is, at
                                     most 65535 */
+    int *glead;                  /* by instruction: an access's group's first (groups()),
+                                    -1 for none */
+    uint32_t *gimm;              /* by a group's first: its accesses' largest offset */
+    struct vgroup {              /* by a group's first, as last built (ldst) */
+        void *eff;               /* its lanes (i32): a member of other lanes has none */
+        void *cons, *one;        /* (i1) every access of the group passes its checks and
+                                    is consecutive, or (loads) one address, a half */
+    } *grp;
     int copying;                 /* building a region's uniform copy (uniform_copy) */
 };
 
@@ -595,12 +603,19 @@ static void *halves_same(struct cg *g, void *x, void *eff)
     return LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildOr(g->b, eq, LL->LLVMBuildNot(g->b, eff, ""), ""), k32(g, ~0u), "");
 }
 
-/* lane l's address p (offset from base, NULL: an address) as a pointer */
-static void *lane_ptr(struct cg *g, void *base, void *x, unsigned l, uint64_t add)
+/* an address o (i64; an offset from base, NULL: an address) as a pointer */
+static void *at(struct cg *g, void *base, void *o)
 {
-    void *o = LL->LLVMBuildExtractElement(g->b, x, k32(g, l), "");
-    if (add) o = LL->LLVMBuildAdd(g->b, o, k64(g, add), "");
     return base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &o, 1, "") : LL->LLVMBuildIntToPtr(g->b, o, g->ptr, "");
+}
+
+/* the halves' first lanes' values of x (<32 x i64>) plus add: o[0], o[1] */
+static void firsts(struct cg *g, void *x, uint64_t add, void **o)
+{
+    for (unsigned h = 0; h < 2; h++) {
+        o[h] = LL->LLVMBuildExtractElement(g->b, x, k32(g, h * HALF), "");
+        if (add) o[h] = LL->LLVMBuildAdd(g->b, o[h], k64(g, add), "");
+    }
 }
 
 /* a branch to t where the lanes of eff (i32) access, in each half, the
@@ -623,15 +638,15 @@ static void br_step(struct cg *g, int s, uint64_t step, void *x, void *test, voi
 }
 
 /* the lanes of eff whose addresses are, in each half, consecutive from
- * the half's first lane's: lane l's is d[h] + l * tot for its half h (d:
- * the addresses less l * tot, the same on the half's lanes of eff). Per
- * half one masked load or store of its 16 x vec elements from d[h] + h *
- * 16 * tot (nothing is accessed where a lane is not in eff, so a half
- * without one reads nothing from its d), or, where eff is every lane
+ * the half's first lane's: lane l's is o[h] + (l - 16 h) * tot for its
+ * half h (o: the halves' first lanes' addresses, firsts()). Per half one
+ * masked load or store of its 16 x vec elements from o[h] (nothing is
+ * accessed where a lane is not in eff, so a half without one reads
+ * nothing from its o), or, where eff is every lane
  * (whole), a plain one, which needs no mask vector (a masked load's mask
  * cost more than the load on the AVX2 host measured), split into (or made
  * of) the vec registers' vectors by shuffles */
-static void ldst_consecutive(struct cg *g, const struct ir_ins *in, void *ev, void *base, void *d, void **tmp, int whole)
+static void ldst_consecutive(struct cg *g, const struct ir_ins *in, void *ev, void *base, void **o, void **tmp, int whole)
 {
     unsigned n = ir_type_size(in->type), nv = (unsigned)in->vec, ne = JIT_LANES * nv, hn = ne / 2, idx[256];
     void *st = LL->LLVMIntTypeInContext(g->ctx, 8 * n), *wt = LL->LLVMVectorType(st, ne);
@@ -640,7 +655,7 @@ static void ldst_consecutive(struct cg *g, const struct ir_ins *in, void *ev, vo
     for (unsigned h = 0; h < 2; h++) { /* the half's mask bits, on its lanes' vec elements */
         for (unsigned j = 0; j < hn; j++) idx[j] = h * HALF + j / nv;
         m[h] = shuffle(g, ev, NULL, g->i1, idx, hn);
-        p[h] = lane_ptr(g, base, d, h * HALF, (uint64_t)h * HALF * n * nv); /* its first lane's address */
+        p[h] = at(g, base, o[h]);
     }
     if (in->op == OP_LD) {
         snprintf(name, sizeof name, "llvm.masked.load.v%ui%u.p0", hn, 8 * n);
@@ -681,25 +696,23 @@ static void ldst_consecutive(struct cg *g, const struct ir_ins *in, void *ev, vo
 }
 
 /* a load whose lanes of eff read, in each half, one address (the half's
- * first lane's): a scalar load per half and element, splat on the half.
- * A half without a lane of eff reads the other's address (its own may
- * be anything) */
-static void ld_broadcast(struct cg *g, const struct ir_ins *in, void *eff, void *base, void *x, void **tmp)
+ * first lane's, o[h], firsts()): a scalar load per half and element,
+ * splat on the half. A half without a lane of eff reads the other's
+ * address (its own may be anything) */
+static void ld_broadcast(struct cg *g, const struct ir_ins *in, void *eff, void *base, void **o, void **tmp)
 {
     unsigned n = ir_type_size(in->type), idx[JIT_LANES];
     void *st = LL->LLVMIntTypeInContext(g->ctx, 8 * n), *et = ity(g, n);
     void *lo = LL->LLVMBuildICmp(g->b, INE, LL->LLVMBuildAnd(g->b, eff, k32(g, 0xffffu), ""), k32(g, 0), "");
     void *hi = LL->LLVMBuildICmp(g->b, INE, LL->LLVMBuildLShr(g->b, eff, k32(g, HALF), ""), k32(g, 0), "");
-    void *x0 = LL->LLVMBuildExtractElement(g->b, x, k32(g, 0), ""), *x1 = LL->LLVMBuildExtractElement(g->b, x, k32(g, HALF), "");
-    void *a[2] = { LL->LLVMBuildSelect(g->b, lo, x0, x1, ""), LL->LLVMBuildSelect(g->b, hi, x1, x0, "") };
+    void *a[2] = { LL->LLVMBuildSelect(g->b, lo, o[0], o[1], ""), LL->LLVMBuildSelect(g->b, hi, o[1], o[0], "") };
     for (unsigned l = 0; l < JIT_LANES; l++) idx[l] = l / HALF * HALF;
     for (int i = 0; i < in->vec; i++) {
         if (in->vr[i] < 0) continue;
         void *v = LL->LLVMConstNull(et);
         for (unsigned h = 0; h < 2; h++) {
-            void *o = i ? LL->LLVMBuildAdd(g->b, a[h], k64(g, (uint64_t)i * n), "") : a[h];
-            void *p = base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &o, 1, "") : LL->LLVMBuildIntToPtr(g->b, o, g->ptr, "");
-            void *sv = LL->LLVMBuildLoad2(g->b, st, p, "");
+            void *e = i ? LL->LLVMBuildAdd(g->b, a[h], k64(g, (uint64_t)i * n), "") : a[h];
+            void *sv = LL->LLVMBuildLoad2(g->b, st, at(g, base, e), "");
             LL->LLVMSetAlignment(sv, n);
             v = LL->LLVMBuildInsertElement(g->b, v, sv, k32(g, h * HALF), "");
         }
@@ -726,6 +739,110 @@ static int reg_window(const struct ir_ins *in)
     uint64_t tot = (uint64_t)ir_type_size(in->type) * (uint64_t)in->vec, imm = (uint64_t)in->imm;
     return (in->op == OP_LD || in->op == OP_ST) && (in->space == SP_SHARED || in->space == SP_PARAM) && in->a >= 0 &&
            imm < (1ull << 32) && !(imm & (tot - 1));
+}
+
+/* ---- groups: the accesses of one register that share their tests -------------- */
+/* groups of two or more .shared and .param accesses (reg_window) of one
+ * address register and size, unguarded, in one stretch of native
+ * instructions that nothing branches into or resumes at (a barrier, a
+ * rendezvous, any control ends it) and nothing in which writes the
+ * register: the tiled SGEMM's 16 [%r8+k*64] and 16 [%r7+k*4] after its
+ * barrier. At the first access (v->glead[k] == k) ldst builds one test of
+ * every access's checks and shape (group_tests), which dominates the
+ * others in the stretch, and each access's fast path then branches on it
+ * alone. 0, or -1 out of memory (no group) */
+static int groups(struct vg *v)
+{
+    struct cg *g = v->g;
+    int nins = g->F->end - g->F->start, ns = g->F->nslots, nopen = 0;
+    v->glead = malloc(sizeof *v->glead * ((size_t)nins + 1));
+    v->gimm = calloc((size_t)nins + 1, sizeof *v->gimm);
+    v->grp = calloc((size_t)nins + 1, sizeof *v->grp);
+    int *open = malloc(sizeof *open * ((size_t)ns + 1)), *list = malloc(sizeof *list * ((size_t)nins + 1));
+    int *cnt = calloc((size_t)nins + 1, sizeof *cnt);
+    uint8_t *tgt = calloc((size_t)nins + 1, 1);
+    if (!v->glead || !v->gimm || !v->grp || !open || !list || !cnt || !tgt) {
+        free(v->glead);
+        free(v->gimm);
+        free(v->grp);
+        v->glead = NULL;
+        v->gimm = NULL;
+        v->grp = NULL;
+        free(open);
+        free(list);
+        free(cnt);
+        free(tgt);
+        return -1;
+    }
+    for (int k = 0; k < nins; k++)
+        if (g->m->ins[g->F->start + k].op == OP_BRA) tgt[target_of(g, k)] = 1;
+    for (int s = 0; s < ns; s++) open[s] = -1;
+    for (int k = 0; k < nins; k++) {
+        const struct ir_ins *in = &g->m->ins[g->F->start + k];
+        int plain = ins_kind(g, k) == K_NATIVE && in->op != OP_BRA && in->op != OP_EXIT && in->op != OP_RET &&
+                    in->op != OP_BAR && in->op != OP_TRAP && !((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL);
+        v->glead[k] = -1;
+        if (tgt[k] || !plain) { /* the stretch ends before k (entered here too) or at it */
+            for (int i = 0; i < nopen; i++) open[list[i]] = -1;
+            nopen = 0;
+            if (!plain) continue;
+        }
+        if (reg_window(in) && in->guard < 0 && in->a < ns) {
+            int L = open[in->a];
+            const struct ir_ins *f = L >= 0 ? &g->m->ins[g->F->start + L] : NULL;
+            uint32_t imm = (uint32_t)in->imm;
+            if (f && f->space == in->space && ir_type_size(f->type) * f->vec == ir_type_size(in->type) * in->vec) {
+                v->glead[k] = L;
+                if (imm > v->gimm[L]) v->gimm[L] = imm;
+                cnt[L]++;
+            } else {
+                if (L < 0) list[nopen++] = in->a;
+                open[in->a] = v->glead[k] = k;
+                v->gimm[k] = imm;
+                cnt[k] = 1;
+            }
+        }
+        int ws[JIT_NAMED_MAX], nws = writes_of(g, k, ws);
+        for (int j = 0; j < nws; j++)
+            if (ws[j] >= 0 && ws[j] < ns) open[ws[j]] = -1;
+    }
+    for (int k = 0; k < nins; k++)
+        if (v->glead[k] >= 0 && cnt[v->glead[k]] < 2) v->glead[k] = -1;
+    free(open);
+    free(list);
+    free(cnt);
+    free(tgt);
+    return 0;
+}
+
+/* the tests of group k (groups()) at its first access in, of lanes eff:
+ * every lane runs; every access's window holds (the register r's largest
+ * value and its bits over the lanes against the window less the group's
+ * largest offset, as ldst's register test; the offsets are aligned to the
+ * size); and, with them, the shape: consecutive, or (a load first) one
+ * address, in each half (the claim's stride, else the vector tests of dr,
+ * the register less lane * size, and of r) */
+static void group_tests(struct vg *v, const struct ir_ins *in, int k, void *eff, void *fits, void *lim, void *r, void *dr)
+{
+    struct cg *g = v->g;
+    uint64_t tot = (uint64_t)ir_type_size(in->type) * (uint64_t)in->vec, imax = v->gimm[k];
+    void *vt = g->i32, *ok, *kk;
+    void *rl = LL->LLVMBuildTrunc(g->b, r, vt, "");
+    void *rh = LL->LLVMBuildTrunc(g->b, LL->LLVMBuildLShr(g->b, r, c64(g, 32), ""), vt, "");
+    void *mx = LL->LLVMBuildZExt(g->b, call(g, "llvm.vector.reduce.umax.v32i32", g->s32, (void *[]){ vt }, (void *[]){ rl }, 1), g->s64, "");
+    void *orr = LL->LLVMBuildZExt(g->b, call(g, "llvm.vector.reduce.or.v32i32", g->s32, (void *[]){ vt }, (void *[]){ rl }, 1), g->s64, "");
+    void *hor = call(g, "llvm.vector.reduce.or.v32i32", g->s32, (void *[]){ vt }, (void *[]){ rh }, 1);
+    void *w = LL->LLVMBuildAnd(g->b, LL->LLVMBuildICmp(g->b, IULE, k64(g, imax), lim, ""),
+                               LL->LLVMBuildICmp(g->b, IULE, mx, LL->LLVMBuildSub(g->b, lim, k64(g, imax), ""), ""), "");
+    w = LL->LLVMBuildAnd(g->b, w, LL->LLVMBuildICmp(g->b, IEQ, hor, k32(g, 0), ""), "");
+    w = LL->LLVMBuildAnd(g->b, w, LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, orr, k64(g, tot - 1), ""), k64(g, 0), ""), "");
+    w = LL->LLVMBuildAnd(g->b, LL->LLVMBuildAnd(g->b, w, fits, ""), LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, ~0u), ""), "");
+    int claims = jit_aff_get(g, in->a, &ok, &kk);
+    void *cons = claims ? LL->LLVMBuildAnd(g->b, ok, LL->LLVMBuildICmp(g->b, IEQ, kk, k64(g, tot), ""), "") : halves_same(g, dr, eff);
+    void *one = in->op != OP_LD ? NULL
+                : claims      ? LL->LLVMBuildAnd(g->b, ok, LL->LLVMBuildICmp(g->b, IEQ, kk, k64(g, 0), ""), "")
+                              : halves_same(g, r, eff);
+    v->grp[k] = (struct vgroup){ eff, LL->LLVMBuildAnd(g->b, w, cons, ""), one ? LL->LLVMBuildAnd(g->b, w, one, "") : NULL };
 }
 
 /* every lane of eff in the window (its offset off at most lim, where
@@ -837,13 +954,18 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     /* x: the lanes' addresses, or their offsets from base; consecutive
      * (with no lane of eff too) first, then (loads) one address a half,
      * else gathers and scatters */
-    void *x = base ? off : a, *d = LL->LLVMBuildSub(g->b, x, lane_times(g, tot), "");
+    void *x = base ? off : a, *o[2];
+    firsts(g, x, 0, o);
     /* the tests on the address register alone: x is it plus what is the
      * same on every lane (the immediate, the allocation's start), so it
      * passes where x's would, and the loads and stores of one register at
      * different offsets (the tiled SGEMM's [%r8], [%r8+64], ...) share
      * one test, which LLVM computes once */
     void *r = get(g, in->a), *dr = LL->LLVMBuildSub(g->b, r, lane_times(g, tot), "");
+    /* a group's access (groups()): its first builds the test of them all */
+    int ik = (int)(in - &g->m->ins[g->F->start]), L = v->glead ? v->glead[ik] : -1;
+    if (L == ik) group_tests(v, in, ik, eff, fits, lim, r, dr);
+    const struct vgroup *gr = L >= 0 && v->grp[L].eff == eff ? &v->grp[L] : NULL;
     if (in->op == OP_LD && (in->a < 0 || g->kimm[in->a] || (g->kconst[in->a] && g->ksreg[in->a] < 0))) {
         /* the address is the same on every lane (an immediate, a
          * parameter's offset, a variable's address: constants the launch
@@ -856,11 +978,29 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         void *ok = LL->LLVMBuildAnd(g->b, fits, LL->LLVMBuildAnd(g->b, LL->LLVMBuildICmp(g->b, IULE, o0, lim, ""), al, ""), "");
         LL->LLVMBuildCondBr(g->b, likely(g, LL->LLVMBuildOr(g->b, ok, none, "")), go, fb);
         LL->LLVMPositionBuilderAtEnd(g->b, go);
-        ld_broadcast(g, in, eff, base, x, tmp);
+        ld_broadcast(g, in, eff, base, o, tmp);
         LL->LLVMBuildBr(g->b, join);
         LL->LLVMPositionBuilderAtEnd(g->b, join);
         ld_extend(g, in, tmp);
         return;
+    }
+    if (gr) { /* where the group's test holds, the access's path with no other,
+                 its halves' first addresses from the register's first lanes */
+        void *fc = newbb(g), *nc = newbb(g), *one = in->op == OP_LD ? gr->one : NULL, *ro[2];
+        firsts(g, r, (uint64_t)in->imm, ro);
+        LL->LLVMBuildCondBr(g->b, likely(g, gr->cons), fc, nc);
+        LL->LLVMPositionBuilderAtEnd(g->b, fc);
+        ldst_consecutive(g, in, ev, base, ro, tmp, 1);
+        LL->LLVMBuildBr(g->b, join);
+        LL->LLVMPositionBuilderAtEnd(g->b, nc);
+        if (one) {
+            void *fo = newbb(g), *no = newbb(g);
+            LL->LLVMBuildCondBr(g->b, likely(g, one), fo, no);
+            LL->LLVMPositionBuilderAtEnd(g->b, fo);
+            ld_broadcast(g, in, k32(g, ~0u), base, ro, tmp);
+            LL->LLVMBuildBr(g->b, join);
+            LL->LLVMPositionBuilderAtEnd(g->b, no);
+        }
     }
     /* the branches below expect (llvm.expect) what the measured kernels
      * mostly take: checks that pass, consecutive addresses, every lane.
@@ -927,10 +1067,10 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         ends_ok(g, dr, (uint64_t)in->imm, tot, lo, lim, fits, none, eff, tot, whole, part, fb);
     }
     LL->LLVMPositionBuilderAtEnd(g->b, whole);
-    ldst_consecutive(g, in, ev, base, d, tmp, 1);
+    ldst_consecutive(g, in, ev, base, o, tmp, 1);
     LL->LLVMBuildBr(g->b, join);
     LL->LLVMPositionBuilderAtEnd(g->b, part);
-    ldst_consecutive(g, in, ev, base, d, tmp, 0);
+    ldst_consecutive(g, in, ev, base, o, tmp, 0);
     LL->LLVMBuildBr(g->b, join);
     LL->LLVMPositionBuilderAtEnd(g->b, other);
     if (in->op == OP_LD) { /* one address on each half's lanes */
@@ -943,7 +1083,7 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
         } else
             br_step(g, in->a, 0, r, one, eff, 0, bb, gat);
         LL->LLVMPositionBuilderAtEnd(g->b, bb);
-        ld_broadcast(g, in, eff, base, x, tmp);
+        ld_broadcast(g, in, eff, base, o, tmp);
         LL->LLVMBuildBr(g->b, join);
     } else
         LL->LLVMBuildBr(g->b, full);
@@ -956,8 +1096,8 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     void *et = ity(g, n);
     const char *es = n == 1 ? "i8" : n == 2 ? "i16" : n == 4 ? "i32" : "i64";
     for (int i = 0; i < in->vec; i++) {
-        void *o = LL->LLVMBuildAdd(g->b, x, c64(g, (uint64_t)i * n), "");
-        void *p = base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &o, 1, "") : LL->LLVMBuildIntToPtr(g->b, o, v->vptr, "");
+        void *e = LL->LLVMBuildAdd(g->b, x, c64(g, (uint64_t)i * n), "");
+        void *p = base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &e, 1, "") : LL->LLVMBuildIntToPtr(g->b, e, v->vptr, "");
         if (in->op == OP_LD) {
             if (in->vr[i] < 0) continue;
             snprintf(name, sizeof name, "llvm.masked.gather.v32%s.v32p0", es);
@@ -1403,9 +1543,13 @@ void jit_build_vec(struct cg *g, const char *sym)
         if (reg_window(in) && in->a < ns && v->nreg[in->a] < UINT16_MAX) v->nreg[in->a]++;
         if (in->op == OP_LD && in->a >= 0 && in->a < ns && v->nld[in->a] < UINT16_MAX) v->nld[in->a]++;
     }
+    (void)groups(v); /* out of memory: none */
     body(v);
     free(v->nreg);
     free(v->nld);
+    free(v->glead);
+    free(v->gimm);
+    free(v->grp);
     free(v->wd);
     free(v->dirty);
     v->dirty = NULL;

@@ -1332,6 +1332,116 @@ static int one_row(void **state) /* the blocks of one row again, after a failure
     return 0;
 }
 
+/* groups of accesses of one register (jit_vec.c, groups()): one test at
+ * the first for them all, each access's fast path on it. Values, each
+ * word against the interpreter's: four stores of [%r6+k]; consecutive
+ * loads at offsets up to 768; one address a half with no claim (%r16,
+ * from a shift) and with one (%tid.y * 64); a stride of 8 bytes (neither
+ * shape: gathers); a register written between
+ * two loads; a load after a label that a loop branches back to (no
+ * group across it: the first's test would not dominate the second);
+ * blocks of 64 x 1, 16 x 4, and 48 (a second warp of 16 lanes, whose
+ * group tests fail: every access its own). Then faults: a group whose
+ * last access leaves the window on one lane (block 1's thread 31: the
+ * group's test takes the largest offset, so the first access is not
+ * trusted for the others), and a register written between two loads (a
+ * test of the first's values would pass the second's address, 4 bytes
+ * past the window), and a 64-bit register 4 GiB past the window's
+ * start (its low 32 bits inside): the interpreter's text */
+static void vec_groups(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " .shared .align 16 .b8 s[1024];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, %tid.y;\n mov.u32 %r3, %ntid.x;\n"
+        " mad.lo.u32 %r4, %r2, %r3, %r1;\n mov.u32 %r30, s;\n shl.b32 %r5, %r4, 2;\n add.u32 %r6, %r30, %r5;\n"
+        " mad.lo.u32 %r7, %r4, 3, 5;\n st.shared.u32 [%r6], %r7;\n st.shared.u32 [%r6+256], %r4;\n"
+        " mul.lo.u32 %r8, %r4, %r4;\n st.shared.u32 [%r6+512], %r8;\n st.shared.u32 [%r6+768], %r5;\n"
+        " bar.sync 0;\n mov.u32 %r31, %ctaid.x;\n mad.lo.u32 %r32, %r31, 64, %r4;\n"
+        " mul.wide.u32 %rd2, %r32, 64;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " ld.shared.u32 %r10, [%r6];\n ld.shared.u32 %r11, [%r6+4];\n add.u32 %r12, %r10, %r11;\n"
+        " ld.shared.u32 %r13, [%r6+260];\n ld.shared.u32 %r14, [%r6+768];\n"
+        " shr.u32 %r15, %r4, 4;\n shl.b32 %r15, %r15, 2;\n add.u32 %r16, %r30, %r15;\n"
+        " ld.shared.u32 %r17, [%r16];\n ld.shared.u32 %r18, [%r16+512];\n"
+        " shl.b32 %r19, %r2, 6;\n add.u32 %r20, %r30, %r19;\n ld.shared.u32 %r21, [%r20+4];\n ld.shared.u32 %r22, [%r20+8];\n"
+        " shl.b32 %r33, %r4, 3;\n add.u32 %r34, %r30, %r33;\n ld.shared.u32 %r35, [%r34];\n ld.shared.u32 %r36, [%r34+4];\n"
+        " ld.shared.u32 %r23, [%r6+8];\n add.u32 %r6, %r6, 4;\n ld.shared.u32 %r24, [%r6+8];\n"
+        " mov.u32 %r25, 0;\n mov.u32 %r26, 0;\n ld.shared.u32 %r27, [%r20];\n"
+        "L:\n ld.shared.u32 %r28, [%r20+12];\n add.u32 %r25, %r25, %r28;\n add.u32 %r26, %r26, 1;\n"
+        " setp.lt.u32 %p1, %r26, 3;\n @%p1 bra L;\n"
+        " st.global.u32 [%rd3], %r10;\n st.global.u32 [%rd3+4], %r12;\n st.global.u32 [%rd3+8], %r13;\n"
+        " st.global.u32 [%rd3+12], %r14;\n st.global.u32 [%rd3+16], %r17;\n st.global.u32 [%rd3+20], %r18;\n"
+        " st.global.u32 [%rd3+24], %r21;\n st.global.u32 [%rd3+28], %r22;\n st.global.u32 [%rd3+32], %r23;\n"
+        " st.global.u32 [%rd3+36], %r24;\n st.global.u32 [%rd3+40], %r27;\n st.global.u32 [%rd3+44], %r25;\n"
+        " st.global.u32 [%rd3+48], %r35;\n st.global.u32 [%rd3+52], %r36;\n"
+        " ret;\n}\n";
+    static const char last[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>;\n .shared .align 4 .b8 s[512];\n"
+        " mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n mov.u32 %r9, s;\n shl.b32 %r3, %r1, 2;\n"
+        " mad.lo.u32 %r4, %r2, 384, %r3;\n add.u32 %r5, %r9, %r4;\n"
+        " ld.shared.u32 %r6, [%r5];\n ld.shared.u32 %r7, [%r5+4];\n ret;\n}\n";
+    static const char moved[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>;\n .shared .align 4 .b8 s[512];\n"
+        " mov.u32 %r1, %tid.x;\n mov.u32 %r9, s;\n shl.b32 %r3, %r1, 2;\n add.u32 %r5, %r9, %r3;\n"
+        " ld.shared.u32 %r6, [%r5];\n add.u32 %r5, %r5, 260;\n ld.shared.u32 %r7, [%r5];\n ret;\n}\n";
+    /* a group after a forward branch into the stretch, past its first
+     * (around a barrier, so no region): the test there does not dominate
+     * the second; and a warp whose lanes 8-31 have exited, whose
+     * stores' group must not store for them */
+    static const char into[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " .shared .align 4 .b8 s[1024];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r9, s;\n shl.b32 %r3, %r1, 2;\n add.u32 %r5, %r9, %r3;\n"
+        " mul.wide.u32 %rd2, %r1, 16;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " add.u32 %r2, %r1, 1000;\n st.shared.u32 [%r5], %r2;\n st.shared.u32 [%r5+512], %r2;\n"
+        " mov.u32 %r4, %ctaid.x;\n setp.eq.u32 %p1, %r4, 7;\n @%p1 bra M;\n bar.sync 0;\n ld.shared.u32 %r6, [%r5+4];\n"
+        "M:\n ld.shared.u32 %r7, [%r5+8];\n st.global.u32 [%rd3], %r6;\n st.global.u32 [%rd3+4], %r7;\n"
+        " setp.ge.u32 %p2, %r1, 40;\n @%p2 ret;\n bar.sync 0;\n"
+        " st.shared.u32 [%r5+4], %r1;\n st.shared.u32 [%r5+516], %r1;\n bar.sync 0;\n"
+        " ld.shared.u32 %r8, [%r5+8];\n ld.shared.u32 %r10, [%r5+520];\n st.global.u32 [%rd3+8], %r8;\n st.global.u32 [%rd3+12], %r10;\n"
+        " ret;\n}\n";
+    block_y = 1;
+    same(into, 1, 64, 64 * 16);
+    uint32_t wi[4];
+    memcpy(wi, arena + 16 * 39, sizeof wi); /* thread 39: words 41 and 169, which thread 40 would store */
+    assert_int_equal(wi[0], 1040);
+    assert_int_equal(wi[2], 1041);
+    assert_int_equal(wi[3], 1041);
+    static const char high[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>;\n .shared .align 4 .b8 s[512];\n"
+        " mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd1, %r1, 4;\n add.s64 %rd2, %rd1, 4294967296;\n"
+        " ld.shared.u32 %r6, [%rd2];\n ld.shared.u32 %r7, [%rd2+4];\n ret;\n}\n";
+    static const struct { unsigned block, y; } shapes[] = { { 64, 1 }, { 64, 4 }, { 48, 1 } };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        block_y = shapes[i].y;
+        same(src, 2, shapes[i].block, 2 * 64 * 64);
+        uint32_t w[12];
+        memcpy(w, arena + 64 * 70, sizeof w); /* block 1's thread 6 */
+        assert_int_equal(w[0], 3 * 6 + 5);
+        assert_int_equal(w[1], 3 * 6 + 5 + 3 * 7 + 5);
+        assert_int_equal(w[5], 0); /* [%r16+512]: thread 0's square */
+    }
+    block_y = 1;
+    const struct { const char *src; unsigned grid, block; const char *who; } bad[] = {
+        { last, 2, 32, "thread (31,0,0)" }, { moved, 1, 64, "thread (63,0,0)" }, { high, 1, 32, "thread (0,0,0)" } };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char err[2][512];
+        for (int e = 0; e < 2; e++)
+            assert_int_equal(run(bad[i].src, e ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP, bad[i].grid, bad[i].block, err[e], sizeof err[e]),
+                             PTX_E_ADDRESS);
+        assert_int_equal(rep.engine, PTX_ENGINE_JIT);
+        if (!strstr(err[0], bad[i].who)) fail_msg("interp: %s", err[0]);
+        assert_string_equal(err[0], err[1]);
+    }
+}
+static void test_vector_groups(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("1", vec_groups);
+    with_vector("0", vec_groups);
+}
+
 /* float results whose NaN need not be canonical (jit_ir.c,
  * jit_float_raw): inf * 0 is the host's negative NaN on thread 0. Read
  * only by an add, it may stay so (the add's NaN is canonical); read by a
@@ -2357,6 +2467,7 @@ int main(void)
         cmocka_unit_test(test_vector_shfl_partial),
         cmocka_unit_test(test_vector_mem_same),
         cmocka_unit_test(test_vector_mem_faults),
+        cmocka_unit_test_teardown(test_vector_groups, one_row),
         cmocka_unit_test(test_big_kernel),
         cmocka_unit_test(test_big_bounds),
     };
