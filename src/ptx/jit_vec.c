@@ -55,7 +55,7 @@ struct vg {
                                     most 65535 */
     int *glead;                  /* by instruction: an access's group's first (groups()),
                                     -1 for none */
-    uint32_t *gimm;              /* by a group's first: its accesses' largest offset */
+    int64_t *gmin, *gmax;        /* by a group's first: its accesses' offsets' range */
     struct vgroup {              /* by a group's first, as last built (ldst) */
         void *eff;               /* its lanes (i32): a member of other lanes has none */
         void *cons, *one;        /* (i1) every access of the group passes its checks and
@@ -742,31 +742,44 @@ static int reg_window(const struct ir_ins *in)
 }
 
 /* ---- groups: the accesses of one register that share their tests -------------- */
-/* groups of two or more .shared and .param accesses (reg_window) of one
- * address register and size, unguarded, in one stretch of native
- * instructions that nothing branches into or resumes at (a barrier, a
- * rendezvous, any control ends it) and nothing in which writes the
- * register: the tiled SGEMM's 16 [%r8+k*64] and 16 [%r7+k*4] after its
- * barrier. At the first access (v->glead[k] == k) ldst builds one test of
- * every access's checks and shape (group_tests), which dominates the
- * others in the stretch, and each access's fast path then branches on it
- * alone. 0, or -1 out of memory (no group) */
+/* an access that may be in a group: a load or store of an address
+ * register, in .shared or .param at a small aligned offset (reg_window),
+ * or global or generic */
+static int groupable(const struct ir_ins *in)
+{
+    return reg_window(in) ||
+           ((in->op == OP_LD || in->op == OP_ST) && (in->space == SP_GLOBAL || in->space == SP_GENERIC) && in->a >= 0);
+}
+
+/* groups of two or more accesses (groupable) of one address register,
+ * space and size, their offsets the same modulo the size and within 2^31
+ * of the first's, unguarded, in
+ * one stretch of native instructions that nothing branches into or
+ * resumes at (a barrier, a rendezvous, any control ends it) and nothing in
+ * which writes the register: the tiled SGEMM's 16 [%r8+k*64] and 16
+ * [%r7+k*4] after its barrier, saxpy's load and store of y[i]. At the
+ * first access (v->glead[k] == k) ldst builds one test of every access's
+ * checks and shape (group_tests), which dominates the others in the
+ * stretch, and each access's fast path then branches on it alone. 0, or
+ * -1 out of memory (no group) */
 static int groups(struct vg *v)
 {
     struct cg *g = v->g;
     int nins = g->F->end - g->F->start, ns = g->F->nslots, nopen = 0;
     v->glead = malloc(sizeof *v->glead * ((size_t)nins + 1));
-    v->gimm = calloc((size_t)nins + 1, sizeof *v->gimm);
+    v->gmin = calloc((size_t)nins + 1, sizeof *v->gmin);
+    v->gmax = calloc((size_t)nins + 1, sizeof *v->gmax);
     v->grp = calloc((size_t)nins + 1, sizeof *v->grp);
     int *open = malloc(sizeof *open * ((size_t)ns + 1)), *list = malloc(sizeof *list * ((size_t)nins + 1));
     int *cnt = calloc((size_t)nins + 1, sizeof *cnt);
     uint8_t *tgt = calloc((size_t)nins + 1, 1);
-    if (!v->glead || !v->gimm || !v->grp || !open || !list || !cnt || !tgt) {
+    if (!v->glead || !v->gmin || !v->gmax || !v->grp || !open || !list || !cnt || !tgt) {
         free(v->glead);
-        free(v->gimm);
+        free(v->gmin);
+        free(v->gmax);
         free(v->grp);
         v->glead = NULL;
-        v->gimm = NULL;
+        v->gmin = v->gmax = NULL;
         v->grp = NULL;
         free(open);
         free(list);
@@ -787,18 +800,22 @@ static int groups(struct vg *v)
             nopen = 0;
             if (!plain) continue;
         }
-        if (reg_window(in) && in->guard < 0 && in->a < ns) {
+        if (groupable(in) && in->guard < 0 && in->a < ns) {
             int L = open[in->a];
             const struct ir_ins *f = L >= 0 ? &g->m->ins[g->F->start + L] : NULL;
-            uint32_t imm = (uint32_t)in->imm;
-            if (f && f->space == in->space && ir_type_size(f->type) * f->vec == ir_type_size(in->type) * in->vec) {
+            uint64_t tot = (uint64_t)ir_type_size(in->type) * (uint64_t)in->vec;
+            uint64_t d = f ? (uint64_t)in->imm - (uint64_t)f->imm : 0; /* within 2^31 of the first's: the
+                                                                        group's range below 2^32 */
+            if (f && f->space == in->space && (uint64_t)ir_type_size(f->type) * (uint64_t)f->vec == tot && !(d & (tot - 1)) &&
+                d + (1ull << 31) < (1ull << 32)) {
                 v->glead[k] = L;
-                if (imm > v->gimm[L]) v->gimm[L] = imm;
+                if (in->imm < v->gmin[L]) v->gmin[L] = in->imm;
+                if (in->imm > v->gmax[L]) v->gmax[L] = in->imm;
                 cnt[L]++;
             } else {
                 if (L < 0) list[nopen++] = in->a;
                 open[in->a] = v->glead[k] = k;
-                v->gimm[k] = imm;
+                v->gmin[k] = v->gmax[k] = in->imm;
                 cnt[k] = 1;
             }
         }
@@ -815,34 +832,43 @@ static int groups(struct vg *v)
     return 0;
 }
 
-/* the tests of group k (groups()) at its first access in, of lanes eff:
- * every lane runs; every access's window holds (the register r's largest
- * value and its bits over the lanes against the window less the group's
- * largest offset, as ldst's register test; the offsets are aligned to the
- * size); and, with them, the shape: consecutive, or (a load first) one
- * address, in each half (the claim's stride, else the vector tests of dr,
- * the register less lane * size, and of r) */
-static void group_tests(struct vg *v, const struct ir_ins *in, int k, void *eff, void *fits, void *lim, void *r, void *dr)
+/* the tests of group k (groups()) at its first access in, of lanes eff,
+ * for each shape: every lane runs; the shape, from the register r's
+ * claim (its stride the size: consecutive; 0: one address a half, for
+ * loads), else from the vector tests (of dr, r less lane * size, and of
+ * r); and every access's window, from r's lanes 0 and 16 alone: where the
+ * shape holds, half h's addresses lie between r_h plus the smallest
+ * offset and r_h plus 15 strides plus the largest, which must be in order
+ * (no wrap between them), at most lim past lo (the allocation's start;
+ * NULL: the window's, at 0), and r_h plus the smallest offset aligned to
+ * the size (the offsets are the same modulo the size, the stride a
+ * multiple of it) */
+static void group_tests(struct vg *v, const struct ir_ins *in, int k, void *eff, void *lo, void *fits, void *lim, void *r, void *dr)
 {
     struct cg *g = v->g;
-    uint64_t tot = (uint64_t)ir_type_size(in->type) * (uint64_t)in->vec, imax = v->gimm[k];
-    void *vt = g->i32, *ok, *kk;
-    void *rl = LL->LLVMBuildTrunc(g->b, r, vt, "");
-    void *rh = LL->LLVMBuildTrunc(g->b, LL->LLVMBuildLShr(g->b, r, c64(g, 32), ""), vt, "");
-    void *mx = LL->LLVMBuildZExt(g->b, call(g, "llvm.vector.reduce.umax.v32i32", g->s32, (void *[]){ vt }, (void *[]){ rl }, 1), g->s64, "");
-    void *orr = LL->LLVMBuildZExt(g->b, call(g, "llvm.vector.reduce.or.v32i32", g->s32, (void *[]){ vt }, (void *[]){ rl }, 1), g->s64, "");
-    void *hor = call(g, "llvm.vector.reduce.or.v32i32", g->s32, (void *[]){ vt }, (void *[]){ rh }, 1);
-    void *w = LL->LLVMBuildAnd(g->b, LL->LLVMBuildICmp(g->b, IULE, k64(g, imax), lim, ""),
-                               LL->LLVMBuildICmp(g->b, IULE, mx, LL->LLVMBuildSub(g->b, lim, k64(g, imax), ""), ""), "");
-    w = LL->LLVMBuildAnd(g->b, w, LL->LLVMBuildICmp(g->b, IEQ, hor, k32(g, 0), ""), "");
-    w = LL->LLVMBuildAnd(g->b, w, LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, orr, k64(g, tot - 1), ""), k64(g, 0), ""), "");
-    w = LL->LLVMBuildAnd(g->b, LL->LLVMBuildAnd(g->b, w, fits, ""), LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, ~0u), ""), "");
+    uint64_t tot = (uint64_t)ir_type_size(in->type) * (uint64_t)in->vec, span = (uint64_t)v->gmax[k] - (uint64_t)v->gmin[k];
+    void *ok, *kk, *rf[2], *t[2];
+    firsts(g, r, 0, rf);
     int claims = jit_aff_get(g, in->a, &ok, &kk);
-    void *cons = claims ? LL->LLVMBuildAnd(g->b, ok, LL->LLVMBuildICmp(g->b, IEQ, kk, k64(g, tot), ""), "") : halves_same(g, dr, eff);
-    void *one = in->op != OP_LD ? NULL
-                : claims      ? LL->LLVMBuildAnd(g->b, ok, LL->LLVMBuildICmp(g->b, IEQ, kk, k64(g, 0), ""), "")
-                              : halves_same(g, r, eff);
-    v->grp[k] = (struct vgroup){ eff, LL->LLVMBuildAnd(g->b, w, cons, ""), one ? LL->LLVMBuildAnd(g->b, w, one, "") : NULL };
+    void *all = LL->LLVMBuildAnd(g->b, fits, LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, ~0u), ""), "");
+    for (int shape = 0; shape < 2; shape++) { /* 0: consecutive, 1: one address */
+        uint64_t step = shape ? 0 : tot;
+        t[shape] = NULL;
+        if (shape && in->op != OP_LD) break;
+        void *w = claims ? LL->LLVMBuildAnd(g->b, ok, LL->LLVMBuildICmp(g->b, IEQ, kk, k64(g, step), ""), "")
+                         : halves_same(g, shape ? r : dr, eff);
+        w = LL->LLVMBuildAnd(g->b, w, all, "");
+        for (unsigned h = 0; h < 2; h++) {
+            void *a = LL->LLVMBuildAdd(g->b, rf[h], k64(g, (uint64_t)v->gmin[k]), "");
+            void *A = lo ? LL->LLVMBuildSub(g->b, a, lo, "") : a;
+            void *B = LL->LLVMBuildAdd(g->b, A, k64(g, 15 * step + span), "");
+            void *c = LL->LLVMBuildAnd(g->b, LL->LLVMBuildICmp(g->b, IULE, A, B, ""), LL->LLVMBuildICmp(g->b, IULE, B, lim, ""), "");
+            c = LL->LLVMBuildAnd(g->b, c, LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, a, k64(g, tot - 1), ""), k64(g, 0), ""), "");
+            w = LL->LLVMBuildAnd(g->b, w, c, "");
+        }
+        t[shape] = w;
+    }
+    v->grp[k] = (struct vgroup){ eff, t[0], t[1] };
 }
 
 /* every lane of eff in the window (its offset off at most lim, where
@@ -964,7 +990,7 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     void *r = get(g, in->a), *dr = LL->LLVMBuildSub(g->b, r, lane_times(g, tot), "");
     /* a group's access (groups()): its first builds the test of them all */
     int ik = (int)(in - &g->m->ins[g->F->start]), L = v->glead ? v->glead[ik] : -1;
-    if (L == ik) group_tests(v, in, ik, eff, fits, lim, r, dr);
+    if (L == ik) group_tests(v, in, ik, eff, lo, fits, lim, r, dr);
     const struct vgroup *gr = L >= 0 && v->grp[L].eff == eff ? &v->grp[L] : NULL;
     if (in->op == OP_LD && (in->a < 0 || g->kimm[in->a] || (g->kconst[in->a] && g->ksreg[in->a] < 0))) {
         /* the address is the same on every lane (an immediate, a
@@ -1548,7 +1574,8 @@ void jit_build_vec(struct cg *g, const char *sym)
     free(v->nreg);
     free(v->nld);
     free(v->glead);
-    free(v->gimm);
+    free(v->gmin);
+    free(v->gmax);
     free(v->grp);
     free(v->wd);
     free(v->dirty);

@@ -1334,20 +1334,26 @@ static int one_row(void **state) /* the blocks of one row again, after a failure
 
 /* groups of accesses of one register (jit_vec.c, groups()): one test at
  * the first for them all, each access's fast path on it. Values, each
- * word against the interpreter's: four stores of [%r6+k]; consecutive
- * loads at offsets up to 768; one address a half with no claim (%r16,
- * from a shift) and with one (%tid.y * 64); a stride of 8 bytes (neither
- * shape: gathers); a register written between
- * two loads; a load after a label that a loop branches back to (no
- * group across it: the first's test would not dominate the second);
- * blocks of 64 x 1, 16 x 4, and 48 (a second warp of 16 lanes, whose
- * group tests fail: every access its own). Then faults: a group whose
- * last access leaves the window on one lane (block 1's thread 31: the
- * group's test takes the largest offset, so the first access is not
- * trusted for the others), and a register written between two loads (a
+ * word against the interpreter's: a forward branch around a barrier into
+ * a stretch past its first access (the first's test would not dominate
+ * the second); a warp whose lanes 8-31 have exited (its stores' group
+ * must not store for them); global stores and loads of one register;
+ * then four stores of [%r6+k], consecutive loads at offsets up to 768,
+ * one address a half with no claim (%r16, from a shift) and with one
+ * (%tid.y * 64), a stride of 8 bytes (neither shape: gathers), a register
+ * written between two loads, a load after a loop's label, in blocks of 64
+ * x 1, 16 x 4, and 48 (a second warp of 16 lanes, whose group tests fail:
+ * every access its own). Then faults, with the interpreter's text: a
+ * group whose last access leaves the window on one lane (block 1's thread
+ * 31: the group's test takes the largest offset, so the first access is
+ * not trusted for the others); a register written between two loads (a
  * test of the first's values would pass the second's address, 4 bytes
- * past the window), and a 64-bit register 4 GiB past the window's
- * start (its low 32 bits inside): the interpreter's text */
+ * past the window); a 64-bit register 4 GiB past the window's start (its
+ * low 32 bits inside) and one 8 bytes below its start (the halves' ends
+ * wrap around 2^64 into it); a register 2 bytes off its aligned places;
+ * a global group past the device memory on the second warp's last lane,
+ * after the first warp found the allocation, and one below it on the
+ * second warp's lane 0 at an offset lower than the first access's */
 static void vec_groups(void)
 {
     static const char src[] = HDR
@@ -1411,6 +1417,43 @@ static void vec_groups(void)
         ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>;\n .shared .align 4 .b8 s[512];\n"
         " mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd1, %r1, 4;\n add.s64 %rd2, %rd1, 4294967296;\n"
         " ld.shared.u32 %r6, [%rd2];\n ld.shared.u32 %r7, [%rd2+4];\n ret;\n}\n";
+    /* global: two stores, two loads of what they stored and a store, one
+     * register (the first warp's first access finds the allocation) */
+    static const char glob[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n mad.lo.u32 %r3, %r2, 64, %r1;\n"
+        " mul.wide.u32 %rd2, %r3, 4;\n add.s64 %rd3, %rd1, %rd2;\n mad.lo.u32 %r4, %r3, 3, 1;\n"
+        " st.global.u32 [%rd3], %r3;\n st.global.u32 [%rd3+1024], %r4;\n ld.global.u32 %r5, [%rd3+1024];\n"
+        " ld.global.u32 %r6, [%rd3];\n add.u32 %r7, %r5, %r6;\n st.global.u32 [%rd3+2048], %r7;\n ret;\n}\n";
+    /* a global group whose second load is past the device memory on the
+     * second warp's last lane, after the first warp found the allocation */
+    static const char gpast[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n shr.u32 %r2, %r1, 5;\n mul.lo.u32 %r3, %r2, 16128;\n"
+        " shl.b32 %r4, %r1, 2;\n add.u32 %r5, %r3, %r4;\n cvt.u64.u32 %rd2, %r5;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " ld.global.u32 %r6, [%rd3];\n ld.global.u32 %r7, [%rd3+4];\n ret;\n}\n";
+    /* a global group whose second load, at a lower offset than the
+     * first's, is below the device memory on the second warp's lane 0 */
+    static const char gbelow[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n shr.u32 %r2, %r1, 5;\n mul.lo.u32 %r3, %r2, 132;\n"
+        " shl.b32 %r4, %r1, 2;\n add.u32 %r4, %r4, 4;\n sub.u32 %r5, %r4, %r3;\n cvt.u64.u32 %rd2, %r5;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " ld.global.u32 %r6, [%rd3];\n ld.global.u32 %r7, [%rd3+-4];\n ret;\n}\n";
+    /* a 64-bit register 8 bytes below the window's start on lane 0 (its
+     * halves' ends plus the offsets wrap around 2^64 to inside it), and
+     * one 2 bytes past each lane's aligned place */
+    static const char below[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>;\n .shared .align 4 .b8 s[512];\n"
+        " mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd1, %r1, 4;\n add.s64 %rd2, %rd1, -8;\n"
+        " ld.shared.u32 %r6, [%rd2];\n ld.shared.u32 %r7, [%rd2+4];\n ret;\n}\n";
+    static const char mis[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>;\n .shared .align 4 .b8 s[512];\n"
+        " mov.u32 %r1, %tid.x;\n mov.u32 %r9, s;\n shl.b32 %r3, %r1, 2;\n add.u32 %r5, %r9, %r3;\n add.u32 %r5, %r5, 2;\n"
+        " ld.shared.u32 %r6, [%r5];\n ld.shared.u32 %r7, [%r5+4];\n ret;\n}\n";
+    same(glob, 2, 64, 3072);
+    uint32_t wg;
+    memcpy(&wg, arena + 2048 + 4 * 70, 4);
+    assert_int_equal(wg, 70 + 3 * 70 + 1);
     static const struct { unsigned block, y; } shapes[] = { { 64, 1 }, { 64, 4 }, { 48, 1 } };
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         block_y = shapes[i].y;
@@ -1423,12 +1466,15 @@ static void vec_groups(void)
     }
     block_y = 1;
     const struct { const char *src; unsigned grid, block; const char *who; } bad[] = {
-        { last, 2, 32, "thread (31,0,0)" }, { moved, 1, 64, "thread (63,0,0)" }, { high, 1, 32, "thread (0,0,0)" } };
+        { last, 2, 32, "thread (31,0,0)" }, { moved, 1, 64, "thread (63,0,0)" }, { high, 1, 32, "thread (0,0,0)" },
+        { gpast, 1, 64, "thread (63,0,0)" }, { gbelow, 1, 64, "thread (32,0,0)" }, { below, 1, 32, "thread (0,0,0)" },
+        { mis, 1, 32, "thread (0,0,0)" } };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char err[2][512];
-        for (int e = 0; e < 2; e++)
-            assert_int_equal(run(bad[i].src, e ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP, bad[i].grid, bad[i].block, err[e], sizeof err[e]),
-                             PTX_E_ADDRESS);
+        enum ptx_status st[2];
+        for (int e = 0; e < 2; e++) st[e] = run(bad[i].src, e ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP, bad[i].grid, bad[i].block, err[e], sizeof err[e]);
+        assert_int_equal(st[0], bad[i].src == mis ? PTX_E_MISALIGNED : PTX_E_ADDRESS);
+        assert_int_equal(st[1], st[0]);
         assert_int_equal(rep.engine, PTX_ENGINE_JIT);
         if (!strstr(err[0], bad[i].who)) fail_msg("interp: %s", err[0]);
         assert_string_equal(err[0], err[1]);
@@ -2256,8 +2302,8 @@ static void vmem_faults(void)
     /* a register of 4 .shared accesses at aligned offsets (its window test
      * is the register's, jit_vec.c): lane 20 past the end, lane 9
      * misaligned; and a 64-bit register that wraps around 2^64 on lanes 0
-     * to 15 where register plus offset is in the window (the lanes go on
-     * one by one there): the interpreter's bytes */
+     * to 15 where register plus offset is in the window (a group's test
+     * passes it): the interpreter's bytes */
 #define WIN4(PRE) HDR \
         ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .pred %p<2>;\n .shared .align 16 .b8 sh[1024];\n" \
         " mov.u32 %r1, %tid.x;\n mov.u32 %r2, sh;\n shl.b32 %r3, %r1, 2;\n add.u32 %r3, %r2, %r3;\n" PRE \
@@ -2286,8 +2332,11 @@ static void vmem_faults(void)
         " ld.shared.u32 %r3, [%rd5+68];\n ld.shared.u32 %r4, [%rd5+192];\n add.s64 %rd6, %rd1, %rd3;\n"
         " st.global.u32 [%rd6], %r3;\n st.global.u32 [%rd6+128], %r4;\n ret;\n}\n";
     same(win_wrap, 1, 32, 256);
-    assert_int_equal(rep.vec_lanes, 32 + 32); /* at the first access and after the barrier (the
-                                                 lanes' own test would pass: 0 lanes there) */
+    assert_int_equal(rep.vec_lanes, 32); /* at the first global store only (no allocation found
+                                            yet): the shared accesses' groups test their halves'
+                                            addresses plus the offsets, in order on the wrapped
+                                            lanes too (the register's own window test handed them
+                                            over) */
 }
 static void test_vector_mem_faults(void **state)
 {
