@@ -61,6 +61,7 @@ struct vg {
         void *cons, *one;        /* (i1) every access of the group passes its checks and
                                     is consecutive, or (loads) one address, a half */
     } *grp;
+    void *gtmp[2];               /* group_tests: the shapes' tests where a claim fails (i1) */
     int copying;                 /* building a region's uniform copy (uniform_copy) */
 };
 
@@ -835,8 +836,9 @@ static int groups(struct vg *v)
 /* the tests of group k (groups()) at its first access in, of lanes eff,
  * for each shape: every lane runs; the shape, from the register r's
  * claim (its stride the size: consecutive; 0: one address a half, for
- * loads), else from the vector tests (of dr, r less lane * size, and of
- * r); and every access's window, from r's lanes 0 and 16 alone: where the
+ * loads), else (no claim, or one that fails) from the vector tests (of
+ * dr, r less lane * size, and of r), built only on that path; and every
+ * access's window, from r's lanes 0 and 16 alone: where the
  * shape holds, half h's addresses lie between r_h plus the smallest
  * offset and r_h plus 15 strides plus the largest, which must be in order
  * (no wrap between them), at most lim past lo (the allocation's start;
@@ -848,16 +850,28 @@ static void group_tests(struct vg *v, const struct ir_ins *in, int k, void *eff,
     struct cg *g = v->g;
     uint64_t tot = (uint64_t)ir_type_size(in->type) * (uint64_t)in->vec, span = (uint64_t)v->gmax[k] - (uint64_t)v->gmin[k];
     void *ok, *kk, *rf[2], *t[2];
+    int nshape = in->op == OP_LD ? 2 : 1; /* 0: consecutive, 1: one address */
     firsts(g, r, 0, rf);
-    int claims = jit_aff_get(g, in->a, &ok, &kk);
+    if (jit_aff_get(g, in->a, &ok, &kk)) {
+        void *no = newbb(g), *join = newbb(g);
+        for (int shape = 0; shape < nshape; shape++)
+            LL->LLVMBuildStore(g->b, LL->LLVMBuildICmp(g->b, IEQ, kk, k64(g, shape ? 0 : tot), ""), v->gtmp[shape]);
+        LL->LLVMBuildCondBr(g->b, likely(g, ok), join, no);
+        LL->LLVMPositionBuilderAtEnd(g->b, no);
+        for (int shape = 0; shape < nshape; shape++) LL->LLVMBuildStore(g->b, halves_same(g, shape ? r : dr, eff), v->gtmp[shape]);
+        LL->LLVMBuildBr(g->b, join);
+        LL->LLVMPositionBuilderAtEnd(g->b, join);
+        for (int shape = 0; shape < nshape; shape++) t[shape] = LL->LLVMBuildLoad2(g->b, g->s1, v->gtmp[shape], "");
+    } else
+        for (int shape = 0; shape < nshape; shape++) t[shape] = halves_same(g, shape ? r : dr, eff);
     void *all = LL->LLVMBuildAnd(g->b, fits, LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, ~0u), ""), "");
-    for (int shape = 0; shape < 2; shape++) { /* 0: consecutive, 1: one address */
+    for (int shape = 0; shape < 2; shape++) {
         uint64_t step = shape ? 0 : tot;
-        t[shape] = NULL;
-        if (shape && in->op != OP_LD) break;
-        void *w = claims ? LL->LLVMBuildAnd(g->b, ok, LL->LLVMBuildICmp(g->b, IEQ, kk, k64(g, step), ""), "")
-                         : halves_same(g, shape ? r : dr, eff);
-        w = LL->LLVMBuildAnd(g->b, w, all, "");
+        if (shape >= nshape) {
+            t[shape] = NULL;
+            break;
+        }
+        void *w = LL->LLVMBuildAnd(g->b, t[shape], all, "");
         for (unsigned h = 0; h < 2; h++) {
             void *a = LL->LLVMBuildAdd(g->b, rf[h], k64(g, (uint64_t)v->gmin[k]), "");
             void *A = lo ? LL->LLVMBuildSub(g->b, a, lo, "") : a;
@@ -1538,6 +1552,7 @@ void jit_build_vec(struct cg *g, const char *sym)
     LL->LLVMSetAlignment(v->sbuf, 8);
     for (unsigned z = 0; z < 4; z++)
         for (int i = 0; i < 4; i++) v->ltmp[z][i] = LL->LLVMBuildAlloca(g->b, ity(g, 1u << z), "");
+    for (int i = 0; i < 2; i++) v->gtmp[i] = LL->LLVMBuildAlloca(g->b, g->s1, "");
     LL->LLVMBuildStore(g->b, k64(g, 0), g->ic);
     v->npop = v->ppop = LL->LLVMBuildZExt(g->b, call(g, "llvm.ctpop.i32", g->s32, (void *[]){ g->s32 }, &v->mask, 1), g->s64, "");
     for (int s = 0; s < ns; s++)
