@@ -160,7 +160,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 30 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 31 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
@@ -198,7 +198,9 @@ struct jit_kernel {
                                  not its writes for the 32-bit halves; 29:
                                  lane-affine registers' claims skip the
                                  shape tests (jit_aff.c); 30: a group of
-                                 accesses of one register, one test (jit_vec.c) */
+                                 accesses of one register, one test (jit_vec.c);
+                                 31: global groups, the groups' window from the
+                                 register's lanes 0 and 16 */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

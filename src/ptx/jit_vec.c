@@ -754,15 +754,14 @@ static int groupable(const struct ir_ins *in)
 
 /* groups of two or more accesses (groupable) of one address register,
  * space and size, their offsets the same modulo the size and within 2^31
- * of the first's, unguarded, in
- * one stretch of native instructions that nothing branches into or
- * resumes at (a barrier, a rendezvous, any control ends it) and nothing in
- * which writes the register: the tiled SGEMM's 16 [%r8+k*64] and 16
- * [%r7+k*4] after its barrier, saxpy's load and store of y[i]. At the
- * first access (v->glead[k] == k) ldst builds one test of every access's
- * checks and shape (group_tests), which dominates the others in the
- * stretch, and each access's fast path then branches on it alone. 0, or
- * -1 out of memory (no group) */
+ * of the first's, unguarded, in one stretch of native instructions that
+ * nothing branches into or resumes at (a barrier, a rendezvous, any
+ * control ends it) and nothing in which writes the register: the tiled
+ * SGEMM's 16 [%r8+k*64] and 16 [%r7+k*4] after its barrier, saxpy's load
+ * and store of y[i]. At the first access (v->glead[k] == k) ldst builds
+ * one test of every access's checks and shape (group_tests), which
+ * dominates the others in the stretch, and each access's fast path then
+ * branches on it alone. 0, or -1 out of memory (no group) */
 static int groups(struct vg *v)
 {
     struct cg *g = v->g;
@@ -838,13 +837,13 @@ static int groups(struct vg *v)
  * claim (its stride the size: consecutive; 0: one address a half, for
  * loads), else (no claim, or one that fails) from the vector tests (of
  * dr, r less lane * size, and of r), built only on that path; and every
- * access's window, from r's lanes 0 and 16 alone: where the
- * shape holds, half h's addresses lie between r_h plus the smallest
- * offset and r_h plus 15 strides plus the largest, which must be in order
- * (no wrap between them), at most lim past lo (the allocation's start;
- * NULL: the window's, at 0), and r_h plus the smallest offset aligned to
- * the size (the offsets are the same modulo the size, the stride a
- * multiple of it) */
+ * access's window, from r's lanes 0 and 16 alone: where the shape holds,
+ * half h's addresses lie between r_h plus the smallest offset and r_h
+ * plus 15 strides plus the largest, which must be in order (no wrap
+ * between them), at most lim past lo (the allocation's start; NULL: the
+ * window's, at 0), and r_h plus the smallest offset aligned to the size
+ * (the offsets are the same modulo the size, the stride a multiple of
+ * it) */
 static void group_tests(struct vg *v, const struct ir_ins *in, int k, void *eff, void *lo, void *fits, void *lim, void *r, void *dr)
 {
     struct cg *g = v->g;
