@@ -1343,7 +1343,9 @@ static int one_row(void **state) /* the blocks of one row again, after a failure
  * (%tid.y * 64), a stride of 8 bytes (neither shape: gathers), a register
  * written between two loads, a load after a loop's label, in blocks of 64
  * x 1, 16 x 4, and 48 (a second warp of 16 lanes, whose group tests fail:
- * every access its own). Then faults, with the interpreter's text: a
+ * every access its own). Then faults (groups_faults: the interpreter's
+ * status, text, thread, address, access and line, the vector form on and
+ * off): a
  * group whose last access leaves the window on one lane (block 1's thread
  * 31: the group's test takes the largest offset, so the first access is
  * not trusted for the others); a register written between two loads (a
@@ -1381,15 +1383,6 @@ static void vec_groups(void)
         " st.global.u32 [%rd3+36], %r24;\n st.global.u32 [%rd3+40], %r27;\n st.global.u32 [%rd3+44], %r25;\n"
         " st.global.u32 [%rd3+48], %r35;\n st.global.u32 [%rd3+52], %r36;\n"
         " ret;\n}\n";
-    static const char last[] = HDR
-        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>;\n .shared .align 4 .b8 s[512];\n"
-        " mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n mov.u32 %r9, s;\n shl.b32 %r3, %r1, 2;\n"
-        " mad.lo.u32 %r4, %r2, 384, %r3;\n add.u32 %r5, %r9, %r4;\n"
-        " ld.shared.u32 %r6, [%r5];\n ld.shared.u32 %r7, [%r5+4];\n ret;\n}\n";
-    static const char moved[] = HDR
-        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>;\n .shared .align 4 .b8 s[512];\n"
-        " mov.u32 %r1, %tid.x;\n mov.u32 %r9, s;\n shl.b32 %r3, %r1, 2;\n add.u32 %r5, %r9, %r3;\n"
-        " ld.shared.u32 %r6, [%r5];\n add.u32 %r5, %r5, 260;\n ld.shared.u32 %r7, [%r5];\n ret;\n}\n";
     /* a group after a forward branch into the stretch, past its first
      * (around a barrier, so no region): the test there does not dominate
      * the second; and a warp whose lanes 8-31 have exited, whose
@@ -1413,10 +1406,6 @@ static void vec_groups(void)
     assert_int_equal(wi[0], 1040);
     assert_int_equal(wi[2], 1041);
     assert_int_equal(wi[3], 1041);
-    static const char high[] = HDR
-        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>;\n .shared .align 4 .b8 s[512];\n"
-        " mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd1, %r1, 4;\n add.s64 %rd2, %rd1, 4294967296;\n"
-        " ld.shared.u32 %r6, [%rd2];\n ld.shared.u32 %r7, [%rd2+4];\n ret;\n}\n";
     /* global: two stores, two loads of what they stored and a store, one
      * register (the first warp's first access finds the allocation) */
     static const char glob[] = HDR
@@ -1425,6 +1414,39 @@ static void vec_groups(void)
         " mul.wide.u32 %rd2, %r3, 4;\n add.s64 %rd3, %rd1, %rd2;\n mad.lo.u32 %r4, %r3, 3, 1;\n"
         " st.global.u32 [%rd3], %r3;\n st.global.u32 [%rd3+1024], %r4;\n ld.global.u32 %r5, [%rd3+1024];\n"
         " ld.global.u32 %r6, [%rd3];\n add.u32 %r7, %r5, %r6;\n st.global.u32 [%rd3+2048], %r7;\n ret;\n}\n";
+    same(glob, 2, 64, 3072);
+    uint32_t wg;
+    memcpy(&wg, arena + 2048 + 4 * 70, 4);
+    assert_int_equal(wg, 70 + 3 * 70 + 1);
+    static const struct { unsigned block, y; } shapes[] = { { 64, 1 }, { 64, 4 }, { 48, 1 } };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        block_y = shapes[i].y;
+        same(src, 2, shapes[i].block, 2 * 64 * 64);
+        uint32_t w[12];
+        memcpy(w, arena + 64 * 70, sizeof w); /* block 1's thread 6 */
+        assert_int_equal(w[0], 3 * 6 + 5);
+        assert_int_equal(w[1], 3 * 6 + 5 + 3 * 7 + 5);
+        assert_int_equal(w[5], 0); /* [%r16+512]: thread 0's square */
+    }
+}
+/* the faults of groups (vec_groups' header), on the interpreter and the
+ * JIT with and without the vector form */
+static void same_fault_grid(const char *src, unsigned grid, unsigned block, enum ptx_status want, unsigned thread);
+static void groups_faults(void)
+{
+    static const char last[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>;\n .shared .align 4 .b8 s[512];\n"
+        " mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n mov.u32 %r9, s;\n shl.b32 %r3, %r1, 2;\n"
+        " mad.lo.u32 %r4, %r2, 384, %r3;\n add.u32 %r5, %r9, %r4;\n"
+        " ld.shared.u32 %r6, [%r5];\n ld.shared.u32 %r7, [%r5+4];\n ret;\n}\n";
+    static const char moved[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>;\n .shared .align 4 .b8 s[512];\n"
+        " mov.u32 %r1, %tid.x;\n mov.u32 %r9, s;\n shl.b32 %r3, %r1, 2;\n add.u32 %r5, %r9, %r3;\n"
+        " ld.shared.u32 %r6, [%r5];\n add.u32 %r5, %r5, 260;\n ld.shared.u32 %r7, [%r5];\n ret;\n}\n";
+    static const char high[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>;\n .shared .align 4 .b8 s[512];\n"
+        " mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd1, %r1, 4;\n add.s64 %rd2, %rd1, 4294967296;\n"
+        " ld.shared.u32 %r6, [%rd2];\n ld.shared.u32 %r7, [%rd2+4];\n ret;\n}\n";
     /* a global group whose second load is past the device memory on the
      * second warp's last lane, after the first warp found the allocation */
     static const char gpast[] = HDR
@@ -1450,35 +1472,14 @@ static void vec_groups(void)
         ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>;\n .shared .align 4 .b8 s[512];\n"
         " mov.u32 %r1, %tid.x;\n mov.u32 %r9, s;\n shl.b32 %r3, %r1, 2;\n add.u32 %r5, %r9, %r3;\n add.u32 %r5, %r5, 2;\n"
         " ld.shared.u32 %r6, [%r5];\n ld.shared.u32 %r7, [%r5+4];\n ret;\n}\n";
-    same(glob, 2, 64, 3072);
-    uint32_t wg;
-    memcpy(&wg, arena + 2048 + 4 * 70, 4);
-    assert_int_equal(wg, 70 + 3 * 70 + 1);
-    static const struct { unsigned block, y; } shapes[] = { { 64, 1 }, { 64, 4 }, { 48, 1 } };
-    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
-        block_y = shapes[i].y;
-        same(src, 2, shapes[i].block, 2 * 64 * 64);
-        uint32_t w[12];
-        memcpy(w, arena + 64 * 70, sizeof w); /* block 1's thread 6 */
-        assert_int_equal(w[0], 3 * 6 + 5);
-        assert_int_equal(w[1], 3 * 6 + 5 + 3 * 7 + 5);
-        assert_int_equal(w[5], 0); /* [%r16+512]: thread 0's square */
-    }
     block_y = 1;
-    const struct { const char *src; unsigned grid, block; const char *who; } bad[] = {
-        { last, 2, 32, "thread (31,0,0)" }, { moved, 1, 64, "thread (63,0,0)" }, { high, 1, 32, "thread (0,0,0)" },
-        { gpast, 1, 64, "thread (63,0,0)" }, { gbelow, 1, 64, "thread (32,0,0)" }, { below, 1, 32, "thread (0,0,0)" },
-        { mis, 1, 32, "thread (0,0,0)" } };
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        char err[2][512];
-        enum ptx_status st[2];
-        for (int e = 0; e < 2; e++) st[e] = run(bad[i].src, e ? PTX_ENGINE_JIT : PTX_ENGINE_INTERP, bad[i].grid, bad[i].block, err[e], sizeof err[e]);
-        assert_int_equal(st[0], bad[i].src == mis ? PTX_E_MISALIGNED : PTX_E_ADDRESS);
-        assert_int_equal(st[1], st[0]);
-        assert_int_equal(rep.engine, PTX_ENGINE_JIT);
-        if (!strstr(err[0], bad[i].who)) fail_msg("interp: %s", err[0]);
-        assert_string_equal(err[0], err[1]);
-    }
+    same_fault_grid(last, 2, 32, PTX_E_ADDRESS, 31);
+    same_fault_grid(moved, 1, 64, PTX_E_ADDRESS, 63);
+    same_fault_grid(high, 1, 32, PTX_E_ADDRESS, 0);
+    same_fault_grid(gpast, 1, 64, PTX_E_ADDRESS, 63);
+    same_fault_grid(gbelow, 1, 64, PTX_E_ADDRESS, 32);
+    same_fault_grid(below, 1, 32, PTX_E_ADDRESS, 0);
+    same_fault_grid(mis, 1, 32, PTX_E_MISALIGNED, 0);
 }
 static void test_vector_groups(void **state)
 {
@@ -1486,6 +1487,7 @@ static void test_vector_groups(void **state)
     NEED_JIT();
     with_vector("1", vec_groups);
     with_vector("0", vec_groups);
+    groups_faults();
 }
 
 /* float results whose NaN need not be canonical (jit_ir.c,
@@ -2199,9 +2201,10 @@ static void test_vector_mem_same(void **state)
     with_vector("0", vmem_same);
 }
 
-/* runs src on the interpreter, and on the JIT with and without the
- * vector form: the same status want, text, thread, address, access, line */
-static void same_fault(const char *src, unsigned block, enum ptx_status want, unsigned thread)
+/* runs src (grid blocks of block threads) on the interpreter, and on the
+ * JIT with and without the vector form: the same status want, text,
+ * thread, address, access, line */
+static void same_fault_grid(const char *src, unsigned grid, unsigned block, enum ptx_status want, unsigned thread)
 {
     char err[3][512];
     struct ptx_fault f[3];
@@ -2209,7 +2212,7 @@ static void same_fault(const char *src, unsigned block, enum ptx_status want, un
     for (int i = 0; i < 3; i++) {
         setenv("TDTRACE_EMU_JIT_VECTOR", vec[i], 1);
         memset(&fault, 0, sizeof fault);
-        enum ptx_status st = run(src, i == 2 ? PTX_ENGINE_INTERP : PTX_ENGINE_JIT, 1, block, err[i], sizeof err[i]);
+        enum ptx_status st = run(src, i == 2 ? PTX_ENGINE_INTERP : PTX_ENGINE_JIT, grid, block, err[i], sizeof err[i]);
         if (st != want) fail_msg("run %d: status %d, want %d: %s", i, (int)st, (int)want, err[i]);
         f[i] = fault;
         if (i < 2) {
@@ -2227,6 +2230,10 @@ static void same_fault(const char *src, unsigned block, enum ptx_status want, un
         assert_string_equal(f[i].space, f[2].space);
     }
     assert_int_equal(f[2].thread[0], thread);
+}
+static void same_fault(const char *src, unsigned block, enum ptx_status want, unsigned thread)
+{
+    same_fault_grid(src, 1, block, want, thread);
 }
 
 /* consecutive addresses that fail the checks: a misaligned base (every
