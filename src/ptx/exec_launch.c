@@ -81,7 +81,7 @@ static void fill_consts(struct blk *b, struct warp *w, int sregs_only)
             uint64_t v;
             switch (c->kind) {
             case K_GLOBAL: v = Lp->gaddr && (c->val & 0xffffff) < M->nglobals ? Lp->gaddr[c->val & 0xffffff] + (uint64_t)(c->val >> 24) : 0; break;
-            case K_SHARED: v = c->val >= 0 ? (uint64_t)c->val : P->static_shared + (uint64_t)(-1 - c->val); break;
+            case K_SHARED: v = ir_shared_value(M, P->entry, c->val); break; /* the entry's layout */
             case K_LOCAL: v = P->localbase[f] + (uint64_t)c->val; break;
             case K_FPARAM: v = P->fparambase[f] + (uint64_t)c->val; break;
             case K_FUNC: v = ir_faddr((int)c->val); break;
@@ -466,7 +466,7 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
     P.maxdepth = layout(&P, entry);
     if (P.reentrant) P.maxdepth = DEPTH_REENTRANT;
     P.lstride = P.lstatic + (P.reentrant ? (l->stack_bytes ? l->stack_bytes : STACK_DEFAULT) : 0);
-    P.static_shared = (m->shared_bytes + 15) & ~15u;
+    P.static_shared = ir_shared_dynbase(&m->funcs[entry]); /* its own variables (shared.c) */
     P.shsize = P.static_shared + l->dyn_shared;
     P.nthreads = l->block[0] * l->block[1] * l->block[2];
     P.nwarps = (P.nthreads + 31) / 32;

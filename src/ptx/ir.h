@@ -237,7 +237,8 @@ enum { S_TID_X, S_TID_Y, S_TID_Z, S_NTID_X, S_NTID_Y, S_NTID_Z, S_CTAID_X, S_CTA
        S_ZERO,          /* %pm0..7, %reserved_smem_offset_*, %current_graph_exec */
        S_AGGR_SMEM,
        S_ENVREG0 };     /* %envreg0..31: S_ENVREG0 + n, the launch's envreg[n] */
-struct ir_const { int32_t slot; int kind; int64_t val; };  /* val: imm / global index / offset / sreg */
+struct ir_const { int32_t slot; int kind; int64_t val; };  /* val: imm / global index / offset / sreg;
+                                                               K_SHARED: ir_shared_const() */
 
 struct ir_param { unsigned offset, size, align; };
 
@@ -265,6 +266,8 @@ struct ir_func {
     int problem;             /* check.c: 0 runs; 1 its own problem; 2 + g:
                                 function g it calls has one */
     unsigned shared_bytes;   /* entry, shared.c: the static .shared it uses */
+    int shuse, nshuse;       /* entry, shared.c: m->shuse[shuse..+nshuse), its variables
+                                at their offsets in its own window */
     unsigned cluster[3];     /* entry: .reqnctapercluster (0: none) */
     int explicit_cluster;    /* entry: .explicitcluster */
 };
@@ -290,10 +293,12 @@ struct ptx_module {
     struct ir_mma *mmas;
     int nglobals, capglobals;
     struct ptx_global_info *globals;
-    unsigned shared_bytes;   /* static .shared of the module (all functions): the
-                                executor's layout */
-    int nsvars, capsvars;    /* the static .shared variables, in offset order */
+    unsigned shared_bytes;   /* static .shared of the module (all functions), each
+                                variable at its declaration's place */
+    int nsvars, capsvars;    /* the static .shared variables, in declaration (and offset) order */
     struct ir_svar { unsigned off, size, align; } *svars;
+    int nshuse;              /* shared.c: each entry's variables and their offsets */
+    struct ir_shuse { int var; unsigned off; } *shuse;
     char *strings; size_t nstrings, capstrings;
     int nfiles, capfiles;    /* .file: number -> name (offset in strings) */
     struct ir_file { int num; int name; } *files;
@@ -318,6 +323,17 @@ void ir_callees(const struct ptx_module *m, int f, int ind,
  * module's .shared variables the entry and the functions it may call use
  * (0, or -1 when out of memory) */
 int ir_shared_sizes(struct ptx_module *m);
+/* a K_SHARED constant: ((v + 1) << 32) + add for variable v of m->svars,
+ * or v = -1 for the dynamic shared memory, with add in [-2^31, 2^31) */
+static inline int64_t ir_shared_const(int v, int64_t add) { return ((int64_t)(v + 1) << 32) + add; }
+static inline int ir_shared_const_var(int64_t val) { return (int)((val + (1ll << 31)) >> 32) - 1; }
+/* where entry's dynamic shared memory starts in its window: after its
+ * static variables, 16-aligned */
+static inline unsigned ir_shared_dynbase(const struct ir_func *E) { return (E->shared_bytes + 15) & ~15u; }
+/* constant val's offset in entry's window: its variable's offset there plus
+ * the addend (UINT64_MAX, outside every window, for a variable the entry
+ * does not use, which its walk of the calls found none of) */
+uint64_t ir_shared_value(const struct ptx_module *m, int entry, int64_t val);
 
 /* type helpers */
 static inline unsigned ir_type_size(int t)

@@ -39,6 +39,7 @@ void ptx_module_free(struct ptx_module *m)
     free(m->strings);
     free(m->files);
     free(m->svars);
+    free(m->shuse);
     free(atomic_load(&m->xcache));
     struct ir_owned *jc = atomic_load(&m->jcache);
     if (jc) jc->free(jc);

@@ -243,10 +243,9 @@ int src(struct ps *p, struct opnd *o, int t)
     case O_SYM: {
         int k = sym_const_kind(o->symkind);
         if (k < 0) break;
-        if (k == K_SHARED && o->symval < 0) /* dynamic shared: encoded as -1 - off */
-            return const_slot(p, K_SHARED, -1 - o->off);
-        int64_t key = k == K_GLOBAL ? (o->symval | (o->off << 24)) : o->symval + o->off;
         if (k == K_GLOBAL && (o->off < 0 || o->off >= (1ll << 38))) break;
+        if (k != K_GLOBAL && (o->off < -(1ll << 31) || o->off >= (1ll << 31))) break; /* a window's: 32 bits (ir_shared_const()) */
+        int64_t key = k == K_GLOBAL ? (o->symval | (o->off << 24)) : o->symval + o->off;
         return const_slot(p, k, key);
     }
     case O_NAME: { /* a function's address */
@@ -278,7 +277,7 @@ int addr_base(struct ps *p, struct opnd *ad, int64_t *off)
     if (ad->symkind == -2) return const_slot(p, K_IMM, 0);
     int k = sym_const_kind(ad->symkind);
     if (k < 0) { ps_err(p, ad->line, "bad address"); return 0; }
-    return const_slot(p, k, (k == K_SHARED && ad->symval < 0) ? -1 : ad->symval);
+    return const_slot(p, k, ad->symval);
 }
 
 struct ir_ins *new_ins(struct ps *p, int line)
@@ -474,10 +473,7 @@ int parse_ins(struct ps *p, int guard, int gneg)
         else if (ad->symkind == -2) in->a = const_slot(p, K_IMM, 0);
         else {
             int k = sym_const_kind(ad->symkind);
-            if (k == K_SHARED && ad->symval < 0)
-                in->a = const_slot(p, K_SHARED, -1);
-            else
-                in->a = const_slot(p, k, k == K_GLOBAL ? ad->symval : ad->symval);
+            in->a = const_slot(p, k, ad->symval);
             if (k == K_FPARAM && (in->space == SP_PARAM || in->space == SP_NONE)) in->space = SP_FPARAM;
             if (k == K_PARAM && in->space == SP_NONE) in->space = SP_PARAM;
         }
@@ -639,7 +635,7 @@ int parse_ins(struct ps *p, int guard, int gneg)
         else if (ad->symkind == -2) in->a = const_slot(p, K_IMM, 0);
         else {
             int k = sym_const_kind(ad->symkind);
-            in->a = const_slot(p, k, (k == K_SHARED && ad->symval < 0) ? -1 : ad->symval);
+            in->a = const_slot(p, k, ad->symval);
         }
         in->imm = ad->off;
         if (in->space == SP_NONE) in->space = SP_GENERIC;

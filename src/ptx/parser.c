@@ -168,7 +168,7 @@ static int parse_var(struct ps *p, int space, int is_extern, int in_func)
             sym_add(p, nm->s, nm->n, SY_GLOBAL, m->nglobals - 1, 0);
         } else if (space == SP_SHARED) {
             if (unsized) { /* extern dynamic shared: after all static shared */
-                sym_add(p, nm->s, nm->n, SY_SHARED, -1, 0);
+                sym_add(p, nm->s, nm->n, SY_SHARED, ir_shared_const(-1, 0), 0);
             } else {
                 if (size > (1u << 30)) { ps_err(p, nm->line, "shared variable too big"); return -1; }
                 unsigned off = align_up(m->shared_bytes, align);
@@ -179,7 +179,7 @@ static int parse_var(struct ps *p, int space, int is_extern, int in_func)
                 }
                 m->svars[m->nsvars++] = (struct ir_svar){ off, (unsigned)size, align ? align : 1 };
                 m->shared_bytes = off + (unsigned)size;
-                sym_add(p, nm->s, nm->n, SY_SHARED, off, 0);
+                sym_add(p, nm->s, nm->n, SY_SHARED, ir_shared_const(m->nsvars - 1, 0), 0);
             }
             if (isp(cur(p), '=')) { ps_err(p, nm->line, "initialised shared variable"); return -1; }
         } else if (space == SP_LOCAL && in_func) {

@@ -349,7 +349,7 @@ static void test_static_shared_per_entry(void **state)
         OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 128, 0));
         assert_true(blocks > 0);
     }
-    /* each still runs, with the whole window the module lays out */
+    /* each runs in its own window: its variables and the dynamic memory */
     CUfunction f;
     OK(cuModuleGetFunction(&f, m, "uses_b_c"));
     CUdeviceptr p = 0;

@@ -475,6 +475,53 @@ static void test_arith(void **state)
     }
 }
 
+/* Each entry lays out the .shared variables it (and what it calls) uses,
+ * in declaration order from offset 0, as ptxas does; the dynamic shared
+ * memory follows them, 16-aligned. Here a (unused, before the others) takes
+ * no room: b at 0, c at 40, the dynamic at 48, 256 bytes of it (run()).
+ * A variable's address with an addend keeps its variable (b-4 is 4 bytes
+ * below b, not in the variable before it); c+8 is the dynamic memory's
+ * first word; what no thread wrote reads 0. */
+static void test_shared_layout(void **state)
+{
+    (void)state;
+    char err[256];
+    static const char src[] = HDR
+        ".shared .align 4 .b8 a[1000];\n"
+        ".shared .align 16 .b8 b[40];\n"
+        ".shared .align 8 .b8 c[8];\n"
+        ".extern .shared .align 16 .b8 dyn[];\n"
+        ".entry other() { st.shared.u32 [a], 1; ret; }\n"
+        ".entry k(.param .u64 out)\n{\n .reg .b64 %o; .reg .b32 %r<9>;\n ld.param.u64 %o, [out];\n"
+        " mov.u32 %r1, b; st.global.u32 [%o], %r1;\n"
+        " mov.u32 %r2, c+4; st.global.u32 [%o+4], %r2;\n"
+        " mov.u32 %r3, dyn; st.global.u32 [%o+8], %r3;\n"
+        " mov.u32 %r4, %total_smem_size; st.global.u32 [%o+12], %r4;\n"
+        " mov.u32 %r5, b-4; st.global.u32 [%o+16], %r5;\n"
+        " st.shared.u32 [c+8], 77; ld.shared.u32 %r6, [dyn]; st.global.u32 [%o+20], %r6;\n"
+        " ld.shared.u32 %r7, [b+12]; st.global.u32 [%o+24], %r7;\n"
+        " add.u32 %r8, %r1, 300; st.shared.u32 [%r8], 5;\n" /* the window's last word: 300 */
+        " ret;\n}\n";
+    memset(arena, 0xee, 64);
+    enum ptx_status st = run(src, 1, 32, err, sizeof err);
+    if (st != PTX_OK) fail_msg("status %d: %s", st, err);
+    static const uint32_t want[] = { 0, 44, 48, 48 + 256, 0xfffffffcu, 77, 0 };
+    for (int i = 0; i < 7; i++)
+        if (out32(i) != want[i]) fail_msg("word %d: 0x%x, want 0x%x", i, out32(i), want[i]);
+    /* a word past the window (304) */
+    char bad[sizeof src + 16];
+    char *at = strstr(memcpy(bad, src, sizeof src), "300;");
+    memcpy(at, "304;", 4);
+    assert_int_equal(run(bad, 1, 32, err, sizeof err), PTX_E_ADDRESS);
+    assert_string_equal(fault.space, "shared");
+    assert_int_equal(fault.addr, 304);
+    /* an addend outside 32 bits is refused */
+    struct ptx_module *m = ptx_parse(HDR ".shared .b8 s[4];\n.entry k() {\n .reg .b32 %r;\n mov.u32 %r, s+4294967296;\n ret;\n}\n",
+                                     0, err, sizeof err);
+    assert_null(m);
+    if (!strstr(err, "line 7: bad source operand")) fail_msg("%s", err);
+}
+
 static void test_faults(void **state)
 {
     (void)state;
@@ -513,6 +560,12 @@ static void test_faults(void **state)
     assert_int_equal(fault.access, PTX_ACCESS_READ);
     assert_int_equal(run(HDR ".entry k(.param .u64 out) { .shared .b8 s[16]; .reg .b32 %r; st.shared.u32 [s+272], 1; ret; }\n",
                          1, 1, err, sizeof err), PTX_E_ADDRESS);
+    /* the entry's own window (test_shared_layout): 16 bytes of s, 256
+     * dynamic; another entry's 4096 bytes are not in it */
+    assert_int_equal(run(HDR ".shared .b8 other[4096];\n.entry k(.param .u64 out) { .shared .b8 s[16]; st.shared.u32 [s+272], 1; ret; }\n"
+                         ".entry o() { st.shared.u32 [other], 1; ret; }\n",
+                         1, 1, err, sizeof err), PTX_E_ADDRESS);
+    assert_int_equal(fault.addr, 272);
     /* recursion without end: the stack runs out */
     assert_int_equal(run(HDR ".func f() { call f; ret; }\n.entry k(.param .u64 out) { call f; ret; }\n", 1, 1, err, sizeof err),
                      PTX_E_STACK);
@@ -1303,6 +1356,7 @@ int main(void)
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_arith),
         cmocka_unit_test(test_faults),
+        cmocka_unit_test(test_shared_layout),
         cmocka_unit_test(test_barrier_loop),
         cmocka_unit_test(test_spinlock),
         cmocka_unit_test(test_flag_wait),
