@@ -293,10 +293,10 @@ struct ptx_module {
     struct ir_mma *mmas;
     int nglobals, capglobals;
     struct ptx_global_info *globals;
-    unsigned shared_bytes;   /* static .shared of the module (all functions), each
-                                variable at its declaration's place */
-    int nsvars, capsvars;    /* the static .shared variables, in declaration (and offset) order */
-    struct ir_svar { unsigned off, size, align; } *svars;
+    unsigned shared_bytes;   /* the module's static .shared variables laid end to end
+                                (the parser's limit; each entry has its own layout) */
+    int nsvars, capsvars;    /* the static .shared variables, in declaration order */
+    struct ir_svar { unsigned size, align; } *svars;
     int nshuse;              /* shared.c: each entry's variables and their offsets */
     struct ir_shuse { int var; unsigned off; } *shuse;
     char *strings; size_t nstrings, capstrings;
@@ -319,9 +319,9 @@ int ir_func_check(const struct ptx_module *m, int f, char *err, size_t errlen);
  * its indirect calls may reach: fn(m, f, g, arg) for each */
 void ir_callees(const struct ptx_module *m, int f, int ind,
                 void (*fn)(const struct ptx_module *, int, int, void *), void *arg);
-/* shared.c: each entry's static shared memory, as ptxas counts it: the
- * module's .shared variables the entry and the functions it may call use
- * (0, or -1 when out of memory) */
+/* shared.c: each entry's static shared memory, as ptxas lays it out: the
+ * module's .shared variables the entry and the functions it may call use,
+ * from offset 0 (ir_func.shared_bytes, .shuse; 0, or -1 when out of memory) */
 int ir_shared_sizes(struct ptx_module *m);
 /* a K_SHARED constant: ((v + 1) << 32) + add for variable v of m->svars,
  * or v = -1 for the dynamic shared memory, with add in [-2^31, 2^31) */

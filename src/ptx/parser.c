@@ -177,7 +177,7 @@ static int parse_var(struct ps *p, int space, int is_extern, int in_func)
                     ps_err(p, nm->line, "out of memory");
                     return -1;
                 }
-                m->svars[m->nsvars++] = (struct ir_svar){ off, (unsigned)size, align ? align : 1 };
+                m->svars[m->nsvars++] = (struct ir_svar){ (unsigned)size, align ? align : 1 };
                 m->shared_bytes = off + (unsigned)size;
                 sym_add(p, nm->s, nm->n, SY_SHARED, ir_shared_const(m->nsvars - 1, 0), 0);
             }
