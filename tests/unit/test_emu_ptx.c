@@ -480,8 +480,9 @@ static void test_arith(void **state)
  * memory follows them, 16-aligned. Here a (unused, before the others) takes
  * no room: b at 0, c at 40, the dynamic at 48, 256 bytes of it (run()).
  * A variable's address with an addend keeps its variable (b-4 is 4 bytes
- * below b, not in the variable before it); c+8 is the dynamic memory's
- * first word; what no thread wrote reads 0. */
+ * below b, not in the variable before it; dyn-4 4 bytes below the dynamic
+ * memory); c+8 is the dynamic memory's first word; what no thread wrote
+ * reads 0. */
 static void test_shared_layout(void **state)
 {
     (void)state;
@@ -492,7 +493,7 @@ static void test_shared_layout(void **state)
         ".shared .align 8 .b8 c[8];\n"
         ".extern .shared .align 16 .b8 dyn[];\n"
         ".entry other() { st.shared.u32 [a], 1; ret; }\n"
-        ".entry k(.param .u64 out)\n{\n .reg .b64 %o; .reg .b32 %r<9>;\n ld.param.u64 %o, [out];\n"
+        ".entry k(.param .u64 out)\n{\n .reg .b64 %o; .reg .b32 %r<10>;\n ld.param.u64 %o, [out];\n"
         " mov.u32 %r1, b; st.global.u32 [%o], %r1;\n"
         " mov.u32 %r2, c+4; st.global.u32 [%o+4], %r2;\n"
         " mov.u32 %r3, dyn; st.global.u32 [%o+8], %r3;\n"
@@ -501,12 +502,13 @@ static void test_shared_layout(void **state)
         " st.shared.u32 [c+8], 77; ld.shared.u32 %r6, [dyn]; st.global.u32 [%o+20], %r6;\n"
         " ld.shared.u32 %r7, [b+12]; st.global.u32 [%o+24], %r7;\n"
         " add.u32 %r8, %r1, 300; st.shared.u32 [%r8], 5;\n" /* the window's last word: 300 */
+        " mov.u32 %r9, dyn-4; st.global.u32 [%o+28], %r9;\n"
         " ret;\n}\n";
     memset(arena, 0xee, 64);
     enum ptx_status st = run(src, 1, 32, err, sizeof err);
     if (st != PTX_OK) fail_msg("status %d: %s", st, err);
-    static const uint32_t want[] = { 0, 44, 48, 48 + 256, 0xfffffffcu, 77, 0 };
-    for (int i = 0; i < 7; i++)
+    static const uint32_t want[] = { 0, 44, 48, 48 + 256, 0xfffffffcu, 77, 0, 44 };
+    for (int i = 0; i < 8; i++)
         if (out32(i) != want[i]) fail_msg("word %d: 0x%x, want 0x%x", i, out32(i), want[i]);
     /* a word past the window (304) */
     char bad[sizeof src + 16];
