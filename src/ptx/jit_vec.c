@@ -848,8 +848,8 @@ static void group_tests(struct vg *v, const struct ir_ins *in, int k, void *eff,
 {
     struct cg *g = v->g;
     uint64_t tot = (uint64_t)ir_type_size(in->type) * (uint64_t)in->vec, span = (uint64_t)v->gmax[k] - (uint64_t)v->gmin[k];
-    void *ok, *kk, *rf[2], *t[2];
-    int nshape = in->op == OP_LD ? 2 : 1; /* 0: consecutive, 1: one address */
+    void *ok, *kk, *rf[2], *t[2] = { NULL, NULL };
+    int nshape = in->op == OP_LD ? 2 : 1; /* 0: consecutive, 1: one address (loads) */
     firsts(g, r, 0, rf);
     if (jit_aff_get(g, in->a, &ok, &kk)) {
         void *no = newbb(g), *join = newbb(g);
@@ -864,12 +864,8 @@ static void group_tests(struct vg *v, const struct ir_ins *in, int k, void *eff,
     } else
         for (int shape = 0; shape < nshape; shape++) t[shape] = halves_same(g, shape ? r : dr, eff);
     void *all = LL->LLVMBuildAnd(g->b, fits, LL->LLVMBuildICmp(g->b, IEQ, eff, k32(g, ~0u), ""), "");
-    for (int shape = 0; shape < 2; shape++) {
+    for (int shape = 0; shape < nshape; shape++) {
         uint64_t step = shape ? 0 : tot;
-        if (shape >= nshape) {
-            t[shape] = NULL;
-            break;
-        }
         void *w = LL->LLVMBuildAnd(g->b, t[shape], all, "");
         for (unsigned h = 0; h < 2; h++) {
             void *a = LL->LLVMBuildAdd(g->b, rf[h], k64(g, (uint64_t)v->gmin[k]), "");
