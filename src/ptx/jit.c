@@ -539,7 +539,8 @@ static uint64_t lookup(const struct llvm_api *L, const char *sym, const char *su
 }
 
 /* k's round function (sym_round; none for kernels with warp rendezvous),
- * the warp's (sym_warp) and the thread's with entries (sym_tail) */
+ * the warp's (sym_warp, with sym_warp_ubc) and the thread's with entries
+ * (sym_tail) */
 static void round_of(const struct llvm_api *L, struct jit_kernel *k, const char *sym)
 {
     k->round = NULL;
@@ -548,6 +549,8 @@ static void round_of(const struct llvm_api *L, struct jit_kernel *k, const char 
     if (!k->nwstops) k->round = (jit_round_fn)(uintptr_t)lookup(L, sym, "_round");
     k->tail = (jit_fn)(uintptr_t)lookup(L, sym, "_tail");
     if (k->tail) k->warp = (jit_warp_fn)(uintptr_t)lookup(L, sym, "_warp");
+    k->ubc = k->warp ? (jit_ubc_fn)(uintptr_t)lookup(L, sym, "_warp_ubc") : NULL;
+    if (!k->ubc) k->warp = NULL; /* its hand-overs need it */
     k->wround = k->warp && !k->nwstops ? (jit_wround_fn)(uintptr_t)lookup(L, sym, "_wround") : NULL;
 }
 

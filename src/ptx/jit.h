@@ -81,6 +81,12 @@ typedef int32_t (*jit_fn)(uint64_t *R, struct jit_ctx *c, int32_t resume);
 #define JIT_VEC_SPLIT INT32_MAX
 typedef int32_t (*jit_warp_fn)(uint64_t *R, struct jit_ctx *c, int32_t resume, uint32_t mask);
 
+/* after the warp's function handed the lanes mask on (R its registers as
+ * above): each uniform register's value on the lowest lane of mask to the
+ * others (a barrier's stop stores it to that lane only: jit_vec.c's
+ * spill_live), before the thread's function reads each lane's */
+typedef void (*jit_ubc_fn)(uint64_t *R, uint32_t mask);
+
 /* a thread of the block as the round function sees it (jit_block fills a
  * table of them once per block; the offsets are baked into the code) */
 struct jit_thr {
@@ -143,6 +149,7 @@ struct jit_kernel {
     jit_round_fn round;          /* the block's round loop over fn (NULL: jit_block's own) */
     jit_warp_fn warp;            /* the warp's function, lanes as vectors (NULL: none) */
     jit_wround_fn wround;        /* the block's warps' round over warp (NULL: vec_block's own) */
+    jit_ubc_fn ubc;              /* with warp: its hand-overs' uniform registers to every lane */
     jit_fn tail;                 /* fn, also resumed at the warp's function's entries */
     char why[256];               /* refused: the reason (first unsupported instruction) */
     double compile_ms;
@@ -160,7 +167,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 31 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 32 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
@@ -200,7 +207,8 @@ struct jit_kernel {
                                  shape tests (jit_aff.c); 30: a group of
                                  accesses of one register, one test (jit_vec.c);
                                  31: global groups, the groups' window from the
-                                 register's lanes 0 and 16 */
+                                 register's lanes 0 and 16; 32: a barrier's stop
+                                 stores a uniform register to one lane */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

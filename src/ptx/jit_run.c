@@ -349,6 +349,7 @@ static int vec_warp(struct blk *b, struct jit_ctx *c, const struct jit_wthr *wt,
         else {
             b->jvlanes += (unsigned)__builtin_popcount(live);
             jit_vec_handed(c, r, live, res);
+            k->ubc(c->Rw, live);
         }
     }
     if (one) {

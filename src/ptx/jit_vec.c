@@ -63,6 +63,8 @@ struct vg {
     } *grp;
     void *gtmp[2];               /* group_tests: the shapes' tests where a claim fails (i1) */
     int copying;                 /* building a region's uniform copy (uniform_copy) */
+    int lane_only;               /* a barrier's stop stores a uniform register to its lane
+                                    ulane only (spill_live) */
 };
 
 /* ---- regions: divergent forward branches run with masks ------------------------ */
@@ -455,12 +457,24 @@ static void load_live(struct cg *g, int k)
 
 /* the live registers at instruction `at` back to the file, those the
  * warp's function may have written since it started or resumed (wd, the
- * row of instruction k: see written()); the others hold what was loaded */
-static void spill_live(struct vg *v, int k, int at)
+ * row of instruction k: see written()); the others hold what was loaded.
+ * A uniform register (one value on the lanes the function runs): at a
+ * barrier's stop (bar) in a kernel where v->lane_only, to its lane ulane
+ * only, where the next resume reads it (load_slot), as that barrier's
+ * lanes are the next call's and nothing else reads the file in between
+ * (no rendezvous whose lanes the interpreter's code runs, no bar.red
+ * whose predicates jit_bar_red reads; the lanes of a warp at one point
+ * always resume in the warp's function); elsewhere to every lane of the
+ * mask. Where a hand-over leaves one unwritten since the resume, its
+ * other lanes may hold an older value: the runner copies every uniform
+ * register's lane ulane to the lanes handed on (the kernel's _ubc,
+ * jit_build_vec) before the thread's function reads each lane's */
+static void spill_live(struct vg *v, int k, int at, int bar)
 {
     struct cg *g = v->g;
     const uint64_t *lv = g->live + (size_t)at * g->nw, *wd = v->wd ? v->wd + (size_t)k * g->nw : NULL;
     for (int s = 0; s < g->F->nslots; s++) {
+        int uni = g->uni && g->uni[s];
         if (g->kconst[s] || !(lv[s / 64] >> (s % 64) & 1)) continue;
         if (wd && !(wd[s / 64] >> (s % 64) & 1)) continue;
         void *st = NULL, *go = NULL;
@@ -472,8 +486,14 @@ static void spill_live(struct vg *v, int k, int at)
             LL->LLVMBuildCondBr(g->b, LL->LLVMBuildLoad2(g->b, g->s1, v->dirty[s], ""), st, go);
             LL->LLVMPositionBuilderAtEnd(g->b, st);
         }
-        if (g->uni && g->uni[s]) jit_store_lanes(g, s, v->pmask);
-        else LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, get(g, s), rf(g, s)), 8);
+        if (uni && v->lane_only && bar) {
+            void *idx = LL->LLVMBuildZExt(g->b, g->ulane, g->s64, "");
+            void *x = LL->LLVMBuildLoad2(g->b, g->s64, g->uni[s], "");
+            LL->LLVMBuildStore(g->b, x, LL->LLVMBuildGEP2(g->b, g->s64, rf(g, s), &idx, 1, ""));
+        } else if (uni)
+            jit_store_lanes(g, s, v->pmask);
+        else
+            LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, get(g, s), rf(g, s)), 8);
         if (go) {
             LL->LLVMBuildBr(g->b, go);
             LL->LLVMPositionBuilderAtEnd(g->b, go);
@@ -533,13 +553,13 @@ static void *handover(struct vg *v, int k)
     void *here = LL->LLVMGetInsertBlock(g->b), *bb = newbb(g);
     LL->LLVMPositionBuilderAtEnd(g->b, bb);
     LL->LLVMBuildStore(g->b, LL->LLVMBuildSub(g->b, LL->LLVMBuildLoad2(g->b, g->s64, g->ic, ""), v->npop, ""), g->ic);
-    spill_live(v, k, k);
+    spill_live(v, k, k, 0);
     if (g->rin[k] < 0) jit_flush_ret(g, v->nbars + 1 + g->entryof[k]);
     else { /* in a region: the lanes of each enclosing path where they go on */
         void *res = splat(g, k32(g, (uint64_t)(v->nbars + 1 + g->entryof[k])), g->i32), *m = v->mask;
         for (int r = g->rin[k]; r >= 0; r = g->rin[r]) {
             int p = g->relse[r] >= 0 && k < g->relse[r] ? g->relse[r] : g->rjoin[r];
-            spill_live(v, k, p);
+            spill_live(v, k, p, 0);
             void *o = LL->LLVMBuildLoad2(g->b, g->s32, v->outer[r], "");
             res = LL->LLVMBuildSelect(g->b, lanes(g, m), res, splat(g, k32(g, (uint64_t)(v->nbars + 1 + g->entryof[p])), g->i32), "");
             m = o;
@@ -1447,7 +1467,7 @@ static void ins(struct vg *v, int k, const uint8_t *in_spin)
             LL->LLVMBuildBr(g->b, next);
             return;
         }
-        spill_live(v, k, k);
+        spill_live(v, k, k, 0);
         jit_flush_ret(g, g->nbars);
         return;
     }
@@ -1475,7 +1495,7 @@ static void ins(struct vg *v, int k, const uint8_t *in_spin)
     switch (in->op) {
     case OP_BAR: {
         g->resume[g->nbars] = next;
-        spill_live(v, k, in->sub2 == BK_RED ? k : k + 1); /* bar.red's predicate too */
+        spill_live(v, k, in->sub2 == BK_RED ? k : k + 1, 1); /* bar.red's predicate too */
         jit_flush_ret(g, ++g->nbars);
         return;
     }
@@ -1509,6 +1529,36 @@ static void body(struct vg *v)
     free(in_spin);
     LL->LLVMPositionBuilderAtEnd(g->b, g->bb[nins]);
     jit_flush_ret(g, 0);
+}
+
+/* sym_ubc (jit.h, jit_ubc_fn): each uniform register's value on the
+ * lowest lane of mask copied to the mask's other lanes, where a barrier's
+ * stop stores it to that lane only (lane_only, spill_live); else (no
+ * barrier, a rendezvous or bar.red) it returns at once. The warp's
+ * function stays g->fn */
+static void build_ubc(struct cg *g, const char *sym, int lane_only)
+{
+    char name[160];
+    snprintf(name, sizeof name, "%s_ubc", sym);
+    void *wfn = g->fn, *R = g->R, *here = LL->LLVMGetInsertBlock(g->b);
+    void *fty = LL->LLVMFunctionType(LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ g->ptr, g->s32 }, 2, 0);
+    void *fn = g->fn = LL->LLVMAddFunction(g->mod, name, fty);
+    g->R = LL->LLVMGetParam(fn, 0);
+    void *mask = LL->LLVMGetParam(fn, 1);
+    LL->LLVMPositionBuilderAtEnd(g->b, newbb(g));
+    void *l = LL->LLVMBuildAnd(g->b, call(g, "llvm.cttz.i32", g->s32, (void *[]){ g->s32, g->s1 },
+                                          (void *[]){ mask, LL->LLVMConstInt(g->s1, 0, 0) }, 2), k32(g, 31), "");
+    void *idx = LL->LLVMBuildZExt(g->b, l, g->s64, ""), *m = lanes(g, mask);
+    for (int s = 0; s < g->F->nslots && lane_only; s++) {
+        if (!g->uni || !g->uni[s]) continue;
+        void *x = LL->LLVMBuildLoad2(g->b, g->s64, LL->LLVMBuildGEP2(g->b, g->s64, rf(g, s), &idx, 1, ""), "");
+        call(g, "llvm.masked.store.v32i64.p0", LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ g->i64, g->ptr, g->s32, g->i1 },
+             (void *[]){ splat(g, x, g->i64), rf(g, s), k32(g, 8), m }, 4);
+    }
+    LL->LLVMBuildRetVoid(g->b);
+    g->fn = wfn;
+    g->R = R;
+    LL->LLVMPositionBuilderAtEnd(g->b, here);
 }
 
 void jit_build_vec(struct cg *g, const char *sym)
@@ -1572,6 +1622,11 @@ void jit_build_vec(struct cg *g, const char *sym)
     if (!v->outer) /* out of memory: no region runs with masks */
         for (int k = 0; k <= nins; k++) g->rjoin[k] = g->relse[k] = g->rin[k] = -1;
     v->wd = written(g);
+    v->lane_only = nbars > 0; /* where a barrier stops, and no rendezvous or bar.red reads the file */
+    for (int k = 0; k < nins; k++) {
+        const struct ir_ins *in = &g->m->ins[F->start + k];
+        if (ins_kind(g, k) == K_WSYNC || (in->op == OP_BAR && in->sub2 == BK_RED)) v->lane_only = 0;
+    }
     v->nreg = calloc((size_t)ns + 1, sizeof *v->nreg);
     v->nld = calloc((size_t)ns + 1, sizeof *v->nld);
     for (int k = 0; k < nins && v->nreg && v->nld; k++) {
@@ -1607,6 +1662,7 @@ void jit_build_vec(struct cg *g, const char *sym)
         LL->LLVMBuildBr(g->b, g->resume[k]);
     }
     g->nbars = nbars;
+    build_ubc(g, sym, v->lane_only);
     free(g->shi);
     free(g->hiset);
     free(g->uni);

@@ -193,8 +193,10 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
                             gwait[i] |= go;
                         }
                         go = 0;
-                    } else
+                    } else {
                         b->jvlanes += (unsigned)__builtin_popcount(go); /* on one by one from the entry */
+                        k->ubc(c.Rw, go);
+                    }
                 }
                 ready[i] &= ~go;
                 for (; go; go &= go - 1) {

@@ -1177,8 +1177,31 @@ static const char uni_skew[] = HDR
     "SKIP:\n add.u32 %r2, %r2, 1;\n setp.lt.u32 %p2, %r2, 6;\n @%p2 bra L;\n"
     " st.global.u32 [%rd3], %r2;\n st.global.u32 [%rd3+4], %r3;\n ret;\n}\n";
 
+/* a uniform register stored at a barrier to one lane (jit_vec.c,
+ * spill_live): %r3 (%ntid.x + 7) is written before the barrier, so its
+ * stop stores it to the lane the resume reads it from; after the resume
+ * a loop of tid % 4 turns that adds it diverges, and the lanes go on one
+ * by one from there with the register file as the warp left it: %r3, not
+ * written since the resume, must be on every lane then (the second
+ * warp's lane 0 exits before the barrier: its lane 1 holds it) */
+static const char uni_handover[] = HDR
+    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<12>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+    " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mul.wide.u32 %rd2, %r1, 8;\n add.s64 %rd3, %rd1, %rd2;\n"
+    " setp.eq.u32 %p1, %r1, 32;\n @%p1 exit;\n mov.u32 %r2, %ntid.x;\n add.u32 %r3, %r2, 7;\n bar.sync 0;\n"
+    " and.b32 %r4, %r1, 3;\n mov.u32 %r5, 0;\n"
+    "L:\n setp.eq.u32 %p2, %r4, 0;\n @%p2 bra E;\n add.u32 %r5, %r5, %r3;\n sub.u32 %r4, %r4, 1;\n bra L;\n"
+    "E:\n st.global.u32 [%rd3], %r5;\n st.global.u32 [%rd3+4], %r3;\n ret;\n}\n";
+
 static void vec_uniform_regs(void)
 {
+    same(uni_handover, 1, 64, 64 * 8);
+    for (unsigned t = 0; t < 64; t++) {
+        uint32_t w[2];
+        memcpy(w, arena + 8 * t, 8);
+        if (t == 32) continue; /* it exited */
+        assert_int_equal(w[0], (t % 4) * 71);
+        assert_int_equal(w[1], 71);
+    }
     same(uni_reduce, 1, 48, 48 * 8);
     for (unsigned t = 0; t < 48; t++) {
         uint32_t w[2];
