@@ -467,8 +467,8 @@ static void load_live(struct cg *g, int k)
  * always resume in the warp's function); elsewhere to every lane of the
  * mask. Where a hand-over leaves one unwritten since the resume, its
  * other lanes may hold an older value: the runner copies every uniform
- * register's lane ulane to the lanes handed on (the kernel's _ubc,
- * jit_build_vec) before the thread's function reads each lane's */
+ * register's lane ulane to the lanes handed on (the kernel's _warp_ubc,
+ * build_ubc) before the thread's function reads each lane's */
 static void spill_live(struct vg *v, int k, int at, int bar)
 {
     struct cg *g = v->g;
