@@ -397,6 +397,21 @@ static int tconsts(struct cg *g)
  * %ctaid from jit_ctx, %tid packed (jit_ctx.tids), a constant the same on
  * every thread from lane 0, a uniform register from lane ulane, a thread
  * constant computed again (remat), the rest from the file */
+/* the lowest lane of mask (not 0; and 31 keeps the index in the vector
+ * even so), an i32 */
+static void *first_lane(struct cg *g, void *mask)
+{
+    return LL->LLVMBuildAnd(g->b, call(g, "llvm.cttz.i32", g->s32, (void *[]){ g->s32, g->s1 },
+                                       (void *[]){ mask, LL->LLVMConstInt(g->s1, 0, 0) }, 2), k32(g, 31), "");
+}
+
+/* slot s of lane l (an i32) in the register file g->R */
+static void *rf_lane(struct cg *g, int s, void *l)
+{
+    void *idx = LL->LLVMBuildZExt(g->b, l, g->s64, "");
+    return LL->LLVMBuildGEP2(g->b, g->s64, rf(g, s), &idx, 1, "");
+}
+
 static void remat(struct cg *g, int s);
 static void load_slot(struct cg *g, int s)
 {
@@ -415,9 +430,7 @@ static void load_slot(struct cg *g, int s)
         return;
     }
     if (g->uni && g->uni[s]) { /* lane ulane's: every lane the function runs holds it */
-        void *idx = LL->LLVMBuildZExt(g->b, g->ulane, g->s64, "");
-        void *x = LL->LLVMBuildLoad2(g->b, g->s64, LL->LLVMBuildGEP2(g->b, g->s64, rf(g, s), &idx, 1, ""), "");
-        LL->LLVMBuildStore(g->b, x, g->uni[s]);
+        LL->LLVMBuildStore(g->b, LL->LLVMBuildLoad2(g->b, g->s64, rf_lane(g, s, g->ulane), ""), g->uni[s]);
         return;
     }
     if (g->tcw && g->tcw[s] >= 0) {
@@ -486,11 +499,9 @@ static void spill_live(struct vg *v, int k, int at, int bar)
             LL->LLVMBuildCondBr(g->b, LL->LLVMBuildLoad2(g->b, g->s1, v->dirty[s], ""), st, go);
             LL->LLVMPositionBuilderAtEnd(g->b, st);
         }
-        if (uni && v->lane_only && bar) {
-            void *idx = LL->LLVMBuildZExt(g->b, g->ulane, g->s64, "");
-            void *x = LL->LLVMBuildLoad2(g->b, g->s64, g->uni[s], "");
-            LL->LLVMBuildStore(g->b, x, LL->LLVMBuildGEP2(g->b, g->s64, rf(g, s), &idx, 1, ""));
-        } else if (uni)
+        if (uni && v->lane_only && bar)
+            LL->LLVMBuildStore(g->b, LL->LLVMBuildLoad2(g->b, g->s64, g->uni[s], ""), rf_lane(g, s, g->ulane));
+        else if (uni)
             jit_store_lanes(g, s, v->pmask);
         else
             LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, get(g, s), rf(g, s)), 8);
@@ -1546,12 +1557,10 @@ static void build_ubc(struct cg *g, const char *sym, int lane_only)
     g->R = LL->LLVMGetParam(fn, 0);
     void *mask = LL->LLVMGetParam(fn, 1);
     LL->LLVMPositionBuilderAtEnd(g->b, newbb(g));
-    void *l = LL->LLVMBuildAnd(g->b, call(g, "llvm.cttz.i32", g->s32, (void *[]){ g->s32, g->s1 },
-                                          (void *[]){ mask, LL->LLVMConstInt(g->s1, 0, 0) }, 2), k32(g, 31), "");
-    void *idx = LL->LLVMBuildZExt(g->b, l, g->s64, ""), *m = lanes(g, mask);
+    void *l = first_lane(g, mask), *m = lanes(g, mask);
     for (int s = 0; s < g->F->nslots && lane_only; s++) {
         if (!g->uni || !g->uni[s]) continue;
-        void *x = LL->LLVMBuildLoad2(g->b, g->s64, LL->LLVMBuildGEP2(g->b, g->s64, rf(g, s), &idx, 1, ""), "");
+        void *x = LL->LLVMBuildLoad2(g->b, g->s64, rf_lane(g, s, l), "");
         call(g, "llvm.masked.store.v32i64.p0", LL->LLVMVoidTypeInContext(g->ctx), (void *[]){ g->i64, g->ptr, g->s32, g->i1 },
              (void *[]){ splat(g, x, g->i64), rf(g, s), k32(g, 8), m }, 4);
     }
@@ -1583,10 +1592,7 @@ void jit_build_vec(struct cg *g, const char *sym)
     LL->LLVMBuildStore(g->b, v->pmask, v->cur);
     for (int k = 0; k < nins && v->outer; k++)
         if (g->rjoin[k] >= 0) v->outer[k] = LL->LLVMBuildAlloca(g->b, g->s32, "");
-    /* the function's first lane (its mask is not 0; and 31 keeps the
-     * index in the vector even so) */
-    g->ulane = LL->LLVMBuildAnd(g->b, call(g, "llvm.cttz.i32", g->s32, (void *[]){ g->s32, g->s1 },
-                                           (void *[]){ v->pmask, LL->LLVMConstInt(g->s1, 0, 0) }, 2), k32(g, 31), "");
+    g->ulane = first_lane(g, v->pmask); /* the function's first lane */
     (void)uniforms(g); /* out of memory: none */
     (void)halves(g); /* out of memory: every register 64 bits */
     (void)tconsts(g); /* out of memory: none */
