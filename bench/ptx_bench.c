@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 #include <math.h>
+#include <unistd.h>
 
 #include "emu.h"
 #include "../src/ptx/ptx.h"
@@ -689,6 +690,11 @@ static void blocks(CUmodule m, int runs)
 
 int main(int argc, char **argv)
 {
+    /* OpenMP's idle threads spin after each parallel region of the plain C
+     * (libgomp: 300,000 rounds of pause, milliseconds on hosts where pause
+     * is slow) and would take a core from the engine launched next; sleeping
+     * ones do not. libgomp reads its environment before main, hence exec. */
+    if (!getenv("OMP_WAIT_POLICY") && !setenv("OMP_WAIT_POLICY", "passive", 1)) execv("/proc/self/exe", argv);
     const char *mode = argc > 1 ? argv[1] : "";
     if (!strcmp(mode, "blocks") || !strcmp(mode, "compile") || !strcmp(mode, "engines")) {
         int runs = argc > 2 ? atoi(argv[2]) : 5;
