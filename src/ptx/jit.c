@@ -620,8 +620,14 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     }
     L->LLVMDisposeMessage(msg);
     void *opts = L->LLVMCreatePassBuilderOptions();
-    /* the light pipeline: simplifications whose time grows with the size */
-    err = L->LLVMRunPasses(g->mod, g->light ? "function(early-cse<memssa>,instcombine,simplifycfg)" : "default<O2>", NULL, opts);
+    /* the light pipeline: simplifications whose time grows with the size.
+     * default<O2> with the target machine that generates the code: without
+     * it the passes weigh each choice by LLVM's generic costs, and the
+     * scalar tests of the halves' end lanes (jit_vec.c's halves_ok) came
+     * out as 8-lane shuffles and compares (docs/ptx-jit.md, "Figures: the
+     * optimiser with the target's costs") */
+    if (g->light) err = L->LLVMRunPasses(g->mod, "function(early-cse<memssa>,instcombine,simplifycfg)", NULL, opts);
+    else err = L->LLVMRunPasses(g->mod, "default<O2>", jitc_target(L, g->mod), opts);
     L->LLVMDisposePassBuilderOptions(opts);
     if (err) { llvm_error(L, err, "optimisation failed", k); L->LLVMDisposeModule(g->mod); goto out; }
     rt = L->LLVMOrcJITDylibCreateResourceTracker(L->jd);

@@ -511,6 +511,13 @@ int jitc_bind(const struct llvm_api *L, char *why, size_t n)
 }
 
 /* ---- native code ------------------------------------------------------------- */
+void *jitc_target(const struct llvm_api *L, void *mod)
+{
+    if (target(L)) return NULL;
+    L->LLVMSetTarget(mod, L->LLVMOrcLLJITGetTripleString(L->jit));
+    return tm;
+}
+
 int jitc_add(const struct llvm_api *L, void *mod, void *rt, int light, char *why, size_t n)
 {
     if (target(L)) {
