@@ -23,7 +23,9 @@
  *
  * "ptx_bench blocks RUNS": what a block itself costs the interpreter and
  * the JIT on one host thread (blocks of 256 threads that only exit, or
- * pass four barriers first). */
+ * pass four barriers first).
+ *
+ * With OMP_WAIT_POLICY unset it runs itself again with "passive" (main). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
