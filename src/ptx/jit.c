@@ -579,7 +579,10 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
     void *tsc = L->LLVMOrcCreateNewThreadSafeContext();
     g->ctx = L->LLVMOrcThreadSafeContextGetContext(tsc);
     g->mod = L->LLVMModuleCreateWithNameInContext(sym, g->ctx);
+    /* LLJIT's data layout and triple (the cache's key holds both), for the
+     * passes' cost model and the code generator */
     L->LLVMSetDataLayout(g->mod, L->LLVMOrcLLJITGetDataLayoutStr(L->jit));
+    L->LLVMSetTarget(g->mod, L->LLVMOrcLLJITGetTripleString(L->jit));
     g->b = L->LLVMCreateBuilderInContext(g->ctx);
     char xsym[80];
     int bad = prepare(g);
@@ -627,7 +630,7 @@ void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const st
      * out as 8-lane shuffles and compares (docs/ptx-jit.md, "Figures: the
      * optimiser with the target's costs") */
     if (g->light) err = L->LLVMRunPasses(g->mod, "function(early-cse<memssa>,instcombine,simplifycfg)", NULL, opts);
-    else err = L->LLVMRunPasses(g->mod, "default<O2>", jitc_target(L, g->mod), opts);
+    else err = L->LLVMRunPasses(g->mod, "default<O2>", jitc_target(L), opts);
     L->LLVMDisposePassBuilderOptions(opts);
     if (err) { llvm_error(L, err, "optimisation failed", k); L->LLVMDisposeModule(g->mod); goto out; }
     rt = L->LLVMOrcJITDylibCreateResourceTracker(L->jd);

@@ -511,11 +511,9 @@ int jitc_bind(const struct llvm_api *L, char *why, size_t n)
 }
 
 /* ---- native code ------------------------------------------------------------- */
-void *jitc_target(const struct llvm_api *L, void *mod)
+void *jitc_target(const struct llvm_api *L)
 {
-    if (target(L)) return NULL;
-    L->LLVMSetTarget(mod, L->LLVMOrcLLJITGetTripleString(L->jit));
-    return tm;
+    return target(L) ? NULL : tm;
 }
 
 int jitc_add(const struct llvm_api *L, void *mod, void *rt, int light, char *why, size_t n)
@@ -525,7 +523,6 @@ int jitc_add(const struct llvm_api *L, void *mod, void *rt, int light, char *why
         snprintf(why, n, "%s", tm_why);
         return -1;
     }
-    L->LLVMSetTarget(mod, L->LLVMOrcLLJITGetTripleString(L->jit));
     char *msg = NULL;
     void *buf = NULL;
     int bad = L->LLVMTargetMachineEmitToMemoryBuffer(light ? tm0 : tm, mod, 1 /* LLVMObjectFile */, &msg, &buf);

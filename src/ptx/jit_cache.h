@@ -22,10 +22,10 @@ int jitc_load(const struct llvm_api *api, struct jit_kernel *k);
 /* the host address p the code uses (a helper of hp, an instruction of m,
  * a handler of h) as a value the code reads at run time */
 void *jitc_ref(const struct llvm_api *api, void *ctx, void *mod, void *b, const void *p);
-/* the target machine that jitc_add generates mod's code with at -O2, for
- * the optimiser's cost model (mod's triple set to its); NULL where there
- * is none (jitc_add then says why) */
-void *jitc_target(const struct llvm_api *api, void *mod);
+/* the target machine that jitc_add generates code with at -O2, for the
+ * optimiser's cost model; NULL where there is none (jitc_add then says
+ * why) */
+void *jitc_target(const struct llvm_api *api);
 /* the optimised module mod (disposed here) as native code (light: the code
  * generator at -O0, jit_light), added to the JIT under rt: 0, or -1 with why */
 int jitc_add(const struct llvm_api *api, void *mod, void *rt, int light, char *why, size_t n);
