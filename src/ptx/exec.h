@@ -77,6 +77,8 @@ struct plan {                    /* per launch */
     int jvec;                    /* the JIT runs warps as vectors (jit.warp, and not
                                     TDTRACE_EMU_JIT_VECTOR=0) */
     int jred;                    /* the JIT's kernel has bar.red (jit_bar_red) */
+    int jonebar;                 /* the JIT's kernel's barriers all have one number: threads
+                                    waiting at any of them cannot deadlock */
     atomic_int stop;
     double deadline;             /* CLOCK_MONOTONIC seconds, 0: none */
     pthread_mutex_t lock;

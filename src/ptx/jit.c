@@ -548,10 +548,12 @@ static void round_of(const struct llvm_api *L, struct jit_kernel *k, const char 
     k->tail = NULL;
     if (!k->nwstops) k->round = (jit_round_fn)(uintptr_t)lookup(L, sym, "_round");
     k->tail = (jit_fn)(uintptr_t)lookup(L, sym, "_tail");
-    if (k->tail) k->warp = (jit_warp_fn)(uintptr_t)lookup(L, sym, "_warp");
-    k->ubc = k->warp ? (jit_ubc_fn)(uintptr_t)lookup(L, sym, "_warp_ubc") : NULL;
-    if (!k->ubc) k->warp = NULL; /* its hand-overs need it */
-    k->wround = k->warp && !k->nwstops ? (jit_wround_fn)(uintptr_t)lookup(L, sym, "_wround") : NULL;
+    k->wround = NULL;
+    k->ubc = k->tail ? (jit_ubc_fn)(uintptr_t)lookup(L, sym, "_warp_ubc") : NULL;
+    if (!k->ubc) return; /* the hand-overs of the warp's function need it */
+    k->warp = (jit_warp_fn)(uintptr_t)lookup(L, sym, "_warp"); /* none where the round inlines it */
+    if (!k->nwstops) k->wround = (jit_wround_fn)(uintptr_t)lookup(L, sym, "_wround");
+    if (!k->warp && !k->wround) k->ubc = NULL;
 }
 
 void jit_compile(const struct ptx_module *m, int entry, const ex_fn *h, const struct jit_helpers *hp,

@@ -125,7 +125,10 @@ struct jit_wthr {
  * the warp's live mask; at barrier k: at[i] = k + 1. Returns nw, or the
  * first warp the runner must take: one whose lanes stand at different
  * points (at[i] < 0, not run), or one whose call returned something else
- * (*rr: a failure, lanes handed on) */
+ * (*rr: a failure, lanes handed on; JIT_VEC_CALL: at[i] is no resume point
+ * of the round, which inlines the warp's function for each of them, and
+ * the warp was not run) */
+#define JIT_VEC_CALL INT32_MIN
 typedef int32_t (*jit_wround_fn)(struct jit_ctx *c, const struct jit_wthr *wt, int32_t *at, uint32_t *lv,
                                  uint32_t from, uint32_t nw, int32_t nbars, int32_t *rr, uint32_t *runs);
 
@@ -147,7 +150,8 @@ struct jit_kernel {
     int state;                   /* 0 not tried, 1 compiled, -1 refused or failed */
     jit_fn fn;
     jit_round_fn round;          /* the block's round loop over fn (NULL: jit_block's own) */
-    jit_warp_fn warp;            /* the warp's function, lanes as vectors (NULL: none) */
+    jit_warp_fn warp;            /* the warp's function, lanes as vectors (NULL: none, or only
+                                    inlined in wround) */
     jit_wround_fn wround;        /* the block's warps' round over warp (NULL: vec_block's own) */
     jit_ubc_fn ubc;              /* with warp: its hand-overs' uniform registers to every lane */
     jit_fn tail;                 /* fn, also resumed at the warp's function's entries */
@@ -167,7 +171,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 33 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 34 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as

@@ -148,13 +148,19 @@ const struct jit_kernel *jit_plan(struct plan *P)
         return NULL;
     }
     const char *vec = getenv("TDTRACE_EMU_JIT_VECTOR");
-    P->jvec = k->warp && !(vec && !strcmp(vec, "0")); /* TDTRACE_EMU_JIT_VECTOR=0: the threads one by one */
+    P->jvec = (k->warp || k->wround) && !(vec && !strcmp(vec, "0")); /* TDTRACE_EMU_JIT_VECTOR=0: the threads one by one */
     P->jred = 0;
-    for (int i = 0; i < k->nbars; i++)
-        if (k->barid[i] != JIT_WSTOP && P->m->ins[k->barpc[i]].sub2 == BK_RED) P->jred = 1;
+    P->jonebar = 1;
+    for (int i = 0, id = -1; i < k->nbars; i++) {
+        if (k->barid[i] == JIT_WSTOP) continue;
+        if (P->m->ins[k->barpc[i]].sub2 == BK_RED) P->jred = 1;
+        if (id >= 0 && k->barid[i] != id) P->jonebar = 0;
+        id = k->barid[i];
+    }
     if (r) {
         r->engine = PTX_ENGINE_JIT;
         r->vec_round = P->jvec && k->wround && !k->nwstops;
+        r->vec_inlined = r->vec_round && !k->warp;
         r->compiled = now;
         r->compile_ms = now ? k->compile_ms : 0;
         r->from_cache = now && k->from_cache;
@@ -319,7 +325,6 @@ static int lanes_one_by_one(struct blk *b, struct jit_ctx *c, struct warp *w, un
  * what its call returned in the warps' round, or JIT_VEC_CALL: call it
  * here), else, and for the lanes it hands on, through the thread's
  * function with entries, one by one. 0, or -1 when the launch failed */
-#define JIT_VEC_CALL INT32_MIN
 static int vec_warp(struct blk *b, struct jit_ctx *c, const struct jit_wthr *wt, unsigned i, int32_t *at, uint32_t *lv,
                     int32_t *res, int32_t r)
 {
@@ -332,6 +337,10 @@ static int vec_warp(struct blk *b, struct jit_ctx *c, const struct jit_wthr *wt,
     uint32_t one = live; /* the lanes to run one by one */
     if (at[i] >= 0) {
         if (r == JIT_VEC_CALL) {
+            if (!k->warp) { /* the round inlines it for at[] 0 ... nbars only */
+                ex_fail(b, PTX_E_TRAP, "internal error: warp %u at point %d, no warp's function for it", i, at[i]);
+                return -1;
+            }
             jit_ctx_thread(c, b, i * 32 + (unsigned)__builtin_ctz(live));
             r = k->warp(c->Rw, c, at[i], live);
             b->icount += c->icount;
@@ -410,8 +419,9 @@ static int vec_block(struct blk *b, struct jit_ctx *c, size_t base)
         for (unsigned i = 0; i < nw; i++) {
             uint32_t live = lv[i];
             if (!live) continue;
-            const int32_t *res = resume + i * 32;
             waiting++;
+            if (P->jonebar) continue; /* one barrier, whichever point */
+            const int32_t *res = resume + i * 32;
             int32_t r = at[i] >= 0 ? at[i] : res[__builtin_ctz(live)];
             for (uint32_t mm = at[i] >= 0 ? 0 : live; mm; mm &= mm - 1)
                 if (k->barid[res[__builtin_ctz(mm)] - 1] != k->barid[r - 1]) bar = -2;

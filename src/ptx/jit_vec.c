@@ -1688,6 +1688,26 @@ void jit_build_vec(struct cg *g, const char *sym)
  * point, one call per block and round up to the first warp that needs the
  * runner (lanes at different points, lanes handed on, a failure) instead
  * of one per warp */
+/* whether the warps' round inlines the warp's function for each resume
+ * point: the copies are pruned to what each point reaches, but they add
+ * to the compile time (JIT_WROUND_INLINE bounds resume points times PTX
+ * instructions), and a loop with no stop in it runs in the round with the
+ * round's values live around it (the naive SGEMM and Mandelbrot ran 5 to
+ * 10% slower so); what it saves is a call a warp and interval, which
+ * counts where barriers come every few instructions */
+static int wround_inlines(const struct cg *g)
+{
+    int n = g->F->end - g->F->start;
+    if ((int64_t)(g->nbars + 1) * n > JIT_WROUND_INLINE) return 0;
+    for (int k = 0; k < n; k++) {
+        int t = target_of(g, k), stop = 0;
+        if (g->m->ins[g->F->start + k].op != OP_BRA || t > k) continue;
+        for (int j = 0; j < g->nbars && !stop; j++) stop = g->barpc[j] - g->F->start >= t && g->barpc[j] - g->F->start <= k;
+        if (!stop) return 0;
+    }
+    return 1;
+}
+
 void jit_build_wround(struct cg *g, const char *sym)
 {
     void *wfn = g->fn, *i32 = g->s32, *i64 = g->s64, *P = g->ptr;
@@ -1700,7 +1720,7 @@ void jit_build_wround(struct cg *g, const char *sym)
     void *entry = newbb(g), *head = newbb(g), *body = newbb(g), *one = newbb(g), *run = newbb(g);
     void *gone = newbb(g), *other = newbb(g), *stop = newbb(g), *waits = newbb(g), *next = newbb(g), *end = newbb(g);
     LL->LLVMPositionBuilderAtEnd(g->b, entry);
-    void *iv = LL->LLVMBuildAlloca(g->b, i32, "");
+    void *iv = LL->LLVMBuildAlloca(g->b, i32, ""), *rv = LL->LLVMBuildAlloca(g->b, i32, "");
     LL->LLVMBuildStore(g->b, from, iv);
     LL->LLVMBuildBr(g->b, head);
     LL->LLVMPositionBuilderAtEnd(g->b, head);
@@ -1731,7 +1751,34 @@ void jit_build_wround(struct cg *g, const char *sym)
     LL->LLVMBuildStore(g->b, WT(tids, P), CTX(tids));
 #undef WT
 #undef CTX
-    void *r = LL->LLVMBuildCall2(g->b, wfty, wfn, (void *[]){ Rw, C, a, live }, 4, "");
+    /* where wround_inlines, the warp's function inlined once for each resume
+     * point, its resume a constant: each copy keeps only the code reachable
+     * from its entry (no call, no dispatch, the context's fields as values).
+     * The function itself is then internal, gone after the inlining, and
+     * another point (none: jit_run.c's runner keeps at[] to 0 ... nbars)
+     * goes back to the runner with JIT_VEC_CALL */
+    void *r;
+    unsigned inl = wround_inlines(g) ? LL->LLVMGetEnumAttributeKindForName("alwaysinline", 12) : 0;
+    if (inl) {
+        void *joined = newbb(g), *dflt = newbb(g);
+        void *sw = LL->LLVMBuildSwitch(g->b, a, dflt, (unsigned)g->nbars + 1);
+        for (int k = 0; k <= g->nbars; k++) {
+            void *bb = newbb(g);
+            LL->LLVMAddCase(sw, k32(g, (uint32_t)k), bb);
+            LL->LLVMPositionBuilderAtEnd(g->b, bb);
+            void *cr = LL->LLVMBuildCall2(g->b, wfty, wfn, (void *[]){ Rw, C, k32(g, (uint32_t)k), live }, 4, "");
+            LL->LLVMAddCallSiteAttribute(cr, ~0u, LL->LLVMCreateEnumAttribute(g->ctx, inl, 0));
+            LL->LLVMBuildStore(g->b, cr, rv);
+            LL->LLVMBuildBr(g->b, joined);
+        }
+        LL->LLVMPositionBuilderAtEnd(g->b, dflt);
+        LL->LLVMBuildStore(g->b, LL->LLVMConstInt(i32, (uint32_t)JIT_VEC_CALL, 1), rr);
+        LL->LLVMBuildBr(g->b, stop);
+        LL->LLVMSetLinkage(wfn, 8 /* LLVMInternalLinkage */);
+        LL->LLVMPositionBuilderAtEnd(g->b, joined);
+        r = LL->LLVMBuildLoad2(g->b, i32, rv, "");
+    } else
+        r = LL->LLVMBuildCall2(g->b, wfty, wfn, (void *[]){ Rw, C, a, live }, 4, "");
     LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, LL->LLVMBuildLoad2(g->b, i32, runs, ""), k32(g, 1), ""), runs);
     LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, r, k32(g, 0), ""), gone, other);
     LL->LLVMPositionBuilderAtEnd(g->b, gone); /* they all exited: out of the warp's live mask */

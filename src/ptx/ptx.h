@@ -175,6 +175,8 @@ struct ptx_engine_report {
     unsigned long long vec_lanes; /* lanes those handed on to the thread's function */
     int vec_round;               /* the warps ran through the JIT's compiled round over
                                     them (_wround), not one call from C per warp */
+    int vec_inlined;             /* that round holds the warp's function inlined for each
+                                    resume point, no call a warp (docs/ptx-jit.md) */
     char why[256];               /* the interpreter ran though the JIT was asked
                                     for: why (the first unsupported instruction,
                                     no LLVM, ...) */

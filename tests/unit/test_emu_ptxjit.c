@@ -902,6 +902,7 @@ static void vec_tree_reduce(void)
     assert_int_equal(rep.vec_runs, 4 * 8 * 10);
     assert_int_equal(rep.vec_lanes, 32); /* was 4 * 32 * 6: each block's first warp, s = 16 ... 1, the end */
     assert_int_equal(rep.vec_round, 1);
+    assert_int_equal(rep.vec_inlined, 1); /* its one loop holds a barrier */
     sums_of_blocks(4);
 }
 static void vec_tree_reduce_off(void)
@@ -942,6 +943,7 @@ static void vec_round(void)
     host_threads = 0;
     assert_int_equal(rep.vector, 1);
     assert_int_equal(rep.vec_round, 1);
+    assert_int_equal(rep.vec_inlined, 0); /* loop L holds no stop */
     assert_int_equal(rep.vec_runs, 4 + 3);
     assert_int_equal(rep.vec_lanes, 32 + 32); /* warp 1's in the loop; warp 0's at the global store
                                                  (its allocation not yet found) */
