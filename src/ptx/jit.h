@@ -213,7 +213,8 @@ struct jit_kernel {
                                  31: global groups, the groups' window from the
                                  register's lanes 0 and 16; 32: a barrier's stop
                                  stores a uniform register to one lane; 33: -O2
-                                 with the target machine's costs */
+                                 with the target machine's costs; 34: the warps'
+                                 round inlines the warp's function by point */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

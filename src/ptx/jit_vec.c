@@ -1682,12 +1682,6 @@ void jit_build_vec(struct cg *g, const char *sym)
     g->tck = NULL;
 }
 
-/* the warps' round (jit.h, jit_wround_fn) named sym: a loop over a
- * block's warps from `from` calling the warp's function (g->fn, just
- * built) for each warp whose lanes that have not exited stand at one
- * point, one call per block and round up to the first warp that needs the
- * runner (lanes at different points, lanes handed on, a failure) instead
- * of one per warp */
 /* whether the warps' round inlines the warp's function for each resume
  * point: the copies are pruned to what each point reaches, but they add
  * to the compile time (JIT_WROUND_INLINE bounds resume points times PTX
@@ -1708,6 +1702,12 @@ static int wround_inlines(const struct cg *g)
     return 1;
 }
 
+/* the warps' round (jit.h, jit_wround_fn) named sym: a loop over a
+ * block's warps from `from` calling the warp's function (g->fn, just
+ * built) for each warp whose lanes that have not exited stand at one
+ * point, one call per block and round up to the first warp that needs the
+ * runner (lanes at different points, lanes handed on, a failure) instead
+ * of one per warp */
 void jit_build_wround(struct cg *g, const char *sym)
 {
     void *wfn = g->fn, *i32 = g->s32, *i64 = g->s64, *P = g->ptr;
