@@ -171,7 +171,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 34 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 35 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
@@ -214,7 +214,8 @@ struct jit_kernel {
                                  register's lanes 0 and 16; 32: a barrier's stop
                                  stores a uniform register to one lane; 33: -O2
                                  with the target machine's costs; 34: the warps'
-                                 round inlines the warp's function by point */
+                                 round inlines the warp's function by point; 35:
+                                 only up to 1,024 points times instructions */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

@@ -25,7 +25,7 @@ enum { FFALSE, FOEQ, FOGT, FOGE, FOLT, FOLE, FONE, FORD, FUNO, FUEQ, FUGT, FUGE,
 #define POLL_EVERY 65536
 #define JIT_LANES 32
 #define JIT_VEC_MAX_ENTRIES 64 /* more entries: no warp function (compile time) */
-#define JIT_WROUND_INLINE 4096 /* the most resume points times PTX instructions for which the
+#define JIT_WROUND_INLINE 1024 /* the most resume points times PTX instructions for which the
                                   warps' round inlines the warp's function (wround_inlines) */
 #define JIT_REGION_MAX 512     /* longer regions (branch to join) hand over when they diverge */
 
