@@ -1687,7 +1687,7 @@ void jit_build_vec(struct cg *g, const char *sym)
  * to the compile time (JIT_WROUND_INLINE bounds resume points times PTX
  * instructions), and a loop with no stop in it runs in the round with the
  * round's values live around it (the naive SGEMM and Mandelbrot ran 5 to
- * 10% slower so); what it saves is a call a warp and interval, which
+ * 11% slower so); what it saves is a call a warp and interval, which
  * counts where barriers come every few instructions */
 static int wround_inlines(const struct cg *g)
 {
