@@ -401,8 +401,8 @@ static void thread_fn(struct cg *g, const char *sym, int entries)
     void *fty = LL->LLVMFunctionType(g->s32, (void *[]){ g->ptr, g->ptr, g->s32 }, 3, 0);
     g->fn = LL->LLVMAddFunction(g->mod, sym, fty);
     g->nbars = g->nwstops = g->ngc = 0;
-    unsigned noalias = LL->LLVMGetEnumAttributeKindForName("noalias", 7);
-    if (noalias) LL->LLVMAddAttributeAtIndex(g->fn, 2, LL->LLVMCreateEnumAttribute(g->ctx, noalias, 0));
+    void *noalias = enum_attr(g, "noalias");
+    if (noalias) LL->LLVMAddAttributeAtIndex(g->fn, 2, noalias);
     g->R = LL->LLVMGetParam(g->fn, 0);
     g->C = LL->LLVMGetParam(g->fn, 1);
     void *resume = LL->LLVMGetParam(g->fn, 2);
@@ -459,13 +459,12 @@ static void build_round(struct cg *g, const char *sym)
 {
     void *tfty = LL->LLVMFunctionType(g->i32, (void *[]){ g->ptr, g->ptr, g->i32 }, 3, 0);
     void *fty = LL->LLVMFunctionType(g->i32, (void *[]){ g->ptr, g->ptr, g->ptr, g->ptr, g->i32 }, 5, 0);
-    unsigned inl = LL->LLVMGetEnumAttributeKindForName("alwaysinline", 12);
-    if (inl) LL->LLVMAddAttributeAtIndex(g->fn, ~0u, LL->LLVMCreateEnumAttribute(g->ctx, inl, 0));
+    void *inl = enum_attr(g, "alwaysinline");
+    if (inl) LL->LLVMAddAttributeAtIndex(g->fn, ~0u, inl);
     void *thread = g->fn;
     void *fn = g->fn = LL->LLVMAddFunction(g->mod, sym, fty);
-    unsigned noalias = LL->LLVMGetEnumAttributeKindForName("noalias", 7);
-    for (unsigned i = 1; noalias && i <= 4; i++)
-        LL->LLVMAddAttributeAtIndex(fn, i, LL->LLVMCreateEnumAttribute(g->ctx, noalias, 0));
+    void *noalias = enum_attr(g, "noalias");
+    for (unsigned i = 1; noalias && i <= 4; i++) LL->LLVMAddAttributeAtIndex(fn, i, noalias);
     void *C = LL->LLVMGetParam(fn, 0), *th = LL->LLVMGetParam(fn, 1), *res = LL->LLVMGetParam(fn, 2);
     void *done = LL->LLVMGetParam(fn, 3), *nth = LL->LLVMGetParam(fn, 4);
     void *entry = newbb(g), *head = newbb(g), *body = newbb(g), *run = newbb(g), *fail = newbb(g), *ok = newbb(g);

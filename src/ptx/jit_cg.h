@@ -16,11 +16,13 @@
 #include "jit_cache.h"
 
 #include <stddef.h>
+#include <string.h>
 
 /* LLVM's predicate numbers (llvm-c/Core.h) */
 enum { IEQ = 32, INE, IUGT, IUGE, IULT, IULE, ISGT, ISGE, ISLT, ISLE };
 enum { FFALSE, FOEQ, FOGT, FOGE, FOLT, FOLE, FONE, FORD, FUNO, FUEQ, FUGT, FUGE, FULT, FULE, FUNE };
 #define LLVM_VECTOR_KIND 13 /* LLVMVectorTypeKind */
+#define LLVM_INTERNAL_LINKAGE 8 /* LLVMInternalLinkage */
 #define SEQ_CST 7
 #define POLL_EVERY 65536
 #define JIT_LANES 32
@@ -114,6 +116,13 @@ static inline void *ci(struct cg *g, void *ty, uint64_t v)
 static inline void *c64(struct cg *g, uint64_t v) { return ci(g, g->i64, v); }
 static inline void *k64(struct cg *g, uint64_t v) { return LL->LLVMConstInt(g->s64, v, 0); }
 static inline void *k32(struct cg *g, uint64_t v) { return LL->LLVMConstInt(g->s32, v, 0); }
+/* LLVM's enum attribute `name` (noalias, alwaysinline), or NULL where this
+ * LLVM has none */
+static inline void *enum_attr(struct cg *g, const char *name)
+{
+    unsigned kind = LL->LLVMGetEnumAttributeKindForName(name, strlen(name));
+    return kind ? LL->LLVMCreateEnumAttribute(g->ctx, kind, 0) : NULL;
+}
 static inline void *ity(struct cg *g, unsigned bytes) { return bytes == 1 ? g->i8 : bytes == 2 ? g->i16 : bytes == 4 ? g->i32 : g->i64; }
 
 /* a register held as two halves: its value, and v written to it (jit_ir.c) */

@@ -1579,8 +1579,8 @@ void jit_build_vec(struct cg *g, const char *sym)
     v->vptr = LL->LLVMVectorType(g->ptr, JIT_LANES);
     void *fty = LL->LLVMFunctionType(g->s32, (void *[]){ g->ptr, g->ptr, g->s32, g->s32 }, 4, 0);
     g->fn = LL->LLVMAddFunction(g->mod, sym, fty);
-    unsigned noalias = LL->LLVMGetEnumAttributeKindForName("noalias", 7);
-    if (noalias) LL->LLVMAddAttributeAtIndex(g->fn, 2, LL->LLVMCreateEnumAttribute(g->ctx, noalias, 0));
+    void *noalias = enum_attr(g, "noalias");
+    if (noalias) LL->LLVMAddAttributeAtIndex(g->fn, 2, noalias);
     g->R = LL->LLVMGetParam(g->fn, 0);
     g->C = LL->LLVMGetParam(g->fn, 1);
     void *resume = LL->LLVMGetParam(g->fn, 2);
@@ -1696,7 +1696,10 @@ static int wround_inlines(const struct cg *g)
     for (int k = 0; k < n; k++) {
         int t = target_of(g, k), stop = 0;
         if (g->m->ins[g->F->start + k].op != OP_BRA || t > k) continue;
-        for (int j = 0; j < g->nbars && !stop; j++) stop = g->barpc[j] - g->F->start >= t && g->barpc[j] - g->F->start <= k;
+        for (int j = 0; j < g->nbars && !stop; j++) {
+            int p = g->barpc[j] - g->F->start;
+            stop = p >= t && p <= k;
+        }
         if (!stop) return 0;
     }
     return 1;
@@ -1758,7 +1761,7 @@ void jit_build_wround(struct cg *g, const char *sym)
      * another point (none: jit_run.c's runner keeps at[] to 0 ... nbars)
      * goes back to the runner with JIT_VEC_CALL */
     void *r;
-    unsigned inl = wround_inlines(g) ? LL->LLVMGetEnumAttributeKindForName("alwaysinline", 12) : 0;
+    void *inl = wround_inlines(g) ? enum_attr(g, "alwaysinline") : NULL;
     if (inl) {
         void *joined = newbb(g), *dflt = newbb(g);
         void *sw = LL->LLVMBuildSwitch(g->b, a, dflt, (unsigned)g->nbars + 1);
@@ -1767,14 +1770,14 @@ void jit_build_wround(struct cg *g, const char *sym)
             LL->LLVMAddCase(sw, k32(g, (uint32_t)k), bb);
             LL->LLVMPositionBuilderAtEnd(g->b, bb);
             void *cr = LL->LLVMBuildCall2(g->b, wfty, wfn, (void *[]){ Rw, C, k32(g, (uint32_t)k), live }, 4, "");
-            LL->LLVMAddCallSiteAttribute(cr, ~0u, LL->LLVMCreateEnumAttribute(g->ctx, inl, 0));
+            LL->LLVMAddCallSiteAttribute(cr, ~0u, inl);
             LL->LLVMBuildStore(g->b, cr, rv);
             LL->LLVMBuildBr(g->b, joined);
         }
         LL->LLVMPositionBuilderAtEnd(g->b, dflt);
         LL->LLVMBuildStore(g->b, LL->LLVMConstInt(i32, (uint32_t)JIT_VEC_CALL, 1), rr);
         LL->LLVMBuildBr(g->b, stop);
-        LL->LLVMSetLinkage(wfn, 8 /* LLVMInternalLinkage */);
+        LL->LLVMSetLinkage(wfn, LLVM_INTERNAL_LINKAGE);
         LL->LLVMPositionBuilderAtEnd(g->b, joined);
         r = LL->LLVMBuildLoad2(g->b, i32, rv, "");
     } else
