@@ -45,7 +45,8 @@ struct jit_ctx {
     struct blk *b;
     struct warp *w;
     uint64_t *Rw;                /* w's registers of the entry (lane 0) */
-    int lane;
+    int lane;                    /* lane, tid and local: the thread the thread's function
+                                    runs (jit_ctx_thread; the warp's function reads none) */
     unsigned tid;
     uint32_t ctaid[3];           /* the block's %ctaid (the code reads it here; the other
                                     special registers do not change from block to block:
@@ -111,17 +112,15 @@ typedef int32_t (*jit_round_fn)(struct jit_ctx *c, const struct jit_thr *th, int
 struct jit_wthr {
     uint64_t *Rw;                /* its registers (lane 0) */
     struct warp *w;
-    unsigned char *local;        /* its lane 0's .local window */
-    uint64_t lstride;            /* a thread's .local window */
-    unsigned tid;                /* its lane 0's thread */
     const uint32_t *tids;        /* its lanes' %tid (jit_ctx.tids) */
 };
 
 /* a round of a block's warps through the warp's function (jit_vec.c,
  * jit_build_wround): from warp `from` on, each warp i < nw with lanes
  * lv[i] that have not exited, all at point at[i] >= 0, runs through it
- * (c's warp and thread fields set from wt[i] and the lowest lane of
- * lv[i]; *runs counts the calls); all lanes exited: lv[i] = 0 and out of
+ * (c's warp fields w, Rw and tids set from wt[i]: the warp's function
+ * reads no thread field, lane, tid or local; *runs: how many ran); all
+ * lanes exited: lv[i] = 0 and out of
  * the warp's live mask; at barrier k: at[i] = k + 1. Returns nw, or the
  * first warp the runner must take: one whose lanes stand at different
  * points (at[i] < 0, not run), or one whose call returned something else
@@ -130,7 +129,7 @@ struct jit_wthr {
  * the warp was not run) */
 #define JIT_VEC_CALL INT32_MIN
 typedef int32_t (*jit_wround_fn)(struct jit_ctx *c, const struct jit_wthr *wt, int32_t *at, uint32_t *lv,
-                                 uint32_t from, uint32_t nw, int32_t nbars, int32_t *rr, uint32_t *runs);
+                                 uint32_t from, uint32_t nw, int32_t *rr, uint32_t *runs);
 
 /* the run-time helpers the code calls (jit_run.c), by address */
 struct jit_helpers {
@@ -171,7 +170,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 35 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 36 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
@@ -215,7 +214,9 @@ struct jit_kernel {
                                  stores a uniform register to one lane; 33: -O2
                                  with the target machine's costs; 34: the warps'
                                  round inlines the warp's function by point; 35:
-                                 only up to 1,024 points times instructions */
+                                 only up to 1,024 points times instructions; 36:
+                                 the round sets no thread field, counts its
+                                 calls in a register */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

@@ -393,8 +393,7 @@ static int vec_block(struct blk *b, struct jit_ctx *c, size_t base)
     for (unsigned i = 0; i < nw; i++) {
         lv[i] = jit_lanes(P->nthreads, i);
         at[i] = 0;
-        wt[i] = (struct jit_wthr){ b->warps[i].R0 + base, &b->warps[i], b->local + (size_t)i * 32 * P->lstride,
-                                   P->lstride, i * 32, jit_warp_tids(b, i) };
+        wt[i] = (struct jit_wthr){ b->warps[i].R0 + base, &b->warps[i], jit_warp_tids(b, i) };
     }
     for (;;) {
         for (unsigned i = 0; i < nw; i++) {
@@ -402,7 +401,7 @@ static int vec_block(struct blk *b, struct jit_ctx *c, size_t base)
             if (k->wround) { /* the warps from i on, up to the first the runner must take */
                 int32_t rr = 0;
                 uint32_t runs = 0;
-                int32_t j = k->wround(c, wt, at, lv, i, nw, k->nbars, &rr, &runs);
+                int32_t j = k->wround(c, wt, at, lv, i, nw, &rr, &runs);
                 b->icount += c->icount;
                 c->icount = 0;
                 b->jvruns += runs;

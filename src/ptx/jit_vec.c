@@ -1715,16 +1715,21 @@ void jit_build_wround(struct cg *g, const char *sym)
 {
     void *wfn = g->fn, *i32 = g->s32, *i64 = g->s64, *P = g->ptr;
     void *wfty = LL->LLVMFunctionType(i32, (void *[]){ P, P, i32, i32 }, 4, 0);
-    void *fty = LL->LLVMFunctionType(i32, (void *[]){ P, P, P, P, i32, i32, i32, P, P }, 9, 0);
+    void *fty = LL->LLVMFunctionType(i32, (void *[]){ P, P, P, P, i32, i32, P, P }, 8, 0);
     void *fn = g->fn = LL->LLVMAddFunction(g->mod, sym, fty);
     void *C = LL->LLVMGetParam(fn, 0), *wt = LL->LLVMGetParam(fn, 1), *at = LL->LLVMGetParam(fn, 2);
     void *lv = LL->LLVMGetParam(fn, 3), *from = LL->LLVMGetParam(fn, 4), *nw = LL->LLVMGetParam(fn, 5);
-    void *nbars = LL->LLVMGetParam(fn, 6), *rr = LL->LLVMGetParam(fn, 7), *runs = LL->LLVMGetParam(fn, 8);
+    void *rr = LL->LLVMGetParam(fn, 6), *runs = LL->LLVMGetParam(fn, 7);
     void *entry = newbb(g), *head = newbb(g), *body = newbb(g), *one = newbb(g), *run = newbb(g);
     void *gone = newbb(g), *other = newbb(g), *stop = newbb(g), *waits = newbb(g), *next = newbb(g), *end = newbb(g);
+    void *said = newbb(g);
     LL->LLVMPositionBuilderAtEnd(g->b, entry);
+    /* i, the calls (one store of *runs at the end, not one a warp), and
+     * what the warp's function returned: values once promoted */
     void *iv = LL->LLVMBuildAlloca(g->b, i32, ""), *rv = LL->LLVMBuildAlloca(g->b, i32, "");
+    void *nv = LL->LLVMBuildAlloca(g->b, i32, "");
     LL->LLVMBuildStore(g->b, from, iv);
+    LL->LLVMBuildStore(g->b, k32(g, 0), nv);
     LL->LLVMBuildBr(g->b, head);
     LL->LLVMPositionBuilderAtEnd(g->b, head);
     void *i = LL->LLVMBuildLoad2(g->b, i32, iv, "");
@@ -1742,15 +1747,11 @@ void jit_build_wround(struct cg *g, const char *sym)
     void *tp = LL->LLVMBuildGEP2(g->b, g->s8, wt, &woff, 1, "");
 #define WT(f, ty) LL->LLVMBuildLoad2(g->b, ty, LL->LLVMBuildGEP2(g->b, g->s8, tp, (void *[]){ k64(g, offsetof(struct jit_wthr, f)) }, 1, ""), "")
 #define CTX(f) LL->LLVMBuildGEP2(g->b, g->s8, C, (void *[]){ k64(g, offsetof(struct jit_ctx, f)) }, 1, "")
-    /* c's thread: the lowest lane of live (jit_ctx_thread) */
-    void *l = call(g, "llvm.cttz.i32", i32, (void *[]){ i32, g->s1 }, (void *[]){ live, LL->LLVMConstInt(g->s1, 1, 0) }, 2);
+    /* c's warp fields; its thread's (lane, tid, local) are the thread's
+     * function's, which the runner sets (jit_ctx_thread), not the warp's */
     void *Rw = WT(Rw, P), *w = WT(w, P);
-    void *l6 = LL->LLVMBuildZExt(g->b, l, i64, ""), *loff = LL->LLVMBuildMul(g->b, l6, WT(lstride, i64), "");
     LL->LLVMBuildStore(g->b, w, CTX(w));
     LL->LLVMBuildStore(g->b, Rw, CTX(Rw));
-    LL->LLVMBuildStore(g->b, l, CTX(lane));
-    LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, WT(tid, i32), l, ""), CTX(tid));
-    LL->LLVMBuildStore(g->b, LL->LLVMBuildGEP2(g->b, g->s8, WT(local, P), &loff, 1, ""), CTX(local));
     LL->LLVMBuildStore(g->b, WT(tids, P), CTX(tids));
 #undef WT
 #undef CTX
@@ -1782,7 +1783,7 @@ void jit_build_wround(struct cg *g, const char *sym)
         r = LL->LLVMBuildLoad2(g->b, i32, rv, "");
     } else
         r = LL->LLVMBuildCall2(g->b, wfty, wfn, (void *[]){ Rw, C, a, live }, 4, "");
-    LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, LL->LLVMBuildLoad2(g->b, i32, runs, ""), k32(g, 1), ""), runs);
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, LL->LLVMBuildLoad2(g->b, i32, nv, ""), k32(g, 1), ""), nv);
     LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, r, k32(g, 0), ""), gone, other);
     LL->LLVMPositionBuilderAtEnd(g->b, gone); /* they all exited: out of the warp's live mask */
     LL->LLVMBuildStore(g->b, k32(g, 0), lp);
@@ -1790,9 +1791,12 @@ void jit_build_wround(struct cg *g, const char *sym)
     LL->LLVMBuildStore(g->b, LL->LLVMBuildAnd(g->b, LL->LLVMBuildLoad2(g->b, i32, wl, ""), LL->LLVMBuildNot(g->b, live, ""), ""), wl);
     LL->LLVMBuildBr(g->b, next);
     LL->LLVMPositionBuilderAtEnd(g->b, other); /* a barrier, or the runner's: a failure, lanes handed on */
-    void *bar = LL->LLVMBuildAnd(g->b, LL->LLVMBuildICmp(g->b, ISGT, r, k32(g, 0), ""), LL->LLVMBuildICmp(g->b, ISLE, r, nbars, ""), "");
+    void *bar = LL->LLVMBuildAnd(g->b, LL->LLVMBuildICmp(g->b, ISGT, r, k32(g, 0), ""),
+                                 LL->LLVMBuildICmp(g->b, ISLE, r, k32(g, (uint32_t)g->nbars), ""), "");
+    LL->LLVMBuildCondBr(g->b, bar, waits, said);
+    LL->LLVMPositionBuilderAtEnd(g->b, said);
     LL->LLVMBuildStore(g->b, r, rr);
-    LL->LLVMBuildCondBr(g->b, bar, waits, stop);
+    LL->LLVMBuildBr(g->b, stop);
     LL->LLVMPositionBuilderAtEnd(g->b, waits);
     LL->LLVMBuildStore(g->b, r, ap);
     LL->LLVMBuildBr(g->b, next);
@@ -1800,8 +1804,10 @@ void jit_build_wround(struct cg *g, const char *sym)
     LL->LLVMBuildStore(g->b, LL->LLVMBuildAdd(g->b, i, k32(g, 1), ""), iv);
     LL->LLVMBuildBr(g->b, head);
     LL->LLVMPositionBuilderAtEnd(g->b, stop);
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildLoad2(g->b, i32, nv, ""), runs);
     LL->LLVMBuildRet(g->b, i);
     LL->LLVMPositionBuilderAtEnd(g->b, end);
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildLoad2(g->b, i32, nv, ""), runs);
     LL->LLVMBuildRet(g->b, nw);
     g->fn = wfn;
 }
