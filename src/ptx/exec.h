@@ -156,6 +156,8 @@ struct blk {                     /* one host thread's block state */
                                     each), made at the launch's first block */
     uint64_t jvruns, jvlanes;    /* jit_run.c, jit_warp.c: calls of the warp's function;
                                     lanes it handed to the thread's (ptx_engine_report) */
+    uint64_t jlcalls;            /* jit_run.c: calls of the interpreter's per-lane handlers
+                                    from the compiled code (ptx_engine_report) */
     /* exec_tex.c: texture and surface objects resolved in this launch (a
      * launch's memory stays mapped until it ends), by handle */
     struct ex_texc { uint64_t h; int kind; struct ptx_tex t; } texc[4]; /* kind: 0 empty, 1 + surface */

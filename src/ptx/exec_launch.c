@@ -534,10 +534,11 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
         worker(&bs[0]);
         for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
     }
-    uint64_t vruns = 0, vlanes = 0;
+    uint64_t vruns = 0, vlanes = 0, lcalls = 0;
     for (size_t i = 0; i < nb; i++) {
         vruns += bs[i].jvruns;
         vlanes += bs[i].jvlanes;
+        lcalls += bs[i].jlcalls;
         blk_free(&bs[i]);
     }
     free(bs);
@@ -549,6 +550,7 @@ enum ptx_status ptx_run(const struct ptx_module *m, int entry, const struct ptx_
         l->engine_report->vector = P.jvec;
         l->engine_report->vec_runs = vruns;
         l->engine_report->vec_lanes = vlanes;
+        l->engine_report->lane_calls = lcalls;
     }
 out:
     ex_devrt_end(&P);

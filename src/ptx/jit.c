@@ -113,7 +113,8 @@ static int regions(struct cg *g)
             if (kind[k] == K_LANE && in->guard < 0)
                 for (int w = 0; w < nw; w++) tmp[w] &= ~nm[w];
             setbit(tmp, in->guard, ns);
-            if (kind[k] == K_NATIVE) {
+            if (kind[k] == K_NATIVE || (kind[k] == K_LANE && jit_atom_native(in))) { /* an atomic's
+                                                     inline path reads its operands too */
                 const int32_t rd[] = { in->a, in->b, in->c, in->e };
                 for (size_t i = 0; i < sizeof rd / sizeof *rd; i++) setbit(tmp, rd[i], ns);
                 if (in->op == OP_ST)
@@ -305,6 +306,7 @@ static void body(struct cg *g)
             break;
         default:
             if (kind == K_NATIVE) jit_native(g, in);
+            else if (jit_atom_native(in)) jit_atom(g, in, g->h[i]);
             else jit_per_lane(g, in, g->h[i], NULL);
             break;
         }

@@ -170,7 +170,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 36 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 37 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
@@ -216,7 +216,7 @@ struct jit_kernel {
                                  round inlines the warp's function by point; 35:
                                  only up to 1,024 points times instructions; 36:
                                  the round sets no thread field, counts its
-                                 calls in a register */
+                                 calls in a register; 37: atom and red inline */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {
@@ -247,6 +247,12 @@ int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *w
 /* 1: in is a volatile or strong ld/st of memory other threads reach (a
  * rendezvous, K_WSYNC, that jit_warp.c completes with the lanes there) */
 int jit_strong_access(const struct ptx_module *m, const struct ir_ins *in);
+/* whether the code runs atom or red `in` (a K_LANE) itself where its
+ * lanes' addresses pass the inline check (jit_ir.c, jit_vec.c), the
+ * interpreter's handler doing the rest: 4- and 8-byte integer add, and,
+ * or, xor, exch, cas, min, max, and f32 and f64 add, on .global and
+ * .shared, one value a lane */
+int jit_atom_native(const struct ir_ins *in);
 /* 1: in is a direct call of a library builtin (ex_call_lib): a rendezvous too */
 int jit_lib_call(const struct ptx_module *m, const struct ir_ins *in);
 /* of the rendezvous (K_WSYNC), those whose lanes at one pc run them at once

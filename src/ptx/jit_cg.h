@@ -24,6 +24,8 @@ enum { FFALSE, FOEQ, FOGT, FOGE, FOLT, FOLE, FONE, FORD, FUNO, FUEQ, FUGT, FUGE,
 #define LLVM_VECTOR_KIND 13 /* LLVMVectorTypeKind */
 #define LLVM_INTERNAL_LINKAGE 8 /* LLVMInternalLinkage */
 #define SEQ_CST 7
+/* LLVMAtomicRMWBinOp */
+enum { RMW_XCHG, RMW_ADD, RMW_SUB, RMW_AND, RMW_NAND, RMW_OR, RMW_XOR, RMW_MAX, RMW_MIN, RMW_UMAX, RMW_UMIN, RMW_FADD };
 #define POLL_EVERY 65536
 #define JIT_LANES 32
 #define JIT_VEC_MAX_ENTRIES 64 /* more entries: no warp function (compile time) */
@@ -291,6 +293,17 @@ void jit_store_lanes(struct cg *g, int s, void *mask);
 int jit_float_raw(struct cg *g);
 /* W == 1: the named slots to the register file */
 void jit_store_named(struct cg *g, const struct ir_ins *in);
+/* atom or red `in` (jit_atom_native) at host pointer p (scalar), value v,
+ * cas's new value c: the old value, zero-extended to 64 bits (scalars) */
+void *jit_atom_rmw(struct cg *g, const struct ir_ins *in, void *p, void *v, void *c);
+/* W == 1: atom or red `in` (jit_atom_native), by jit_atom_rmw where the
+ * inline check passes, else by the interpreter's handler f */
+void jit_atom(struct cg *g, const struct ir_ins *in, ex_fn f);
+/* after the handler ran an access of n bytes at a (scalar) without a
+ * fault: its allocation to jit_ctx.gc[gid], through the memory helper,
+ * for the inline checks that come after (the helper's fault report, with
+ * c's lane, cannot come: the handler passed the same test) */
+void jit_gc_fill(struct cg *g, const struct ir_ins *in, void *a, unsigned n, int gid);
 
 /* jit_vec.c: the warp's function (jit_vfn) named sym, from the thread's
  * analysis in g (liveness, resume points, entries, gidof) */

@@ -106,11 +106,12 @@ void jit_flush_ret(struct cg *g, int32_t v)
     LL->LLVMBuildRet(g->b, k32(g, (uint64_t)(uint32_t)v));
 }
 
-/* the host pointer of an access of n bytes at a by in (space sp): the
- * inline check, else the helper; a fault leaves through failbb */
-static void *address(struct cg *g, const struct ir_ins *in, void *a, unsigned n)
+/* the inline check of an access of n bytes at a by in (W == 1): whether
+ * it passes (i1), its host pointer if so (*ptr), its entry in jit_ctx.gc
+ * (*gid, -1 for a window of the context's own) */
+static void *window(struct cg *g, const struct ir_ins *in, void *a, unsigned n, void **pp, int *gp)
 {
-    void *inb, *ptr;
+    void *ptr;
     int gid = -1;
     void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, a, c64(g, n - 1), ""), c64(g, 0), "");
     void *off, *span;
@@ -142,7 +143,18 @@ static void *address(struct cg *g, const struct ir_ins *in, void *a, unsigned n)
     }
     void *c1 = LL->LLVMBuildICmp(g->b, IULT, off, span, "");
     void *c2 = LL->LLVMBuildICmp(g->b, IULE, LL->LLVMBuildAdd(g->b, off, c64(g, n), ""), span, "");
-    inb = LL->LLVMBuildAnd(g->b, LL->LLVMBuildAnd(g->b, c1, c2, ""), al, "");
+    *pp = ptr;
+    *gp = gid;
+    return LL->LLVMBuildAnd(g->b, LL->LLVMBuildAnd(g->b, c1, c2, ""), al, "");
+}
+
+/* the host pointer of an access of n bytes at a by in: the inline check,
+ * else the helper; a fault leaves through failbb */
+static void *address(struct cg *g, const struct ir_ins *in, void *a, unsigned n)
+{
+    void *ptr;
+    int gid;
+    void *inb = window(g, in, a, n, &ptr, &gid);
     LL->LLVMBuildStore(g->b, ptr, g->pv);
     void *slow = newbb(g), *join = newbb(g);
     LL->LLVMBuildCondBr(g->b, likely(g, inb), join, slow);
@@ -173,6 +185,55 @@ static void ldst(struct cg *g, const struct ir_ins *in)
             LL->LLVMSetAlignment(st, n);
         }
     }
+}
+
+void *jit_atom_rmw(struct cg *g, const struct ir_ins *in, void *p, void *v, void *c)
+{
+    unsigned n = ir_type_size(in->type);
+    void *it = n == 4 ? g->s32 : g->s64, *x = n == 4 ? LL->LLVMBuildTrunc(g->b, v, it, "") : v, *old;
+    int sg = ir_type_signed(in->type);
+    if (in->sub == AT_CAS) { /* the old value, whether it matched or not */
+        void *y = n == 4 ? LL->LLVMBuildTrunc(g->b, c, it, "") : c;
+        old = LL->LLVMBuildExtractValue(g->b, LL->LLVMBuildAtomicCmpXchg(g->b, p, x, y, SEQ_CST, SEQ_CST, 0), 0, "");
+    } else if (ir_type_float(in->type)) { /* add, as the host adds (the handler's F32(o) + F32(v)) */
+        void *ft = LL->LLVMBuildBitCast(g->b, x, n == 4 ? LL->LLVMFloatTypeInContext(g->ctx) : LL->LLVMDoubleTypeInContext(g->ctx), "");
+        old = LL->LLVMBuildBitCast(g->b, LL->LLVMBuildAtomicRMW(g->b, RMW_FADD, p, ft, SEQ_CST, 0), it, "");
+    } else {
+        int op = in->sub == AT_ADD ? RMW_ADD : in->sub == AT_AND ? RMW_AND : in->sub == AT_OR ? RMW_OR
+               : in->sub == AT_XOR ? RMW_XOR : in->sub == AT_EXCH ? RMW_XCHG : in->sub == AT_MIN ? (sg ? RMW_MIN : RMW_UMIN)
+               : (sg ? RMW_MAX : RMW_UMAX);
+        old = LL->LLVMBuildAtomicRMW(g->b, op, p, x, SEQ_CST, 0);
+    }
+    return n == 4 ? LL->LLVMBuildZExt(g->b, old, g->s64, "") : old; /* D[l] = old, zero-extended */
+}
+
+void jit_atom(struct cg *g, const struct ir_ins *in, ex_fn f)
+{
+    unsigned n = ir_type_size(in->type);
+    void *ptr, *a = LL->LLVMBuildAdd(g->b, get(g, in->a), c64(g, (uint64_t)in->imm), "");
+    int gid;
+    jit_store_named(g, in); /* as the handler's path: what it names in the file after it */
+    void *inb = window(g, in, a, n, &ptr, &gid);
+    void *fast = newbb(g), *slow = newbb(g), *join = newbb(g);
+    LL->LLVMBuildCondBr(g->b, likely(g, inb), fast, slow);
+    LL->LLVMPositionBuilderAtEnd(g->b, fast);
+    void *old = jit_atom_rmw(g, in, ptr, get(g, in->b), get(g, in->c));
+    if (in->op == OP_ATOM && in->d >= 0) {
+        set(g, in->d, old);
+        LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, old, rf(g, in->d)), 8);
+    }
+    LL->LLVMBuildBr(g->b, join);
+    LL->LLVMPositionBuilderAtEnd(g->b, slow);
+    jit_per_lane(g, in, f, NULL);
+    if (gid >= 0) jit_gc_fill(g, in, a, n, gid);
+    LL->LLVMBuildBr(g->b, join);
+    LL->LLVMPositionBuilderAtEnd(g->b, join);
+}
+
+void jit_gc_fill(struct cg *g, const struct ir_ins *in, void *a, unsigned n, int gid)
+{
+    void *args[5] = { g->C, fnptr(g, in), a, ci(g, g->s32, n), ci(g, g->s32, (uint64_t)(uint32_t)gid) };
+    LL->LLVMBuildCall2(g->b, g->fty_mem, fnptr(g, (const void *)(uintptr_t)g->hp->mem), args, 5, "");
 }
 
 static void *iop(struct cg *g, int op, void *x, void *y)

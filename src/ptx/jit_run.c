@@ -65,6 +65,7 @@ static int32_t h_poll(struct jit_ctx *c, uint64_t n)
 
 static int32_t h_exec(struct jit_ctx *c, const struct ir_ins *in, ex_fn f)
 {
+    c->b->jlcalls++;
     return f(c->b, c->w, in, c->xmask ? c->xmask : 1u << c->lane, c->Rw) ? -1 : 0;
 }
 

@@ -38,6 +38,21 @@ int jit_strong_access(const struct ptx_module *m, const struct ir_ins *in)
     return 0;
 }
 
+int jit_atom_native(const struct ir_ins *in)
+{
+    if ((in->op != OP_ATOM && in->op != OP_RED) || in->vec > 1 || in->a < 0 || in->b < 0 ||
+        (in->space != SP_GLOBAL && in->space != SP_SHARED))
+        return 0;
+    unsigned n = ir_type_size(in->type);
+    if (n != 4 && n != 8) return 0;
+    if (ir_type_float(in->type)) return (in->type == T_F32 || in->type == T_F64) && in->sub == AT_ADD;
+    switch (in->sub) {
+    case AT_ADD: case AT_AND: case AT_OR: case AT_XOR: case AT_EXCH: case AT_MIN: case AT_MAX: return 1;
+    case AT_CAS: return in->c >= 0;
+    default: return 0; /* inc, dec: the handler's */
+    }
+}
+
 int jit_lib_call(const struct ptx_module *m, const struct ir_ins *in)
 {
     if (in->op != OP_CALL || in->imm < 0 || in->imm >= m->ncalls) return 0;

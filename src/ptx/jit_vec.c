@@ -1180,6 +1180,70 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     if (in->op == OP_LD) ld_extend(g, in, tmp);
 }
 
+/* atom or red `in` (jit_atom_native) for the lanes eff (i32): where every
+ * lane's address passes the window's test (the thread's for its space:
+ * .shared's, the allocation the thread's code last found for .global), the
+ * lanes' read-modify-writes in lane order, as the handler runs them, else
+ * the handler for them all (it reports the fault), and the window filled
+ * from the lowest lane's address for the next time */
+static void atom(struct cg *g, const struct ir_ins *in, void *eff, ex_fn f)
+{
+    unsigned n = ir_type_size(in->type);
+    int gid = in->space == SP_GLOBAL ? g->gidof[in - &g->m->ins[g->F->start]] : -1;
+    if (in->space == SP_GLOBAL && gid < 0) { /* no window: the thread's code ran it by the handler */
+        jit_per_lane(g, in, f, eff);
+        return;
+    }
+    void *a = LL->LLVMBuildAdd(g->b, get(g, in->a), c64(g, (uint64_t)in->imm), ""), *off = a, *base = NULL, *span;
+    if (in->space == SP_SHARED) {
+        span = field(g, offsetof(struct jit_ctx, shsize), g->s64);
+        base = field(g, offsetof(struct jit_ctx, shared), g->ptr);
+    } else {
+        void *idx = k64(g, (uint64_t)gid * sizeof(struct jit_gc));
+        void *e = LL->LLVMBuildGEP2(g->b, g->s8, field(g, offsetof(struct jit_ctx, gc), g->ptr), &idx, 1, "");
+        void *lo = LL->LLVMBuildLoad2(g->b, g->s64, e, "");
+        idx = k64(g, offsetof(struct jit_gc, span));
+        span = LL->LLVMBuildLoad2(g->b, g->s64, LL->LLVMBuildGEP2(g->b, g->s8, e, &idx, 1, ""), "");
+        off = LL->LLVMBuildSub(g->b, a, splat(g, lo, g->i64), "");
+    }
+    /* a lane outside: off > span - n (span >= n), or misaligned */
+    void *fits = LL->LLVMBuildICmp(g->b, IUGE, span, k64(g, n), "");
+    void *in_w = LL->LLVMBuildICmp(g->b, IULE, off, splat(g, LL->LLVMBuildSub(g->b, span, k64(g, n), ""), g->i64), "");
+    void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, a, c64(g, n - 1), ""), c64(g, 0), "");
+    void *bad = bits(g, LL->LLVMBuildAnd(g->b, lanes(g, eff), LL->LLVMBuildNot(g->b, LL->LLVMBuildAnd(g->b, in_w, al, ""), ""), ""));
+    void *ok = LL->LLVMBuildAnd(g->b, fits, LL->LLVMBuildICmp(g->b, IEQ, bad, k32(g, 0), ""), "");
+    void *fast = newbb(g), *head = newbb(g), *body = newbb(g), *done = newbb(g), *slow = newbb(g), *join = newbb(g);
+    LL->LLVMBuildCondBr(g->b, likely(g, ok), fast, slow);
+    LL->LLVMPositionBuilderAtEnd(g->b, fast);
+    void *mv = LL->LLVMBuildAlloca(g->b, g->s32, ""), *dv = LL->LLVMBuildAlloca(g->b, g->i64, "");
+    void *vb = get(g, in->b), *vc = get(g, in->c);
+    LL->LLVMBuildStore(g->b, eff, mv);
+    LL->LLVMBuildStore(g->b, get(g, in->d), dv);
+    LL->LLVMBuildBr(g->b, head);
+    LL->LLVMPositionBuilderAtEnd(g->b, head);
+    void *m = LL->LLVMBuildLoad2(g->b, g->s32, mv, "");
+    LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, m, k32(g, 0), ""), done, body);
+    LL->LLVMPositionBuilderAtEnd(g->b, body);
+    void *l = call(g, "llvm.cttz.i32", g->s32, (void *[]){ g->s32, g->s1 }, (void *[]){ m, LL->LLVMConstInt(g->s1, 1, 0) }, 2);
+    void *x = LL->LLVMBuildExtractElement(g->b, base ? off : a, l, "");
+    void *p = base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &x, 1, "") : LL->LLVMBuildIntToPtr(g->b, x, g->ptr, "");
+    void *old = jit_atom_rmw(g, in, p, LL->LLVMBuildExtractElement(g->b, vb, l, ""), LL->LLVMBuildExtractElement(g->b, vc, l, ""));
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildInsertElement(g->b, LL->LLVMBuildLoad2(g->b, g->i64, dv, ""), old, l, ""), dv);
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAnd(g->b, m, LL->LLVMBuildSub(g->b, m, k32(g, 1), ""), ""), mv);
+    LL->LLVMBuildBr(g->b, head);
+    LL->LLVMPositionBuilderAtEnd(g->b, done);
+    if (in->op == OP_ATOM && in->d >= 0) set(g, in->d, LL->LLVMBuildLoad2(g->b, g->i64, dv, ""));
+    LL->LLVMBuildBr(g->b, join);
+    LL->LLVMPositionBuilderAtEnd(g->b, slow);
+    jit_per_lane(g, in, f, eff);
+    if (gid >= 0) {
+        void *l0 = call(g, "llvm.cttz.i32", g->s32, (void *[]){ g->s32, g->s1 }, (void *[]){ eff, LL->LLVMConstInt(g->s1, 1, 0) }, 2);
+        jit_gc_fill(g, in, LL->LLVMBuildExtractElement(g->b, a, l0, ""), n, gid);
+    }
+    LL->LLVMBuildBr(g->b, join);
+    LL->LLVMPositionBuilderAtEnd(g->b, join);
+}
+
 /* the lane numbers 0..31 (i32) */
 static void *lane_ids(struct cg *g)
 {
@@ -1490,7 +1554,8 @@ static void ins(struct vg *v, int k, const uint8_t *in_spin)
     }
     if (kind == K_LANE && !((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL)) {
         skip_if_none(g, none, next);
-        jit_per_lane(g, in, g->h[i], gb); /* the lanes at once, as the interpreter runs them */
+        if (jit_atom_native(in)) atom(g, in, gb, g->h[i]);
+        else jit_per_lane(g, in, g->h[i], gb); /* the lanes at once, as the interpreter runs them */
         LL->LLVMBuildBr(g->b, next);
         return;
     }

@@ -173,6 +173,9 @@ struct ptx_engine_report {
     int vector;                  /* the JIT ran warps as vectors where it could */
     unsigned long long vec_runs; /* calls of the warp's vector function (docs/ptx-jit.md) */
     unsigned long long vec_lanes; /* lanes those handed on to the thread's function */
+    unsigned long long lane_calls; /* calls of the interpreter's per-lane handlers from the
+                                    compiled code (an instruction it does not compile, an
+                                    atomic whose allocation it has not found yet) */
     int vec_round;               /* the warps ran through the JIT's compiled round over
                                     them (_wround), not one call from C per warp */
     int vec_inlined;             /* that round holds the warp's function inlined for each

@@ -1665,6 +1665,87 @@ static void test_vector_lane_atoms(void **state)
     with_vector("0", vec_lane_atom_fault);
 }
 
+/* atom and red the code runs itself (jit_atom_native): each operation on
+ * .global, every lane of both warps at one address (the old values show
+ * the lanes' order, the f32 sum its rounding), the lanes at 8 addresses,
+ * a guarded one, and on .shared (after a barrier, where the engines may
+ * take the warps in another order: the sums and the maximum, not the
+ * old values); the interpreter's bytes, and the
+ * interpreter's handler called only by the first warp (the thread's
+ * function: the first thread), for each global one, before its
+ * allocation is known */
+enum { ATOM_GLOBAL = 15 };
+static void atom_ops(void)
+{
+    static const char src[] = HDR
+        ".shared .align 8 .b8 sh[128];\n"
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<40>; .reg .b64 %rd<20>; .reg .f32 %f<4>; .reg .f64 %fd<4>;"
+        " .reg .pred %p<4>;\n"
+        THREAD_OUT
+        " sub.s32 %r2, %r1, 20;\n and.b32 %r11, %r1, 7;\n"
+        " atom.global.add.u32 %r3, [%rd1+8192], %r1;\n atom.global.min.s32 %r4, [%rd1+8196], %r2;\n"
+        " atom.global.max.u32 %r5, [%rd1+8200], %r2;\n atom.global.and.b32 %r6, [%rd1+8204], %r2;\n"
+        " atom.global.or.b32 %r7, [%rd1+8208], %r1;\n atom.global.xor.b32 %r8, [%rd1+8212], %r2;\n"
+        " atom.global.exch.b32 %r9, [%rd1+8216], %r1;\n atom.global.cas.b32 %r10, [%rd1+8220], %r11, %r1;\n"
+        " cvt.rn.f32.u32 %f1, %r1;\n mul.f32 %f1, %f1, 0f3DCCCCCD;\n atom.global.add.f32 %f2, [%rd1+8224], %f1;\n"
+        " cvt.rn.f64.s32 %fd1, %r2;\n mul.f64 %fd1, %fd1, 0d3FB999999999999A;\n"
+        " atom.global.add.f64 %fd2, [%rd1+8232], %fd1;\n"
+        " cvt.u64.u32 %rd4, %r1;\n atom.global.add.u64 %rd5, [%rd1+8240], %rd4;\n"
+        " atom.global.cas.b64 %rd6, [%rd1+8248], 0, %rd4;\n red.global.add.u32 [%rd1+8256], %r1;\n"
+        " mul.wide.u32 %rd7, %r11, 4;\n add.s64 %rd8, %rd1, %rd7;\n atom.global.add.u32 %r12, [%rd8+8264], 1;\n"
+        " setp.lt.u32 %p1, %r11, 3;\n mov.u32 %r19, 9;\n @%p1 atom.global.add.u32 %r19, [%rd1+8300], %r1;\n"
+        " setp.lt.u32 %p2, %r1, 17;\n mov.u32 %r13, sh;\n shl.b32 %r14, %r1, 2;\n add.u32 %r15, %r13, %r14;\n"
+        " @%p2 st.shared.u32 [%r15], 0;\n bar.sync 0;\n"
+        " shl.b32 %r14, %r11, 2;\n add.u32 %r15, %r13, %r14;\n red.shared.add.u32 [%r15], %r1;\n"
+        " atom.shared.max.s32 %r18, [sh+64], %r2;\n bar.sync 0;\n ld.shared.u32 %r17, [%r15];\n"
+        " ld.shared.u32 %r16, [sh+64];\n"
+        " st.global.v4.u32 [%rd3], {%r3, %r4, %r5, %r6};\n st.global.v4.u32 [%rd3+16], {%r7, %r8, %r9, %r10};\n"
+        " st.global.v4.u32 [%rd3+32], {%r12, %r16, %r17, %r19};\n"
+        " st.global.f32 [%rd3+52], %f2;\n st.global.f64 [%rd3+56], %fd2;\n st.global.u64 [%rd3+64], %rd5;\n"
+        " st.global.u64 [%rd3+72], %rd6;\n ret;\n}\n";
+    host_threads = 1;
+    same(src, 1, 64, 64 * 128 + 8192);
+    host_threads = 0;
+    assert_int_equal(rep.lane_calls, ATOM_GLOBAL);
+    uint32_t v[4];
+    memcpy(v, arena + 8192, sizeof v);
+    assert_int_equal(v[0], 63 * 64 / 2);
+    assert_int_equal((int32_t)v[1], -20);
+    assert_int_equal(v[2], (uint32_t)-1);     /* the unsigned max of -20 ... -1 */
+    memcpy(v, arena + 128 * 5, sizeof v);
+    assert_int_equal(v[0], 0 + 1 + 2 + 3 + 4); /* thread 5's old value: lanes in order */
+    memcpy(v, arena + 8256, 4);
+    assert_int_equal(v[0], 63 * 64 / 2);       /* red */
+    memcpy(v, arena + 128 * 63 + 32, sizeof v);
+    assert_int_equal(v[0], 7);                 /* the 8th of its 8 at [8264 + 28] */
+    assert_int_equal(v[1], 63 - 20);           /* sh+64: the max of -20 ... 43 */
+    assert_int_equal(v[2], 7 + 15 + 23 + 31 + 39 + 47 + 55 + 63);
+    assert_int_equal(v[3], 9);                 /* guarded off */
+    memcpy(v, arena + 128 * 2 + 44, 4);
+    assert_int_equal(v[0], 0 + 1);             /* thread 2's: after the guarded 0 and 1 */
+}
+static void atom_fault(void)
+{
+    /* an atomic add on .shared past its window on lane 37 (the second
+     * warp's, whose other lanes pass): the interpreter's fault and text */
+    static const char src[] = HDR
+        ".shared .align 4 .b8 sh[256];\n"
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, sh;\n shl.b32 %r4, %r1, 2;\n"
+        " add.u32 %r2, %r2, %r4;\n setp.eq.u32 %p2, %r1, 37;\n @%p2 add.u32 %r2, %r2, 4096;\n"
+        " atom.shared.add.u32 %r3, [%r2], %r1;\n ret;\n}\n";
+    fault_37(src);
+}
+static void test_atom_native(void **state)
+{
+    (void)state;
+    NEED_JIT();
+    with_vector("0", atom_ops);
+    with_vector("1", atom_ops);
+    with_vector("1", atom_fault);
+    with_vector("0", atom_fault);
+}
+
 /* bar.red (__syncthreads_count/and/or): threads with tid % 7 == 6 exit
  * first and do not count; the predicate tid % 3 == 0 over the 96 - 13
  * threads left; then an if-else whose two paths reduce at one barrier
@@ -2540,6 +2621,7 @@ int main(void)
         cmocka_unit_test(test_vector_region_fault),
         cmocka_unit_test(test_vector_region_not),
         cmocka_unit_test(test_vector_lane_atoms),
+        cmocka_unit_test(test_atom_native),
         cmocka_unit_test(test_volatile),
         cmocka_unit_test(test_bar_red),
         cmocka_unit_test(test_vector_warp_group),
