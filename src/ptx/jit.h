@@ -170,7 +170,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 38 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 39 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
@@ -218,7 +218,8 @@ struct jit_kernel {
                                  the round sets no thread field, counts its
                                  calls in a register; 37: atom and red inline;
                                  38: a mask's accesses test the halves'
-                                 whole ranges first */
+                                 whole ranges first; 39: an inline atomic's
+                                 lanes through the frame */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

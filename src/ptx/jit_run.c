@@ -416,17 +416,20 @@ static int vec_block(struct blk *b, struct jit_ctx *c, size_t base)
         /* where each warp's lanes wait: one barrier, or the block deadlocks */
         unsigned waiting = 0;
         int bar = -1;
-        for (unsigned i = 0; i < nw; i++) {
-            uint32_t live = lv[i];
-            if (!live) continue;
-            waiting++;
-            if (P->jonebar) continue; /* one barrier, whichever point */
-            const int32_t *res = resume + i * 32;
-            int32_t r = at[i] >= 0 ? at[i] : res[__builtin_ctz(live)];
-            for (uint32_t mm = at[i] >= 0 ? 0 : live; mm; mm &= mm - 1)
-                if (k->barid[res[__builtin_ctz(mm)] - 1] != k->barid[r - 1]) bar = -2;
-            if (bar == -1) bar = k->barid[r - 1];
-            else if (bar != k->barid[r - 1]) bar = -2;
+        if (P->jonebar) { /* one barrier, whichever point */
+            for (unsigned i = 0; i < nw; i++) waiting += lv[i] != 0;
+        } else {
+            for (unsigned i = 0; i < nw; i++) {
+                uint32_t live = lv[i];
+                if (!live) continue;
+                waiting++;
+                const int32_t *res = resume + i * 32;
+                int32_t r = at[i] >= 0 ? at[i] : res[__builtin_ctz(live)];
+                for (uint32_t mm = at[i] >= 0 ? 0 : live; mm; mm &= mm - 1)
+                    if (k->barid[res[__builtin_ctz(mm)] - 1] != k->barid[r - 1]) bar = -2;
+                if (bar == -1) bar = k->barid[r - 1];
+                else if (bar != k->barid[r - 1]) bar = -2;
+            }
         }
         if (!waiting) return 0;
         if (bar == -2) {

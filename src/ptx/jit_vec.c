@@ -35,6 +35,9 @@ struct vg {
     void *npop;                  /* how many (i64) */
     void *vptr;                  /* <32 x ptr> */
     void *sbuf;                  /* a shuffle's source values: a <32 x i64> in the frame */
+    void *abuf[4], *amask;       /* an inline atomic's lanes' address, operands and results
+                                    (<32 x i64> each), and the lanes left (atom()); NULL in a
+                                    kernel without one */
     uint64_t *wd;                /* written(): by instruction, the slots written since
                                     the start or resume */
     void *ltmp[4][4];            /* a load's values, by log2 of the size and element, as
@@ -1189,12 +1192,16 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
  * .shared's, the allocation the thread's code last found for .global), the
  * lanes' read-modify-writes in lane order, as the handler runs them, else
  * the handler for them all (it reports the fault), and the window filled
- * from the lowest lane's address for the next time */
-static void atom(struct cg *g, const struct ir_ins *in, void *eff, ex_fn f)
+ * from the lowest lane's address for the next time. The lanes' operands
+ * and results pass through the frame (v->abuf), one vector store or load
+ * each: an element at a lane known only at run time costs a vector's
+ * trip through memory each time */
+static void atom(struct vg *v, const struct ir_ins *in, void *eff, ex_fn f)
 {
+    struct cg *g = v->g;
     unsigned n = ir_type_size(in->type);
     int gid = in->space == SP_GLOBAL ? g->gidof[in - &g->m->ins[g->F->start]] : -1;
-    if (in->space == SP_GLOBAL && gid < 0) { /* no window: the thread's code ran it by the handler */
+    if ((in->space == SP_GLOBAL && gid < 0) || !v->abuf[0]) { /* no window: the thread's code ran it by the handler */
         jit_per_lane(g, in, f, eff);
         return;
     }
@@ -1219,24 +1226,33 @@ static void atom(struct cg *g, const struct ir_ins *in, void *eff, ex_fn f)
     void *fast = newbb(g), *head = newbb(g), *body = newbb(g), *done = newbb(g), *slow = newbb(g), *join = newbb(g);
     LL->LLVMBuildCondBr(g->b, likely(g, ok), fast, slow);
     LL->LLVMPositionBuilderAtEnd(g->b, fast);
-    void *mv = LL->LLVMBuildAlloca(g->b, g->s32, ""), *dv = LL->LLVMBuildAlloca(g->b, g->i64, "");
-    void *vb = get(g, in->b), *vc = get(g, in->c);
-    LL->LLVMBuildStore(g->b, eff, mv);
-    LL->LLVMBuildStore(g->b, get(g, in->d), dv);
+    int res = in->op == OP_ATOM && in->d >= 0;
+    void *ops[4] = { base ? off : a, get(g, in->b), in->sub == AT_CAS ? get(g, in->c) : NULL, res ? get(g, in->d) : NULL };
+    for (int i = 0; i < 4; i++)
+        if (ops[i]) LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, ops[i], v->abuf[i]), 8);
+    LL->LLVMBuildStore(g->b, eff, v->amask);
     LL->LLVMBuildBr(g->b, head);
     LL->LLVMPositionBuilderAtEnd(g->b, head);
-    void *m = LL->LLVMBuildLoad2(g->b, g->s32, mv, "");
+    void *m = LL->LLVMBuildLoad2(g->b, g->s32, v->amask, "");
     LL->LLVMBuildCondBr(g->b, LL->LLVMBuildICmp(g->b, IEQ, m, k32(g, 0), ""), done, body);
     LL->LLVMPositionBuilderAtEnd(g->b, body);
     void *l = call(g, "llvm.cttz.i32", g->s32, (void *[]){ g->s32, g->s1 }, (void *[]){ m, LL->LLVMConstInt(g->s1, 1, 0) }, 2);
-    void *x = LL->LLVMBuildExtractElement(g->b, base ? off : a, l, "");
-    void *p = base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &x, 1, "") : LL->LLVMBuildIntToPtr(g->b, x, g->ptr, "");
-    void *old = jit_atom_rmw(g, in, p, LL->LLVMBuildExtractElement(g->b, vb, l, ""), LL->LLVMBuildExtractElement(g->b, vc, l, ""));
-    LL->LLVMBuildStore(g->b, LL->LLVMBuildInsertElement(g->b, LL->LLVMBuildLoad2(g->b, g->i64, dv, ""), old, l, ""), dv);
-    LL->LLVMBuildStore(g->b, LL->LLVMBuildAnd(g->b, m, LL->LLVMBuildSub(g->b, m, k32(g, 1), ""), ""), mv);
+    void *l6 = LL->LLVMBuildZExt(g->b, l, g->s64, ""), *el[4];
+    for (int i = 0; i < 4; i++) {
+        el[i] = LL->LLVMBuildGEP2(g->b, g->s64, v->abuf[i], &l6, 1, "");
+        ops[i] = ops[i] && i < 3 ? LL->LLVMBuildLoad2(g->b, g->s64, el[i], "") : NULL;
+    }
+    void *p = base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &ops[0], 1, "") : LL->LLVMBuildIntToPtr(g->b, ops[0], g->ptr, "");
+    void *old = jit_atom_rmw(g, in, p, ops[1], ops[2]);
+    if (res) LL->LLVMBuildStore(g->b, old, el[3]);
+    LL->LLVMBuildStore(g->b, LL->LLVMBuildAnd(g->b, m, LL->LLVMBuildSub(g->b, m, k32(g, 1), ""), ""), v->amask);
     LL->LLVMBuildBr(g->b, head);
     LL->LLVMPositionBuilderAtEnd(g->b, done);
-    if (in->op == OP_ATOM && in->d >= 0) set(g, in->d, LL->LLVMBuildLoad2(g->b, g->i64, dv, ""));
+    if (res) {
+        void *d = LL->LLVMBuildLoad2(g->b, g->i64, v->abuf[3], "");
+        LL->LLVMSetAlignment(d, 8);
+        set(g, in->d, d);
+    }
     LL->LLVMBuildBr(g->b, join);
     LL->LLVMPositionBuilderAtEnd(g->b, slow);
     jit_per_lane(g, in, f, eff);
@@ -1558,7 +1574,7 @@ static void ins(struct vg *v, int k, const uint8_t *in_spin)
     }
     if (kind == K_LANE && !((in->op == OP_LD || in->op == OP_ST) && in->space == SP_LOCAL)) {
         skip_if_none(g, none, next);
-        if (jit_atom_native(in)) atom(g, in, gb, g->h[i]);
+        if (jit_atom_native(in)) atom(v, in, gb, g->h[i]);
         else jit_per_lane(g, in, g->h[i], gb); /* the lanes at once, as the interpreter runs them */
         LL->LLVMBuildBr(g->b, next);
         return;
@@ -1670,6 +1686,11 @@ void jit_build_vec(struct cg *g, const char *sym)
     g->ic = LL->LLVMBuildAlloca(g->b, g->s64, "");
     v->sbuf = LL->LLVMBuildAlloca(g->b, g->i64, "");
     LL->LLVMSetAlignment(v->sbuf, 8);
+    for (int k = 0; k < nins && !v->abuf[0]; k++)
+        if (jit_atom_native(&g->m->ins[F->start + k])) {
+            for (int i = 0; i < 4; i++) v->abuf[i] = LL->LLVMBuildAlloca(g->b, g->i64, "");
+            v->amask = LL->LLVMBuildAlloca(g->b, g->s32, "");
+        }
     for (unsigned z = 0; z < 4; z++)
         for (int i = 0; i < 4; i++) v->ltmp[z][i] = LL->LLVMBuildAlloca(g->b, ity(g, 1u << z), "");
     for (int i = 0; i < 2; i++) v->gtmp[i] = LL->LLVMBuildAlloca(g->b, g->s1, "");
