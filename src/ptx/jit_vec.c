@@ -1187,6 +1187,14 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     if (in->op == OP_LD) ld_extend(g, in, tmp);
 }
 
+/* whether slot s holds the same value on every lane: an immediate, a
+ * constant the launch fills (not a special register's), a uniform
+ * register */
+static int lane_same(const struct cg *g, int s)
+{
+    return s < 0 || g->kimm[s] || (g->kconst[s] && g->ksreg[s] < 0) || (g->uni && g->uni[s]);
+}
+
 /* atom or red `in` (jit_atom_native) for the lanes eff (i32): where every
  * lane's address passes the window's test (the thread's for its space:
  * .shared's, the allocation the thread's code last found for .global), the
@@ -1195,7 +1203,9 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
  * from the lowest lane's address for the next time. The lanes' operands
  * and results pass through the frame (v->abuf), one vector store or load
  * each: an element at a lane known only at run time costs a vector's
- * trip through memory each time */
+ * trip through memory each time; an operand the same on every lane is
+ * read as a scalar, and a result nothing reads after is not kept (the
+ * reductions' "thread 0 adds the block's sum") */
 static void atom(struct vg *v, const struct ir_ins *in, void *eff, ex_fn f)
 {
     struct cg *g = v->g;
@@ -1226,10 +1236,13 @@ static void atom(struct vg *v, const struct ir_ins *in, void *eff, ex_fn f)
     void *fast = newbb(g), *head = newbb(g), *body = newbb(g), *done = newbb(g), *slow = newbb(g), *join = newbb(g);
     LL->LLVMBuildCondBr(g->b, likely(g, ok), fast, slow);
     LL->LLVMPositionBuilderAtEnd(g->b, fast);
-    int res = in->op == OP_ATOM && in->d >= 0;
+    int k = (int)(in - &g->m->ins[g->F->start]);
+    const uint64_t *after = g->live + (size_t)(k + 1) * g->nw;
+    int res = in->op == OP_ATOM && in->d >= 0 && (after[in->d / 64] >> (in->d % 64) & 1); /* read after */
     void *ops[4] = { base ? off : a, get(g, in->b), in->sub == AT_CAS ? get(g, in->c) : NULL, res ? get(g, in->d) : NULL };
+    int same[3] = { lane_same(g, in->a), lane_same(g, in->b), lane_same(g, in->c) };
     for (int i = 0; i < 4; i++)
-        if (ops[i]) LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, ops[i], v->abuf[i]), 8);
+        if (ops[i] && (i == 3 || !same[i])) LL->LLVMSetAlignment(LL->LLVMBuildStore(g->b, ops[i], v->abuf[i]), 8);
     LL->LLVMBuildStore(g->b, eff, v->amask);
     LL->LLVMBuildBr(g->b, head);
     LL->LLVMPositionBuilderAtEnd(g->b, head);
@@ -1238,9 +1251,10 @@ static void atom(struct vg *v, const struct ir_ins *in, void *eff, ex_fn f)
     LL->LLVMPositionBuilderAtEnd(g->b, body);
     void *l = call(g, "llvm.cttz.i32", g->s32, (void *[]){ g->s32, g->s1 }, (void *[]){ m, LL->LLVMConstInt(g->s1, 1, 0) }, 2);
     void *l6 = LL->LLVMBuildZExt(g->b, l, g->s64, ""), *el[4];
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 4; i++) { /* the same on every lane: lane 0's, as a scalar */
         el[i] = LL->LLVMBuildGEP2(g->b, g->s64, v->abuf[i], &l6, 1, "");
-        ops[i] = ops[i] && i < 3 ? LL->LLVMBuildLoad2(g->b, g->s64, el[i], "") : NULL;
+        if (ops[i] && i < 3)
+            ops[i] = same[i] ? LL->LLVMBuildExtractElement(g->b, ops[i], k32(g, 0), "") : LL->LLVMBuildLoad2(g->b, g->s64, el[i], "");
     }
     void *p = base ? LL->LLVMBuildGEP2(g->b, g->s8, base, &ops[0], 1, "") : LL->LLVMBuildIntToPtr(g->b, ops[0], g->ptr, "");
     void *old = jit_atom_rmw(g, in, p, ops[1], ops[2]);

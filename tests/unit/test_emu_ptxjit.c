@@ -1668,13 +1668,13 @@ static void test_vector_lane_atoms(void **state)
 /* atom and red the code runs itself (jit_atom_native): each operation on
  * .global, every lane of both warps at one address (the old values show
  * the lanes' order, the f32 sum its rounding), the lanes at 8 addresses,
- * a guarded one, and on .shared (after a barrier, where the engines may
- * take the warps in another order: the sums and the maximum, not the
- * old values); the interpreter's bytes, and the
- * interpreter's handler called only by the first warp (the thread's
+ * a guarded one, one whose result nothing reads, and on .shared (after a
+ * barrier, where the engines may take the warps in another order: the
+ * sums and the maximum, not the old values); the interpreter's bytes, and
+ * the interpreter's handler called only by the first warp (the thread's
  * function: the first thread), for each global one, before its
  * allocation is known */
-enum { ATOM_GLOBAL = 15 };
+enum { ATOM_GLOBAL = 16 };
 static void atom_ops(void)
 {
     static const char src[] = HDR
@@ -1692,6 +1692,7 @@ static void atom_ops(void)
         " atom.global.add.f64 %fd2, [%rd1+8232], %fd1;\n"
         " cvt.u64.u32 %rd4, %r1;\n atom.global.add.u64 %rd5, [%rd1+8240], %rd4;\n"
         " atom.global.cas.b64 %rd6, [%rd1+8248], 0, %rd4;\n red.global.add.u32 [%rd1+8256], %r1;\n"
+        " atom.global.add.u32 %r30, [%rd1+8304], %r1;\n"
         " mul.wide.u32 %rd7, %r11, 4;\n add.s64 %rd8, %rd1, %rd7;\n atom.global.add.u32 %r12, [%rd8+8264], 1;\n"
         " setp.lt.u32 %p1, %r11, 3;\n mov.u32 %r19, 9;\n @%p1 atom.global.add.u32 %r19, [%rd1+8300], %r1;\n"
         " setp.lt.u32 %p2, %r1, 17;\n mov.u32 %r13, sh;\n shl.b32 %r14, %r1, 2;\n add.u32 %r15, %r13, %r14;\n"
@@ -1716,6 +1717,8 @@ static void atom_ops(void)
     assert_int_equal(v[0], 0 + 1 + 2 + 3 + 4); /* thread 5's old value: lanes in order */
     memcpy(v, arena + 8256, 4);
     assert_int_equal(v[0], 63 * 64 / 2);       /* red */
+    memcpy(v, arena + 8304, 4);
+    assert_int_equal(v[0], 63 * 64 / 2);       /* an atom whose result nothing reads */
     memcpy(v, arena + 128 * 63 + 32, sizeof v);
     assert_int_equal(v[0], 7);                 /* the 8th of its 8 at [8264 + 28] */
     assert_int_equal(v[1], 63 - 20);           /* sh+64: the max of -20 ... 43 */
