@@ -977,6 +977,37 @@ static void ends_ok(struct cg *g, void *dr, uint64_t imm, unsigned step, void *l
     LL->LLVMBuildCondBr(g->b, likely(g, halves_ok(g, dr, imm, step, lo, lim, fits, none, eff, tot)), some, fb);
 }
 
+/* the window of in's space for the lanes' addresses a (<32 x i64>):
+ * .shared's and .param's from 0 (*base: its host start; *off = a, *lo
+ * NULL), global and generic ones the allocation the access last found
+ * (jit_ctx.gc; *base NULL, *lo its start, *off = a less it); *span: its
+ * bytes (scalar) */
+static void space_window(struct cg *g, const struct ir_ins *in, void *a, void **base, void **off, void **lo, void **span)
+{
+    *base = *lo = NULL;
+    *off = a;
+    switch (in->space) {
+    case SP_SHARED:
+        *span = field(g, offsetof(struct jit_ctx, shsize), g->s64);
+        *base = field(g, offsetof(struct jit_ctx, shared), g->ptr);
+        break;
+    case SP_PARAM:
+        *span = field(g, offsetof(struct jit_ctx, pbytes), g->s64);
+        *base = field(g, offsetof(struct jit_ctx, params), g->ptr);
+        break;
+    default: {
+        int gid = g->gidof[in - &g->m->ins[g->F->start]];
+        void *idx = k64(g, (uint64_t)gid * sizeof(struct jit_gc));
+        void *e = LL->LLVMBuildGEP2(g->b, g->s8, field(g, offsetof(struct jit_ctx, gc), g->ptr), &idx, 1, "");
+        *lo = LL->LLVMBuildLoad2(g->b, g->s64, e, "");
+        idx = k64(g, offsetof(struct jit_gc, span));
+        *span = LL->LLVMBuildLoad2(g->b, g->s64, LL->LLVMBuildGEP2(g->b, g->s8, e, &idx, 1, ""), "");
+        *off = LL->LLVMBuildSub(g->b, a, splat(g, *lo, g->i64), "");
+        break;
+    }
+    }
+}
+
 /* a load or store of the lanes eff (i32; the mask, and the guard), when
  * they all pass the checks inline; else the lanes go on one by one from
  * here (fb). Decided at run time: addresses consecutive in each half
@@ -991,28 +1022,8 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
 {
     struct cg *g = v->g;
     unsigned n = ir_type_size(in->type), tot = n * (unsigned)in->vec;
-    void *a = LL->LLVMBuildAdd(g->b, get(g, in->a), c64(g, (uint64_t)in->imm), "");
-    void *base = NULL, *off = a, *lo = NULL, *span;
-    switch (in->space) {
-    case SP_SHARED:
-        span = field(g, offsetof(struct jit_ctx, shsize), g->s64);
-        base = field(g, offsetof(struct jit_ctx, shared), g->ptr);
-        break;
-    case SP_PARAM:
-        span = field(g, offsetof(struct jit_ctx, pbytes), g->s64);
-        base = field(g, offsetof(struct jit_ctx, params), g->ptr);
-        break;
-    default: { /* global and generic: the allocation this access last found */
-        int gid = g->gidof[in - &g->m->ins[g->F->start]];
-        void *idx = k64(g, (uint64_t)gid * sizeof(struct jit_gc));
-        void *e = LL->LLVMBuildGEP2(g->b, g->s8, field(g, offsetof(struct jit_ctx, gc), g->ptr), &idx, 1, "");
-        lo = LL->LLVMBuildLoad2(g->b, g->s64, e, "");
-        idx = k64(g, offsetof(struct jit_gc, span));
-        span = LL->LLVMBuildLoad2(g->b, g->s64, LL->LLVMBuildGEP2(g->b, g->s8, e, &idx, 1, ""), "");
-        off = LL->LLVMBuildSub(g->b, a, splat(g, lo, g->i64), "");
-        break;
-    }
-    }
+    void *a = LL->LLVMBuildAdd(g->b, get(g, in->a), c64(g, (uint64_t)in->imm), ""), *base, *off, *lo, *span;
+    space_window(g, in, a, &base, &off, &lo, &span);
     /* in the window: off + tot <= span without wrapping, i.e. off <= span - tot
      * where span >= tot; aligned to the access's size */
     void *fits = LL->LLVMBuildICmp(g->b, IUGE, span, k64(g, tot), "");
@@ -1211,18 +1222,8 @@ static void atom(struct vg *v, const struct ir_ins *in, void *eff, ex_fn f)
         jit_per_lane(g, in, f, eff);
         return;
     }
-    void *a = LL->LLVMBuildAdd(g->b, get(g, in->a), c64(g, (uint64_t)in->imm), ""), *off = a, *base = NULL, *span;
-    if (in->space == SP_SHARED) {
-        span = field(g, offsetof(struct jit_ctx, shsize), g->s64);
-        base = field(g, offsetof(struct jit_ctx, shared), g->ptr);
-    } else {
-        void *idx = k64(g, (uint64_t)gid * sizeof(struct jit_gc));
-        void *e = LL->LLVMBuildGEP2(g->b, g->s8, field(g, offsetof(struct jit_ctx, gc), g->ptr), &idx, 1, "");
-        void *lo = LL->LLVMBuildLoad2(g->b, g->s64, e, "");
-        idx = k64(g, offsetof(struct jit_gc, span));
-        span = LL->LLVMBuildLoad2(g->b, g->s64, LL->LLVMBuildGEP2(g->b, g->s8, e, &idx, 1, ""), "");
-        off = LL->LLVMBuildSub(g->b, a, splat(g, lo, g->i64), "");
-    }
+    void *a = LL->LLVMBuildAdd(g->b, get(g, in->a), c64(g, (uint64_t)in->imm), ""), *base, *off, *lo, *span;
+    space_window(g, in, a, &base, &off, &lo, &span);
     /* a lane outside: off > span - n (span >= n), or misaligned */
     void *fits = LL->LLVMBuildICmp(g->b, IUGE, span, k64(g, n), "");
     void *in_w = LL->LLVMBuildICmp(g->b, IULE, off, splat(g, LL->LLVMBuildSub(g->b, span, k64(g, n), ""), g->i64), "");
