@@ -251,7 +251,15 @@ static int ex_mem(struct blk *b, struct warp *w, const struct ir_ins *in, uint32
                 uint32_t *q = (uint32_t *)(void *)p, o = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
                 switch (in->sub) {
                 case AT_ADD:
-                    if (t == T_F32) { do { nv = (uint32_t)UF32(F32(o) + F32(v)); } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)); }
+                    if (t == T_F32) {
+                        /* on global memory subnormal inputs and results flush to
+                         * sign-preserving zero (PTX ISA, atom and red); on shared
+                         * memory they do not */
+                        int ftz = in->space == SP_GLOBAL || (in->space == SP_GENERIC && global_ok(b, a, n));
+                        do {
+                            nv = ftz ? (uint32_t)UF32(ftz32(ftz32(F32(o)) + ftz32(F32(v)))) : (uint32_t)UF32(F32(o) + F32(v));
+                        } while (!__atomic_compare_exchange_n(q, &o, nv, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+                    }
                     else o = __atomic_fetch_add(q, (uint32_t)v, __ATOMIC_SEQ_CST);
                     break;
                 case AT_AND: o = __atomic_fetch_and(q, (uint32_t)v, __ATOMIC_SEQ_CST); break;

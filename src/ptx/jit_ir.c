@@ -187,6 +187,13 @@ static void ldst(struct cg *g, const struct ir_ins *in)
     }
 }
 
+/* f32 bits x (scalar i32) with a subnormal flushed to a zero of its sign */
+static void *ftz_bits(struct cg *g, void *x)
+{
+    void *sub = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, x, k32(g, 0x7f800000u), ""), k32(g, 0), "");
+    return LL->LLVMBuildSelect(g->b, sub, LL->LLVMBuildAnd(g->b, x, k32(g, 0x80000000u), ""), x, "");
+}
+
 void *jit_atom_rmw(struct cg *g, const struct ir_ins *in, void *p, void *v, void *c)
 {
     unsigned n = ir_type_size(in->type);
@@ -195,6 +202,24 @@ void *jit_atom_rmw(struct cg *g, const struct ir_ins *in, void *p, void *v, void
     if (in->sub == AT_CAS) { /* the old value, whether it matched or not */
         void *y = n == 4 ? LL->LLVMBuildTrunc(g->b, c, it, "") : c;
         old = LL->LLVMBuildExtractValue(g->b, LL->LLVMBuildAtomicCmpXchg(g->b, p, x, y, SEQ_CST, SEQ_CST, 0), 0, "");
+    } else if (in->type == T_F32 && in->space == SP_GLOBAL) {
+        /* add on global memory flushes subnormal inputs and results to
+         * sign-preserving zero (PTX ISA, atom and red; on shared memory it
+         * does not): a cmpxchg loop on the flushed sum, from a guess of 0
+         * (it fails and reads the value unless memory holds 0) */
+        void *pre = LL->LLVMGetInsertBlock(g->b), *loop = newbb(g), *done = newbb(g);
+        LL->LLVMBuildBr(g->b, loop);
+        LL->LLVMPositionBuilderAtEnd(g->b, loop);
+        void *cur = LL->LLVMBuildPhi(g->b, it, "");
+        void *ft = LL->LLVMFloatTypeInContext(g->ctx);
+        void *s = LL->LLVMBuildFAdd(g->b, LL->LLVMBuildBitCast(g->b, ftz_bits(g, cur), ft, ""),
+                                    LL->LLVMBuildBitCast(g->b, ftz_bits(g, x), ft, ""), "");
+        void *pair = LL->LLVMBuildAtomicCmpXchg(g->b, p, cur, ftz_bits(g, LL->LLVMBuildBitCast(g->b, s, it, "")), SEQ_CST, SEQ_CST, 0);
+        void *got = LL->LLVMBuildExtractValue(g->b, pair, 0, "");
+        LL->LLVMAddIncoming(cur, (void *[]){ k32(g, 0), got }, (void *[]){ pre, LL->LLVMGetInsertBlock(g->b) }, 2);
+        LL->LLVMBuildCondBr(g->b, LL->LLVMBuildExtractValue(g->b, pair, 1, ""), done, loop);
+        LL->LLVMPositionBuilderAtEnd(g->b, done);
+        old = cur;
     } else if (ir_type_float(in->type)) { /* add, as the host adds (the handler's F32(o) + F32(v)) */
         void *ft = LL->LLVMBuildBitCast(g->b, x, n == 4 ? LL->LLVMFloatTypeInContext(g->ctx) : LL->LLVMDoubleTypeInContext(g->ctx), "");
         old = LL->LLVMBuildBitCast(g->b, LL->LLVMBuildAtomicRMW(g->b, RMW_FADD, p, ft, SEQ_CST, 0), it, "");

@@ -1739,6 +1739,39 @@ static void atom_fault(void)
         " atom.shared.add.u32 %r3, [%r2], %r1;\n ret;\n}\n";
     fault_37(src);
 }
+/* an f32 add on global memory flushes subnormal inputs and results to
+ * sign-preserving zero, on shared memory it does not (PTX ISA, atom and
+ * red): 64 adds of 2^-127 leave a global word +0 and make a shared one
+ * 2^-121; 1.5 FLT_MIN + -FLT_MIN (a subnormal sum) leaves +0; the old
+ * values of the global adds are all +0. The values computed here, and
+ * the interpreter's bytes */
+static void atom_ftz(void)
+{
+    static const char src[] = HDR
+        ".shared .align 4 .b32 sc;\n"
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<4>; .reg .b64 %rd<4>; .reg .f32 %f<8>; .reg .pred %p<2>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n setp.ne.u32 %p1, %r1, 0;\n"
+        " mov.b32 %f1, 0f00400000;\n mov.b32 %f2, 0f00C00000;\n mov.b32 %f3, 0f80800000;\n mov.b32 %f4, 0f00000000;\n"
+        " @!%p1 st.global.f32 [%rd1+4], %f2;\n @!%p1 st.shared.f32 [sc], %f4;\n bar.sync 0;\n"
+        " red.global.add.f32 [%rd1], %f1;\n @!%p1 red.global.add.f32 [%rd1+4], %f3;\n red.shared.add.f32 [sc], %f1;\n"
+        " atom.global.add.f32 %f6, [%rd1+8], %f1;\n bar.sync 0;\n"
+        " @!%p1 ld.shared.f32 %f7, [sc];\n @!%p1 st.global.f32 [%rd1+12], %f7;\n"
+        " mul.wide.u32 %rd2, %r1, 4;\n add.s64 %rd3, %rd1, %rd2;\n st.global.f32 [%rd3+64], %f6;\n ret;\n}\n";
+    host_threads = 1;
+    same(src, 1, 64, 64 + 64 * 4);
+    host_threads = 0;
+    uint32_t v[4];
+    memcpy(v, arena, sizeof v);
+    assert_int_equal(v[0], 0);           /* 64 flushed inputs */
+    assert_int_equal(v[1], 0);           /* a subnormal sum, flushed */
+    assert_int_equal(v[2], 0);
+    assert_int_equal(v[3], 0x03000000u); /* shared: 64 x 2^-127 = 2^-121 */
+    for (int t = 0; t < 64; t++) {
+        memcpy(v, arena + 64 + 4 * t, 4);
+        assert_int_equal(v[0], 0);
+    }
+}
+
 static void test_atom_native(void **state)
 {
     (void)state;
@@ -1747,6 +1780,8 @@ static void test_atom_native(void **state)
     with_vector("1", atom_ops);
     with_vector("1", atom_fault);
     with_vector("0", atom_fault);
+    with_vector("1", atom_ftz);
+    with_vector("0", atom_ftz);
 }
 
 /* bar.red (__syncthreads_count/and/or): threads with tid % 7 == 6 exit
