@@ -170,7 +170,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 42 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 43 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
@@ -222,7 +222,8 @@ struct jit_kernel {
                                  lanes through the frame; 40: its operands
                                  the same on every lane as scalars; 41: not 38 (the
                                  naive SGEMM lost 9%); 42: a global f32 atomic
-                                 add flushes subnormals */
+                                 add flushes subnormals; 43: an inline atomic's
+                                 lanes tested by window_all */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {

@@ -237,11 +237,11 @@ void jit_atom(struct cg *g, const struct ir_ins *in, ex_fn f)
     unsigned n = ir_type_size(in->type);
     void *ptr, *a = LL->LLVMBuildAdd(g->b, get(g, in->a), c64(g, (uint64_t)in->imm), "");
     int gid;
-    jit_store_named(g, in); /* as the handler's path: what it names in the file after it */
     void *inb = window(g, in, a, n, &ptr, &gid);
     void *fast = newbb(g), *slow = newbb(g), *join = newbb(g);
     LL->LLVMBuildCondBr(g->b, likely(g, inb), fast, slow);
     LL->LLVMPositionBuilderAtEnd(g->b, fast);
+    jit_store_named(g, in); /* as the handler's path (slow, below) does: what it names in the file after it */
     void *old = jit_atom_rmw(g, in, ptr, get(g, in->b), get(g, in->c));
     if (in->op == OP_ATOM && in->d >= 0) {
         set(g, in->d, old);

@@ -977,6 +977,15 @@ static void ends_ok(struct cg *g, void *dr, uint64_t imm, unsigned step, void *l
     LL->LLVMBuildCondBr(g->b, likely(g, halves_ok(g, dr, imm, step, lo, lim, fits, none, eff, tot)), some, fb);
 }
 
+/* whether slot s (-1: none) is known when the kernel is built or filled
+ * by the launch, the same on every lane: an immediate, a parameter's
+ * offset, a variable's address (constants the launch fills, but for the
+ * special registers, %tid's own on each lane) */
+static int launch_same(const struct cg *g, int s)
+{
+    return s < 0 || g->kimm[s] || (g->kconst[s] && g->ksreg[s] < 0);
+}
+
 /* the window of in's space for the lanes' addresses a (<32 x i64>):
  * .shared's and .param's from 0 (*base: its host start; *off = a, *lo
  * NULL), global and generic ones the allocation the access last found
@@ -1046,7 +1055,7 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     int ik = (int)(in - &g->m->ins[g->F->start]), L = v->glead ? v->glead[ik] : -1;
     if (L == ik) group_tests(v, in, ik, eff, lo, fits, lim, r, dr);
     const struct vgroup *gr = L >= 0 && v->grp[L].eff == eff ? &v->grp[L] : NULL;
-    if (in->op == OP_LD && (in->a < 0 || g->kimm[in->a] || (g->kconst[in->a] && g->ksreg[in->a] < 0))) {
+    if (in->op == OP_LD && launch_same(g, in->a)) {
         /* the address is the same on every lane (an immediate, a
          * parameter's offset, a variable's address: constants the launch
          * fills, but for special registers, %tid's own on each lane): no
@@ -1194,12 +1203,11 @@ static void ldst(struct vg *v, const struct ir_ins *in, void *eff, void *fb)
     if (in->op == OP_LD) ld_extend(g, in, tmp);
 }
 
-/* whether slot s holds the same value on every lane: an immediate, a
- * constant the launch fills (not a special register's), a uniform
- * register */
+/* whether slot s holds the same value on every lane: launch_same's, or a
+ * uniform register */
 static int lane_same(const struct cg *g, int s)
 {
-    return s < 0 || g->kimm[s] || (g->kconst[s] && g->ksreg[s] < 0) || (g->uni && g->uni[s]);
+    return launch_same(g, s) || (g->uni && g->uni[s]);
 }
 
 /* atom or red `in` (jit_atom_native) for the lanes eff (i32): where every
@@ -1224,14 +1232,9 @@ static void atom(struct vg *v, const struct ir_ins *in, void *eff, ex_fn f)
     }
     void *a = LL->LLVMBuildAdd(g->b, get(g, in->a), c64(g, (uint64_t)in->imm), ""), *base, *off, *lo, *span;
     space_window(g, in, a, &base, &off, &lo, &span);
-    /* a lane outside: off > span - n (span >= n), or misaligned */
-    void *fits = LL->LLVMBuildICmp(g->b, IUGE, span, k64(g, n), "");
-    void *in_w = LL->LLVMBuildICmp(g->b, IULE, off, splat(g, LL->LLVMBuildSub(g->b, span, k64(g, n), ""), g->i64), "");
-    void *al = LL->LLVMBuildICmp(g->b, IEQ, LL->LLVMBuildAnd(g->b, a, c64(g, n - 1), ""), c64(g, 0), "");
-    void *bad = bits(g, LL->LLVMBuildAnd(g->b, lanes(g, eff), LL->LLVMBuildNot(g->b, LL->LLVMBuildAnd(g->b, in_w, al, ""), ""), ""));
-    void *ok = LL->LLVMBuildAnd(g->b, fits, LL->LLVMBuildICmp(g->b, IEQ, bad, k32(g, 0), ""), "");
+    void *fits = LL->LLVMBuildICmp(g->b, IUGE, span, k64(g, n), ""), *lim = LL->LLVMBuildSub(g->b, span, k64(g, n), "");
     void *fast = newbb(g), *head = newbb(g), *body = newbb(g), *done = newbb(g), *slow = newbb(g), *join = newbb(g);
-    LL->LLVMBuildCondBr(g->b, likely(g, ok), fast, slow);
+    window_all(g, a, off, lim, fits, LL->LLVMConstInt(g->s1, 0, 0), eff, n, fast, slow);
     LL->LLVMPositionBuilderAtEnd(g->b, fast);
     int k = (int)(in - &g->m->ins[g->F->start]);
     const uint64_t *after = g->live + (size_t)(k + 1) * g->nw;
