@@ -317,6 +317,11 @@ static inline uint32_t jit_lanes(unsigned nth, unsigned i)
 static inline int32_t jit_one_point(const int32_t *resume, uint32_t m)
 {
     int32_t r = resume[__builtin_ctz(m)];
+    if (m == 0xffffffffu) { /* a whole warp: a loop of no branch, which the compiler makes vector code */
+        int32_t d = 0;
+        for (int l = 0; l < 32; l++) d |= resume[l] ^ r;
+        return d ? -1 : r;
+    }
     for (m &= m - 1; m; m &= m - 1)
         if (resume[__builtin_ctz(m)] != r) return -1;
     return r;
@@ -342,6 +347,10 @@ static inline void jit_ctx_thread(struct jit_ctx *c, const struct blk *b, unsign
  * lane stands (res, by lane) */
 static inline void jit_vec_handed(const struct jit_ctx *c, int32_t r, uint32_t m, int32_t *res)
 {
+    if (m == 0xffffffffu && r != JIT_VEC_SPLIT) { /* a whole warp at one point: vector stores */
+        for (int l = 0; l < 32; l++) res[l] = r;
+        return;
+    }
     for (; m; m &= m - 1) {
         int l = __builtin_ctz(m);
         res[l] = r == JIT_VEC_SPLIT ? c->lres[l] : r;

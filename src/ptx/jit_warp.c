@@ -295,8 +295,12 @@ void jit_warp_block(struct blk *b, uint64_t lin, void (*begin)(struct blk *b, ui
         /* every thread that has not exited waits at a block barrier,
          * or lanes wait for lanes that will never come */
         unsigned waiting = 0;
-        int bar = -1, mixed = stuck != 0;
-        for (unsigned i = 0; i < P->nwarps && !mixed; i++)
+        int bar = -1, mixed = stuck != 0, one = P->jonebar && !mixed;
+        for (unsigned i = 0; i < P->nwarps && one; i++) one = !ready[i];
+        if (one) /* the kernel's barriers have one number, no lane waits at a rendezvous
+                    or can go on: every lane left waits at a block barrier (vec_block's) */
+            for (unsigned i = 0; i < P->nwarps; i++) waiting += (jit_lanes(nth, i) & ~gone[i]) != 0;
+        for (unsigned i = 0; i < P->nwarps && !mixed && !one; i++)
             for (uint32_t mm = jit_lanes(nth, i) & ~gone[i]; mm; mm &= mm - 1) {
                 waiting++;
                 int id = k->barid[resume[i * 32 + (unsigned)__builtin_ctz(mm)] - 1];
