@@ -170,7 +170,7 @@ struct jit_kernel {
 
 /* the version of the code jit.c generates, part of the key of every entry
  * of the cache on disk: one more when the code changes */
-#define JIT_CODE_VERSION 43 /* 5: stops store only what changed; 6: big kernels with the
+#define JIT_CODE_VERSION 44 /* 5: stops store only what changed; 6: big kernels with the
                                  light pipeline; 7: the warp's vector function and the
                                  thread's with entries; 8: those for kernels with warp
                                  rendezvous too (shfl.sync, vote.sync, bar.warp.sync as
@@ -223,7 +223,9 @@ struct jit_kernel {
                                  the same on every lane as scalars; 41: not 38 (the
                                  naive SGEMM lost 9%); 42: a global f32 atomic
                                  add flushes subnormals; 43: an inline atomic's
-                                 lanes tested by window_all */
+                                 lanes tested by window_all; 44: the warp's
+                                 function runs volatile and strong accesses of
+                                 .shared as weak ones */
 
 /* jit_llvm.c: the loaded library (NULL with why when it cannot be) */
 struct llvm_api {
@@ -254,6 +256,12 @@ int jit_supported(const struct ptx_module *m, int entry, const ex_fn *h, char *w
 /* 1: in is a volatile or strong ld/st of memory other threads reach (a
  * rendezvous, K_WSYNC, that jit_warp.c completes with the lanes there) */
 int jit_strong_access(const struct ptx_module *m, const struct ir_ins *in);
+/* 1: in is such an access that the warp's function runs as it runs a weak
+ * one, where no spin needs another warp's turn: of .shared, which only the
+ * block's threads reach, and they run on one host thread, one warp at a
+ * time, so nothing can come between the warp's lanes' accesses (the
+ * thread's function still stops before it) */
+int jit_strong_inline(const struct ptx_module *m, const struct ir_ins *in);
 /* whether the code runs atom or red `in` (a K_LANE) itself where its
  * lanes' addresses pass the inline check (jit_ir.c, jit_vec.c), the
  * interpreter's handler doing the rest: 4- and 8-byte integer add, and,

@@ -38,6 +38,19 @@ int jit_strong_access(const struct ptx_module *m, const struct ir_ins *in)
     return 0;
 }
 
+/* a load or store whose lanes the code moves itself: 1 to 4 values of 1 to 8
+ * bytes (no predicate) */
+static int ldst_native_shape(const struct ir_ins *in)
+{
+    unsigned n = ir_type_size(in->type);
+    return in->vec >= 1 && in->vec <= 4 && n >= 1 && n <= 8 && in->type != T_PRED;
+}
+
+int jit_strong_inline(const struct ptx_module *m, const struct ir_ins *in)
+{
+    return in->space == SP_SHARED && jit_strong_access(m, in) && ldst_native_shape(in);
+}
+
 int jit_atom_native(const struct ir_ins *in)
 {
     if ((in->op != OP_ATOM && in->op != OP_RED) || in->vec > 1 || in->a < 0 || in->b < 0 ||
@@ -112,7 +125,7 @@ int jit_classify(const struct ptx_module *m, const struct ir_func *F, const stru
             snprintf(why, n, "'%s' (a volatile or strong access outside the global, shared and generic spaces)", nm);
             return 0;
         }
-        if (in->vec >= 1 && in->vec <= 4 && ir_type_size(t) >= 1 && ir_type_size(t) <= 8 && t != T_PRED &&
+        if (ldst_native_shape(in) &&
             (in->space == SP_GLOBAL || in->space == SP_SHARED || in->space == SP_LOCAL || in->space == SP_PARAM ||
              in->space == SP_GENERIC))
             return K_NATIVE;

@@ -1564,13 +1564,23 @@ static void ins(struct vg *v, int k, const uint8_t *in_spin)
     if (kind == K_WSYNC && jit_pc_group(in)) {
         /* activemask, a builtin's call, mbarrier, or a volatile or
          * strong access: the interpreter's code for the warp's lanes at
-         * once (its group, in lockstep order); for an access or an
-         * mbarrier in a loop with no bar.sync the warp stops before it
-         * instead, as the thread does (its operands and what is live in
+         * once (its group, in lockstep order), but for such an access of
+         * .shared, which runs as a weak one (jit_strong_inline: no other
+         * warp can come between its lanes' accesses; where its checks fail
+         * the lanes hand on to the thread's stop before it); for an access
+         * or an mbarrier in a loop with no bar.sync the warp stops before
+         * it instead, as the thread does (its operands and what is live in
          * the file), and jit_warp.c runs it for the lanes whose guard
          * holds: a spin on a flag gives the other warps their turn */
         g->resume[g->nbars++] = next; /* the thread's numbering of its stops */
         skip_if_none(g, none, next);
+        if ((!jit_may_wait(in) || (in_spin && !in_spin[k])) && jit_strong_inline(g->m, in)) {
+            g->vpred = rpred(v, k, guard); /* as a weak access; its hand-over stops there */
+            ldst(v, in, gb, fb);
+            g->vpred = NULL;
+            LL->LLVMBuildBr(g->b, next);
+            return;
+        }
         if (!jit_may_wait(in) || (in_spin && !in_spin[k])) {
             jit_per_lane(g, in, jit_group_fn(in, g->h[i]), gb);
             LL->LLVMBuildBr(g->b, next);

@@ -2014,11 +2014,70 @@ static void vol_fault(void)
     fault_37(src);
 }
 
+/* volatile accesses of .shared in a loop that holds a bar.sync (the
+ * samples' scan: a segmented inclusive scan of 32 words through a
+ * volatile array, two barriers a step), a volatile store of two words by
+ * every lane to one address and loads of it: the warp's function runs
+ * them as weak accesses (no handler call from the compiled code with the
+ * vector form), the interpreter's bytes and the host's sums */
+static void vol_shared_inline(void)
+{
+    static const char scan[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<32>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " .shared .align 4 .b32 sd[256];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r20, %ctaid.x;\n"
+        " mad.lo.u32 %r2, %r1, 3, 1;\n add.u32 %r2, %r2, %r20;\n"
+        " shl.b32 %r3, %r1, 1;\n and.b32 %r4, %r1, 31;\n sub.u32 %r5, %r3, %r4;\n"
+        " shl.b32 %r6, %r5, 2;\n mov.u32 %r7, sd;\n add.u32 %r8, %r7, %r6;\n"
+        " mov.u32 %r9, 0;\n st.volatile.shared.u32 [%r8], %r9;\n st.volatile.shared.u32 [%r8+128], %r2;\n"
+        " add.u32 %r8, %r8, 128;\n mov.u32 %r10, 1;\n"
+        "L:\n bar.sync 0;\n ld.volatile.shared.u32 %r11, [%r8];\n shl.b32 %r12, %r10, 2;\n sub.u32 %r13, %r8, %r12;\n"
+        " ld.volatile.shared.u32 %r14, [%r13];\n add.u32 %r15, %r11, %r14;\n bar.sync 0;\n"
+        " st.volatile.shared.u32 [%r8], %r15;\n shl.b32 %r10, %r10, 1;\n setp.lt.u32 %p1, %r10, 32;\n @%p1 bra L;\n"
+        " ld.volatile.shared.u32 %r16, [%r8];\n"
+        " shl.b32 %r17, %r20, 7;\n add.u32 %r17, %r17, %r1;\n mul.wide.u32 %rd2, %r17, 4;\n add.s64 %rd3, %rd1, %rd2;\n"
+        " st.global.u32 [%rd3], %r16;\n ret;\n}\n";
+    same(scan, 2, 128, 2 * 128 * 4);
+    if (rep.vector) assert_int_equal(rep.lane_calls, 0);
+    for (unsigned b = 0; b < 2; b++)
+        for (unsigned t = 0, sum = 0; t < 128; t++) {
+            sum = (t % 32 ? sum : 0) + t * 3 + 1 + b;
+            uint32_t v;
+            memcpy(&v, arena + (b * 128 + t) * 4, 4);
+            if (v != sum) fail_msg("block %u thread %u: %u, want %u", b, t, v, sum);
+        }
+    static const char one[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<16>; .reg .b64 %rd<8>;\n .shared .align 8 .b32 w[2];\n"
+        THREAD_OUT
+        " mul.lo.u32 %r2, %r1, 7;\n st.volatile.shared.v2.u32 [w], {%r1, %r2};\n"
+        " ld.volatile.shared.v2.u32 {%r3, %r4}, [w];\n mov.u32 %r5, w;\n ld.volatile.shared.u32 %r6, [%r5+4];\n"
+        " st.global.v2.u32 [%rd3], {%r3, %r4};\n st.global.u32 [%rd3+8], %r6;\n ret;\n}\n";
+    same(one, 1, 32, 32 * 128);
+    if (rep.vector) assert_int_equal(rep.lane_calls, 0);
+    uint32_t v[3];
+    memcpy(v, arena + 128 * 5, sizeof v);
+    assert_int_equal(v[0], 31); /* the last lane's store, in lane order */
+    assert_int_equal(v[1], 217);
+    assert_int_equal(v[2], 217);
+}
+/* a volatile load of .shared past its window on thread 37: its warp hands
+ * its lanes on, the thread stops before it, the interpreter's handler
+ * faults: the interpreter's text */
+static void vol_shared_fault(void)
+{
+    static const char src[] = HDR
+        ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
+        " .shared .align 4 .b32 sm[64];\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n shl.b32 %r2, %r1, 2;\n mov.u32 %r3, sm;\n add.u32 %r4, %r3, %r2;\n"
+        " setp.eq.u32 %p2, %r1, 37;\n @%p2 add.u32 %r4, %r4, 4096;\n ld.volatile.shared.u32 %r5, [%r4];\n"
+        " st.global.u32 [%rd1+4096], %r5;\n ret;\n}\n";
+    fault_37(src);
+}
 static void test_volatile(void **state)
 {
     (void)state;
     NEED_JIT();
-    void (*const f[])(void) = { vol_warp_sum, vol_spin, vol_guarded, vol_fault };
+    void (*const f[])(void) = { vol_warp_sum, vol_spin, vol_guarded, vol_fault, vol_shared_inline, vol_shared_fault };
     for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
         with_vector("1", f[i]);
         with_vector("0", f[i]);
