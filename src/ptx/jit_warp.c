@@ -25,7 +25,8 @@
  * .acquire, .release, .mmio) of memory other threads reach: the thread
  * stops before one, and so does the warp's function inside a loop with no
  * bar.sync (for all its lanes: the lanes whose guard holds run it;
- * elsewhere it runs the access for its lanes at once). Once every lane of
+ * elsewhere it runs the access for its lanes at once, of .shared as a
+ * weak access, jit_strong_inline). Once every lane of
  * the warp has stopped, each such instruction's lanes run it by the
  * interpreter's handler, the lowest pc first (pc_groups), and go on: the
  * lanes of a warp see each other's accesses in lockstep order, as in the
