@@ -4,7 +4,8 @@
 // waiting for another warp's flag), warp-synchronous instructions reached
 // from divergent paths, named barriers with thread counts, bar.arrive,
 // __syncthreads_count/and/or, match, redux, activemask, __syncwarp with
-// partial masks. Each result is checked against what CUDA defines.
+// partial masks, legacy warp-synchronous code on volatile shared memory.
+// Each result is checked against what CUDA defines.
 #include "common.h"
 
 // every lane of every warp takes a shared-memory lock in turn
@@ -123,7 +124,46 @@ __global__ void votes(int *out)
     }
 }
 
+// legacy warp-synchronous code (CUDA before __syncwarp, as NVIDIA's scan
+// and reduction samples were written): a block-wide inclusive scan through
+// a volatile shared array with two barriers a step (the scan sample's
+// scan1Inclusive), and a tree sum whose last warp adds volatile shared
+// words with no barrier, right only in lockstep order
+__global__ void legacy(int *out)
+{
+    __shared__ volatile int s[512];
+    __shared__ volatile int r[256];
+    int t = threadIdx.x, v = (t * 7 + blockIdx.x * 3) % 101;
+    int pos = 2 * t - (t & 255);
+    s[pos] = 0;
+    pos += 256;
+    s[pos] = v;
+    for (int off = 1; off < 256; off <<= 1) {
+        __syncthreads();
+        int x = s[pos] + s[pos - off];
+        __syncthreads();
+        s[pos] = x;
+    }
+    out[blockIdx.x * 256 + t] = s[pos];
+    r[t] = v;
+    __syncthreads();
+    for (int h = 128; h > 32; h >>= 1) {
+        if (t < h) r[t] = r[t] + r[t + h];
+        __syncthreads();
+    }
+    if (t < 32) {
+        r[t] = r[t] + r[t + 32];
+        r[t] = r[t] + r[t + 16];
+        r[t] = r[t] + r[t + 8];
+        r[t] = r[t] + r[t + 4];
+        r[t] = r[t] + r[t + 2];
+        r[t] = r[t] + r[t + 1];
+    }
+    if (t == 0) out[512 + blockIdx.x] = r[0];
+}
+
 static int host[256];
+static int lhost[514];
 
 static bool get(const int *d, int n)
 {
@@ -184,6 +224,22 @@ int main()
         for (int t = 0; t < 32 && bad < 0; t++)
             if (host[40 + t] != 496 || host[72 + t] != 69 || host[104 + t] != 93 || host[136 + t] != 0xff) bad = t;
         check(bad < 0, "redux.sync add/min/max/or", "lane %d", bad);
+    }
+    int *dl;
+    if (CK(cudaMalloc(&dl, sizeof lhost))) {
+        legacy<<<2, 256>>>(dl);
+        if (LAUNCHED("legacy") && CK(cudaMemcpy(lhost, dl, sizeof lhost, cudaMemcpyDeviceToHost))) {
+            int bad = -1, sum[2] = { 0, 0 };
+            for (int b = 0; b < 2; b++)
+                for (int t = 0; t < 256; t++) {
+                    sum[b] += (t * 7 + b * 3) % 101;
+                    if (lhost[b * 256 + t] != sum[b] && bad < 0) bad = b * 256 + t;
+                }
+            check(bad < 0, "volatile shared scan with barriers (legacy)", "thread %d: %d", bad, bad < 0 ? 0 : lhost[bad]);
+            check(lhost[512] == sum[0] && lhost[513] == sum[1], "warp-synchronous volatile tree sum (legacy)",
+                  "%d %d, want %d %d", lhost[512], lhost[513], sum[0], sum[1]);
+        }
+        cudaFree(dl);
     }
     return finish("simt");
 }
