@@ -1389,6 +1389,15 @@ static void *rpred(struct vg *v, int k, void *guard)
     return guard ? LL->LLVMBuildAnd(g->b, guard, m, "") : m;
 }
 
+/* load or store k (in) of the lanes eff, its guard guard, as ldst builds
+ * it (fb: where its lanes hand on) */
+static void ldst_at(struct vg *v, int k, const struct ir_ins *in, void *guard, void *eff, void *fb)
+{
+    v->g->vpred = rpred(v, k, guard);
+    ldst(v, in, eff, fb);
+    v->g->vpred = NULL;
+}
+
 /* where no lane runs the instruction (none, an i1, or NULL when some
  * always does), on to next */
 static void skip_if_none(struct cg *g, void *none, void *next)
@@ -1574,15 +1583,11 @@ static void ins(struct vg *v, int k, const uint8_t *in_spin)
          * holds: a spin on a flag gives the other warps their turn */
         g->resume[g->nbars++] = next; /* the thread's numbering of its stops */
         skip_if_none(g, none, next);
-        if ((!jit_may_wait(in) || (in_spin && !in_spin[k])) && jit_strong_inline(g->m, in)) {
-            g->vpred = rpred(v, k, guard); /* as a weak access; its hand-over stops there */
-            ldst(v, in, gb, fb);
-            g->vpred = NULL;
-            LL->LLVMBuildBr(g->b, next);
-            return;
-        }
-        if (!jit_may_wait(in) || (in_spin && !in_spin[k])) {
-            jit_per_lane(g, in, jit_group_fn(in, g->h[i]), gb);
+        if (!jit_may_wait(in) || (in_spin && !in_spin[k])) { /* no stop */
+            if (jit_strong_inline(g->m, in))
+                ldst_at(v, k, in, guard, gb, fb); /* as a weak access; its hand-over stops there */
+            else
+                jit_per_lane(g, in, jit_group_fn(in, g->h[i]), gb);
             LL->LLVMBuildBr(g->b, next);
             return;
         }
@@ -1625,9 +1630,7 @@ static void ins(struct vg *v, int k, const uint8_t *in_spin)
     case OP_NOP:
         break;
     case OP_LD: case OP_ST:
-        g->vpred = rpred(v, k, guard);
-        ldst(v, in, gb, fb);
-        g->vpred = NULL;
+        ldst_at(v, k, in, guard, gb, fb);
         break;
     default:
         g->vpred = rpred(v, k, guard);
